@@ -1,0 +1,69 @@
+// Base58 (Bitcoin alphabet) as Solana uses it for addresses, blockhashes and signatures.
+// Ingest validates every program, blockhash, payer and signature with it: these strings become
+// partition paths and lookup keys, so "looks like base58" is not enough; the decoded length must be right.
+
+const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+
+/** Decodes base58 text; returns null for any character outside the alphabet. */
+export function decodeBase58(text: string): Uint8Array | null {
+  if (text.length === 0) return new Uint8Array(0);
+  let zeros = 0;
+  while (zeros < text.length && text.charCodeAt(zeros) === 49 /* "1" */) zeros++;
+  // log(58)/log(256) ≈ 0.733: an upper bound of the decoded size.
+  const size = Math.ceil((text.length - zeros) * 0.733) + 1;
+  const bytes = new Uint8Array(size);
+  let length = 0;
+  for (let i = zeros; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const digit = code < 128 ? DIGIT[code] : -1;
+    if (digit < 0) return null;
+    let carry = digit;
+    let j = 0;
+    for (let k = size - 1; (carry !== 0 || j < length) && k >= 0; k--, j++) {
+      carry += 58 * bytes[k];
+      bytes[k] = carry & 0xff;
+      carry >>= 8;
+    }
+    length = j;
+  }
+  const out = new Uint8Array(zeros + length);
+  out.set(bytes.subarray(size - length), zeros);
+  return out;
+}
+
+/** Encodes bytes as base58 text. */
+export function encodeBase58(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const size = Math.ceil((bytes.length - zeros) * 1.38) + 1;
+  const digits = new Uint8Array(size);
+  let length = 0;
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i];
+    let j = 0;
+    for (let k = size - 1; (carry !== 0 || j < length) && k >= 0; k--, j++) {
+      carry += 256 * digits[k];
+      digits[k] = carry % 58;
+      carry = (carry / 58) | 0;
+    }
+    length = j;
+  }
+  let text = "1".repeat(zeros);
+  for (let k = size - length; k < size; k++) text += ALPHABET[digits[k]];
+  return text;
+}
+
+/** True when `text` is base58 that decodes to exactly `byteLength` bytes. */
+export function isBase58OfLength(text: string, byteLength: number): boolean {
+  // A byteLength-byte value never needs more than ceil(byteLength * 1.366) characters.
+  if (text.length === 0 || text.length > Math.ceil(byteLength * 1.37) + 1) return false;
+  const decoded = decodeBase58(text);
+  return decoded !== null && decoded.length === byteLength;
+}
+
+/** A 32-byte public key or blockhash. */
+export const isBase58Address = (text: string) => isBase58OfLength(text, 32);
+/** A 64-byte transaction signature. */
+export const isBase58Signature = (text: string) => isBase58OfLength(text, 64);
