@@ -1,0 +1,72 @@
+// The HTTP surface (Elysia): ingest, the read routes and status. Handlers are thin: each parses its
+// inputs, calls one function of the query layer and renders the answer; errors become seed §7
+// bodies in one place. createApp takes everything it needs, so tests call it in-process with
+// app.handle(request) or serve it on a free loopback port.
+
+import { Elysia } from "elysia";
+import type { Context } from "../context";
+import type { Spool } from "../ingest/spool";
+import { TxrayError } from "../shared/errors";
+import { errorResponse, json } from "./http";
+import { TokenBuckets } from "./rate-limit";
+import { handleIngest } from "./routes/ingest";
+import { listPrograms } from "./routes/programs";
+import { serviceStatus } from "./routes/status";
+
+export type AppDeps = { ctx: Context; spool: Spool };
+
+export function createApp({ ctx, spool }: AppDeps) {
+  const { config } = ctx;
+  const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
+  const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
+  const ingestDeps = {
+    control: ctx.control,
+    spool,
+    buckets: ingestBuckets,
+    clock: ctx.clock,
+    maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
+    maxBatch: config.INGEST_MAX_BATCH,
+  };
+
+  const clientIp = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => {
+    if (config.TRUSTED_PROXY_HEADER) {
+      const forwarded = request.headers.get(config.TRUSTED_PROXY_HEADER);
+      if (forwarded) return forwarded.split(",")[0].trim();
+    }
+    return server?.requestIP(request)?.address ?? "unknown";
+  };
+
+  /** Wraps a read handler: public rate limit per client IP, then JSON or an error body. */
+  const read =
+    (handler: (request: Request, url: URL) => unknown | Promise<unknown>) =>
+    async ({ request, server }: { request: Request; server: any }) => {
+      const rate = publicBuckets.take(clientIp(request, server));
+      if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
+      try {
+        return json(await handler(request, new URL(request.url)), 200, rate.headers);
+      } catch (error) {
+        return errorResponse(error, ctx.logger, rate.headers);
+      }
+    };
+
+  return new Elysia()
+    .onError(({ code, error }) => {
+      if (code === "NOT_FOUND") return errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
+      return errorResponse(error, ctx.logger);
+    })
+    .post(
+      "/v1/ingest",
+      async ({ request }) => {
+        try {
+          return await handleIngest(request, ingestDeps);
+        } catch (error) {
+          return errorResponse(error, ctx.logger);
+        }
+      },
+      { parse: "none" },
+    )
+    .get("/v1/status", read(() => serviceStatus(ctx, spool)))
+    .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,28 @@
+// Read-side authentication: the key from `x-api-key` (reads never take it from a query string,
+// where it would land in access logs). Public routes work without one; `?scope=account` and
+// /v1/programs need one, and a key only ever sees its own account's data.
+
+import { authenticate, type ControlDb, type Principal } from "../control";
+import { TxrayError } from "../shared/errors";
+
+export function optionalPrincipal(control: ControlDb, request: Request): Principal | null {
+  const presented = request.headers.get("x-api-key");
+  if (presented === null) return null;
+  const principal = authenticate(control, presented);
+  if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
+  return principal;
+}
+
+export function requirePrincipal(control: ControlDb, request: Request): Principal {
+  const principal = optionalPrincipal(control, request);
+  if (!principal) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header");
+  return principal;
+}
+
+/** `?scope=account` → the key's account id; absent → null (public aggregate). */
+export function scopeAccount(control: ControlDb, request: Request, url: URL): string | null {
+  const scope = url.searchParams.get("scope");
+  if (scope === null || scope === "" || scope === "public") return null;
+  if (scope !== "account") throw new TxrayError("bad_request", "scope: expected `account` or `public`");
+  return requirePrincipal(control, request).accountId;
+}

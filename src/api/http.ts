@@ -1,0 +1,34 @@
+// HTTP rendering of txray errors and JSON answers: one place decides the error shape (seed §7) and
+// the status of each code. Internal errors are logged and answered without details.
+
+import { errorBody, TxrayError } from "../shared/errors";
+import type { Logger } from "../shared/logger";
+import { describeError } from "../shared/logger";
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+export function errorResponse(error: unknown, logger: Logger, headers: Record<string, string> = {}): Response {
+  if (error instanceof TxrayError) {
+    const extra: Record<string, string> = { ...headers };
+    if (error.retryAfterSeconds !== undefined) extra["retry-after"] = String(error.retryAfterSeconds);
+    return json(errorBody(error.code, error.message), error.status, extra);
+  }
+  logger.error("internal error", { error: describeError(error) });
+  return json(errorBody("internal", "internal error"), 500, headers);
+}
+
+/** `envelopes[3].sentAt` from a zod issue path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
+  return out || "(body)";
+}
+
+/** The first few zod issues as one message naming each field path. */
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], limit = 3): string {
+  const shown = issues.slice(0, limit).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+  if (issues.length > limit) shown.push(`(+${issues.length - limit} more)`);
+  return shown.join("; ");
+}

@@ -1,0 +1,24 @@
+// GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
+// freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
+
+import { lakeRowCount, lastJobRuns } from "../../control";
+import type { Context } from "../../context";
+import type { Spool } from "../../ingest/spool";
+import { VERSION } from "../../version";
+
+export function serviceStatus(ctx: Context, spool: Spool | null) {
+  const jobs = lastJobRuns(ctx.control);
+  const lastFlush = ctx.control
+    .query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments")
+    .get()?.at ?? null;
+  return {
+    version: VERSION,
+    lake: {
+      envelopes: lakeRowCount(ctx.control),
+      spoolBacklog: spool ? spool.backlogBytes() : null,
+      lastFlushAt: lastFlush,
+    },
+    freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
+    jobs,
+  };
+}

@@ -1,0 +1,147 @@
+// The CLI's commands as one function over argv and injected output streams, so tests call it
+// in-process and see exactly what a user sees.
+
+import { parseArgs } from "node:util";
+import { loadConfig, ConfigError } from "../config";
+import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
+import { createContext } from "../context";
+import { dataPaths } from "../lake/paths";
+import { runJob } from "../scheduler/jobs";
+import { JOBS, jobByName } from "../scheduler/registry";
+import { userConfigPath, writeUserConfig } from "./user-config";
+
+export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
+
+const USAGE = `usage: txray <command>
+
+  keys create --account <name> [--read-only] [--json] [--no-save]
+                          create an API key (shown once) and save it to the config file
+  keys list               list keys (ids, accounts, scopes; never the keys)
+  keys revoke <key-id>    revoke a key by its id (key_…)
+  jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")}
+  idl add <program> <file>
+                          register an Anchor IDL for decoding a program's errors and instructions
+`;
+
+class UsageError extends Error {}
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  try {
+    const [area, action, ...rest] = argv;
+    if (area === undefined || area === "help" || area === "--help" || area === "-h") {
+      io.stdout(USAGE);
+      return area === undefined ? 2 : 0;
+    }
+    const config = loadConfig(io.env);
+    if (area === "keys" && action === "create") return keysCreate(rest, config.dataDir, io);
+    if (area === "keys" && action === "list") return keysList(config.dataDir, io);
+    if (area === "keys" && action === "revoke") return keysRevoke(rest, config.dataDir, io);
+    if (area === "jobs" && action === "run") return await jobsRun(rest, config, io);
+    if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
+    throw new UsageError(`unknown command: ${argv.join(" ")}`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`txray: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`txray: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr(`txray: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function keysCreate(args: string[], dataDir: string, io: Io): number {
+  const { values } = parse(args, { account: { type: "string" }, "read-only": { type: "boolean" }, json: { type: "boolean" }, "no-save": { type: "boolean" } });
+  const account = values.account as string | undefined;
+  if (!account) throw new UsageError("keys create needs --account <name>");
+  const scope = values["read-only"] ? "read" : "live";
+  const db = openControlDb(dataPaths(dataDir).controlDb);
+  try {
+    const { key, record } = createAccountKey(db, account, scope, Date.now());
+    let savedTo: string | null = null;
+    if (!values["no-save"]) {
+      savedTo = userConfigPath(io.env);
+      writeUserConfig(savedTo, { apiKey: key, account, scope });
+    }
+    if (values.json) io.stdout(JSON.stringify({ key, account, scope }) + "\n");
+    else {
+      io.stdout(`${key}\n`);
+      io.stderr(`created ${scope === "read" ? "read-only (query-scoped)" : "account"} key ${record.id} for account ${account}; it is shown only once.${savedTo ? ` Saved to ${savedTo}.` : ""}\n`);
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function keysList(dataDir: string, io: Io): number {
+  const db = openControlDb(dataPaths(dataDir).controlDb);
+  try {
+    const keys = listKeys(db);
+    if (keys.length === 0) io.stdout("no keys\n");
+    for (const key of keys) {
+      io.stdout(`${key.id}\t${key.accountName}\t${key.scope}\tcreated ${new Date(key.createdAt).toISOString()}${key.revokedAt ? `\trevoked ${new Date(key.revokedAt).toISOString()}` : ""}\n`);
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function keysRevoke(args: string[], dataDir: string, io: Io): number {
+  const { positionals } = parse(args, {});
+  const id = positionals[0];
+  if (!id) throw new UsageError("keys revoke needs a key id (see `txray keys list`)");
+  const db = openControlDb(dataPaths(dataDir).controlDb);
+  try {
+    if (!revokeKey(db, id, Date.now())) {
+      io.stderr(`txray: no active key ${id}\n`);
+      return 1;
+    }
+    io.stdout(`revoked ${id}\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
+  const { positionals } = parse(args, {});
+  const name = positionals[0];
+  if (!name) throw new UsageError("jobs run needs a job name");
+  const jobs = name === "all" ? JOBS : [jobByName(name)];
+  if (jobs.some((job) => job === undefined)) throw new UsageError(`unknown job: ${name} (jobs: ${JOBS.map((job) => job.name).join(", ")}, all)`);
+  const ctx = await createContext(config);
+  try {
+    let ok = true;
+    for (const job of jobs) {
+      const outcome = await runJob(ctx, job!);
+      io.stdout(JSON.stringify(outcome) + "\n");
+      ok &&= outcome.ok;
+    }
+    return ok ? 0 : 1;
+  } finally {
+    ctx.close();
+  }
+}
+
+async function idlAdd(args: string[], dataDir: string, io: Io): Promise<number> {
+  const { positionals } = parse(args, {});
+  const [program, file] = positionals;
+  if (!program || !file) throw new UsageError("idl add needs <program> <file>");
+  const { saveIdlFile } = await import("./idl");
+  const summary = saveIdlFile(dataDir, program, file);
+  io.stdout(`${summary}\n`);
+  return 0;
+}

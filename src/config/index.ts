@@ -1,0 +1,62 @@
+// The one config loader. Every setting is read from the environment once, validated, and handed to
+// the rest of the program as a typed object; a bad value stops start-up with a message naming the
+// setting. The README's settings table mirrors SETTINGS below (test/config checks they agree).
+
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const milliseconds = z.coerce.number().int().min(10);
+const onOff = z.enum(["on", "off"]);
+
+/** Every setting, its type, default and meaning. */
+export const SETTINGS = {
+  API_PORT: { schema: port.default(8790), doc: "Port of the HTTP server (ingest, read routes, web app)." },
+  API_HOST: { schema: z.string().min(1).default("127.0.0.1"), doc: "Interface to listen on; `0.0.0.0` to expose beyond this machine." },
+  TXRAY_DATA_DIR: { schema: z.string().min(1).default("./data"), doc: "Where the lake, spool, control database and serving tables live." },
+  TXRAY_NODE_ID: { schema: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits and '-', at most 32").default("node1"), doc: "Names this process's spool and its Parquet parts; unique per ingest process sharing a lake." },
+  TXRAY_SCHEDULER: { schema: onOff.default("on"), doc: "`off` disables the in-process job scheduler (tests, split deployments)." },
+  TXRAY_LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"), doc: "Log verbosity (JSON lines on stderr)." },
+  SOLANA_RPC_URL: { schema: z.url().default("https://api.mainnet-beta.solana.com"), doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys." },
+  SOLANA_RPC_CONCURRENCY: { schema: positiveInt.default(4), doc: "Concurrent JSON-RPC requests the jobs may have in flight." },
+  LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
+  INGEST_MAX_BODY_BYTES: { schema: positiveInt.default(1024 * 1024), doc: "Largest ingest body accepted; larger gets 413." },
+  INGEST_MAX_BATCH: { schema: positiveInt.default(1000), doc: "Most envelopes in one ingest batch." },
+  INGEST_RATE_PER_SECOND: { schema: positiveInt.default(50_000), doc: "Envelopes per second each key may ingest (token bucket refill)." },
+  INGEST_BURST: { schema: positiveInt.default(200_000), doc: "Token bucket size per key, in envelopes." },
+  PUBLIC_RATE_PER_MINUTE: { schema: positiveInt.default(600), doc: "Requests per minute per client IP on the public read routes." },
+  TRUSTED_PROXY_HEADER: { schema: z.string().regex(/^[a-z0-9-]+$/i).optional(), doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set." },
+  SPOOL_SEAL_MS: { schema: milliseconds.default(1000), doc: "Age after which the active spool segment is sealed and becomes flushable." },
+  SPOOL_SEGMENT_MAX_BYTES: { schema: positiveInt.default(64 * 1024 * 1024), doc: "Size at which the active spool segment is sealed early." },
+  FLUSH_INTERVAL_MS: { schema: milliseconds.default(2000), doc: "Scheduler: spool → Parquet." },
+  RESOLVE_INTERVAL_MS: { schema: milliseconds.default(60_000), doc: "Scheduler: resolve pending attempts against the chain." },
+  DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
+  TABLES_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: rebuild serving tables." },
+  COMPACT_INTERVAL_MS: { schema: milliseconds.default(600_000), doc: "Scheduler: merge small Parquet parts." },
+} as const;
+
+type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+export type Config = { [K in SettingName]: z.output<Settings[K]["schema"]> } & {
+  /** TXRAY_DATA_DIR made absolute. */
+  dataDir: string;
+};
+
+export class ConfigError extends Error {}
+
+/** Reads and validates every setting; throws ConfigError naming each bad setting. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, setting] of Object.entries(SETTINGS)) {
+    const raw = env[name];
+    const parsed = (setting.schema as z.ZodType).safeParse(raw === "" ? undefined : raw);
+    if (parsed.success) values[name] = parsed.data;
+    else problems.push(`${name}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid settings:\n  ${problems.join("\n  ")}`);
+  const config = values as Config;
+  config.dataDir = resolve(config.TXRAY_DATA_DIR);
+  return config;
+}

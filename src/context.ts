@@ -1,0 +1,44 @@
+// The composition root: builds the effects and stores every part of txray shares (config, paths,
+// logger, clock, control database, DuckDB, cursor codec) once per process. Tests build one over a
+// temp directory with a silent logger and a fixed clock; nothing reaches for globals.
+
+import { mkdirSync } from "node:fs";
+import { CursorCodec } from "./api/pagination";
+import type { Config } from "./config";
+import { openControlDb, serverSecret, type ControlDb } from "./control";
+import { openDuck, type Duck } from "./lake/duckdb";
+import { dataPaths, type DataPaths } from "./lake/paths";
+import { createLogger, type Logger } from "./shared/logger";
+
+export type Context = {
+  config: Config;
+  paths: DataPaths;
+  logger: Logger;
+  clock: () => number;
+  control: ControlDb;
+  duck: Duck;
+  cursors: CursorCodec;
+  close(): void;
+};
+
+export type Effects = { logger?: Logger; clock?: () => number };
+
+export async function createContext(config: Config, effects: Effects = {}): Promise<Context> {
+  const paths = dataPaths(config.dataDir);
+  mkdirSync(paths.lake, { recursive: true });
+  const control = openControlDb(paths.controlDb);
+  const duck = await openDuck();
+  return {
+    config,
+    paths,
+    logger: effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL),
+    clock: effects.clock ?? Date.now,
+    control,
+    duck,
+    cursors: new CursorCodec(serverSecret(control, "cursor")),
+    close() {
+      duck.close();
+      control.close();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// The control plane: small, transactional state that does not belong in the lake. Accounts, hashed
+// keys, programs seen per account, job runs, committed spool segments, the resolver's pending queue
+// and RPC cache. bun:sqlite in WAL mode: built into Bun, safe for one writer and many readers across
+// processes (the server and a job run from the CLI share it).
+
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Each entry runs once, in order; never edit a shipped migration, append a new one. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE accounts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), scope TEXT NOT NULL CHECK (scope IN ('live','read')),
+     key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, revoked_at INTEGER);
+   CREATE TABLE account_programs (
+     account_id TEXT NOT NULL, program TEXT NOT NULL, attempts INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+     PRIMARY KEY (account_id, program)) WITHOUT ROWID;
+   CREATE TABLE job_runs (
+     id INTEGER PRIMARY KEY, job TEXT NOT NULL, started_at INTEGER NOT NULL, finished_at INTEGER, ok INTEGER,
+     duration_ms INTEGER, error TEXT, details TEXT);
+   CREATE INDEX job_runs_by_job ON job_runs (job, id);
+   CREATE TABLE lake_segments (
+     segment TEXT PRIMARY KEY, committed_at INTEGER NOT NULL, rows INTEGER NOT NULL, days TEXT NOT NULL, intake_at INTEGER);
+   CREATE INDEX lake_segments_awaiting_intake ON lake_segments (intake_at) WHERE intake_at IS NULL;
+   CREATE TABLE pending_attempts (
+     attempt_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, program TEXT NOT NULL, sig TEXT NOT NULL,
+     last_valid_block_height INTEGER NOT NULL, sent_at INTEGER NOT NULL, received_at INTEGER NOT NULL,
+     rpc_hash TEXT NOT NULL, nonce INTEGER NOT NULL DEFAULT 0, checks INTEGER NOT NULL DEFAULT 0,
+     expiry_observed_at INTEGER, expiry_block_height INTEGER, next_check_at INTEGER NOT NULL DEFAULT 0);
+   CREATE INDEX pending_by_sig ON pending_attempts (sig);
+   CREATE TABLE rpc_transactions (sig TEXT PRIMARY KEY, fetched_at INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;`,
+];
+
+export type ControlDb = Database;
+
+export function openControlDb(path: string): ControlDb {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Database) {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = db.query<{ version: number }, []>("SELECT version FROM schema_version").get();
+  let version = row?.version ?? 0;
+  if (!row) db.exec("INSERT INTO schema_version VALUES (0)");
+  while (version < MIGRATIONS.length) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version]);
+      db.query("UPDATE schema_version SET version = ?").run(version + 1);
+    }).immediate();
+    version++;
+  }
+}

@@ -1,0 +1,43 @@
+// Job runs: every scheduled or manual run is recorded so /v1/status can show each job's last run,
+// its outcome and duration.
+
+import type { ControlDb } from "./db";
+
+export type JobRun = { lastRunAt: number; ok: boolean | null; durationMs: number | null; error: string | null; details: unknown };
+
+export function recordJobStart(db: ControlDb, job: string, now: number): number {
+  return Number(db.query("INSERT INTO job_runs (job, started_at) VALUES (?, ?)").run(job, now).lastInsertRowid);
+}
+
+export function recordJobEnd(db: ControlDb, runId: number, result: { ok: boolean; durationMs: number; error?: string; details?: unknown }, now: number): void {
+  db.query("UPDATE job_runs SET finished_at = ?, ok = ?, duration_ms = ?, error = ?, details = ? WHERE id = ?").run(
+    now,
+    result.ok ? 1 : 0,
+    result.durationMs,
+    result.error ?? null,
+    result.details === undefined ? null : JSON.stringify(result.details),
+    runId,
+  );
+  // Keep history bounded: the last 200 runs of each job.
+  db.query("DELETE FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) AND id <= (SELECT id FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) ORDER BY id DESC LIMIT 1 OFFSET 200)").run(runId, runId);
+}
+
+/** The latest run of each job. */
+export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
+  const rows = db
+    .query<{ job: string; started_at: number; ok: number | null; duration_ms: number | null; error: string | null; details: string | null }, []>(
+      "SELECT job, started_at, ok, duration_ms, error, details FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs GROUP BY job) ORDER BY job",
+    )
+    .all();
+  const out: Record<string, JobRun> = {};
+  for (const row of rows) {
+    out[row.job] = {
+      lastRunAt: row.started_at,
+      ok: row.ok === null ? null : row.ok === 1,
+      durationMs: row.duration_ms,
+      error: row.error,
+      details: row.details === null ? null : JSON.parse(row.details),
+    };
+  }
+  return out;
+}

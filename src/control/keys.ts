@@ -1,0 +1,75 @@
+// Accounts and API keys. A key is shown once at creation; only its SHA-256 is stored, and a
+// presented key is checked by hashing it and comparing hashes in constant time. Keys never reach a log.
+
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { ControlDb } from "./db";
+
+export type KeyScope = "live" | "read";
+export type KeyRecord = { id: string; accountId: string; accountName: string; scope: KeyScope; createdAt: number; revokedAt: number | null };
+export type Principal = { accountId: string; accountName: string; scope: KeyScope; keyId: string };
+
+const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const KEY_PATTERN = /^txr_(live|read)_[1-9A-HJ-NP-Za-km-z]{32}$/;
+
+export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+
+/** 32 uniformly random base58 characters (rejection sampling keeps the distribution uniform). */
+function randomBase58(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 232 && out.length < length) out += BASE58[byte % 58]; // 232 = 4 × 58
+    }
+  }
+  return out;
+}
+
+export function looksLikeKey(text: string): boolean {
+  return KEY_PATTERN.test(text);
+}
+
+export function createAccountKey(db: ControlDb, accountName: string, scope: KeyScope, now: number): { key: string; record: KeyRecord } {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(accountName)) {
+    throw new Error("account name: letters, digits, '_', '.', '-' (1-64 characters)");
+  }
+  const key = `txr_${scope}_${randomBase58(32)}`;
+  const keyHash = hashKey(key);
+  const id = "key_" + keyHash.slice(0, 12);
+  return db.transaction(() => {
+    let account = db.query<{ id: string }, [string]>("SELECT id FROM accounts WHERE name = ?").get(accountName);
+    if (!account) {
+      account = { id: "acc_" + randomBase58(12) };
+      db.query("INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)").run(account.id, accountName, now);
+    }
+    db.query("INSERT INTO api_keys (id, account_id, scope, key_hash, created_at) VALUES (?, ?, ?, ?, ?)").run(id, account.id, scope, keyHash, now);
+    return { key, record: { id, accountId: account.id, accountName, scope, createdAt: now, revokedAt: null } };
+  }).immediate();
+}
+
+/** The principal behind a presented key, or null for an unknown, malformed or revoked key. */
+export function authenticate(db: ControlDb, presented: string): Principal | null {
+  if (!looksLikeKey(presented)) return null;
+  const presentedHash = hashKey(presented);
+  const row = db
+    .query<{ id: string; account_id: string; name: string; scope: KeyScope; key_hash: string; revoked_at: number | null }, [string]>(
+      "SELECT k.id, k.account_id, a.name, k.scope, k.key_hash, k.revoked_at FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?",
+    )
+    .get(presentedHash);
+  if (!row || row.revoked_at !== null) return null;
+  if (!timingSafeEqual(Buffer.from(row.key_hash, "hex"), Buffer.from(presentedHash, "hex"))) return null;
+  return { accountId: row.account_id, accountName: row.name, scope: row.scope, keyId: row.id };
+}
+
+export function listKeys(db: ControlDb): KeyRecord[] {
+  return db
+    .query<{ id: string; account_id: string; name: string; scope: KeyScope; created_at: number; revoked_at: number | null }, []>(
+      "SELECT k.id, k.account_id, a.name, k.scope, k.created_at, k.revoked_at FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id",
+    )
+    .all()
+    .map((row) => ({ id: row.id, accountId: row.account_id, accountName: row.name, scope: row.scope, createdAt: row.created_at, revokedAt: row.revoked_at }));
+}
+
+/** Revokes by key id (`key_…`); returns false when no such active key exists. */
+export function revokeKey(db: ControlDb, keyId: string, now: number): boolean {
+  return db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, keyId).changes > 0;
+}

@@ -1,0 +1,29 @@
+// Committed spool segments. Flush records a segment here in the same step that makes its rows
+// visible in the lake; a segment already recorded is never counted twice (idempotent re-flush after a
+// crash). The resolver's intake reads each new segment's rows once and marks it.
+
+import type { ControlDb } from "./db";
+
+export function isSegmentCommitted(db: ControlDb, segment: string): boolean {
+  return db.query("SELECT 1 FROM lake_segments WHERE segment = ?").get(segment) !== null;
+}
+
+export function recordSegment(db: ControlDb, segment: string, rows: number, days: string[], now: number): void {
+  db.query("INSERT INTO lake_segments (segment, committed_at, rows, days) VALUES (?, ?, ?, ?)").run(segment, now, rows, JSON.stringify(days));
+}
+
+export function segmentsAwaitingIntake(db: ControlDb, limit = 500): { segment: string; days: string[] }[] {
+  return db
+    .query<{ segment: string; days: string }, [number]>("SELECT segment, days FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at, segment LIMIT ?")
+    .all(limit)
+    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[] }));
+}
+
+export function markSegmentsTaken(db: ControlDb, segments: string[], now: number): void {
+  const mark = db.query("UPDATE lake_segments SET intake_at = ? WHERE segment = ?");
+  for (const segment of segments) mark.run(now, segment);
+}
+
+export function lakeRowCount(db: ControlDb): number {
+  return db.query<{ n: number | null }, []>("SELECT sum(rows) AS n FROM lake_segments").get()?.n ?? 0;
+}

@@ -1,0 +1,239 @@
+// The durable spool between ingest and the lake (DESIGN §6). Ingest appends each batch as NDJSON
+// lines; the promise resolves only after the bytes are fdatasync'd, and every batch that arrives
+// while an fsync is in flight joins the next one (group commit: one fsync serves many requests, and
+// the event loop keeps accepting while the disk works). An acknowledged envelope is therefore on disk.
+//
+// Files: data/spool/<node>/<segment>.active is being appended; it is sealed (renamed to .sealed)
+// when it is older than SPOOL_SEAL_MS or larger than SPOOL_SEGMENT_MAX_BYTES. Flush turns sealed
+// segments into Parquet. After a crash the process (or a standalone flush, once the owner is gone)
+// cuts a torn last line (never acknowledged) and seals what remains.
+
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Logger } from "../shared/logger";
+
+export type SpoolOptions = {
+  dir: string;
+  nodeId: string;
+  sealAfterMs: number;
+  maxSegmentBytes: number;
+  clock: () => number;
+  logger: Logger;
+};
+
+type Waiter = { text: string; resolve: () => void; reject: (error: unknown) => void };
+
+export class Spool {
+  private queue: Waiter[] = [];
+  private writing = false;
+  private active: { name: string; handle: FileHandle; bytes: number; openedAt: number } | null = null;
+  private sealRequested = false;
+  private sealWaiters: (() => void)[] = [];
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private closed = false;
+
+  constructor(private readonly options: SpoolOptions) {}
+
+  /** Takes ownership of the node's spool directory and seals anything a previous process left. */
+  open(): void {
+    mkdirSync(this.options.dir, { recursive: true });
+    takeOwnership(this.options.dir);
+    recoverActiveSegments(this.options.dir, this.options.logger);
+    this.timer = setInterval(() => {
+      const active = this.active;
+      if (active && active.bytes > 0 && this.options.clock() - active.openedAt >= this.options.sealAfterMs) this.requestSeal();
+    }, Math.max(50, Math.floor(this.options.sealAfterMs / 4)));
+    this.timer.unref?.();
+  }
+
+  /** Appends NDJSON text; resolves once it is durable. */
+  append(text: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("spool is closed"));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ text, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  /** Seals the active segment (if it has data) so flush can take it; resolves when done. */
+  seal(): Promise<void> {
+    return new Promise((resolve) => {
+      this.sealWaiters.push(resolve);
+      this.requestSeal();
+    });
+  }
+
+  /** Bytes acknowledged but not yet sealed plus sealed segments waiting for flush. */
+  backlogBytes(): number {
+    return sealedSegmentFiles(this.options.dir).reduce((sum, file) => sum + statSync(file).size, 0) + (this.active?.bytes ?? 0);
+  }
+
+  async close(): Promise<void> {
+    await this.seal();
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    try {
+      unlinkSync(join(this.options.dir, OWNER_FILE));
+    } catch {}
+  }
+
+  private requestSeal() {
+    this.sealRequested = true;
+    if (!this.writing) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length > 0 || this.sealRequested) {
+        if (this.queue.length > 0) {
+          const batch = this.queue;
+          this.queue = [];
+          await this.writeBatch(batch);
+        }
+        const active = this.active;
+        if (active && (active.bytes >= this.options.maxSegmentBytes || (this.sealRequested && active.bytes > 0))) await this.sealActive();
+        if (this.sealRequested && this.queue.length === 0) {
+          this.sealRequested = false;
+          for (const done of this.sealWaiters.splice(0)) done();
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async writeBatch(batch: Waiter[]) {
+    const text = batch.length === 1 ? batch[0].text : batch.map((waiter) => waiter.text).join("");
+    const bytes = Buffer.from(text);
+    try {
+      const active = await this.ensureActive();
+      try {
+        await active.handle.write(bytes, 0, bytes.length, active.bytes);
+        await active.handle.datasync();
+      } catch (error) {
+        // Cut whatever part of this write reached the file: none of it is acknowledged.
+        await active.handle.truncate(active.bytes).catch(() => {});
+        throw error;
+      }
+      active.bytes += bytes.length;
+      for (const waiter of batch) waiter.resolve();
+    } catch (error) {
+      this.options.logger.error("spool write failed", { error: String(error) });
+      for (const waiter of batch) waiter.reject(error);
+    }
+  }
+
+  private async ensureActive() {
+    if (this.active) return this.active;
+    const now = this.options.clock();
+    const name = newSegmentName(this.options.nodeId, now);
+    const handle = await open(join(this.options.dir, name + ".active"), "wx");
+    // The new directory entry must be durable before the first acknowledgement that relies on it.
+    syncDirectory(this.options.dir);
+    this.active = { name, handle, bytes: 0, openedAt: now };
+    return this.active;
+  }
+
+  private async sealActive() {
+    const active = this.active;
+    if (!active) return;
+    this.active = null;
+    await active.handle.close();
+    const from = join(this.options.dir, active.name + ".active");
+    if (active.bytes === 0) unlinkSync(from);
+    else renameSync(from, join(this.options.dir, active.name + ".sealed"));
+  }
+}
+
+const OWNER_FILE = "owner.pid";
+
+/** `<node>-<13-digit ms>-<6 hex>`: unique, sorts by time, safe as a file name and a Parquet part name. */
+export function newSegmentName(nodeId: string, now: number): string {
+  return `${nodeId}-${String(now).padStart(13, "0")}-${randomBytes(3).toString("hex")}`;
+}
+
+export function sealedSegmentFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".sealed"))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+export const segmentNameOf = (file: string) => file.slice(file.lastIndexOf("/") + 1).replace(/\.(sealed|active)$/, "");
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The pid that owns a spool directory, when that process is still alive. */
+export function liveOwner(dir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dir, OWNER_FILE), "utf8"));
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function takeOwnership(dir: string) {
+  const owner = liveOwner(dir);
+  if (owner !== null && owner !== process.pid) {
+    throw new Error(`spool ${dir} is in use by process ${owner}; give each ingest process its own TXRAY_NODE_ID`);
+  }
+  writeFileSync(join(dir, OWNER_FILE), String(process.pid));
+}
+
+/** Seals `.active` segments left by a process that is gone, cutting a torn last line. */
+export function recoverActiveSegments(dir: string, logger: Logger): void {
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".active"))) {
+    const file = join(dir, name);
+    const kept = cutTornTail(file);
+    if (kept === 0) unlinkSync(file);
+    else renameSync(file, file.replace(/\.active$/, ".sealed"));
+    logger.info("recovered spool segment", { segment: name, bytes: kept });
+  }
+}
+
+/** Truncates a file after its last newline; returns the size kept. */
+export function cutTornTail(file: string): number {
+  const size = statSync(file).size;
+  if (size === 0) return 0;
+  const fd = openSync(file, "r");
+  try {
+    const chunk = Buffer.alloc(Math.min(size, 1 << 20));
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const bytesRead = readSync(fd, chunk, 0, end - start, start);
+      const index = chunk.subarray(0, bytesRead).lastIndexOf(10);
+      if (index >= 0) {
+        const keep = start + index + 1;
+        if (keep !== size) truncateSync(file, keep);
+        return keep;
+      }
+      end = start;
+    }
+    truncateSync(file, 0);
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDirectory(dir: string) {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,83 @@
+// Compaction: frequent flushes leave many small Parquet parts, and DuckDB reads many small files
+// slowly (it parallelises over row groups; ~122,880-row groups in large files are its sweet spot).
+// For each partition with enough small committed parts, merge them into one file, then swap the
+// partition directory atomically (exchange.ts) under the lake lease, so a reader never sees a row
+// twice or not at all. Parts of segments not yet committed are carried over untouched.
+
+import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { isSegmentCommitted, withLease, type ControlDb } from "../control";
+import type { Logger } from "../shared/logger";
+import { sqlString, type Duck } from "./duckdb";
+import { exchangePaths } from "./exchange";
+import type { DataPaths } from "./paths";
+import type { DatasetName } from "./schema";
+
+export type CompactDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger };
+export type CompactOptions = { minParts?: number; smallPartBytes?: number };
+
+const PART_NAME = /^part-(.+)-(\d+)\.parquet$/;
+const COMPACTED_PREFIX = "part-c";
+
+export async function compactLake(deps: CompactDeps, options: CompactOptions = {}) {
+  const minParts = options.minParts ?? 4;
+  const smallPartBytes = options.smallPartBytes ?? 256 * 1024 * 1024;
+  let partitions = 0;
+  let partsMerged = 0;
+  for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
+    for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
+      const merged = await compactPartition(deps, dir, minParts, smallPartBytes);
+      if (merged > 0) {
+        partitions++;
+        partsMerged += merged;
+      }
+    }
+  }
+  return { partitions, partsMerged };
+}
+
+function partitionDirs(root: string): string[] {
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const program of readdirSync(root)) {
+    if (!program.startsWith("program=")) continue;
+    for (const day of readdirSync(join(root, program))) if (day.startsWith("day=")) out.push(join(root, program, day));
+  }
+  return out.sort();
+}
+
+function isCommitted(control: ControlDb, name: string): boolean {
+  if (name.startsWith(COMPACTED_PREFIX + "-")) return true;
+  const match = PART_NAME.exec(name);
+  return match !== null && isSegmentCommitted(control, match[1]);
+}
+
+async function compactPartition(deps: CompactDeps, dir: string, minParts: number, smallPartBytes: number): Promise<number> {
+  const candidates = readdirSync(dir).filter(
+    (name) => name.endsWith(".parquet") && statSync(join(dir, name)).size < smallPartBytes && isCommitted(deps.control, name),
+  );
+  if (candidates.length < minParts) return 0;
+
+  const work = join(deps.paths.staging, `compact-${Bun.randomUUIDv7()}`);
+  const next = join(work, "next");
+  mkdirSync(next, { recursive: true });
+  const mergedName = `${COMPACTED_PREFIX}-${Bun.randomUUIDv7()}-0.parquet`;
+  try {
+    const files = candidates.map((name) => sqlString(join(dir, name))).join(", ");
+    await deps.duck.run(
+      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true)) TO ${sqlString(join(next, mergedName))}
+       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
+    );
+    return await withLease(deps.control, "lake", () => {
+      const now = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
+      if (!candidates.every((name) => now.includes(name))) return 0; // changed under us: try next time
+      for (const name of now) if (!candidates.includes(name)) linkSync(join(dir, name), join(next, name));
+      exchangePaths(next, dir);
+      deps.logger.debug("compacted partition", { dir, parts: candidates.length });
+      return candidates.length;
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+

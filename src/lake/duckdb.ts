@@ -1,0 +1,64 @@
+// One DuckDB instance per process for lake work (flush, compaction, tables, ad-hoc reads).
+// @duckdb/node-api ships its binary inside the npm package (duckdb/duckdb-async download one at
+// install time, which fails offline). Results are converted to plain JS: counts become numbers, never
+// BigInt (API contract).
+
+import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+
+export type Duck = {
+  connect(): Promise<DuckDBConnection>;
+  /** Runs statements on a fresh connection and closes it. */
+  run(sql: string): Promise<void>;
+  /** Rows as plain objects, BIGINT/HUGEINT turned into numbers. */
+  all<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  close(): void;
+};
+
+export async function openDuck(path = ":memory:", options: Record<string, string> = {}): Promise<Duck> {
+  const instance = await DuckDBInstance.create(path, options);
+  // Parquet writes are much faster when DuckDB may reorder rows across threads; order never matters in the lake.
+  const setup = await instance.connect();
+  await setup.run("SET preserve_insertion_order = false");
+  setup.closeSync();
+  return {
+    connect: () => instance.connect(),
+    async run(sql) {
+      const connection = await instance.connect();
+      try {
+        await connection.run(sql);
+      } finally {
+        connection.closeSync();
+      }
+    },
+    async all<T>(sql: string) {
+      const connection = await instance.connect();
+      try {
+        const reader = await connection.runAndReadAll(sql);
+        return reader.getRowObjectsJS().map((row) => plainRow(row)) as T[];
+      } finally {
+        connection.closeSync();
+      }
+    },
+    close: () => instance.closeSync(),
+  };
+}
+
+/** BigInts from DuckDB become numbers (counts and Unix ms fit in 2^53). */
+export function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[key] = plainValue(value);
+  return out;
+}
+
+function plainValue(value: unknown): unknown {
+  if (typeof value === "bigint") return Number(value);
+  if (Array.isArray(value)) return value.map(plainValue);
+  if (value instanceof Date) return value.getTime();
+  if (value && typeof value === "object" && value.constructor === Object) return plainRow(value as Record<string, unknown>);
+  return value;
+}
+
+/** A SQL string literal. */
+export function sqlString(text: string): string {
+  return "'" + text.replaceAll("'", "''") + "'";
+}

@@ -1,0 +1,130 @@
+// Flush: sealed spool segments → Hive-partitioned, zstd Parquet parts (DESIGN §6).
+//
+// Per segment: DuckDB reads the NDJSON into a temp table, writes partitioned Parquet into a staging
+// directory, then, under the lake lease, the parts are renamed into place and the segment is
+// recorded in the control database (with per-account program counts) before the spool file is
+// deleted. Part names are derived from the segment name, so redoing a half-done flush overwrites
+// the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
+
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { ControlDb } from "../control";
+import { addProgramCounts, isSegmentCommitted, recordSegment, withLease } from "../control";
+import { cutTornTail, liveOwner, recoverActiveSegments, sealedSegmentFiles, segmentNameOf } from "../ingest/spool";
+import type { Logger } from "../shared/logger";
+import { sqlString, type Duck } from "./duckdb";
+import type { DataPaths } from "./paths";
+import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
+
+export type FlushDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger; clock: () => number };
+export type FlushResult = { segments: number; rows: number };
+
+/** The NDJSON spool line carries the envelope in its camelCase API names; the lake uses snake_case. */
+const SPOOL_LINE_COLUMNS: Record<string, string> = {
+  attempt_id: "attemptId", account_id: "accountId", received_at: "receivedAt", sig: "sig", blockhash: "blockhash",
+  last_valid_block_height: "lastValidBlockHeight", sent_at: "sentAt", rpc_hash: "rpcHash", rpc_label: "rpcLabel",
+  wallet_adapter: "walletAdapter", kind: "kind", preflight_error: "preflightError", simulation_logs: "simulationLogs",
+  payer: "payer", sdk_version: "sdkVersion", cu_limit: "cuLimit", cu_price_micro_lamports: "cuPriceMicroLamports",
+  max_retries: "maxRetries", skip_preflight: "skipPreflight", send_path: "sendPath", nonce: "nonce",
+};
+
+const spoolReadColumns = duckdbColumnsStruct([
+  ...ENVELOPE_COLUMNS.filter((c) => c.name !== "spool_segment").map((c) => ({ ...c, name: SPOOL_LINE_COLUMNS[c.name] })),
+  { name: "program", type: "VARCHAR", doc: "" },
+]);
+
+/** Flushes every sealed segment of every node (and orphaned active ones of dead processes). */
+export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
+  const result: FlushResult = { segments: 0, rows: 0 };
+  if (!existsSync(deps.paths.spoolRoot)) return result;
+  for (const node of readdirSync(deps.paths.spoolRoot).sort()) {
+    const dir = join(deps.paths.spoolRoot, node);
+    if (!statSync(dir).isDirectory()) continue;
+    if (liveOwner(dir) === null) recoverActiveSegments(dir, deps.logger);
+    for (const file of sealedSegmentFiles(dir)) {
+      result.rows += await flushSegment(deps, file);
+      result.segments++;
+    }
+  }
+  return result;
+}
+
+async function flushSegment(deps: FlushDeps, file: string): Promise<number> {
+  const segment = segmentNameOf(file);
+  if (isSegmentCommitted(deps.control, segment)) {
+    unlinkSync(file); // committed before a crash; only the delete was missing
+    return 0;
+  }
+  if (cutTornTail(file) === 0) {
+    unlinkSync(file);
+    return 0;
+  }
+  const staging = join(deps.paths.staging, segment);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(deps.paths.staging, { recursive: true });
+
+  const connection = await deps.duck.connect();
+  let counts: { accountId: string; program: string; attempts: number; lastSeen: number }[];
+  try {
+    const table = `segment_${segment.replaceAll("-", "_")}`;
+    const selectList = ENVELOPE_COLUMNS.map((c) =>
+      c.name === "spool_segment" ? `${sqlString(segment)} AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
+    ).join(", ");
+    await connection.run(
+      `CREATE TEMP TABLE ${table} AS SELECT ${selectList}, program,
+         strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
+       FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = ${spoolReadColumns})`,
+    );
+    await connection.run(
+      `COPY ${table} TO ${sqlString(staging)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1,
+         PARTITION_BY (program, day), FILENAME_PATTERN ${sqlString(`part-${segment}-{i}`)}, ROW_GROUP_SIZE 122880)`,
+    );
+    const reader = await connection.runAndReadAll(
+      `SELECT account_id, program, count(*)::DOUBLE AS attempts, max(received_at)::DOUBLE AS last_seen FROM ${table} GROUP BY ALL`,
+    );
+    counts = reader.getRowObjectsJS().map((row) => ({
+      accountId: String(row.account_id),
+      program: String(row.program),
+      attempts: Number(row.attempts),
+      lastSeen: Number(row.last_seen),
+    }));
+    await connection.run(`DROP TABLE ${table}`);
+  } finally {
+    connection.closeSync();
+  }
+
+  const staged = stagedParts(staging);
+  const rows = counts.reduce((sum, c) => sum + c.attempts, 0);
+  const days = [...new Set(staged.map((p) => p.day))].sort();
+  await withLease(deps.control, "lake", () => {
+    for (const part of staged) {
+      const target = join(deps.paths.dataset("envelopes"), part.partitionDir);
+      mkdirSync(target, { recursive: true });
+      // A previous, interrupted attempt may have left parts of this segment: replace them all.
+      for (const old of readdirSync(target)) if (old.startsWith(`part-${segment}-`)) unlinkSync(join(target, old));
+    }
+    for (const part of staged) renameSync(part.path, join(deps.paths.dataset("envelopes"), part.partitionDir, part.name));
+    deps.control.transaction(() => {
+      recordSegment(deps.control, segment, rows, days, deps.clock());
+      addProgramCounts(deps.control, counts);
+    }).immediate();
+  });
+  unlinkSync(file);
+  rmSync(staging, { recursive: true, force: true });
+  deps.logger.debug("flushed segment", { segment, rows, parts: staged.length });
+  return rows;
+}
+
+type StagedPart = { path: string; partitionDir: string; name: string; day: string };
+
+function stagedParts(staging: string): StagedPart[] {
+  const parts: StagedPart[] = [];
+  for (const programDir of readdirSync(staging)) {
+    for (const dayDir of readdirSync(join(staging, programDir))) {
+      for (const name of readdirSync(join(staging, programDir, dayDir))) {
+        parts.push({ path: join(staging, programDir, dayDir, name), partitionDir: join(programDir, dayDir), name, day: dayDir.slice("day=".length) });
+      }
+    }
+  }
+  return parts;
+}

@@ -1,0 +1,81 @@
+// The lake's public contract: datasets, their Hive partitioning and every column with its DuckDB
+// type. Data teams read these files directly (docs/lake.md renders this file); jobs build their SQL
+// from it so a column is named in exactly one place. Bump LAKE_VERSION on any incompatible change.
+
+export const LAKE_VERSION = 1;
+
+export type Column = { name: string; type: string; doc: string };
+
+/** data/lake/envelopes/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per accepted envelope. */
+export const ENVELOPE_COLUMNS: Column[] = [
+  { name: "attempt_id", type: "VARCHAR", doc: "Server-assigned id of the attempt (UUIDv7); unique, stable across re-flushes." },
+  { name: "account_id", type: "VARCHAR", doc: "Account whose key ingested the envelope." },
+  { name: "received_at", type: "BIGINT", doc: "Server receive time, Unix ms. `day` is its UTC date." },
+  { name: "spool_segment", type: "VARCHAR", doc: "Spool segment the row came from (`<node>-<sequence>`); flush is idempotent per segment." },
+  { name: "sig", type: "VARCHAR", doc: "Transaction signature, base58; null when preflight failed before signing." },
+  { name: "blockhash", type: "VARCHAR", doc: "Blockhash the transaction was built against." },
+  { name: "last_valid_block_height", type: "BIGINT", doc: "Expiry block height of that blockhash." },
+  { name: "sent_at", type: "BIGINT", doc: "Client time of the attempt, Unix ms." },
+  { name: "rpc_hash", type: "VARCHAR", doc: "First 16 hex of SHA-256 of the RPC origin." },
+  { name: "rpc_label", type: "VARCHAR", doc: "Coarse provider label (e.g. `helius`, `public`)." },
+  { name: "wallet_adapter", type: "VARCHAR", doc: "Wallet adapter name." },
+  { name: "kind", type: "VARCHAR", doc: "`send` or `preflight`." },
+  { name: "preflight_error", type: "VARCHAR", doc: "Preflight error text (kind = preflight), else null." },
+  { name: "simulation_logs", type: "VARCHAR[]", doc: "Simulation logs captured by the client." },
+  { name: "payer", type: "VARCHAR", doc: "Payer public key, or its salted hash (hex) under privacy \"hash\"." },
+  { name: "sdk_version", type: "VARCHAR", doc: "Reporting SDK version." },
+  { name: "cu_limit", type: "INTEGER", doc: "Requested compute-unit limit, when the SDK knew it." },
+  { name: "cu_price_micro_lamports", type: "BIGINT", doc: "Requested compute-unit price (µlamports/CU), when known." },
+  { name: "max_retries", type: "INTEGER", doc: "sendTransaction maxRetries, when set." },
+  { name: "skip_preflight", type: "BOOLEAN", doc: "Whether preflight was skipped, when known." },
+  { name: "send_path", type: "VARCHAR", doc: "How it was sent (`rpc`, `sender`, `jito-bundle`, ...), when known." },
+  { name: "nonce", type: "BOOLEAN", doc: "Durable-nonce transaction (no blockhash expiry), when known." },
+];
+
+/** data/lake/resolutions/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per resolved attempt (day = UTC date of resolved_at). */
+export const RESOLUTION_COLUMNS: Column[] = [
+  { name: "attempt_id", type: "VARCHAR", doc: "Joins envelopes.attempt_id." },
+  { name: "account_id", type: "VARCHAR", doc: "Account of the attempt." },
+  { name: "sig", type: "VARCHAR", doc: "Signature, when there was one." },
+  { name: "outcome", type: "VARCHAR", doc: "`landed`, `failed_onchain`, `dropped` or `preflight`." },
+  { name: "resolved_at", type: "BIGINT", doc: "When the outcome was decided, Unix ms." },
+  { name: "slot", type: "BIGINT", doc: "Slot the transaction landed in (landed, failed_onchain)." },
+  { name: "block_time", type: "BIGINT", doc: "Block time of that slot, Unix ms (second precision)." },
+  { name: "err", type: "VARCHAR", doc: "`meta.err` as JSON, or the preflight error's TransactionError as JSON." },
+  { name: "instruction", type: "VARCHAR", doc: "Name of the failing (or main) instruction." },
+  { name: "ix_path", type: "VARCHAR", doc: "Instruction path: `2` top-level index, `2.1` an inner instruction." },
+  { name: "cpi_depth", type: "INTEGER", doc: "Invoke depth − 1 of the failing frame." },
+  { name: "err_code", type: "BIGINT", doc: "Custom program error code." },
+  { name: "err_name", type: "VARCHAR", doc: "Error name (IDL, Anchor log, built-in table or error variant)." },
+  { name: "failing_program", type: "VARCHAR", doc: "Innermost program whose frame failed." },
+  { name: "cu_used", type: "BIGINT", doc: "Compute units consumed." },
+  { name: "cu_requested", type: "BIGINT", doc: "Compute-unit limit requested (SetComputeUnitLimit, else the runtime default)." },
+  { name: "compute_exceeded", type: "BOOLEAN", doc: "The failure was compute-budget exhaustion." },
+  { name: "drop_class", type: "VARCHAR", doc: "Drop class (outcome = dropped)." },
+  { name: "drop_confidence", type: "DOUBLE", doc: "Confidence of the drop class in [0,1]." },
+  { name: "drop_evidence", type: "VARCHAR", doc: "JSON array of `{kind, detail, value}` rows that decided the class." },
+  { name: "error_key", type: "VARCHAR", doc: "Normalised, value-free error key used in the fingerprint." },
+  { name: "fingerprint", type: "VARCHAR", doc: "Issue fingerprint (`v1:` + 16 hex); null for landed." },
+  { name: "log_messages", type: "VARCHAR[]", doc: "Program logs (transaction or simulation)." },
+];
+
+/** data/lake/deploys/program=<base58>/part-*.parquet — one row per observed deploy. */
+export const DEPLOY_COLUMNS: Column[] = [
+  { name: "slot", type: "BIGINT", doc: "ProgramData's last-modified slot." },
+  { name: "deployed_at", type: "BIGINT", doc: "Block time of that slot, Unix ms (null when the chain has no time for it)." },
+  { name: "detected_at", type: "BIGINT", doc: "When txray first saw this slot, Unix ms." },
+  { name: "authority", type: "VARCHAR", doc: "Upgrade authority at detection, null if immutable." },
+];
+
+export const DATASETS = {
+  envelopes: { columns: ENVELOPE_COLUMNS, partitions: ["program", "day"] },
+  resolutions: { columns: RESOLUTION_COLUMNS, partitions: ["program", "day"] },
+  deploys: { columns: DEPLOY_COLUMNS, partitions: ["program"] },
+} as const;
+
+export type DatasetName = keyof typeof DATASETS;
+
+/** `{a:'VARCHAR', b:'BIGINT'}`: the `columns=` argument of DuckDB's read_json. */
+export function duckdbColumnsStruct(columns: Column[]): string {
+  return "{" + columns.map((c) => `${c.name}: '${c.type}'`).join(", ") + "}";
+}

@@ -1,0 +1,31 @@
+// `bun run start`: ingest + read server + scheduler on API_PORT, data under TXRAY_DATA_DIR.
+
+import { ConfigError, loadConfig } from "./config";
+import { createContext } from "./context";
+import { startServer } from "./server";
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`txray: ${error.message}`);
+    process.exit(2);
+  }
+  throw error;
+}
+const ctx = await createContext(config);
+const server = await startServer(ctx);
+ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER });
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info("stopping", { signal });
+    await server.stop();
+    ctx.close();
+    process.exit(0);
+  });
+}

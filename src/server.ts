@@ -1,0 +1,40 @@
+// Starts txray in one process: the spool, the HTTP app (ingest + read routes) and, unless disabled,
+// the job scheduler. Used by `bun run start` and by tests (on a free loopback port).
+
+import { createApp } from "./api/app";
+import type { Context } from "./context";
+import { Spool } from "./ingest/spool";
+import { startScheduler } from "./scheduler";
+import { schedule } from "./scheduler/registry";
+
+export type RunningServer = { url: string; port: number; stop(): Promise<void> };
+
+export async function startServer(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean } = {}): Promise<RunningServer> {
+  const spool = new Spool({
+    dir: ctx.paths.spool(ctx.config.TXRAY_NODE_ID),
+    nodeId: ctx.config.TXRAY_NODE_ID,
+    sealAfterMs: ctx.config.SPOOL_SEAL_MS,
+    maxSegmentBytes: ctx.config.SPOOL_SEGMENT_MAX_BYTES,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
+  spool.open();
+  const app = createApp({ ctx, spool });
+  app.listen({
+    port: options.port ?? ctx.config.API_PORT,
+    hostname: options.hostname ?? ctx.config.API_HOST,
+    // Ingest enforces its own (configurable) limit and answers 413 itself; this is only a backstop.
+    maxRequestBodySize: ctx.config.INGEST_MAX_BODY_BYTES * 4,
+  });
+  const server = app.server!;
+  const scheduler = (options.scheduler ?? ctx.config.TXRAY_SCHEDULER === "on") ? startScheduler(ctx, schedule(ctx.config), { spool }) : null;
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    port: server.port!,
+    async stop() {
+      await scheduler?.stop();
+      await server.stop(true);
+      await spool.close();
+    },
+  };
+}
