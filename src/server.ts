@@ -7,7 +7,7 @@ import { Spool } from "./ingest/spool";
 import { startScheduler } from "./scheduler";
 import { schedule } from "./scheduler/registry";
 
-export type RunningServer = { url: string; port: number; stop(): Promise<void> };
+export type RunningServer = { url: string; port: number; spool: Spool; stop(): Promise<void> };
 
 export async function startServer(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean } = {}): Promise<RunningServer> {
   const spool = new Spool({
@@ -31,6 +31,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
   return {
     url: `http://${server.hostname}:${server.port}`,
     port: server.port!,
+    spool,
     async stop() {
       await scheduler?.stop();
       await server.stop(true);

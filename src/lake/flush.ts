@@ -16,7 +16,15 @@ import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
 import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
 
-export type FlushDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger; clock: () => number };
+export type FlushDeps = {
+  paths: DataPaths;
+  duck: Duck;
+  control: ControlDb;
+  logger: Logger;
+  clock: () => number;
+  /** Test hook: called after the parts are renamed in, before the segment is recorded (simulates a crash there). */
+  beforeCommit?: (segment: string) => void;
+};
 export type FlushResult = { segments: number; rows: number };
 
 /** The NDJSON spool line carries the envelope in its camelCase API names; the lake uses snake_case. */
@@ -104,6 +112,7 @@ async function flushSegment(deps: FlushDeps, file: string): Promise<number> {
       for (const old of readdirSync(target)) if (old.startsWith(`part-${segment}-`)) unlinkSync(join(target, old));
     }
     for (const part of staged) renameSync(part.path, join(deps.paths.dataset("envelopes"), part.partitionDir, part.name));
+    deps.beforeCommit?.(segment);
     deps.control.transaction(() => {
       recordSegment(deps.control, segment, rows, days, deps.clock());
       addProgramCounts(deps.control, counts);

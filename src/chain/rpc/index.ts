@@ -1,0 +1,2 @@
+// Public surface of the Solana RPC layer used by jobs.
+export * from "./client";

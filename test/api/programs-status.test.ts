@@ -1,0 +1,93 @@
+// GET /v1/programs (keyed, paginated, per account) and GET /v1/status (public).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { flushSpool } from "../../src/lake/flush";
+import { runJob } from "../../src/scheduler/jobs";
+import { flushJob } from "../../jobs/flush";
+import { makeEnvelope, randomAddress } from "../helpers/envelopes";
+import { testServer, type TestServer } from "../helpers/server";
+
+let t: TestServer;
+let acme: string;
+let other: string;
+const acmePrograms = [randomAddress(), randomAddress(), randomAddress()].sort();
+
+beforeAll(async () => {
+  t = await testServer();
+  acme = t.key("acme");
+  other = t.key("other");
+  for (const [i, program] of acmePrograms.entries()) {
+    const envelopes = Array.from({ length: i + 1 }, () => makeEnvelope({ program }));
+    expect((await t.ingest({ apiKey: acme, envelopes })).status).toBe(202);
+  }
+  expect((await t.ingest({ apiKey: other, envelopes: [makeEnvelope({ program: randomAddress() })] })).status).toBe(202);
+  const outcome = await runJob(t.ctx, flushJob, { spool: t.server.spool });
+  expect(outcome.ok).toBe(true);
+});
+afterAll(() => t.stop());
+
+describe("GET /v1/programs", () => {
+  test("lists the key's account's programs with counts, in pages", async () => {
+    const first = await t.get("/v1/programs?limit=2", { "x-api-key": acme });
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((i: any) => i.program)).toEqual(acmePrograms.slice(0, 2));
+    expect(first.body.items.map((i: any) => i.attempts)).toEqual([1, 2]);
+    expect(typeof first.body.items[0].lastSeen).toBe("number");
+    expect(typeof first.body.nextCursor).toBe("string");
+    const second = await t.get(`/v1/programs?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, { "x-api-key": acme });
+    expect(second.body.items.map((i: any) => [i.program, i.attempts])).toEqual([[acmePrograms[2], 3]]);
+    expect(second.body.nextCursor).toBeNull();
+  });
+
+  test("a read-only key of the same account sees the same list; another account sees only its own", async () => {
+    const readKey = t.key("acme", "read");
+    expect((await t.get("/v1/programs", { "x-api-key": readKey })).body.items.length).toBe(3);
+    const others = await t.get("/v1/programs", { "x-api-key": other });
+    expect(others.body.items.length).toBe(1);
+    expect(acmePrograms).not.toContain(others.body.items[0].program);
+  });
+
+  test("401 without a key or with a wrong one", async () => {
+    const missing = await t.get("/v1/programs");
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe("unauthorized");
+    expect((await t.get("/v1/programs", { "x-api-key": "txr_live_" + "z".repeat(32) })).status).toBe(401);
+  });
+
+  test("400 for a tampered or malformed cursor and a bad limit", async () => {
+    const first = await t.get("/v1/programs?limit=1", { "x-api-key": acme });
+    const [payload, signature] = first.body.nextCursor.split(".");
+    const forged = Buffer.from(JSON.stringify({ after: "" })).toString("base64url") + "." + signature;
+    for (const cursor of [forged, payload + ".AAAA", "garbage", "a.b.c"]) {
+      const response = await t.get(`/v1/programs?cursor=${encodeURIComponent(cursor)}`, { "x-api-key": acme });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("bad_request");
+    }
+    for (const limit of ["0", "501", "ten", "-1"]) {
+      expect((await t.get(`/v1/programs?limit=${limit}`, { "x-api-key": acme })).status).toBe(400);
+    }
+  });
+});
+
+describe("GET /v1/status", () => {
+  test("public: version, lake row count, spool backlog and the last run of each job", async () => {
+    const response = await t.get("/v1/status");
+    expect(response.status).toBe(200);
+    expect(response.body.version).toBe("0.1.0");
+    expect(response.body.lake.envelopes).toBe(7);
+    expect(response.body.lake.spoolBacklog).toBe(0);
+    expect(response.body.jobs.flush.ok).toBe(true);
+    expect(typeof response.body.jobs.flush.lastRunAt).toBe("number");
+    expect(typeof response.body.jobs.flush.durationMs).toBe("number");
+  });
+
+  test("unknown routes are 404 not_found in the same shape", async () => {
+    const response = await t.get("/v1/nothing-here");
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: { code: "not_found", message: "no such route" } });
+  });
+
+  test("a second flush has nothing to do and counts nothing twice", async () => {
+    expect(await flushSpool(t.ctx)).toEqual({ segments: 0, rows: 0 });
+    expect((await t.get("/v1/status")).body.lake.envelopes).toBe(7);
+  });
+});
