@@ -4,6 +4,7 @@
 // app.handle(request) or serve it on a free loopback port.
 
 import { Elysia } from "elysia";
+import { PrincipalCache } from "../control";
 import type { Context } from "../context";
 import type { Spool } from "../ingest/spool";
 import { TxrayError } from "../shared/errors";
@@ -20,7 +21,7 @@ export function createApp({ ctx, spool }: AppDeps) {
   const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
   const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
   const ingestDeps = {
-    control: ctx.control,
+    principals: new PrincipalCache(ctx.control, 2000, ctx.clock),
     spool,
     buckets: ingestBuckets,
     clock: ctx.clock,

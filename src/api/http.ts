@@ -18,17 +18,3 @@ export function errorResponse(error: unknown, logger: Logger, headers: Record<st
   logger.error("internal error", { error: describeError(error) });
   return json(errorBody("internal", "internal error"), 500, headers);
 }
-
-/** `envelopes[3].sentAt` from a zod issue path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
-  return out || "(body)";
-}
-
-/** The first few zod issues as one message naming each field path. */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], limit = 3): string {
-  const shown = issues.slice(0, limit).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
-  if (issues.length > limit) shown.push(`(+${issues.length - limit} more)`);
-  return shown.join("; ");
-}

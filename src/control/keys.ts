@@ -73,3 +73,29 @@ export function listKeys(db: ControlDb): KeyRecord[] {
 export function revokeKey(db: ControlDb, keyId: string, now: number): boolean {
   return db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, keyId).changes > 0;
 }
+
+/**
+ * Remembers recent authentications for a moment so the ingest hot path does not hash and query
+ * per request. A revoked key therefore keeps working for at most `ttlMs` (default 2 s) in a process
+ * that used it just before (docs/api.md says so).
+ */
+export class PrincipalCache {
+  private entries = new Map<string, { principal: Principal | null; until: number }>();
+  constructor(
+    private readonly db: ControlDb,
+    private readonly ttlMs = 2000,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  get(presented: string): Principal | null {
+    const now = this.clock();
+    const cached = this.entries.get(presented);
+    if (cached && cached.until > now) return cached.principal;
+    const principal = authenticate(this.db, presented);
+    if (principal) {
+      if (this.entries.size > 10_000) this.entries.clear();
+      this.entries.set(presented, { principal, until: now + this.ttlMs });
+    }
+    return principal;
+  }
+}

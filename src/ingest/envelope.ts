@@ -8,22 +8,11 @@
 import { z } from "zod";
 import { isBase58Address, isBase58Signature } from "../shared/base58";
 
-/** Caches recent positive answers: programs, blockhashes and payers repeat across a batch. */
-function cachedCheck(check: (text: string) => boolean, size = 4096) {
-  const known = new Set<string>();
-  return (text: string) => {
-    if (known.has(text)) return true;
-    if (!check(text)) return false;
-    if (known.size >= size) known.clear();
-    known.add(text);
-    return true;
-  };
-}
-const isAddress = cachedCheck(isBase58Address);
+export const isAddress = isBase58Address;
 
 const address = z.string().max(44).refine(isAddress, "expected a base58 32-byte address");
 const signature = z.string().max(88).refine(isBase58Signature, "expected a base58 64-byte signature");
-const HASHED_PAYER = /^[0-9a-f]{16,64}$/;
+export const HASHED_PAYER = /^[0-9a-f]{16,64}$/;
 /** Ten years either side of now is generous for client clocks and still rejects seconds-for-ms. */
 const unixMilliseconds = z.number().int().min(1_500_000_000_000).max(4_102_444_800_000);
 

@@ -106,19 +106,21 @@ export class Spool {
   }
 
   private async writeBatch(batch: Waiter[]) {
-    const text = batch.length === 1 ? batch[0].text : batch.map((waiter) => waiter.text).join("");
-    const bytes = Buffer.from(text);
+    // One buffer per request, written with one writev: no join of all the batch's text first.
+    const buffers = batch.map((waiter) => Buffer.from(waiter.text));
+    const size = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
     try {
       const active = await this.ensureActive();
       try {
-        await active.handle.write(bytes, 0, bytes.length, active.bytes);
+        const { bytesWritten } = await active.handle.writev(buffers, active.bytes);
+        if (bytesWritten !== size) throw new Error(`short spool write: ${bytesWritten} of ${size} bytes`);
         await active.handle.datasync();
       } catch (error) {
         // Cut whatever part of this write reached the file: none of it is acknowledged.
         await active.handle.truncate(active.bytes).catch(() => {});
         throw error;
       }
-      active.bytes += bytes.length;
+      active.bytes += size;
       for (const waiter of batch) waiter.resolve();
     } catch (error) {
       this.options.logger.error("spool write failed", { error: String(error) });

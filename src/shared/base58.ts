@@ -55,12 +55,53 @@ export function encodeBase58(bytes: Uint8Array): string {
   return text;
 }
 
+const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]*$/;
+const MAX_DIGITS = 128;
+
+/**
+ * For m significant digits the value lies in [58^(m-1), 58^m): a range narrower than a factor of
+ * 256, so it spans at most one byte boundary 256^k. Precompute, per m, the byte count below that
+ * boundary and the boundary itself written with m base58 digits. Because the alphabet is in ASCII
+ * order, comparing strings of equal length compares their values: the decoded length of any base58
+ * text is then one regex test and one string comparison (ingest checks every signature this way).
+ */
+const LENGTH_TABLE: { bytesBelow: number; boundary: string | null }[] = [{ bytesBelow: 0, boundary: null }];
+for (let m = 1; m <= MAX_DIGITS; m++) {
+  const low = 58n ** BigInt(m - 1);
+  const high = 58n ** BigInt(m);
+  let bytes = 1;
+  while (256n ** BigInt(bytes) <= low) bytes++; // bytes of the smallest m-digit value
+  const power = 256n ** BigInt(bytes);
+  LENGTH_TABLE.push({ bytesBelow: bytes, boundary: power < high ? encodeBigInt(power) : null });
+}
+
+function encodeBigInt(value: bigint): string {
+  let text = "";
+  while (value > 0n) {
+    text = ALPHABET[Number(value % 58n)] + text;
+    value /= 58n;
+  }
+  return text;
+}
+
+/** The number of bytes `text` decodes to, or -1 if it is not base58 (or absurdly long). */
+export function base58DecodedLength(text: string): number {
+  if (!BASE58_TEXT.test(text)) return -1;
+  let zeros = 0;
+  while (zeros < text.length && text.charCodeAt(zeros) === 49) zeros++;
+  const digits = text.length - zeros;
+  if (digits === 0) return zeros;
+  if (digits > MAX_DIGITS) return -1;
+  const { bytesBelow, boundary } = LENGTH_TABLE[digits];
+  const rest = zeros === 0 ? text : text.slice(zeros);
+  return zeros + (boundary !== null && rest >= boundary ? bytesBelow + 1 : bytesBelow);
+}
+
 /** True when `text` is base58 that decodes to exactly `byteLength` bytes. */
 export function isBase58OfLength(text: string, byteLength: number): boolean {
   // A byteLength-byte value never needs more than ceil(byteLength * 1.366) characters.
   if (text.length === 0 || text.length > Math.ceil(byteLength * 1.37) + 1) return false;
-  const decoded = decodeBase58(text);
-  return decoded !== null && decoded.length === byteLength;
+  return base58DecodedLength(text) === byteLength;
 }
 
 /** A 32-byte public key or blockhash. */

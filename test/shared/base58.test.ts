@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeBase58, encodeBase58, isBase58Address, isBase58Signature } from "../../src/shared/base58";
+import { base58DecodedLength, decodeBase58, encodeBase58, isBase58Address, isBase58Signature } from "../../src/shared/base58";
 
 describe("base58", () => {
   test("round-trips known Solana values", () => {
@@ -23,4 +23,20 @@ describe("base58", () => {
     const bytes = new Uint8Array(64).map((_, i) => (i * 37) & 0xff);
     expect(decodeBase58(encodeBase58(bytes))).toEqual(bytes);
   });
+});
+
+test("the fast length check agrees with a full decode", () => {
+  const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  for (let i = 0; i < 3000; i++) {
+    const length = 1 + (i % 90);
+    let text = "";
+    for (let j = 0; j < length; j++) text += alphabet[Math.floor(Math.random() * (i % 7 === 0 ? 2 : 58))];
+    expect(base58DecodedLength(text)).toBe(decodeBase58(text)!.length);
+  }
+  for (let size = 0; size <= 64; size++) {
+    const bytes = new Uint8Array(size).map(() => Math.floor(Math.random() * 256));
+    if (size > 2) bytes[0] = 0;
+    expect(base58DecodedLength(encodeBase58(bytes))).toBe(size);
+  }
+  expect(base58DecodedLength("abc0")).toBe(-1);
 });

@@ -2,15 +2,16 @@
 // token bucket, append to the spool and answer 202 only once the batch is durable. A batch is
 // accepted whole or not at all, so a client retrying after any error never half-duplicates it.
 
-import { authenticate, type ControlDb } from "../../control";
-import { ingestBodySchema } from "../../ingest/envelope";
+import type { PrincipalCache } from "../../control";
+import { spoolLine, spoolLinePrefix } from "../../ingest/spool-line";
+import { validateIngestBody } from "../../ingest/validate";
 import type { Spool } from "../../ingest/spool";
 import { TxrayError } from "../../shared/errors";
-import { describeIssues, json } from "../http";
+import { json } from "../http";
 import type { TokenBuckets } from "../rate-limit";
 
 export type IngestDeps = {
-  control: ControlDb;
+  principals: PrincipalCache;
   spool: Spool;
   buckets: TokenBuckets;
   clock: () => number;
@@ -21,7 +22,8 @@ export type IngestDeps = {
 export async function handleIngest(request: Request, deps: IngestDeps): Promise<Response> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > deps.maxBodyBytes) throw tooLarge(deps.maxBodyBytes);
-  const text = await readBodyText(request, deps.maxBodyBytes);
+  // With a Content-Length the server has already bounded the body; without one, read with a cap.
+  const text = request.headers.has("content-length") ? await request.text() : await readBodyText(request, deps.maxBodyBytes);
 
   let body: unknown;
   try {
@@ -36,26 +38,24 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
   const record = body as Record<string, unknown>;
   const presented = request.headers.get("x-api-key") ?? (typeof record.apiKey === "string" ? record.apiKey : null);
   if (!presented) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header or the body's apiKey");
-  const principal = authenticate(deps.control, presented);
+  const principal = deps.principals.get(presented);
   if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
   if (principal.scope !== "live") throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an account key");
 
   if (Array.isArray(record.envelopes) && record.envelopes.length > deps.maxBatch) {
     throw new TxrayError("payload_too_large", `envelopes: at most ${deps.maxBatch} envelopes per batch, got ${record.envelopes.length}`);
   }
-  const parsed = ingestBodySchema.safeParse(body);
-  if (!parsed.success) throw new TxrayError("schema_violation", describeIssues(parsed.error.issues));
-  const envelopes = parsed.data.envelopes;
+  const envelopes = validateIngestBody(record);
 
   const rate = deps.buckets.take(principal.keyId, envelopes.length);
   if (!rate.allowed) {
     return json({ error: { code: "rate_limited", message: `ingest rate limit exceeded for this key; retry in ${rate.retryAfterSeconds}s` } }, 429, rate.headers);
   }
   if (envelopes.length > 0) {
-    const receivedAt = deps.clock();
-    const prefix = `{"accountId":${JSON.stringify(principal.accountId)},"receivedAt":${receivedAt},"attemptId":"`;
+    // attemptId = the batch's UUIDv7 + the envelope's index: unique, time-ordered, one UUID per batch.
+    const prefix = spoolLinePrefix(principal.accountId, deps.clock(), Bun.randomUUIDv7());
     let lines = "";
-    for (const envelope of envelopes) lines += prefix + Bun.randomUUIDv7() + '",' + JSON.stringify(envelope).slice(1) + "\n";
+    for (let i = 0; i < envelopes.length; i++) lines += spoolLine(prefix, i, envelopes[i]);
     try {
       await deps.spool.append(lines);
     } catch {
