@@ -71,35 +71,24 @@ async function flushSegment(deps: FlushDeps, file: string): Promise<number> {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(deps.paths.staging, { recursive: true });
 
-  const connection = await deps.duck.connect();
-  let counts: { accountId: string; program: string; attempts: number; lastSeen: number }[];
-  try {
-    const table = `segment_${segment.replaceAll("-", "_")}`;
-    const selectList = ENVELOPE_COLUMNS.map((c) =>
-      c.name === "spool_segment" ? `${sqlString(segment)} AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
-    ).join(", ");
-    await connection.run(
-      `CREATE TEMP TABLE ${table} AS SELECT ${selectList}, program,
-         strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
-       FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = ${spoolReadColumns})`,
-    );
-    await connection.run(
-      `COPY ${table} TO ${sqlString(staging)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1,
-         PARTITION_BY (program, day), FILENAME_PATTERN ${sqlString(`part-${segment}-{i}`)}, ROW_GROUP_SIZE 122880)`,
-    );
-    const reader = await connection.runAndReadAll(
-      `SELECT account_id, program, count(*)::DOUBLE AS attempts, max(received_at)::DOUBLE AS last_seen FROM ${table} GROUP BY ALL`,
-    );
-    counts = reader.getRowObjectsJS().map((row) => ({
-      accountId: String(row.account_id),
-      program: String(row.program),
-      attempts: Number(row.attempts),
-      lastSeen: Number(row.last_seen),
-    }));
-    await connection.run(`DROP TABLE ${table}`);
-  } finally {
-    connection.closeSync();
-  }
+  // One pass: NDJSON → partitioned Parquet in staging. Counts are then read back from the staged
+  // Parquet (a columnar read, far cheaper than parsing the JSON twice).
+  const selectList = ENVELOPE_COLUMNS.map((c) =>
+    c.name === "spool_segment" ? `${sqlString(segment)} AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
+  ).join(", ");
+  await deps.duck.run(
+    `COPY (SELECT ${selectList}, program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
+           FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = ${spoolReadColumns}))
+     TO ${sqlString(staging)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1,
+       PARTITION_BY (program, day), FILENAME_PATTERN ${sqlString(`part-${segment}-{i}`)}, ROW_GROUP_SIZE 122880)`,
+  );
+  const counts = (
+    await deps.duck.all<{ account_id: string; program: string; attempts: number; last_seen: number }>(
+      `SELECT account_id, program, count(*) AS attempts, max(received_at) AS last_seen
+       FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
+       GROUP BY ALL`,
+    )
+  ).map((row) => ({ accountId: row.account_id, program: row.program, attempts: row.attempts, lastSeen: row.last_seen }));
 
   const staged = stagedParts(staging);
   const rows = counts.reduce((sum, c) => sum + c.attempts, 0);

@@ -29,7 +29,7 @@ export function splitIdentifierWords(name: string): string[] {
         break;
       }
       const next = chars[i + 1];
-      const nextMode = isLower(c) ? Mode.Lower : isUpper(c) ? Mode.Upper : mode;
+      const nextMode: Mode = isLower(c) ? Mode.Lower : isUpper(c) ? Mode.Upper : mode;
       if (nextMode === Mode.Lower && isUpper(next)) {
         // "fooBar": boundary after the lower-case (or digit following lower-case) character.
         words.push(chars.slice(start, i + 1).join(""));

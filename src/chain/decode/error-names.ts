@@ -1,0 +1,34 @@
+// Names a custom program error code, always for the program that raised it. Evidence, best first:
+// 1. the program's own `AnchorError ... Error Code: <Name>. Error Number: <n>` log line for that code
+//    (what the running binary says, even when no IDL is known or the IDL is stale);
+// 2. the program's IDL `errors`;
+// 3. the built-in tables of System, SPL Token, Token-2022, Associated Token Account, Compute Budget;
+// 4. the Anchor framework codes (100–5000), for programs not known to be native or Shank-built.
+
+import type { IdlRegistry } from "../idl/registry";
+import { anchorFrameworkError, builtinProgramError, hasBuiltinErrorTable, type KnownError } from "./builtin-errors";
+import type { AnchorErrorLog } from "./logs";
+
+export interface NamedError {
+  name: string | null;
+  message: string | null;
+}
+
+export function nameCustomError(
+  programId: string | null,
+  code: number,
+  anchorLog: AnchorErrorLog | null,
+  idls: IdlRegistry,
+): NamedError {
+  if (anchorLog && anchorLog.number === code) return { name: anchorLog.name, message: anchorLog.message };
+  if (programId === null) return { name: null, message: null };
+  const fromIdl = idls.errorFor(programId, code);
+  if (fromIdl) return { name: fromIdl.name, message: fromIdl.msg };
+  const builtin: KnownError | undefined = builtinProgramError(programId, code);
+  if (builtin) return builtin;
+  if (!hasBuiltinErrorTable(programId) && idls.get(programId)?.format !== "shank") {
+    const framework = anchorFrameworkError(code);
+    if (framework) return framework;
+  }
+  return { name: null, message: null };
+}

@@ -1,0 +1,31 @@
+// The decoded failure story: one shape for every outcome (seed §2.3, DESIGN.md §4). Fields that do
+// not apply are null, never omitted, so the lake column types and the `why` route never vary.
+
+import { z } from "zod";
+
+export const DecodedStorySchema = z.object({
+  /** Program of the top-level instruction the story is about (failing one, else the main one). */
+  topLevelProgram: z.string().nullable(),
+  /** UpperCamelCase instruction name of the failing frame (else of the main instruction). */
+  instruction: z.string().nullable(),
+  /** "2" = top-level instruction 2; "2.1" = its second direct CPI; "2.1.0" = that CPI's first CPI. */
+  ixPath: z.string().nullable(),
+  /** Invoke depth − 1 of the frame the story is about (0 = top level). */
+  cpiDepth: z.number().int().min(0).nullable(),
+  /** Custom program error code. */
+  errCode: z.number().int().min(0).nullable(),
+  errName: z.string().nullable(),
+  errMessage: z.string().nullable(),
+  /** Innermost program whose frame failed. */
+  failingProgram: z.string().nullable(),
+  cuUsed: z.number().int().min(0).nullable(),
+  cuRequested: z.number().int().min(0).nullable(),
+  /** Value-free grouping key: `custom:6001`, `InstructionError:IllegalOwner`, `BlockhashNotFound`, ... */
+  errorKey: z.string().nullable(),
+  computeExceeded: z.boolean(),
+  logTruncated: z.boolean(),
+  /** The TransactionError as reported: bare variant, or compact JSON for variants with data. */
+  txError: z.string().nullable(),
+});
+
+export type DecodedStory = z.infer<typeof DecodedStorySchema>;
