@@ -37,8 +37,9 @@ export class BlockClock {
   /** blockhash → height, for the last STATUS_CACHE_SLOTS blocks. */
   private readonly hashHeights = new Map<string, number>();
   private readonly hashOrder: string[] = [];
-  /** Start time (ms) of every block, indexed by slot − firstSlot (slots are contiguous). */
+  /** Start time (ms) and hash of every block, indexed by slot − firstSlot (slots are contiguous). */
   private readonly times: number[] = [];
+  private readonly hashes: string[] = [];
   private readonly firstSlot: number;
   private readonly listeners = new Set<(block: Block) => void>();
 
@@ -110,12 +111,19 @@ export class BlockClock {
     return this.times[slot - this.firstSlot];
   }
 
+  /** Hash of the block at `slot`, or undefined for a slot this chain never produced. */
+  blockhashOfSlot(slot: number): string | undefined {
+    if (!Number.isInteger(slot)) return undefined;
+    return this.hashes[slot - this.firstSlot];
+  }
+
   get firstAvailableSlot(): number {
     return this.firstSlot;
   }
 
   private remember(block: Block): void {
     this.times[block.slot - this.firstSlot] = block.timeMs;
+    this.hashes[block.slot - this.firstSlot] = block.blockhash;
     this.hashHeights.set(block.blockhash, block.height);
     this.hashOrder.push(block.blockhash);
     while (this.hashOrder.length > STATUS_CACHE_SLOTS) {
