@@ -13,6 +13,9 @@ import { TokenBuckets } from "./rate-limit";
 import { handleIngest } from "./routes/ingest";
 import { listPrograms } from "./routes/programs";
 import { serviceStatus } from "./routes/status";
+import { why } from "../analytics/queries/why";
+import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
+import { chainAccess } from "./chain-access";
 
 export type AppDeps = { ctx: Context; spool: Spool };
 
@@ -39,16 +42,17 @@ export function createApp({ ctx, spool }: AppDeps) {
 
   /** Wraps a read handler: public rate limit per client IP, then JSON or an error body. */
   const read =
-    (handler: (request: Request, url: URL) => unknown | Promise<unknown>) =>
-    async ({ request, server }: { request: Request; server: any }) => {
+    (handler: (request: Request, url: URL, params: Record<string, string>) => unknown | Promise<unknown>) =>
+    async ({ request, server, params }: { request: Request; server: any; params: Record<string, string> }) => {
       const rate = publicBuckets.take(clientIp(request, server));
       if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
       try {
-        return json(await handler(request, new URL(request.url)), 200, rate.headers);
+        return json(await handler(request, new URL(request.url), params ?? {}), 200, rate.headers);
       } catch (error) {
         return errorResponse(error, ctx.logger, rate.headers);
       }
     };
+  const chain = chainAccess(ctx);
 
   return new Elysia()
     .onError(({ code, error }) => {
@@ -67,7 +71,9 @@ export function createApp({ ctx, spool }: AppDeps) {
       { parse: "none" },
     )
     .get("/v1/status", read(() => serviceStatus(ctx, spool)))
-    .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)));
+    .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
+    .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
+    .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
 }
 
 export type App = ReturnType<typeof createApp>;

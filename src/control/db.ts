@@ -27,10 +27,24 @@ const MIGRATIONS: string[] = [
    CREATE TABLE pending_attempts (
      attempt_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, program TEXT NOT NULL, sig TEXT NOT NULL,
      last_valid_block_height INTEGER NOT NULL, sent_at INTEGER NOT NULL, received_at INTEGER NOT NULL,
-     rpc_hash TEXT NOT NULL, nonce INTEGER NOT NULL DEFAULT 0, checks INTEGER NOT NULL DEFAULT 0,
+     rpc_hash TEXT NOT NULL, rpc_label TEXT NOT NULL, payer TEXT NOT NULL, cu_price_micro_lamports INTEGER,
+     nonce INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL DEFAULT 'send', preflight_error TEXT, simulation_logs TEXT,
+     checks INTEGER NOT NULL DEFAULT 0,
      expiry_observed_at INTEGER, expiry_block_height INTEGER, next_check_at INTEGER NOT NULL DEFAULT 0);
    CREATE INDEX pending_by_sig ON pending_attempts (sig);
-   CREATE TABLE rpc_transactions (sig TEXT PRIMARY KEY, fetched_at INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;`,
+   CREATE INDEX pending_due ON pending_attempts (next_check_at);
+   CREATE TABLE rpc_transactions (sig TEXT PRIMARY KEY, fetched_at INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+   CREATE TABLE resolution_batches (batch TEXT PRIMARY KEY, created_at INTEGER NOT NULL, files TEXT NOT NULL, committed INTEGER NOT NULL DEFAULT 0);
+   CREATE TABLE attempt_index (
+     attempt_id TEXT PRIMARY KEY, sig TEXT, account_id TEXT NOT NULL, program TEXT NOT NULL, outcome TEXT NOT NULL,
+     payer TEXT NOT NULL, rpc_hash TEXT NOT NULL, rpc_label TEXT NOT NULL, sent_at INTEGER NOT NULL, resolved_at INTEGER NOT NULL,
+     cu_price_micro_lamports INTEGER, fingerprint TEXT, drop_class TEXT, story TEXT NOT NULL);
+   CREATE INDEX attempt_index_by_sig ON attempt_index (sig);
+   CREATE INDEX attempt_index_by_fingerprint ON attempt_index (fingerprint, sent_at);
+   CREATE INDEX attempt_index_recent ON attempt_index (sent_at);
+   CREATE INDEX attempt_index_by_payer ON attempt_index (payer, program, sent_at);
+   CREATE INDEX attempt_index_by_provider ON attempt_index (rpc_hash, sent_at);
+   CREATE TABLE block_heights (observed_at INTEGER PRIMARY KEY, height INTEGER NOT NULL);`,
 ];
 
 export type ControlDb = Database;

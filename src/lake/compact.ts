@@ -46,10 +46,12 @@ function partitionDirs(root: string): string[] {
   return out.sort();
 }
 
+/** Compacted parts, parts of committed spool segments and of committed resolution batches. */
 function isCommitted(control: ControlDb, name: string): boolean {
   if (name.startsWith(COMPACTED_PREFIX + "-")) return true;
   const match = PART_NAME.exec(name);
-  return match !== null && isSegmentCommitted(control, match[1]);
+  if (match === null) return false;
+  return isSegmentCommitted(control, match[1]) || control.query("SELECT 1 FROM resolution_batches WHERE batch = ? AND committed = 1").get(match[1]) !== null;
 }
 
 async function compactPartition(deps: CompactDeps, dir: string, minParts: number, smallPartBytes: number): Promise<number> {

@@ -6,14 +6,15 @@
 // deleted. Part names are derived from the segment name, so redoing a half-done flush overwrites
 // the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
 
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { ControlDb } from "../control";
-import { addProgramCounts, isSegmentCommitted, recordSegment, withLease } from "../control";
+import { addProgramCounts, isSegmentCommitted, recordSegment } from "../control";
 import { cutTornTail, liveOwner, recoverActiveSegments, sealedSegmentFiles, segmentNameOf } from "../ingest/spool";
 import type { Logger } from "../shared/logger";
 import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
+import { publishStaged, stagePartitioned } from "./publish";
 import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
 
 export type FlushDeps = {
@@ -67,20 +68,18 @@ async function flushSegment(deps: FlushDeps, file: string): Promise<number> {
     unlinkSync(file);
     return 0;
   }
-  const staging = join(deps.paths.staging, segment);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(deps.paths.staging, { recursive: true });
-
   // One pass: NDJSON → partitioned Parquet in staging. Counts are then read back from the staged
   // Parquet (a columnar read, far cheaper than parsing the JSON twice).
   const selectList = ENVELOPE_COLUMNS.map((c) =>
     c.name === "spool_segment" ? `${sqlString(segment)} AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
   ).join(", ");
-  await deps.duck.run(
-    `COPY (SELECT ${selectList}, program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
-           FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = ${spoolReadColumns}))
-     TO ${sqlString(staging)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1,
-       PARTITION_BY (program, day), FILENAME_PATTERN ${sqlString(`part-${segment}-{i}`)}, ROW_GROUP_SIZE 122880)`,
+  const { staging, parts } = await stagePartitioned(
+    deps.duck,
+    deps.paths,
+    segment,
+    `SELECT ${selectList}, program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
+     FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = ${spoolReadColumns})`,
+    ["program", "day"],
   );
   const counts = (
     await deps.duck.all<{ account_id: string; program: string; attempts: number; last_seen: number }>(
@@ -90,39 +89,23 @@ async function flushSegment(deps: FlushDeps, file: string): Promise<number> {
     )
   ).map((row) => ({ accountId: row.account_id, program: row.program, attempts: row.attempts, lastSeen: row.last_seen }));
 
-  const staged = stagedParts(staging);
   const rows = counts.reduce((sum, c) => sum + c.attempts, 0);
-  const days = [...new Set(staged.map((p) => p.day))].sort();
-  await withLease(deps.control, "lake", () => {
-    for (const part of staged) {
-      const target = join(deps.paths.dataset("envelopes"), part.partitionDir);
-      mkdirSync(target, { recursive: true });
-      // A previous, interrupted attempt may have left parts of this segment: replace them all.
-      for (const old of readdirSync(target)) if (old.startsWith(`part-${segment}-`)) unlinkSync(join(target, old));
-    }
-    for (const part of staged) renameSync(part.path, join(deps.paths.dataset("envelopes"), part.partitionDir, part.name));
-    deps.beforeCommit?.(segment);
-    deps.control.transaction(() => {
-      recordSegment(deps.control, segment, rows, days, deps.clock());
-      addProgramCounts(deps.control, counts);
-    }).immediate();
-  });
+  const days = [...new Set(parts.map((p) => p.day!))].sort();
+  await publishStaged(
+    deps.control,
+    deps.paths,
+    "envelopes",
+    segment,
+    parts,
+    () =>
+      deps.control.transaction(() => {
+        recordSegment(deps.control, segment, rows, days, deps.clock());
+        addProgramCounts(deps.control, counts);
+      }).immediate(),
+    deps.beforeCommit ? () => deps.beforeCommit!(segment) : undefined,
+  );
   unlinkSync(file);
   rmSync(staging, { recursive: true, force: true });
-  deps.logger.debug("flushed segment", { segment, rows, parts: staged.length });
+  deps.logger.debug("flushed segment", { segment, rows, parts: parts.length });
   return rows;
-}
-
-type StagedPart = { path: string; partitionDir: string; name: string; day: string };
-
-function stagedParts(staging: string): StagedPart[] {
-  const parts: StagedPart[] = [];
-  for (const programDir of readdirSync(staging)) {
-    for (const dayDir of readdirSync(join(staging, programDir))) {
-      for (const name of readdirSync(join(staging, programDir, dayDir))) {
-        parts.push({ path: join(staging, programDir, dayDir, name), partitionDir: join(programDir, dayDir), name, day: dayDir.slice("day=".length) });
-      }
-    }
-  }
-  return parts;
 }

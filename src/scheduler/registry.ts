@@ -5,8 +5,10 @@ import type { Config } from "../config";
 import type { Job } from "./jobs";
 import { flushJob } from "../../jobs/flush";
 import { compactJob } from "../../jobs/compact";
+import { resolveJob } from "../../jobs/resolve";
 
-export const JOBS: Job[] = [flushJob, compactJob];
+/** In data-flow order: `jobs run all` runs them like this. */
+export const JOBS: Job[] = [flushJob, resolveJob, compactJob];
 
 export function jobByName(name: string): Job | undefined {
   return JOBS.find((job) => job.name === name);

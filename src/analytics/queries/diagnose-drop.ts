@@ -1,0 +1,60 @@
+// diagnose-drop/{sig} (DESIGN §5.1): the drop class of an attempt with the evidence that decided it,
+// its provider's measured drop rate (last 7 days, sends only) and advice. An attempt that did not
+// drop answers with its outcome, dropClass null and what to look at instead.
+
+import type { Context } from "../../context";
+import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../chain/resolve";
+import { notFound } from "../../shared/errors";
+import { attemptsBySig, requireSignature, throwIfPending, type StoredStory } from "./why";
+
+export type DiagnoseDropAnswer = {
+  sig: string;
+  outcome: Outcome;
+  dropClass: string | null;
+  confidence: number | null;
+  evidence: Evidence[];
+  provider: { rpcLabel: string; rpcHash: string; dropRate: number; sends7d: number };
+  advice: string;
+};
+
+const NOT_DROPPED_ADVICE: Record<Exclude<Outcome, "dropped">, string> = {
+  landed: "Not dropped: the transaction landed. Nothing to diagnose here.",
+  failed_onchain: "Not dropped: it landed and failed on chain. See why/{sig} for the failing instruction and error.",
+  preflight: "Not dropped: simulation failed before it was sent. See why/{sig} for the preflight error.",
+};
+
+export function diagnoseDrop(ctx: Context, params: { sig: string }): DiagnoseDropAnswer {
+  const sig = requireSignature(params.sig);
+  const attempts = attemptsBySig(ctx, sig);
+  if (attempts.length === 0) {
+    throwIfPending(ctx, sig);
+    throw notFound("txray has no attempt with this signature");
+  }
+  const attempt = attempts[0];
+  const stored = JSON.parse(attempt.story) as StoredStory;
+  const since = ctx.clock() - 7 * 86_400_000;
+  const provider = ctx.control
+    .query<{ sends: number; dropped: number }, [string, number]>(
+      "SELECT count(*) AS sends, count(*) FILTER (WHERE outcome = 'dropped') AS dropped FROM attempt_index WHERE rpc_hash = ? AND sent_at >= ? AND outcome != 'preflight'",
+    )
+    .get(attempt.rpc_hash, since)!;
+  const base = {
+    sig,
+    outcome: stored.outcome,
+    provider: { rpcLabel: attempt.rpc_label, rpcHash: attempt.rpc_hash, dropRate: provider.sends > 0 ? provider.dropped / provider.sends : 0, sends7d: provider.sends },
+  };
+  if (stored.outcome !== "dropped" || !stored.drop) {
+    const evidence: Evidence[] =
+      stored.outcome === "preflight"
+        ? [{ kind: "preflight_error", detail: "simulation failed before the send", value: stored.err }]
+        : [{ kind: "landed_in_slot", detail: `found on chain in slot ${stored.slot}`, value: stored.slot }];
+    return { ...base, dropClass: null, confidence: null, evidence, advice: NOT_DROPPED_ADVICE[stored.outcome as Exclude<Outcome, "dropped">] };
+  }
+  return {
+    ...base,
+    dropClass: stored.drop.dropClass,
+    confidence: stored.drop.confidence,
+    evidence: stored.drop.evidence,
+    advice: DROP_ADVICE[stored.drop.dropClass as DropClass] ?? DROP_ADVICE.expired_blockhash,
+  };
+}

@@ -1,0 +1,170 @@
+// why/{sig} (seed §2.3): the decoded failure story of one signature. Answers from the attempt index
+// (resolved attempts txray ingested); a signature still being resolved is `pending` (404 with
+// Retry-After); a signature txray never saw is fetched from the chain and decoded on demand, like a
+// block explorer would (cached, so it is fetched once). Every field of §2.3 is always present,
+// `null` where it does not apply; `issue` is null for a landed transaction.
+
+import type { Context } from "../../context";
+import { decodeTransaction, storyFingerprint, type DecodedStory } from "../../chain/decode";
+import type { IdlRegistry } from "../../chain/idl";
+import { transaction, type DropDiagnosis, type Outcome } from "../../chain/resolve";
+import type { RpcClient } from "../../chain/rpc";
+import { isBase58Signature } from "../../shared/base58";
+import { badRequest, notFound, TxrayError } from "../../shared/errors";
+
+export type WhyDeps = { rpc: RpcClient; idls: IdlRegistry; payerBotScore?: (payer: string) => Promise<number | null> | number | null };
+
+export type IssueRef = { fingerprint: string; count7d: number; firstSeen: number };
+
+export type WhyAnswer = {
+  sig: string;
+  outcome: Outcome;
+  program: string | null;
+  instruction: string | null;
+  ixPath: string | null;
+  cpiDepth: number | null;
+  errCode: number | null;
+  errName: string | null;
+  cuUsed: number | null;
+  cuRequested: number | null;
+  payer: string | null;
+  payerBotScore: number | null;
+  issue: IssueRef | null;
+  // Beyond the seed (documented in docs/api.md):
+  failingProgram: string | null;
+  errMessage: string | null;
+  computeExceeded: boolean;
+  logTruncated: boolean;
+  slot: number | null;
+  blockTime: number | null;
+  sentAt: number | null;
+  dropClass: string | null;
+  rpcLabel: string | null;
+  source: "ingested" | "chain";
+};
+
+export type IndexedAttempt = {
+  attempt_id: string; sig: string | null; account_id: string; program: string; outcome: Outcome; payer: string;
+  rpc_hash: string; rpc_label: string; sent_at: number; resolved_at: number; fingerprint: string | null; drop_class: string | null; story: string;
+};
+export type StoredStory = { outcome: Outcome; slot: number | null; blockTime: number | null; err: string | null; story: DecodedStory; drop: DropDiagnosis | null; fingerprint: string | null };
+
+export function requireSignature(sig: string): string {
+  if (!isBase58Signature(sig)) throw badRequest("sig: expected a base58 64-byte transaction signature");
+  return sig;
+}
+
+/** The attempt a signature stands for: one that reached the chain wins over a drop of a resend. */
+export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
+  return ctx.control
+    .query<IndexedAttempt, [string]>(
+      `SELECT * FROM attempt_index WHERE sig = ?
+       ORDER BY CASE outcome WHEN 'failed_onchain' THEN 0 WHEN 'landed' THEN 1 WHEN 'preflight' THEN 2 ELSE 3 END, resolved_at DESC`,
+    )
+    .all(sig);
+}
+
+/** 404 `pending` with Retry-After when the signature is still being resolved. */
+export function throwIfPending(ctx: Context, sig: string): void {
+  const pending = ctx.control.query<{ next_check_at: number }, [string]>("SELECT min(next_check_at) AS next_check_at FROM pending_attempts WHERE sig = ?").get(sig);
+  if (pending && pending.next_check_at !== null) {
+    const seconds = Math.max(1, Math.ceil((pending.next_check_at - ctx.clock()) / 1000) + Math.ceil(ctx.config.RESOLVE_INTERVAL_MS / 1000));
+    throw new TxrayError("pending", "this attempt is not resolved yet: it has not landed and its blockhash has not expired", { retryAfterSeconds: Math.min(seconds, 120) });
+  }
+}
+
+/** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate). */
+export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueRef | null {
+  if (fingerprint === null) return null;
+  const since = ctx.clock() - 7 * 86_400_000;
+  const row = ctx.control
+    .query<{ count7d: number; first_seen: number | null }, [number, string]>(
+      "SELECT count(*) FILTER (WHERE sent_at >= ?) AS count7d, min(sent_at) AS first_seen FROM attempt_index WHERE fingerprint = ?",
+    )
+    .get(since, fingerprint);
+  // An issue txray has not seen before (a transaction decoded on demand) was first seen at that transaction.
+  return { fingerprint, count7d: row?.count7d ?? 0, firstSeen: row?.first_seen ?? seenAt ?? ctx.clock() };
+}
+
+export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }): Promise<WhyAnswer> {
+  const sig = requireSignature(params.sig);
+  const [attempt] = attemptsBySig(ctx, sig);
+  if (attempt) {
+    const stored = JSON.parse(attempt.story) as StoredStory;
+    return answer(sig, stored.outcome, stored.story, {
+      program: attempt.program,
+      payer: attempt.payer,
+      payerBotScore: (await deps.payerBotScore?.(attempt.payer)) ?? null,
+      issue: issueRef(ctx, stored.fingerprint),
+      slot: stored.slot,
+      blockTime: stored.blockTime,
+      sentAt: attempt.sent_at,
+      dropClass: stored.drop?.dropClass ?? null,
+      rpcLabel: attempt.rpc_label,
+      source: "ingested",
+    });
+  }
+  throwIfPending(ctx, sig);
+
+  const tx = (await transaction(deps.rpc, ctx.control, sig, ctx.clock())) as {
+    slot?: number; blockTime?: number | null; meta?: { err?: unknown } | null; transaction?: { message?: { accountKeys?: unknown[] } };
+  } | null;
+  if (!tx) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
+  const story = decodeTransaction(tx, deps.idls);
+  const outcome: Outcome = tx.meta?.err === null || tx.meta?.err === undefined ? "landed" : "failed_onchain";
+  const program = story.topLevelProgram;
+  const payer = feePayer(tx);
+  return answer(sig, outcome, story, {
+    program,
+    payer,
+    payerBotScore: payer ? ((await deps.payerBotScore?.(payer)) ?? null) : null,
+    issue: outcome === "failed_onchain" && program ? issueRef(ctx, storyFingerprint(program, outcome, story), typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null) : null,
+    slot: tx.slot ?? null,
+    blockTime: typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null,
+    sentAt: null,
+    dropClass: null,
+    rpcLabel: null,
+    source: "chain",
+  });
+}
+
+function answer(
+  sig: string,
+  outcome: Outcome,
+  story: DecodedStory,
+  extra: Pick<WhyAnswer, "program" | "payer" | "payerBotScore" | "issue" | "slot" | "blockTime" | "sentAt" | "dropClass" | "rpcLabel" | "source">,
+): WhyAnswer {
+  return {
+    sig,
+    outcome,
+    program: extra.program,
+    instruction: story.instruction,
+    ixPath: story.ixPath,
+    cpiDepth: story.cpiDepth,
+    errCode: story.errCode,
+    errName: story.errName,
+    cuUsed: story.cuUsed,
+    cuRequested: story.cuRequested,
+    payer: extra.payer,
+    payerBotScore: extra.payerBotScore,
+    issue: extra.issue,
+    failingProgram: story.failingProgram,
+    errMessage: story.errMessage,
+    computeExceeded: story.computeExceeded,
+    logTruncated: story.logTruncated,
+    slot: extra.slot,
+    blockTime: extra.blockTime,
+    sentAt: extra.sentAt,
+    dropClass: extra.dropClass,
+    rpcLabel: extra.rpcLabel,
+    source: extra.source,
+  };
+}
+
+/** The fee payer is the first account key of the message (json or jsonParsed encoding). */
+function feePayer(tx: { transaction?: { message?: { accountKeys?: unknown[] } } }): string | null {
+  const first = tx.transaction?.message?.accountKeys?.[0];
+  if (typeof first === "string") return first;
+  if (first && typeof first === "object" && typeof (first as { pubkey?: unknown }).pubkey === "string") return (first as { pubkey: string }).pubkey;
+  return null;
+}

@@ -1,0 +1,72 @@
+// The resolver's chain reads, shaped for cost: statuses 256 signatures per call with
+// searchTransactionHistory, several calls per HTTP request (JSON-RPC batch), and getTransaction only
+// for attempts that landed, batched too and cached in the control DB so no signature is fetched twice.
+
+import type { ControlDb } from "../../control";
+import { RpcError, type RpcClient } from "../rpc";
+
+export type SignatureStatus = { slot: number; confirmations: number | null; err: unknown; confirmationStatus: "processed" | "confirmed" | "finalized" | null };
+
+const STATUSES_PER_CALL = 256;
+
+export async function blockHeight(rpc: RpcClient): Promise<number> {
+  return await rpc.call<number>("getBlockHeight", [{ commitment: "confirmed" }]);
+}
+
+/** Statuses for many signatures; `callsPerRequest` status calls share one HTTP request. */
+export async function signatureStatuses(rpc: RpcClient, sigs: string[], callsPerRequest: number): Promise<Map<string, SignatureStatus | null>> {
+  const out = new Map<string, SignatureStatus | null>();
+  const chunks: string[][] = [];
+  for (let i = 0; i < sigs.length; i += STATUSES_PER_CALL) chunks.push(sigs.slice(i, i + STATUSES_PER_CALL));
+  const requests: Promise<void>[] = [];
+  for (let i = 0; i < chunks.length; i += callsPerRequest) {
+    const group = chunks.slice(i, i + callsPerRequest);
+    requests.push(
+      rpc
+        .batch<{ value: (SignatureStatus | null)[] }>(group.map((chunk) => ({ method: "getSignatureStatuses", params: [chunk, { searchTransactionHistory: true }] })))
+        .then((replies) => {
+          replies.forEach((reply, index) => {
+            if (reply instanceof RpcError) throw reply;
+            group[index].forEach((sig, j) => out.set(sig, reply.value[j] ?? null));
+          });
+        }),
+    );
+  }
+  await Promise.all(requests);
+  return out;
+}
+
+/** getTransaction results (json encoding) by signature; null where the node has none yet. */
+export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number): Promise<Map<string, unknown | null>> {
+  const out = new Map<string, unknown | null>();
+  const lookup = control.query<{ body: string }, [string]>("SELECT body FROM rpc_transactions WHERE sig = ?");
+  const missing: string[] = [];
+  for (const sig of sigs) {
+    const cached = lookup.get(sig);
+    if (cached) out.set(sig, JSON.parse(cached.body));
+    else missing.push(sig);
+  }
+  const store = control.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)");
+  const requests: Promise<void>[] = [];
+  for (let i = 0; i < missing.length; i += perRequest) {
+    const group = missing.slice(i, i + perRequest);
+    requests.push(
+      rpc
+        .batch<unknown>(group.map((sig) => ({ method: "getTransaction", params: [sig, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] })))
+        .then((replies) => {
+          replies.forEach((reply, index) => {
+            if (reply instanceof RpcError) throw reply;
+            out.set(group[index], reply ?? null);
+            if (reply) store.run(group[index], now, JSON.stringify(reply));
+          });
+        }),
+    );
+  }
+  await Promise.all(requests);
+  return out;
+}
+
+/** One transaction, cached (used by `why` for a signature txray never ingested). */
+export async function transaction(rpc: RpcClient, control: ControlDb, sig: string, now: number): Promise<unknown | null> {
+  return (await transactions(rpc, control, [sig], 1, now)).get(sig) ?? null;
+}

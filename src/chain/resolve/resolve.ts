@@ -1,0 +1,246 @@
+// Resolution of pending attempts against the chain (DESIGN §4):
+//   found at confirmed or finalized → landed (meta.err null) or failed_onchain, decoded from getTransaction
+//   not found, block height past lastValidBlockHeight → looked up once more after a short wait, and
+//     only then dropped (declaring "expired" for a transaction that in fact landed is the classic bug)
+//   not found, not expired → still pending, checked again next run
+//   preflight → decoded from the envelope's own error text and simulation logs, no chain reads
+// Durable-nonce attempts cannot expire by block height: dropped as `unknown` after NONCE_WAIT_MS.
+
+import type { Context } from "../../context";
+import { decodePreflight, decodeTransaction, issueFingerprint, storyFingerprint, type DecodedStory } from "../decode";
+import type { IdlRegistry } from "../idl";
+import type { RpcClient } from "../rpc";
+import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
+import { classifyDrop, unknownDrop, type Neighbour } from "./drops";
+import { discardUncommittedBatches, recordResolutions } from "./record";
+import { intakeNewSegments } from "./intake";
+import { EMPTY_STORY, type Attempt, type Resolution } from "./types";
+
+export type ResolveOptions = {
+  rpc: RpcClient;
+  idls: IdlRegistry;
+  /** Most pending attempts handled per run. */
+  maxAttempts?: number;
+  /** Status calls (256 signatures each) per HTTP request. */
+  statusCallsPerRequest?: number;
+  /** getTransaction calls per HTTP request. */
+  transactionsPerRequest?: number;
+  /** Wait before the second look-up of an attempt that just expired. */
+  recheckDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  beforeCommit?: () => void;
+};
+
+export type ResolveSummary = {
+  intake: { segments: number; attempts: number };
+  resolved: Record<string, number>;
+  stillPending: number;
+  discardedBatches: number;
+};
+
+const NONCE_WAIT_MS = 30 * 60_000;
+
+type PendingRow = {
+  attempt_id: string; account_id: string; program: string; sig: string; last_valid_block_height: number; sent_at: number;
+  rpc_hash: string; rpc_label: string; payer: string; cu_price_micro_lamports: number | null; nonce: number; kind: string;
+  preflight_error: string | null; simulation_logs: string | null; checks: number;
+};
+
+export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
+  const discardedBatches = discardUncommittedBatches(ctx);
+  const intake = await intakeNewSegments(ctx);
+  const now = ctx.clock();
+  const due = ctx.control
+    .query<PendingRow, [number, number]>("SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?")
+    .all(now, options.maxAttempts ?? 20_000);
+
+  const resolutions: Resolution[] = [];
+  const sends: { row: PendingRow; attempt: Attempt }[] = [];
+  for (const row of due) {
+    const attempt = toAttempt(row);
+    if (row.kind === "preflight") resolutions.push(resolvePreflight(attempt, row, options.idls, now));
+    else sends.push({ row, attempt });
+  }
+
+  const reschedule: { attemptId: string; at: number; expiryObservedAt?: number; expiryHeight?: number }[] = [];
+  if (sends.length > 0) {
+    const height = await blockHeight(options.rpc);
+    recordHeight(ctx, now, height);
+    const statuses = await signatureStatuses(options.rpc, sends.map((s) => s.attempt.sig!), options.statusCallsPerRequest ?? 8);
+    const landed: { attempt: Attempt; status: SignatureStatus }[] = [];
+    const expired: { row: PendingRow; attempt: Attempt }[] = [];
+    for (const send of sends) {
+      const status = statuses.get(send.attempt.sig!) ?? null;
+      if (status && status.confirmationStatus !== "processed" && status.confirmationStatus !== null) landed.push({ attempt: send.attempt, status });
+      else if (status) reschedule.push({ attemptId: send.attempt.attemptId, at: now + 2_000 }); // processed only: may still be forked out
+      else if (send.attempt.nonce) {
+        if (now - send.attempt.sentAt > NONCE_WAIT_MS) resolutions.push(dropped(send.attempt, unknownDrop(send.attempt, now - send.attempt.sentAt), now));
+        else reschedule.push({ attemptId: send.attempt.attemptId, at: now + 60_000 });
+      } else if (height > send.attempt.lastValidBlockHeight) expired.push(send);
+      else reschedule.push({ attemptId: send.attempt.attemptId, at: now + backoffMs(send.row.checks) });
+    }
+
+    // Second look-up for attempts that just expired, made after the expiry was observed.
+    const confirmedDrops: { attempt: Attempt; heightAtExpiry: number }[] = [];
+    if (expired.length > 0) {
+      await (options.sleep ?? Bun.sleep)(options.recheckDelayMs ?? 2_000);
+      const again = await signatureStatuses(options.rpc, expired.map((e) => e.attempt.sig!), options.statusCallsPerRequest ?? 8);
+      for (const e of expired) {
+        const status = again.get(e.attempt.sig!) ?? null;
+        if (status && status.confirmationStatus !== "processed") landed.push({ attempt: e.attempt, status });
+        else if (status) reschedule.push({ attemptId: e.attempt.attemptId, at: now + 2_000 });
+        else confirmedDrops.push({ attempt: e.attempt, heightAtExpiry: height });
+      }
+    }
+
+    if (landed.length > 0) {
+      const txs = await transactions(options.rpc, ctx.control, landed.map((l) => l.attempt.sig!), options.transactionsPerRequest ?? 100, now);
+      for (const { attempt, status } of landed) {
+        const tx = txs.get(attempt.sig!) ?? null;
+        if (tx === null) reschedule.push({ attemptId: attempt.attemptId, at: now + 5_000 }); // status is ahead of the ledger: next run
+        else resolutions.push(resolveLanded(attempt, status, tx, options.idls, now));
+      }
+    }
+
+    if (confirmedDrops.length > 0) {
+      const neighbours = loadNeighbours(ctx, confirmedDrops.map((d) => d.attempt), resolutions);
+      // This run's drops are evidence for each other (a provider that drops many at once).
+      for (const { attempt: a } of confirmedDrops) {
+        neighbours.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: "dropped", cuPriceMicroLamports: a.cuPriceMicroLamports });
+      }
+      const estimate = heightEstimator(ctx);
+      for (const { attempt, heightAtExpiry } of confirmedDrops) {
+        const diagnosis = classifyDrop(attempt, { heightAtExpiry, heightAtSend: estimate(attempt.sentAt), neighbours });
+        resolutions.push(dropped(attempt, diagnosis, now));
+      }
+    }
+  }
+
+  await recordResolutions(ctx, resolutions, { beforeCommit: options.beforeCommit });
+  const update = ctx.control.query("UPDATE pending_attempts SET checks = checks + 1, next_check_at = ? WHERE attempt_id = ?");
+  ctx.control.transaction(() => {
+    for (const r of reschedule) update.run(r.at, r.attemptId);
+  }).immediate();
+
+  const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
+  for (const r of resolutions) resolved[r.outcome]++;
+  const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
+  return { intake, resolved, stillPending, discardedBatches };
+}
+
+function toAttempt(row: PendingRow): Attempt {
+  return {
+    attemptId: row.attempt_id,
+    accountId: row.account_id,
+    program: row.program,
+    sig: row.sig === "" ? null : row.sig,
+    lastValidBlockHeight: row.last_valid_block_height,
+    sentAt: row.sent_at,
+    rpcHash: row.rpc_hash,
+    rpcLabel: row.rpc_label,
+    payer: row.payer,
+    cuPriceMicroLamports: row.cu_price_micro_lamports,
+    nonce: row.nonce === 1,
+  };
+}
+
+/** 5 s, 10 s, 20 s, … up to a minute between checks of an attempt that is neither found nor expired. */
+function backoffMs(checks: number): number {
+  return Math.min(60_000, 5_000 * 2 ** Math.min(checks, 4));
+}
+
+function resolvePreflight(attempt: Attempt, row: PendingRow, idls: IdlRegistry, now: number): Resolution {
+  const logs = row.simulation_logs ? (JSON.parse(row.simulation_logs) as string[]) : [];
+  const story = decodePreflight({ preflightError: row.preflight_error, simulationLogs: logs, program: attempt.program }, idls);
+  return {
+    attempt,
+    outcome: "preflight",
+    resolvedAt: now,
+    slot: null,
+    blockTime: null,
+    err: story.txError,
+    story,
+    drop: null,
+    fingerprint: storyFingerprint(attempt.program, "preflight", story),
+    logMessages: logs,
+  };
+}
+
+type TransactionJson = { slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null };
+
+export function resolveLanded(attempt: Attempt, status: Pick<SignatureStatus, "err" | "slot"> | null, tx: unknown, idls: IdlRegistry, now: number): Resolution {
+  const json = tx as TransactionJson;
+  const story: DecodedStory = decodeTransaction(tx, idls, { program: attempt.program });
+  const err = json.meta?.err ?? status?.err ?? null;
+  const outcome = err === null || err === undefined ? "landed" : "failed_onchain";
+  return {
+    attempt,
+    outcome,
+    resolvedAt: now,
+    slot: json.slot ?? status?.slot ?? null,
+    blockTime: typeof json.blockTime === "number" ? json.blockTime * 1000 : null,
+    err: outcome === "landed" ? null : JSON.stringify(err),
+    story,
+    drop: null,
+    fingerprint: outcome === "landed" ? null : storyFingerprint(attempt.program, outcome, story),
+    logMessages: json.meta?.logMessages ?? [],
+  };
+}
+
+function dropped(attempt: Attempt, diagnosis: ReturnType<typeof classifyDrop>, now: number): Resolution {
+  return {
+    attempt,
+    outcome: "dropped",
+    resolvedAt: now,
+    slot: null,
+    blockTime: null,
+    err: null,
+    story: EMPTY_STORY,
+    drop: diagnosis,
+    fingerprint: issueFingerprint({ program: attempt.program, outcome: "dropped", failingProgram: null, instruction: null, key: diagnosis.dropClass }),
+    logMessages: [],
+  };
+}
+
+function recordHeight(ctx: Context, now: number, height: number) {
+  ctx.control.query("INSERT OR REPLACE INTO block_heights (observed_at, height) VALUES (?, ?)").run(now, height);
+  ctx.control.query("DELETE FROM block_heights WHERE observed_at < ?").run(now - 24 * 3600_000);
+}
+
+/**
+ * Block height at a past time, interpolated between the heights this job observed. Only inside the
+ * span of two observations at least a minute apart (a measured block rate, no guessing): outside
+ * it, null, and stale_blockhash_at_send is not claimed.
+ */
+function heightEstimator(ctx: Context): (at: number) => number | null {
+  const samples = ctx.control.query<{ observed_at: number; height: number }, []>("SELECT observed_at, height FROM block_heights ORDER BY observed_at").all();
+  return (at) => {
+    let before: (typeof samples)[number] | undefined;
+    let after: (typeof samples)[number] | undefined;
+    for (const sample of samples) {
+      if (sample.observed_at <= at) before = sample;
+      else if (!after) after = sample;
+    }
+    if (!before || !after || after.observed_at - before.observed_at < 60_000 || after.height < before.height) return null;
+    const perMs = (after.height - before.height) / (after.observed_at - before.observed_at);
+    return Math.round(before.height + (at - before.observed_at) * perMs);
+  };
+}
+
+/** Resolved sends within 30 minutes of the attempts being classified, from the index and this run. */
+function loadNeighbours(ctx: Context, attempts: Attempt[], thisRun: Resolution[]): Neighbour[] {
+  const from = Math.min(...attempts.map((a) => a.sentAt)) - 30 * 60_000;
+  const to = Math.max(...attempts.map((a) => a.sentAt)) + 30 * 60_000;
+  const rows = ctx.control
+    .query<{ sig: string | null; payer: string; program: string; rpc_hash: string; sent_at: number; outcome: Resolution["outcome"]; cu_price_micro_lamports: number | null }, [number, number]>(
+      "SELECT sig, payer, program, rpc_hash, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at BETWEEN ? AND ? AND outcome != 'preflight'",
+    )
+    .all(from, to);
+  const neighbours: Neighbour[] = rows.map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, rpcHash: r.rpc_hash, sentAt: r.sent_at, outcome: r.outcome, cuPriceMicroLamports: r.cu_price_micro_lamports }));
+  for (const r of thisRun) {
+    if (r.outcome === "preflight") continue;
+    const a = r.attempt;
+    neighbours.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: r.outcome, cuPriceMicroLamports: a.cuPriceMicroLamports });
+  }
+  return neighbours;
+}

@@ -1,0 +1,54 @@
+// What the resolver produces for one attempt: the row written to data/lake/resolutions and the
+// compact entry of the attempt index (control DB) that `why` and `diagnose-drop` read.
+
+import type { DecodedStory } from "../decode";
+
+export type Outcome = "landed" | "failed_onchain" | "dropped" | "preflight";
+export type Evidence = { kind: string; detail: string; value: string | number | boolean | null };
+export type DropDiagnosis = { dropClass: string; confidence: number; evidence: Evidence[] };
+
+/** An attempt the resolver works on (from the pending queue or, for preflight, from the lake). */
+export type Attempt = {
+  attemptId: string;
+  accountId: string;
+  program: string;
+  sig: string | null;
+  lastValidBlockHeight: number;
+  sentAt: number;
+  rpcHash: string;
+  rpcLabel: string;
+  payer: string;
+  cuPriceMicroLamports: number | null;
+  nonce: boolean;
+};
+
+export type Resolution = {
+  attempt: Attempt;
+  outcome: Outcome;
+  resolvedAt: number;
+  slot: number | null;
+  blockTime: number | null;
+  err: string | null;
+  story: DecodedStory;
+  drop: DropDiagnosis | null;
+  fingerprint: string | null;
+  logMessages: string[];
+};
+
+/** A story with every field null: the shape for outcomes the chain tells nothing about (drops). */
+export const EMPTY_STORY: DecodedStory = {
+  topLevelProgram: null,
+  instruction: null,
+  ixPath: null,
+  cpiDepth: null,
+  errCode: null,
+  errName: null,
+  errMessage: null,
+  failingProgram: null,
+  cuUsed: null,
+  cuRequested: null,
+  errorKey: null,
+  computeExceeded: false,
+  logTruncated: false,
+  txError: null,
+};

@@ -1,0 +1,10 @@
+// How an RPC provider is identified in telemetry without ever revealing its URL (which often carries
+// an API key): rpcHash = first 16 hex of SHA-256 of the origin; rpcLabel = a coarse provider name.
+// Used by the SDK and the simulator alike.
+
+import { createHash } from "node:crypto";
+
+/** SHA-256 of the RPC origin (scheme://host:port), hex, first 16 characters. */
+export function rpcHash(url: string): string {
+  return createHash("sha256").update(new URL(url).origin).digest("hex").slice(0, 16);
+}
