@@ -1,0 +1,84 @@
+// The resolver against recorded mainnet answers: pending stays pending (404 `pending` with
+// Retry-After), expiry needs a second look-up, and a crash between writing the resolutions and
+// committing them is redone without a duplicate row.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { loadIdls } from "../../../src/chain/idl";
+import { resolvePending } from "../../../src/chain/resolve";
+import { createRpcClient } from "../../../src/chain/rpc";
+import { flushSpool } from "../../../src/lake/flush";
+import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
+import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
+import { testServer, type TestServer } from "../../helpers/server";
+
+const landedFailure = recordedTransaction("18_");
+const HEIGHT = 300_000_000;
+const stillValid = randomSignature();
+const expired = randomSignature();
+let rpc: ReturnType<typeof startRecordedRpc>;
+let t: TestServer;
+
+beforeAll(async () => {
+  rpc = startRecordedRpc([landedFailure], { blockHeight: HEIGHT });
+  t = await testServer({ SOLANA_RPC_URL: rpc.url });
+  const key = t.key("acme");
+  const program = "11111111111111111111111111111111";
+  const response = await t.ingest({
+    apiKey: key,
+    envelopes: [
+      makeEnvelope({ sig: landedFailure.sig, program, lastValidBlockHeight: HEIGHT + 10, sentAt: Date.now() }),
+      makeEnvelope({ sig: stillValid, program, lastValidBlockHeight: HEIGHT + 100, sentAt: Date.now() }),
+      makeEnvelope({ sig: expired, program, lastValidBlockHeight: HEIGHT - 5, sentAt: Date.now() }),
+    ],
+  });
+  expect(response.status).toBe(202);
+  await t.server.spool.seal();
+  await flushSpool(t.ctx);
+});
+afterAll(async () => {
+  await t.stop();
+  rpc.stop();
+});
+
+const resolutionRows = () =>
+  t.ctx.duck.all<{ sig: string; outcome: string; drop_class: string | null; err_name: string | null; fingerprint: string | null }>(
+    `SELECT sig, outcome, drop_class, err_name, fingerprint FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}', hive_partitioning = true) ORDER BY outcome`,
+  );
+
+test("a crash before the commit leaves everything pending; the next run resolves each attempt exactly once", async () => {
+  const options = { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 5 };
+  await expect(resolvePending(t.ctx, { ...options, beforeCommit: () => { throw new Error("crash"); } })).rejects.toThrow("crash");
+  expect((await t.get(`/v1/why/${landedFailure.sig}`)).status).toBe(404);
+
+  const summary = await resolvePending(t.ctx, options);
+  expect(summary.discardedBatches).toBe(1);
+  expect(summary.resolved).toEqual({ landed: 0, failed_onchain: 1, dropped: 1, preflight: 0 });
+  expect(summary.stillPending).toBe(1);
+  const rows = await resolutionRows();
+  expect(rows.map((r) => [r.sig, r.outcome, r.drop_class])).toEqual([
+    [expired, "dropped", "expired_blockhash"],
+    [landedFailure.sig, "failed_onchain", null],
+  ]);
+  expect(rows[1].err_name).toBe("ResultWithNegativeLamports");
+  expect(rows.every((r) => /^v1:[0-9a-f]{16}$/.test(r.fingerprint!))).toBe(true);
+});
+
+test("why/ and diagnose-drop/ answer from the resolutions; pending is 404 with Retry-After", async () => {
+  const story = await t.get(`/v1/why/${landedFailure.sig}`);
+  expect(story.body).toMatchObject({ outcome: "failed_onchain", source: "ingested", errCode: 1, errName: "ResultWithNegativeLamports", issue: { count7d: 1 } });
+  const drop = await t.get(`/v1/diagnose-drop/${expired}`);
+  expect(drop.body).toMatchObject({ outcome: "dropped", dropClass: "expired_blockhash", provider: { rpcLabel: "helius", dropRate: 0.5, sends7d: 2 } });
+  expect(drop.body.evidence[0]).toMatchObject({ kind: "blockhash_expired", value: 5 });
+  const pending = await t.get(`/v1/why/${stillValid}`);
+  expect(pending.status).toBe(404);
+  expect(pending.body.error.code).toBe("pending");
+  expect(Number(pending.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect((await t.get(`/v1/diagnose-drop/${stillValid}`)).body.error.code).toBe("pending");
+});
+
+test("a transaction is fetched once: the cache serves later runs", async () => {
+  const before = rpc.requests();
+  const client = createRpcClient({ url: rpc.url });
+  await resolvePending(t.ctx, { rpc: client, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 5 });
+  expect(client.stats().calls).toBeLessThanOrEqual(2); // block height + one status call for the pending one
+  expect(rpc.requests() - before).toBeLessThanOrEqual(2);
+});
