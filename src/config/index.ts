@@ -12,7 +12,7 @@ const onOff = z.enum(["on", "off"]);
 
 /** Every setting, its type, default and meaning. */
 export const SETTINGS = {
-  API_PORT: { schema: port.default(8790), doc: "Port of the HTTP server (ingest, read routes, web app)." },
+  API_PORT: { schema: port.default(8790), doc: "Port of the HTTP server (ingest and read routes)." },
   API_HOST: { schema: z.string().min(1).default("127.0.0.1"), doc: "Interface to listen on; `0.0.0.0` to expose beyond this machine." },
   TXRAY_DATA_DIR: { schema: z.string().min(1).default("./data"), doc: "Where the lake, spool, control database and serving tables live." },
   TXRAY_NODE_ID: { schema: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits and '-', at most 32").default("node1"), doc: "Names this process's spool and its Parquet parts; unique per ingest process sharing a lake." },
