@@ -21,14 +21,22 @@ function simulationLogsOk(value: unknown): boolean {
   return true;
 }
 
+/**
+ * Addresses already checked in this batch: an SDK's batch mostly repeats one program, blockhash
+ * and payer, and comparing with the previous envelope's value is far cheaper than re-checking.
+ */
+export type SeenAddresses = { program: string | null; blockhash: string | null; payer: string | null };
+
 /** The envelope with only the schema's fields, in the schema's order; null when anything is off. */
-export function fastEnvelope(value: unknown): Envelope | null {
+export function fastEnvelope(value: unknown, seen: SeenAddresses = { program: null, blockhash: null, payer: null }): Envelope | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const v = value as Record<string, unknown>;
   const { sig, program, blockhash, kind, preflightError, payer } = v;
   if (!(sig === null || (isString(sig, 88) && isBase58Signature(sig)))) return null;
-  if (!isString(program, 44) || !isAddress(program)) return null;
-  if (!isString(blockhash, 44) || !isAddress(blockhash)) return null;
+  if (typeof program !== "string" || (program !== seen.program && !(program.length <= 44 && isAddress(program)))) return null;
+  seen.program = program;
+  if (typeof blockhash !== "string" || (blockhash !== seen.blockhash && !(blockhash.length <= 44 && isAddress(blockhash)))) return null;
+  seen.blockhash = blockhash;
   if (!isInt(v.lastValidBlockHeight, 0, Number.MAX_SAFE_INTEGER)) return null;
   if (!isInt(v.sentAt, MIN_TIME, MAX_TIME)) return null;
   if (typeof v.rpcHash !== "string" || !RPC_HASH.test(v.rpcHash)) return null;
@@ -37,7 +45,8 @@ export function fastEnvelope(value: unknown): Envelope | null {
   if (kind !== "send" && kind !== "preflight") return null;
   if (!(preflightError === null || isString(preflightError, ENVELOPE_LIMITS.preflightError))) return null;
   if (!simulationLogsOk(v.simulationLogs)) return null;
-  if (!isString(payer, 64) || !(HASHED_PAYER.test(payer) || isAddress(payer))) return null;
+  if (typeof payer !== "string" || (payer !== seen.payer && !(payer.length <= 64 && (HASHED_PAYER.test(payer) || isAddress(payer))))) return null;
+  seen.payer = payer;
   if (!isString(v.sdkVersion, ENVELOPE_LIMITS.label, 1)) return null;
   if (v.cuLimit !== undefined && !isInt(v.cuLimit, 0, 1_400_000)) return null;
   if (v.cuPriceMicroLamports !== undefined && !isInt(v.cuPriceMicroLamports, 0, Number.MAX_SAFE_INTEGER)) return null;
@@ -76,9 +85,10 @@ export function validateIngestBody(body: Record<string, unknown>): Envelope[] {
   const raw = body.envelopes;
   if (Array.isArray(raw) && (body.apiKey === undefined || isString(body.apiKey, 128))) {
     const envelopes: Envelope[] = new Array(raw.length);
+    const seen: SeenAddresses = { program: null, blockhash: null, payer: null };
     let ok = true;
     for (let i = 0; i < raw.length && ok; i++) {
-      const envelope = fastEnvelope(raw[i]);
+      const envelope = fastEnvelope(raw[i], seen);
       if (envelope === null) ok = false;
       else envelopes[i] = envelope;
     }

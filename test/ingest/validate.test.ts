@@ -60,3 +60,24 @@ test("a bad batch is named by zod's path", () => {
     expect((error as TxrayError).message).toStartWith("envelopes[1].rpcHash:");
   }
 });
+
+test("batches (where checked addresses are remembered) get zod's verdict too", () => {
+  const random = seededRandom(7);
+  for (let i = 0; i < 3000; i++) {
+    const shared = makeEnvelope();
+    const batch: Record<string, unknown>[] = Array.from({ length: 4 }, () => ({ ...makeEnvelope({ program: shared.program, blockhash: shared.blockhash, payer: shared.payer }) }));
+    if (i % 2 === 0) {
+      const target = batch[Math.floor(random() * batch.length)];
+      const field = ["program", "blockhash", "payer", "sig"][Math.floor(random() * 4)];
+      target[field] = VALUES[Math.floor(random() * VALUES.length)];
+    }
+    let fastOk = true;
+    try {
+      validateIngestBody({ envelopes: batch });
+    } catch {
+      fastOk = false;
+    }
+    const zodOk = batch.every((envelope) => envelopeSchema.safeParse(envelope).success);
+    if (fastOk !== zodOk) throw new Error(`disagree on batch ${JSON.stringify(batch)}`);
+  }
+});
