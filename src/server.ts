@@ -1,6 +1,7 @@
 // Starts txray in one process: the spool, the HTTP app (ingest + read routes) and, unless disabled,
 // the job scheduler. Used by `bun run start` and by tests (on a free loopback port).
 
+import { closeServingTables } from "./analytics/serving/reader";
 import { createApp } from "./api/app";
 import type { Context } from "./context";
 import { Spool } from "./ingest/spool";
@@ -36,6 +37,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
       await scheduler?.stop();
       await server.stop(true);
       await spool.close();
+      closeServingTables(ctx);
     },
   };
 }

@@ -30,7 +30,8 @@ export function wilson(successes: number, trials: number, z = Z95): Interval {
   const denominator = 1 + z2 / trials;
   const centre = (p + z2 / (2 * trials)) / denominator;
   const half = (z * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials))) / denominator;
-  return [clamp01(centre - half), clamp01(centre + half)];
+  // Exact bounds at the edges (no floating-point residue like 5e-17).
+  return [successes <= 0 ? 0 : clamp01(centre - half), successes >= trials ? 1 : clamp01(centre + half)];
 }
 
 /** `part / whole`, 0 for an empty whole. */

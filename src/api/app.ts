@@ -16,6 +16,7 @@ import { serviceStatus } from "./routes/status";
 import { why } from "../analytics/queries/why";
 import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
+import { analyticsRoutes } from "./routes/analytics";
 
 export type AppDeps = { ctx: Context; spool: Spool };
 
@@ -54,7 +55,7 @@ export function createApp({ ctx, spool }: AppDeps) {
     };
   const chain = chainAccess(ctx);
 
-  return new Elysia()
+  const app = new Elysia()
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") return errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
       return errorResponse(error, ctx.logger);
@@ -74,6 +75,9 @@ export function createApp({ ctx, spool }: AppDeps) {
     .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
     .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
     .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
+  // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
+  for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -5,6 +5,7 @@ import { loadIdls, type IdlRegistry } from "../chain/idl";
 import { createRpcClient } from "../chain/rpc";
 import type { Context } from "../context";
 import type { WhyDeps } from "../analytics/queries/why";
+import { issueSummary, payerBotScore } from "../analytics/queries";
 
 export function chainAccess(ctx: Context) {
   const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, maxRetries: 2, logger: ctx.logger });
@@ -20,6 +21,6 @@ export function chainAccess(ctx: Context) {
   return {
     rpc,
     idls: currentIdls,
-    whyDeps: (): WhyDeps => ({ rpc, idls: currentIdls() }),
+    whyDeps: (): WhyDeps => ({ rpc, idls: currentIdls(), payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null), issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null) }),
   };
 }

@@ -6,9 +6,11 @@ import type { Job } from "./jobs";
 import { flushJob } from "../../jobs/flush";
 import { compactJob } from "../../jobs/compact";
 import { resolveJob } from "../../jobs/resolve";
+import { deploysJob } from "../../jobs/deploys";
+import { tablesJob } from "../../jobs/tables";
 
 /** In data-flow order: `jobs run all` runs them like this. */
-export const JOBS: Job[] = [flushJob, resolveJob, compactJob];
+export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob];
 
 export function jobByName(name: string): Job | undefined {
   return JOBS.find((job) => job.name === name);

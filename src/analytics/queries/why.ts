@@ -12,7 +12,13 @@ import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
 
-export type WhyDeps = { rpc: RpcClient; idls: IdlRegistry; payerBotScore?: (payer: string) => Promise<number | null> | number | null };
+export type WhyDeps = {
+  rpc: RpcClient;
+  idls: IdlRegistry;
+  payerBotScore?: (payer: string) => Promise<number | null>;
+  /** The issue as the serving tables count it (top-issues); null before they know it. */
+  issueSummary?: (fingerprint: string) => Promise<IssueRef | null>;
+};
 
 export type IssueRef = { fingerprint: string; count7d: number; firstSeen: number };
 
@@ -73,6 +79,18 @@ export function throwIfPending(ctx: Context, sig: string): void {
   }
 }
 
+/**
+ * The issue block: from the serving tables (the same numbers as top-issues) when they know the
+ * fingerprint; otherwise counted from the attempt index, which is current to the last resolve run
+ * (a new issue appears in why/ before the next tables build).
+ */
+async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueRef | null> {
+  if (fingerprint === null) return null;
+  const fromTables = (await deps.issueSummary?.(fingerprint)) ?? null;
+  if (fromTables) return fromTables;
+  return issueRef(ctx, fingerprint, seenAt);
+}
+
 /** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate). */
 export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueRef | null {
   if (fingerprint === null) return null;
@@ -95,7 +113,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
       program: attempt.program,
       payer: attempt.payer,
       payerBotScore: (await deps.payerBotScore?.(attempt.payer)) ?? null,
-      issue: issueRef(ctx, stored.fingerprint),
+      issue: await issueBlock(ctx, deps, stored.fingerprint),
       slot: stored.slot,
       blockTime: stored.blockTime,
       sentAt: attempt.sent_at,
@@ -118,7 +136,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
     program,
     payer,
     payerBotScore: payer ? ((await deps.payerBotScore?.(payer)) ?? null) : null,
-    issue: outcome === "failed_onchain" && program ? issueRef(ctx, storyFingerprint(program, outcome, story), typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null) : null,
+    issue: outcome === "failed_onchain" && program ? await issueBlock(ctx, deps, storyFingerprint(program, outcome, story), typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null) : null,
     slot: tx.slot ?? null,
     blockTime: typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null,
     sentAt: null,

@@ -1,0 +1,9 @@
+// The analytics query layer: one function per question, shared by HTTP, MCP, web and chat.
+export { baseline, type BaselineResponse } from "./baseline";
+export { releaseDiff, issueStatus, type ReleaseDiffResponse, type ReleaseDiffParams } from "./release-diff";
+export { topIssues, issueSummary, SEGMENTS, type Issue, type IssueSummary, type TopIssuesResponse, type TopIssuesParams, type Segment } from "./top-issues";
+export { cuHeadroom, type CuHeadroomResponse } from "./cu-headroom";
+export { walletHistory, type WalletHistoryResponse, type WalletHistoryParams } from "./wallet-history";
+export { providerReport, type ProviderReportResponse } from "./provider-report";
+export { payerBotScore, payerFeatures, type PayerFeatures } from "./bot-score";
+export type { BaseParams } from "./common";

@@ -1,0 +1,170 @@
+// Read side of the serving tables, one per process and data directory: a long-lived READ_ONLY
+// DuckDB instance on the current serving file with a small connection pool and prepared
+// statements. Every query first checks the pointer (at most every POINTER_CHECK_MS); when the
+// tables job has switched it, new queries go to the new file and the old instance is closed once
+// its in-flight queries finish. Answers are memoised per serving version (the data cannot change
+// within a version), so a hot question costs a map lookup.
+
+import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from "@duckdb/node-api";
+import { join } from "node:path";
+import type { Context } from "../../context";
+import { plainRow } from "../../lake/duckdb";
+import { TxrayError } from "../../shared/errors";
+import { readPointer, type ServingPointer } from "./pointer";
+
+const POINTER_CHECK_MS = 250;
+const POOL_SIZE = 4;
+const ANSWER_CACHE_ENTRIES = 5000;
+
+export type SqlParam = string | number | null;
+
+/** One open serving version. */
+export class ServingTables {
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
+  private readonly statements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+  private readonly answers = new Map<string, Promise<unknown>>();
+  private inFlight = 0;
+  private retired = false;
+  private closed = false;
+
+  private constructor(
+    readonly pointer: ServingPointer,
+    private readonly instance: DuckDBInstance,
+    connections: DuckDBConnection[],
+  ) {
+    this.idle.push(...connections);
+    for (const connection of connections) this.statements.set(connection, new Map());
+  }
+
+  static async open(tablesDir: string, pointer: ServingPointer): Promise<ServingTables> {
+    const instance = await DuckDBInstance.create(join(tablesDir, pointer.file), { access_mode: "READ_ONLY" });
+    const connections: DuckDBConnection[] = [];
+    for (let i = 0; i < POOL_SIZE; i++) connections.push(await instance.connect());
+    return new ServingTables(pointer, instance, connections);
+  }
+
+  get version(): number {
+    return this.pointer.version;
+  }
+
+  /** The build's clock: windows end here. */
+  get clock(): number {
+    return this.pointer.clock;
+  }
+
+  /** Rows of a parameterised query ($1, $2, ...); integers bind as BIGINT, counts come back as numbers. */
+  async all<T = Record<string, unknown>>(sql: string, params: SqlParam[] = []): Promise<T[]> {
+    const connection = await this.acquire();
+    try {
+      const byText = this.statements.get(connection)!;
+      let statement = byText.get(sql);
+      if (!statement) {
+        statement = await connection.prepare(sql);
+        byText.set(sql, statement);
+      }
+      statement.bind(params.map(toDuckValue));
+      const reader = await statement.runAndReadAll();
+      return reader.getRowObjectsJS().map((row) => plainRow(row) as T);
+    } finally {
+      this.release(connection);
+    }
+  }
+
+  /** Memoises an answer for this version (bounded; least recently used goes first). */
+  cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.answers.get(key);
+    if (hit) {
+      this.answers.delete(key);
+      this.answers.set(key, hit);
+      return hit as Promise<T>;
+    }
+    const answer = compute();
+    this.answers.set(key, answer);
+    answer.catch(() => this.answers.delete(key));
+    if (this.answers.size > ANSWER_CACHE_ENTRIES) this.answers.delete(this.answers.keys().next().value!);
+    return answer;
+  }
+
+  /** No new queries; closes once the in-flight ones are done. */
+  retire(): void {
+    this.retired = true;
+    this.closeIfDone();
+  }
+
+  private async acquire(): Promise<DuckDBConnection> {
+    if (this.closed) throw new TxrayError("unavailable", "serving tables were switched; retry");
+    this.inFlight++;
+    const connection = this.idle.pop();
+    if (connection) return connection;
+    return await new Promise<DuckDBConnection>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(connection: DuckDBConnection): void {
+    this.inFlight--;
+    const next = this.waiting.shift();
+    if (next) next(connection);
+    else this.idle.push(connection);
+    this.closeIfDone();
+  }
+
+  private closeIfDone(): void {
+    if (!this.retired || this.closed || this.inFlight > 0) return;
+    this.closed = true;
+    for (const [connection, statements] of this.statements) {
+      for (const statement of statements.values()) statement.destroySync();
+      connection.closeSync();
+    }
+    this.instance.closeSync();
+  }
+}
+
+type Handle = { current: ServingTables | null; opening: Promise<ServingTables> | null; checkedAt: number };
+const handles = new Map<string, Handle>();
+
+/** The current serving tables for this context's data directory; 503 `unavailable` before the first build. */
+export async function servingTables(ctx: Context): Promise<ServingTables> {
+  const dir = ctx.paths.tables;
+  let handle = handles.get(dir);
+  if (!handle) {
+    handle = { current: null, opening: null, checkedAt: 0 };
+    handles.set(dir, handle);
+  }
+  const now = Date.now();
+  if (handle.current && now - handle.checkedAt < POINTER_CHECK_MS) return handle.current;
+  if (handle.opening) return handle.opening;
+  handle.checkedAt = now;
+  const pointer = readPointer(ctx.paths);
+  if (!pointer) {
+    if (handle.current) return handle.current;
+    throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", { retryAfterSeconds: 30 });
+  }
+  if (handle.current && handle.current.version === pointer.version) return handle.current;
+  const opening = ServingTables.open(dir, pointer);
+  handle.opening = opening;
+  try {
+    const next = await opening;
+    const previous = handle.current;
+    handle.current = next;
+    previous?.retire();
+    return next;
+  } catch (error) {
+    // The file may have been replaced again between reading the pointer and opening it.
+    if (handle.current) return handle.current;
+    throw error;
+  } finally {
+    handle.opening = null;
+  }
+}
+
+/** Closes this data directory's serving tables (tests, shutdown). */
+export function closeServingTables(ctx: Context): void {
+  const handle = handles.get(ctx.paths.tables);
+  handle?.current?.retire();
+  handles.delete(ctx.paths.tables);
+}
+
+function toDuckValue(value: SqlParam): DuckDBValue {
+  if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
+  return value;
+}

@@ -1,0 +1,43 @@
+-- payerBotScore, version bot-v1 (docs/api-analytics.md): per payer over the 30-day window, across
+-- all programs and accounts (a payer's behaviour is not account data). Five features, each mapped
+-- to a sub-score in [0,1], combined with fixed weights:
+--   rate        attempts per active hour: log-scaled, 6/h → 0 … 360/h → 1            (weight 0.30)
+--   regularity  coefficient of variation of inter-arrival gaps: CV ≥ 1 → 0, CV ≤ 0.3 → 1,
+--               only with ≥ 5 gaps                                                    (weight 0.25)
+--   adapter     share of attempts from scripted / unknown wallet adapters             (weight 0.25)
+--   failures    share of resolved attempts failed on chain or in preflight: 0.2 → 0, 0.8 → 1 (0.10)
+--   breadth     distinct programs: ≤ 2 → 0, ≥ 8 → 1                                   (weight 0.10)
+-- Segments: human < 0.3 ≤ mixed < 0.7 ≤ bot.
+CREATE TABLE payer_scores AS
+WITH recent AS (
+  SELECT payer, program, sent_at, received_at, wallet_adapter, outcome FROM attempts WHERE received_at BETWEEN {{since}} AND {{until}}
+), gaps AS (
+  SELECT payer, sent_at - lag(sent_at) OVER (PARTITION BY payer ORDER BY sent_at) AS gap FROM recent
+), regularity AS (
+  SELECT payer, count(gap) AS gaps, avg(gap) AS gap_mean, stddev_pop(gap) AS gap_sd FROM gaps GROUP BY payer
+), base AS (
+  SELECT payer, count(*) AS attempts, count(DISTINCT received_at // 3600000) AS active_hours, count(DISTINCT program) AS programs,
+    avg(CASE WHEN list_contains({{scriptedAdapters}}, lower(coalesce(wallet_adapter, ''))) THEN 1.0 ELSE 0.0 END) AS scripted_adapter_share,
+    count(*) FILTER (WHERE outcome IN ('failed_onchain', 'preflight')) AS failures, count(outcome) AS resolved
+  FROM recent GROUP BY payer
+), features AS (
+  SELECT b.*, r.gaps,
+    b.attempts / greatest(b.active_hours, 1) AS attempts_per_active_hour,
+    CASE WHEN r.gaps >= 5 AND r.gap_mean > 0 THEN r.gap_sd / r.gap_mean END AS gap_cv,
+    CASE WHEN b.resolved > 0 THEN b.failures / b.resolved ELSE 0 END AS failure_share
+  FROM base b JOIN regularity r USING (payer)
+), scored AS (
+  SELECT *,
+    least(1, greatest(0, (log10(greatest(attempts_per_active_hour, 1e-9)) - log10(6)) / (log10(360) - log10(6)))) AS s_rate,
+    CASE WHEN gap_cv IS NULL THEN 0 ELSE least(1, greatest(0, (1 - gap_cv) / 0.7)) END AS s_regularity,
+    scripted_adapter_share AS s_adapter,
+    least(1, greatest(0, (failure_share - 0.2) / 0.6)) AS s_failures,
+    least(1, greatest(0, (programs - 2) / 6)) AS s_breadth
+  FROM features
+)
+SELECT payer, attempts, active_hours, attempts_per_active_hour, gaps, gap_cv, scripted_adapter_share, failure_share, programs,
+  0.30 * s_rate + 0.25 * s_regularity + 0.25 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth AS score,
+  CASE WHEN 0.30 * s_rate + 0.25 * s_regularity + 0.25 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth < 0.3 THEN 'human'
+       WHEN 0.30 * s_rate + 0.25 * s_regularity + 0.25 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth < 0.7 THEN 'mixed'
+       ELSE 'bot' END AS segment
+FROM scored

@@ -1,0 +1,121 @@
+// Test support for analytics: a generated lake with built serving tables, the lake read back as
+// plain rows (joined in TS, independently of the serving SQL), and the analytics routes served
+// over loopback HTTP the way app.ts will mount them.
+
+import { createAccountKey } from "../../src/control";
+import { generateLake, type GenerateResult } from "../../src/analytics/generate";
+import { buildServingTables } from "../../src/analytics/tables/build";
+import { closeServingTables } from "../../src/analytics/serving/reader";
+import { analyticsRoutes } from "../../src/api/routes/analytics";
+import { errorResponse, json } from "../../src/api/http";
+import { testContext } from "../helpers/context";
+import type { Context } from "../../src/context";
+
+export const END_MS = 1_763_700_000_000;
+export const DAY = 86_400_000;
+
+export type Row = {
+  attempt_id: string; account_id: string; program: string; received_at: number; sent_at: number; sig: string | null; payer: string;
+  rpc_label: string; rpc_hash: string; wallet_adapter: string; kind: string; outcome: string | null; drop_class: string | null;
+  instruction: string | null; err_code: number | null; err_name: string | null; failing_program: string | null; fingerprint: string | null;
+  cu_used: number | null; cu_requested: number | null; compute_exceeded: boolean | null; block_time: number | null; resolved_at: number | null;
+};
+
+export type World = {
+  ctx: Context & { dispose(): void };
+  generated: GenerateResult;
+  keys: { a: string; b: string };
+  accounts: { a: string; b: string };
+  rows: Row[];
+  baseUrl: string;
+  stop(): Promise<void>;
+};
+
+export async function makeWorld(envelopes = 20_000): Promise<World> {
+  const ctx = await testContext();
+  (ctx as { clock: () => number }).clock = () => END_MS;
+  const a = createAccountKey(ctx.control, "team-a", "read", END_MS);
+  const b = createAccountKey(ctx.control, "team-b", "read", END_MS);
+  const generated = await generateLake({
+    dataDir: ctx.config.dataDir, envelopes, programs: 4, days: 30, seed: 7, endMs: END_MS,
+    accounts: [a.record.accountId, b.record.accountId], control: ctx.control, threads: 2,
+  });
+  await buildServingTables(ctx);
+  const rows = await readLakeRows(ctx);
+  const server = serveRoutes(ctx);
+  return {
+    ctx, generated, rows,
+    keys: { a: a.key, b: b.key },
+    accounts: { a: a.record.accountId, b: b.record.accountId },
+    baseUrl: `http://127.0.0.1:${server.port}`,
+    async stop() {
+      await server.stop(true);
+      closeServingTables(ctx);
+      ctx.dispose();
+    },
+  };
+}
+
+/** Envelopes and resolutions as plain objects, joined by attempt_id in TypeScript. */
+export async function readLakeRows(ctx: Context): Promise<Row[]> {
+  const lake = ctx.paths.lake;
+  const envelopes = await ctx.duck.all<Record<string, unknown>>(
+    `SELECT * EXCLUDE (simulation_logs) FROM read_parquet('${lake}/envelopes/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})`,
+  );
+  const resolutions = await ctx.duck.all<Record<string, unknown>>(
+    `SELECT * EXCLUDE (log_messages) FROM read_parquet('${lake}/resolutions/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})`,
+  );
+  const byAttempt = new Map(resolutions.map((r) => [r.attempt_id as string, r]));
+  return envelopes.map((e) => {
+    const r = byAttempt.get(e.attempt_id as string);
+    return {
+      ...(e as object),
+      outcome: (r?.outcome as string) ?? (e.kind === "preflight" ? "preflight" : null),
+      drop_class: (r?.drop_class as string) ?? null, instruction: (r?.instruction as string) ?? null,
+      err_code: (r?.err_code as number) ?? null, err_name: (r?.err_name as string) ?? null,
+      failing_program: (r?.failing_program as string) ?? null, fingerprint: (r?.fingerprint as string) ?? null,
+      cu_used: (r?.cu_used as number) ?? null, cu_requested: (r?.cu_requested as number) ?? null,
+      compute_exceeded: (r?.compute_exceeded as boolean) ?? null, block_time: (r?.block_time as number) ?? null,
+      resolved_at: (r?.resolved_at as number) ?? null,
+    } as Row;
+  });
+}
+
+/** The routes on Bun.serve: `:name` path parameters, errors rendered like app.ts does. */
+export function serveRoutes(ctx: Context) {
+  const routes = analyticsRoutes(ctx).map((route) => ({
+    ...route,
+    pattern: new RegExp("^" + route.path.replace(/:(\w+)/g, "(?<$1>[^/]+)") + "$"),
+  }));
+  return Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url);
+      for (const route of routes) {
+        const match = route.pattern.exec(url.pathname);
+        if (!match) continue;
+        try {
+          const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+          return json(await route.handler(request, url, params));
+        } catch (error) {
+          return errorResponse(error, ctx.logger);
+        }
+      }
+      return json({ error: { code: "not_found", message: "no such route" } }, 404);
+    },
+  });
+}
+
+export async function get(world: World, path: string, key?: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(world.baseUrl + path, { headers: key ? { "x-api-key": key } : {} });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Nearest-rank quantile (what DuckDB's quantile_disc returns). */
+export function nearestRank(values: number[], q: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
+}
+
+export const inWindow = (row: Row, lengthMs: number) => row.received_at >= END_MS - lengthMs && row.received_at <= END_MS;

@@ -1,0 +1,102 @@
+// The tables job's contracts: a new version is built in a new file and the pointer switched;
+// readers in this process pick it up without a restart and old files go; unchanged (program, day)
+// units are copied, changed ones re-joined; generated fingerprints equal the resolver's.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { baseline } from "../../src/analytics/queries";
+import { buildServingTables } from "../../src/analytics/tables/build";
+import { RESOLUTION_LAG_DAYS } from "../../src/analytics/tables/lake-units";
+import { readPointer } from "../../src/analytics/serving/pointer";
+import { servingTables } from "../../src/analytics/serving/reader";
+import { issueFingerprint } from "../../src/chain/decode/fingerprint";
+import { ENVELOPE_COLUMNS, RESOLUTION_COLUMNS } from "../../src/lake/schema";
+import { tablesJob } from "../../jobs/tables";
+import { runJob } from "../../src/scheduler/jobs";
+import { DAY, END_MS, makeWorld, type World } from "./support";
+
+let world: World;
+beforeAll(async () => {
+  world = await makeWorld(8_000);
+});
+afterAll(async () => await world.stop());
+
+describe("swap", () => {
+  test("a rebuild switches readers to a new file without restart; old files are removed", async () => {
+    const program = world.generated.programs[1];
+    const before = await servingTables(world.ctx);
+    const first = await baseline(world.ctx, { program, window: "30d", accountId: null });
+    const outcome = await runJob(world.ctx, tablesJob);
+    expect(outcome.ok).toBe(true);
+    await Bun.sleep(300); // pointer check interval
+    const after = await servingTables(world.ctx);
+    expect(after.version).toBe(before.version + 1);
+    expect(await baseline(world.ctx, { program, window: "30d", accountId: null })).toEqual(first);
+    await buildServingTables(world.ctx);
+    await buildServingTables(world.ctx);
+    const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb"));
+    const current = readPointer(world.ctx.paths)!;
+    expect(files.sort()).toEqual([`serving-${current.version - 1}.duckdb`, `serving-${current.version}.duckdb`].sort());
+    await Bun.sleep(300);
+    expect((await servingTables(world.ctx)).version).toBe(current.version);
+    // The file this process read before is gone, and reading still works.
+    expect(existsSync(join(world.ctx.paths.tables, `serving-${before.version}.duckdb`))).toBe(false);
+    expect((await baseline(world.ctx, { program, window: "7d", accountId: null })).rates.attempts).toBeGreaterThan(0);
+  });
+
+  test("incremental: unchanged units are copied, a unit with a new resolution part is re-joined", async () => {
+    const unchanged = await buildServingTables(world.ctx);
+    expect(unchanged.rebuiltUnits).toBe(0);
+    expect(unchanged.copiedUnits).toBe(unchanged.units);
+    // Resolve a pending attempt: write one more resolution part for its day.
+    const pending = world.rows.find((r) => r.outcome === null && r.kind === "send")!;
+    const day = new Date(pending.received_at).toISOString().slice(0, 10);
+    const dir = join(world.ctx.paths.lake, "resolutions", `program=${pending.program}`, `day=${day}`);
+    await world.ctx.duck.run(
+      `COPY (SELECT * REPLACE ('${pending.attempt_id}' AS attempt_id, 'landed' AS outcome, NULL::VARCHAR AS fingerprint)
+             FROM read_parquet('${dir}/*.parquet') LIMIT 1) TO '${dir}/part-test-0.parquet' (FORMAT parquet)`,
+    );
+    const before = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
+    const rebuilt = await buildServingTables(world.ctx);
+    // That resolution day belongs to its own receipt day and the RESOLUTION_LAG_DAYS days before.
+    expect(rebuilt.rebuiltUnits).toBeGreaterThanOrEqual(1);
+    expect(rebuilt.rebuiltUnits).toBeLessThanOrEqual(RESOLUTION_LAG_DAYS + 1);
+    expect(rebuilt.attempts).toBe(unchanged.attempts);
+    await Bun.sleep(300);
+    const after = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
+    expect(after.rates.landed).toBe(before.rates.landed + 1);
+    expect(after.pending).toBe(before.pending - 1);
+  });
+});
+
+describe("generator", () => {
+  test("writes the lake contract's columns and the resolver's fingerprints", async () => {
+    const lake = world.ctx.paths.lake;
+    const envelopeColumns = await world.ctx.duck.all<{ column_name: string }>(
+      `DESCRIBE SELECT * FROM read_parquet('${lake}/envelopes/**/*.parquet', hive_partitioning = false)`,
+    );
+    expect(envelopeColumns.map((c) => c.column_name)).toEqual(ENVELOPE_COLUMNS.map((c) => c.name));
+    const resolutionColumns = await world.ctx.duck.all<{ column_name: string }>(
+      `DESCRIBE SELECT * FROM read_parquet('${lake}/resolutions/**/*.parquet', hive_partitioning = false)`,
+    );
+    expect(resolutionColumns.map((c) => c.column_name)).toEqual(RESOLUTION_COLUMNS.map((c) => c.name));
+    const failures = world.rows.filter((r) => r.outcome !== "landed" && r.outcome !== null && r.fingerprint !== null);
+    const keys = new Map(
+      (await world.ctx.duck.all<{ attempt_id: string; error_key: string | null }>(
+        `SELECT attempt_id, error_key FROM read_parquet('${lake}/resolutions/**/*.parquet')`,
+      )).map((row) => [row.attempt_id, row.error_key]),
+    );
+    const outcomes = new Set<string>();
+    for (const r of failures) {
+      outcomes.add(r.outcome!);
+      const errorKey = r.outcome === "dropped" ? r.drop_class : (r.err_code ?? keys.get(r.attempt_id) ?? null);
+      expect(r.fingerprint).toBe(issueFingerprint({ program: r.program, outcome: r.outcome!, failingProgram: r.failing_program, instruction: r.instruction, key: errorKey }));
+    }
+    expect([...outcomes].sort()).toEqual(["dropped", "failed_onchain", "preflight"]);
+    expect(world.rows.length).toBe(8_000);
+    expect(Math.max(...world.rows.map((r) => r.received_at))).toBeLessThanOrEqual(END_MS);
+    expect(Math.min(...world.rows.map((r) => r.received_at))).toBeGreaterThanOrEqual(END_MS - 30 * DAY);
+  });
+});
+
