@@ -56,9 +56,10 @@ test("a crash after the commit but before the spool file was deleted counts noth
   await t.server.spool.seal();
   const dir = t.ctx.paths.spool("node1");
   const sealed = readdirSync(dir).filter((n) => n.endsWith(".sealed"));
-  copyFileSync(join(dir, sealed[0]), join("/tmp", sealed[0]));
+  const saved = join(t.ctx.paths.root, "saved-segment");
+  copyFileSync(join(dir, sealed[0]), saved);
   await flushSpool(t.ctx);
-  copyFileSync(join("/tmp", sealed[0]), join(dir, sealed[0])); // as if the delete never happened
+  copyFileSync(saved, join(dir, sealed[0])); // as if the delete never happened
   expect(await flushSpool(t.ctx)).toEqual({ segments: 1, rows: 0 });
   expect((await lakeRows(t.ctx, "count(*) AS n"))[0].n).toBe(12);
 });
