@@ -1,7 +1,9 @@
 // Job: detect program deploys (ProgramData slot changes) of every tracked program over
-// SOLANA_RPC_URL and record them in the lake (src/chain/deploys).
+// SOLANA_RPC_URL and record them in the lake (src/chain/deploys); fetch the on-chain Anchor IDL of
+// programs that have none yet or were just redeployed.
 
 import { detectDeploys } from "../src/chain/deploys";
+import { refreshOnchainIdls } from "../src/chain/idl";
 import { createRpcClient } from "../src/chain/rpc";
 import { trackedPrograms } from "../src/control";
 import type { Job } from "../src/scheduler/jobs";
@@ -11,8 +13,17 @@ export const deploysJob: Job = {
   name: "deploys",
   async run(ctx) {
     const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, logger: ctx.logger });
-    const result = await detectDeploys(ctx, rpc, trackedPrograms(ctx.control));
-    return { programs: result.programs, upgradeable: result.upgradeable, recorded: result.recorded.length, skipped: result.skipped.length, rpc: rpc.stats() };
+    const programs = trackedPrograms(ctx.control);
+    const result = await detectDeploys(ctx, rpc, programs);
+    const idls = await refreshOnchainIdls(ctx.paths.root, rpc, programs, new Set(result.recorded.map((deploy) => deploy.program)));
+    return {
+      programs: result.programs,
+      upgradeable: result.upgradeable,
+      recorded: result.recorded.length,
+      skipped: result.skipped.length,
+      idlsFetched: idls.fetched.length,
+      rpc: rpc.stats(),
+    };
   },
 };
 

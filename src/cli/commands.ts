@@ -20,7 +20,8 @@ const USAGE = `usage: txray <command>
   keys revoke <key-id>    revoke a key by its id (key_…)
   jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")}
   idl add <program> <file>
-                          register an Anchor IDL for decoding a program's errors and instructions
+                          register an Anchor (legacy or >= 0.30) or Shank IDL for decoding a program
+  idl fetch <program>     fetch the program's on-chain Anchor IDL over SOLANA_RPC_URL and register it
 `;
 
 class UsageError extends Error {}
@@ -38,6 +39,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "keys" && action === "revoke") return keysRevoke(rest, config.dataDir, io);
     if (area === "jobs" && action === "run") return await jobsRun(rest, config, io);
     if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
+    if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -142,6 +144,20 @@ async function idlAdd(args: string[], dataDir: string, io: Io): Promise<number> 
   if (!program || !file) throw new UsageError("idl add needs <program> <file>");
   const { saveIdlFile } = await import("./idl");
   const summary = saveIdlFile(dataDir, program, file);
+  io.stdout(`${summary}\n`);
+  return 0;
+}
+
+async function idlFetch(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
+  const { positionals } = parse(args, {});
+  const program = positionals[0];
+  if (!program) throw new UsageError("idl fetch needs <program>");
+  const { fetchIdlFromChain } = await import("./idl");
+  const summary = await fetchIdlFromChain(config.dataDir, config.SOLANA_RPC_URL, program);
+  if (summary === null) {
+    io.stderr(`txray: ${program} publishes no Anchor IDL account on chain\n`);
+    return 1;
+  }
   io.stdout(`${summary}\n`);
   return 0;
 }

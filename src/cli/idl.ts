@@ -3,7 +3,8 @@
 // instructions get their names.
 
 import { readFileSync } from "node:fs";
-import { saveIdl } from "../chain/idl";
+import { accountDataReader, fetchOnchainIdl, saveIdl } from "../chain/idl";
+import { createRpcClient } from "../chain/rpc";
 import { isBase58Address } from "../shared/base58";
 
 export function saveIdlFile(dataDir: string, program: string, file: string): string {
@@ -19,4 +20,13 @@ export function saveIdlFile(dataDir: string, program: string, file: string): str
     return `stored IDL "${idl.name}" for ${program} (note: the IDL itself names ${idl.programId}); ${idl.instructions.length} instructions, ${idl.errors.length} errors`;
   }
   return `stored IDL "${idl.name}" for ${program}: ${idl.instructions.length} instructions, ${idl.errors.length} errors (${idl.format})`;
+}
+
+/** `txray idl fetch`: the IDL the program published on chain (Anchor IDL account), stored like `idl add`. */
+export async function fetchIdlFromChain(dataDir: string, rpcUrl: string, program: string): Promise<string | null> {
+  if (!isBase58Address(program)) throw new Error(`not a program id (base58, 32 bytes): ${program}`);
+  const onchain = await fetchOnchainIdl(accountDataReader(createRpcClient({ url: rpcUrl, maxRetries: 2 })), program);
+  if (onchain === null) return null;
+  const idl = saveIdl(dataDir, program, onchain.json);
+  return `stored on-chain IDL "${idl.name}" for ${program} from ${onchain.address}: ${idl.instructions.length} instructions, ${idl.errors.length} errors (${idl.format})`;
 }

@@ -13,7 +13,7 @@ export function recordedTransaction(prefix: string): { sig: string; result: any 
   return { sig: result.transaction.signatures[0], result };
 }
 
-export function startRecordedRpc(transactions: { sig: string; result: any }[], options: { blockHeight?: number } = {}) {
+export function startRecordedRpc(transactions: { sig: string; result: any }[], options: { blockHeight?: number; accounts?: Record<string, Uint8Array> } = {}) {
   const bySig = new Map(transactions.map((t) => [t.sig, t.result]));
   let requests = 0;
   const answer = (call: { id: unknown; method: string; params?: any[] }) => {
@@ -26,6 +26,11 @@ export function startRecordedRpc(transactions: { sig: string; result: any }[], o
           jsonrpc: "2.0", id: call.id,
           result: { context: { slot: 1 }, value: (params[0] as string[]).map((sig) => { const tx = bySig.get(sig); return tx ? { slot: tx.slot, confirmations: null, err: tx.meta?.err ?? null, confirmationStatus: "finalized" } : null; }) },
         };
+      case "getAccountInfo": {
+        const data = options.accounts?.[params[0]];
+        const value = data ? { data: [Buffer.from(data).toString("base64"), "base64"], executable: false, lamports: 1, owner: "11111111111111111111111111111111", rentEpoch: 0, space: data.length } : null;
+        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value } };
+      }
       case "getBlockHeight":
         return { jsonrpc: "2.0", id: call.id, result: options.blockHeight ?? 300_000_000 };
       default:

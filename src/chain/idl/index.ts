@@ -22,3 +22,4 @@ export {
   type AnchorIdlAccount,
   type OnchainIdl,
 } from "./onchain";
+export { accountDataReader, refreshOnchainIdls } from "./refresh";
