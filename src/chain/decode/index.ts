@@ -68,7 +68,7 @@ import { normalizeInnerInstructions, normalizeMessage, normalizeTransaction } fr
 import { buildStory } from "./story-builder";
 import type { DecodedStory } from "./story";
 
-export { DecodedStorySchema, type DecodedStory } from "./story";
+export { DecodedStorySchema, EMPTY_STORY, type DecodedStory } from "./story";
 export {
   issueFingerprint,
   storyFingerprint,

@@ -29,3 +29,21 @@ export const DecodedStorySchema = z.object({
 });
 
 export type DecodedStory = z.infer<typeof DecodedStorySchema>;
+
+/** A story with every field null: the shape for outcomes the chain tells nothing about (drops). */
+export const EMPTY_STORY: DecodedStory = {
+  topLevelProgram: null,
+  instruction: null,
+  ixPath: null,
+  cpiDepth: null,
+  errCode: null,
+  errName: null,
+  errMessage: null,
+  failingProgram: null,
+  cuUsed: null,
+  cuRequested: null,
+  errorKey: null,
+  computeExceeded: false,
+  logTruncated: false,
+  txError: null,
+};

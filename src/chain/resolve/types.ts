@@ -35,20 +35,4 @@ export type Resolution = {
   logMessages: string[];
 };
 
-/** A story with every field null: the shape for outcomes the chain tells nothing about (drops). */
-export const EMPTY_STORY: DecodedStory = {
-  topLevelProgram: null,
-  instruction: null,
-  ixPath: null,
-  cpiDepth: null,
-  errCode: null,
-  errName: null,
-  errMessage: null,
-  failingProgram: null,
-  cuUsed: null,
-  cuRequested: null,
-  errorKey: null,
-  computeExceeded: false,
-  logTruncated: false,
-  txError: null,
-};
+export { EMPTY_STORY } from "../decode";
