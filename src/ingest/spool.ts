@@ -12,6 +12,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type { Logger } from "../shared/logger";
 
 export type SpoolOptions = {
@@ -176,22 +177,29 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The pid that owns a spool directory, when that process is still alive. */
-export function liveOwner(dir: string): number | null {
+/**
+ * Who owns a spool directory while that process may still be writing to it: `host:pid`, or null
+ * when the owner is gone. An owner on another host (a shared data directory) is never presumed dead.
+ */
+export function liveOwner(dir: string): string | null {
+  let text: string;
   try {
-    const pid = Number(readFileSync(join(dir, OWNER_FILE), "utf8"));
-    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
+    text = readFileSync(join(dir, OWNER_FILE), "utf8").trim();
   } catch {
     return null;
   }
+  const [host, pidText] = text.includes(":") ? text.split(":") : [hostname(), text];
+  const pid = Number(pidText);
+  if (host !== hostname()) return text;
+  return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? `${host}:${pid}` : null;
 }
 
 function takeOwnership(dir: string) {
   const owner = liveOwner(dir);
-  if (owner !== null && owner !== process.pid) {
-    throw new Error(`spool ${dir} is in use by process ${owner}; give each ingest process its own TXRAY_NODE_ID`);
+  if (owner !== null && owner !== `${hostname()}:${process.pid}`) {
+    throw new Error(`spool ${dir} is in use by ${owner}; give each ingest process its own TXRAY_NODE_ID`);
   }
-  writeFileSync(join(dir, OWNER_FILE), String(process.pid));
+  writeFileSync(join(dir, OWNER_FILE), `${hostname()}:${process.pid}`);
 }
 
 /** Seals `.active` segments left by a process that is gone, cutting a torn last line. */

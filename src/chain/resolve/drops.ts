@@ -10,7 +10,8 @@
 //   priority_fee_too_low  attempts at the same program that landed around it paid a clearly higher
 //                         compute-unit price (needs the envelope's cuPriceMicroLamports)
 //   expired_blockhash     the base class: block height passed lastValidBlockHeight, never landed
-//   unknown               not even expiry can be shown (durable-nonce attempts never seen)
+//   unknown               not even expiry can be shown (durable-nonce attempts, or a lastValidBlockHeight
+//                         the chain never reaches), not seen long after the send
 
 import { wilson } from "../../analytics/stats";
 import type { Attempt, DropDiagnosis, Evidence, Outcome } from "./types";
@@ -140,12 +141,20 @@ export function classifyDrop(attempt: Attempt, context: DropContext): DropDiagno
   return { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiry] };
 }
 
-/** A durable-nonce attempt has no blockhash expiry: after the wait it is dropped with no class. */
+/**
+ * Not found on chain long after it was sent, but expiry cannot be shown: a durable-nonce attempt
+ * (no blockhash expiry), or one whose lastValidBlockHeight the chain has not reached (a client bug).
+ */
 export function unknownDrop(attempt: Attempt, waitedMs: number): DropDiagnosis {
+  const minutes = Math.round(waitedMs / 60_000);
   return {
     dropClass: "unknown",
     confidence: 0.3,
-    evidence: [{ kind: "nonce_not_seen", detail: `durable-nonce transaction not found on chain ${Math.round(waitedMs / 60_000)} min after it was sent`, value: waitedMs }],
+    evidence: [
+      attempt.nonce
+        ? { kind: "nonce_not_seen", detail: `durable-nonce transaction not found on chain ${minutes} min after it was sent`, value: waitedMs }
+        : { kind: "not_seen", detail: `not found on chain ${minutes} min after it was sent, and the chain has not reached its lastValidBlockHeight ${attempt.lastValidBlockHeight}`, value: waitedMs },
+    ],
   };
 }
 

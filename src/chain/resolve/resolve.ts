@@ -39,10 +39,15 @@ export type ResolveSummary = {
 };
 
 const NONCE_WAIT_MS = 30 * 60_000;
+/** Far beyond any blockhash lifetime (~90 s): an attempt still not found is dropped whatever its lastValidBlockHeight says. */
+const MAX_PENDING_MS = 24 * 3600_000;
+/** How long the attempt index (why, diagnose-drop, issue counts) and the transaction cache keep entries. */
+const INDEX_RETENTION_MS = 30 * 86_400_000;
+const TRANSACTION_CACHE_MS = 7 * 86_400_000;
 
 type PendingRow = {
   attempt_id: string; account_id: string; program: string; sig: string; last_valid_block_height: number; sent_at: number;
-  rpc_hash: string; rpc_label: string; payer: string; cu_price_micro_lamports: number | null; nonce: number; kind: string;
+  rpc_hash: string; rpc_label: string; payer: string; cu_price_micro_lamports: number | null; nonce: number; kind: string; received_at: number;
   preflight_error: string | null; simulation_logs: string | null; checks: number;
 };
 
@@ -77,6 +82,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
         if (now - send.attempt.sentAt > NONCE_WAIT_MS) resolutions.push(dropped(send.attempt, unknownDrop(send.attempt, now - send.attempt.sentAt), now));
         else reschedule.push({ attemptId: send.attempt.attemptId, at: now + 60_000 });
       } else if (height > send.attempt.lastValidBlockHeight) expired.push(send);
+      else if (now - send.row.received_at > MAX_PENDING_MS) resolutions.push(dropped(send.attempt, unknownDrop(send.attempt, now - send.attempt.sentAt), now));
       else reschedule.push({ attemptId: send.attempt.attemptId, at: now + backoffMs(send.row.checks) });
     }
 
@@ -124,6 +130,8 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
 
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   for (const r of resolutions) resolved[r.outcome]++;
+  ctx.control.query("DELETE FROM attempt_index WHERE resolved_at < ?").run(now - INDEX_RETENTION_MS);
+  ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
   return { intake, resolved, stillPending, discardedBatches };
 }

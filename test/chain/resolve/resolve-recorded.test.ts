@@ -82,3 +82,17 @@ test("a transaction is fetched once: the cache serves later runs", async () => {
   expect(client.stats().calls).toBeLessThanOrEqual(2); // block height + one status call for the pending one
   expect(rpc.requests() - before).toBeLessThanOrEqual(2);
 });
+
+test("an attempt never found whose lastValidBlockHeight the chain never reaches is dropped as unknown after a day", async () => {
+  const { createContext } = await import("../../../src/context");
+  const { loadConfig } = await import("../../../src/config");
+  const { silentLogger } = await import("../../../src/shared/logger");
+  const later = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir }), { logger: silentLogger, clock: () => Date.now() + 25 * 3600_000 });
+  const summary = await resolvePending(later, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(later.paths.root), recheckDelayMs: 5 });
+  later.close();
+  expect(summary.resolved.dropped).toBe(1);
+  expect(summary.stillPending).toBe(0);
+  const drop = await t.get(`/v1/diagnose-drop/${stillValid}`);
+  expect(drop.body).toMatchObject({ outcome: "dropped", dropClass: "unknown" });
+  expect(drop.body.evidence[0].kind).toBe("not_seen");
+});
