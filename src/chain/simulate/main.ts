@@ -90,9 +90,18 @@ if (rpcUrl) {
     fail(`${rpcUrl} is not a txray localnet (txray_info failed: ${error instanceof Error ? error.message : error}); the simulator only drives local chains`);
   }
 } else {
-  localnet = await startLocalnet({ port: settings.port, blockTimeMs: settings.blockTimeMs, seed: settings.seed });
-  rpcUrl = localnet.url;
-  console.log(`started localnet at ${rpcUrl}`);
+  // A `bun run localnet` already on LOCALNET_PORT is used as is (txray resolves against it);
+  // otherwise the simulator starts its own chain and keeps serving it after the run.
+  const running = `http://127.0.0.1:${settings.port ?? 8899}`;
+  const answers = await new ChainClient(running).call("txray_info").then(() => true, () => false);
+  if (answers) {
+    rpcUrl = running;
+    console.log(`using the localnet at ${rpcUrl}`);
+  } else {
+    localnet = await startLocalnet({ port: settings.port, blockTimeMs: settings.blockTimeMs, seed: settings.seed });
+    rpcUrl = localnet.url;
+    console.log(`started localnet at ${rpcUrl}`);
+  }
 }
 
 const started = Date.now();
