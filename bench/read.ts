@@ -1,50 +1,67 @@
 // Benchmark: read routes over real HTTP on loopback against the serving tables of the synthetic
 // lake (TXRAY_BENCH_ENVELOPES, default 10M; see bench/tables.ts). A server subprocess serves the
-// analytics routes plus a ceiling route returning a constant JSON body of the routes' median size.
+// real application (createApp) plus a ceiling route returning a constant JSON body of a given size,
+// so each route is compared with the ceiling for its own median body size, same server, same run.
 // Per route: max requests/s (closed loop, 32 concurrent), then p99 latency at half that rate
 // (open loop). Last line: { ceiling: { rps }, routes: { <route>: { rps, p99Ms, ratio } } }.
+// TXRAY_BENCH_ROUTES=wallet,top-issues measures only those routes; TXRAY_BENCH_SECONDS per phase.
 
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildServingTables } from "../src/analytics/tables/build";
 import { readPointer } from "../src/analytics/serving/pointer";
-import { servingTables } from "../src/analytics/serving/reader";
-import { analyticsRoutes } from "../src/api/routes/analytics";
-import { errorResponse, json } from "../src/api/http";
+import { closeServingTables, servingTables } from "../src/analytics/serving/reader";
+import { createApp } from "../src/api/app";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
+import { Spool } from "../src/ingest/spool";
 import { silentLogger } from "../src/shared/logger";
 import { BENCH_END_MS, benchEnvelopes, benchLake } from "./tables";
 
 const CONCURRENCY = 32;
 const SECONDS = Number(process.env.TXRAY_BENCH_SECONDS ?? 3);
 
+/**
+ * The `--serve` child: the real application (createApp from src/api/app.ts: Elysia routing, public
+ * rate limit, auth, error rendering, JSON) plus the ceiling route, on one Bun.serve in one process.
+ * `/ceiling/<bytes>` answers a constant JSON body of that size from a native Bun route; every
+ * other request goes to the app. The public rate limit is set out of reach (the clock is frozen at
+ * the lake's end, so buckets never refill).
+ */
 async function serve(dataDir: string): Promise<void> {
-  const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), { logger: silentLogger, clock: () => BENCH_END_MS });
-  const routes = analyticsRoutes(ctx).map((r) => ({ ...r, pattern: new RegExp("^" + r.path.replace(/:(\w+)/g, "(?<$1>[^/]+)") + "$") }));
+  const config = loadConfig({
+    TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off", PUBLIC_RATE_PER_MINUTE: String(2 ** 40),
+  });
+  const ctx = await createContext(config, { logger: silentLogger, clock: () => BENCH_END_MS });
+  // The app needs a spool (ingest); the bench never ingests, so it gets a private one that cannot
+  // collide with another process's on the same data directory (a spool has one owner).
+  const spoolDir = mkdtempSync(join(tmpdir(), "txray-bench-spool-"));
+  process.on("exit", () => rmSync(spoolDir, { recursive: true, force: true }));
+  process.on("SIGTERM", () => process.exit(0));
+  const spool = new Spool({
+    dir: spoolDir,
+    nodeId: config.TXRAY_NODE_ID,
+    sealAfterMs: config.SPOOL_SEAL_MS,
+    maxSegmentBytes: config.SPOOL_SEGMENT_MAX_BYTES,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
+  spool.open();
+  const app = createApp({ ctx, spool });
   const ceilings = new Map<number, string>();
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    async fetch(request) {
-      const url = new URL(request.url);
-      if (url.pathname.startsWith("/ceiling/")) {
-        const bytes = Number(url.pathname.slice(9));
+    routes: {
+      "/ceiling/:bytes": (request) => {
+        const bytes = Number(request.params.bytes);
         let body = ceilings.get(bytes);
         if (!body) ceilings.set(bytes, (body = JSON.stringify({ pad: "x".repeat(Math.max(0, bytes - 10)) })));
         return new Response(body, { headers: { "content-type": "application/json" } });
-      }
-      for (const route of routes) {
-        const match = route.pattern.exec(url.pathname);
-        if (!match) continue;
-        try {
-          return json(await route.handler(request, url, { ...match.groups }));
-        } catch (error) {
-          return errorResponse(error, ctx.logger);
-        }
-      }
-      return json({ error: { code: "not_found", message: "no such route" } }, 404);
+      },
     },
+    fetch: (request) => app.handle(request),
   });
   console.log(String(server.port));
 }
@@ -99,8 +116,10 @@ async function main(): Promise<void> {
   const { ctx, generated } = await benchLake(envelopes);
   if (!readPointer(ctx.paths) || !existsSync(join(ctx.paths.tables, readPointer(ctx.paths)!.file))) await buildServingTables(ctx);
   const tables = await servingTables(ctx);
+  // 500 (program, payer) pairs active in the last 7 days, spread by hash.
   const wallets = await tables.all<{ program: string; payer: string }>(
-    "SELECT program, payer FROM wallet_summary WHERE scope = '*' AND win = '7d' ORDER BY hash(payer) LIMIT 500",
+    "SELECT program, payer FROM (SELECT DISTINCT program, payer FROM attempts WHERE received_at BETWEEN $1 AND $2) ORDER BY hash(payer), program LIMIT 500",
+    [tables.clock - 7 * 86_400_000, tables.clock],
   );
   const programs = generated.programs;
   const windows = ["1d", "7d", "30d"];
@@ -113,35 +132,40 @@ async function main(): Promise<void> {
     wallet: wallets.map((w, i) => `/v1/wallet/${w.program}/${w.payer}?window=${windows[i % 3]}&limit=50`),
     "provider-report": each((p, w) => `/v1/provider-report/${p}?window=${w}`),
   };
+  closeServingTables(ctx);
   ctx.close();
 
   const server = Bun.spawn(["bun", "run", import.meta.path, "--serve", ctx.config.dataDir], { stdout: "pipe", stderr: "inherit" });
   const reader = server.stdout.getReader();
-  const port = new TextDecoder().decode((await reader.read()).value).trim();
+  const first = await reader.read();
+  if (first.done) throw new Error(`the --serve child exited before listening (code ${await server.exited})`);
+  const port = new TextDecoder().decode(first.value).trim();
   const base = `http://127.0.0.1:${port}`;
   try {
-    const results: Record<string, { rps: number; p99Ms: number; ratio: number; bytes: number; errors: number }> = {};
-    const sizes: Record<string, number> = {};
+    const results: Record<string, { rps: number; p99Ms: number; ratio: number; bytes: number; errors: number; ceilingRps: number }> = {};
+    const only = process.env.TXRAY_BENCH_ROUTES?.split(",");
     for (const [name, urls] of Object.entries(routeUrls)) {
+      if (only && !only.includes(name)) continue;
       await maxRate(base, urls.slice(0, 50)); // warm-up (opens the serving file, fills caches)
       const max = await maxRate(base, urls);
       const p99Ms = await p99AtRate(base, urls, max.rps / 2);
-      sizes[name] = max.bytes.sort((a, b) => a - b)[Math.floor(max.bytes.length / 2)];
-      results[name] = { rps: Math.round(max.rps), p99Ms: Math.round(p99Ms * 100) / 100, ratio: 0, bytes: sizes[name], errors: max.errors };
+      const bytes = max.bytes.sort((a, b) => a - b)[Math.floor(max.bytes.length / 2)];
+      // The route's own ceiling: a constant body of its median size, measured right after it.
+      const ceilingRps = (await maxRate(base, [`/ceiling/${bytes}`])).rps;
+      results[name] = {
+        rps: Math.round(max.rps), p99Ms: Math.round(p99Ms * 100) / 100, ratio: Math.round((max.rps / ceilingRps) * 100) / 100,
+        bytes, errors: max.errors, ceilingRps: Math.round(ceilingRps),
+      };
     }
-    // The ceiling is measured per route with a constant body of that route's median size.
-    const median = Object.values(sizes).sort((a, b) => a - b)[Math.floor(Object.keys(sizes).length / 2)];
-    await maxRate(base, [`/ceiling/${median}`]);
+    // The headline ceiling: a body of the routes' median size.
+    const sizes = Object.values(results).map((r) => r.bytes).sort((a, b) => a - b);
+    const median = sizes[Math.floor(sizes.length / 2)];
     const ceiling = await maxRate(base, [`/ceiling/${median}`]);
-    for (const [name, result] of Object.entries(results)) {
-      const same = (await maxRate(base, [`/ceiling/${result.bytes}`])).rps;
-      Object.assign(result, { ceilingRps: Math.round(same), ratio: Math.round((result.rps / same) * 100) / 100 });
-      void name;
-    }
     console.error(JSON.stringify({ envelopes, concurrency: CONCURRENCY, seconds: SECONDS, ceilingBytes: median }));
     console.log(JSON.stringify({ ceiling: { rps: Math.round(ceiling.rps) }, routes: results }));
   } finally {
     server.kill();
+    await server.exited;
   }
 }
 

@@ -60,7 +60,7 @@ if (import.meta.main) {
   rmSync(ctx.paths.tables, { recursive: true, force: true });
   const scanSeconds = await fullScanSeconds(ctx);
   const build = await buildServingTables(ctx, { full: true });
-  console.error(JSON.stringify({ steps: build.steps, attempts: build.attempts }));
+  console.error(JSON.stringify({ steps: build.steps, attempts: build.attempts, answers: build.answers, walletPages: build.walletPages }));
   ctx.close();
   const round = (x: number) => Math.round(x * 100) / 100;
   console.log(JSON.stringify({ envelopes, tablesSeconds: round(build.seconds), scanSeconds: round(scanSeconds), ratio: round(build.seconds / scanSeconds) }));

@@ -1,12 +1,14 @@
 // HTTP rendering of txray errors and JSON answers: one place decides the error shape (seed §7) and
 // the status of each code. Internal errors are logged and answered without details.
 
+import { answerJson } from "../analytics/serving/answer-json";
 import { errorBody, TxrayError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
 import { describeError } from "../shared/logger";
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+  // Shared (cached or precomputed) answers are serialized once, not per request.
+  return new Response(answerJson(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
 export function errorResponse(error: unknown, logger: Logger, headers: Record<string, string> = {}): Response {

@@ -11,10 +11,11 @@ import { DAY, END_MS, get, inWindow, makeWorld, nearestRank, type Row, type Worl
 
 let world: World;
 let program: string;
+// Generating the lake and building the tables takes seconds; more on a shared, loaded machine.
 beforeAll(async () => {
   world = await makeWorld();
   program = world.generated.programs[0];
-});
+}, 30_000);
 afterAll(async () => await world.stop());
 
 const resolved = (rows: Row[]) => rows.filter((r) => r.outcome !== null);
@@ -164,7 +165,7 @@ describe("top-issues", () => {
 });
 
 describe("payerBotScore", () => {
-  /** bot-v1 computed independently from the payer's raw rows (docs/api-analytics.md). */
+  /** bot-v1 computed independently from the payer's raw rows (docs/api.md). */
   function expectedScore(payer: string): number {
     const rows = world.rows.filter((r) => r.payer === payer && r.received_at >= END_MS - 30 * DAY && r.received_at <= END_MS);
     const hours = new Set(rows.map((r) => Math.floor(r.received_at / 3_600_000))).size;
@@ -320,8 +321,12 @@ describe("scope=account", () => {
     const wallet = mine(world.accounts.a)[0].payer;
     const walletA = await get(world, `/v1/wallet/${program}/${wallet}?window=30d&scope=account&limit=500`, world.keys.a);
     const walletB = await get(world, `/v1/wallet/${program}/${wallet}?window=30d&scope=account&limit=500`, world.keys.b);
-    expect(walletA.body.items.length).toBe(mine(world.accounts.a).filter((r) => r.payer === wallet).length);
-    expect(walletB.body.items.length).toBe(mine(world.accounts.b).filter((r) => r.payer === wallet).length);
+    // The wallet (whichever row the lake read returned first) may be a bot with more than a page.
+    const walletRows = (account: string) => mine(account).filter((r) => r.payer === wallet);
+    expect(walletA.body.items.length).toBe(Math.min(500, walletRows(world.accounts.a).length));
+    expect(walletB.body.items.length).toBe(Math.min(500, walletRows(world.accounts.b).length));
+    expect(walletA.body.summary).toMatchObject(countOutcomes(walletRows(world.accounts.a)));
+    expect(walletB.body.summary).toMatchObject(countOutcomes(walletRows(world.accounts.b)));
 
     const issuesA = await get(world, `/v1/top-issues/${program}?window=30d&scope=account&limit=500`, world.keys.a);
     const totalA = ["human", "mixed", "bot"].reduce((s, seg) => s + issuesA.body.segments[seg].reduce((t: number, i: any) => t + i.count, 0), 0);

@@ -5,7 +5,7 @@
 import { createAccountKey } from "../../src/control";
 import { generateLake, type GenerateResult } from "../../src/analytics/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { closeServingTables } from "../../src/analytics/serving/reader";
+import { closeServingTables, servingTables, type ServingTables } from "../../src/analytics/serving/reader";
 import { analyticsRoutes } from "../../src/api/routes/analytics";
 import { errorResponse, json } from "../../src/api/http";
 import { testContext } from "../helpers/context";
@@ -119,3 +119,13 @@ export function nearestRank(values: number[], q: number): number {
 }
 
 export const inWindow = (row: Row, lengthMs: number) => row.received_at >= END_MS - lengthMs && row.received_at <= END_MS;
+
+/** The serving tables once this process has switched to `version` (the switch happens in the background). */
+export async function untilVersion(ctx: Context, version: number, timeoutMs = 10_000): Promise<ServingTables> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tables = await servingTables(ctx);
+    if (tables.version === version || Date.now() > deadline) return tables;
+    await Bun.sleep(25);
+  }
+}

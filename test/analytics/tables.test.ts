@@ -14,12 +14,12 @@ import { issueFingerprint } from "../../src/chain/decode/fingerprint";
 import { ENVELOPE_COLUMNS, RESOLUTION_COLUMNS } from "../../src/lake/schema";
 import { tablesJob } from "../../jobs/tables";
 import { runJob } from "../../src/scheduler/jobs";
-import { DAY, END_MS, makeWorld, type World } from "./support";
+import { DAY, END_MS, makeWorld, untilVersion, type World } from "./support";
 
 let world: World;
 beforeAll(async () => {
   world = await makeWorld(8_000);
-});
+}, 30_000);
 afterAll(async () => await world.stop());
 
 describe("swap", () => {
@@ -29,8 +29,7 @@ describe("swap", () => {
     const first = await baseline(world.ctx, { program, window: "30d", accountId: null });
     const outcome = await runJob(world.ctx, tablesJob);
     expect(outcome.ok).toBe(true);
-    await Bun.sleep(300); // pointer check interval
-    const after = await servingTables(world.ctx);
+    const after = await untilVersion(world.ctx, before.version + 1);
     expect(after.version).toBe(before.version + 1);
     expect(await baseline(world.ctx, { program, window: "30d", accountId: null })).toEqual(first);
     await buildServingTables(world.ctx);
@@ -38,8 +37,7 @@ describe("swap", () => {
     const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb"));
     const current = readPointer(world.ctx.paths)!;
     expect(files.sort()).toEqual([`serving-${current.version - 1}.duckdb`, `serving-${current.version}.duckdb`].sort());
-    await Bun.sleep(300);
-    expect((await servingTables(world.ctx)).version).toBe(current.version);
+    expect((await untilVersion(world.ctx, current.version)).version).toBe(current.version);
     // The file this process read before is gone, and reading still works.
     expect(existsSync(join(world.ctx.paths.tables, `serving-${before.version}.duckdb`))).toBe(false);
     expect((await baseline(world.ctx, { program, window: "7d", accountId: null })).rates.attempts).toBeGreaterThan(0);
@@ -63,7 +61,7 @@ describe("swap", () => {
     expect(rebuilt.rebuiltUnits).toBeGreaterThanOrEqual(1);
     expect(rebuilt.rebuiltUnits).toBeLessThanOrEqual(RESOLUTION_LAG_DAYS + 1);
     expect(rebuilt.attempts).toBe(unchanged.attempts);
-    await Bun.sleep(300);
+    await untilVersion(world.ctx, rebuilt.version);
     const after = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
     expect(after.rates.landed).toBe(before.rates.landed + 1);
     expect(after.pending).toBe(before.pending - 1);

@@ -1,10 +1,15 @@
 // baseline/{program}: the program's outcome rates in the window next to the whole ecosystem's (all
-// programs, public) and each RPC provider's, from the precomputed `rates` table.
+// programs, public) and each RPC provider's, from the precomputed `rates` table. Public answers are
+// precomputed by the tables job (baselineAnswers over every program × window); account-scoped ones
+// are computed on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
 import { rates, type Rates } from "../stats";
 import { servingTables } from "../serving/reader";
-import { answerKey, baseParams, countsOf, parseParams, requireKnownProgram, scopeKey, SUM_COUNTS, windowRange, type BaseParams, type CountRow, type WindowRange } from "./common";
+import {
+  answerKey, answerSlot, baseParams, countsOf, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, SUM_COUNTS,
+  windowFilter, windowRange, type AnswerScope, type BaseParams, type CountRow, type RowSource, type WindowRange,
+} from "./common";
 
 export type BaselineResponse = {
   program: string;
@@ -15,36 +20,52 @@ export type BaselineResponse = {
   pending: number;
 };
 
+type ProviderCountRow = CountRow & { program: string; win: string; rpc_label: string; rpc_hash: string; pending: number };
+
+const PROVIDER_COUNTS_SQL = `
+  SELECT program, win, rpc_label, rpc_hash, ${SUM_COUNTS}, coalesce(sum(pending), 0) AS pending FROM rates
+  WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
+  GROUP BY program, win, rpc_label, rpc_hash`;
+const ECOSYSTEM_SQL = `SELECT win, ${SUM_COUNTS} FROM rates WHERE scope = '*' GROUP BY win`;
+
 export async function baseline(ctx: Context, input: BaseParams): Promise<BaselineResponse> {
   const params = parseParams(baseParams, input);
   const tables = await servingTables(ctx);
+  requireKnownProgram(tables, params.program);
+  if (params.accountId === null) {
+    const precomputed = tables.precomputed<BaselineResponse>("baseline", params.program, params.window);
+    if (precomputed) return precomputed;
+  }
   return tables.cached(answerKey("baseline", params), async () => {
-    await requireKnownProgram(tables, params.program);
-    const scope = scopeKey(params.accountId);
-    const providerRows = await tables.all<CountRow & { rpc_label: string; rpc_hash: string; pending: number }>(
-      `SELECT rpc_label, rpc_hash, ${SUM_COUNTS}, coalesce(sum(pending), 0) AS pending FROM rates
-       WHERE program = $1 AND scope = $2 AND win = $3 GROUP BY rpc_label, rpc_hash`,
-      [params.program, scope, params.window],
-    );
-    const [ecosystemRow] = await tables.all<CountRow>(`SELECT ${SUM_COUNTS} FROM rates WHERE scope = '*' AND win = $1`, [params.window]);
-    const providers = providerRows
-      .map((row) => ({ rpcLabel: row.rpc_label, rpcHash: row.rpc_hash, ...rates(countsOf(row)) }))
-      .sort((a, b) => b.attempts - a.attempts || a.rpcLabel.localeCompare(b.rpcLabel));
-    const total = countsOf({
-      landed: sum(providerRows, "landed"),
-      failed_onchain: sum(providerRows, "failed_onchain"),
-      dropped: sum(providerRows, "dropped"),
-      preflight: sum(providerRows, "preflight"),
-    });
-    return {
-      program: params.program,
-      window: windowRange(tables, params.window),
-      rates: rates(total),
-      ecosystem: rates(countsOf(ecosystemRow)),
-      providers,
-      pending: sum(providerRows, "pending"),
-    };
+    const answers = await baselineAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] });
+    return answers.get(answerSlot(params.program, params.window))!;
   });
+}
+
+/** The baseline answer of every listed program × window in one scope, keyed by answerSlot. */
+export async function baselineAnswers(source: RowSource, { scope, programs, windows }: AnswerScope): Promise<Map<string, BaselineResponse>> {
+  const providerRows = await source.all<ProviderCountRow>(PROVIDER_COUNTS_SQL, [scope, programFilter(programs), windowFilter(windows)]);
+  const ecosystemRows = await source.all<CountRow & { win: string }>(ECOSYSTEM_SQL);
+  const byProgramWindow = groupRows(providerRows, (row) => answerSlot(row.program, row.win));
+  const answers = new Map<string, BaselineResponse>();
+  for (const program of programs) {
+    for (const window of windows) {
+      const rows = byProgramWindow.get(answerSlot(program, window)) ?? [];
+      const providers = rows
+        .map((row) => ({ rpcLabel: row.rpc_label, rpcHash: row.rpc_hash, ...rates(countsOf(row)) }))
+        .sort((a, b) => b.attempts - a.attempts || a.rpcLabel.localeCompare(b.rpcLabel));
+      const total = countsOf({ landed: sum(rows, "landed"), failed_onchain: sum(rows, "failed_onchain"), dropped: sum(rows, "dropped"), preflight: sum(rows, "preflight") });
+      answers.set(answerSlot(program, window), {
+        program,
+        window: windowRange(source, window),
+        rates: rates(total),
+        ecosystem: rates(countsOf(ecosystemRows.find((row) => row.win === window))),
+        providers,
+        pending: sum(rows, "pending"),
+      });
+    }
+  }
+  return answers;
 }
 
 function sum<K extends string>(rows: Record<K, number | null>[], key: K): number {

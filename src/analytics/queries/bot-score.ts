@@ -1,5 +1,5 @@
 // payerBotScore: the bot likelihood of a payer in [0,1] (features and weights: sql/payer_scores.sql,
-// docs/api-analytics.md), from the last tables build; null for a payer not seen in 30 days.
+// docs/api.md), from the last tables build; null for a payer not seen in 30 days.
 
 import type { Context } from "../../context";
 import { servingTables } from "../serving/reader";

@@ -1,16 +1,19 @@
 // Shared pieces of the analytics query functions: input schemas (zod) and their 400s, the scope
-// key of a request (public '*' or an account id), window bounds, the unknown-program 404, and
-// turning count rows into Rates.
+// key of a request (public '*' or an account id), window bounds, the unknown-program 404, turning
+// count rows into Rates, and the row source the answers are computed from (the serving tables at
+// request time, the database being built when the tables job precomputes public answers).
 
 import { z } from "zod";
 import { isBase58Address } from "../../shared/base58";
 import { badRequest, describeIssues, notFound } from "../../shared/errors";
 import type { OutcomeCounts } from "../stats";
-import { WINDOWS, type WindowName } from "../tables/build";
-import type { ServingTables } from "../serving/reader";
+import { DEFAULT_WINDOW, WINDOW_NAMES, WINDOWS, type WindowName } from "../windows";
+import type { ServingTables, SqlParam } from "../serving/reader";
 
-export const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
-export const DEFAULT_WINDOW: WindowName = "7d";
+export { DEFAULT_WINDOW, WINDOW_NAMES };
+
+/** Where answers are computed from: parameterised SQL ($1, $2, ...) and the build's clock. */
+export type RowSource = { all<T = Record<string, unknown>>(sql: string, params?: SqlParam[]): Promise<T[]>; readonly clock: number };
 
 export const address = (what: string) => z.string().refine(isBase58Address, `expected a base58 ${what} (32 bytes)`);
 export const windowName = z
@@ -39,17 +42,39 @@ export const scopeKey = (accountId: string | null) => accountId ?? "*";
 
 export type WindowRange = { name: WindowName; since: number; until: number };
 
-export function windowRange(tables: ServingTables, name: WindowName): WindowRange {
-  return { name, since: tables.clock - WINDOWS[name], until: tables.clock };
+export function windowRange(source: { readonly clock: number }, name: WindowName): WindowRange {
+  return { name, since: source.clock - WINDOWS[name], until: source.clock };
 }
 
+/** Programs txray has any data for (attempts in retention or a deploy): the 404 decision. */
+export const KNOWN_PROGRAMS_SQL = "SELECT program FROM programs WHERE scope = '*' UNION SELECT program FROM deploys ORDER BY program";
+
 /** 404 when txray has no data at all for the program (neither attempts nor deploys). */
-export async function requireKnownProgram(tables: ServingTables, program: string): Promise<void> {
-  const rows = await tables.all(
-    "SELECT 1 AS known FROM programs WHERE program = $1 AND scope = '*' UNION ALL SELECT 1 FROM deploys WHERE program = $1 LIMIT 1",
-    [program],
-  );
-  if (rows.length === 0) throw notFound(`program ${program}: no data`);
+export function requireKnownProgram(tables: ServingTables, program: string): void {
+  if (!tables.knowsProgram(program)) throw notFound(`program ${program}: no data`);
+}
+
+/** The programs and windows an answer computation covers: one (a request) or all (precomputation). */
+export type AnswerScope = { scope: string; programs: string[]; windows: readonly WindowName[] };
+
+/** A SQL parameter filtering on the program: the one program, or NULL (no filter) for several. */
+export const programFilter = (programs: string[]): string | null => (programs.length === 1 ? programs[0] : null);
+/** A SQL parameter filtering on the window: the one window, or NULL for several. */
+export const windowFilter = (windows: readonly WindowName[]): WindowName | null => (windows.length === 1 ? windows[0] : null);
+
+/** The key of one program × window answer in the maps the answer computations return. */
+export const answerSlot = (program: string, window: string) => `${program}|${window}`;
+
+/** Rows grouped by a key, in their original order. */
+export function groupRows<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
 }
 
 export type CountRow = { landed: number | null; failed_onchain: number | null; dropped: number | null; preflight: number | null };

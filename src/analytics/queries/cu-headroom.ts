@@ -1,10 +1,15 @@
 // cu-headroom/{program}: per instruction, compute units used (nearest-rank p50/p95, max) against the
-// typical requested limit, how often the budget was exceeded, and the daily p95 trend.
+// typical requested limit, how often the budget was exceeded, and the daily p95 trend. Public
+// answers are precomputed by the tables job (cuHeadroomAnswers); account-scoped ones are computed
+// on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
 import { utcDay } from "../../lake/paths";
 import { servingTables } from "../serving/reader";
-import { answerKey, baseParams, parseParams, requireKnownProgram, scopeKey, windowRange, type BaseParams, type WindowRange } from "./common";
+import {
+  answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
+  type AnswerScope, type BaseParams, type RowSource, type WindowRange,
+} from "./common";
 
 export type CuInstruction = {
   instruction: string;
@@ -18,42 +23,70 @@ export type CuInstruction = {
 };
 export type CuHeadroomResponse = { program: string; window: WindowRange; instructions: CuInstruction[] };
 
+type InstructionRow = {
+  program: string; win: string; instruction: string; samples: number; cu_quantiles: number[]; cu_max: number; cu_requested_p50: number | null; exceeded: number;
+};
+type TrendRow = { program: string; instruction: string; day: string; cu_p95: number };
+
+const INSTRUCTIONS_SQL = `
+  SELECT program, win, instruction, samples, cu_quantiles, cu_max, cu_requested_p50, exceeded FROM cu_instructions
+  WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
+  ORDER BY program, win, samples DESC, instruction`;
+const TREND_SQL = `
+  SELECT program, instruction, day, cu_p95 FROM cu_trend
+  WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND day >= $3
+  ORDER BY program, instruction, day`;
+
 export async function cuHeadroom(ctx: Context, input: BaseParams): Promise<CuHeadroomResponse> {
   const params = parseParams(baseParams, input);
   const tables = await servingTables(ctx);
+  requireKnownProgram(tables, params.program);
+  if (params.accountId === null) {
+    const precomputed = tables.precomputed<CuHeadroomResponse>("cu-headroom", params.program, params.window);
+    if (precomputed) return precomputed;
+  }
   return tables.cached(answerKey("cu-headroom", params), async () => {
-    await requireKnownProgram(tables, params.program);
-    const scope = scopeKey(params.accountId);
-    const window = windowRange(tables, params.window);
-    const rows = await tables.all<{ instruction: string; samples: number; cu_quantiles: number[]; cu_max: number; cu_requested_p50: number | null; exceeded: number }>(
-      "SELECT instruction, samples, cu_quantiles, cu_max, cu_requested_p50, exceeded FROM cu_instructions WHERE program = $1 AND scope = $2 AND win = $3 ORDER BY samples DESC, instruction",
-      [params.program, scope, params.window],
-    );
-    const trendRows = await tables.all<{ instruction: string; day: string; cu_p95: number }>(
-      "SELECT instruction, day, cu_p95 FROM cu_trend WHERE program = $1 AND scope = $2 AND day >= $3 ORDER BY instruction, day",
-      [params.program, scope, utcDay(window.since)],
-    );
-    const trends = new Map<string, { day: string; cuP95: number }[]>();
-    for (const row of trendRows) {
-      const list = trends.get(row.instruction) ?? [];
-      list.push({ day: row.day, cuP95: row.cu_p95 });
-      trends.set(row.instruction, list);
-    }
-    return {
-      program: params.program,
-      window,
-      instructions: rows.map((row) => {
-        const [p50, p95] = row.cu_quantiles;
-        return {
-          instruction: row.instruction,
-          samples: row.samples,
-          cuUsed: { p50, p95, max: row.cu_max },
-          cuRequestedP50: row.cu_requested_p50,
-          headroomP95: row.cu_requested_p50 === null ? null : row.cu_requested_p50 - p95,
-          exceeded: row.exceeded,
-          trend: trends.get(row.instruction) ?? [],
-        };
-      }),
-    };
+    const answers = await cuHeadroomAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] });
+    return answers.get(answerSlot(params.program, params.window))!;
   });
+}
+
+/** The cu-headroom answer of every listed program × window in one scope, keyed by answerSlot. */
+export async function cuHeadroomAnswers(source: RowSource, { scope, programs, windows }: AnswerScope): Promise<Map<string, CuHeadroomResponse>> {
+  const ranges = windows.map((window) => windowRange(source, window));
+  const firstDay = utcDay(Math.min(...ranges.map((range) => range.since)));
+  const instructionRows = await source.all<InstructionRow>(INSTRUCTIONS_SQL, [scope, programFilter(programs), windowFilter(windows)]);
+  const trendRows = await source.all<TrendRow>(TREND_SQL, [scope, programFilter(programs), firstDay]);
+  const instructionsBySlot = groupRows(instructionRows, (row) => answerSlot(row.program, row.win));
+  const trendsByProgram = groupRows(trendRows, (row) => row.program);
+  const answers = new Map<string, CuHeadroomResponse>();
+  for (const program of programs) {
+    for (const window of ranges) {
+      const since = utcDay(window.since);
+      const trends = new Map<string, { day: string; cuP95: number }[]>();
+      for (const row of trendsByProgram.get(program) ?? []) {
+        if (row.day < since) continue;
+        const list = trends.get(row.instruction) ?? [];
+        list.push({ day: row.day, cuP95: row.cu_p95 });
+        trends.set(row.instruction, list);
+      }
+      answers.set(answerSlot(program, window.name), {
+        program,
+        window,
+        instructions: (instructionsBySlot.get(answerSlot(program, window.name)) ?? []).map((row) => {
+          const [p50, p95] = row.cu_quantiles;
+          return {
+            instruction: row.instruction,
+            samples: row.samples,
+            cuUsed: { p50, p95, max: row.cu_max },
+            cuRequestedP50: row.cu_requested_p50,
+            headroomP95: row.cu_requested_p50 === null ? null : row.cu_requested_p50 - p95,
+            exceeded: row.exceeded,
+            trend: trends.get(row.instruction) ?? [],
+          };
+        }),
+      });
+    }
+  }
+  return answers;
 }

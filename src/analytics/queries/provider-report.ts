@@ -1,11 +1,16 @@
 // provider-report/{program}: measured drop rate per RPC provider over resolved sends (preflight
 // failures never reached a provider), with a 95% Wilson interval, the share of drops that were
-// blockhash expiry, and time to land (block time − client send time) p50/p95.
+// blockhash expiry, and time to land (block time − client send time) p50/p95. Public answers are
+// precomputed by the tables job (providerReportAnswers); account-scoped ones are computed on
+// request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
 import { ratio, wilson, type Interval } from "../stats";
 import { servingTables } from "../serving/reader";
-import { answerKey, baseParams, parseParams, requireKnownProgram, scopeKey, windowRange, type BaseParams, type WindowRange } from "./common";
+import {
+  answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
+  type AnswerScope, type BaseParams, type RowSource, type WindowRange,
+} from "./common";
 
 export type ProviderRow = {
   rpcLabel: string;
@@ -19,28 +24,49 @@ export type ProviderRow = {
 };
 export type ProviderReportResponse = { program: string; window: WindowRange; providers: ProviderRow[] };
 
+type ProviderCountRow = { program: string; win: string; rpc_label: string; rpc_hash: string; attempts: number; dropped: number; expired: number; land_quantiles: number[] | null };
+
+const PROVIDERS_SQL = `
+  SELECT program, win, rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles FROM providers
+  WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
+  ORDER BY program, win, attempts DESC, rpc_label`;
+
 export async function providerReport(ctx: Context, input: BaseParams): Promise<ProviderReportResponse> {
   const params = parseParams(baseParams, input);
   const tables = await servingTables(ctx);
+  requireKnownProgram(tables, params.program);
+  if (params.accountId === null) {
+    const precomputed = tables.precomputed<ProviderReportResponse>("provider-report", params.program, params.window);
+    if (precomputed) return precomputed;
+  }
   return tables.cached(answerKey("provider-report", params), async () => {
-    await requireKnownProgram(tables, params.program);
-    const rows = await tables.all<{ rpc_label: string; rpc_hash: string; attempts: number; dropped: number; expired: number; land_quantiles: number[] | null }>(
-      "SELECT rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles FROM providers WHERE program = $1 AND scope = $2 AND win = $3 ORDER BY attempts DESC, rpc_label",
-      [params.program, scopeKey(params.accountId), params.window],
-    );
-    return {
-      program: params.program,
-      window: windowRange(tables, params.window),
-      providers: rows.map((row) => ({
-        rpcLabel: row.rpc_label,
-        rpcHash: row.rpc_hash,
-        attempts: row.attempts,
-        dropped: row.dropped,
-        dropRate: ratio(row.dropped, row.attempts),
-        ci95: wilson(row.dropped, row.attempts),
-        expiredShare: ratio(row.expired, row.dropped),
-        timeToLandMs: { p50: row.land_quantiles?.[0] ?? null, p95: row.land_quantiles?.[1] ?? null },
-      })),
-    };
+    const answers = await providerReportAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] });
+    return answers.get(answerSlot(params.program, params.window))!;
   });
+}
+
+/** The provider-report answer of every listed program × window in one scope, keyed by answerSlot. */
+export async function providerReportAnswers(source: RowSource, { scope, programs, windows }: AnswerScope): Promise<Map<string, ProviderReportResponse>> {
+  const rows = await source.all<ProviderCountRow>(PROVIDERS_SQL, [scope, programFilter(programs), windowFilter(windows)]);
+  const bySlot = groupRows(rows, (row) => answerSlot(row.program, row.win));
+  const answers = new Map<string, ProviderReportResponse>();
+  for (const program of programs) {
+    for (const window of windows) {
+      answers.set(answerSlot(program, window), {
+        program,
+        window: windowRange(source, window),
+        providers: (bySlot.get(answerSlot(program, window)) ?? []).map((row) => ({
+          rpcLabel: row.rpc_label,
+          rpcHash: row.rpc_hash,
+          attempts: row.attempts,
+          dropped: row.dropped,
+          dropRate: ratio(row.dropped, row.attempts),
+          ci95: wilson(row.dropped, row.attempts),
+          expiredShare: ratio(row.expired, row.dropped),
+          timeToLandMs: { p50: row.land_quantiles?.[0] ?? null, p95: row.land_quantiles?.[1] ?? null },
+        })),
+      });
+    }
+  }
+  return answers;
 }

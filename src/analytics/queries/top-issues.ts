@@ -1,12 +1,18 @@
 // top-issues/{program}: failures grouped by fingerprint, per payer segment (human / mixed / bot by
-// payerBotScore), ranked by count in the window; plus issueSummary for the why route.
+// payerBotScore), ranked by count in the window; plus issueSummary for the why route. Public
+// answers (every segment, MAX_LIMIT issues each) are precomputed by the tables job
+// (topIssuesAnswers); a request takes the head of each list. Account-scoped ones are computed on
+// request by the same function and cached per serving version.
 
 import { z } from "zod";
 import type { Context } from "../../context";
-import { parseLimit } from "../../api/pagination";
+import { MAX_LIMIT, parseLimit } from "../../api/pagination";
 import { ratio } from "../stats";
 import { servingTables } from "../serving/reader";
-import { answerKey, baseParams, type BaseParams, parseParams, requireKnownProgram, scopeKey, windowRange, type WindowRange } from "./common";
+import {
+  answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
+  type AnswerScope, type BaseParams, type RowSource, type WindowRange,
+} from "./common";
 
 export const SEGMENTS = ["human", "mixed", "bot"] as const;
 export type Segment = (typeof SEGMENTS)[number];
@@ -38,34 +44,67 @@ const topIssuesParams = baseParams.extend({
 export type TopIssuesParams = BaseParams & { segment?: string | null; limit?: string | number | null };
 
 type IssueRow = {
+  program: string; win: string; segment: Segment;
   fingerprint: string; outcome: string; failing_program: string | null; instruction: string | null; err_code: number | null;
   err_name: string | null; drop_class: string | null; count: number; wallets: number; segment_total: number; sample_sig: string | null;
   total_count: number | null; bot_count: number | null; count7d: number | null; first_seen: number | null; last_seen: number | null;
   first_in_window: number; last_in_window: number;
 };
 
+/** Every issue of the scope (optionally one program, window, segment), ranked per program × window × segment. */
 const ISSUES_SQL = `
-  SELECT i.*, t.count AS total_count, t.bot_count, t7.count AS count7d, l.first_seen, l.last_seen
+  SELECT i.program, i.win, i.segment, i.fingerprint, i.outcome, i.failing_program, i.instruction, i.err_code, i.err_name, i.drop_class,
+    i.count, i.wallets, i.segment_total, i.sample_sig, i.first_in_window, i.last_in_window,
+    t.count AS total_count, t.bot_count, t7.count AS count7d, l.first_seen, l.last_seen
   FROM issues i
   LEFT JOIN issue_totals t ON t.program = i.program AND t.scope = i.scope AND t.win = i.win AND t.fingerprint = i.fingerprint
   LEFT JOIN issue_totals t7 ON t7.program = i.program AND t7.scope = i.scope AND t7.win = '7d' AND t7.fingerprint = i.fingerprint
   LEFT JOIN issue_lifetimes l ON l.program = i.program AND l.scope = i.scope AND l.fingerprint = i.fingerprint
-  WHERE i.program = $1 AND i.scope = $2 AND i.win = $3 AND i.segment = $4
-  ORDER BY i.count DESC, i.fingerprint LIMIT $5`;
+  WHERE i.scope = $1 AND ($2::VARCHAR IS NULL OR i.program = $2) AND ($3::VARCHAR IS NULL OR i.win = $3) AND ($4::VARCHAR IS NULL OR i.segment = $4)
+  ORDER BY i.program, i.win, i.segment, i.count DESC, i.fingerprint`;
 
 export async function topIssues(ctx: Context, input: TopIssuesParams): Promise<TopIssuesResponse> {
   const params = parseParams(topIssuesParams, input);
   const limit = typeof params.limit === "number" ? params.limit : parseLimit(params.limit);
+  const segment = params.segment ?? null;
   const tables = await servingTables(ctx);
+  requireKnownProgram(tables, params.program);
+  if (params.accountId === null) {
+    // Precomputed with every segment at the largest limit: a request takes the head of its lists.
+    const full = tables.precomputed<TopIssuesResponse>("top-issues", params.program, params.window);
+    if (full) return tables.cached(answerKey("top-issues", { ...params, limit }), async () => withLimit(full, segment, limit));
+  }
   return tables.cached(answerKey("top-issues", { ...params, limit }), async () => {
-    await requireKnownProgram(tables, params.program);
-    const segments: Record<Segment, Issue[]> = { human: [], mixed: [], bot: [] };
-    for (const segment of params.segment ? [params.segment] : SEGMENTS) {
-      const rows = await tables.all<IssueRow>(ISSUES_SQL, [params.program, scopeKey(params.accountId), params.window, segment, limit]);
-      segments[segment] = rows.map(toIssue);
-    }
-    return { program: params.program, window: windowRange(tables, params.window), segment: params.segment ?? null, segments };
+    const answers = await topIssuesAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] }, segment);
+    return withLimit(answers.get(answerSlot(params.program, params.window))!, segment, limit);
   });
+}
+
+/**
+ * The top-issues answer of every listed program × window in one scope (every segment, or only
+ * `segment`, each list at most MAX_LIMIT long), keyed by answerSlot.
+ */
+export async function topIssuesAnswers(source: RowSource, { scope, programs, windows }: AnswerScope, segment: Segment | null = null): Promise<Map<string, TopIssuesResponse>> {
+  const rows = await source.all<IssueRow>(ISSUES_SQL, [scope, programFilter(programs), windowFilter(windows), segment]);
+  const bySlot = groupRows(rows, (row) => answerSlot(row.program, row.win));
+  const answers = new Map<string, TopIssuesResponse>();
+  for (const program of programs) {
+    for (const window of windows) {
+      const segments: Record<Segment, Issue[]> = { human: [], mixed: [], bot: [] };
+      for (const row of bySlot.get(answerSlot(program, window)) ?? []) {
+        const list = segments[row.segment];
+        if (list.length < MAX_LIMIT) list.push(toIssue(row));
+      }
+      answers.set(answerSlot(program, window), { program, window: windowRange(source, window), segment, segments });
+    }
+  }
+  return answers;
+}
+
+/** The answer to a request for `segment` (null: all) and `limit` from a longer answer. */
+function withLimit(full: TopIssuesResponse, segment: Segment | null, limit: number): TopIssuesResponse {
+  const list = (name: Segment) => (segment === null || segment === name ? full.segments[name].slice(0, limit) : []);
+  return { program: full.program, window: full.window, segment, segments: { human: list("human"), mixed: list("mixed"), bot: list("bot") } };
 }
 
 function toIssue(row: IssueRow): Issue {

@@ -2,7 +2,9 @@
 // then replaces `current.json` by write-to-temp + rename (atomic on POSIX), so a reader in any
 // process sees either the old or the new version, never a half-built one. Files older than the
 // previous version are removed; a reader that still holds one open keeps reading it (Linux keeps
-// an unlinked file alive while it is open) and switches on its next pointer check.
+// an unlinked file alive while it is open) and switches on its next pointer check. A version has
+// side files next to its database (precomputed answers `serving-<n>.answers`, wallet pages
+// `serving-<n>.wallets[.idx]`); they live and go with it.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,10 +12,18 @@ import type { DataPaths } from "../../lake/paths";
 
 export type ServingPointer = { version: number; file: string; builtAt: number; clock: number; schema: number };
 
-const SERVING_FILE = /^serving-(\d+)\.duckdb(\.wal)?$/;
+const SERVING_FILE = /^serving-(\d+)\.(?:duckdb(?:\.wal)?|wallets(?:\.idx)?|answers)$/;
 
 export const pointerPath = (paths: DataPaths) => join(paths.tables, "current.json");
 export const servingFile = (paths: DataPaths, version: number) => join(paths.tables, `serving-${version}.duckdb`);
+
+/** The precomputed answers side file of a version (tables/answers.ts writes it, serving/answers.ts reads it). */
+export const answersFile = (tablesDir: string, version: number) => join(tablesDir, `serving-${version}.answers`);
+
+/** The wallet pages side files of a version (tables/wallet-pages.ts writes them, serving/wallet-pages.ts reads them). */
+export function walletPagesFiles(tablesDir: string, version: number): { data: string; index: string } {
+  return { data: join(tablesDir, `serving-${version}.wallets`), index: join(tablesDir, `serving-${version}.wallets.idx`) };
+}
 
 export function readPointer(paths: DataPaths): ServingPointer | null {
   try {
@@ -43,7 +53,7 @@ export function nextVersion(paths: DataPaths): number {
   return highest + 1;
 }
 
-/** Removes serving files other than the listed versions (and half-built ones of dead builds). */
+/** Removes serving files (and their side files) other than the listed versions (and half-built ones of dead builds). */
 export function removeServingFilesExcept(paths: DataPaths, keep: number[]): string[] {
   if (!existsSync(paths.tables)) return [];
   const removed: string[] = [];

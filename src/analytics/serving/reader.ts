@@ -4,13 +4,22 @@
 // tables job has switched it, new queries go to the new file and the old instance is closed once
 // its in-flight queries finish. Answers are memoised per serving version (the data cannot change
 // within a version), so a hot question costs a map lookup.
+//
+// Opening a version also loads what makes requests skip DuckDB entirely: the known programs (the
+// 404 decision), the precomputed public answers (serving/answers.ts) and the wallet pages
+// (serving/wallet-pages.ts).
 
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from "@duckdb/node-api";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { plainRow } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
-import { readPointer, type ServingPointer } from "./pointer";
+import { KNOWN_PROGRAMS_SQL } from "../queries/common";
+import type { WindowName } from "../windows";
+import { shareAnswer } from "./answer-json";
+import { PrecomputedAnswers, type PrecomputedRoute } from "./answers";
+import { answersFile, readPointer, walletPagesFiles, type ServingPointer } from "./pointer";
+import { WalletPages } from "./wallet-pages";
 
 const POINTER_CHECK_MS = 250;
 const POOL_SIZE = 4;
@@ -27,6 +36,10 @@ export class ServingTables {
   private inFlight = 0;
   private retired = false;
   private closed = false;
+  private programs = new Set<string>();
+  private answersByRoute = PrecomputedAnswers.none();
+  /** The wallet pages of this version; null when it has none (then wallet pages come from `attempts`). */
+  walletPages: WalletPages | null = null;
 
   private constructor(
     readonly pointer: ServingPointer,
@@ -41,7 +54,31 @@ export class ServingTables {
     const instance = await DuckDBInstance.create(join(tablesDir, pointer.file), { access_mode: "READ_ONLY" });
     const connections: DuckDBConnection[] = [];
     for (let i = 0; i < POOL_SIZE; i++) connections.push(await instance.connect());
-    return new ServingTables(pointer, instance, connections);
+    const tables = new ServingTables(pointer, instance, connections);
+    try {
+      await tables.load(tablesDir);
+    } catch (error) {
+      tables.retire();
+      throw error;
+    }
+    return tables;
+  }
+
+  private async load(tablesDir: string): Promise<void> {
+    const known = await this.all<{ program: string }>(KNOWN_PROGRAMS_SQL);
+    this.programs = new Set(known.map((row) => row.program));
+    this.answersByRoute = await PrecomputedAnswers.read(answersFile(tablesDir, this.version));
+    this.walletPages = await WalletPages.open(walletPagesFiles(tablesDir, this.version));
+  }
+
+  /** Whether txray has any data for the program (attempts in retention or a deploy). */
+  knowsProgram(program: string): boolean {
+    return this.programs.has(program);
+  }
+
+  /** The tables job's public answer (null: a precomputed 404); undefined when not precomputed. */
+  precomputed<T>(route: PrecomputedRoute, program: string, window: WindowName): T | null | undefined {
+    return this.answersByRoute.get<T>(route, program, window);
   }
 
   get version(): number {
@@ -71,7 +108,7 @@ export class ServingTables {
     }
   }
 
-  /** Memoises an answer for this version (bounded; least recently used goes first). */
+  /** Memoises an answer for this version (bounded; least recently used goes first); the answer is shared, never to be mutated. */
   cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.answers.get(key);
     if (hit) {
@@ -79,7 +116,8 @@ export class ServingTables {
       this.answers.set(key, hit);
       return hit as Promise<T>;
     }
-    const answer = compute();
+    // Cached answers are shared by every request asking the same question (serving/answer-json.ts).
+    const answer = compute().then((value) => shareAnswer(value));
     this.answers.set(key, answer);
     answer.catch(() => this.answers.delete(key));
     if (this.answers.size > ANSWER_CACHE_ENTRIES) this.answers.delete(this.answers.keys().next().value!);
@@ -111,6 +149,7 @@ export class ServingTables {
   private closeIfDone(): void {
     if (!this.retired || this.closed || this.inFlight > 0) return;
     this.closed = true;
+    this.walletPages?.close();
     for (const [connection, statements] of this.statements) {
       for (const statement of statements.values()) statement.destroySync();
       connection.closeSync();
@@ -122,7 +161,12 @@ export class ServingTables {
 type Handle = { current: ServingTables | null; opening: Promise<ServingTables> | null; checkedAt: number };
 const handles = new Map<string, Handle>();
 
-/** The current serving tables for this context's data directory; 503 `unavailable` before the first build. */
+/**
+ * The current serving tables for this context's data directory; 503 `unavailable` before the first
+ * build. When the pointer moves, the new version is opened (and its answers loaded) in the
+ * background while requests keep being answered from the current one; only the very first open
+ * is waited for.
+ */
 export async function servingTables(ctx: Context): Promise<ServingTables> {
   const dir = ctx.paths.tables;
   let handle = handles.get(dir);
@@ -131,7 +175,7 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
     handles.set(dir, handle);
   }
   const now = Date.now();
-  if (handle.current && now - handle.checkedAt < POINTER_CHECK_MS) return handle.current;
+  if (handle.current && (handle.opening || now - handle.checkedAt < POINTER_CHECK_MS)) return handle.current;
   if (handle.opening) return handle.opening;
   handle.checkedAt = now;
   const pointer = readPointer(ctx.paths);
@@ -140,10 +184,20 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
     throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", { retryAfterSeconds: 30 });
   }
   if (handle.current && handle.current.version === pointer.version) return handle.current;
-  const opening = ServingTables.open(dir, pointer);
+  const opening = switchTo(dir, handle, pointer);
   handle.opening = opening;
+  return handle.current ?? opening;
+}
+
+/** Opens a version and makes it current (retiring the previous one); keeps the current one on failure. */
+async function switchTo(dir: string, handle: Handle, pointer: ServingPointer): Promise<ServingTables> {
   try {
-    const next = await opening;
+    const next = await ServingTables.open(dir, pointer);
+    if (handles.get(dir) !== handle) {
+      // Closed (closeServingTables) while opening.
+      next.retire();
+      return next;
+    }
     const previous = handle.current;
     handle.current = next;
     previous?.retire();
@@ -164,7 +218,7 @@ export function closeServingTables(ctx: Context): void {
   handles.delete(ctx.paths.tables);
 }
 
-function toDuckValue(value: SqlParam): DuckDBValue {
+export function toDuckValue(value: SqlParam): DuckDBValue {
   if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
   return value;
 }

@@ -1,4 +1,4 @@
--- payerBotScore, version bot-v1 (docs/api-analytics.md): per payer over the 30-day window, across
+-- payerBotScore, version bot-v1 (docs/api.md): per payer over the 30-day window, across
 -- all programs and accounts (a payer's behaviour is not account data). Five features, each mapped
 -- to a sub-score in [0,1], combined with fixed weights:
 --   rate        attempts per active hour: log-scaled, 6/h → 0 … 360/h → 1            (weight 0.30)

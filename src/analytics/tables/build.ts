@@ -5,30 +5,38 @@
 // Incremental: the joined attempts are kept per (program, day) unit; a unit whose lake files are
 // unchanged (tables/lake-units.ts) is copied from the previous serving file instead of re-joined.
 // The windowed aggregates (1d/7d/30d relative to ctx.clock) are rebuilt from the attempts every
-// time: their windows move with the clock, and they are cheap next to the join.
+// time: their windows move with the clock, and they are cheap next to the join. So are the
+// precomputed public answers (tables/answers.ts) and the wallet pages side files
+// (tables/wallet-pages.ts), which belong to the version like its database file.
 
 import { mkdirSync, rmSync } from "node:fs";
 import type { Context } from "../../context";
 import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
 import { sqlFile } from "../sql";
-import { nextVersion, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
+import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, walletPagesFiles, writePointer } from "../serving/pointer";
+import { writeAnswers } from "./answers";
 import { deployFiles, lakeUnits, type LakeUnit } from "./lake-units";
+import { removeWalletPages, writeWalletPages, type WalletPagesResult } from "./wallet-pages";
+import { WINDOWS } from "../windows";
 
 /** Bump when the serving tables change shape: the next build is then a full one. */
-export const SERVING_SCHEMA = 1;
+export const SERVING_SCHEMA = 2;
 /** Days of attempts kept in the serving file: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
-export const WINDOWS = { "1d": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
-export type WindowName = keyof typeof WINDOWS;
+export { WINDOWS, type WindowName } from "../windows";
 export const BOT_SCORE_VERSION = "bot-v1";
 /** Wallet adapters that indicate a script rather than a person (lower-cased). */
 export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"];
 
 type Session = { run(sql: string): Promise<void>; all<T = Record<string, unknown>>(sql: string): Promise<T[]> };
 
-export type BuildOptions = { full?: boolean };
-export type BuildResult = { version: number; units: number; rebuiltUnits: number; copiedUnits: number; attempts: number; seconds: number; steps: Record<string, number> };
+/** full: ignore the previous build; walletLineMaxItems: see tables/wallet-pages.ts (tests lower it). */
+export type BuildOptions = { full?: boolean; walletLineMaxItems?: number };
+export type BuildResult = {
+  version: number; units: number; rebuiltUnits: number; copiedUnits: number; attempts: number; seconds: number; steps: Record<string, number>;
+  answers: number; walletPages: WalletPagesResult;
+};
 
 /** The serving attempts' columns (an empty typed template for "no rows" views). */
 const ATTEMPTS_TEMPLATE = `CREATE TEMP TABLE attempts_template (wallet_key UBIGINT, attempt_key UBIGINT, account_id VARCHAR,
@@ -52,6 +60,7 @@ export async function buildServingTables(ctx: Context, options: BuildOptions = {
   const usePrevious = !options.full && previous !== null && previous.schema === SERVING_SCHEMA;
   const version = nextVersion(ctx.paths);
   const file = servingFile(ctx.paths, version);
+  const walletFiles = walletPagesFiles(ctx.paths.tables, version);
   mkdirSync(ctx.paths.tables, { recursive: true });
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });
@@ -70,6 +79,8 @@ export async function buildServingTables(ctx: Context, options: BuildOptions = {
     all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
   };
   let attempts = 0;
+  let answers = 0;
+  let walletPages: WalletPagesResult = { skipped: "not built" };
   let rebuilt: LakeUnit[] = units;
   try {
     const previousSignatures = usePrevious ? await attachPrevious(session, servingFile(ctx.paths, previous.version)) : null;
@@ -78,6 +89,11 @@ export async function buildServingTables(ctx: Context, options: BuildOptions = {
     await fillAttempts(session, rebuilt, copied);
     attempts = Number((await session.all<{ n: number }>("SELECT count(*) AS n FROM attempts"))[0].n);
     await buildAggregates(session, clock, ctx, previousSignatures !== null);
+    const answersStarted = performance.now();
+    answers = await writeAnswers(connection, clock, answersFile(ctx.paths.tables, version));
+    steps.answers = Math.round(performance.now() - answersStarted);
+    walletPages = await writeWalletPages(session, walletFiles, { since: clock - WINDOWS["30d"], until: clock, maxItems: options.walletLineMaxItems });
+    if ("skipped" in walletPages) ctx.logger.warn("tables: no wallet pages for this version", { reason: walletPages.skipped });
     await writeMeta(session, { version, clock, units });
     if (previousSignatures) await session.run("DETACH prev");
     await session.run("CHECKPOINT");
@@ -86,6 +102,8 @@ export async function buildServingTables(ctx: Context, options: BuildOptions = {
     duck.close();
     rmSync(file, { force: true });
     rmSync(`${file}.wal`, { force: true });
+    removeWalletPages(walletFiles);
+    rmSync(answersFile(ctx.paths.tables, version), { force: true });
     throw error;
   }
   connection.closeSync();
@@ -102,6 +120,8 @@ export async function buildServingTables(ctx: Context, options: BuildOptions = {
     attempts,
     seconds: (performance.now() - started) / 1000,
     steps,
+    answers,
+    walletPages,
   };
 }
 
@@ -159,7 +179,7 @@ async function buildAggregates(duck: Session, clock: number, ctx: Context, hasPr
   );
   const since30 = clock - WINDOWS["30d"];
   await duck.run(sqlFile("payer_scores", { since: since30, until: clock, scriptedAdapters: SCRIPTED_ADAPTERS }));
-  for (const name of ["rates", "issues", "issue_totals", "cu_instructions", "providers", "wallet_summary", "programs"]) await duck.run(sqlFile(name));
+  for (const name of ["rates", "issues", "issue_totals", "cu_instructions", "providers", "programs"]) await duck.run(sqlFile(name));
   await duck.run(sqlFile("cu_trend", { since: since30, until: clock }));
 
   let hasLifetimes = false;

@@ -1,0 +1,18 @@
+-- The wallet pages (serving/wallet-pages.ts): one JSON line per (program, payer) of the attempts
+-- in the longest window (older ones are never on a page), keyed by the first 16 hex digits of
+-- md5('<program>/<payer>') (readers compute it without DuckDB). A wallet with more than maxItems
+-- attempts keeps only its DuckDB wallet_key (its pages are read from `attempts`, sorted by that
+-- key). Items are unordered (an ordered aggregate costs ~3x); readers sort one wallet's items.
+-- Values go through json_text (json_text.sql); attempt_key is a string (UBIGINT exceeds JSON's
+-- exact integers).
+CREATE TEMP TABLE wallet_lines AS
+SELECT md5(program || '/' || payer)[1:16] AS key, program, payer,
+  '[' || json_text(program) || ',' || json_text(payer) || ',' ||
+  CASE WHEN count(*) <= {{maxItems}} THEN
+    '[' || string_agg(concat('[', json_text(sig), ',', json_text(sent_at), ',', json_text(received_at), ',', json_text(outcome), ',',
+      json_text(drop_class), ',', json_text(instruction), ',', json_text(err_name), ',', json_text(rpc_label), ',"', attempt_key, '",',
+      json_text(account_id), ']'), ',') || '],null'
+  ELSE 'null,"' || any_value(wallet_key)::VARCHAR || '"' END || ']' AS line
+FROM attempts
+WHERE received_at BETWEEN {{since}} AND {{until}}
+GROUP BY program, payer

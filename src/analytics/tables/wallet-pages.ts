@@ -1,0 +1,73 @@
+// Build step of the wallet pages (format and reader: serving/wallet-pages.ts): DuckDB groups the
+// attempts per (program, payer) into JSON lines and writes them and their index as two flat files
+// next to the serving database, without passing rows through JavaScript. The files are checked
+// against the lengths DuckDB computed and a sample of wallets is read back; on any mismatch they
+// are removed and readers of this version answer wallet pages from `attempts` instead (slower,
+// same answers).
+
+import { rmSync, statSync } from "node:fs";
+import { sqlFile } from "../sql";
+import { INDEX_RECORD_BYTES, WalletPages } from "../serving/wallet-pages";
+
+/** Wallets with more attempts than this are read from `attempts` (a line would be too long to parse per request). */
+export const WALLET_LINE_MAX_ITEMS = 1000;
+
+/** Wallets read back after writing (plus the first and last lines). */
+const VERIFY_SAMPLE = 256;
+
+type Session = { run(sql: string): Promise<void>; all<T = Record<string, unknown>>(sql: string): Promise<T[]> };
+export type WalletPagesResult = { wallets: number; bytes: number } | { skipped: string };
+export type WalletPagesOptions = { since: number; until: number; maxItems?: number };
+
+export async function writeWalletPages(session: Session, files: { data: string; index: string }, options: WalletPagesOptions): Promise<WalletPagesResult> {
+  await session.run(sqlFile("json_text"));
+  await session.run(sqlFile("wallet_lines", { since: options.since, until: options.until, maxItems: options.maxItems ?? WALLET_LINE_MAX_ITEMS }));
+  const [totals] = await session.all<{ wallets: number; bytes: number | null; longest: number | null }>(
+    "SELECT count(*) AS wallets, sum(strlen(line) + 1) AS bytes, max(strlen(line) + 1) AS longest FROM wallet_lines",
+  );
+  const wallets = Number(totals.wallets);
+  const bytes = Number(totals.bytes ?? 0);
+  // The index has 12 digits of offset and 8 of length.
+  if (bytes >= 1e12 || Number(totals.longest ?? 0) >= 1e8) return await skip(session, files, "wallet lines exceed the index's field widths");
+  try {
+    // COPY keeps ORDER BY only with insertion order preserved (the build turns it off for speed).
+    await session.run("SET preserve_insertion_order = true");
+    await session.run(sqlFile("wallet_pages_files", { dataFile: files.data, indexFile: files.index, delimiter: "\u0001", quote: "\u0002" }));
+  } finally {
+    await session.run("SET preserve_insertion_order = false");
+  }
+  if (statSync(files.data).size !== bytes || statSync(files.index).size !== wallets * INDEX_RECORD_BYTES) {
+    return await skip(session, files, "wallet pages files do not have the computed sizes");
+  }
+  const sample = await session.all<{ program: string; payer: string }>(
+    `SELECT program, payer FROM wallet_lines WHERE rowid IN (0, ${wallets - 1}) OR hash(rowid) % ${Math.max(1, Math.ceil(wallets / VERIFY_SAMPLE))} = 0`,
+  );
+  if (!(await readsBack(files, sample))) return await skip(session, files, "wallet pages do not read back");
+  await session.run("DROP TABLE wallet_lines; DROP TABLE wallet_offsets");
+  return { wallets, bytes };
+}
+
+/** Whether every sampled wallet is found through the index (its offset leads to its own line). */
+async function readsBack(files: { data: string; index: string }, sample: { program: string; payer: string }[]): Promise<boolean> {
+  const pages = await WalletPages.open(files);
+  if (!pages) return sample.length === 0;
+  try {
+    return sample.every((wallet) => pages.find(wallet.program, wallet.payer) !== null);
+  } catch {
+    return false;
+  } finally {
+    pages.close();
+  }
+}
+
+/** Removes a version's wallet pages (a failed build, or files that did not check out). */
+export function removeWalletPages(files: { data: string; index: string }): void {
+  rmSync(files.data, { force: true });
+  rmSync(files.index, { force: true });
+}
+
+async function skip(session: Session, files: { data: string; index: string }, reason: string): Promise<WalletPagesResult> {
+  await session.run("DROP TABLE IF EXISTS wallet_lines; DROP TABLE IF EXISTS wallet_offsets");
+  removeWalletPages(files);
+  return { skipped: reason };
+}
