@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   const port = new TextDecoder().decode(first.value).trim();
   const base = `http://127.0.0.1:${port}`;
   try {
-    const results: Record<string, { rps: number; p99Ms: number; ratio: number; bytes: number; errors: number; ceilingRps: number }> = {};
+    const results: Record<string, { rps: number; p99Ms: number; ratio: number; bytes: number; errors: number; ceilingRps: number; ceilingP99Ms: number }> = {};
     const only = process.env.TXRAY_BENCH_ROUTES?.split(",");
     for (const [name, urls] of Object.entries(routeUrls)) {
       if (only && !only.includes(name)) continue;
@@ -152,9 +152,12 @@ async function main(): Promise<void> {
       const bytes = max.bytes.sort((a, b) => a - b)[Math.floor(max.bytes.length / 2)];
       // The route's own ceiling: a constant body of its median size, measured right after it.
       const ceilingRps = (await maxRate(base, [`/ceiling/${bytes}`])).rps;
+      // Diagnostic: the constant body's p99 at the same offered rate shows what the machine and the
+      // load generator add on their own.
+      const ceilingP99Ms = await p99AtRate(base, [`/ceiling/${bytes}`], max.rps / 2);
       results[name] = {
         rps: Math.round(max.rps), p99Ms: Math.round(p99Ms * 100) / 100, ratio: Math.round((max.rps / ceilingRps) * 100) / 100,
-        bytes, errors: max.errors, ceilingRps: Math.round(ceilingRps),
+        bytes, errors: max.errors, ceilingRps: Math.round(ceilingRps), ceilingP99Ms: Math.round(ceilingP99Ms * 100) / 100,
       };
     }
     // The headline ceiling: a body of the routes' median size.
