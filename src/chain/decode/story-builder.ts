@@ -16,7 +16,7 @@ import {
   parseCustomErrorText,
   transactionErrorDisplay,
 } from "./runtime-errors";
-import type { DecodedStory } from "./story";
+import { EMPTY_STORY, type DecodedStory } from "./story";
 import { describeTransactionError, errorJson, type TransactionErrorInfo } from "./tx-error";
 
 export interface StoryEvidence {
@@ -116,18 +116,9 @@ function emptyStory(ctx: Context, info: TransactionErrorInfo | null): DecodedSto
   const { evidence, trace } = ctx;
   const err = evidence.err;
   return {
-    topLevelProgram: null,
-    instruction: null,
-    ixPath: null,
-    cpiDepth: null,
-    errCode: null,
-    errName: null,
-    errMessage: null,
-    failingProgram: null,
+    ...EMPTY_STORY,
     cuUsed: evidence.cuUsed,
     cuRequested: evidence.message ? requestedComputeUnits(evidence.message) : null,
-    errorKey: null,
-    computeExceeded: false,
     logTruncated: trace?.truncated ?? false,
     txError: info ? info.text : err === null || err === undefined ? null : errorJson(err),
   };
