@@ -16,8 +16,8 @@ const SEGMENT_ENVELOPES = Number(process.env.BENCH_SEGMENT_ENVELOPES ?? 250_000)
 const dataDir = mkdtempSync(join(tmpdir(), "txray-bench-flush-"));
 const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
 
-// Realistic variety: 20 programs (skewed), 500 providers' blockhashes, 5,000 payers, 5% preflight.
-const programs = Array.from({ length: 20 }, randomAddress);
+// Realistic variety: BENCH_PROGRAMS programs (20; skewed), 500 providers' blockhashes, 5,000 payers, 5% preflight.
+const programs = Array.from({ length: Number(process.env.BENCH_PROGRAMS ?? 20) }, randomAddress);
 const payers = Array.from({ length: 5000 }, randomAddress);
 const blockhashes = Array.from({ length: 500 }, randomAddress);
 const labels = ["helius", "triton", "quicknode", "public", "alchemy"];

@@ -1,10 +1,10 @@
 // Flush: sealed spool segments → Hive-partitioned, zstd Parquet parts (DESIGN §6).
 //
-// Per segment: DuckDB reads the NDJSON into a temp table, writes partitioned Parquet into a staging
-// directory, then, under the lake lease, the parts are renamed into place and the segment is
-// recorded in the control database (with per-account program counts) before the spool file is
-// deleted. Part names are derived from the segment name, so redoing a half-done flush overwrites
-// the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
+// Per pass: DuckDB reads the sealed NDJSON segments and writes partitioned Parquet into a staging
+// directory; then, under the lake lease, the parts are renamed into place and the segments are
+// recorded in the control database (with per-account program counts) before the spool files are
+// deleted. Part names are derived from the first segment's name, so redoing a half-done flush
+// overwrites the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
 
 import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -42,7 +42,15 @@ const spoolReadColumns = duckdbColumnsStruct([
   { name: "program", type: "VARCHAR", doc: "" },
 ]);
 
-/** Flushes every sealed segment of every node (and orphaned active ones of dead processes). */
+/** Most NDJSON bytes flushed in one DuckDB pass (bounds memory; larger backlogs take several passes). */
+const MAX_BATCH_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Flushes every sealed segment of every node (and orphaned active ones of dead processes). The
+ * sealed segments of a node are written together in one pass: DuckDB's partitioned writer pays a
+ * fixed cost per output file, so one file per partition per pass instead of one per segment is
+ * most of flush's speed.
+ */
 export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
   const result: FlushResult = { segments: 0, rows: 0 };
   if (!existsSync(deps.paths.spoolRoot)) return result;
@@ -50,62 +58,89 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
     const dir = join(deps.paths.spoolRoot, node);
     if (!statSync(dir).isDirectory()) continue;
     if (liveOwner(dir) === null) recoverActiveSegments(dir, deps.logger);
+    let batch: string[] = [];
+    let batchBytes = 0;
     for (const file of sealedSegmentFiles(dir)) {
-      result.rows += await flushSegment(deps, file);
       result.segments++;
+      if (isSegmentCommitted(deps.control, segmentNameOf(file))) {
+        unlinkSync(file); // committed before a crash; only the delete was missing
+        continue;
+      }
+      const size = cutTornTail(file);
+      if (size === 0) {
+        unlinkSync(file);
+        continue;
+      }
+      if (batch.length > 0 && batchBytes + size > MAX_BATCH_BYTES) {
+        result.rows += await flushBatch(deps, batch);
+        batch = [];
+        batchBytes = 0;
+      }
+      batch.push(file);
+      batchBytes += size;
     }
+    if (batch.length > 0) result.rows += await flushBatch(deps, batch);
   }
   return result;
 }
 
-async function flushSegment(deps: FlushDeps, file: string): Promise<number> {
-  const segment = segmentNameOf(file);
-  if (isSegmentCommitted(deps.control, segment)) {
-    unlinkSync(file); // committed before a crash; only the delete was missing
-    return 0;
-  }
-  if (cutTornTail(file) === 0) {
-    unlinkSync(file);
-    return 0;
-  }
+/**
+ * One pass over sealed segments (in name order). Parts are named after the first segment: a batch
+ * redone after a crash starts with the same (still uncommitted) segment and holds all the segments
+ * the interrupted one held, so it replaces every part that one left.
+ */
+async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
+  const segments = files.map(segmentNameOf);
+  const batch = segments[0];
   // One pass: NDJSON → partitioned Parquet in staging. Counts are then read back from the staged
   // Parquet (a columnar read, far cheaper than parsing the JSON twice).
   const selectList = ENVELOPE_COLUMNS.map((c) =>
-    c.name === "spool_segment" ? `${sqlString(segment)} AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
+    c.name === "spool_segment" ? `regexp_extract(filename, '([^/]+)\\.sealed$', 1) AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
   ).join(", ");
   const { staging, parts } = await stagePartitioned(
     deps.duck,
     deps.paths,
-    segment,
+    batch,
     `SELECT ${selectList}, program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
-     FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = ${spoolReadColumns})`,
+     FROM read_json([${files.map(sqlString).join(", ")}], format = 'newline_delimited', columns = ${spoolReadColumns}, filename = true)`,
     ["program", "day"],
   );
-  const counts = (
-    await deps.duck.all<{ account_id: string; program: string; attempts: number; last_seen: number }>(
-      `SELECT account_id, program, count(*) AS attempts, max(received_at) AS last_seen
-       FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
-       GROUP BY ALL`,
-    )
-  ).map((row) => ({ accountId: row.account_id, program: row.program, attempts: row.attempts, lastSeen: row.last_seen }));
+  const groups = await deps.duck.all<{ spool_segment: string; day: string; account_id: string; program: string; attempts: number; last_seen: number }>(
+    `SELECT spool_segment, day, account_id, program, count(*) AS attempts, max(received_at) AS last_seen
+     FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
+     GROUP BY ALL`,
+  );
+  const counts = new Map<string, { accountId: string; program: string; attempts: number; lastSeen: number }>();
+  const perSegment = new Map<string, { rows: number; days: Set<string> }>(segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]));
+  for (const group of groups) {
+    const key = `${group.account_id}\n${group.program}`;
+    const count = counts.get(key) ?? { accountId: group.account_id, program: group.program, attempts: 0, lastSeen: 0 };
+    count.attempts += group.attempts;
+    count.lastSeen = Math.max(count.lastSeen, group.last_seen);
+    counts.set(key, count);
+    const segment = perSegment.get(group.spool_segment);
+    if (!segment) throw new Error(`flush read a row of an unexpected segment ${group.spool_segment}`);
+    segment.rows += group.attempts;
+    segment.days.add(group.day);
+  }
 
-  const rows = counts.reduce((sum, c) => sum + c.attempts, 0);
-  const days = [...new Set(parts.map((p) => p.day!))].sort();
   await publishStaged(
     deps.control,
     deps.paths,
     "envelopes",
-    segment,
+    batch,
     parts,
     () =>
       deps.control.transaction(() => {
-        recordSegment(deps.control, segment, rows, days, deps.clock());
-        addProgramCounts(deps.control, counts);
+        const now = deps.clock();
+        for (const [segment, { rows, days }] of perSegment) recordSegment(deps.control, segment, rows, [...days].sort(), now);
+        addProgramCounts(deps.control, [...counts.values()]);
       }).immediate(),
-    deps.beforeCommit ? () => deps.beforeCommit!(segment) : undefined,
+    deps.beforeCommit ? () => deps.beforeCommit!(batch) : undefined,
   );
-  unlinkSync(file);
+  for (const file of files) unlinkSync(file);
   rmSync(staging, { recursive: true, force: true });
-  deps.logger.debug("flushed segment", { segment, rows, parts: parts.length });
+  const rows = [...perSegment.values()].reduce((sum, s) => sum + s.rows, 0);
+  deps.logger.debug("flushed segments", { segments: segments.length, rows, parts: parts.length });
   return rows;
 }

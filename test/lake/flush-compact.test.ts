@@ -119,3 +119,21 @@ test("compaction leaves parts of uncommitted segments alone", async () => {
   await flushSpool(t.ctx);
   expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 6, d: 6 });
 });
+
+test("several sealed segments flush in one pass: one part per partition, each segment recorded with its own rows", async () => {
+  t = await testServer();
+  const key = t.key("acme");
+  const sizes = [5, 7, 11];
+  for (const size of sizes) {
+    expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: size }, () => makeEnvelope()) })).status).toBe(202);
+    await t.server.spool.seal();
+  }
+  expect(await flushSpool(t.ctx)).toEqual({ segments: 3, rows: 23 });
+  expect(parquetFiles(t.ctx.paths.dataset("envelopes")).length).toBe(1);
+  const recorded = t.ctx.control.query<{ segment: string; rows: number }, []>("SELECT segment, rows FROM lake_segments ORDER BY segment").all();
+  expect(recorded.map((r) => r.rows)).toEqual(sizes);
+  const perSegment = await t.ctx.duck.all<{ spool_segment: string; n: number }>(
+    `SELECT spool_segment, count(*) AS n FROM read_parquet('${t.ctx.paths.datasetGlob("envelopes")}') GROUP BY ALL ORDER BY spool_segment`,
+  );
+  expect(perSegment.map((r) => [r.spool_segment, r.n])).toEqual(recorded.map((r) => [r.segment, r.rows]));
+});
