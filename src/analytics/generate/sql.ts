@@ -66,8 +66,6 @@ export function attemptsViewSql(p: WorldParams): string {
   const humanProvider = pick("u6", PROVIDERS.map((r, k) => ({ sql: String(k), share: r.humanShare })));
   const botProvider = pick("u6", PROVIDERS.map((r, k) => ({ sql: String(k), share: r.botShare })).filter((c) => c.share > 0));
   const instruction = pick("u9", INSTRUCTIONS.map((x, k) => ({ sql: String(k), share: x.share })));
-  const humanAdapter = pick("u14", HUMAN_ADAPTERS.map((a) => ({ sql: text(a.name), share: a.share })));
-  const botAdapter = pick("u14", BOT_ADAPTERS.map((a) => ({ sql: text(a.name), share: a.share })));
   const dropClass = pick("u12", DROP_CLASSES.map((d) => ({ sql: text(d.name), share: d.share })));
   const preflightIndex = pick("u15", PREFLIGHT_ERRORS.map((e, k) => ({ sql: String(k), share: e.share })));
   const preflightText = `[${PREFLIGHT_ERRORS.map((e) => text(e.text)).join(", ")}]`;
