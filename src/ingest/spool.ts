@@ -1,5 +1,5 @@
-// The durable spool between ingest and the lake (DESIGN §6). Ingest appends each batch as NDJSON
-// lines; the promise resolves only after the bytes are fdatasync'd, and every batch that arrives
+// The durable spool between ingest and the lake (DESIGN §6). Ingest appends each batch as spool
+// lines (src/ingest/spool-line.ts); the promise resolves only after the bytes are fdatasync'd, and every batch that arrives
 // while an fsync is in flight joins the next one (group commit: one fsync serves many requests, and
 // the event loop keeps accepting while the disk works). An acknowledged envelope is therefore on disk.
 //
@@ -24,7 +24,7 @@ export type SpoolOptions = {
   logger: Logger;
 };
 
-type Waiter = { text: string; resolve: () => void; reject: (error: unknown) => void };
+type Waiter = { bytes: Uint8Array; resolve: () => void; reject: (error: unknown) => void };
 
 export class Spool {
   private queue: Waiter[] = [];
@@ -49,11 +49,11 @@ export class Spool {
     this.timer.unref?.();
   }
 
-  /** Appends NDJSON text; resolves once it is durable. */
-  append(text: string): Promise<void> {
+  /** Appends whole spool lines; resolves once they are durable. */
+  append(bytes: Uint8Array): Promise<void> {
     if (this.closed) return Promise.reject(new Error("spool is closed"));
     return new Promise((resolve, reject) => {
-      this.queue.push({ text, resolve, reject });
+      this.queue.push({ bytes, resolve, reject });
       if (!this.writing) void this.drain();
     });
   }
@@ -107,8 +107,8 @@ export class Spool {
   }
 
   private async writeBatch(batch: Waiter[]) {
-    // One buffer per request, written with one writev: no join of all the batch's text first.
-    const buffers = batch.map((waiter) => Buffer.from(waiter.text));
+    // One buffer per request, written with one writev: no join of all the batch's bytes first.
+    const buffers = batch.map((waiter) => waiter.bytes);
     const size = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
     try {
       const active = await this.ensureActive();

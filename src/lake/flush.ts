@@ -6,7 +6,7 @@
 // deleted. Part names are derived from the first segment's name, so redoing a half-done flush
 // overwrites the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
 
-import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { ControlDb } from "../control";
 import { addProgramCounts, isSegmentCommitted, recordSegment } from "../control";
@@ -16,6 +16,7 @@ import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
 import { publishStaged, stagePartitioned } from "./publish";
 import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
+import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../ingest/spool-line";
 
 export type FlushDeps = {
   paths: DataPaths;
@@ -28,8 +29,8 @@ export type FlushDeps = {
 };
 export type FlushResult = { segments: number; rows: number };
 
-/** The NDJSON spool line carries the envelope in its camelCase API names; the lake uses snake_case. */
-const SPOOL_LINE_COLUMNS: Record<string, string> = {
+/** Version 1 spool segments (NDJSON, camelCase API names), still read after an upgrade. */
+const LEGACY_LINE_COLUMNS: Record<string, string> = {
   attempt_id: "attemptId", account_id: "accountId", received_at: "receivedAt", sig: "sig", blockhash: "blockhash",
   last_valid_block_height: "lastValidBlockHeight", sent_at: "sentAt", rpc_hash: "rpcHash", rpc_label: "rpcLabel",
   wallet_adapter: "walletAdapter", kind: "kind", preflight_error: "preflightError", simulation_logs: "simulationLogs",
@@ -37,10 +38,47 @@ const SPOOL_LINE_COLUMNS: Record<string, string> = {
   max_retries: "maxRetries", skip_preflight: "skipPreflight", send_path: "sendPath", nonce: "nonce",
 };
 
-const spoolReadColumns = duckdbColumnsStruct([
-  ...ENVELOPE_COLUMNS.filter((c) => c.name !== "spool_segment").map((c) => ({ ...c, name: SPOOL_LINE_COLUMNS[c.name] })),
-  { name: "program", type: "VARCHAR", doc: "" },
-]);
+const columnType = (name: string) => (name === "program" ? "VARCHAR" : ENVELOPE_COLUMNS.find((c) => c.name === name)!.type);
+/** Every spool column is read as text where the line may hold an encoded value, else in its lake type. */
+const spoolCsvColumns =
+  "{" + SPOOL_COLUMNS.map((name) => `${name}: '${SPOOL_TEXT_COLUMNS.has(name) || name === "simulation_logs" ? "VARCHAR" : columnType(name)}'`).join(", ") + "}";
+const SEGMENT_OF_FILENAME = `regexp_extract(filename, '([^/]+)\\.sealed$', 1) AS spool_segment`;
+const DAY_OF_RECEIPT = `strftime(make_timestamp(received_at * 1000), '%Y-%m-%d') AS day`;
+
+/** The lake column from its spool encoding (src/ingest/spool-line.ts): JSON only where the writer used it. */
+function decodedColumn(name: string): string {
+  if (name === "spool_segment") return SEGMENT_OF_FILENAME;
+  if (name === "simulation_logs") return `CASE WHEN simulation_logs = '[]' THEN []::VARCHAR[] ELSE from_json(simulation_logs, '["VARCHAR"]') END AS simulation_logs`;
+  if (SPOOL_TEXT_COLUMNS.has(name)) return `CASE WHEN starts_with(${name}, '"') THEN json_extract_string(${name}, '$') ELSE ${name} END AS ${name}`;
+  return name;
+}
+
+/** Rows of the lake's envelope columns plus `program` and `day`, from sealed segments of both spool formats. */
+export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string {
+  const selects: string[] = [];
+  if (files.tsv.length > 0) {
+    selects.push(
+      `SELECT ${ENVELOPE_COLUMNS.map((c) => decodedColumn(c.name)).join(", ")}, program, ${DAY_OF_RECEIPT}
+       FROM read_csv([${files.tsv.map(sqlString).join(", ")}], delim = '\t', quote = '', escape = '', nullstr = '\\N', header = false,
+         auto_detect = false, max_line_size = ${MAX_LINE_BYTES}, columns = ${spoolCsvColumns}, filename = true)`,
+    );
+  }
+  if (files.ndjson.length > 0) {
+    const legacyColumns = duckdbColumnsStruct([
+      ...ENVELOPE_COLUMNS.filter((c) => c.name !== "spool_segment").map((c) => ({ ...c, name: LEGACY_LINE_COLUMNS[c.name] })),
+      { name: "program", type: "VARCHAR", doc: "" },
+    ]);
+    selects.push(
+      `SELECT ${ENVELOPE_COLUMNS.map((c) => (c.name === "spool_segment" ? SEGMENT_OF_FILENAME : `${LEGACY_LINE_COLUMNS[c.name]} AS ${c.name}`)).join(", ")},
+         program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
+       FROM read_json([${files.ndjson.map(sqlString).join(", ")}], format = 'newline_delimited', columns = ${legacyColumns}, filename = true)`,
+    );
+  }
+  return selects.join("\nUNION ALL\n");
+}
+
+/** A spool line's largest size: 200 log lines of 2,048 characters, JSON-escaped at worst 6 bytes each, and the rest. */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 /** Most NDJSON bytes flushed in one DuckDB pass (bounds memory; larger backlogs take several passes). */
 const MAX_BATCH_BYTES = 1024 * 1024 * 1024;
@@ -94,15 +132,13 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
   const batch = segments[0];
   // One pass: NDJSON → partitioned Parquet in staging. Counts are then read back from the staged
   // Parquet (a columnar read, far cheaper than parsing the JSON twice).
-  const selectList = ENVELOPE_COLUMNS.map((c) =>
-    c.name === "spool_segment" ? `regexp_extract(filename, '([^/]+)\\.sealed$', 1) AS spool_segment` : `${SPOOL_LINE_COLUMNS[c.name]} AS ${c.name}`,
-  ).join(", ");
+  const formats = { tsv: [] as string[], ndjson: [] as string[] };
+  for (const file of files) (isLegacySegment(file) ? formats.ndjson : formats.tsv).push(file);
   const { staging, parts } = await stagePartitioned(
     deps.duck,
     deps.paths,
     batch,
-    `SELECT ${selectList}, program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
-     FROM read_json([${files.map(sqlString).join(", ")}], format = 'newline_delimited', columns = ${spoolReadColumns}, filename = true)`,
+    spoolRowsSql(formats),
     ["program", "day"],
   );
   const groups = await deps.duck.all<{ spool_segment: string; day: string; account_id: string; program: string; attempts: number; last_seen: number }>(
@@ -143,4 +179,15 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
   const rows = [...perSegment.values()].reduce((sum, s) => sum + s.rows, 0);
   deps.logger.debug("flushed segments", { segments: segments.length, rows, parts: parts.length });
   return rows;
+}
+
+/** Version 1 segments hold JSON objects; version 2 lines never start with `{` (they start with the account id). */
+function isLegacySegment(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const first = Buffer.alloc(1);
+    return readSync(fd, first, 0, 1, 0) === 1 && first[0] === 0x7b;
+  } finally {
+    closeSync(fd);
+  }
 }

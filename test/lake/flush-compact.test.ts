@@ -1,7 +1,7 @@
 // Spool → Parquet: exact counts with many concurrent batches, idempotent re-flush after a crash at
 // each step, and compaction that merges parts without a reader ever seeing a row twice or not at all.
 import { afterEach, describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compactLake } from "../../src/lake/compact";
 import { flushSpool } from "../../src/lake/flush";
@@ -136,4 +136,29 @@ test("several sealed segments flush in one pass: one part per partition, each se
     `SELECT spool_segment, count(*) AS n FROM read_parquet('${t.ctx.paths.datasetGlob("envelopes")}') GROUP BY ALL ORDER BY spool_segment`,
   );
   expect(perSegment.map((r) => [r.spool_segment, r.n])).toEqual(recorded.map((r) => [r.segment, r.rows]));
+});
+
+test("the largest envelope the schema allows (200 log lines of 2,048 escaped characters) flushes", async () => {
+  t = await testServer({ INGEST_BURST: "1000000", INGEST_MAX_BODY_BYTES: "8000000" });
+  const key = t.key("acme");
+  const logs = Array.from({ length: 200 }, (_, i) => `${i}:` + "\u0001".repeat(2040));
+  const envelope = makePreflightEnvelope({ preflightError: "x".repeat(8192), simulationLogs: logs });
+  expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
+  await t.server.spool.seal();
+  expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
+  const [row] = await lakeRows(t.ctx, "simulation_logs, preflight_error");
+  expect(row.simulation_logs).toEqual(logs);
+  expect(row.preflight_error).toBe(envelope.preflightError);
+});
+
+test("segments written by the previous spool format (NDJSON, v1) still flush after an upgrade", async () => {
+  t = await testServer();
+  const dir = t.ctx.paths.spool("node0");
+  mkdirSync(dir, { recursive: true });
+  const envelope = makeEnvelope({ cuLimit: 5, walletAdapter: "Backpack" });
+  const line = JSON.stringify({ accountId: "acc_old", receivedAt: 1_763_700_000_000, attemptId: "0190-old-0", ...envelope });
+  writeFileSync(join(dir, "node0-1763700000000-aaaaaa.sealed"), line + "\n");
+  expect(await flushSpool(t.ctx)).toEqual({ segments: 1, rows: 1 });
+  const [row] = await lakeRows(t.ctx, "attempt_id, account_id, sig, wallet_adapter, cu_limit, spool_segment, day::VARCHAR AS day");
+  expect(row).toEqual({ attempt_id: "0190-old-0", account_id: "acc_old", sig: envelope.sig, wallet_adapter: "Backpack", cu_limit: 5, spool_segment: "node0-1763700000000-aaaaaa", day: "2025-11-21" });
 });

@@ -3,7 +3,7 @@
 // accepted whole or not at all, so a client retrying after any error never half-duplicates it.
 
 import type { PrincipalCache } from "../../control";
-import { spoolLine, spoolLinePrefix } from "../../ingest/spool-line";
+import { encodeSpoolBatch } from "../../ingest/spool-line";
 import { validateIngestBody } from "../../ingest/validate";
 import type { Spool } from "../../ingest/spool";
 import { TxrayError } from "../../shared/errors";
@@ -53,9 +53,7 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
   }
   if (envelopes.length > 0) {
     // attemptId = the batch's UUIDv7 + the envelope's index: unique, time-ordered, one UUID per batch.
-    const prefix = spoolLinePrefix(principal.accountId, deps.clock(), Bun.randomUUIDv7());
-    let lines = "";
-    for (let i = 0; i < envelopes.length; i++) lines += spoolLine(prefix, i, envelopes[i]);
+    const lines = encodeSpoolBatch(principal.accountId, deps.clock(), Bun.randomUUIDv7(), envelopes);
     try {
       await deps.spool.append(lines);
     } catch {
