@@ -77,6 +77,12 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
   return selects.join("\nUNION ALL\n");
 }
 
+/**
+ * Flush's parts are small and compaction rewrites them into 122,880-row groups; with 20 partitions
+ * DuckDB wrote 30,000-row groups 20–40% faster than 122,880-row ones (measured, bench/README.md).
+ */
+const FLUSH_ROW_GROUP_ROWS = 30_000;
+
 /** A spool line's largest size: 200 log lines of 2,048 characters, JSON-escaped at worst 6 bytes each, and the rest. */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
@@ -140,6 +146,7 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
     batch,
     spoolRowsSql(formats),
     ["program", "day"],
+    FLUSH_ROW_GROUP_ROWS,
   );
   const groups = await deps.duck.all<{ spool_segment: string; day: string; account_id: string; program: string; attempts: number; last_seen: number }>(
     `SELECT spool_segment, day, account_id, program, count(*) AS attempts, max(received_at) AS last_seen
