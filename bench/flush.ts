@@ -30,7 +30,7 @@ let ndjsonBytes = 0; // the same envelopes as NDJSON, one per line (the size the
 const start = 1_763_700_000_000;
 for (let written = 0, s = 0; written < ENVELOPES; s++) {
   // A segment holds many 100-envelope batches, as ingest writes them.
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   for (let i = 0; i < SEGMENT_ENVELOPES && written < ENVELOPES; i += 100) {
     const batch: Envelope[] = [];
     for (let j = 0; j < 100 && i + j < SEGMENT_ENVELOPES && written < ENVELOPES; j++, written++) batch.push(envelopeNumber(written));

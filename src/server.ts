@@ -5,6 +5,7 @@ import { closeServingTables } from "./analytics/serving/reader";
 import { createApp } from "./api/app";
 import type { Context } from "./context";
 import { Spool } from "./ingest/spool";
+import { IngestWorkers, ingestWorkerCount } from "./ingest/workers";
 import { startScheduler } from "./scheduler";
 import { schedule } from "./scheduler/registry";
 
@@ -20,7 +21,9 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     logger: ctx.logger,
   });
   spool.open();
-  const app = createApp({ ctx, spool });
+  const workerCount = ingestWorkerCount(ctx.config.INGEST_WORKERS);
+  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, maxBatch: ctx.config.INGEST_MAX_BATCH }, ctx.logger) : undefined;
+  const app = createApp({ ctx, spool, ingestWorkers });
   app.listen({
     port: options.port ?? ctx.config.API_PORT,
     hostname: options.hostname ?? ctx.config.API_HOST,
@@ -36,6 +39,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     async stop() {
       await scheduler?.stop();
       await server.stop(true);
+      ingestWorkers?.close();
       await spool.close();
       closeServingTables(ctx);
     },

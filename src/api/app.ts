@@ -10,7 +10,9 @@ import type { Spool } from "../ingest/spool";
 import { TxrayError } from "../shared/errors";
 import { errorResponse, json } from "./http";
 import { TokenBuckets } from "./rate-limit";
-import { handleIngest } from "./routes/ingest";
+import { handleIngest, type IngestDeps } from "./routes/ingest";
+import { prepareBatch } from "../ingest/prepare";
+import type { IngestWorkers } from "../ingest/workers";
 import { listPrograms } from "./routes/programs";
 import { serviceStatus } from "./routes/status";
 import { why } from "../analytics/queries/why";
@@ -18,19 +20,21 @@ import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
 
-export type AppDeps = { ctx: Context; spool: Spool };
+/** `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process. */
+export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers };
 
-export function createApp({ ctx, spool }: AppDeps) {
+export function createApp({ ctx, spool, ingestWorkers }: AppDeps) {
   const { config } = ctx;
   const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
   const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
-  const ingestDeps = {
-    principals: new PrincipalCache(ctx.control, 2000, ctx.clock),
+  const principals = new PrincipalCache(ctx.control, 2000, ctx.clock);
+  const inProcess = { principal: (key: string) => principals.get(key), maxBatch: config.INGEST_MAX_BATCH };
+  const ingestDeps: IngestDeps = {
+    prepare: ingestWorkers ? (request) => ingestWorkers.prepare(request) : (request) => prepareBatch(request, inProcess),
     spool,
     buckets: ingestBuckets,
     clock: ctx.clock,
     maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
-    maxBatch: config.INGEST_MAX_BATCH,
   };
 
   const clientIp = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => {

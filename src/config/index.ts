@@ -21,6 +21,7 @@ export const SETTINGS = {
   SOLANA_RPC_URL: { schema: z.url().default("https://api.mainnet-beta.solana.com"), doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys." },
   SOLANA_RPC_CONCURRENCY: { schema: positiveInt.default(4), doc: "Concurrent JSON-RPC requests the jobs may have in flight." },
   LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
+  INGEST_WORKERS: { schema: z.string().regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads").default("auto"), doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread." },
   INGEST_MAX_BODY_BYTES: { schema: positiveInt.default(1024 * 1024), doc: "Largest ingest body accepted; larger gets 413." },
   INGEST_MAX_BATCH: { schema: positiveInt.default(1000), doc: "Most envelopes in one ingest batch." },
   INGEST_RATE_PER_SECOND: { schema: positiveInt.default(50_000), doc: "Envelopes per second each key may ingest (token bucket refill)." },

@@ -25,6 +25,7 @@ export const SPOOL_COLUMNS = [
 export const SPOOL_TEXT_COLUMNS: ReadonlySet<string> = new Set(["account_id", "rpc_label", "wallet_adapter", "preflight_error", "sdk_version", "send_path"]);
 
 const NULL = "\\N";
+const ENCODER = new TextEncoder();
 /** Printable ASCII without `"` or `\\` is written as it is; anything else as a JSON string. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 // toWellFormed: a lone surrogate would make the JSON invalid for DuckDB; it becomes U+FFFD, as it does in UTF-8 anyway.
@@ -39,12 +40,12 @@ const logs = (lines: string[]) => (lines.length === 0 ? "[]" : JSON.stringify(li
  * slower; concatenating all lines into one string costs most when the result is flattened into bytes.)
  * attemptId is `<batchId>-<index in base 36>`.
  */
-export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId: string, envelopes: readonly Envelope[]): Buffer {
+export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId: string, envelopes: readonly Envelope[]): Uint8Array {
   const prefix = `${text(accountId)}\t${receivedAt}\t${batchId}-`;
   const lines: string[] = new Array(envelopes.length + 1);
   for (let i = 0; i < envelopes.length; i++) lines[i] = spoolLine(prefix, i, envelopes[i]);
   lines[envelopes.length] = "";
-  return Buffer.from(lines.join("\n"));
+  return ENCODER.encode(lines.join("\n"));
 }
 
 function spoolLine(prefix: string, index: number, e: Envelope): string {

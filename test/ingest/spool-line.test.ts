@@ -60,7 +60,7 @@ test("every field survives the spool, including escaped free text, logs and opti
 
 test("a spool line never holds a raw tab or newline inside a field, whatever the text", () => {
   const nasty = ["\t", "\n", "\r", "a\tb", "\u2028", "\"", "\\"].map((text) => makeEnvelope({ rpcLabel: text, walletAdapter: text, sdkVersion: text, sendPath: text }));
-  const lines = encodeSpoolBatch("acc_1", 1, "b", nasty).toString("utf8").split("\n");
+  const lines = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1, "b", nasty)).split("\n");
   expect(lines.at(-1)).toBe("");
   for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(22);
 });

@@ -1,66 +1,43 @@
-// POST /v1/ingest (seed §4.2, DESIGN §5–6): authenticate, validate the whole batch, charge the key's
-// token bucket, append to the spool and answer 202 only once the batch is durable. A batch is
-// accepted whole or not at all, so a client retrying after any error never half-duplicates it.
+// POST /v1/ingest (seed §4.2, DESIGN §5–6): bound and read the body, prepare the batch (parse,
+// authenticate, validate, encode: src/ingest/prepare.ts, on a worker thread when INGEST_WORKERS > 0),
+// charge the key's token bucket, append to the spool and answer 202 only once the batch is durable.
+// A batch is accepted whole or not at all, so a client retrying after any error never half-duplicates it.
 
-import type { PrincipalCache } from "../../control";
-import { encodeSpoolBatch } from "../../ingest/spool-line";
-import { validateIngestBody } from "../../ingest/validate";
+import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
 import type { Spool } from "../../ingest/spool";
 import { TxrayError } from "../../shared/errors";
 import { json } from "../http";
 import type { TokenBuckets } from "../rate-limit";
 
 export type IngestDeps = {
-  principals: PrincipalCache;
+  prepare: (request: PrepareRequest) => PreparedBatch | Promise<PreparedBatch>;
   spool: Spool;
   buckets: TokenBuckets;
   clock: () => number;
   maxBodyBytes: number;
-  maxBatch: number;
 };
 
 export async function handleIngest(request: Request, deps: IngestDeps): Promise<Response> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > deps.maxBodyBytes) throw tooLarge(deps.maxBodyBytes);
   // With a Content-Length the server has already bounded the body; without one, read with a cap.
-  const text = request.headers.has("content-length") ? await request.text() : await readBodyText(request, deps.maxBodyBytes);
+  const body = request.headers.has("content-length") ? new Uint8Array(await request.arrayBuffer()) : await readBody(request, deps.maxBodyBytes);
 
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new TxrayError("bad_request", "body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new TxrayError("schema_violation", "(body): expected an object with `envelopes`");
-  }
+  const prepared = await deps.prepare({ body, headerKey: request.headers.get("x-api-key"), receivedAt: deps.clock() });
+  if (!prepared.ok) throw new TxrayError(prepared.code, prepared.message, prepared.code === "unavailable" ? { retryAfterSeconds: 1 } : {});
 
-  const record = body as Record<string, unknown>;
-  const presented = request.headers.get("x-api-key") ?? (typeof record.apiKey === "string" ? record.apiKey : null);
-  if (!presented) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header or the body's apiKey");
-  const principal = deps.principals.get(presented);
-  if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
-  if (principal.scope !== "live") throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an account key");
-
-  if (Array.isArray(record.envelopes) && record.envelopes.length > deps.maxBatch) {
-    throw new TxrayError("payload_too_large", `envelopes: at most ${deps.maxBatch} envelopes per batch, got ${record.envelopes.length}`);
-  }
-  const envelopes = validateIngestBody(record);
-
-  const rate = deps.buckets.take(principal.keyId, envelopes.length);
+  const rate = deps.buckets.take(prepared.keyId, prepared.accepted);
   if (!rate.allowed) {
     return json({ error: { code: "rate_limited", message: `ingest rate limit exceeded for this key; retry in ${rate.retryAfterSeconds}s` } }, 429, rate.headers);
   }
-  if (envelopes.length > 0) {
-    // attemptId = the batch's UUIDv7 + the envelope's index: unique, time-ordered, one UUID per batch.
-    const lines = encodeSpoolBatch(principal.accountId, deps.clock(), Bun.randomUUIDv7(), envelopes);
+  if (prepared.accepted > 0) {
     try {
-      await deps.spool.append(lines);
+      await deps.spool.append(prepared.lines);
     } catch {
       throw new TxrayError("unavailable", "could not persist the batch; nothing was accepted, retry later", { retryAfterSeconds: 1 });
     }
   }
-  return json({ accepted: envelopes.length }, 202, rate.headers);
+  return json({ accepted: prepared.accepted }, 202, rate.headers);
 }
 
 function tooLarge(limit: number) {
@@ -68,8 +45,8 @@ function tooLarge(limit: number) {
 }
 
 /** Reads the body, stopping as soon as it passes the limit (a missing or lying Content-Length). */
-async function readBodyText(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
+async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -83,5 +60,11 @@ async function readBodyText(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }

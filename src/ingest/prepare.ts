@@ -1,0 +1,68 @@
+// The CPU-heavy half of POST /v1/ingest: from the request body's bytes to the spool bytes of an
+// accepted batch. Parse, authenticate, check the batch size, validate every envelope, encode the
+// spool lines, in the order the errors are reported. The route runs it on the main thread or, with
+// INGEST_WORKERS > 0, in worker threads (src/ingest/workers.ts), so parsing and encoding batches uses
+// every core while the main thread serves HTTP and the spool. Rate limiting and the durable write
+// stay on the main thread: they need the process's one token bucket and one spool.
+
+import type { Principal } from "../control";
+import type { ErrorCode } from "../shared/errors";
+import { TxrayError } from "../shared/errors";
+import { encodeSpoolBatch } from "./spool-line";
+import { validateIngestBody } from "./validate";
+
+export type PreparedBatch =
+  | { ok: true; keyId: string; accepted: number; lines: Uint8Array }
+  | { ok: false; code: ErrorCode; message: string };
+
+export type PrepareRequest = {
+  body: Uint8Array;
+  /** The `x-api-key` header, which wins over the body's `apiKey`. */
+  headerKey: string | null;
+  receivedAt: number;
+};
+
+export type PrepareDeps = {
+  /** The principal of a presented key (a cache in front of the control database), or null. */
+  principal: (presentedKey: string) => Principal | null;
+  maxBatch: number;
+};
+
+const decoder = new TextDecoder();
+
+/** Never throws for bad input: every refusal is a value the route renders as the seed's error body. */
+export function prepareBatch(request: PrepareRequest, deps: PrepareDeps): PreparedBatch {
+  try {
+    return { ok: true, ...prepareOrThrow(request, deps) };
+  } catch (error) {
+    if (error instanceof TxrayError) return { ok: false, code: error.code, message: error.message };
+    throw error;
+  }
+}
+
+function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: PrepareDeps) {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decoder.decode(body));
+  } catch {
+    throw new TxrayError("bad_request", "body is not valid JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new TxrayError("schema_violation", "(body): expected an object with `envelopes`");
+  }
+
+  const record = parsed as Record<string, unknown>;
+  const presented = headerKey ?? (typeof record.apiKey === "string" ? record.apiKey : null);
+  if (!presented) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header or the body's apiKey");
+  const principal = deps.principal(presented);
+  if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
+  if (principal.scope !== "live") throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an account key");
+
+  if (Array.isArray(record.envelopes) && record.envelopes.length > deps.maxBatch) {
+    throw new TxrayError("payload_too_large", `envelopes: at most ${deps.maxBatch} envelopes per batch, got ${record.envelopes.length}`);
+  }
+  const envelopes = validateIngestBody(record);
+  // attemptId = the batch's UUIDv7 + the envelope's index: unique, time-ordered, one UUID per batch.
+  const lines = envelopes.length > 0 ? encodeSpoolBatch(principal.accountId, receivedAt, Bun.randomUUIDv7(), envelopes) : new Uint8Array(0);
+  return { keyId: principal.keyId, accepted: envelopes.length, lines };
+}

@@ -1,0 +1,34 @@
+// A worker thread of the ingest pool (src/ingest/workers.ts): runs prepareBatch for the main thread.
+// It authenticates with its own read-only connection to the control database and its own short-lived
+// principal cache, so a revoked key stops working here within the same 2 s as on the main thread.
+
+import { Database } from "bun:sqlite";
+import { PrincipalCache } from "../control";
+import { prepareBatch, type PrepareRequest } from "./prepare";
+
+declare const self: Worker;
+
+export type WorkerSetup = { controlDbPath: string; maxBatch: number };
+export type WorkerJob = { id: number } & PrepareRequest;
+
+let deps: Parameters<typeof prepareBatch>[1] | null = null;
+
+self.onmessage = (event: MessageEvent<{ setup: WorkerSetup } | WorkerJob>) => {
+  const message = event.data;
+  if ("setup" in message) {
+    const db = new Database(message.setup.controlDbPath, { readonly: true, strict: true });
+    db.exec("PRAGMA busy_timeout = 5000");
+    const principals = new PrincipalCache(db);
+    deps = { principal: (key) => principals.get(key), maxBatch: message.setup.maxBatch };
+    return;
+  }
+  let result;
+  try {
+    result = prepareBatch(message, deps!);
+  } catch (error) {
+    result = { ok: false as const, code: "internal" as const, message: "could not prepare the batch" };
+    console.error(JSON.stringify({ level: "error", message: "ingest worker failed", error: String(error) }));
+  }
+  // The spool bytes move to the main thread without a copy.
+  self.postMessage({ id: message.id, result }, result.ok ? [result.lines.buffer as ArrayBuffer] : []);
+};
