@@ -36,18 +36,37 @@ const logs = (lines: string[]) => (lines.length === 0 ? "[]" : JSON.stringify(li
 
 /**
  * The spool bytes of one accepted batch: one template string per line, the lines joined once.
- * (Measured: pushing every piece into one array and joining it, or writing bytes one by one, is
- * slower; concatenating all lines into one string costs most when the result is flattened into bytes.)
+ * Everything from rpcHash on (the "tail": provider, wallet, kind, errors, payer, SDK and send
+ * options) is usually the same for every envelope of an SDK's batch, so it is encoded once and
+ * reused while it stays the same: about half of the encoding cost on the ingest hot path.
+ * (Measured slower: one array of all pieces joined once, a byte-by-byte writer, JSON.stringify per
+ * line, and concatenating all lines into one string before turning it into bytes.)
  * attemptId is `<batchId>-<index in base 36>`.
  */
 export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId: string, envelopes: readonly Envelope[]): Uint8Array {
   const prefix = `${text(accountId)}\t${receivedAt}\t${batchId}-`;
   const lines: string[] = new Array(envelopes.length + 1);
-  for (let i = 0; i < envelopes.length; i++) lines[i] = spoolLine(prefix, i, envelopes[i]);
+  let previous: Envelope | null = null;
+  let tail = "";
+  for (let i = 0; i < envelopes.length; i++) {
+    const e = envelopes[i];
+    if (previous === null || !sameTail(e, previous)) tail = encodeTail(e);
+    previous = e;
+    lines[i] = `${prefix}${i.toString(36)}\t${e.program}\t${e.sig === null ? NULL : e.sig}\t${e.blockhash}\t${e.lastValidBlockHeight}\t${e.sentAt}\t${tail}`;
+  }
   lines[envelopes.length] = "";
   return ENCODER.encode(lines.join("\n"));
 }
 
-function spoolLine(prefix: string, index: number, e: Envelope): string {
-  return `${prefix}${index.toString(36)}\t${e.program}\t${e.sig === null ? NULL : e.sig}\t${e.blockhash}\t${e.lastValidBlockHeight}\t${e.sentAt}\t${e.rpcHash}\t${text(e.rpcLabel)}\t${text(e.walletAdapter)}\t${e.kind}\t${optionalText(e.preflightError)}\t${logs(e.simulationLogs)}\t${e.payer}\t${text(e.sdkVersion)}\t${optional(e.cuLimit)}\t${optional(e.cuPriceMicroLamports)}\t${optional(e.maxRetries)}\t${optional(e.skipPreflight)}\t${optionalText(e.sendPath)}\t${optional(e.nonce)}`;
+function encodeTail(e: Envelope): string {
+  return `${e.rpcHash}\t${text(e.rpcLabel)}\t${text(e.walletAdapter)}\t${e.kind}\t${optionalText(e.preflightError)}\t${logs(e.simulationLogs)}\t${e.payer}\t${text(e.sdkVersion)}\t${optional(e.cuLimit)}\t${optional(e.cuPriceMicroLamports)}\t${optional(e.maxRetries)}\t${optional(e.skipPreflight)}\t${optionalText(e.sendPath)}\t${optional(e.nonce)}`;
+}
+
+function sameTail(a: Envelope, b: Envelope): boolean {
+  return (
+    a.rpcHash === b.rpcHash && a.rpcLabel === b.rpcLabel && a.walletAdapter === b.walletAdapter && a.kind === b.kind &&
+    a.preflightError === b.preflightError && a.simulationLogs.length === 0 && b.simulationLogs.length === 0 &&
+    a.payer === b.payer && a.sdkVersion === b.sdkVersion && a.cuLimit === b.cuLimit && a.cuPriceMicroLamports === b.cuPriceMicroLamports &&
+    a.maxRetries === b.maxRetries && a.skipPreflight === b.skipPreflight && a.sendPath === b.sendPath && a.nonce === b.nonce
+  );
 }

@@ -64,3 +64,14 @@ test("a spool line never holds a raw tab or newline inside a field, whatever the
   expect(lines.at(-1)).toBe("");
   for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(22);
 });
+
+test("a batch whose envelopes share, then change, then share again their provider and options encodes each one's own values", async () => {
+  const base = makeEnvelope({ cuLimit: 10 });
+  const envelopes = [base, makeEnvelope({ cuLimit: 10 }), makeEnvelope({ cuLimit: 11 }), makeEnvelope({ cuLimit: 11, walletAdapter: "Solflare" }), makeEnvelope({ cuLimit: 10 }), makePreflightEnvelope({ simulationLogs: ["a"] }), makePreflightEnvelope({ simulationLogs: ["b"] })];
+  const file = join(dir, "node-0000000000002-abcdef.sealed");
+  writeFileSync(file, encodeSpoolBatch("acc_1", 1_763_700_000_123, "0194-batch", envelopes));
+  const duck = await openDuck();
+  const rows = await duck.all<Record<string, unknown>>(`SELECT sig, cu_limit, wallet_adapter, simulation_logs FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  duck.close();
+  expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, cu_limit: e.cuLimit ?? null, wallet_adapter: e.walletAdapter, simulation_logs: e.simulationLogs })));
+});
