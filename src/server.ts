@@ -6,6 +6,7 @@ import { createApp } from "./api/app";
 import type { Context } from "./context";
 import { Spool } from "./ingest/spool";
 import { IngestWorkers, ingestWorkerCount } from "./ingest/workers";
+import { buildNativeEncoder, loadNativeEncoder } from "./ingest/native";
 import { startScheduler } from "./scheduler";
 import { schedule } from "./scheduler/registry";
 
@@ -21,9 +22,17 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     logger: ctx.logger,
   });
   spool.open();
+  let native = ctx.config.INGEST_NATIVE === "on";
+  if (native) {
+    const problem = buildNativeEncoder();
+    if (problem) {
+      ctx.logger.warn("native ingest fast path unavailable; using JavaScript only", { reason: problem });
+      native = false;
+    }
+  }
   const workerCount = ingestWorkerCount(ctx.config.INGEST_WORKERS);
-  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, maxBatch: ctx.config.INGEST_MAX_BATCH }, ctx.logger) : undefined;
-  const app = createApp({ ctx, spool, ingestWorkers });
+  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, maxBatch: ctx.config.INGEST_MAX_BATCH, native }, ctx.logger) : undefined;
+  const app = createApp({ ctx, spool, ingestWorkers, native: native ? loadNativeEncoder() : null });
   app.listen({
     port: options.port ?? ctx.config.API_PORT,
     hostname: options.hostname ?? ctx.config.API_HOST,

@@ -13,6 +13,7 @@ import { TokenBuckets } from "./rate-limit";
 import { handleIngest, type IngestDeps } from "./routes/ingest";
 import { prepareBatch } from "../ingest/prepare";
 import type { IngestWorkers } from "../ingest/workers";
+import type { NativeEncoder } from "../ingest/native";
 import { listPrograms } from "./routes/programs";
 import { serviceStatus } from "./routes/status";
 import { why } from "../analytics/queries/why";
@@ -20,15 +21,18 @@ import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
 
-/** `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process. */
-export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers };
+/**
+ * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
+ * with the native fast path `native` when given.
+ */
+export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null };
 
-export function createApp({ ctx, spool, ingestWorkers }: AppDeps) {
+export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
   const { config } = ctx;
   const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
   const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
   const principals = new PrincipalCache(ctx.control, 2000, ctx.clock);
-  const inProcess = { principal: (key: string) => principals.get(key), maxBatch: config.INGEST_MAX_BATCH };
+  const inProcess = { principal: (key: string) => principals.get(key), maxBatch: config.INGEST_MAX_BATCH, native };
   const ingestDeps: IngestDeps = {
     prepare: ingestWorkers ? (request) => ingestWorkers.prepare(request) : (request) => prepareBatch(request, inProcess),
     spool,

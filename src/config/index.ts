@@ -22,6 +22,7 @@ export const SETTINGS = {
   SOLANA_RPC_CONCURRENCY: { schema: positiveInt.default(4), doc: "Concurrent JSON-RPC requests the jobs may have in flight." },
   LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
   INGEST_WORKERS: { schema: z.string().regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads").default("auto"), doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread." },
+  INGEST_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native ingest fast path when possible; `off`: JavaScript only." },
   INGEST_MAX_BODY_BYTES: { schema: positiveInt.default(1024 * 1024), doc: "Largest ingest body accepted; larger gets 413." },
   INGEST_MAX_BATCH: { schema: positiveInt.default(1000), doc: "Most envelopes in one ingest batch." },
   INGEST_RATE_PER_SECOND: { schema: positiveInt.default(50_000), doc: "Envelopes per second each key may ingest (token bucket refill)." },

@@ -8,7 +8,8 @@
 import type { Principal } from "../control";
 import type { ErrorCode } from "../shared/errors";
 import { TxrayError } from "../shared/errors";
-import { encodeSpoolBatch } from "./spool-line";
+import type { NativeEncoder } from "./native";
+import { encodeSpoolBatch, spoolLinePrefix } from "./spool-line";
 import { validateIngestBody } from "./validate";
 
 export type PreparedBatch =
@@ -26,18 +27,52 @@ export type PrepareDeps = {
   /** The principal of a presented key (a cache in front of the control database), or null. */
   principal: (presentedKey: string) => Principal | null;
   maxBatch: number;
+  /** The native fast path (src/ingest/native), when built; batches it does not take go the JavaScript way. */
+  native?: NativeEncoder | null;
 };
 
 const decoder = new TextDecoder();
 
 /** Never throws for bad input: every refusal is a value the route renders as the seed's error body. */
 export function prepareBatch(request: PrepareRequest, deps: PrepareDeps): PreparedBatch {
+  if (deps.native) {
+    const fast = prepareNatively(request, deps, deps.native);
+    if (fast) return fast;
+  }
   try {
     return { ok: true, ...prepareOrThrow(request, deps) };
   } catch (error) {
     if (error instanceof TxrayError) return { ok: false, code: error.code, message: error.message };
     throw error;
   }
+}
+
+/** The body's apiKey when it is the first member (the usual shape); else the JavaScript path finds it. */
+const LEADING_BODY_KEY = /^[ \t\n\r]*\{[ \t\n\r]*"apiKey"[ \t\n\r]*:[ \t\n\r]*"([\x20\x21\x23-\x5b\x5d-\x7e]{1,128})"/;
+const encoder = new TextEncoder();
+
+/**
+ * Accepts only: a key that authenticates as a live key, and a batch the native encoder takes whole.
+ * Every refusal and every unusual batch is left to prepareOrThrow, so answers never depend on it.
+ */
+function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: NativeEncoder): PreparedBatch | null {
+  let presented = request.headerKey;
+  let bodyKeyOffset = -1;
+  if (presented === null) {
+    const head = Buffer.from(request.body.buffer, request.body.byteOffset, Math.min(request.body.byteLength, 256)).toString("latin1");
+    const match = LEADING_BODY_KEY.exec(head);
+    if (!match) return null;
+    presented = match[1];
+    bodyKeyOffset = match[0].length - 1 - presented.length;
+  }
+  const principal = deps.principal(presented);
+  if (!principal || principal.scope !== "live") return null;
+  const prefix = encoder.encode(spoolLinePrefix(principal.accountId, request.receivedAt, Bun.randomUUIDv7()));
+  const encoded = native.encode(request.body, prefix, deps.maxBatch);
+  if (!encoded) return null;
+  // The key that authenticated must be the body's only apiKey (the encoder refuses repeated keys).
+  if (bodyKeyOffset >= 0 && (encoded.apiKeyOffset !== bodyKeyOffset || encoded.apiKeyLength !== presented.length)) return null;
+  return { ok: true, keyId: principal.keyId, accepted: encoded.count, lines: encoded.lines };
 }
 
 function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: PrepareDeps) {

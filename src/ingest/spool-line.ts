@@ -34,6 +34,11 @@ const optionalText = (value: string | null | undefined) => (value === null || va
 const optional = (value: number | boolean | undefined) => (value === undefined ? NULL : "" + value);
 const logs = (lines: string[]) => (lines.length === 0 ? "[]" : JSON.stringify(lines.map((line) => line.toWellFormed())));
 
+/** What every line of a batch starts with: account, receive time and the batch part of attemptId. */
+export function spoolLinePrefix(accountId: string, receivedAt: number, batchId: string): string {
+  return `${text(accountId)}\t${receivedAt}\t${batchId}-`;
+}
+
 /**
  * The spool bytes of one accepted batch: one template string per line, the lines joined once.
  * Everything from rpcHash on (the "tail": provider, wallet, kind, errors, payer, SDK and send
@@ -44,7 +49,7 @@ const logs = (lines: string[]) => (lines.length === 0 ? "[]" : JSON.stringify(li
  * attemptId is `<batchId>-<index in base 36>`.
  */
 export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId: string, envelopes: readonly Envelope[]): Uint8Array {
-  const prefix = `${text(accountId)}\t${receivedAt}\t${batchId}-`;
+  const prefix = spoolLinePrefix(accountId, receivedAt, batchId);
   const lines: string[] = new Array(envelopes.length + 1);
   let previous: Envelope | null = null;
   let tail = "";

@@ -4,11 +4,12 @@
 
 import { Database } from "bun:sqlite";
 import { PrincipalCache } from "../control";
+import { loadNativeEncoder } from "./native";
 import { prepareBatch, type PrepareRequest } from "./prepare";
 
 declare const self: Worker;
 
-export type WorkerSetup = { controlDbPath: string; maxBatch: number };
+export type WorkerSetup = { controlDbPath: string; maxBatch: number; native: boolean };
 export type WorkerJob = { id: number } & PrepareRequest;
 
 let deps: Parameters<typeof prepareBatch>[1] | null = null;
@@ -19,7 +20,7 @@ self.onmessage = (event: MessageEvent<{ setup: WorkerSetup } | WorkerJob>) => {
     const db = new Database(message.setup.controlDbPath, { readonly: true, strict: true });
     db.exec("PRAGMA busy_timeout = 5000");
     const principals = new PrincipalCache(db);
-    deps = { principal: (key) => principals.get(key), maxBatch: message.setup.maxBatch };
+    deps = { principal: (key) => principals.get(key), maxBatch: message.setup.maxBatch, native: message.setup.native ? loadNativeEncoder() : null };
     return;
   }
   let result;

@@ -75,6 +75,18 @@ for (let m = 1; m <= MAX_DIGITS; m++) {
   LENGTH_TABLE.push({ bytesBelow: bytes, boundary: power < high ? encodeBigInt(power) : null });
 }
 
+/** LENGTH_TABLE as bytes for the native ingest fast path: per m, a 130-byte record [bytesBelow, boundary length, boundary]. */
+export function base58LengthTableBytes(): Uint8Array {
+  const record = 2 + MAX_DIGITS;
+  const bytes = new Uint8Array(LENGTH_TABLE.length * record);
+  LENGTH_TABLE.forEach(({ bytesBelow, boundary }, m) => {
+    bytes[m * record] = bytesBelow;
+    bytes[m * record + 1] = boundary?.length ?? 0;
+    for (let i = 0; i < (boundary?.length ?? 0); i++) bytes[m * record + 2 + i] = boundary!.charCodeAt(i);
+  });
+  return bytes;
+}
+
 function encodeBigInt(value: bigint): string {
   let text = "";
   while (value > 0n) {

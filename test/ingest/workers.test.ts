@@ -12,7 +12,7 @@ import { testContext } from "../helpers/context";
 const ctx = await testContext();
 const live = createAccountKey(ctx.control, "acme", "live", Date.now()).key;
 const readOnly = createAccountKey(ctx.control, "acme", "read", Date.now()).key;
-const pool = new IngestWorkers(2, { controlDbPath: ctx.paths.controlDb, maxBatch: 10 }, silentLogger);
+const pool = new IngestWorkers(2, { controlDbPath: ctx.paths.controlDb, maxBatch: 10, native: false }, silentLogger);
 afterAll(() => {
   pool.close();
   ctx.dispose();
@@ -59,7 +59,7 @@ test("a body that is a view of a larger buffer is copied, not taken from its own
 });
 
 test("closing the pool fails the jobs in flight as unavailable", async () => {
-  const closing = new IngestWorkers(1, { controlDbPath: ctx.paths.controlDb, maxBatch: 1000 }, silentLogger);
+  const closing = new IngestWorkers(1, { controlDbPath: ctx.paths.controlDb, maxBatch: 1000, native: false }, silentLogger);
   const job = closing.prepare({ body: bytes({ apiKey: live, envelopes: Array.from({ length: 1000 }, () => makeEnvelope()) }), headerKey: null, receivedAt: 1 });
   closing.close();
   expect(await job).toMatchObject({ ok: false, code: "unavailable" });
