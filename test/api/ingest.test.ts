@@ -1,13 +1,13 @@
 // POST /v1/ingest against a real server on loopback: every status code of seed §4.2 / DESIGN §5 with
-// the seed §7 error shape, and nothing from a rejected batch ever reaches the lake; on the main thread
-// (INGEST_WORKERS=0) and on worker threads alike.
+// the seed §7 error shape, and nothing from a rejected batch ever reaches the lake; in JavaScript on
+// the main thread, and on worker threads with the native fast path, alike.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { revokeKey } from "../../src/control";
 import { flushSpool } from "../../src/lake/flush";
 import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
 
-for (const workers of ["0", "2"]) describe(`INGEST_WORKERS=${workers}`, () => {
+for (const [workers, native] of [["0", "off"], ["2", "on"]]) describe(`INGEST_WORKERS=${workers} INGEST_NATIVE=${native}`, () => {
   let t: TestServer;
   let key: string;
   const acceptedSigs: string[] = [];
@@ -15,7 +15,7 @@ for (const workers of ["0", "2"]) describe(`INGEST_WORKERS=${workers}`, () => {
   let acceptedTotal = 0;
 
   beforeAll(async () => {
-    t = await testServer({ INGEST_WORKERS: workers, INGEST_MAX_BODY_BYTES: "65536", INGEST_MAX_BATCH: "50", INGEST_BURST: "400", INGEST_RATE_PER_SECOND: "1" });
+    t = await testServer({ INGEST_WORKERS: workers, INGEST_NATIVE: native, INGEST_MAX_BODY_BYTES: "65536", INGEST_MAX_BATCH: "50", INGEST_BURST: "400", INGEST_RATE_PER_SECOND: "1" });
     key = t.key("acme");
     const ingest = t.ingest;
     t.ingest = async (body, headers) => {

@@ -30,17 +30,22 @@ export function nativeLibraryPath(): string {
 export function buildNativeEncoder(): string | null {
   const target = nativeLibraryPath();
   if (existsSync(target)) return null;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const temporary = `${target}.${process.pid}.tmp`;
   const compiler = Bun.which("cc") ?? Bun.which("gcc") ?? Bun.which("clang");
   if (!compiler) return "no C compiler (cc, gcc or clang) on PATH";
-  const result = spawnSync([compiler, "-O3", "-shared", "-fPIC", "-o", temporary, SOURCE], { stderr: "pipe" });
-  if (result.exitCode !== 0) {
+  // Each process compiles to its own file and renames it into place: concurrent starts never load half a library.
+  const temporary = `${target}.${process.pid}.tmp`;
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    // Baseline -O3 for the target architecture, never -march=native: node_modules may be copied to another CPU.
+    const result = spawnSync([compiler, "-O3", "-shared", "-fPIC", "-o", temporary, SOURCE], { stderr: "pipe" });
+    if (result.exitCode !== 0) return `${compiler} failed: ${result.stderr.toString().slice(0, 500)}`;
+    renameSync(temporary, target);
+    return null;
+  } catch (error) {
+    return `could not build ${target}: ${String(error)}`;
+  } finally {
     rmSync(temporary, { force: true });
-    return `${compiler} failed: ${result.stderr.toString().slice(0, 500)}`;
   }
-  renameSync(temporary, target);
-  return null;
 }
 
 /** The encoder, when the library is built (buildNativeEncoder); null otherwise. */
