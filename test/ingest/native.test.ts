@@ -3,6 +3,9 @@
 // the same with and without it (same verdict, same error, same spool bytes), and it does take the
 // usual batches (otherwise it would be dead weight).
 import { expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { buildNativeEncoder, loadNativeEncoder } from "../../src/ingest/native";
 import { prepareBatch, type PrepareDeps } from "../../src/ingest/prepare";
 import { spoolLinePrefix } from "../../src/ingest/spool-line";
@@ -86,3 +89,14 @@ test.skipIf(built !== null)("never answers differently from the JavaScript path 
   }
   expect(accepted).toBeGreaterThan(2000); // both verdicts were exercised
 }, 60_000);
+
+test("without a C compiler nothing is built and nothing is loaded: ingest stays JavaScript", () => {
+  const cacheDir = mkdtempSync(join(tmpdir(), "txray-native-"));
+  try {
+    expect(buildNativeEncoder({ cacheDir, searchPath: "/nonexistent" })).toContain("no C compiler");
+    expect(loadNativeEncoder({ cacheDir })).toBeNull();
+    expect(readdirSync(cacheDir)).toEqual([]);
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+});

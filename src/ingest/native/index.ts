@@ -20,22 +20,26 @@ export type NativeEncoder = {
   encode(body: Uint8Array, prefix: Uint8Array, maxBatch: number): { lines: Uint8Array; count: number; apiKeyOffset: number; apiKeyLength: number } | null;
 };
 
+/** Tests point these elsewhere; the server uses the defaults. */
+export type NativeBuildOptions = { cacheDir?: string; searchPath?: string };
+
 /** Where the compiled library of the current encode.c lives. */
-export function nativeLibraryPath(): string {
+export function nativeLibraryPath({ cacheDir = CACHE_DIR }: NativeBuildOptions = {}): string {
   const hash = Bun.hash(readFileSync(SOURCE)).toString(16);
-  return join(CACHE_DIR, `txray-encode-${hash}.so`);
+  return join(cacheDir, `txray-encode-${hash}.so`);
 }
 
 /** Compiles encode.c unless already built; returns an error text when it cannot. */
-export function buildNativeEncoder(): string | null {
-  const target = nativeLibraryPath();
+export function buildNativeEncoder(options: NativeBuildOptions = {}): string | null {
+  const target = nativeLibraryPath(options);
   if (existsSync(target)) return null;
-  const compiler = Bun.which("cc") ?? Bun.which("gcc") ?? Bun.which("clang");
+  const PATH = options.searchPath ?? process.env.PATH ?? "";
+  const compiler = Bun.which("cc", { PATH }) ?? Bun.which("gcc", { PATH }) ?? Bun.which("clang", { PATH });
   if (!compiler) return "no C compiler (cc, gcc or clang) on PATH";
   // Each process compiles to its own file and renames it into place: concurrent starts never load half a library.
   const temporary = `${target}.${process.pid}.tmp`;
   try {
-    mkdirSync(CACHE_DIR, { recursive: true });
+    mkdirSync(options.cacheDir ?? CACHE_DIR, { recursive: true });
     // Baseline -O3 for the target architecture, never -march=native: node_modules may be copied to another CPU.
     const result = spawnSync([compiler, "-O3", "-shared", "-fPIC", "-o", temporary, SOURCE], { stderr: "pipe" });
     if (result.exitCode !== 0) return `${compiler} failed: ${result.stderr.toString().slice(0, 500)}`;
@@ -49,8 +53,8 @@ export function buildNativeEncoder(): string | null {
 }
 
 /** The encoder, when the library is built (buildNativeEncoder); null otherwise. */
-export function loadNativeEncoder(): NativeEncoder | null {
-  const path = nativeLibraryPath();
+export function loadNativeEncoder(options: NativeBuildOptions = {}): NativeEncoder | null {
+  const path = nativeLibraryPath(options);
   if (!existsSync(path)) return null;
   const { symbols } = dlopen(path, {
     txray_encode_batch: {
