@@ -4,8 +4,8 @@
  * One pass over an ingest body's bytes that parses, validates and writes the spool lines of the
  * batch, for the common shape of SDK traffic only. It never rejects anything: whenever the body
  * steps outside the subset it fully understands (an escape or a non-ASCII byte in a string, a
- * number with a sign, fraction or exponent, an unknown or repeated key, simulation logs, a field
- * the schema would refuse, ...) it returns FALLBACK and the JavaScript path (JSON.parse, the
+ * number with a sign, fraction or exponent, an unknown or repeated key, a field the schema would
+ * refuse, ...) it returns FALLBACK and the JavaScript path (JSON.parse, the
  * validator, the zod messages, encodeSpoolBatch) decides, exactly as without this file. On the
  * subset it accepts, its output is byte for byte what encodeSpoolBatch writes
  * (test/ingest/native.test.ts fuzzes the two side by side).
@@ -167,6 +167,8 @@ static const struct { const char *text; size_t length; } FIELD_NAMES[F_COUNT] = 
 typedef struct {
   uint32_t seen;
   int sig_null, preflight_error_null;
+  int32_t log_lines;                            /* simulationLogs: how many lines */
+  const uint8_t *first_log, *last_log_end;      /* from the first line's opening quote to the last one's closing quote */
   Text text[F_COUNT]; /* strings, and the digits of integers */
   uint64_t number[F_COUNT];
   int flag[F_COUNT];
@@ -220,9 +222,19 @@ static int parse_envelope(Cursor *c, Envelope *e) {
       case F_SKIP_PREFLIGHT: case F_NONCE:
         if (!boolean_value(c, &e->flag[field])) return 0;
         break;
-      case F_LOGS:
-        if (!take(c, '[') || !take(c, ']')) return 0; /* logs go the JavaScript way */
+      case F_LOGS: {
+        /* Up to 200 plain strings of at most 2,048 characters; the array's source span is kept. */
+        if (!take(c, '[')) return 0;
+        if (take(c, ']')) break;
+        Text line;
+        do {
+          if (!plain_string(c, &line) || line.n > 2048 || ++e->log_lines > 200) return 0;
+          if (e->log_lines == 1) e->first_log = line.s - 1;
+          e->last_log_end = line.s + line.n + 1;
+        } while (take(c, ','));
+        if (!take(c, ']')) return 0;
         break;
+      }
       default:
         if (!plain_string(c, &e->text[field])) return 0;
     }
@@ -275,6 +287,22 @@ static int put_optional_flag(Writer *w, const Envelope *e, int field) {
   return e->flag[field] ? PUT(w, "true") : PUT(w, "false");
 }
 
+/*
+ * simulationLogs as JSON.stringify writes an array of plain strings: `["a","b"]`, no spaces. The
+ * lines are copied from the body one by one because the body may hold whitespace between them.
+ */
+static int put_logs(Writer *w, const Envelope *e) {
+  if (e->log_lines == 0) return PUT(w, "[]");
+  if (!PUT(w, "[")) return 0;
+  Cursor c = {e->first_log, e->last_log_end};
+  Text line;
+  for (int32_t i = 0; i < e->log_lines; i++) {
+    if ((i > 0 && !(take(&c, ',') && PUT(w, ","))) || !plain_string(&c, &line)) return 0;
+    if (!PUT(w, "\"") || !put_text(w, line) || !PUT(w, "\"")) return 0;
+  }
+  return PUT(w, "]");
+}
+
 /* One spool line, exactly as src/ingest/spool-line.ts writes it. */
 static int write_line(Writer *w, const uint8_t *prefix, int32_t prefix_length, int32_t index, const Envelope *e) {
   char base36[8];
@@ -297,7 +325,7 @@ static int write_line(Writer *w, const uint8_t *prefix, int32_t prefix_length, i
          PUT(w, "\t") && put_text(w, e->text[F_WALLET]) &&
          PUT(w, "\t") && put_text(w, e->text[F_KIND]) &&
          PUT(w, "\t") && (e->preflight_error_null ? PUT(w, "\\N") : put_text(w, e->text[F_PREFLIGHT_ERROR])) &&
-         PUT(w, "\t[]\t") && put_text(w, e->text[F_PAYER]) &&
+         PUT(w, "\t") && put_logs(w, e) && PUT(w, "\t") && put_text(w, e->text[F_PAYER]) &&
          PUT(w, "\t") && put_text(w, e->text[F_SDK]) &&
          PUT(w, "\t") && put_optional_number(w, e, F_CU_LIMIT) &&
          PUT(w, "\t") && put_optional_number(w, e, F_CU_PRICE) &&
