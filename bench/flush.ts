@@ -44,19 +44,19 @@ for (let written = 0, s = 0; written < ENVELOPES; s++) {
 console.error(`spool: ${ENVELOPES} envelopes, ${(spoolBytes / 1e6).toFixed(1)} MB of spool lines (${(ndjsonBytes / 1e6).toFixed(1)} MB as NDJSON)`);
 
 function envelopeNumber(written: number): Envelope {
-    const preflight = written % 20 === 0;
-    return makeEnvelope({
-      program: programs[Math.floor(Math.pow(Math.random(), 2) * programs.length)],
-      payer: payers[written % payers.length],
-      blockhash: blockhashes[Math.floor(written / 2000) % blockhashes.length],
-      rpcLabel: labels[written % labels.length],
-      rpcHash: (written % labels.length).toString(16).padStart(16, "a"),
-      lastValidBlockHeight: 300_000_000 + Math.floor(written / 2000),
-      sentAt: start + written,
-      cuLimit: 200_000,
-      cuPriceMicroLamports: 1000 * (written % 7),
-      ...(preflight ? { kind: "preflight" as const, preflightError: "Transaction simulation failed: Blockhash not found", simulationLogs: [] } : {}),
-    });
+  const preflight = written % 20 === 0;
+  return makeEnvelope({
+    program: programs[Math.floor(Math.pow(Math.random(), 2) * programs.length)],
+    payer: payers[written % payers.length],
+    blockhash: blockhashes[Math.floor(written / 2000) % blockhashes.length],
+    rpcLabel: labels[written % labels.length],
+    rpcHash: (written % labels.length).toString(16).padStart(16, "a"),
+    lastValidBlockHeight: 300_000_000 + Math.floor(written / 2000),
+    sentAt: start + written,
+    cuLimit: 200_000,
+    cuPriceMicroLamports: 1000 * (written % 7),
+    ...(preflight ? { kind: "preflight" as const, preflightError: "Transaction simulation failed: Blockhash not found", simulationLogs: [] } : {}),
+  });
 }
 
 const { flushSpool } = await import("../src/lake/flush");

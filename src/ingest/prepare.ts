@@ -34,7 +34,11 @@ export type PrepareDeps = {
 const decoder = new TextDecoder();
 
 /** Never throws for bad input: every refusal is a value the route renders as the seed's error body. */
-export function prepareBatch(request: PrepareRequest, deps: PrepareDeps): PreparedBatch {
+export function prepareBatch(request: PrepareRequest, given: PrepareDeps): PreparedBatch {
+  // The native path and its JavaScript fallback may ask for the same key: look it up once.
+  let looked: { key: string; principal: Principal | null } | null = null;
+  const principal = (key: string) => (looked?.key === key ? looked.principal : (looked = { key, principal: given.principal(key) }).principal);
+  const deps = { ...given, principal };
   if (deps.native) {
     const fast = prepareNatively(request, deps, deps.native);
     if (fast) return fast;

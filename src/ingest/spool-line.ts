@@ -9,8 +9,8 @@
 // - free text: as it is when it is printable ASCII without `"` or `\`; otherwise as a JSON string
 //   literal, which starts with `"` (plain text never does) and never holds a raw tab or newline;
 // - simulationLogs: a JSON array (`[]` when empty).
-// Flush decodes with spoolTextSql / spoolLogsSql (src/lake/flush.ts). test/lake/flush.test.ts checks
-// that awkward values (quotes, tabs, newlines, NUL, non-ASCII, lone surrogates) come out intact.
+// Flush decodes it in spoolRowsSql (src/lake/flush.ts); test/ingest/spool-line.test.ts checks that
+// awkward values (quotes, tabs, newlines, NUL, non-ASCII, lone surrogates) come out intact.
 
 import type { Envelope } from "./envelope";
 

@@ -43,7 +43,8 @@ const columnType = (name: string) => (name === "program" ? "VARCHAR" : ENVELOPE_
 const spoolCsvColumns =
   "{" + SPOOL_COLUMNS.map((name) => `${name}: '${SPOOL_TEXT_COLUMNS.has(name) || name === "simulation_logs" ? "VARCHAR" : columnType(name)}'`).join(", ") + "}";
 const SEGMENT_OF_FILENAME = `regexp_extract(filename, '([^/]+)\\.sealed$', 1) AS spool_segment`;
-const DAY_OF_RECEIPT = `strftime(make_timestamp(received_at * 1000), '%Y-%m-%d') AS day`;
+/** `day`: the UTC date of the receive time (Unix ms). */
+const dayOfReceipt = (column: string) => `strftime(make_timestamp(${column} * 1000), '%Y-%m-%d') AS day`;
 
 /** The lake column from its spool encoding (src/ingest/spool-line.ts): JSON only where the writer used it. */
 function decodedColumn(name: string): string {
@@ -58,7 +59,7 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
   const selects: string[] = [];
   if (files.tsv.length > 0) {
     selects.push(
-      `SELECT ${ENVELOPE_COLUMNS.map((c) => decodedColumn(c.name)).join(", ")}, program, ${DAY_OF_RECEIPT}
+      `SELECT ${ENVELOPE_COLUMNS.map((c) => decodedColumn(c.name)).join(", ")}, program, ${dayOfReceipt("received_at")}
        FROM read_csv([${files.tsv.map(sqlString).join(", ")}], delim = '\t', quote = '', escape = '', nullstr = '\\N', header = false,
          auto_detect = false, max_line_size = ${MAX_LINE_BYTES}, columns = ${spoolCsvColumns}, filename = true)`,
     );
@@ -70,7 +71,7 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
     ]);
     selects.push(
       `SELECT ${ENVELOPE_COLUMNS.map((c) => (c.name === "spool_segment" ? SEGMENT_OF_FILENAME : `${LEGACY_LINE_COLUMNS[c.name]} AS ${c.name}`)).join(", ")},
-         program, strftime(make_timestamp(receivedAt * 1000), '%Y-%m-%d') AS day
+         program, ${dayOfReceipt("receivedAt")}
        FROM read_json([${files.ndjson.map(sqlString).join(", ")}], format = 'newline_delimited', columns = ${legacyColumns}, filename = true)`,
     );
   }

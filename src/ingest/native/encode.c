@@ -256,7 +256,7 @@ static int same_text(Text a, Text b) { return a.n == b.n && a.s != NULL && b.s !
 /* The same rules as src/ingest/validate.ts fastEnvelope (and so the zod schema). */
 static int valid_envelope(const uint8_t *table, const Envelope *e, Seen *seen) {
   if ((e->seen & REQUIRED) != REQUIRED) return 0;
-  if (!e->sig_null && !(e->text[F_SIG].n <= 88 && is_base58_of_length(table, e->text[F_SIG], 64, 88))) return 0;
+  if (!e->sig_null && !is_base58_of_length(table, e->text[F_SIG], 64, 88)) return 0;
   if (!same_text(e->text[F_PROGRAM], seen->program) && !is_base58_of_length(table, e->text[F_PROGRAM], 32, 44)) return 0;
   seen->program = e->text[F_PROGRAM];
   if (!same_text(e->text[F_BLOCKHASH], seen->blockhash) && !is_base58_of_length(table, e->text[F_BLOCKHASH], 32, 44)) return 0;

@@ -8,28 +8,14 @@ import {
   decodeSimulation,
   normalizeErrorText,
   readPreflightError,
+  EMPTY_STORY,
   type DecodedStory,
 } from "../../../src/chain/decode";
 import { fixtureJson, fixtureText, mainnetIdls, PROGRAMS } from "./fixtures";
 
 const idls = mainnetIdls();
 
-const NOTHING: DecodedStory = {
-  topLevelProgram: null,
-  instruction: null,
-  ixPath: null,
-  cpiDepth: null,
-  errCode: null,
-  errName: null,
-  errMessage: null,
-  failingProgram: null,
-  cuUsed: null,
-  cuRequested: null,
-  errorKey: null,
-  computeExceeded: false,
-  logTruncated: false,
-  txError: null,
-};
+const NOTHING: DecodedStory = EMPTY_STORY;
 
 interface PreflightCase {
   id: string;
