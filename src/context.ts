@@ -7,6 +7,7 @@ import { CursorCodec } from "./api/pagination";
 import type { Config } from "./config";
 import { openControlDb, serverSecret, type ControlDb } from "./control";
 import { openDuck, type Duck } from "./lake/duckdb";
+import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "./lake/native";
 import { dataPaths, type DataPaths } from "./lake/paths";
 import { createLogger, type Logger } from "./shared/logger";
 
@@ -18,6 +19,8 @@ export type Context = {
   control: ControlDb;
   duck: Duck;
   cursors: CursorCodec;
+  /** Flush's native Parquet writer (FLUSH_NATIVE, and a C compiler); null: DuckDB writes every pass. */
+  flushWriter: NativeFlushWriter | null;
   close(): void;
 };
 
@@ -28,17 +31,25 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   mkdirSync(paths.lake, { recursive: true });
   const control = openControlDb(paths.controlDb);
   const duck = await openDuck();
+  const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   return {
     config,
     paths,
-    logger: effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL),
+    logger,
     clock: effects.clock ?? Date.now,
     control,
     duck,
     cursors: new CursorCodec(serverSecret(control, "cursor")),
+    flushWriter: config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null,
     close() {
       duck.close();
       control.close();
     },
   };
+}
+
+function flushWriter(logger: Logger): NativeFlushWriter | null {
+  const problem = buildNativeFlushWriter();
+  if (problem) logger.warn("native flush writer unavailable; DuckDB writes the lake", { reason: problem });
+  return problem ? null : loadNativeFlushWriter();
 }

@@ -1,9 +1,9 @@
 // Flush: sealed spool segments → Hive-partitioned, zstd Parquet parts (DESIGN §6).
 //
-// Per pass: DuckDB reads the sealed NDJSON segments and writes partitioned Parquet into a staging
-// directory; then, under the lake lease, the parts are renamed into place and the segments are
-// recorded in the control database (with per-account program counts) before the spool files are
-// deleted. Part names are derived from the first segment's name, so redoing a half-done flush
+// Per pass: the native writer (src/lake/native; DuckDB when it is unavailable or declines the
+// pass) reads the sealed segments and writes partitioned Parquet into a staging directory; then,
+// under the lake lease, the parts are renamed into place and the segments are recorded in the
+// control database (with per-account program counts) before the spool files are deleted. Part names are derived from the first segment's name, so redoing a half-done flush
 // overwrites the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
 
 import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from "node:fs";
@@ -14,7 +14,8 @@ import { cutTornTail, liveOwner, recoverActiveSegments, sealedSegmentFiles, segm
 import type { Logger } from "../shared/logger";
 import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
-import { publishStaged, stagePartitioned } from "./publish";
+import type { NativeFlushWriter, StagedGroup } from "./native";
+import { publishStaged, stagePartitioned, type StagedPart } from "./publish";
 import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
 import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../ingest/spool-line";
 
@@ -24,6 +25,8 @@ export type FlushDeps = {
   control: ControlDb;
   logger: Logger;
   clock: () => number;
+  /** The native Parquet writer (src/lake/native); absent or null: DuckDB writes every pass. */
+  flushWriter?: NativeFlushWriter | null;
   /** Test hook: called after the parts are renamed in, before the segment is recorded (simulates a crash there). */
   beforeCommit?: (segment: string) => void;
 };
@@ -87,8 +90,13 @@ const FLUSH_ROW_GROUP_ROWS = 30_000;
 /** A spool line's largest size: 200 log lines of 2,048 characters, JSON-escaped at worst 6 bytes each, and the rest. */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
-/** Most NDJSON bytes flushed in one DuckDB pass (bounds memory; larger backlogs take several passes). */
+/**
+ * Most spool bytes flushed in one pass (bounds memory; larger backlogs take several passes).
+ * DuckDB streams; the native writer holds a pass's uncompressed pages (about 0.85 byte per spool
+ * byte) until it writes them.
+ */
 const MAX_BATCH_BYTES = 1024 * 1024 * 1024;
+const NATIVE_MAX_BATCH_BYTES = 512 * 1024 * 1024;
 
 /**
  * Flushes every sealed segment of every node (and orphaned active ones of dead processes). The
@@ -99,6 +107,7 @@ const MAX_BATCH_BYTES = 1024 * 1024 * 1024;
 export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
   const result: FlushResult = { segments: 0, rows: 0 };
   if (!existsSync(deps.paths.spoolRoot)) return result;
+  const maxBatchBytes = deps.flushWriter ? NATIVE_MAX_BATCH_BYTES : MAX_BATCH_BYTES;
   for (const node of readdirSync(deps.paths.spoolRoot).sort()) {
     const dir = join(deps.paths.spoolRoot, node);
     if (!statSync(dir).isDirectory()) continue;
@@ -116,7 +125,7 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
         unlinkSync(file);
         continue;
       }
-      if (batch.length > 0 && batchBytes + size > MAX_BATCH_BYTES) {
+      if (batch.length > 0 && batchBytes + size > maxBatchBytes) {
         result.rows += await flushBatch(deps, batch);
         batch = [];
         batchBytes = 0;
@@ -137,33 +146,21 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
 async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
   const segments = files.map(segmentNameOf);
   const batch = segments[0];
-  // One pass: NDJSON → partitioned Parquet in staging. Counts are then read back from the staged
-  // Parquet (a columnar read, far cheaper than parsing the JSON twice).
+  // One pass: spool → partitioned Parquet in staging, by the native writer when it takes the
+  // pass, else by DuckDB; either also says how many rows each (segment, day, account, program) had.
   const formats = { tsv: [] as string[], ndjson: [] as string[] };
   for (const file of files) (isLegacySegment(file) ? formats.ndjson : formats.tsv).push(file);
-  const { staging, parts } = await stagePartitioned(
-    deps.duck,
-    deps.paths,
-    batch,
-    spoolRowsSql(formats),
-    ["program", "day"],
-    FLUSH_ROW_GROUP_ROWS,
-  );
-  const groups = await deps.duck.all<{ spool_segment: string; day: string; account_id: string; program: string; attempts: number; last_seen: number }>(
-    `SELECT spool_segment, day, account_id, program, count(*) AS attempts, max(received_at) AS last_seen
-     FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
-     GROUP BY ALL`,
-  );
+  const { staging, parts, groups } = (formats.ndjson.length === 0 && nativeStage(deps, files, batch)) || (await duckdbStage(deps, formats, batch));
   const counts = new Map<string, { accountId: string; program: string; attempts: number; lastSeen: number }>();
   const perSegment = new Map<string, { rows: number; days: Set<string> }>(segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]));
   for (const group of groups) {
-    const key = `${group.account_id}\n${group.program}`;
-    const count = counts.get(key) ?? { accountId: group.account_id, program: group.program, attempts: 0, lastSeen: 0 };
+    const key = `${group.accountId}\n${group.program}`;
+    const count = counts.get(key) ?? { accountId: group.accountId, program: group.program, attempts: 0, lastSeen: 0 };
     count.attempts += group.attempts;
-    count.lastSeen = Math.max(count.lastSeen, group.last_seen);
+    count.lastSeen = Math.max(count.lastSeen, group.lastSeen);
     counts.set(key, count);
-    const segment = perSegment.get(group.spool_segment);
-    if (!segment) throw new Error(`flush read a row of an unexpected segment ${group.spool_segment}`);
+    const segment = perSegment.get(group.segment);
+    if (!segment) throw new Error(`flush read a row of an unexpected segment ${group.segment}`);
     segment.rows += group.attempts;
     segment.days.add(group.day);
   }
@@ -187,6 +184,29 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
   const rows = [...perSegment.values()].reduce((sum, s) => sum + s.rows, 0);
   deps.logger.debug("flushed segments", { segments: segments.length, rows, parts: parts.length });
   return rows;
+}
+
+type Staged = { staging: string; parts: StagedPart[]; groups: StagedGroup[] };
+
+/** DuckDB writes the pass; the counts are then read back from the staged Parquet (a columnar read, far cheaper than parsing the spool twice). */
+async function duckdbStage(deps: FlushDeps, formats: { tsv: string[]; ndjson: string[] }, batch: string): Promise<Staged> {
+  const { staging, parts } = await stagePartitioned(deps.duck, deps.paths, batch, spoolRowsSql(formats), ["program", "day"], FLUSH_ROW_GROUP_ROWS);
+  const groups = await deps.duck.all<StagedGroup>(
+    `SELECT spool_segment AS segment, day, account_id AS "accountId", program, count(*) AS attempts, max(received_at) AS "lastSeen"
+     FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
+     GROUP BY ALL`,
+  );
+  return { staging, parts, groups };
+}
+
+/** The native writer writes the pass; null when there is none or it declined a line (DuckDB then writes it). */
+function nativeStage(deps: FlushDeps, files: string[], batch: string): Staged | null {
+  if (!deps.flushWriter) return null;
+  const staging = join(deps.paths.staging, batch);
+  rmSync(staging, { recursive: true, force: true });
+  const written = deps.flushWriter.write(files.map((file) => ({ file, name: segmentNameOf(file) })), staging, batch);
+  if (written === null) deps.logger.info("native flush writer declined a line; DuckDB writes this pass", { batch });
+  return written === null ? null : { staging, ...written };
 }
 
 /** Version 1 segments hold JSON objects; version 2 lines never start with `{` (they start with the account id). */
