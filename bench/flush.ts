@@ -1,30 +1,31 @@
 // bench flush: sealed spool segments (the exact lines ingest writes) → partitioned zstd Parquet.
-// Prints envelopesPerSec (target ≥ 500,000/s) and parquetBytesPerNdjsonByte (target ≤ 0.25: the
-// Parquet bytes per byte of the same envelopes as NDJSON; parquetBytesPerSpoolByte is shown beside it).
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+// Prints envelopesPerSec (target ≥ 500,000/s) with the writer flush uses by default (the native
+// one when this machine can build it), duckdbEnvelopesPerSec (FLUSH_NATIVE=off) on the same
+// segments in the same run, and parquetBytesPerNdjsonByte (target ≤ 0.25: the Parquet bytes per
+// byte of the same envelopes as NDJSON; parquetBytesPerSpoolByte is shown beside it).
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mkdtempSync } from "node:fs";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
+import type { Envelope } from "../src/ingest/envelope";
 import { newSegmentName } from "../src/ingest/spool";
 import { encodeSpoolBatch } from "../src/ingest/spool-line";
-import type { Envelope } from "../src/ingest/envelope";
+import { flushSpool } from "../src/lake/flush";
 import { silentLogger } from "../src/shared/logger";
 import { makeEnvelope, randomAddress } from "../test/helpers/envelopes";
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 1_000_000);
 const SEGMENT_ENVELOPES = Number(process.env.BENCH_SEGMENT_ENVELOPES ?? 250_000);
-const dataDir = mkdtempSync(join(tmpdir(), "txray-bench-flush-"));
-const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
+const work = mkdtempSync(join(tmpdir(), "txray-bench-flush-"));
+const source = join(work, "segments");
+mkdirSync(source);
 
 // Realistic variety: BENCH_PROGRAMS programs (20; skewed), 500 providers' blockhashes, 5,000 payers, 5% preflight.
 const programs = Array.from({ length: Number(process.env.BENCH_PROGRAMS ?? 20) }, randomAddress);
 const payers = Array.from({ length: 5000 }, randomAddress);
 const blockhashes = Array.from({ length: 500 }, randomAddress);
 const labels = ["helius", "triton", "quicknode", "public", "alchemy"];
-const spoolDir = ctx.paths.spool("node1");
-mkdirSync(spoolDir, { recursive: true });
 let spoolBytes = 0;
 let ndjsonBytes = 0; // the same envelopes as NDJSON, one per line (the size the target is stated against)
 const start = 1_763_700_000_000;
@@ -37,7 +38,7 @@ for (let written = 0, s = 0; written < ENVELOPES; s++) {
     for (const envelope of batch) ndjsonBytes += Buffer.byteLength(JSON.stringify(envelope)) + 1;
     chunks.push(encodeSpoolBatch("acc_bench", start + s * 1000 + i, Bun.randomUUIDv7(), batch));
   }
-  const file = join(spoolDir, newSegmentName("node1", start + s) + ".sealed");
+  const file = join(source, newSegmentName("node1", start + s) + ".sealed");
   writeFileSync(file, Buffer.concat(chunks));
   spoolBytes += statSync(file).size;
 }
@@ -59,24 +60,39 @@ function envelopeNumber(written: number): Envelope {
   });
 }
 
-const { flushSpool } = await import("../src/lake/flush");
-const t0 = performance.now();
-const result = await flushSpool(ctx);
-const seconds = (performance.now() - t0) / 1000;
-const parquetBytes = (readdirSync(ctx.paths.dataset("envelopes"), { recursive: true }) as string[])
-  .filter((name) => name.endsWith(".parquet"))
-  .reduce((sum, name) => sum + statSync(join(ctx.paths.dataset("envelopes"), name)).size, 0);
-ctx.close();
-rmSync(dataDir, { recursive: true, force: true });
-if (result.rows !== ENVELOPES) throw new Error(`flushed ${result.rows} rows, expected ${ENVELOPES}`);
+/** Flushes a copy of the segments with one writer setting; seconds and Parquet bytes. */
+async function flushWith(FLUSH_NATIVE: "on" | "off") {
+  const dataDir = join(work, `data-${FLUSH_NATIVE}`);
+  const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, FLUSH_NATIVE }), { logger: silentLogger });
+  const spoolDir = ctx.paths.spool("node1");
+  mkdirSync(spoolDir, { recursive: true });
+  for (const name of readdirSync(source)) copyFileSync(join(source, name), join(spoolDir, name));
+  const writer = ctx.flushWriter ? "native" : "duckdb";
+  const t0 = performance.now();
+  const result = await flushSpool(ctx);
+  const seconds = (performance.now() - t0) / 1000;
+  const lake = ctx.paths.dataset("envelopes");
+  const parquetBytes = (readdirSync(lake, { recursive: true }) as string[]).filter((name) => name.endsWith(".parquet")).reduce((sum, name) => sum + statSync(join(lake, name)).size, 0);
+  ctx.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (result.rows !== ENVELOPES) throw new Error(`flushed ${result.rows} rows, expected ${ENVELOPES}`);
+  return { writer, seconds, parquetBytes, segments: result.segments };
+}
+
+const duckdb = await flushWith("off");
+const flush = await flushWith("on");
+rmSync(work, { recursive: true, force: true });
 console.log(JSON.stringify({
   envelopes: ENVELOPES,
-  seconds: Number(seconds.toFixed(3)),
-  envelopesPerSec: Math.round(ENVELOPES / seconds),
+  writer: flush.writer,
+  seconds: Number(flush.seconds.toFixed(3)),
+  envelopesPerSec: Math.round(ENVELOPES / flush.seconds),
+  duckdbEnvelopesPerSec: Math.round(ENVELOPES / duckdb.seconds),
   spoolBytes,
   ndjsonBytes,
-  parquetBytes,
-  parquetBytesPerNdjsonByte: Number((parquetBytes / ndjsonBytes).toFixed(4)),
-  parquetBytesPerSpoolByte: Number((parquetBytes / spoolBytes).toFixed(4)),
-  segments: result.segments,
+  parquetBytes: flush.parquetBytes,
+  parquetBytesPerNdjsonByte: Number((flush.parquetBytes / ndjsonBytes).toFixed(4)),
+  parquetBytesPerSpoolByte: Number((flush.parquetBytes / spoolBytes).toFixed(4)),
+  duckdbParquetBytesPerNdjsonByte: Number((duckdb.parquetBytes / ndjsonBytes).toFixed(4)),
+  segments: flush.segments,
 }));

@@ -6,7 +6,7 @@
 // (JavaScript, DuckDB) instead: the fast paths change speed, never answers.
 
 import { spawnSync } from "bun";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const CACHE_DIR = join(import.meta.dir, "..", "..", "node_modules", ".cache", "txray");
@@ -35,6 +35,9 @@ export function buildNativeLibrary(source: string, name: string, options: Native
     const result = spawnSync([compiler, "-O3", "-pthread", "-shared", "-fPIC", "-o", temporary, source], { stderr: "pipe" });
     if (result.exitCode !== 0) return `${compiler} failed: ${result.stderr.toString().slice(0, 500)}`;
     renameSync(temporary, target);
+    // Libraries of older sources are dead weight now (a process that loaded one keeps its mapping).
+    const cacheDir = options.cacheDir ?? CACHE_DIR;
+    for (const old of readdirSync(cacheDir)) if (old.startsWith(`txray-${name}-`) && old.endsWith(".so") && join(cacheDir, old) !== target) rmSync(join(cacheDir, old), { force: true });
     return null;
   } catch (error) {
     return `could not build ${target}: ${String(error)}`;

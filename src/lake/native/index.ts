@@ -40,7 +40,7 @@ export type NativeFlushWriter = {
    * program=<p>/day=<d>/part-<batch>-0.parquet files, fsynced, and counts them; null when pages.c
    * declined a line (the caller then lets DuckDB write the pass; nothing was written).
    */
-  write(segments: readonly { file: string; name: string }[], staging: string, batch: string): { parts: StagedPart[]; groups: StagedGroup[] } | null;
+  write(segments: readonly { file: string; name: string }[], staging: string, batch: string, options?: { rowGroupRows?: number }): { parts: StagedPart[]; groups: StagedGroup[] } | null;
 };
 
 /** Compiles pages.c unless already built; returns an error text when it cannot. */
@@ -94,7 +94,7 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
   }
 
   return {
-    write(segments, staging, batch) {
+    write(segments, staging, batch, { rowGroupRows = ROW_GROUP_ROWS } = {}) {
       context = symbols.txw_new() as Pointer | null;
       if (context === null) throw new Error("native flush: out of memory");
       try {
@@ -105,7 +105,7 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
           if (added === IO_ERROR) throw new Error(`native flush: cannot read ${segment.file}`);
           if (added < 0) return null;
         }
-        const jobs = Number(symbols.txw_run(context, threads, ROW_GROUP_ROWS, ROW_GROUP_LINE_BYTES));
+        const jobs = Number(symbols.txw_run(context, threads, rowGroupRows, ROW_GROUP_LINE_BYTES));
         if (jobs === OUT_OF_MEMORY) throw new Error("native flush: out of memory");
         if (jobs < 0) return null;
         const program = new Uint8Array(64);

@@ -77,6 +77,7 @@ static inline __attribute__((always_inline)) int reserve(Buf *b, size_t more) {
   return b->n + more <= b->cap ? OK : grow(b, more);
 }
 static inline __attribute__((always_inline)) int put(Buf *b, const void *s, size_t n) {
+  if (n == 0) return OK; /* memcpy with a null buffer is undefined even for no bytes */
   if (reserve(b, n)) return E_MEMORY;
   memcpy(b->p + b->n, s, n);
   b->n += n;
