@@ -150,7 +150,7 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
   // pass, else by DuckDB; either also says how many rows each (segment, day, account, program) had.
   const formats = { tsv: [] as string[], ndjson: [] as string[] };
   for (const file of files) (isLegacySegment(file) ? formats.ndjson : formats.tsv).push(file);
-  const { staging, parts, groups } = (formats.ndjson.length === 0 && nativeStage(deps, files, batch)) || (await duckdbStage(deps, formats, batch));
+  const { staging, parts, groups } = (formats.ndjson.length === 0 && (await nativeStage(deps, files, batch))) || (await duckdbStage(deps, formats, batch));
   const counts = new Map<string, { accountId: string; program: string; attempts: number; lastSeen: number }>();
   const perSegment = new Map<string, { rows: number; days: Set<string> }>(segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]));
   for (const group of groups) {
@@ -200,11 +200,11 @@ async function duckdbStage(deps: FlushDeps, formats: { tsv: string[]; ndjson: st
 }
 
 /** The native writer writes the pass; null when there is none or it declined a line (DuckDB then writes it). */
-function nativeStage(deps: FlushDeps, files: string[], batch: string): Staged | null {
+async function nativeStage(deps: FlushDeps, files: string[], batch: string): Promise<Staged | null> {
   if (!deps.flushWriter) return null;
   const staging = join(deps.paths.staging, batch);
   rmSync(staging, { recursive: true, force: true });
-  const written = deps.flushWriter.write(files.map((file) => ({ file, name: segmentNameOf(file) })), staging, batch);
+  const written = await deps.flushWriter.write(files.map((file) => ({ file, name: segmentNameOf(file) })), staging, batch);
   if (written === null) deps.logger.info("native flush writer declined a line; DuckDB writes this pass", { batch });
   return written === null ? null : { staging, ...written };
 }

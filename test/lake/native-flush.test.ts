@@ -79,7 +79,7 @@ describe.skipIf(writer === null)("native flush writer", () => {
       [{ account: "acc_alpha", receivedAt: DAY_ONE + 1000, envelopes: awkwardEnvelopes(250, 3) }],
       [{ account: 'acc "ü"', receivedAt: DAY_ONE + 86_400_000, envelopes: awkwardEnvelopes(90, 4) }, { account: "acc_alpha", receivedAt: DAY_ONE + 2000, envelopes: awkwardEnvelopes(1, 5) }],
     ]);
-    const written = native.write(segments, join(work, "native-same"), "b1");
+    const written = await native.write(segments, join(work, "native-same"), "b1");
     expect(written).not.toBeNull();
     const duck = await stagePartitioned(ctx.duck, { ...ctx.paths, staging: join(work, "duck-staging") }, "b1", spoolRowsSql({ tsv: segments.map((s) => s.file), ndjson: [] }), ["program", "day"]);
 
@@ -120,7 +120,7 @@ describe.skipIf(writer === null)("native flush writer", () => {
     const batches = Array.from({ length: 60 }, (_, b) => ({ account: b % 2 ? "acc_a" : "acc_b", receivedAt: DAY_ONE - 10_000 + b, envelopes: envelopes.slice(b * 1000, b * 1000 + 1000) }));
     const segments = writeSegments(join(work, "spool-big"), [batches.slice(0, 30), batches.slice(30)]);
     const dir = join(work, "native-big");
-    expect(native.write(segments, dir, "b2", { rowGroupRows: 20_000 })).not.toBeNull();
+    expect(await native.write(segments, dir, "b2", { rowGroupRows: 20_000 })).not.toBeNull();
     const file = join(dir, `program=${PROGRAMS.token}`, "day=2026-11-21", "part-b2-0.parquet");
     const groups = await ctx.duck.all<{ row_group_id: number; row_group_num_rows: number }>(`SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata('${file}') ORDER BY 1`);
     expect(groups.length).toBeGreaterThanOrEqual(3);
@@ -161,7 +161,7 @@ describe.skipIf(writer === null)("native flush writer", () => {
     const lines = readFileSync(segment.file, "utf8").split("\n");
     lines[7] = lines[7].replace(/\t(\d{9})\t/, "\t0$1\t");
     writeFileSync(segment.file, lines.join("\n"));
-    expect(native.write([segment], join(work, "declined"), "b3")).toBeNull();
+    expect(await native.write([segment], join(work, "declined"), "b3")).toBeNull();
 
     const logged: string[] = [];
     const logger = createLogger("info", (line) => logged.push(JSON.parse(line).message));

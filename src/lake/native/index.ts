@@ -9,9 +9,10 @@
 // compiler, means DuckDB writes every pass.
 
 import { dlopen, FFIType, toArrayBuffer, type Pointer } from "bun:ffi";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, writevSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../../ingest/spool-line";
 import { buildNativeLibrary, nativeLibraryPath, type NativeBuildOptions } from "../../shared/native-library";
 import { dataPageHeader, fileFooter, leafColumns, PARQUET_MAGIC, type ChunkMeta, type LeafColumn, type RowGroupMeta } from "../parquet/format";
@@ -40,7 +41,7 @@ export type NativeFlushWriter = {
    * program=<p>/day=<d>/part-<batch>-0.parquet files, fsynced, and counts them; null when pages.c
    * declined a line (the caller then lets DuckDB write the pass; nothing was written).
    */
-  write(segments: readonly { file: string; name: string }[], staging: string, batch: string, options?: { rowGroupRows?: number }): { parts: StagedPart[]; groups: StagedGroup[] } | null;
+  write(segments: readonly { file: string; name: string }[], staging: string, batch: string, options?: { rowGroupRows?: number }): Promise<{ parts: StagedPart[]; groups: StagedGroup[] } | null>;
 };
 
 /** Compiles pages.c unless already built; returns an error text when it cannot. */
@@ -75,8 +76,7 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
   let groupSlots = new BigInt64Array(4 * 64);
   let groupText = new Uint8Array(4096);
   const groupCount = new BigInt64Array(1);
-  let context: Pointer | null = null;
-  function jobGroups(job: number): { segment: number; rows: number; lastReceived: number; account: string }[] {
+  function jobGroups(context: Pointer, job: number): { segment: number; rows: number; lastReceived: number; account: string }[] {
     let textBytes = Number(symbols.txw_job_groups(context, job, groupCount, groupSlots, groupSlots.length / 4, groupText, groupText.length));
     if (Number(groupCount[0]) * 4 > groupSlots.length || textBytes > groupText.length) {
       groupSlots = new BigInt64Array(4 * Number(groupCount[0]));
@@ -94,8 +94,8 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
   }
 
   return {
-    write(segments, staging, batch, { rowGroupRows = ROW_GROUP_ROWS } = {}) {
-      context = symbols.txw_new() as Pointer | null;
+    async write(segments, staging, batch, { rowGroupRows = ROW_GROUP_ROWS } = {}) {
+      const context = symbols.txw_new() as Pointer | null;
       if (context === null) throw new Error("native flush: out of memory");
       try {
         if (symbols.txw_columns(context, kinds, fields, columns.length) !== 0) throw new Error("native flush: bad column table");
@@ -111,7 +111,7 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
         const program = new Uint8Array(64);
         const info = new BigInt64Array(3);
         const result = new BigInt64Array(RESULT_SLOTS * columns.length);
-        const parts: StagedPart[] = [];
+        const files: PartFile[] = [];
         const groups: StagedGroup[] = [];
         // Row groups come sorted by day and program: each run of one partition becomes one file.
         let file: PartFile | null = null;
@@ -121,17 +121,18 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
           const day = dayOf(Number(info[1]));
           const partitionDir = join(`program=${programId}`, `day=${day}`);
           if (file?.partitionDir !== partitionDir) {
-            if (file) parts.push(file.close());
-            file = new PartFile(staging, partitionDir, `part-${batch}-0.parquet`, leaves);
+            const name = `part-${batch}-0.parquet`;
+            file = new PartFile(join(staging, partitionDir, name), partitionDir, name, leaves);
+            files.push(file);
           }
           file.addRowGroup(Number(info[2]), result);
-          for (const group of jobGroups(job)) groups.push({ segment: segments[group.segment].name, day, accountId: group.account, program: programId, attempts: group.rows, lastSeen: group.lastReceived });
+          for (const group of jobGroups(context, job)) groups.push({ segment: segments[group.segment].name, day, accountId: group.account, program: programId, attempts: group.rows, lastSeen: group.lastReceived });
         }
-        if (file) parts.push(file.close());
+        const parts = files.map((part) => part.finish());
+        await Promise.all(files.map((part) => part.write()));
         return { parts, groups };
       } finally {
         symbols.txw_free(context);
-        context = null;
       }
     },
   };
@@ -143,21 +144,15 @@ const IO_ERROR = -5;
 /** The UTC date of a day number (days since 1970-01-01). */
 const dayOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
-/** One Parquet file being written: magic, then row groups as they come, then the footer. */
+/** One Parquet file, laid out in memory (pages stay in pages.c's memory): magic, row groups, footer. */
 class PartFile {
-  private readonly fd: number;
-  private readonly path: string;
-  private offset = 0;
+  readonly pieces: Uint8Array[] = [PARQUET_MAGIC];
+  private offset = PARQUET_MAGIC.length;
   private readonly rowGroups: RowGroupMeta[] = [];
 
-  constructor(staging: string, readonly partitionDir: string, private readonly name: string, private readonly leaves: LeafColumn[]) {
-    mkdirSync(join(staging, partitionDir), { recursive: true });
-    this.path = join(staging, partitionDir, name);
-    this.fd = openSync(this.path, "w");
-    this.offset = write(this.fd, [PARQUET_MAGIC], 0);
-  }
+  constructor(readonly path: string, readonly partitionDir: string, readonly name: string, private readonly leaves: LeafColumn[]) {}
 
-  /** Writes a row group's compressed pages (`result`: txw_job's slots), each after its header. */
+  /** Adds a row group's compressed pages (`result`: txw_job's slots), each after its header. */
   addRowGroup(rows: number, result: BigInt64Array): void {
     const chunks: ChunkMeta[] = [];
     for (let column = 0; column < this.leaves.length; column++) {
@@ -165,17 +160,17 @@ class PartFile {
       const packed = view(slot[0], slot[1]);
       const pages = new BigInt64Array(toArrayBuffer(Number(slot[3]) as Pointer, 0, Number(slot[2]) * 24));
       const start = this.offset;
-      const pieces: Uint8Array[] = [];
       let uncompressedBytes = 0;
       let compressedBytes = 0;
       for (let page = 0, at = 0; page < pages.length; page += 3) {
         const [uncompressed, compressed, levels] = [Number(pages[page]), Number(pages[page + 1]), Number(pages[page + 2])];
         const header = dataPageHeader(uncompressed, compressed, levels);
-        pieces.push(header, packed.subarray(at, at + compressed));
+        this.pieces.push(header, packed.subarray(at, at + compressed));
         at += compressed;
         uncompressedBytes += header.length + uncompressed;
         compressedBytes += header.length + compressed;
       }
+      this.offset += compressedBytes;
       const hasStats = slot[6] !== 0n;
       chunks.push({
         offset: start,
@@ -186,24 +181,52 @@ class PartFile {
         min: hasStats ? view(slot[7], slot[8]).slice() : null,
         max: hasStats ? view(slot[9], slot[10]).slice() : null,
       });
-      this.offset = write(this.fd, pieces, this.offset);
     }
     this.rowGroups.push({ rows, chunks });
   }
 
-  /** Writes the footer, fsyncs and closes; the part as publish expects it. */
-  close(): StagedPart {
-    try {
-      const footer = fileFooter(this.leaves, this.rowGroups, "txray native flush writer");
-      const length = new Uint8Array(4);
-      new DataView(length.buffer).setUint32(0, footer.length, true);
-      write(this.fd, [footer, length, PARQUET_MAGIC], this.offset);
-      fsyncSync(this.fd);
-    } finally {
-      closeSync(this.fd);
-    }
+  /** Adds the footer; the part as publish expects it. */
+  finish(): StagedPart {
+    const footer = fileFooter(this.leaves, this.rowGroups, "txray native flush writer");
+    const length = new Uint8Array(4);
+    new DataView(length.buffer).setUint32(0, footer.length, true);
+    this.pieces.push(footer, length, PARQUET_MAGIC);
     return { path: this.path, partitionDir: this.partitionDir, name: this.name, day: this.partitionDir.split("day=")[1] };
   }
+
+  /** Writes and fsyncs the file (files are written concurrently: their fsyncs overlap). */
+  async write(): Promise<void> {
+    mkdirSync(dirname(this.path), { recursive: true });
+    const handle = await open(this.path, "w");
+    try {
+      let pieces = this.pieces;
+      let position = 0;
+      while (pieces.length > 0) {
+        const batch = pieces.slice(0, 512);
+        const total = batch.reduce((sum, piece) => sum + piece.length, 0);
+        const { bytesWritten } = await handle.writev(batch, position);
+        position += bytesWritten;
+        // A short write leaves the rest of this batch for the next call.
+        pieces = bytesWritten === total ? pieces.slice(512) : [...rest(batch, bytesWritten), ...pieces.slice(512)];
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** The pieces after the first `skip` bytes. */
+function rest(pieces: Uint8Array[], skip: number): Uint8Array[] {
+  const left: Uint8Array[] = [];
+  for (const piece of pieces) {
+    if (skip >= piece.length) skip -= piece.length;
+    else {
+      left.push(piece.subarray(skip));
+      skip = 0;
+    }
+  }
+  return left;
 }
 
 function kindOf(column: Column): number {
@@ -222,20 +245,4 @@ function kindOf(column: Column): number {
 function view(address: bigint, length: bigint): Uint8Array {
   if (length === 0n) return new Uint8Array(0);
   return new Uint8Array(toArrayBuffer(Number(address) as Pointer, 0, Number(length)));
-}
-
-function write(fd: number, chunks: Uint8Array[], offset: number): number {
-  let total = 0;
-  for (const chunk of chunks) total += chunk.length;
-  let written = 0;
-  while (written < total) {
-    // writev may write less than asked; the rest goes in another call
-    let skip = written;
-    const rest = chunks.flatMap((chunk) => {
-      if (skip >= chunk.length) { skip -= chunk.length; return []; }
-      const part = chunk.subarray(skip); skip = 0; return [part];
-    });
-    written += writevSync(fd, rest);
-  }
-  return offset + total;
 }
