@@ -7,6 +7,7 @@
 // overwrites the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
 
 import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlDb } from "../control";
 import { addProgramCounts, isSegmentCommitted, recordSegment } from "../control";
@@ -179,8 +180,9 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
       }).immediate(),
     deps.beforeCommit ? () => deps.beforeCommit!(batch) : undefined,
   );
-  for (const file of files) unlinkSync(file);
-  rmSync(staging, { recursive: true, force: true });
+  // Committed: the segments and the (now empty) staging go, together (a crash here only leaves
+  // committed segments, which the next pass deletes).
+  await Promise.all([...files.map((file) => unlink(file)), rm(staging, { recursive: true, force: true })]);
   const rows = [...perSegment.values()].reduce((sum, s) => sum + s.rows, 0);
   deps.logger.debug("flushed segments", { segments: segments.length, rows, parts: parts.length });
   return rows;
