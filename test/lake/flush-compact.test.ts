@@ -41,7 +41,8 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
       expect(row).toEqual({ sig: envelope.sig, program: envelope.program, last_valid_block_height: envelope.lastValidBlockHeight, cu_limit: envelope.cuLimit, payer: envelope.payer, blockhash: envelope.blockhash });
     }
     const writers = await t.ctx.duck.all<{ created_by: string }>(`SELECT DISTINCT created_by FROM parquet_file_metadata('${t.ctx.paths.datasetGlob("envelopes")}')`);
-    expect(writers.map((w) => w.created_by.split(" ")[0])).toEqual([FLUSH_NATIVE === "on" ? "txray" : "DuckDB"]);
+    // (the native writer exists where a C compiler and libzstd do: .ci/run installs them)
+    expect(writers.map((w) => w.created_by.split(" ")[0])).toEqual([FLUSH_NATIVE === "on" && t.ctx.flushWriter ? "txray" : "DuckDB"]);
   });
 
   test("a crash after the parts were renamed in but before the commit redoes the segment without duplicates", async () => {

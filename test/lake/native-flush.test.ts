@@ -64,6 +64,10 @@ function writeSegments(dir: string, segments: { account: string; receivedAt: num
 
 const glob = (dir: string) => `read_parquet('${join(dir, "**", "*.parquet")}', hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})`;
 
+test.skipIf(built !== null)("builds with this machine's C compiler and loads with its libzstd", () => {
+  expect(writer).not.toBeNull();
+});
+
 describe.skipIf(writer === null)("native flush writer", () => {
   const native = writer as NativeFlushWriter;
   let work: string;
