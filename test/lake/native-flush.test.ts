@@ -116,6 +116,24 @@ describe.skipIf(writer === null)("native flush writer", () => {
     expect(new Map(expected.map((g) => [key(g), { attempts: g.attempts, lastSeen: g.lastSeen }]))).toEqual(merged);
   });
 
+  test("hundreds of partitions in one pass (the partition table grows): still DuckDB's rows", async () => {
+    const programs = Array.from({ length: 150 }, randomAddress); // 300 partitions in the first segment: past the table's first 128
+    const batch = (day: number) => ({
+      account: "acc_many",
+      receivedAt: DAY_ONE + day * 86_400_000,
+      envelopes: programs.map((program, i) => makeEnvelope({ program, lastValidBlockHeight: i, cuLimit: day * 1000 + i })),
+    });
+    const segments = writeSegments(join(work, "spool-many"), [[batch(0), batch(1)], [batch(2)]]);
+    const written = await native.write(segments, join(work, "native-many"), "b4");
+    expect(written!.parts.length).toBe(450);
+    const duck = await stagePartitioned(ctx.duck, { ...ctx.paths, staging: join(work, "duck-many") }, "b4", spoolRowsSql({ tsv: segments.map((s) => s.file), ndjson: [] }), ["program", "day"]);
+    expect(written!.parts.map((p) => p.partitionDir).sort()).toEqual(duck.parts.map((p) => p.partitionDir).sort());
+    for (const [left, right] of [[join(work, "native-many"), duck.staging], [duck.staging, join(work, "native-many")]]) {
+      expect(await ctx.duck.all(`SELECT * FROM ${glob(left)} EXCEPT ALL SELECT * FROM ${glob(right)}`)).toEqual([]);
+    }
+    expect(written!.groups.reduce((sum, g) => sum + g.attempts, 0)).toBe(450);
+  }, 30_000);
+
   test("several row groups and many pages per column; statistics exact in every row group", async () => {
     // 60,000 rows of one partition in row groups of at most 20,000 (each thread fills its own).
     const envelopes = Array.from({ length: 60_000 }, (_, i) =>

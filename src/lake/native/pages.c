@@ -44,7 +44,7 @@
 #define MS_PER_DAY 86400000LL
 #define MAX_THREADS 16
 #define CHUNK_BYTES ((size_t)8 << 20)
-#ifndef PAGE_BYTES
+#ifndef PAGE_BYTES /* -D for experiments; 32-512 KiB measured within noise of each other */
 #define PAGE_BYTES ((size_t)512 << 10)
 #endif
 #define LEVELS_ROOM ((size_t)16 << 10)
@@ -191,7 +191,8 @@ static int column_start(Column *col, int kind, int field) {
   col->field = field;
   col->bits = 8;
   if (kind < 0) return OK;
-  if (reserve(&col->values, LEVELS_ROOM + PAGE_BYTES)) return E_MEMORY;
+  /* small at first: a pass may open row groups for thousands of partitions, most columns stay short */
+  if (reserve(&col->values, LEVELS_ROOM + 16384)) return E_MEMORY;
   col->values.n = LEVELS_ROOM;
   return OK;
 }
