@@ -1,12 +1,13 @@
 // The native flush writer: sealed spool segments → one zstd Parquet part per (program, day), the
-// files DuckDB's partitioned COPY writes (same schema, converted types and statistics), several
-// times faster. pages.c decodes the spool lines into page bodies on every core; src/lake/parquet/
-// adds headers, compression and the footer. A pass with anything pages.c does not fully understand (a legacy
-// NDJSON segment, an unknown escape, invalid UTF-8, ...) returns null and DuckDB writes that pass:
-// DuckDB stays the reference, and test/lake/native-flush.test.ts checks both give the same rows.
+// files DuckDB's partitioned COPY writes (same schema, converted types and statistics), 2–3 times
+// faster (bench/README.md). pages.c decodes the spool lines and compresses the pages on threads of
+// its own, one per core; src/lake/parquet/ adds the page headers and the footer; the files are
+// written and fsynced concurrently. A pass with anything pages.c does not fully understand (an
+// unknown escape, invalid UTF-8, a malformed line, ...) returns null and DuckDB writes that pass:
+// DuckDB stays the reference (test/lake/native-flush.test.ts checks both give the same rows).
 //
-// Built and cached by src/shared/native-library.ts on first use; FLUSH_NATIVE=off, or no C
-// compiler, means DuckDB writes every pass.
+// Built and cached by src/shared/native-library.ts when a context is created; FLUSH_NATIVE=off,
+// no C compiler or no libzstd.so.1 means DuckDB writes every pass.
 
 import { dlopen, FFIType, toArrayBuffer, type Pointer } from "bun:ffi";
 import { existsSync, mkdirSync } from "node:fs";
@@ -31,6 +32,7 @@ const ROW_GROUP_ROWS = 122_880;
 const ROW_GROUP_LINE_BYTES = 256 * 1024 * 1024;
 /** pages.c's threads: one per core (a flush pass is short and DuckDB's would take them all too). */
 const threads = Math.min(8, availableParallelism());
+const POLL_MS = 2;
 
 /** Rows written per (segment, day, account, program), with the last receive time: what flush records. */
 export type StagedGroup = { segment: string; day: string; accountId: string; program: string; attempts: number; lastSeen: number };
@@ -58,7 +60,9 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
     txw_free: { args: [FFIType.ptr], returns: FFIType.void },
     txw_columns: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
     txw_add_segment: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
-    txw_run: { args: [FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.i64], returns: FFIType.i64 },
+    txw_start: { args: [FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.i64], returns: FFIType.i32 },
+    txw_running: { args: [FFIType.ptr], returns: FFIType.i32 },
+    txw_finish: { args: [FFIType.ptr], returns: FFIType.i64 },
     txw_available: { args: [], returns: FFIType.i32 },
     txw_job: { args: [FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
     txw_job_groups: { args: [FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.i64, FFIType.ptr, FFIType.i64], returns: FFIType.i64 },
@@ -105,7 +109,12 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
           if (added === IO_ERROR) throw new Error(`native flush: cannot read ${segment.file}`);
           if (added < 0) return null;
         }
-        const jobs = Number(symbols.txw_run(context, threads, rowGroupRows, ROW_GROUP_LINE_BYTES));
+        // pages.c works on its own threads; this one keeps serving (ingest, reads) and checks back.
+        const started = symbols.txw_start(context, threads, rowGroupRows, ROW_GROUP_LINE_BYTES);
+        if (started === OUT_OF_MEMORY) throw new Error("native flush: out of memory");
+        if (started < 0) return null;
+        while (symbols.txw_running(context) > 0) await Bun.sleep(POLL_MS);
+        const jobs = Number(symbols.txw_finish(context));
         if (jobs === OUT_OF_MEMORY) throw new Error("native flush: out of memory");
         if (jobs < 0) return null;
         const program = new Uint8Array(64);

@@ -677,6 +677,8 @@ typedef struct {
   uint16_t segment;
 } Chunk;
 
+struct Run;
+
 typedef struct {
   Segment *segments;
   uint32_t segment_n;
@@ -684,7 +686,8 @@ typedef struct {
   uint32_t chunk_n, chunk_cap;
   int32_t kinds[SPOOL_FIELDS + 1], fields[SPOOL_FIELDS + 1];
   int column_n;
-  Job **jobs; /* after txw_run: every row group, grouped by partition */
+  struct Run *run; /* between txw_start and txw_finish */
+  Job **jobs;      /* after txw_finish: every row group, grouped by partition */
   uint32_t job_n;
 } Ctx;
 
@@ -698,8 +701,11 @@ static void free_job(Job *job) {
   free(job);
 }
 
+int64_t txw_finish(Ctx *c);
+
 void txw_free(Ctx *c) {
   if (!c) return;
+  if (c->run) txw_finish(c); /* never free what running threads use */
   for (uint32_t i = 0; i < c->segment_n; i++) {
     if (c->segments[i].map) munmap(c->segments[i].map, c->segments[i].length);
     free(c->segments[i].name);
@@ -978,49 +984,93 @@ static int compare_jobs(const void *a, const void *b) {
   return memcmp(x->program, y->program, x->program_n);
 }
 
+/* A run of txw_start: its threads and their lanes. */
+struct Run {
+  Runner runner; /* first: a lane's runner pointer is its run's */
+  Lane lanes[MAX_THREADS];
+  void *arguments[MAX_THREADS][2];
+  pthread_t threads[MAX_THREADS];
+  int started;
+  int32_t running; /* lanes still working (atomic) */
+};
+
+static void *run_lane_thread(void *argument) {
+  run_lane(argument);
+  struct Run *run = (struct Run *)((void **)argument)[0];
+  __atomic_sub_fetch(&run->running, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
 /*
- * Encodes every added segment on up to `threads` threads into row groups of at most max_rows rows,
- * closed early once their lines hold max_line_bytes. Returns the number of row groups (sorted by
- * day and program, so a partition's are next to each other) or the first error.
+ * Starts encoding every added segment on up to `threads` threads, into row groups of at most
+ * max_rows rows, closed early once their lines hold max_line_bytes; returns at once (0) or an
+ * error. The caller polls txw_running, then calls txw_finish: its own thread (JavaScript's event
+ * loop) stays free meanwhile.
  */
-int64_t txw_run(Ctx *c, int32_t threads, uint32_t max_rows, int64_t max_line_bytes) {
-  if (c->column_n == 0 || max_rows == 0 || max_line_bytes <= 0 || c->jobs) return E_ARGUMENT;
+int32_t txw_start(Ctx *c, int32_t threads, uint32_t max_rows, int64_t max_line_bytes) {
+  if (c->column_n == 0 || max_rows == 0 || max_line_bytes <= 0 || c->jobs || c->run) return E_ARGUMENT;
   if (!txw_available()) return E_ZSTD;
   if (threads < 1) threads = 1;
   if (threads > MAX_THREADS) threads = MAX_THREADS;
   if ((uint32_t)threads > c->chunk_n) threads = c->chunk_n ? (int32_t)c->chunk_n : 1;
-  Runner runner = {c, max_rows, max_line_bytes, 0, 0};
-  Lane lanes[MAX_THREADS];
-  void *arguments[MAX_THREADS][2];
-  pthread_t helpers[MAX_THREADS];
-  memset(lanes, 0, sizeof(lanes));
-  for (int t = 0; t < threads; t++) arguments[t][0] = &runner, arguments[t][1] = &lanes[t];
-  int started = 0;
-  for (; started < threads - 1; started++)
-    if (pthread_create(&helpers[started], NULL, run_lane, arguments[started + 1])) break; /* fewer threads, same result */
-  run_lane(arguments[0]);
-  for (int i = 0; i < started; i++) pthread_join(helpers[i], NULL);
-  uint32_t total = 0;
-  for (int t = 0; t < threads; t++) total += lanes[t].done_n;
-  c->jobs = malloc(sizeof(Job *) * (total ? total : 1));
-  for (int t = 0; t < threads; t++) {
-    for (uint32_t j = 0; j < lanes[t].done_n; j++) {
-      if (c->jobs) c->jobs[c->job_n++] = lanes[t].done[j];
-      else free_job(lanes[t].done[j]);
-    }
-    free(lanes[t].done);
-    if (lanes[t].cctx) zstd.free(lanes[t].cctx);
-    free(lanes[t].parts);
-    free(lanes[t].slots);
+  struct Run *run = calloc(1, sizeof(struct Run));
+  if (!run) return E_MEMORY;
+  run->runner = (Runner){c, max_rows, max_line_bytes, 0, 0};
+  run->running = threads;
+  for (int t = 0; t < threads; t++) run->arguments[t][0] = &run->runner, run->arguments[t][1] = &run->lanes[t];
+  for (; run->started < threads; run->started++)
+    if (pthread_create(&run->threads[run->started], NULL, run_lane_thread, run->arguments[run->started])) break; /* fewer threads, same result */
+  if (run->started == 0) {
+    free(run);
+    return E_MEMORY;
   }
+  __atomic_sub_fetch(&run->running, threads - run->started, __ATOMIC_RELEASE);
+  c->run = run;
+  return OK;
+}
+
+/* How many threads of the current run are still working. */
+int32_t txw_running(Ctx *c) { return c->run ? __atomic_load_n(&c->run->running, __ATOMIC_ACQUIRE) : 0; }
+
+/*
+ * Waits for the run's threads and gathers their row groups. Returns the number of row groups
+ * (sorted by day and program, so a partition's are next to each other) or the first error.
+ */
+int64_t txw_finish(Ctx *c) {
+  struct Run *run = c->run;
+  if (!run) return E_ARGUMENT;
+  c->run = NULL;
+  for (int i = 0; i < run->started; i++) pthread_join(run->threads[i], NULL);
+  uint32_t total = 0;
+  for (int t = 0; t < run->started; t++) total += run->lanes[t].done_n;
+  c->jobs = malloc(sizeof(Job *) * (total ? total : 1));
+  for (int t = 0; t < run->started; t++) {
+    Lane *lane = &run->lanes[t];
+    for (uint32_t j = 0; j < lane->done_n; j++) {
+      if (c->jobs) c->jobs[c->job_n++] = lane->done[j];
+      else free_job(lane->done[j]);
+    }
+    free(lane->done);
+    if (lane->cctx) zstd.free(lane->cctx);
+    free(lane->parts);
+    free(lane->slots);
+  }
+  int32_t error = run->runner.error;
+  free(run);
   if (!c->jobs) return E_MEMORY;
-  if (runner.error) return runner.error;
+  if (error) return error;
   qsort(c->jobs, c->job_n, sizeof(Job *), compare_jobs);
   return c->job_n;
 }
 
+/* txw_start then txw_finish, on the caller's thread (tests and the C harness). */
+int64_t txw_run(Ctx *c, int32_t threads, uint32_t max_rows, int64_t max_line_bytes) {
+  int32_t rc = txw_start(c, threads, max_rows, max_line_bytes);
+  return rc ? rc : txw_finish(c);
+}
+
 /*
- * Row group j after txw_run: its program into `program` (64 bytes); info = [program length, day,
+ * Row group j after txw_finish: its program into `program` (64 bytes); info = [program length, day,
  * rows]; out receives RESULT_SLOTS int64s per column: compressed pages address, their length,
  * page count, page records address (3 int64s each: uncompressed size, compressed size, level
  * count), level count, null count, has statistics, min address, min length, max address, max
