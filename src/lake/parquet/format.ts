@@ -1,7 +1,7 @@
 // Parquet's file structure for the lake's flat schemas (https://parquet.apache.org/docs/file-format/):
-// "PAR1", column chunks of one PLAIN data page (v1) each, the Thrift footer, its length, "PAR1".
-// The page bodies come from elsewhere (src/lake/native/pages.c); this module writes the headers
-// and the footer, shaped like DuckDB's own files: the same schema tree, converted types and
+// "PAR1", column chunks of v1 data pages (RLE levels, PLAIN values, zstd), the Thrift footer, its
+// length, "PAR1". The compressed page bodies come from src/lake/native/pages.c; this module writes
+// the page headers and the footer, shaped like DuckDB's own files: the same schema tree, converted types and
 // statistics, so DuckDB reads either writer's files the same way.
 
 import type { Column } from "../schema";
@@ -29,7 +29,7 @@ export function leafColumns(columns: readonly Column[]): LeafColumn[] {
   });
 }
 
-/** A column chunk as written: where its (single) page starts, its sizes with the header, its statistics. */
+/** A column chunk as written: where its first page starts, its sizes with the headers, its statistics. */
 export type ChunkMeta = {
   offset: number;
   uncompressedBytes: number;
