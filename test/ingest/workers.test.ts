@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { createAccountKey, openControlDb, PrincipalCache } from "../../src/control";
 import { prepareBatch } from "../../src/ingest/prepare";
 import { IngestWorkers, ingestWorkerCount } from "../../src/ingest/workers";
-import { silentLogger } from "../../src/shared/logger";
+import { createLogger, silentLogger } from "../../src/shared/logger";
 import { makeEnvelope } from "../helpers/envelopes";
 import { testContext } from "../helpers/context";
 
@@ -63,6 +63,26 @@ test("closing the pool fails the jobs in flight as unavailable", async () => {
   const job = closing.prepare({ body: bytes({ apiKey: live, envelopes: Array.from({ length: 1000 }, () => makeEnvelope()) }), headerKey: null, receivedAt: 1 });
   closing.close();
   expect(await job).toMatchObject({ ok: false, code: "unavailable" });
+});
+
+test("a worker that dies fails its jobs in flight as unavailable and is replaced", async () => {
+  const logged: string[] = [];
+  const logger = createLogger("error", (line) => logged.push(JSON.parse(line).message));
+  const fragile = new IngestWorkers(1, { controlDbPath: ctx.paths.controlDb, maxBatch: 1000, native: false }, logger);
+  try {
+    const body = () => bytes({ apiKey: live, envelopes: Array.from({ length: 1000 }, () => makeEnvelope()) });
+    const job = fragile.prepare({ body: body(), headerKey: null, receivedAt: 1 });
+    // The thread ends under the job (as a crash would): reach the one worker of this pool.
+    (fragile as unknown as { slots: { worker: Worker }[] }).slots[0].worker.terminate();
+    expect(await job).toMatchObject({ ok: false, code: "unavailable" });
+    expect(logged).toContain("ingest worker died; replacing it");
+    // While it is replaced, jobs are refused at once; then the new worker takes them.
+    expect(await fragile.prepare({ body: body(), headerKey: null, receivedAt: 1 })).toMatchObject({ ok: false, code: "unavailable" });
+    await Bun.sleep(300);
+    expect(await fragile.prepare({ body: body(), headerKey: null, receivedAt: 2 })).toMatchObject({ ok: true, accepted: 1000 });
+  } finally {
+    fragile.close();
+  }
 });
 
 test("INGEST_WORKERS: auto is one per core, at most 8; a number is taken as it is", () => {
