@@ -19,8 +19,11 @@ export type Context = {
   control: ControlDb;
   duck: Duck;
   cursors: CursorCodec;
-  /** Flush's native Parquet writer (FLUSH_NATIVE, and a C compiler); null: DuckDB writes every pass. */
-  flushWriter: NativeFlushWriter | null;
+  /**
+   * Flush's native Parquet writer (FLUSH_NATIVE, a C compiler and libzstd); null: DuckDB writes
+   * every pass. Built on first use, so commands that never flush never compile it.
+   */
+  readonly flushWriter: NativeFlushWriter | null;
   close(): void;
 };
 
@@ -32,6 +35,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const control = openControlDb(paths.controlDb);
   const duck = await openDuck();
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
+  let writer: NativeFlushWriter | null | undefined;
   return {
     config,
     paths,
@@ -40,7 +44,10 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
     control,
     duck,
     cursors: new CursorCodec(serverSecret(control, "cursor")),
-    flushWriter: config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null,
+    get flushWriter() {
+      if (writer === undefined) writer = config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null;
+      return writer;
+    },
     close() {
       duck.close();
       control.close();

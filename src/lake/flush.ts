@@ -3,8 +3,9 @@
 // Per pass: the native writer (src/lake/native; DuckDB when it is unavailable or declines the
 // pass) reads the sealed segments and writes partitioned Parquet into a staging directory; then,
 // under the lake lease, the parts are renamed into place and the segments are recorded in the
-// control database (with per-account program counts) before the spool files are deleted. Part names are derived from the first segment's name, so redoing a half-done flush
-// overwrites the same files: a crash at any step loses nothing acknowledged and duplicates nothing.
+// control database (with per-account program counts) before the spool files are deleted. Part
+// names are derived from the first segment's name, so redoing a half-done flush overwrites the same
+// files: a crash at any step loses nothing acknowledged and duplicates nothing.
 
 import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { rm, unlink } from "node:fs/promises";
@@ -93,8 +94,8 @@ const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Most spool bytes flushed in one pass (bounds memory; larger backlogs take several passes).
- * DuckDB streams; the native writer holds a pass's uncompressed pages (about 0.85 byte per spool
- * byte) until it writes them.
+ * DuckDB streams; the native writer maps the segments and holds a pass's compressed pages (about
+ * 0.27 byte per spool byte) until it writes them.
  */
 const MAX_BATCH_BYTES = 1024 * 1024 * 1024;
 const NATIVE_MAX_BATCH_BYTES = 512 * 1024 * 1024;

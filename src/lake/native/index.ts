@@ -6,7 +6,7 @@
 // unknown escape, invalid UTF-8, a malformed line, ...) returns null and DuckDB writes that pass:
 // DuckDB stays the reference (test/lake/native-flush.test.ts checks both give the same rows).
 //
-// Built and cached by src/shared/native-library.ts when a context is created; FLUSH_NATIVE=off,
+// Built and cached by src/shared/native-library.ts on a context's first flush; FLUSH_NATIVE=off,
 // no C compiler or no libzstd.so.1 means DuckDB writes every pass.
 
 import { dlopen, FFIType, toArrayBuffer, type Pointer } from "bun:ffi";
@@ -26,6 +26,8 @@ const SOURCE = join(import.meta.dir, "pages.c");
 const Kind = { raw: 0, text: 1, int64: 2, int32: 3, bool: 4, logs: 5, segment: 6 } as const;
 const SEGMENT_FIELD = 255;
 const RESULT_SLOTS = 11;
+/** pages.c's page record: uncompressed size, compressed size, level count (int64 each). */
+const PAGE_RECORD = 3;
 
 /** Row groups of flush parts: DuckDB's recommended size (compaction keeps it), bounded in bytes too. */
 const ROW_GROUP_ROWS = 122_880;
@@ -167,11 +169,11 @@ class PartFile {
     for (let column = 0; column < this.leaves.length; column++) {
       const slot = result.subarray(RESULT_SLOTS * column, RESULT_SLOTS * (column + 1));
       const packed = view(slot[0], slot[1]);
-      const pages = new BigInt64Array(toArrayBuffer(Number(slot[3]) as Pointer, 0, Number(slot[2]) * 24));
+      const pages = new BigInt64Array(toArrayBuffer(Number(slot[3]) as Pointer, 0, Number(slot[2]) * PAGE_RECORD * 8));
       const start = this.offset;
       let uncompressedBytes = 0;
       let compressedBytes = 0;
-      for (let page = 0, at = 0; page < pages.length; page += 3) {
+      for (let page = 0, at = 0; page < pages.length; page += PAGE_RECORD) {
         const [uncompressed, compressed, levels] = [Number(pages[page]), Number(pages[page + 1]), Number(pages[page + 2])];
         const header = dataPageHeader(uncompressed, compressed, levels);
         this.pieces.push(header, packed.subarray(at, at + compressed));

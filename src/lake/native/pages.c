@@ -11,7 +11,7 @@
  * stay small and in cache; a row group closes at max_rows rows or max_line_bytes of lines.
  *
  * It never guesses: a line it does not fully understand (wrong field count, a number out of range,
- * an escape it does not know, invalid UTF-8, a lone surrogate...) makes txw_run return an error
+ * an escape it does not know, invalid UTF-8, a lone surrogate...) makes txw_finish return an error
  * and the whole flush pass goes through DuckDB instead, which stays the reference
  * (test/lake/native-flush.test.ts compares the two writers' files row for row).
  *
@@ -20,7 +20,7 @@
  * DuckDB writes every pass.
  *
  * Memory: the context owns the mappings and every page until txw_free. A context is used by one
- * JavaScript thread; txw_run's helper threads only touch their own row groups.
+ * JavaScript thread; the threads of txw_start only touch their own row groups.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -666,8 +666,7 @@ typedef struct {
   uint32_t part_n, part_cap;
   int32_t *slots;
   uint32_t slot_n;
-  Job **done;
-  uint32_t done_n, done_cap;
+  Buf done; /* Job *, closed row groups */
   void *cctx;
 } Lane;
 
@@ -682,8 +681,8 @@ struct Run;
 typedef struct {
   Segment *segments;
   uint32_t segment_n;
-  Chunk *chunks;
-  uint32_t chunk_n, chunk_cap;
+  Buf chunks; /* Chunk[] */
+  uint32_t chunk_n;
   int32_t kinds[SPOOL_FIELDS + 1], fields[SPOOL_FIELDS + 1];
   int column_n;
   struct Run *run; /* between txw_start and txw_finish */
@@ -711,7 +710,7 @@ void txw_free(Ctx *c) {
     free(c->segments[i].name);
   }
   free(c->segments);
-  free(c->chunks);
+  release(&c->chunks);
   for (uint32_t j = 0; j < c->job_n; j++) free_job(c->jobs[j]);
   free(c->jobs);
   free(c);
@@ -825,14 +824,9 @@ int32_t txw_add_segment(Ctx *c, const char *path, const uint8_t *name, int32_t n
       const uint8_t *nl = memchr(from + CHUNK_BYTES, '\n', (size_t)(end - from - CHUNK_BYTES));
       to = nl ? nl + 1 : end;
     }
-    if (c->chunk_n == c->chunk_cap) {
-      uint32_t cap = c->chunk_cap ? c->chunk_cap * 2 : 64;
-      Chunk *chunks = realloc(c->chunks, sizeof(Chunk) * cap);
-      if (!chunks) return E_MEMORY;
-      c->chunks = chunks;
-      c->chunk_cap = cap;
-    }
-    c->chunks[c->chunk_n++] = (Chunk){from, to, segment};
+    Chunk chunk = {from, to, segment};
+    if (put(&c->chunks, &chunk, sizeof(Chunk))) return E_MEMORY;
+    c->chunk_n++;
     from = to;
   }
   return OK;
@@ -900,18 +894,9 @@ static int close_job(Lane *lane, Partition *partition) {
     release(&col->def.out);
     release(&col->rep.out);
   }
-  if (rc == OK && lane->done_n == lane->done_cap) {
-    uint32_t cap = lane->done_cap ? lane->done_cap * 2 : 64;
-    Job **done = realloc(lane->done, sizeof(Job *) * cap);
-    if (!done) rc = E_MEMORY;
-    else lane->done = done, lane->done_cap = cap;
-  }
-  if (rc != OK) {
-    free_job(job);
-    return rc;
-  }
-  lane->done[lane->done_n++] = job;
-  return OK;
+  if (rc == OK) rc = put(&lane->done, &job, sizeof(Job *));
+  if (rc != OK) free_job(job);
+  return rc;
 }
 
 static int encode_chunk(Runner *runner, Lane *lane, const Chunk *chunk) {
@@ -958,7 +943,7 @@ static void *run_lane(void *argument) {
   for (;;) {
     uint32_t j = __atomic_fetch_add(&runner->next, 1, __ATOMIC_RELAXED);
     if (j >= runner->c->chunk_n || __atomic_load_n(&runner->error, __ATOMIC_RELAXED)) break;
-    int rc = encode_chunk(runner, lane, &runner->c->chunks[j]);
+    int rc = encode_chunk(runner, lane, (const Chunk *)runner->c->chunks.p + j);
     if (rc) {
       fail(runner, rc);
       break;
@@ -1042,15 +1027,16 @@ int64_t txw_finish(Ctx *c) {
   c->run = NULL;
   for (int i = 0; i < run->started; i++) pthread_join(run->threads[i], NULL);
   uint32_t total = 0;
-  for (int t = 0; t < run->started; t++) total += run->lanes[t].done_n;
+  for (int t = 0; t < run->started; t++) total += (uint32_t)(run->lanes[t].done.n / sizeof(Job *));
   c->jobs = malloc(sizeof(Job *) * (total ? total : 1));
   for (int t = 0; t < run->started; t++) {
     Lane *lane = &run->lanes[t];
-    for (uint32_t j = 0; j < lane->done_n; j++) {
-      if (c->jobs) c->jobs[c->job_n++] = lane->done[j];
-      else free_job(lane->done[j]);
+    Job **done = (Job **)lane->done.p;
+    for (size_t j = 0; j < lane->done.n / sizeof(Job *); j++) {
+      if (c->jobs) c->jobs[c->job_n++] = done[j];
+      else free_job(done[j]);
     }
-    free(lane->done);
+    release(&lane->done);
     if (lane->cctx) zstd.free(lane->cctx);
     free(lane->parts);
     free(lane->slots);
@@ -1061,12 +1047,6 @@ int64_t txw_finish(Ctx *c) {
   if (error) return error;
   qsort(c->jobs, c->job_n, sizeof(Job *), compare_jobs);
   return c->job_n;
-}
-
-/* txw_start then txw_finish, on the caller's thread (tests and the C harness). */
-int64_t txw_run(Ctx *c, int32_t threads, uint32_t max_rows, int64_t max_line_bytes) {
-  int32_t rc = txw_start(c, threads, max_rows, max_line_bytes);
-  return rc ? rc : txw_finish(c);
 }
 
 /*
