@@ -3,7 +3,7 @@
 // temp directory with a silent logger and a fixed clock; nothing reaches for globals.
 
 import { mkdirSync } from "node:fs";
-import { CursorCodec } from "./api/pagination";
+import { CursorCodec } from "./shared/pagination";
 import type { Config } from "./config";
 import { openControlDb, serverSecret, type ControlDb } from "./control";
 import { openDuck, type Duck } from "./lake/duckdb";

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import type { Context } from "../../context";
-import { MAX_LIMIT, parseLimit } from "../../api/pagination";
+import { MAX_LIMIT, parseLimit } from "../../shared/pagination";
 import { ratio } from "../stats";
 import { servingTables } from "../serving/reader";
 import {

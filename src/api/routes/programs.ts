@@ -4,7 +4,7 @@
 import { listAccountPrograms } from "../../control";
 import type { Context } from "../../context";
 import { requirePrincipal } from "../auth";
-import { parseLimit, type Page } from "../pagination";
+import { parseLimit, type Page } from "../../shared/pagination";
 
 export type ProgramItem = { program: string; attempts: number; lastSeen: number };
 

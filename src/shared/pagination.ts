@@ -3,7 +3,7 @@
 // does not verify is a 400, never a crash.
 
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { badRequest } from "../shared/errors";
+import { badRequest } from "./errors";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
