@@ -37,6 +37,13 @@ export const SETTINGS = {
   DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
   TABLES_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: rebuild serving tables." },
   COMPACT_INTERVAL_MS: { schema: milliseconds.default(600_000), doc: "Scheduler: merge small Parquet parts." },
+  TXRAY_SNAPSHOTS_DIR: { schema: z.string().min(1).default("./snapshots"), doc: "Where published snapshots (the Landing Score) are written." },
+  LANDING_SCORE_MIN_ACCOUNTS: { schema: positiveInt.default(1), doc: "Landing Score: fewest accounts that must have reported a program's sampled sends for it to be listed." },
+  LANDING_SCORE_MAX_ACCOUNT_SHARE: { schema: z.coerce.number().gt(0).max(1).default(1), doc: "Landing Score: largest share of a program's sampled sends one account may carry (its sends are down-weighted to it); `1` = off." },
+  SLACK_SIGNING_SECRET: { schema: z.string().min(1).optional(), doc: "Slack app signing secret; when set, `POST /chat/slack` answers slash commands." },
+  TXRAY_RETENTION_DAYS: { schema: positiveInt.optional(), doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything." },
+  TXRAY_ROLES: { schema: z.string().regex(/^(ingest|read|jobs)(,(ingest|read|jobs))*$/, "a comma-separated subset of ingest, read, jobs").default("ingest,read,jobs"), doc: "What this process runs: any of `ingest`, `read`, `jobs`, comma-separated." },
+  TXRAY_CONTROL_URL: { schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// URL").optional(), doc: "PostgreSQL URL of a shared control plane (accounts, keys, programs, job runs, segments, leases); unset: SQLite in the data directory." },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -44,6 +51,8 @@ export type SettingName = keyof Settings;
 export type Config = { [K in SettingName]: z.output<Settings[K]["schema"]> } & {
   /** TXRAY_DATA_DIR made absolute. */
   dataDir: string;
+  /** TXRAY_SNAPSHOTS_DIR made absolute. */
+  snapshotsDir: string;
 };
 
 export class ConfigError extends Error {}
@@ -61,5 +70,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length > 0) throw new ConfigError(`invalid settings:\n  ${problems.join("\n  ")}`);
   const config = values as Config;
   config.dataDir = resolve(config.TXRAY_DATA_DIR);
+  config.snapshotsDir = resolve(config.TXRAY_SNAPSHOTS_DIR);
   return config;
 }
