@@ -41,6 +41,8 @@ export type WhyAnswer = {
   issue: IssueRef | null;
   // Beyond the seed (documented in docs/api.md):
   failingProgram: string | null;
+  /** The innermost failing frame's instruction (`instruction` is the targeted program's). */
+  failingInstruction: string | null;
   errMessage: string | null;
   computeExceeded: boolean;
   logTruncated: boolean;
@@ -183,6 +185,7 @@ function answer(
     payerBotScore: extra.payerBotScore,
     issue: extra.issue,
     failingProgram: story.failingProgram,
+    failingInstruction: story.failingInstruction ?? null, // absent from stories stored before it existed
     errMessage: story.errMessage,
     computeExceeded: story.computeExceeded,
     logTruncated: story.logTruncated,
