@@ -44,6 +44,8 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
 
   expect(await intakeNewSegments(t.ctx)).toMatchObject({ attempts: 1 });
   await expectPending(envelope.sig!); // queued
+  // Due now: it is looked at by the next resolve run, at most RESOLVE_INTERVAL_MS (60 s) away.
+  expect((await t.get(`/v1/why/${envelope.sig}`)).headers.get("retry-after")).toBe("60");
 
   // A resolve run against the unreachable chain fails as a job and leaves the attempt pending.
   const outcome = await runJob(t.ctx, resolveJob);

@@ -16,7 +16,9 @@ export async function unresolvedRetryAfter(ctx: Context, sig: string): Promise<n
   const resolveSeconds = Math.ceil(ctx.config.RESOLVE_INTERVAL_MS / 1000);
   const queued = ctx.control.query<{ next_check_at: number | null }, [string]>("SELECT min(next_check_at) AS next_check_at FROM pending_attempts WHERE sig = ?").get(sig);
   if (queued && queued.next_check_at !== null) {
-    return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil((queued.next_check_at - ctx.clock()) / 1000) + resolveSeconds));
+    // Checked at the first resolve run after next_check_at (an overdue one: at the next run).
+    const untilDue = Math.max(0, Math.ceil((queued.next_check_at - ctx.clock()) / 1000));
+    return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, untilDue + resolveSeconds));
   }
   // Not queued yet: it reaches the queue at the next resolve run (after the next flush).
   const upcoming = Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, resolveSeconds));
