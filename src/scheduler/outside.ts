@@ -13,6 +13,7 @@ import { forgetSealRequests, listIngestNodes, requestSeal, rpcFingerprint, rpcOr
 import type { Context } from "../context";
 import { liveOwner } from "../ingest/spool";
 import { runJob, type Job, type JobOutcome } from "./jobs";
+import { flushJob } from "../../jobs/flush"; // used at call time only: jobs/flush.ts imports this module too
 
 /** How long a job waits for live ingest nodes to seal. */
 export const SEAL_WAIT_MS = 10_000;
@@ -37,8 +38,7 @@ export async function runJobsFromOutside(ctx: Context, jobs: Job[], io: OutsideI
   }
   let steps = jobs;
   if (names.has("tables") && !names.has("flush")) {
-    const { jobByName } = await import("./registry"); // at call time: registry imports the job files
-    steps = [jobByName("flush")!, ...jobs];
+    steps = [flushJob, ...jobs];
   }
   if (steps.some((job) => NEEDS_SEAL.has(job.name))) {
     const sealed = await sealLiveSpools(ctx, options.sealWaitMs ?? SEAL_WAIT_MS);
