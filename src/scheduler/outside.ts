@@ -67,7 +67,9 @@ export async function runJobsFromOutside(ctx: Context, jobs: Job[], io: OutsideI
 export async function sealLiveSpools(ctx: Context, waitMs: number): Promise<SealOutcome> {
   const self = `${hostname()}:${process.pid}`;
   const now = Date.now();
-  const nodes = listIngestNodes(ctx.control).filter((node) => node.owner !== self);
+  // This process's own node is asked too (a server and a job in one process, as in tests): its
+  // responder answers while this function waits.
+  const nodes = listIngestNodes(ctx.control);
   const unanswered: SealOutcome["unanswered"] = [];
   const asked: { node: IngestNode; id: string }[] = [];
   for (const node of nodes) {

@@ -164,3 +164,20 @@ test("a live node that does not answer is named after a bounded wait; a stopped 
   await server.process.exited;
   expect(nodes()).toEqual([]);
 }, 60_000);
+
+test("in one process (a server and a job together): the job's seal request is answered by its own server", async () => {
+  const { testServer } = await import("../helpers/server");
+  const { run } = await import("../../src/cli/commands");
+  const t = await testServer({ SPOOL_SEAL_MS: "600000" });
+  try {
+    const envelopes = Array.from({ length: 5 }, () => makeEnvelope());
+    expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
+    let stdout = "";
+    let stderr = "";
+    const code = await run(["jobs", "run", "flush"], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: { TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_LOG_LEVEL: "silent" } });
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(JSON.parse(stdout).details).toEqual({ segments: 1, rows: 5 });
+  } finally {
+    await t.stop();
+  }
+});
