@@ -16,7 +16,6 @@ try {
 }
 const ctx = await createContext(config);
 const server = await startServer(ctx);
-ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER });
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -29,3 +28,5 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.exit(0);
   });
 }
+// Announced once the signal handlers are in place, so a stop right after start is a clean one.
+ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER });

@@ -9,6 +9,7 @@ import { IngestWorkers, ingestWorkerCount } from "./ingest/workers";
 import { buildNativeEncoder, loadNativeEncoder } from "./ingest/native";
 import { startScheduler } from "./scheduler";
 import { schedule } from "./scheduler/registry";
+import { startSealResponder } from "./ingest/seal-responder";
 
 export type RunningServer = { url: string; port: number; spool: Spool; stop(): Promise<void> };
 
@@ -22,6 +23,9 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     logger: ctx.logger,
   });
   spool.open();
+  // Jobs started in other processes ask this node to seal its active segment (docs/lake.md). Liveness
+  // is wall-clock time shared with other processes, hence Date.now rather than the context clock.
+  const sealResponder = startSealResponder({ control: ctx.control, spool, nodeId: ctx.config.TXRAY_NODE_ID, rpcUrl: ctx.config.SOLANA_RPC_URL, clock: Date.now, logger: ctx.logger });
   let native = ctx.config.INGEST_NATIVE === "on";
   if (native) {
     const problem = buildNativeEncoder();
@@ -50,6 +54,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
       await server.stop(true);
       ingestWorkers?.close();
       await spool.close();
+      sealResponder.stop();
       closeServingTables(ctx);
     },
   };

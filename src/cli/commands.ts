@@ -6,7 +6,7 @@ import { loadConfig, ConfigError } from "../config";
 import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
 import { createContext } from "../context";
 import { dataPaths } from "../lake/paths";
-import { runJob } from "../scheduler/jobs";
+import { runJobsFromOutside } from "../scheduler/outside";
 import { JOBS, jobByName } from "../scheduler/registry";
 import { userConfigPath, writeUserConfig } from "./user-config";
 
@@ -126,12 +126,11 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
   if (jobs.some((job) => job === undefined)) throw new UsageError(`unknown job: ${name} (jobs: ${JOBS.map((job) => job.name).join(", ")}, all)`);
   const ctx = await createContext(config);
   try {
-    let ok = true;
-    for (const job of jobs) {
-      const outcome = await runJob(ctx, job!);
-      io.stdout(JSON.stringify(outcome) + "\n");
-      ok &&= outcome.ok;
-    }
+    // Live servers seal first; a tables run flushes first (src/scheduler/outside.ts, docs/lake.md).
+    const ok = await runJobsFromOutside(ctx, jobs as NonNullable<(typeof jobs)[number]>[], {
+      outcome: (outcome) => io.stdout(JSON.stringify(outcome) + "\n"),
+      warn: (text) => io.stderr(`txray: warning: ${text}\n`),
+    });
     return ok ? 0 : 1;
   } finally {
     ctx.close();

@@ -6,3 +6,4 @@ export * from "./jobs";
 export * from "./segments";
 export * from "./settings";
 export * from "./lease";
+export * from "./ingest-nodes";

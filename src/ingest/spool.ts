@@ -247,3 +247,30 @@ function syncDirectory(dir: string) {
     closeSync(fd);
   }
 }
+
+/**
+ * Whether any segment (active or sealed) of any node under `root` holds `needle` (an ASCII token
+ * such as a signature). Reads the files as they are: a segment being written may show the bytes of
+ * a batch not acknowledged yet, which only makes an answer say "pending" a moment early.
+ */
+export function spoolHolds(root: string, needle: string): boolean {
+  if (!existsSync(root)) return false;
+  const bytes = Buffer.from(needle);
+  for (const node of readdirSync(root)) {
+    const dir = join(root, node);
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((name) => name.endsWith(".sealed") || name.endsWith(".active"));
+    } catch {
+      continue; // not a directory
+    }
+    for (const name of names) {
+      try {
+        if (readFileSync(join(dir, name)).includes(bytes)) return true;
+      } catch {
+        // flushed (deleted) or sealed (renamed) meanwhile: the next place looked at holds it
+      }
+    }
+  }
+  return false;
+}

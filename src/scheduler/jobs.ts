@@ -12,8 +12,22 @@ export type JobRuntime = { spool?: Spool };
 export type Job = { name: string; run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>> };
 export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
 
-export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}): Promise<JobOutcome> {
+/**
+ * Runs `job` unless another process is running it (then `skipped`). With `waitForLeaseMs` (a job run
+ * from outside the server) it waits for that run to end and then runs, so its answer includes
+ * everything that was there when it was asked.
+ */
+export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}, options: { waitForLeaseMs?: number } = {}): Promise<JobOutcome> {
   const started = performance.now();
+  const deadline = Date.now() + (options.waitForLeaseMs ?? 0);
+  for (;;) {
+    const outcome = await runJobIfFree(ctx, job, runtime, started);
+    if (!outcome.skipped || Date.now() >= deadline) return outcome;
+    await Bun.sleep(100);
+  }
+}
+
+async function runJobIfFree(ctx: Context, job: Job, runtime: JobRuntime, started: number): Promise<JobOutcome> {
   const attempt = await ifLeaseFree(ctx.control, `job:${job.name}`, async () => {
     const runId = recordJobStart(ctx.control, job.name, ctx.clock());
     try {

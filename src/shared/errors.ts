@@ -19,7 +19,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export class TxrayError extends Error {
   readonly code: ErrorCode;
-  /** Seconds a client should wait before retrying (pending, rate_limited). */
+  /** Seconds a client should wait before retrying (pending, rate_limited, unavailable). */
   readonly retryAfterSeconds?: number;
   constructor(code: ErrorCode, message: string, options: { retryAfterSeconds?: number } = {}) {
     super(message);

@@ -35,6 +35,8 @@ test("a failed Jupiter route never ingested: decoded from the chain with the reg
     outcome: "failed_onchain",
     program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
     instruction: "Route",
+    failingProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+    failingInstruction: "Route",
     ixPath: "2",
     cpiDepth: 0,
     errCode: 6001,

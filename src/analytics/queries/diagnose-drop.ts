@@ -23,11 +23,11 @@ const NOT_DROPPED_ADVICE: Record<Exclude<Outcome, "dropped">, string> = {
   preflight: "Not dropped: simulation failed before it was sent. See why/{sig} for the preflight error.",
 };
 
-export function diagnoseDrop(ctx: Context, params: { sig: string }): DiagnoseDropAnswer {
+export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promise<DiagnoseDropAnswer> {
   const sig = requireSignature(params.sig);
   const attempts = attemptsBySig(ctx, sig);
   if (attempts.length === 0) {
-    throwIfPending(ctx, sig);
+    await throwIfPending(ctx, sig);
     throw notFound("txray has no attempt with this signature");
   }
   const attempt = attempts[0];

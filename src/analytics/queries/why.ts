@@ -1,7 +1,8 @@
 // why/{sig} (seed §2.3): the decoded failure story of one signature. Answers from the attempt index
-// (resolved attempts txray ingested); a signature still being resolved is `pending` (404 with
-// Retry-After); a signature txray never saw is fetched from the chain and decoded on demand, like a
-// block explorer would (cached, so it is fetched once). Every field of §2.3 is always present,
+// (resolved attempts txray ingested); a signature txray holds but has not resolved (spool, lake or
+// queue) is `pending` (404 with Retry-After); a signature txray never saw is fetched from the chain and
+// decoded on demand, like a block explorer would (cached, so it is fetched once); a chain that cannot
+// be reached is 503 `unavailable` with Retry-After. Every field of §2.3 is always present,
 // `null` where it does not apply; `issue` is null for a landed transaction.
 
 import type { Context } from "../../context";
@@ -11,6 +12,8 @@ import { transaction, type DropDiagnosis, type Outcome } from "../../chain/resol
 import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
+import { describeError } from "../../shared/logger";
+import { throwIfUnresolved } from "./held";
 
 export type WhyDeps = {
   rpc: RpcClient;
@@ -38,6 +41,8 @@ export type WhyAnswer = {
   issue: IssueRef | null;
   // Beyond the seed (documented in docs/api.md):
   failingProgram: string | null;
+  /** The innermost failing frame's instruction (`instruction` is the targeted program's). */
+  failingInstruction: string | null;
   errMessage: string | null;
   computeExceeded: boolean;
   logTruncated: boolean;
@@ -70,14 +75,27 @@ export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
     .all(sig);
 }
 
-/** 404 `pending` with Retry-After when the signature is still being resolved. */
-export function throwIfPending(ctx: Context, sig: string): void {
-  const pending = ctx.control.query<{ next_check_at: number }, [string]>("SELECT min(next_check_at) AS next_check_at FROM pending_attempts WHERE sig = ?").get(sig);
-  if (pending && pending.next_check_at !== null) {
-    const seconds = Math.max(1, Math.ceil((pending.next_check_at - ctx.clock()) / 1000) + Math.ceil(ctx.config.RESOLVE_INTERVAL_MS / 1000));
-    throw new TxrayError("pending", "this attempt is not resolved yet: it has not landed and its blockhash has not expired", { retryAfterSeconds: Math.min(seconds, 120) });
+/** 404 `pending` with Retry-After when txray holds the signature unresolved (spool, lake or queue). */
+export async function throwIfPending(ctx: Context, sig: string): Promise<void> {
+  await throwIfUnresolved(ctx, sig);
+}
+
+/**
+ * The chain's transaction for an on-demand answer. The chain is outside txray: when the RPC endpoint
+ * cannot be reached or fails, the answer is 503 `unavailable` with Retry-After, never a 500.
+ */
+async function fetchFromChain(ctx: Context, deps: WhyDeps, sig: string): Promise<unknown | null> {
+  try {
+    return await transaction(deps.rpc, ctx.control, sig, ctx.clock());
+  } catch (error) {
+    ctx.logger.warn("on-demand transaction fetch failed", { error: describeError(error) });
+    throw new TxrayError("unavailable", "the Solana RPC endpoint could not be reached to look this signature up; try again later", {
+      retryAfterSeconds: CHAIN_RETRY_AFTER_SECONDS,
+    });
   }
 }
+
+const CHAIN_RETRY_AFTER_SECONDS = 30;
 
 /**
  * The issue block: from the serving tables (the same numbers as top-issues) when they know the
@@ -122,9 +140,9 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
       source: "ingested",
     });
   }
-  throwIfPending(ctx, sig);
+  await throwIfPending(ctx, sig);
 
-  const tx = (await transaction(deps.rpc, ctx.control, sig, ctx.clock())) as {
+  const tx = (await fetchFromChain(ctx, deps, sig)) as {
     slot?: number; blockTime?: number | null; meta?: { err?: unknown } | null; transaction?: { message?: { accountKeys?: unknown[] } };
   } | null;
   if (!tx) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
@@ -167,6 +185,7 @@ function answer(
     payerBotScore: extra.payerBotScore,
     issue: extra.issue,
     failingProgram: story.failingProgram,
+    failingInstruction: story.failingInstruction ?? null, // absent from stories stored before it existed
     errMessage: story.errMessage,
     computeExceeded: story.computeExceeded,
     logTruncated: story.logTruncated,

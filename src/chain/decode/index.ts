@@ -26,7 +26,11 @@
 //   top-level index is unknown (logs that start mid-way and no InstructionError to say it).
 // - cpiDepth: invoke depth − 1 of the failing frame; null when the failing frame is not in the logs
 //   (the story is then about the top-level instruction from `meta.err`, which failed by propagation).
-// - instruction: see instruction-names.ts (the `Program log: Instruction: X` line right after the
+// - instruction (on a failure): the targeted program's instruction (`options.program` / the preflight
+//   envelope's `program`; without one, the failing top-level instruction's program): the outermost of
+//   its frames among those enclosing the failing frame; where it has none there, the failing top-level
+//   instruction's name. failingInstruction: the innermost failing frame's (the top-level one's when
+//   the failing frame is not in the logs). Names: see instruction-names.ts (the `Program log: Instruction: X` line right after the
 //   frame's invoke line, then an IDL discriminator match on the frame's data — the message for a
 //   top-level frame, the matching `meta.innerInstructions` entry for a CPI — then built-in decoders,
 //   and "AnchorEventCpi" for Anchor's `emit_cpi!` self-CPI); UpperCamelCase as Anchor logs it, so
@@ -36,7 +40,7 @@
 //   error-names.ts). Non-custom InstructionErrors → errCode null, errName = the variant (from meta.err,
 //   else from the `failed:` Display text; a `failed:` text that is no InstructionError Display is a
 //   VM/syscall error → ProgramFailedToComplete), errMessage = the `failed:` text. Transaction-level
-//   errors → errName = the variant, errMessage = its Display text.
+//   errors → errName = the variant, errMessage = its Display text, ixPath/cpiDepth/errCode null.
 // - Compute exhaustion: an `exceeded CUs meter at BPF instruction` line, a ComputationalBudgetExceeded
 //   variant, or `consumed N of N` on the failing frame → computeExceeded true, errName and errorKey
 //   "ComputationalBudgetExceeded" (meta.err usually says ProgramFailedToComplete).
@@ -47,12 +51,14 @@
 //   `preflight:<normalised text>` for unrecognised preflight texts; null when nothing failed.
 // - Success (and transaction-level errors, which no instruction raised): every error field is null
 //   (errName/errMessage/errorKey/txError carry the transaction-level error when there is one);
-//   topLevelProgram/instruction/ixPath describe the *main* instruction with cpiDepth 0: the first
+//   topLevelProgram/instruction (and, on success, ixPath with cpiDepth 0) describe the *main*
+//   instruction: the first
 //   top-level instruction of `options.program` (decodePreflight: its `program`), else the top-level
 //   frame that consumed the most CUs, else the first non-ComputeBudget instruction; all null when
 //   none can be identified.
-// - cuUsed: `meta.computeUnitsConsumed` (null when absent, e.g. 2022 transactions); for simulations
-//   `unitsConsumed`, reported as given although failed simulations under-count it (DOMAIN.md §4,
+// - cuUsed: `meta.computeUnitsConsumed`; for simulations `unitsConsumed`; when absent (2022
+//   transactions, simulation logs alone) the sum of the top-level frames' `consumed N of M` lines
+//   (null when the logs are truncated, start mid-way or print none); a given figure is reported as given although failed simulations under-count it (DOMAIN.md §4,
 //   sample 13: 21,115 reported vs 142,350 consumed by Jupiter alone): do not use it for headroom.
 // - cuRequested: first SetComputeUnitLimit, else 200,000 per non-builtin + 3,000 per builtin top-level
 //   instruction, capped at 1,400,000 (builtins: program-ids.ts BUILTIN_PROGRAMS); null without a
@@ -60,7 +66,8 @@
 // - logTruncated: a `Log truncated` line (10,000-byte log cap); the story then relies on meta.err. If
 //   the cut hides the failing CPI, a custom code is looked up under the top-level program that
 //   re-reported it (it may have been raised by a program below it).
-// - Fingerprint key (fingerprint.ts storyFingerprintKey): errCode when set, else errorKey.
+// - Fingerprint key (fingerprint.ts storyFingerprintKey): errCode when set, else errorKey; the
+//   fingerprint groups by the targeted program's `instruction`, never by failingInstruction.
 
 import { IdlRegistry } from "../idl/registry";
 import { readPreflightError } from "./preflight-text";

@@ -112,26 +112,58 @@ function mainInstruction(ctx: Context): MainInstruction | null {
   return null;
 }
 
+/**
+ * Compute units from the logs when the runtime's figure is absent (older transactions, simulation
+ * logs): the sum of the top-level frames' `consumed N of M` lines (builtins print none). Null when
+ * no top-level frame printed one, or when the logs are cut (truncated, or starting mid-way).
+ */
+function cuUsedFromLogs(trace: LogTrace | null): number | null {
+  if (!trace || trace.truncated || trace.startsMidway) return null;
+  let sum: number | null = null;
+  for (const frame of trace.topFrames) if (frame.consumed !== null && Number.isFinite(frame.consumed)) sum = (sum ?? 0) + frame.consumed;
+  return sum;
+}
+
 function emptyStory(ctx: Context, info: TransactionErrorInfo | null): DecodedStory {
   const { evidence, trace } = ctx;
   const err = evidence.err;
   return {
     ...EMPTY_STORY,
-    cuUsed: evidence.cuUsed,
+    cuUsed: evidence.cuUsed ?? cuUsedFromLogs(trace),
     cuRequested: evidence.message ? requestedComputeUnits(evidence.message) : null,
     logTruncated: trace?.truncated ?? false,
     txError: info ? info.text : err === null || err === undefined ? null : errorJson(err),
   };
 }
 
-/** Fills the instruction fields with the main instruction (success and transaction-level errors). */
-function describeMainInstruction(ctx: Context, story: DecodedStory): void {
+/**
+ * Fills the instruction fields with the main instruction (success and transaction-level errors). A
+ * transaction-level error was raised by no instruction: its ixPath and cpiDepth stay null.
+ */
+function describeMainInstruction(ctx: Context, story: DecodedStory, options: { located: boolean }): void {
   const main = mainInstruction(ctx);
   if (!main) return;
   story.topLevelProgram = main.programId;
   story.instruction = topInstructionName(ctx, main.index);
+  if (!options.located) return;
   story.ixPath = String(main.index);
   story.cpiDepth = 0;
+}
+
+/**
+ * The instruction a failure story names: the targeted program's (the focus program, else the
+ * failing top-level instruction's program) from the outermost of its frames that enclose the failing
+ * frame; when it has none there, the failing top-level instruction's name.
+ */
+function targetedInstructionName(ctx: Context, frame: LogFrame | null, index: number | null, topLevelProgram: string | null): string | null {
+  const target = ctx.evidence.focusProgram ?? topLevelProgram;
+  let outermost: LogFrame | null = null;
+  for (let f = frame; f; f = f.parent) if (f.programId === target) outermost = f;
+  if (outermost) {
+    const name = frameInstructionName(ctx, outermost, index);
+    if (name !== null || outermost.depth > 1) return name;
+  }
+  return index !== null ? topInstructionName(ctx, index) : null;
 }
 
 function isComputeExhaustion(ctx: Context, frame: LogFrame | null, variant: string | null, code: number | null): boolean {
@@ -152,11 +184,12 @@ function describeInstructionFailure(ctx: Context, story: DecodedStory, info: Tra
   story.failingProgram = frame?.programId ?? story.topLevelProgram;
   story.ixPath = index === null ? null : [index, ...(path ?? [])].join(".");
   story.cpiDepth = frame ? frame.depth - 1 : null;
-  story.instruction = frame
+  story.failingInstruction = frame
     ? frameInstructionName(ctx, frame, index)
     : index !== null
       ? topInstructionName(ctx, index)
       : null;
+  story.instruction = targetedInstructionName(ctx, frame, index, story.topLevelProgram);
 
   const reported = info?.instruction ?? null;
   const code =
@@ -202,12 +235,12 @@ export function buildStory(evidence: StoryEvidence, idls: IdlRegistry): DecodedS
   if (info?.instruction || (!info && trace?.failed)) {
     describeInstructionFailure(ctx, story, info);
   } else if (info) {
-    describeMainInstruction(ctx, story);
+    describeMainInstruction(ctx, story, { located: false });
     story.errName = info.variant;
     story.errMessage = transactionErrorDisplay(info.variant, info.number);
     story.errorKey = info.variant;
   } else {
-    describeMainInstruction(ctx, story);
+    describeMainInstruction(ctx, story, { located: true });
     if (story.txError !== null) story.errorKey = "TransactionError:Unknown";
   }
   return story;

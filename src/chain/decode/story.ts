@@ -6,7 +6,11 @@ import { z } from "zod";
 export const DecodedStorySchema = z.object({
   /** Program of the top-level instruction the story is about (failing one, else the main one). */
   topLevelProgram: z.string().nullable(),
-  /** UpperCamelCase instruction name of the failing frame (else of the main instruction). */
+  /**
+   * UpperCamelCase name of the targeted program's instruction: on a failure, the instruction of the
+   * targeted program's frame among the frames enclosing the failure, else the failing top-level
+   * instruction's; otherwise the main instruction's.
+   */
   instruction: z.string().nullable(),
   /** "2" = top-level instruction 2; "2.1" = its second direct CPI; "2.1.0" = that CPI's first CPI. */
   ixPath: z.string().nullable(),
@@ -18,6 +22,8 @@ export const DecodedStorySchema = z.object({
   errMessage: z.string().nullable(),
   /** Innermost program whose frame failed. */
   failingProgram: z.string().nullable(),
+  /** Instruction name of that innermost failing frame (null when nothing failed in an instruction). */
+  failingInstruction: z.string().nullable(),
   cuUsed: z.number().int().min(0).nullable(),
   cuRequested: z.number().int().min(0).nullable(),
   /** Value-free grouping key: `custom:6001`, `InstructionError:IllegalOwner`, `BlockhashNotFound`, ... */
@@ -40,6 +46,7 @@ export const EMPTY_STORY: DecodedStory = {
   errName: null,
   errMessage: null,
   failingProgram: null,
+  failingInstruction: null,
   cuUsed: null,
   cuRequested: null,
   errorKey: null,

@@ -30,6 +30,7 @@ function lakeRow(r: Resolution) {
     err_code: s.errCode,
     err_name: s.errName,
     failing_program: s.failingProgram,
+    failing_instruction: s.failingInstruction,
     cu_used: s.cuUsed,
     cu_requested: s.cuRequested,
     compute_exceeded: s.computeExceeded,

@@ -43,6 +43,7 @@ describe("input shapes", () => {
       errName: "SlippageToleranceExceeded",
       errMessage: "Slippage tolerance exceeded",
       failingProgram: PROGRAMS.jupiterV6,
+      failingInstruction: "Route",
       cuUsed: 104305,
       cuRequested: null,
       errorKey: "custom:6001",
@@ -72,6 +73,7 @@ describe("degraded evidence", () => {
       errName: "TooMuchSolRequired",
       errMessage: "slippage: Too much SOL required to buy the given amount of tokens.",
       failingProgram: PROGRAMS.pumpfun,
+      failingInstruction: "Buy",
       cuUsed: 49700,
       cuRequested: 1400000,
       errorKey: "custom:6002",
@@ -94,7 +96,8 @@ describe("degraded evidence", () => {
       errCode: 1,
       errName: null, // code 1 looked up for pump.fun: the System frame that raised it is not visible
       errMessage: "custom program error: 0x1",
-      failingProgram: PROGRAMS.pumpfun,
+      failingProgram: PROGRAMS.pumpfun, // the failing System CPI is cut off: the top level re-reported it
+      failingInstruction: "Buy",
       cuUsed: 57646,
       cuRequested: 1400000,
       errorKey: "custom:1",
@@ -117,10 +120,10 @@ describe("decodeSimulation with the simulated transaction", () => {
     });
     expect(story).toEqual(decodeTransaction(result));
     expect(story.cuRequested).toBe(200000);
-    expect(story.instruction).toBe("GetAccountDataSize");
+    expect([story.instruction, story.failingInstruction]).toEqual(["Create", "GetAccountDataSize"]);
   });
 
-  test("without the message: the same failure, no CU request", () => {
+  test("without the message: the same failure, no CU request, CUs from the top-level `consumed` line", () => {
     const meta = (fixtureJson("22_") as { result: RpcResult }).result.meta as unknown as { err: unknown; logMessages: string[] };
     const story = decodeSimulation({ err: meta.err, logs: meta.logMessages, unitsConsumed: undefined });
     expect([story.ixPath, story.cpiDepth, story.failingProgram, story.errName, story.cuRequested, story.cuUsed]).toEqual([
@@ -129,7 +132,8 @@ describe("decodeSimulation with the simulated transaction", () => {
       PROGRAMS.token,
       "IncorrectProgramId",
       null,
-      null,
+      6330, // `ATokenGP… consumed 6330 of 200000`, equal to the transaction's computeUnitsConsumed
     ]);
+    expect([story.instruction, story.failingInstruction]).toEqual(["Create", "GetAccountDataSize"]);
   });
 });

@@ -27,6 +27,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: null,
       errMessage: null,
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 555,
       cuRequested: 2558, // SetComputeUnitLimit; logs: `consumed 105 of 2408` after AdvanceNonce (150)
       errorKey: null,
@@ -47,6 +48,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: null,
       errMessage: null,
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 64618,
       cuRequested: null,
       errorKey: null,
@@ -67,6 +69,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: null,
       errMessage: null,
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 111048,
       cuRequested: 137822, // ATA `consumed 19315 of 137522` after two ComputeBudget ixs
       errorKey: null,
@@ -87,6 +90,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "ExceededSlippage",
       errMessage: "instruction exceeds desired slippage limit",
       failingProgram: PROGRAMS.raydiumAmmV4,
+      failingInstruction: "SwapBaseIn",
       cuUsed: 17108,
       cuRequested: 38500, // `consumed 16808 of 38200` after two ComputeBudget ixs
       errorKey: "custom:30",
@@ -100,14 +104,15 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
     what: "failed 2022 tx (no computeUnitsConsumed): Zo DEX fails at CPI depth 2, Zo re-reports it",
     expected: {
       topLevelProgram: PROGRAMS.zo,
-      instruction: null, // the failing Zo DEX frame logs no name and no IDL is known
+      instruction: "CancelPerpOrder", // the targeted 01 (Zo) frame's `Program log: Instruction: CancelPerpOrder`
       ixPath: "0.0",
       cpiDepth: 1,
       errCode: 41,
       errName: null,
       errMessage: "custom program error: 0x29",
       failingProgram: PROGRAMS.zoDex,
-      cuUsed: null,
+      failingInstruction: null, // the Zo DEX frame logs no name and no IDL is known
+      cuUsed: 41649, // no computeUnitsConsumed: the top-level frame's `consumed 41649 of 200000`
       cuRequested: 200000, // `consumed 41649 of 200000`
       errorKey: "custom:41",
       computeExceeded: false,
@@ -127,6 +132,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: null,
       errMessage: null,
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 220908,
       cuRequested: 332000, // `consumed 3443 of 331550` after CB, CB, System
       errorKey: null,
@@ -147,6 +153,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "ResultWithNegativeLamports",
       errMessage: "account does not have enough SOL to perform the operation",
       failingProgram: PROGRAMS.system,
+      failingInstruction: "Transfer",
       cuUsed: 30602,
       cuRequested: 1400000, // first frame: `consumed 4537 of 1400000`
       errorKey: "custom:1",
@@ -167,6 +174,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "SlippageToleranceExceeded",
       errMessage: "Slippage tolerance exceeded",
       failingProgram: PROGRAMS.jupiterV6,
+      failingInstruction: "Route",
       cuUsed: 104305,
       cuRequested: 146000, // `consumed 104005 of 145700` after two ComputeBudget ixs
       errorKey: "custom:6001",
@@ -189,6 +197,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errMessage:
         "Could not create program address with signer seeds: Provided seeds do not result in a valid address",
       failingProgram: PROGRAMS.gqch,
+      failingInstruction: null,
       cuUsed: 52577,
       // Current default rule: System 3,000 + 4 × 200,000. In Jan 2024 the runtime granted
       // 5 × 200,000 (logs: `consumed 3443 of 999850` after a 150-CU System ix); see compute-budget.ts.
@@ -211,6 +220,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: null,
       errMessage: null,
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 588927,
       cuRequested: 735995, // `consumed 588627 of 735695` after two ComputeBudget ixs
       errorKey: null,
@@ -224,13 +234,14 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
     what: "failed, base64 legacy: ATA Create → SPL Token GetAccountDataSize fails at depth 2",
     expected: {
       topLevelProgram: PROGRAMS.ata,
-      instruction: "GetAccountDataSize",
+      instruction: "Create", // the targeted ATA frame logs `Program log: Create`
       ixPath: "0.0",
       cpiDepth: 1,
       errCode: null,
       errName: "IncorrectProgramId",
       errMessage: "incorrect program id for instruction",
       failingProgram: PROGRAMS.token,
+      failingInstruction: "GetAccountDataSize", // `Program log: Instruction: GetAccountDataSize` of the failing Token frame
       cuUsed: 6330,
       cuRequested: 200000,
       errorKey: "InstructionError:IncorrectProgramId",
@@ -251,6 +262,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "StaleReport",
       errMessage: "Stale report",
       failingProgram: PROGRAMS.chainlinkOcr2,
+      failingInstruction: null,
       cuUsed: 6654,
       cuRequested: 200000, // `consumed 6504 of 199850` after one ComputeBudget ix
       errorKey: "custom:6003",
@@ -264,13 +276,14 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
     what: "failed, compute exhaustion in Jupiter's event self-CPI (6th CPI of top-level 6) reported as ProgramFailedToComplete",
     expected: {
       topLevelProgram: PROGRAMS.jupiterJups,
-      instruction: "AnchorEventCpi", // inner data starts with Anchor's EVENT_IX_TAG
+      instruction: null, // the top-level JUPS frame logs no name and no IDL is known
       ixPath: "6.5",
       cpiDepth: 1,
       errCode: null,
       errName: "ComputationalBudgetExceeded",
       errMessage: "exceeded CUs meter at BPF instruction",
       failingProgram: PROGRAMS.jupiterJups,
+      failingInstruction: "AnchorEventCpi", // inner data starts with Anchor's EVENT_IX_TAG
       cuUsed: 227081,
       cuRequested: 227081, // the limit was set to exactly the simulated consumption
       errorKey: "ComputationalBudgetExceeded",
@@ -285,12 +298,13 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
     expected: {
       topLevelProgram: PROGRAMS.system,
       instruction: "Transfer",
-      ixPath: "0",
-      cpiDepth: 0,
+      ixPath: null, // a transaction-level error: no instruction raised it
+      cpiDepth: null,
       errCode: null,
       errName: "InsufficientFundsForRent",
       errMessage: "Transaction results in an account (2) with insufficient funds for rent",
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 3000,
       cuRequested: 60000, // 20 builtin instructions × 3,000
       errorKey: "InsufficientFundsForRent",
@@ -311,6 +325,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "TooMuchSolRequired",
       errMessage: "slippage: Too much SOL required to buy the given amount of tokens.",
       failingProgram: PROGRAMS.pumpfun,
+      failingInstruction: "Buy",
       cuUsed: 49700,
       cuRequested: 1400000, // ATA `consumed 21803 of 1399550` after CB, CB, System
       errorKey: "custom:6002",
@@ -324,13 +339,14 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
     what: "failed, jsonParsed: System transfer at CPI depth 2 inside pump.fun Buy (second CPI)",
     expected: {
       topLevelProgram: PROGRAMS.pumpfun,
-      instruction: "Transfer", // jsonParsed inner instruction `parsed.type`
+      instruction: "Buy", // the targeted pump.fun frame (the failing System CPI is failingInstruction)
       ixPath: "4.1",
       cpiDepth: 1,
       errCode: 1,
       errName: "ResultWithNegativeLamports",
       errMessage: "account does not have enough SOL to perform the operation",
       failingProgram: PROGRAMS.system,
+      failingInstruction: "Transfer", // jsonParsed inner instruction `parsed.type`
       cuUsed: 57646,
       cuRequested: 1400000,
       errorKey: "custom:1",
@@ -351,6 +367,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "IllegalOwner",
       errMessage: "Provided owner is not allowed",
       failingProgram: PROGRAMS.ata,
+      failingInstruction: "Create",
       cuUsed: 5378,
       cuRequested: 1400000,
       errorKey: "InstructionError:IllegalOwner",
@@ -371,6 +388,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: "NotEnoughTokensToSell",
       errMessage: "Not enough tokens to sell",
       failingProgram: PROGRAMS.pumpfun,
+      failingInstruction: "Sell",
       cuUsed: 29229,
       cuRequested: 1400000,
       errorKey: "custom:6023",
@@ -391,6 +409,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       errName: null,
       errMessage: null,
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: 218680,
       cuRequested: 272975, // `consumed 20589 of 272675` after two ComputeBudget ixs
       errorKey: null,

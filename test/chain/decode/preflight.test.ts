@@ -40,6 +40,7 @@ const jupiter6001AtIx3: DecodedStory = {
   errName: "SlippageToleranceExceeded",
   errMessage: "Slippage tolerance exceeded",
   failingProgram: PROGRAMS.jupiterV6,
+  failingInstruction: "SharedAccountsRoute",
   // Reported as given; a failed simulation under-counts (Jupiter alone logged `consumed 142350`).
   cuUsed: 21115,
   cuRequested: null,
@@ -82,14 +83,17 @@ describe("simulation results (RPC -32002 data)", () => {
     const logs = fixtureJson("14_") as string[];
     const expected: DecodedStory = {
       topLevelProgram: PROGRAMS.jupiterV6,
-      instruction: "Swap",
+      // The targeted program's instruction (Jupiter's frame encloses the failure); the failing
+      // CLMM frame's own instruction is failingInstruction.
+      instruction: "SharedAccountsRoute",
       ixPath: "2.4",
       cpiDepth: 1,
       errCode: 6028,
       errName: "InvalidFirstTickArrayAccount",
       errMessage: "Invaild first tick array account",
       failingProgram: PROGRAMS.raydiumClmm,
-      cuUsed: null,
+      failingInstruction: "Swap",
+      cuUsed: 225269, // no unitsConsumed given: the top-level frames' `consumed` lines (Jupiter's 225269)
       cuRequested: null,
       errorKey: "custom:6028",
       computeExceeded: false,
@@ -119,6 +123,7 @@ describe("simulation results (RPC -32002 data)", () => {
       errName: "InsufficientFunds",
       errMessage: "Insufficient funds",
       failingProgram: PROGRAMS.raydiumAmmV4,
+      failingInstruction: null,
       cuUsed: 17527,
       cuRequested: null,
       errorKey: "custom:40",
@@ -185,12 +190,13 @@ describe("preflight error texts captured by clients", () => {
       // No instruction failed: the story names the tracked program's instruction from the logs.
       topLevelProgram: PROGRAMS.layerZeroOft,
       instruction: "Send",
-      ixPath: "1",
-      cpiDepth: 0,
+      ixPath: null, // a transaction-level error: no instruction raised it
+      cpiDepth: null,
       errCode: null,
       errName: "InsufficientFundsForRent",
       errMessage: "Transaction results in an account (0) with insufficient funds for rent",
       failingProgram: null,
+      failingInstruction: null,
       cuUsed: null,
       cuRequested: null,
       errorKey: "InsufficientFundsForRent",
@@ -207,6 +213,7 @@ describe("preflight error texts captured by clients", () => {
       errName: "ResultWithNegativeLamports",
       errMessage: "account does not have enough SOL to perform the operation",
       failingProgram: PROGRAMS.system,
+      failingInstruction: null,
       cuUsed: null,
       cuRequested: null,
       errorKey: "custom:1",
@@ -216,14 +223,17 @@ describe("preflight error texts captured by clients", () => {
     },
     "wormhole-connect-ntt-system-cpi": {
       topLevelProgram: PROGRAMS.ntt,
-      instruction: null,
+      // The tracked program (Jupiter) has no frame around the failure: the failing top-level
+      // instruction's name, logged by the NTT frame.
+      instruction: "TransferLock",
       ixPath: "1.0",
       cpiDepth: 1,
       errCode: 1,
       errName: "ResultWithNegativeLamports",
       errMessage: "account does not have enough SOL to perform the operation",
       failingProgram: PROGRAMS.system,
-      cuUsed: null,
+      failingInstruction: null, // System logs no name and there is no message to decode
+      cuUsed: 15205, // the top-level frames' `consumed` lines: Token 2903 + NTT 12302
       cuRequested: null,
       errorKey: "custom:1",
       computeExceeded: false,
@@ -234,14 +244,15 @@ describe("preflight error texts captured by clients", () => {
       // web3.js kept the last 10 log lines: the top-level index comes from the error text (3),
       // the inner path from the visible Jupiter frame.
       topLevelProgram: PROGRAMS.jupiterV6,
-      instruction: null,
+      instruction: "Route", // the visible Jupiter frame that encloses the failure logs its name
       ixPath: "3.0",
       cpiDepth: 1,
       errCode: 40,
       errName: "InsufficientFunds",
       errMessage: "Insufficient funds",
       failingProgram: PROGRAMS.raydiumAmmV4,
-      cuUsed: null,
+      failingInstruction: null, // Raydium v4 logs `ray_log`, not a name
+      cuUsed: null, // the logs start mid-way: no sum from them
       cuRequested: null,
       errorKey: "custom:40",
       computeExceeded: false,

@@ -63,7 +63,7 @@ describe("every attempt's outcome matches what the chain did", () => {
       expect(story.sig).toBe(attempt.envelope.sig);
       expect({ sig: story.sig, outcome: story.outcome }).toEqual({ sig: attempt.envelope.sig, outcome: attempt.truth.outcome });
       expect(story.program).toBe(attempt.envelope.program);
-      for (const field of ["instruction", "ixPath", "cpiDepth", "errCode", "errName", "cuUsed", "cuRequested", "payer", "payerBotScore", "issue"]) {
+      for (const field of ["instruction", "ixPath", "cpiDepth", "errCode", "errName", "cuUsed", "cuRequested", "payer", "payerBotScore", "issue", "failingProgram", "failingInstruction"]) {
         expect(story).toHaveProperty(field);
       }
       if (attempt.truth.outcome === "failed_onchain") {

@@ -1,0 +1,51 @@
+// Whether txray holds an attempt with this signature that is not resolved yet, wherever it is on its
+// way: still in the spool (acknowledged, not flushed), in the lake but not yet taken into the
+// resolver's queue, or queued (pending_attempts). why/ and diagnose-drop/ answer such a signature
+// 404 `pending` with Retry-After instead of looking it up on the chain.
+
+import type { Context } from "../../context";
+import { segmentsAwaitingIntake } from "../../control";
+import { spoolHolds } from "../../ingest/spool";
+import { sqlString } from "../../lake/duckdb";
+import { TxrayError } from "../../shared/errors";
+
+const MAX_RETRY_AFTER_SECONDS = 120;
+
+/** Retry-After seconds when the signature is held but unresolved; null when txray does not hold it. */
+export async function unresolvedRetryAfter(ctx: Context, sig: string): Promise<number | null> {
+  const resolveSeconds = Math.ceil(ctx.config.RESOLVE_INTERVAL_MS / 1000);
+  const queued = ctx.control.query<{ next_check_at: number | null }, [string]>("SELECT min(next_check_at) AS next_check_at FROM pending_attempts WHERE sig = ?").get(sig);
+  if (queued && queued.next_check_at !== null) {
+    // Checked at the first resolve run after next_check_at (an overdue one: at the next run).
+    const untilDue = Math.max(0, Math.ceil((queued.next_check_at - ctx.clock()) / 1000));
+    return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, untilDue + resolveSeconds));
+  }
+  // Not queued yet: it reaches the queue at the next resolve run (after the next flush).
+  const upcoming = Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, resolveSeconds));
+  if (await inLakeAwaitingIntake(ctx, sig)) return upcoming;
+  if (spoolHolds(ctx.paths.spoolRoot, sig)) return upcoming;
+  return null;
+}
+
+/** 404 `pending` with Retry-After when txray holds the signature but has not resolved it. */
+export async function throwIfUnresolved(ctx: Context, sig: string): Promise<void> {
+  const seconds = await unresolvedRetryAfter(ctx, sig);
+  if (seconds !== null) {
+    throw new TxrayError("pending", "this attempt is not resolved yet: it has not landed and its blockhash has not expired", { retryAfterSeconds: seconds });
+  }
+}
+
+/** Reads only the parts of segments flushed since the last intake (few, small), like intake does. */
+async function inLakeAwaitingIntake(ctx: Context, sig: string): Promise<boolean> {
+  const segments = segmentsAwaitingIntake(ctx.control);
+  const days = [...new Set(segments.flatMap((s) => s.days))];
+  if (days.length === 0) return false;
+  const rows = await ctx.duck
+    .all<{ n: number }>(
+    `SELECT 1 AS n FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
+     WHERE day IN (${days.map(sqlString).join(", ")}) AND spool_segment IN (${segments.map((s) => sqlString(s.segment)).join(", ")}) AND sig = ${sqlString(sig)}
+     LIMIT 1`,
+    )
+    .catch(() => []); // parts swapped by compaction meanwhile: the queue or the spool answers instead
+  return rows.length > 0;
+}

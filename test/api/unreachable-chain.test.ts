@@ -1,0 +1,70 @@
+// With the Solana RPC endpoint unreachable (a closed loopback port): an attempt txray holds but has
+// not resolved answers 404 `pending` with Retry-After wherever it is (spool, lake, resolver queue),
+// and a signature txray does not hold answers 503 `unavailable` with Retry-After, never a 500.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolveJob } from "../../jobs/resolve";
+import { intakeNewSegments } from "../../src/chain/resolve/intake";
+import { flushSpool } from "../../src/lake/flush";
+import { runJob } from "../../src/scheduler/jobs";
+import { makeEnvelope, randomSignature } from "../helpers/envelopes";
+import { testServer, type TestServer } from "../helpers/server";
+
+let t: TestServer;
+let key: string;
+let rpcUrl: string;
+
+beforeAll(async () => {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  rpcUrl = `http://127.0.0.1:${probe.port}/key-abc123`;
+  await probe.stop(true);
+  // The active segment is sealed only when asked, so the first look finds the attempt in the spool.
+  t = await testServer({ SOLANA_RPC_URL: rpcUrl, SPOOL_SEAL_MS: "600000" });
+  key = t.key("acme");
+});
+afterAll(async () => await t.stop());
+
+async function expectPending(sig: string) {
+  for (const route of ["why", "diagnose-drop"]) {
+    const response = await t.get(`/v1/${route}/${sig}`);
+    expect({ route, status: response.status, code: response.body.error?.code }).toEqual({ route, status: 404, code: "pending" });
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  }
+}
+
+test("a just-ingested attempt is 404 pending with Retry-After in the spool, in the lake and in the queue", async () => {
+  const envelope = makeEnvelope();
+  expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
+  await expectPending(envelope.sig!); // in the spool's active segment
+
+  await t.server.spool.seal();
+  await expectPending(envelope.sig!); // sealed, not flushed
+
+  expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
+  await expectPending(envelope.sig!); // in the lake, not taken into the resolver's queue
+
+  expect(await intakeNewSegments(t.ctx)).toMatchObject({ attempts: 1 });
+  await expectPending(envelope.sig!); // queued
+  // Due now: it is looked at by the next resolve run, at most RESOLVE_INTERVAL_MS (60 s) away.
+  expect((await t.get(`/v1/why/${envelope.sig}`)).headers.get("retry-after")).toBe("60");
+
+  // A resolve run against the unreachable chain fails as a job and leaves the attempt pending.
+  const outcome = await runJob(t.ctx, resolveJob);
+  expect(outcome.ok).toBe(false);
+  await expectPending(envelope.sig!);
+}, 60_000);
+
+test("a signature txray does not hold, with the chain unreachable: 503 unavailable with Retry-After, the URL never shown", async () => {
+  const sig = randomSignature();
+  const response = await t.get(`/v1/why/${sig}`);
+  expect(response.status).toBe(503);
+  expect(Object.keys(response.body)).toEqual(["error"]);
+  expect(response.body.error.code).toBe("unavailable");
+  expect(typeof response.body.error.message).toBe("string");
+  expect(JSON.stringify(response.body)).not.toContain("key-abc123");
+  expect(JSON.stringify(response.body)).not.toContain(new URL(rpcUrl).host);
+  expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  // diagnose-drop never asks the chain: a signature txray does not hold is simply not found.
+  const drop = await t.get(`/v1/diagnose-drop/${sig}`);
+  expect(drop.status).toBe(404);
+  expect(drop.body.error.code).toBe("not_found");
+});
