@@ -553,7 +553,7 @@ class Transport {
     let response = null;
     let failure = null;
     try {
-      const doFetch = this.options.fetch ?? globalThis.fetch;
+      const doFetch = this.options.fetch ?? ((url, init) => globalThis.fetch(url, init));
       response = await doFetch(this.url, {
         method: "POST",
         headers: { "content-type": isBrowser() ? "text/plain;charset=UTF-8" : "application/json" },
@@ -614,7 +614,7 @@ class Transport {
         if (typeof nav?.sendBeacon === "function")
           ok = nav.sendBeacon(this.url, taken.body);
         else {
-          (this.options.fetch ?? fetch)(this.url, { method: "POST", body: taken.body, keepalive: true, headers: { "content-type": "text/plain;charset=UTF-8" } }).catch(() => {});
+          (this.options.fetch ?? ((url, init) => globalThis.fetch(url, init)))(this.url, { method: "POST", body: taken.body, keepalive: true, headers: { "content-type": "text/plain;charset=UTF-8" } }).catch(() => {});
           ok = true;
         }
       } catch {

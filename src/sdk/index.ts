@@ -12,13 +12,13 @@ import { resolveApiKey, resolveEndpoint } from "./config";
 import { rpcHash, rpcLabel, UNKNOWN_RPC } from "./identity";
 import { instrumentKitRpc } from "./kit";
 import { Recorder, type Source } from "./recorder";
-import { Transport, type TransportStats } from "./transport";
+import { type FetchLike, Transport, type TransportStats } from "./transport";
 import { SDK_VERSION } from "./version";
 import { instrumentConnection, type Web3ConnectionLike } from "./web3";
 
 export type { Envelope } from "../shared/envelope";
 export { SDK_VERSION, rpcHash, rpcLabel };
-export type { TransportStats };
+export type { FetchLike, TransportStats };
 
 export interface TxrayOptions {
   /** Account key (`txr_live_…`). Default: TXRAY_API_KEY, else the CLI's config file (server runtimes). */
@@ -44,7 +44,7 @@ export interface TxrayOptions {
   /** Report simulateTransaction calls that fail as preflight attempts (default true). */
   reportSimulationFailures?: boolean;
   /** fetch to use (default globalThis.fetch). */
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
   /** Where the SDK's rare warnings go (default console.warn). */
   onWarning?: (message: string) => void;
 }

@@ -7,6 +7,9 @@
 
 import type { Envelope } from "../shared/envelope";
 
+/** The subset of fetch the SDK uses. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
 export interface TransportOptions {
   endpoint: string;
   apiKey: Promise<string | undefined>;
@@ -15,7 +18,7 @@ export interface TransportOptions {
   maxQueue: number;
   requestTimeoutMs: number;
   maxBackoffMs: number;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
   warn: (message: string) => void;
 }
 
@@ -177,7 +180,7 @@ export class Transport {
     let response: Response | null = null;
     let failure: string | null = null;
     try {
-      const doFetch = this.options.fetch ?? globalThis.fetch;
+      const doFetch: FetchLike = this.options.fetch ?? ((url, init) => globalThis.fetch(url, init));
       response = await doFetch(this.url, {
         method: "POST",
         // text/plain keeps a browser's cross-origin POST a "simple" request (no CORS preflight);
@@ -238,7 +241,7 @@ export class Transport {
       try {
         if (typeof nav?.sendBeacon === "function") ok = nav.sendBeacon(this.url, taken.body);
         else {
-          void (this.options.fetch ?? fetch)(this.url, { method: "POST", body: taken.body, keepalive: true, headers: { "content-type": "text/plain;charset=UTF-8" } }).catch(() => {});
+          void (this.options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init)))(this.url, { method: "POST", body: taken.body, keepalive: true, headers: { "content-type": "text/plain;charset=UTF-8" } }).catch(() => {});
           ok = true;
         }
       } catch {

@@ -4,7 +4,7 @@
 export type IngestBody = { apiKey: string; envelopes: any[] };
 
 /** A fetch recording the JSON bodies it carries, then calling `next` (real fetch by default). */
-export function recordingFetch(next: typeof fetch = fetch) {
+export function recordingFetch(next: (input: any, init?: any) => Promise<Response> = fetch) {
   const bodies: IngestBody[] = [];
   const wrapped = (async (input: any, init?: any) => {
     if (typeof init?.body === "string") bodies.push(JSON.parse(init.body));

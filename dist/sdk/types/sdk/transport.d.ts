@@ -1,4 +1,6 @@
 import type { Envelope } from "../shared/envelope";
+/** The subset of fetch the SDK uses. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 export interface TransportOptions {
     endpoint: string;
     apiKey: Promise<string | undefined>;
@@ -7,7 +9,7 @@ export interface TransportOptions {
     maxQueue: number;
     requestTimeoutMs: number;
     maxBackoffMs: number;
-    fetch?: typeof fetch;
+    fetch?: FetchLike;
     warn: (message: string) => void;
 }
 export interface TransportStats {
