@@ -653,27 +653,42 @@ var SDK_VERSION = "txray-js/0.1.0";
 
 // src/shared/base58-encode.ts
 var ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+var LIMB = 656356768;
 function encodeBase58(bytes) {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0)
     zeros++;
-  const size = Math.ceil((bytes.length - zeros) * 1.38) + 1;
-  const digits = new Uint8Array(size);
-  let length = 0;
-  for (let i = zeros;i < bytes.length; i++) {
-    let carry = bytes[i];
-    let j = 0;
-    for (let k = size - 1;(carry !== 0 || j < length) && k >= 0; k--, j++) {
-      carry += 256 * digits[k];
-      digits[k] = carry % 58;
-      carry = carry / 58 | 0;
+  const limbs = [];
+  let i = zeros;
+  const step = (value, base) => {
+    let carry = value;
+    for (let j = 0;j < limbs.length; j++) {
+      carry += limbs[j] * base;
+      limbs[j] = carry % LIMB;
+      carry = Math.floor(carry / LIMB);
     }
-    length = j;
+    while (carry > 0) {
+      limbs.push(carry % LIMB);
+      carry = Math.floor(carry / LIMB);
+    }
+  };
+  if ((bytes.length - i) % 2 === 1)
+    step(bytes[i++], 256);
+  for (;i < bytes.length; i += 2)
+    step(bytes[i] * 256 + bytes[i + 1], 65536);
+  const out = new Array(limbs.length * 5);
+  let n = 0;
+  for (let j = 0;j < limbs.length; j++) {
+    let limb = limbs[j];
+    const last = j === limbs.length - 1;
+    for (let k = 0;k < 5 && (!last || limb > 0); k++) {
+      const next = limb / 58 | 0;
+      out[n++] = ALPHABET[limb - next * 58];
+      limb = next;
+    }
   }
-  let text = "1".repeat(zeros);
-  for (let k = size - length;k < size; k++)
-    text += ALPHABET[digits[k]];
-  return text;
+  out.length = n;
+  return "1".repeat(zeros) + out.reverse().join("");
 }
 
 // src/sdk/wire.ts
@@ -717,6 +732,18 @@ function base64Bytes(text) {
   return bytes;
 }
 var isZero = (bytes) => bytes.every((b) => b === 0);
+var keyNames = new Map;
+function keyBase58(bytes) {
+  const binary = String.fromCharCode.apply(null, bytes);
+  let name = keyNames.get(binary);
+  if (name === undefined) {
+    name = encodeBase58(bytes);
+    if (keyNames.size >= 4096)
+      keyNames.clear();
+    keyNames.set(binary, name);
+  }
+  return name;
+}
 function u32(data, at) {
   return (data[at] | data[at + 1] << 8 | data[at + 2] << 16) + data[at + 3] * 16777216;
 }
@@ -741,14 +768,14 @@ function parseTransaction(bytes) {
   const keys = [];
   for (let i = 0;i < keyCount; i++)
     keys.push(r.take(32));
-  const blockhash = encodeBase58(r.take(32));
+  const blockhash = keyBase58(r.take(32));
   const names = new Map;
   const keyName = (index) => {
     let name = names.get(index);
     if (name === undefined) {
       if (index >= keys.length)
         throw new RangeError("program index outside the static keys");
-      name = encodeBase58(keys[index]);
+      name = keyBase58(keys[index]);
       names.set(index, name);
     }
     return name;
@@ -942,6 +969,8 @@ class Recorder {
     if (sync)
       return "later";
     return this.blockHeight(o.source).then((height) => {
+      if (!Number.isSafeInteger(height) || height < 0)
+        throw new Error(`bad block height ${height}`);
       envelope.lastValidBlockHeight = height + BLOCKHASH_VALIDITY;
       if (!tx.nonce)
         this.rememberBlockhash(tx.blockhash, envelope.lastValidBlockHeight);

@@ -188,6 +188,7 @@ export class Recorder {
     }
     if (sync) return "later";
     return this.blockHeight(o.source).then((height) => {
+      if (!Number.isSafeInteger(height) || height < 0) throw new Error(`bad block height ${height}`);
       envelope.lastValidBlockHeight = height + BLOCKHASH_VALIDITY;
       if (!tx.nonce) this.rememberBlockhash(tx.blockhash, envelope.lastValidBlockHeight);
       return envelope;

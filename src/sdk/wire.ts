@@ -60,6 +60,22 @@ export function base64Bytes(text: string): Uint8Array {
 
 const isZero = (bytes: Uint8Array) => bytes.every((b) => b === 0);
 
+/**
+ * Base58 of 32-byte keys, memoized: a dapp's transactions repeat the same payer, programs and
+ * blockhash, and base58 is the costliest step of reading a transaction.
+ */
+const keyNames = new Map<string, string>();
+function keyBase58(bytes: Uint8Array): string {
+  const binary = String.fromCharCode.apply(null, bytes as unknown as number[]);
+  let name = keyNames.get(binary);
+  if (name === undefined) {
+    name = encodeBase58(bytes);
+    if (keyNames.size >= 4096) keyNames.clear();
+    keyNames.set(binary, name);
+  }
+  return name;
+}
+
 function u32(data: Uint8Array, at: number): number {
   return (data[at] | (data[at + 1] << 8) | (data[at + 2] << 16)) + data[at + 3] * 0x1000000;
 }
@@ -83,13 +99,13 @@ export function parseTransaction(bytes: Uint8Array): WireTransaction {
   const keyCount = r.shortvec();
   const keys: Uint8Array[] = [];
   for (let i = 0; i < keyCount; i++) keys.push(r.take(32));
-  const blockhash = encodeBase58(r.take(32));
+  const blockhash = keyBase58(r.take(32));
   const names = new Map<number, string>();
   const keyName = (index: number) => {
     let name = names.get(index);
     if (name === undefined) {
       if (index >= keys.length) throw new RangeError("program index outside the static keys");
-      name = encodeBase58(keys[index]);
+      name = keyBase58(keys[index]);
       names.set(index, name);
     }
     return name;

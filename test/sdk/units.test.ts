@@ -202,3 +202,18 @@ describe("config file", () => {
     }
   });
 });
+
+describe("base58 encoding (the SDK's copy is the shared one)", () => {
+  test("round trips random bytes, leading zeros included, through the shared decoder", async () => {
+    const { decodeBase58 } = await import("../../src/shared/base58");
+    for (let n = 0; n < 5000; n++) {
+      const bytes = new Uint8Array(n % 70).map(() => Math.floor(Math.random() * 256));
+      for (let z = 0; z < Math.min(bytes.length, n % 4); z++) bytes[z] = 0;
+      if (n % 13 === 0) bytes.fill(255);
+      const text = encodeBase58(bytes);
+      expect(Array.from(decodeBase58(text)!)).toEqual(Array.from(bytes));
+      expect(text).toMatch(/^[1-9A-HJ-NP-Za-km-z]*$/);
+    }
+    expect(encodeBase58(new Uint8Array(32))).toBe("11111111111111111111111111111111");
+  });
+});
