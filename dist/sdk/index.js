@@ -1054,6 +1054,16 @@ function createTxray(options = {}) {
     win.addEventListener("pagehide", hide);
     win.document.addEventListener("visibilitychange", onVisibility);
   }
+  const flushAll = async () => {
+    try {
+      const deadline = Date.now() + flushTimeoutMs;
+      await withDeadline(recorder.settle(), deadline);
+      await transport.flush(Math.max(0, deadline - Date.now()));
+    } catch {}
+  };
+  const flushAtExit = flushAll;
+  if (!browser)
+    atExit.add(flushAtExit);
   let closed = false;
   return {
     sdkVersion: SDK_VERSION,
@@ -1071,17 +1081,12 @@ function createTxray(options = {}) {
         return rpc;
       }
     },
-    async flush() {
-      try {
-        const deadline = Date.now() + flushTimeoutMs;
-        await withDeadline(recorder.settle(), deadline);
-        await transport.flush(Math.max(0, deadline - Date.now()));
-      } catch {}
-    },
+    flush: flushAll,
     async close() {
       if (closed)
         return;
       closed = true;
+      atExit.delete(flushAtExit);
       try {
         const deadline = Date.now() + flushTimeoutMs;
         await withDeadline(recorder.settle(), deadline);
@@ -1097,6 +1102,17 @@ function createTxray(options = {}) {
       return { ...transport.stats, skipped: recorder.skipped };
     }
   };
+}
+var atExit = new Set;
+{
+  const p = globalThis.process;
+  if (typeof p?.once === "function" && typeof globalThis.document === "undefined") {
+    p.once("beforeExit", () => {
+      for (const flush of atExit)
+        flush().catch(() => {});
+      atExit.clear();
+    });
+  }
 }
 function withDeadline(promise, deadline) {
   let timer;

@@ -146,6 +146,17 @@ export function createTxray(options: TxrayOptions = {}): Txray {
     win.document!.addEventListener("visibilitychange", onVisibility);
   }
 
+  // Server runtimes: a script that ends without close() still sends what it queued (bounded).
+  const flushAll = async () => {
+    try {
+      const deadline = Date.now() + flushTimeoutMs;
+      await withDeadline(recorder.settle(), deadline);
+      await transport.flush(Math.max(0, deadline - Date.now()));
+    } catch {}
+  };
+  const flushAtExit = flushAll;
+  if (!browser) atExit.add(flushAtExit);
+
   let closed = false;
   return {
     sdkVersion: SDK_VERSION,
@@ -163,16 +174,11 @@ export function createTxray(options: TxrayOptions = {}): Txray {
         return rpc;
       }
     },
-    async flush() {
-      try {
-        const deadline = Date.now() + flushTimeoutMs;
-        await withDeadline(recorder.settle(), deadline);
-        await transport.flush(Math.max(0, deadline - Date.now()));
-      } catch {}
-    },
+    flush: flushAll,
     async close() {
       if (closed) return;
       closed = true;
+      atExit.delete(flushAtExit);
       try {
         const deadline = Date.now() + flushTimeoutMs;
         await withDeadline(recorder.settle(), deadline);
@@ -188,6 +194,18 @@ export function createTxray(options: TxrayOptions = {}): Txray {
       return { ...transport.stats, skipped: recorder.skipped };
     },
   };
+}
+
+/** Flushes of live SDK instances, run once when a Node/Bun process is about to exit (beforeExit). */
+const atExit = new Set<() => Promise<void>>();
+{
+  const p = (globalThis as { process?: { once?: (event: string, listener: () => void) => void } }).process;
+  if (typeof p?.once === "function" && typeof (globalThis as { document?: unknown }).document === "undefined") {
+    p.once("beforeExit", () => {
+      for (const flush of atExit) flush().catch(() => {});
+      atExit.clear();
+    });
+  }
 }
 
 function withDeadline(promise: Promise<unknown>, deadline: number): Promise<void> {

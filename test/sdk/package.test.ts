@@ -11,7 +11,8 @@ import { startLocalnet, type Localnet } from "../../src/chain/localnet";
 import { SDK_VERSION } from "../../src/sdk";
 import pkg from "../../package.json";
 import { buildSdk, listFiles } from "../../scripts/build-sdk";
-import { testServer, type TestServer } from "../helpers/server";
+import { flushSpool } from "../../src/lake/flush";
+import { lakeRows, testServer, type TestServer } from "../helpers/server";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const DIST = join(ROOT, "dist/sdk");
@@ -100,23 +101,35 @@ const connection = txray.instrument(new Connection(rpcUrl, "confirmed"));
 const payer = Keypair.fromSecretKey(Uint8Array.from(JSON.parse(secret)));
 const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 2_000_000 }));
 const sig = await connection.sendTransaction(tx, [payer]);
-await txray.close();
-console.log(JSON.stringify({ sig, runtime: typeof Bun === "undefined" ? "node " + process.version : "bun", stats: txray.stats() }));
+if (process.argv[4] === "forget-close") { console.log(JSON.stringify({ sig })); process.exitCode = 0; }
+else await txray.close();
+if (process.argv[4] !== "forget-close") console.log(JSON.stringify({ sig, runtime: typeof Bun === "undefined" ? "node " + process.version : "bun", stats: txray.stats() }));
 `;
+
+  const run = async (runtime: "node" | "bun", extra: string[] = []) => {
+    writeFileSync(join(project, "dapp.mjs"), DAPP);
+    const config = join(project, `xdg-${runtime}`);
+    mkdirSync(join(config, "txray"), { recursive: true });
+    writeFileSync(join(config, "txray/config.json"), JSON.stringify({ apiKey: t.key(`dapp-${runtime}`) }));
+    const payer = (await import("@solana/web3.js")).Keypair.generate();
+    chain.airdrop(payer.publicKey.toBase58(), 1_000_000_000);
+    const env = { PATH: process.env.PATH!, HOME: project, XDG_CONFIG_HOME: config, TXRAY_ENDPOINT: t.url };
+    const child = Bun.spawn([runtime === "node" ? "node" : process.execPath, "dapp.mjs", chain.url, JSON.stringify([...payer.secretKey]), ...extra], { cwd: project, env, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect({ code, err }).toEqual({ code: 0, err: "" });
+    return JSON.parse(out.trim().split("\n").pop()!);
+  };
+
+  test("node: a script that forgets close() still delivers what it queued before exiting", async () => {
+    const { sig } = await run("node", ["forget-close"]);
+    await t.server.spool.seal();
+    await flushSpool(t.ctx);
+    expect((await lakeRows(t.ctx, "sig, wallet_adapter")).filter((row: any) => row.sig === sig)).toEqual([{ sig, wallet_adapter: "node-dapp" }]);
+  }, 60_000);
 
   for (const runtime of ["node", "bun"] as const) {
     test(`${runtime}: import { createTxray } from "txray/sdk" reports a send, with the key from the CLI config file`, async () => {
-      writeFileSync(join(project, "dapp.mjs"), DAPP);
-      const config = join(project, `xdg-${runtime}`);
-      mkdirSync(join(config, "txray"), { recursive: true });
-      writeFileSync(join(config, "txray/config.json"), JSON.stringify({ apiKey: t.key(`dapp-${runtime}`) }));
-      const payer = (await import("@solana/web3.js")).Keypair.generate();
-      chain.airdrop(payer.publicKey.toBase58(), 1_000_000_000);
-      const env = { PATH: process.env.PATH!, HOME: project, XDG_CONFIG_HOME: config, TXRAY_ENDPOINT: t.url };
-      const child = Bun.spawn([runtime === "node" ? "node" : process.execPath, "dapp.mjs", chain.url, JSON.stringify([...payer.secretKey])], { cwd: project, env, stdout: "pipe", stderr: "pipe" });
-      const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-      expect({ code, err }).toEqual({ code: 0, err: "" });
-      const result = JSON.parse(out.trim().split("\n").pop()!);
+      const result = await run(runtime);
       expect(result.runtime).toStartWith(runtime);
       expect(result.stats).toMatchObject({ sent: 1, queued: 0, dropped: 0, rejected: 0 });
       expect(typeof result.sig).toBe("string");
