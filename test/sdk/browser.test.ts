@@ -88,6 +88,22 @@ describe("the bundled SDK in Chromium", () => {
     expect(pageErrors).toEqual([]);
   }, 30_000);
 
+  test("hidden (visibilitychange): what is queued leaves by sendBeacon while the page stays", async () => {
+    const sig = await page.evaluate(() => (window as any).dapp.sendLanded());
+    await page.waitForFunction(() => (window as any).dapp.stats().queued === 1);
+    // Headless Chromium never hides a page by itself: report "hidden" as a tab switch would.
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    const rows = await rowsFor([sig]);
+    expect(rows).toHaveLength(1);
+    expect(await page.evaluate(() => (window as any).dapp.stats())).toMatchObject({ queued: 0, beaconed: 1 });
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "visible" });
+    });
+  }, 30_000);
+
   test("page hide: what is queued leaves by sendBeacon", async () => {
     const sig = await page.evaluate(() => (window as any).dapp.sendLanded());
     // Let the SDK build its envelope (off the send path), then leave the page.
