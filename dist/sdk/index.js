@@ -280,7 +280,7 @@ function instrumentConnection(connection, recorder, source, simulationFailures) 
         const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;
         if (!simulationFailures || !isObject(value) || value.err === null || value.err === undefined)
           return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
         return;
       }
       const observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };
@@ -338,6 +338,10 @@ function kitPreflightText(error) {
     return null;
   const context = error.context;
   if (Number(context.__code) !== KIT_PREFLIGHT_FAILURE) {
+    if (typeof context.statusCode === "number")
+      return { text: `${context.statusCode} ${String(context.message ?? "")}`.trim(), logs: null };
+    if (typeof context.__serverMessage === "string")
+      return { text: context.__serverMessage, logs: null };
     const message = typeof error.message === "string" ? error.message : String(error);
     return { text: message, logs: null };
   }
@@ -364,7 +368,7 @@ function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
         const value = isObject2(answer) ? answer.value : null;
         if (!simulationFailures || !isObject2(value) || value.err === null || value.err === undefined)
           return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
         return;
       }
       const observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };
@@ -465,6 +469,10 @@ class Transport {
     this.queue.push(envelope);
     this.trim();
     this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs);
+  }
+  discard(match) {
+    this.queue = this.queue.filter((envelope) => !match(envelope));
+    this.stats.queued = this.queue.length;
   }
   trim() {
     const excess = this.queue.length - this.options.maxQueue;
@@ -835,6 +843,7 @@ class Recorder {
   blockhashes = new Map;
   payers = new Map;
   heights = new Map;
+  simulated = new Set;
   skipped = 0;
   lastError = null;
   closed = false;
@@ -877,12 +886,12 @@ class Recorder {
         else if (built instanceof Promise) {
           const done = built.then((envelope) => {
             if (envelope)
-              this.transport.enqueue(envelope);
+              this.deliver(envelope, observation);
           }, (error) => this.skip(error));
           this.building.add(done);
           done.finally(() => this.building.delete(done));
         } else if (built)
-          this.transport.enqueue(built);
+          this.deliver(built, observation);
       } catch (error) {
         this.skip(error);
       }
@@ -891,6 +900,17 @@ class Recorder {
       this.scheduled = true;
       unref(setTimeout(() => this.process(), 0));
     }
+  }
+  deliver(envelope, observation) {
+    const sig = envelope.sig;
+    if (sig !== null && observation.simulation) {
+      if (this.simulated.size >= MEMORY)
+        this.simulated.clear();
+      this.simulated.add(sig);
+    } else if (sig !== null && this.simulated.delete(sig)) {
+      this.transport.discard((queued) => queued.sig === sig && queued.kind === "preflight");
+    }
+    this.transport.enqueue(envelope);
   }
   skip(error) {
     this.skipped++;

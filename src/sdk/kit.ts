@@ -20,6 +20,9 @@ function kitPreflightText(error: unknown): { text: string; logs: unknown } | nul
   if (!isObject(error) || !isObject(error.context)) return null;
   const context = error.context;
   if (Number(context.__code) !== KIT_PREFLIGHT_FAILURE) {
+    // kit's production messages are only "Solana error #<code>"; prefer what the server said.
+    if (typeof context.statusCode === "number") return { text: `${context.statusCode} ${String(context.message ?? "")}`.trim(), logs: null };
+    if (typeof context.__serverMessage === "string") return { text: context.__serverMessage, logs: null };
     const message = typeof error.message === "string" ? error.message : String(error);
     return { text: message, logs: null };
   }
@@ -45,7 +48,7 @@ export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, s
       if (method === "simulateTransaction") {
         const value = isObject(answer) ? answer.value : null;
         if (!simulationFailures || !isObject(value) || value.err === null || value.err === undefined) return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
         return;
       }
       const observation: Observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };

@@ -26,6 +26,8 @@ export interface Source {
 
 export interface Observation {
   source: Source;
+  /** From a failed simulateTransaction rather than a send. */
+  simulation?: boolean;
   sentAt: number;
   /** The transaction as sent: base64 wire bytes. */
   wire: string;
@@ -53,6 +55,8 @@ export class Recorder {
   private blockhashes = new Map<string, number>();
   private payers = new Map<string, string>();
   private heights = new Map<Source, { at: number; value: Promise<number> }>();
+  /** Signatures reported from failed simulations, so a later send of the same transaction replaces them. */
+  private simulated = new Set<string>();
   /** Observations that could not become an envelope (unparsable bytes, no block height). */
   skipped = 0;
   lastError: string | null = null;
@@ -98,13 +102,13 @@ export class Recorder {
         else if (built instanceof Promise) {
           const done = built.then(
             (envelope) => {
-              if (envelope) this.transport.enqueue(envelope);
+              if (envelope) this.deliver(envelope, observation);
             },
             (error) => this.skip(error),
           );
           this.building.add(done);
           done.finally(() => this.building.delete(done));
-        } else if (built) this.transport.enqueue(built);
+        } else if (built) this.deliver(built, observation);
       } catch (error) {
         this.skip(error);
       }
@@ -113,6 +117,21 @@ export class Recorder {
       this.scheduled = true;
       unref(setTimeout(() => this.process(), 0));
     }
+  }
+
+  /**
+   * A simulation that failed is not an attempt when the same signed transaction is then sent: the
+   * send's envelope replaces the simulation's while that one is still queued.
+   */
+  private deliver(envelope: Envelope, observation: Observation): void {
+    const sig = envelope.sig;
+    if (sig !== null && observation.simulation) {
+      if (this.simulated.size >= MEMORY) this.simulated.clear();
+      this.simulated.add(sig);
+    } else if (sig !== null && this.simulated.delete(sig)) {
+      this.transport.discard((queued) => queued.sig === sig && queued.kind === "preflight");
+    }
+    this.transport.enqueue(envelope);
   }
 
   private skip(error: unknown): void {

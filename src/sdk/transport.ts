@@ -93,6 +93,12 @@ export class Transport {
     this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs);
   }
 
+  /** Removes queued envelopes that `match` (not yet sent). */
+  discard(match: (envelope: Envelope) => boolean): void {
+    this.queue = this.queue.filter((envelope) => !match(envelope));
+    this.stats.queued = this.queue.length;
+  }
+
   private trim(): void {
     const excess = this.queue.length - this.options.maxQueue;
     if (excess > 0) {

@@ -46,7 +46,7 @@ export function instrumentConnection<C extends Web3ConnectionLike>(connection: C
       if (method === "simulateTransaction") {
         const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;
         if (!simulationFailures || !isObject(value) || value.err === null || value.err === undefined) return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
         return;
       }
       const observation: Observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };

@@ -217,3 +217,46 @@ describe("base58 encoding (the SDK's copy is the shared one)", () => {
     expect(encodeBase58(new Uint8Array(32))).toBe("11111111111111111111111111111111");
   });
 });
+
+describe("a failed simulation followed by a send of the same transaction", () => {
+  test("is one attempt: the send's envelope replaces the simulation's while it is queued", async () => {
+    const recorder = recordingFetch(async () => new Response('{"accepted":1}', { status: 202 }));
+    const txray = createTxray({ apiKey: "txr_live_x", fetch: recorder.fetch });
+    const bytes = legacy([transfer]);
+    const sig = encodeBase58(Transaction.from(bytes).signature!);
+    const connection = txray.instrument(
+      fakeConnection({
+        simulateTransaction: () => ({ result: { context: { slot: 1 }, value: { err: "BlockhashNotFound", logs: [] } } }),
+        sendTransaction: () => ({ result: sig }),
+        getBlockHeight: () => ({ result: 77 }),
+      }),
+    ) as any;
+    const wire = Buffer.from(bytes).toString("base64");
+    await connection._rpcRequest("simulateTransaction", [wire, { encoding: "base64", sigVerify: true }]);
+    await connection._rpcRequest("sendTransaction", [wire, { encoding: "base64", skipPreflight: true }]);
+    await txray.flush();
+    expect(recorder.envelopes().map((e) => [e.sig, e.kind])).toEqual([[sig, "send"]]);
+    await txray.close();
+  });
+});
+
+describe("kit errors that are not preflight failures", () => {
+  test("an HTTP error keeps the status the RPC answered", async () => {
+    const recorder = recordingFetch(async () => new Response('{"accepted":1}', { status: 202 }));
+    const txray = createTxray({ apiKey: "txr_live_x", fetch: recorder.fetch });
+    const { SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } = await import("@solana/kit");
+    const httpError = new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: "Too Many Requests", statusCode: 429 });
+    const rpc = txray.instrumentRpc(
+      {
+        sendTransaction: (_wire: string, _config: object) => ({ send: async () => Promise.reject(httpError) }),
+        getBlockHeight: () => ({ send: async () => 10n }),
+      },
+      "https://api.mainnet-beta.solana.com",
+    );
+    const thrown = await rpc.sendTransaction(Buffer.from(legacy([transfer])).toString("base64"), { encoding: "base64" }).send().catch((e: unknown) => e);
+    expect(thrown).toBe(httpError); // the very same error object
+    await txray.flush();
+    expect(recorder.envelopes()[0]).toMatchObject({ kind: "preflight", preflightError: "429 Too Many Requests", rpcLabel: "public", lastValidBlockHeight: 160 });
+    await txray.close();
+  });
+});

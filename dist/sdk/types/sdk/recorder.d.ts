@@ -10,6 +10,8 @@ export interface Source {
 }
 export interface Observation {
     source: Source;
+    /** From a failed simulateTransaction rather than a send. */
+    simulation?: boolean;
     sentAt: number;
     /** The transaction as sent: base64 wire bytes. */
     wire: string;
@@ -35,6 +37,8 @@ export declare class Recorder {
     private blockhashes;
     private payers;
     private heights;
+    /** Signatures reported from failed simulations, so a later send of the same transaction replaces them. */
+    private simulated;
     /** Observations that could not become an envelope (unparsable bytes, no block height). */
     skipped: number;
     lastError: string | null;
@@ -46,6 +50,11 @@ export declare class Recorder {
     rememberBlockhash(blockhash: unknown, lastValidBlockHeight: unknown): void;
     /** Builds every pending observation it can without waiting; returns the rest to the queue. */
     private process;
+    /**
+     * A simulation that failed is not an attempt when the same signed transaction is then sent: the
+     * send's envelope replaces the simulation's while that one is still queued.
+     */
+    private deliver;
     private skip;
     /** Page hide: everything that needs no RPC call goes to the transport now. */
     drainSync(): void;

@@ -47,6 +47,8 @@ export declare class Transport {
     readonly url: string;
     constructor(options: TransportOptions);
     enqueue(envelope: Envelope): void;
+    /** Removes queued envelopes that `match` (not yet sent). */
+    discard(match: (envelope: Envelope) => boolean): void;
     private trim;
     private warnOnce;
     private schedule;
