@@ -348,7 +348,10 @@ function kitPreflightText(error) {
   const err = transactionErrorFromKit(error.cause);
   return { text: simulationText(err, context.unitsConsumed), logs: context.logs };
 }
+var instrumented = new WeakSet;
 function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
+  if (instrumented.has(rpc))
+    return rpc;
   let origin = null;
   const getSource = () => origin ??= typeof source === "function" ? source(blockHeight) : source;
   const blockHeight = async () => Number(await rpc.getBlockHeight().send());
@@ -401,7 +404,7 @@ function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
       };
     }
   });
-  return new Proxy(rpc, {
+  const proxy = new Proxy(rpc, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof property !== "string" || !WATCHED.has(property) || typeof value !== "function")
@@ -412,6 +415,8 @@ function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
       };
     }
   });
+  instrumented.add(proxy);
+  return proxy;
 }
 
 // src/shared/envelope-limits.ts

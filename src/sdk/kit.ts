@@ -30,7 +30,11 @@ function kitPreflightText(error: unknown): { text: string; logs: unknown } | nul
   return { text: simulationText(err, context.unitsConsumed), logs: context.logs };
 }
 
+/** RPCs this module returned, so instrumenting one twice does not report every attempt twice. */
+const instrumented = new WeakSet<object>();
+
 export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, source: Source | ((blockHeight: () => Promise<number>) => Source), simulationFailures: boolean): R {
+  if (instrumented.has(rpc)) return rpc;
   let origin: Source | null = null;
   const getSource = () => (origin ??= typeof source === "function" ? source(blockHeight) : source);
   const blockHeight = async () => Number(await ((rpc as unknown as Json).getBlockHeight as Method)().send());
@@ -86,7 +90,7 @@ export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, s
       },
     });
 
-  return new Proxy(rpc, {
+  const proxy = new Proxy(rpc, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof property !== "string" || !WATCHED.has(property) || typeof value !== "function") return value;
@@ -96,4 +100,6 @@ export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, s
       };
     },
   });
+  instrumented.add(proxy);
+  return proxy;
 }

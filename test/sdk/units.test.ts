@@ -260,3 +260,21 @@ describe("kit errors that are not preflight failures", () => {
     await txray.close();
   });
 });
+
+describe("instrumenting twice", () => {
+  test("reports each attempt once (web3.js connection and kit RPC)", async () => {
+    const recorder = recordingFetch(async () => new Response('{"accepted":1}', { status: 202 }));
+    const txray = createTxray({ apiKey: "txr_live_x", fetch: recorder.fetch });
+    const bytes = legacy([transfer]);
+    const wire = Buffer.from(bytes).toString("base64");
+    const sig = encodeBase58(Transaction.from(bytes).signature!);
+    const connection = txray.instrument(txray.instrument(fakeConnection({ sendTransaction: () => ({ result: sig }), getBlockHeight: () => ({ result: 1 }) }))) as any;
+    await connection._rpcRequest("sendTransaction", [wire, { encoding: "base64" }]);
+    const kitRpc = { sendTransaction: (_w: string, _c: object) => ({ send: async () => sig }), getBlockHeight: () => ({ send: async () => 1n }) };
+    const rpc = txray.instrumentRpc(txray.instrumentRpc(kitRpc, "http://localhost:8899"), "http://localhost:8899");
+    await rpc.sendTransaction(wire, { encoding: "base64" }).send();
+    await txray.flush();
+    expect(recorder.envelopes().map((e) => e.rpcLabel).sort()).toEqual(["helius", "localhost"]);
+    await txray.close();
+  });
+});
