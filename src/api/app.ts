@@ -20,6 +20,7 @@ import { why } from "../analytics/queries/why";
 import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
+import { ingestPreflight, withIngestCors } from "./cors";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
@@ -72,13 +73,14 @@ export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
       "/v1/ingest",
       async ({ request }) => {
         try {
-          return await handleIngest(request, ingestDeps);
+          return withIngestCors(await handleIngest(request, ingestDeps));
         } catch (error) {
-          return errorResponse(error, ctx.logger);
+          return withIngestCors(errorResponse(error, ctx.logger));
         }
       },
       { parse: "none" },
     )
+    .options("/v1/ingest", () => ingestPreflight())
     .get("/v1/status", read(() => serviceStatus(ctx, spool)))
     .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
     .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))

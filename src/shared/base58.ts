@@ -2,7 +2,10 @@
 // Ingest validates every program, blockhash, payer and signature with it: these strings become
 // partition paths and lookup keys, so "looks like base58" is not enough; the decoded length must be right.
 
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+import { ALPHABET, encodeBase58 } from "./base58-encode";
+
+export { encodeBase58 };
+
 const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 
@@ -31,28 +34,6 @@ export function decodeBase58(text: string): Uint8Array | null {
   const out = new Uint8Array(zeros + length);
   out.set(bytes.subarray(size - length), zeros);
   return out;
-}
-
-/** Encodes bytes as base58 text. */
-export function encodeBase58(bytes: Uint8Array): string {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const size = Math.ceil((bytes.length - zeros) * 1.38) + 1;
-  const digits = new Uint8Array(size);
-  let length = 0;
-  for (let i = zeros; i < bytes.length; i++) {
-    let carry = bytes[i];
-    let j = 0;
-    for (let k = size - 1; (carry !== 0 || j < length) && k >= 0; k--, j++) {
-      carry += 256 * digits[k];
-      digits[k] = carry % 58;
-      carry = (carry / 58) | 0;
-    }
-    length = j;
-  }
-  let text = "1".repeat(zeros);
-  for (let k = size - length; k < size; k++) text += ALPHABET[digits[k]];
-  return text;
 }
 
 const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]*$/;

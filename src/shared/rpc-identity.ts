@@ -1,6 +1,7 @@
 // How an RPC provider is identified in telemetry without ever revealing its URL (which often carries
 // an API key): rpcHash = first 16 hex of SHA-256 of the origin; rpcLabel = a coarse provider name.
-// Used by the SDK and the simulator alike.
+// Used server-side and by the simulator; the SDK computes the same value without node:crypto
+// (src/sdk/identity.ts, which also holds the rpcLabel table; test/sdk/units.test.ts checks they agree).
 
 import { createHash } from "node:crypto";
 

@@ -1,0 +1,16 @@
+// The envelope's limits and constants, free of any dependency: the SDK (which must not bundle zod)
+// truncates what it sends to these, and the zod schema in ./envelope.ts validates against them.
+
+export const ENVELOPE_LIMITS = {
+  label: 64,
+  preflightError: 8192,
+  simulationLogLines: 200,
+  simulationLogLine: 2048,
+} as const;
+
+/** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
+export const HASHED_PAYER = /^[0-9a-f]{16,64}$/;
+
+/** Bounds of the optional numeric fields (DESIGN §4). */
+export const CU_LIMIT_MAX = 1_400_000;
+export const MAX_RETRIES_MAX = 1000;
