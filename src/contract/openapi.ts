@@ -14,7 +14,7 @@ import { PARAMS, QUESTIONS, type ParamName } from "./questions";
 
 type JsonObject = Record<string, unknown>;
 type Operation = {
-  method: "get" | "post";
+  method: "get" | "post" | "delete";
   path: string;
   operationId: string;
   summary: string;
@@ -125,10 +125,24 @@ function operations(options: { slack: boolean }): Operation[] {
     responses: {
       "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
       "202": { description: "Notification accepted" },
-      ...errorResponses(["not_found", "unauthorized", "rate_limited"]),
+      ...errorResponses(["unauthorized", "rate_limited"]),
+      "405": { description: "GET or DELETE: this endpoint is stateless (no server-initiated stream, no session)", content: { "application/json": { schema: { $ref: REF("Error") } } } },
     },
     security: [{}, { apiKey: [] }, { bearer: [] }],
   });
+  for (const method of ["get", "delete"] as const)
+    ops.push({
+      method,
+      path: "/mcp",
+      operationId: `mcp_${method}`,
+      summary: `MCP ${method.toUpperCase()} (not used: stateless)`,
+      description: "The Streamable HTTP transport's server-initiated stream (GET) and session end (DELETE) do not apply to a stateless endpoint: 405.",
+      tags: ["Surfaces"],
+      responses: {
+        "405": { description: "Method not allowed: POST only", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+        ...errorResponses(["rate_limited"]),
+      },
+    });
   if (options.slack)
     ops.push({
       method: "post",
@@ -140,7 +154,7 @@ function operations(options: { slack: boolean }): Operation[] {
       requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { command: { type: "string" }, text: { type: "string" }, response_url: { type: "string" } } } } } },
       responses: {
         "200": { description: "Block Kit message", content: { "application/json": { schema: { type: "object", properties: { response_type: { type: "string" }, blocks: { type: "array" } } } } } },
-        ...errorResponses(["bad_request", "unauthorized", "not_found"]),
+        ...errorResponses(["bad_request", "unauthorized", "payload_too_large", "rate_limited"]),
       },
     });
   ops.push({
@@ -150,7 +164,7 @@ function operations(options: { slack: boolean }): Operation[] {
     summary: "This document",
     description: "The OpenAPI 3.1 description of every route, generated from the server's response schemas.",
     tags: ["Service"],
-    responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+    responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } }, ...errorResponses(["rate_limited"]) },
   });
   ops.push({
     method: "get",
@@ -159,7 +173,7 @@ function operations(options: { slack: boolean }): Operation[] {
     summary: "API reference page",
     description: "A readable rendering of this document (Redoc, served from this server: no CDN).",
     tags: ["Service"],
-    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } } },
+    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
   });
   ops.push({
     method: "get",
@@ -168,7 +182,7 @@ function operations(options: { slack: boolean }): Operation[] {
     summary: "The reference page's renderer",
     description: "The Redoc standalone bundle the /docs page loads.",
     tags: ["Service"],
-    responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } } },
+    responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
   });
   return ops;
 }

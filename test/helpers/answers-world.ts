@@ -106,6 +106,7 @@ export async function serveWorld(world: AnswersWorld, env: Record<string, string
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
     ctx,
+    app,
     url,
     async get(path: string, headers: Record<string, string> = {}) {
       const response = await fetch(url + path, { headers });
