@@ -63,8 +63,19 @@ function componentSchemas(): Record<string, JsonObject> {
   for (const schema of Object.values(out.schemas)) {
     delete schema.$id;
     delete schema.$schema;
+    dropSafeIntegerBounds(schema);
   }
   return out.schemas;
+}
+
+/** zod writes ±MAX_SAFE_INTEGER bounds on every integer: noise to a reader (and to sample renderers). */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(dropSafeIntegerBounds);
+  if (typeof node !== "object" || node === null) return;
+  const record = node as JsonObject;
+  if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+  if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+  for (const value of Object.values(record)) dropSafeIntegerBounds(value);
 }
 
 function operations(options: { slack: boolean }): Operation[] {
