@@ -62,6 +62,14 @@ describe("/openapi.json", () => {
     expect(documentedOps.sort()).toEqual(served.map((s) => `${s.method} ${s.path}`).sort());
   });
 
+  test("docs/api.md names every route the server serves", () => {
+    const docs = require("node:fs").readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8") as string;
+    for (const route of server.app.routes as { path: string }[]) {
+      const stem = route.path.split("/:")[0];
+      expect({ route: route.path, documented: docs.includes(stem) }).toEqual({ route: route.path, documented: true });
+    }
+  });
+
   test("each question's query parameters, response schema and error statuses are documented", () => {
     for (const q of QUESTIONS) {
       const op = doc.paths[toOpenApi(q.path)].get;
