@@ -178,6 +178,14 @@ describe("real answers validate against the documented schemas", () => {
       for (let i = 0; i < 5 && limited.status !== 429; i++) limited = await fresh.get("/openapi.json");
       expect(limited.status).toBe(429);
       expect(documented("get", "/openapi.json", 429, limited.body)).toEqual([]);
+      // /mcp spends the same per-IP budget as the read routes.
+      const mcp = await fetch(`${fresh.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(mcp.status).toBe(429);
+      expect(documented("post", "/mcp", 429, await mcp.json())).toEqual([]);
     } finally {
       await fresh.stop();
     }
