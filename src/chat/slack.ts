@@ -106,6 +106,8 @@ export async function handleSlackCommand(request: Request, options: SlackOptions
   if (body.length > MAX_BODY_BYTES) throw new TxrayError("payload_too_large", "Slack command body too large");
   verifySlackRequest(options.signingSecret, request.headers, body, options.clock());
   const form = new URLSearchParams(body);
+  // Slack checks the endpoint's certificate now and then with a signed `ssl_check=1`: nothing to answer.
+  if (form.get("ssl_check") === "1") return new Response(null, { status: 200 });
   const command = parseCommand(form.get("text") ?? "");
   if ("help" in command) return Response.json(helpMessage(command.problem, form.get("command") ?? "/txray", COMMAND_USAGE));
 

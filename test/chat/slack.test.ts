@@ -59,7 +59,18 @@ describe("signature", () => {
     expect(status).toBe(200);
     expect(body.response_type).toBe("ephemeral");
   });
-  test("a wrong signature, a wrong secret, a tampered body or missing headers are 401", async () => {
+  test("Slack's ssl_check is answered with an empty 200", async () => {
+    const body = new URLSearchParams({ ssl_check: "1", token: "legacy" }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const response = await fetch(`${server.url}/chat/slack`, {
+      method: "POST",
+      headers: { "x-slack-request-timestamp": timestamp, "x-slack-signature": slackSignature(SECRET, timestamp, body) },
+      body,
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("");
+  });
+    test("a wrong signature, a wrong secret, a tampered body or missing headers are 401", async () => {
     const body = form("help");
     const timestamp = Math.floor(Date.now() / 1000);
     expect((await slack(server.url, body, { signature: "v0=" + "0".repeat(64) })).status).toBe(401);
