@@ -23,6 +23,23 @@ const INSTRUCTIONS =
 
 /** A question's input schema: documented types, validated by the query layer (see header). */
 export function inputSchema(question: Question) {
+  return schemasOf(question).input;
+}
+
+/** Built once per question: /mcp creates a server per request. */
+const schemaCache = new Map<string, { input: z.ZodObject; output: z.ZodObject }>();
+function schemasOf(question: Question) {
+  let schemas = schemaCache.get(question.name);
+  if (!schemas) {
+    // The output: the same shape without the component id, so the root is an object schema rather
+    // than a $ref (nested components such as Rates become local $defs).
+    schemas = { input: buildInputSchema(question), output: z.looseObject((question.response as z.ZodObject).shape) };
+    schemaCache.set(question.name, schemas);
+  }
+  return schemas;
+}
+
+function buildInputSchema(question: Question): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const name of [...question.pathParams, ...question.queryParams]) {
     const spec = PARAMS[name];
@@ -75,10 +92,8 @@ export function createMcpServer(deps: QuestionDeps, key: string | null): McpServ
       {
         title: question.summary,
         description: question.description,
-        inputSchema: inputSchema(question),
-        // The same shape without the component id, so the root is an object schema rather than a $ref
-        // (nested components such as Rates become local $defs).
-        outputSchema: z.looseObject((question.response as z.ZodObject).shape),
+        inputSchema: schemasOf(question).input,
+        outputSchema: schemasOf(question).output,
         annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
       },
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
