@@ -92,7 +92,9 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       const rate = publicBuckets.take(clientIp(request, server));
       if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
       try {
-        return await handler(request);
+        const response = await handler(request);
+        for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
+        return response;
       } catch (error) {
         return errorResponse(error, ctx.logger, rate.headers);
       }
