@@ -4,8 +4,7 @@
 
 import type { Elysia } from "elysia";
 import { handleSlackCommand, type SlackOptions } from "../chat";
-import type { QuestionDeps } from "../contract/questions";
-import { openApiDocument } from "../contract/openapi";
+import { openApiDocument, type QuestionDeps } from "../contract";
 import { handleMcpRequest } from "../mcp";
 import { docsPage, REDOC_BUNDLE_PATH, redocBundle } from "./docs-page";
 

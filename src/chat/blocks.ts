@@ -3,7 +3,7 @@
 // (only the asker sees them). Slack limits a section's text to 3000 characters and a message to 50
 // blocks, so long answers are cut.
 
-import { summarize } from "../contract/summaries";
+import { summarize } from "../contract";
 import { TxrayError } from "../shared/errors";
 
 export type SlackBlock = Record<string, unknown>;

@@ -5,7 +5,7 @@
 // renders errors as `{error:{code,message}}`.
 
 import type { Context } from "../../context";
-import { argsFromRequest, QUESTIONS } from "../../contract/questions";
+import { argsFromRequest, QUESTIONS } from "../../contract";
 import { chainAccess } from "../chain-access";
 import { scopeAccount } from "../auth";
 
