@@ -23,7 +23,7 @@ function why(a: WhyBody): Summary {
     lines.push(`Error: ${a.errName ?? "unknown"}${a.errCode !== null ? ` (${a.errCode})` : ""}${a.errMessage ? ` — ${a.errMessage}` : ""}`);
     if (a.cuUsed !== null) lines.push(`Compute: ${num(a.cuUsed)} of ${num(a.cuRequested)} CU${a.computeExceeded ? " (budget exceeded)" : ""}.`);
   }
-  if (a.issue) lines.push(`Issue ${a.issue.fingerprint}: ${num(a.issue.count7d)} times in 7 days, first seen ${when(a.issue.firstSeen)}.`);
+  if (a.issue) lines.push(`Issue ${a.issue.fingerprint}: ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`);
   return { title: `why ${short(a.sig)}`, lines };
 }
 
@@ -50,7 +50,7 @@ function releaseDiff(a: ReleaseDiffBody): Summary {
     `Before: failed ${pct(a.pre.failureRate)}, dropped ${pct(a.pre.dropRate)} of ${num(a.pre.attempts)}; after: failed ${pct(a.post.failureRate)}, dropped ${pct(a.post.dropRate)} of ${num(a.post.attempts)}.`,
   ];
   const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);
-  for (const i of notable) lines.push(`• ${i.status}: ${i.errName ?? i.outcome} in ${i.instruction ?? "?"} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)})`);
+  for (const i of notable) lines.push(`• ${i.status}: ${i.errName ?? i.outcome}${i.instruction ? ` in ${i.instruction}` : ""} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)})`);
   if (notable.length === 0) lines.push("No new or regressed issues.");
   return { title: `release-diff ${short(a.program)}`, lines };
 }
@@ -62,7 +62,7 @@ function topIssues(a: TopIssuesBody): Summary {
     if (issues.length === 0) continue;
     lines.push(`${segment}:`);
     for (const i of issues.slice(0, 5))
-      lines.push(`• ${num(i.count)}× ${i.errName ?? i.dropClass ?? i.outcome} in ${i.instruction ?? "?"} (${pct(i.share)}, ${num(i.wallets)} wallets) e.g. ${short(i.sampleSig)}`);
+      lines.push(`• ${num(i.count)}× ${i.errName ?? i.dropClass ?? i.outcome}${i.instruction ? ` in ${i.instruction}` : ""} (${pct(i.share)}, ${num(i.wallets)} wallets) e.g. ${short(i.sampleSig)}`);
   }
   if (lines.length === 0) lines.push("No failures in this window.");
   return { title: `top issues ${short(a.program)} (${a.window.name})`, lines };
