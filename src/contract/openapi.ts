@@ -91,7 +91,7 @@ function operations(options: { slack: boolean }): Operation[] {
       tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : "Programs"],
       parameters: [...q.pathParams.map((p) => parameter(p, "path")), ...q.queryParams.map((p) => parameter(p, "query"))],
       responses: {
-        "200": { description: q.summary, content: { "application/json": { schema: { $ref: REF(idOf(q.response)) } } } },
+        "200": { description: q.summary, content: { "application/json": { schema: { $ref: REF(idOf(q.response)) }, ...(q.example ? { example: q.example } : {}) } } },
         ...errorResponses(q.errors),
       },
       ...(scoped ? { security: [{}, { apiKey: [] }] } : {}),

@@ -55,6 +55,8 @@ export type Question = {
   /** For a model choosing among the tools (and the OpenAPI description). */
   description: string;
   response: z.ZodType;
+  /** A representative answer for the reference page (validated against `response` by the tests). */
+  example?: Record<string, unknown>;
   errors: ErrorCode[];
   answer(deps: QuestionDeps, args: QuestionArgs, accountId: string | null): Promise<unknown>;
 };
@@ -72,6 +74,15 @@ export const QUESTIONS: Question[] = [
     description:
       "The decoded failure story of one Solana transaction signature: outcome (landed, failed_onchain, dropped, preflight), the program and instruction that failed, the CPI path, the program error code and name, compute units used vs requested, the payer's bot score and the issue (fingerprint, 7-day count) it belongs to. Works for signatures txray ingested and, for landed ones, any mainnet signature. Use this first when someone asks why a specific transaction failed.",
     response: WhySchema,
+    example: {
+      sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD", outcome: "failed_onchain",
+      program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", ixPath: "2", cpiDepth: 0, errCode: 6001,
+      errName: "SlippageToleranceExceeded", cuUsed: 104305, cuRequested: 146000, payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+      payerBotScore: 0.12, issue: { fingerprint: "v1:5b0c2e8a91d3f4c7", count7d: 312, firstSeen: 1763000000000 },
+      failingProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", failingInstruction: "Route", errMessage: "Slippage tolerance exceeded",
+      computeExceeded: false, logTruncated: false, slot: 289000001, blockTime: 1763700001000, sentAt: 1763700000000, dropClass: null,
+      rpcLabel: "helius", source: "ingested",
+    },
     errors: ["bad_request", "not_found", "pending", "rate_limited", "internal"],
     answer: (deps, args) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "" }),
   },
@@ -84,6 +95,17 @@ export const QUESTIONS: Question[] = [
     description:
       "For a signature that was sent but never landed: the drop class (superseded_by_retry, stale_blockhash_at_send, rpc_not_forwarding, network_congestion, priority_fee_too_low, expired_blockhash, unknown), the evidence that decided it, the RPC provider's measured drop rate and advice. Use when a transaction 'disappeared' or 'expired'; for transactions that landed and failed use `why`.",
     response: DiagnoseDropSchema,
+    example: {
+      sig: "3iWKx8bTGx6d5QfHn7y2GQm1hq9Zr6v4XbqkY7Xz2mZt3Lx8aJxPp6b2vN5wD4cY1oR7sE9uF2gH3jK4LmNpQrSt", outcome: "dropped",
+      dropClass: "rpc_not_forwarding", confidence: 0.78,
+      evidence: [
+        { kind: "blockhash_expired", detail: "confirmed block height 1001 passed lastValidBlockHeight 1000; two status look-ups after expiry found no transaction", value: 1 },
+        { kind: "provider_drop_rate", detail: "charlie dropped 30 of 60 sends within 15 min (95% CI 37.7%–62.3%)", value: 0.5 },
+        { kind: "other_providers_drop_rate", detail: "other providers dropped 4 of 200 in the same window (95% CI 0.8%–5.0%)", value: 0.02 },
+      ],
+      provider: { rpcLabel: "charlie", rpcHash: "a1b2c3d4e5f60718", dropRate: 0.41, sends7d: 1204 },
+      advice: "This provider is not getting transactions to leaders as often as others: send through a second provider or a staked/landing service, and rebroadcast until lastValidBlockHeight.",
+    },
     errors: ["bad_request", "not_found", "pending", "rate_limited", "internal"],
     answer: async (deps, args) => diagnoseDrop(deps.ctx, { sig: args.sig ?? "" }),
   },

@@ -81,6 +81,10 @@ describe("/openapi.json", () => {
     expect(doc.paths["/v1/baseline/{program}"].get.parameters.find((p: any) => p.name === "window").schema.enum).toEqual(["1d", "7d", "30d"]);
     expect(doc.components.schemas.Rates.properties.ci95).toBeDefined();
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain("pending");
+    for (const q of QUESTIONS.filter((q) => q.example)) {
+      expect(q.response.safeParse(q.example).success).toBe(true);
+      expect(documented("get", toOpenApi(q.path), 200, doc.paths[toOpenApi(q.path)].get.responses["200"].content["application/json"].example)).toEqual([]);
+    }
   });
 
   test("the checks can fail: a body missing a field or with a renamed one does not validate", async () => {
