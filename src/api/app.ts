@@ -22,13 +22,15 @@ import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
 
+import { mountSurfaces, type SurfaceOptions } from "./surfaces";
+
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
  * with the native fast path `native` when given.
  */
-export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null };
+export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null; chat?: SurfaceOptions["chat"] };
 
-export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
+export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions }: AppDeps) {
   const { config } = ctx;
   const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
   const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
@@ -87,6 +89,20 @@ export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
     .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
   // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
   for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+  // MCP (/mcp), Slack (/chat/slack), /openapi.json and /docs: the same questions, same rate limit.
+  const limited = (handler: (request: Request) => Promise<Response> | Response) =>
+    async ({ request, server }: { request: Request; server: any }) => {
+      const rate = publicBuckets.take(clientIp(request, server));
+      if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
+      try {
+        const response = await handler(request);
+        for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
+        return response;
+      } catch (error) {
+        return errorResponse(error, ctx.logger, rate.headers);
+      }
+    };
+  mountSurfaces(app, { questions: { ctx, chain, spool }, limited, chat: chatOptions });
   return app;
 }
 

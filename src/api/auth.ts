@@ -21,8 +21,27 @@ export function requirePrincipal(control: ControlDb, request: Request): Principa
 
 /** `?scope=account` → the key's account id; absent → null (public aggregate). */
 export function scopeAccount(control: ControlDb, request: Request, url: URL): string | null {
-  const scope = url.searchParams.get("scope");
-  if (scope === null || scope === "" || scope === "public") return null;
+  return accountForScope(control, request.headers.get("x-api-key"), url.searchParams.get("scope"));
+}
+
+/**
+ * The account a `scope` argument restricts an answer to, given the key presented (or null): the
+ * one rule for every surface (HTTP routes, MCP tools). `account` needs a valid key.
+ */
+export function accountForScope(control: ControlDb, presentedKey: string | null, scope: string | null | undefined): string | null {
+  if (scope === null || scope === undefined || scope === "" || scope === "public") return null;
   if (scope !== "account") throw new TxrayError("bad_request", "scope: expected `account` or `public`");
-  return requirePrincipal(control, request).accountId;
+  if (presentedKey === null) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header");
+  const principal = authenticate(control, presentedKey);
+  if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
+  return principal.accountId;
+}
+
+/** A key from `x-api-key` or `Authorization: Bearer <key>` (MCP clients send the latter). */
+export function presentedKey(request: Request): string | null {
+  const header = request.headers.get("x-api-key");
+  if (header !== null) return header;
+  const authorization = request.headers.get("authorization");
+  const match = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization) : null;
+  return match ? match[1] : null;
 }

@@ -1,10 +1,12 @@
 // HTTP adapters of the analytics questions (DESIGN §5.1): each route reads its path and query
-// parameters, resolves `?scope=account` to the key's account, and calls one query function of
-// src/analytics/queries. Validation and errors live in the query layer (TxrayError); app.ts mounts
-// these with the public rate limit and renders errors as `{error:{code,message}}`.
+// parameters (src/contract/questions.ts: the same table the MCP tools and the chat bot use),
+// resolves `?scope=account` to the key's account, and calls its one query function. Validation and
+// errors live in the query layer (TxrayError); app.ts mounts these with the public rate limit and
+// renders errors as `{error:{code,message}}`.
 
 import type { Context } from "../../context";
-import { baseline, cuHeadroom, providerReport, releaseDiff, topIssues, walletHistory } from "../../analytics/queries";
+import { argsFromRequest, QUESTIONS } from "../../contract";
+import { chainAccess } from "../chain-access";
 import { scopeAccount } from "../auth";
 
 export type AnalyticsRoute = {
@@ -12,34 +14,12 @@ export type AnalyticsRoute = {
   handler: (request: Request, url: URL, params: Record<string, string>) => Promise<unknown>;
 };
 
+const ANALYTICS = ["baseline", "release_diff", "top_issues", "cu_headroom", "wallet_history", "provider_report"];
+
 export function analyticsRoutes(ctx: Context): AnalyticsRoute[] {
-  const common = (request: Request, url: URL, params: Record<string, string>) => ({
-    program: params.program ?? "",
-    window: url.searchParams.get("window"),
-    accountId: scopeAccount(ctx.control, request, url),
-  });
-  return [
-    { path: "/v1/baseline/:program", handler: async (request, url, params) => baseline(ctx, common(request, url, params)) },
-    {
-      path: "/v1/release-diff/:program",
-      handler: async (request, url, params) => releaseDiff(ctx, { ...common(request, url, params), deploy: url.searchParams.get("deploy") }),
-    },
-    {
-      path: "/v1/top-issues/:program",
-      handler: async (request, url, params) =>
-        topIssues(ctx, { ...common(request, url, params), segment: url.searchParams.get("segment"), limit: url.searchParams.get("limit") }),
-    },
-    { path: "/v1/cu-headroom/:program", handler: async (request, url, params) => cuHeadroom(ctx, common(request, url, params)) },
-    {
-      path: "/v1/wallet/:program/:wallet",
-      handler: async (request, url, params) =>
-        walletHistory(ctx, {
-          ...common(request, url, params),
-          wallet: params.wallet ?? "",
-          limit: url.searchParams.get("limit"),
-          cursor: url.searchParams.get("cursor"),
-        }),
-    },
-    { path: "/v1/provider-report/:program", handler: async (request, url, params) => providerReport(ctx, common(request, url, params)) },
-  ];
+  const deps = { ctx, chain: chainAccess(ctx), spool: null };
+  return QUESTIONS.filter((question) => ANALYTICS.includes(question.name)).map((question) => ({
+    path: question.path,
+    handler: async (request, url, params) => question.answer(deps, argsFromRequest(question, params, url), scopeAccount(ctx.control, request, url)),
+  }));
 }

@@ -6,7 +6,8 @@ import type { Context } from "../../context";
 import type { Spool } from "../../ingest/spool";
 import { VERSION } from "../../version";
 
-export function serviceStatus(ctx: Context, spool: Spool | null) {
+/** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
+export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
   const jobs = lastJobRuns(ctx.control);
   const lastFlush = ctx.control
     .query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments")

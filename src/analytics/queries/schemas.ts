@@ -1,0 +1,280 @@
+// The response contract of every read question, once, as zod schemas (DESIGN §5.1): the MCP tools'
+// outputSchema, the OpenAPI document and the tests that validate real answers all use these. Objects
+// are loose on purpose: fields may be added freely (never renamed), so a schema written today keeps
+// validating tomorrow's answers. The query functions' own types must stay assignable to these (the
+// checks at the bottom fail the type-check otherwise).
+
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "../../shared/errors";
+import type { BaselineResponse } from "./baseline";
+import type { CuHeadroomResponse } from "./cu-headroom";
+import type { DiagnoseDropAnswer } from "./diagnose-drop";
+import type { ProviderReportResponse } from "./provider-report";
+import type { ReleaseDiffResponse } from "./release-diff";
+import type { TopIssuesResponse } from "./top-issues";
+import type { WalletHistoryResponse } from "./wallet-history";
+import type { WhyAnswer } from "./why";
+
+const count = z.number().int().min(0);
+const ms = z.number().int().describe("Unix milliseconds");
+const share = z.number().min(0).max(1);
+const interval = z.tuple([z.number(), z.number()]).describe("95% Wilson interval [lo, hi]");
+const outcome = z.enum(["landed", "failed_onchain", "dropped", "preflight"]);
+const windowName = z.enum(["1d", "7d", "30d"]);
+
+export const ErrorBodySchema = z
+  .looseObject({
+    error: z.looseObject({
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+    }),
+  })
+  .meta({ id: "Error", description: "Every error: `{ error: { code, message } }` with the status of its code." });
+
+export const RatesSchema = z
+  .looseObject({
+    attempts: count.describe("resolved attempts in the window (pending excluded)"),
+    landed: count,
+    failedOnchain: count,
+    dropped: count,
+    preflight: count,
+    landingRate: share,
+    failureRate: share,
+    dropRate: share,
+    preflightRate: share,
+    ci95: z.looseObject({ landingRate: interval, dropRate: interval }),
+  })
+  .meta({ id: "Rates" });
+
+export const WindowRangeSchema = z.looseObject({ name: windowName, since: ms, until: ms }).meta({ id: "WindowRange" });
+
+const IssueRefSchema = z.looseObject({ fingerprint: z.string(), count7d: count, firstSeen: ms });
+
+export const WhySchema = z
+  .looseObject({
+    sig: z.string(),
+    outcome,
+    program: z.string().nullable(),
+    instruction: z.string().nullable(),
+    ixPath: z.string().nullable(),
+    cpiDepth: z.number().int().nullable(),
+    errCode: z.number().int().nullable(),
+    errName: z.string().nullable(),
+    cuUsed: z.number().int().nullable(),
+    cuRequested: z.number().int().nullable(),
+    payer: z.string().nullable(),
+    payerBotScore: z.number().nullable(),
+    issue: IssueRefSchema.nullable(),
+    failingProgram: z.string().nullable(),
+    // Added to the story by a parallel change (DESIGN §5.1); optional until every answer carries it.
+    failingInstruction: z.string().nullable().optional(),
+    errMessage: z.string().nullable(),
+    computeExceeded: z.boolean(),
+    logTruncated: z.boolean(),
+    slot: z.number().int().nullable(),
+    blockTime: ms.nullable(),
+    sentAt: ms.nullable(),
+    dropClass: z.string().nullable(),
+    rpcLabel: z.string().nullable(),
+    source: z.enum(["ingested", "chain"]),
+  })
+  .meta({ id: "Why", description: "The decoded failure story of a signature (seed §2.3); every field present, null where it does not apply." });
+
+export const DiagnoseDropSchema = z
+  .looseObject({
+    sig: z.string(),
+    outcome,
+    dropClass: z.string().nullable(),
+    confidence: z.number().nullable(),
+    evidence: z.array(z.looseObject({ kind: z.string(), detail: z.string(), value: z.union([z.string(), z.number(), z.boolean(), z.null()]) })),
+    provider: z.looseObject({ rpcLabel: z.string(), rpcHash: z.string(), dropRate: share, sends7d: count }),
+    advice: z.string(),
+  })
+  .meta({ id: "DiagnoseDrop" });
+
+export const BaselineSchema = z
+  .looseObject({
+    program: z.string(),
+    window: WindowRangeSchema,
+    rates: RatesSchema,
+    ecosystem: RatesSchema,
+    providers: z.array(RatesSchema.extend({ rpcLabel: z.string(), rpcHash: z.string() })),
+    pending: count,
+  })
+  .meta({ id: "Baseline" });
+
+const periodSchema = z.looseObject({ since: ms, until: ms });
+export const ReleaseDiffSchema = z
+  .looseObject({
+    program: z.string(),
+    window: z.string().describe("the window name: 1d, 7d or 30d"),
+    deploy: z.looseObject({ slot: count, deployedAt: ms.nullable(), detectedAt: ms.nullable(), effectiveAt: ms, authority: z.string().nullable() }),
+    previousDeploy: z.looseObject({ slot: count, deployedAt: ms }).nullable(),
+    periods: z.looseObject({ pre: periodSchema, post: periodSchema }),
+    pre: RatesSchema,
+    post: RatesSchema,
+    issues: z.array(
+      z.looseObject({
+        fingerprint: z.string(),
+        instruction: z.string().nullable(),
+        errName: z.string().nullable(),
+        outcome: z.string(),
+        preCount: count,
+        postCount: count,
+        preRate: share,
+        postRate: share,
+        delta: z.number(),
+        pValue: z.number(),
+        status: z.enum(["new", "regressed", "resolved", "unchanged"]),
+      }),
+    ),
+    instructions: z.array(
+      z.looseObject({
+        instruction: z.string(),
+        preAttempts: count,
+        postAttempts: count,
+        preFailureRate: share,
+        postFailureRate: share,
+        cuP95Pre: z.number().nullable(),
+        cuP95Post: z.number().nullable(),
+        cuP95Shift: z.number().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "ReleaseDiff" });
+
+export const IssueSchema = z
+  .looseObject({
+    fingerprint: z.string(),
+    outcome: z.string(),
+    failingProgram: z.string().nullable(),
+    instruction: z.string().nullable(),
+    errCode: z.number().int().nullable(),
+    errName: z.string().nullable(),
+    dropClass: z.string().nullable(),
+    count,
+    count7d: count,
+    share,
+    wallets: count,
+    firstSeen: ms,
+    lastSeen: ms,
+    sampleSig: z.string().nullable(),
+    botShare: share,
+  })
+  .meta({ id: "Issue" });
+
+export const TopIssuesSchema = z
+  .looseObject({
+    program: z.string(),
+    window: WindowRangeSchema,
+    segment: z.enum(["human", "mixed", "bot"]).nullable(),
+    segments: z.looseObject({ human: z.array(IssueSchema), mixed: z.array(IssueSchema), bot: z.array(IssueSchema) }),
+  })
+  .meta({ id: "TopIssues" });
+
+export const CuHeadroomSchema = z
+  .looseObject({
+    program: z.string(),
+    window: WindowRangeSchema,
+    instructions: z.array(
+      z.looseObject({
+        instruction: z.string(),
+        samples: count,
+        cuUsed: z.looseObject({ p50: z.number(), p95: z.number(), max: z.number() }),
+        cuRequestedP50: z.number().nullable(),
+        headroomP95: z.number().nullable(),
+        exceeded: count,
+        trend: z.array(z.looseObject({ day: z.string(), cuP95: z.number() })),
+      }),
+    ),
+  })
+  .meta({ id: "CuHeadroom" });
+
+export const WalletHistorySchema = z
+  .looseObject({
+    program: z.string(),
+    wallet: z.string(),
+    window: WindowRangeSchema,
+    summary: RatesSchema,
+    items: z.array(
+      z.looseObject({
+        sig: z.string().nullable(),
+        sentAt: ms,
+        receivedAt: ms,
+        outcome: z.string().nullable().describe("landed, failed_onchain, dropped, preflight; null while pending"),
+        pending: z.boolean(),
+        dropClass: z.string().nullable(),
+        instruction: z.string().nullable(),
+        errName: z.string().nullable(),
+        rpcLabel: z.string(),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "WalletHistory" });
+
+export const ProviderReportSchema = z
+  .looseObject({
+    program: z.string(),
+    window: WindowRangeSchema,
+    providers: z.array(
+      z.looseObject({
+        rpcLabel: z.string(),
+        rpcHash: z.string(),
+        attempts: count,
+        dropped: count,
+        dropRate: share,
+        ci95: interval,
+        expiredShare: share,
+        timeToLandMs: z.looseObject({ p50: z.number().nullable(), p95: z.number().nullable() }),
+      }),
+    ),
+  })
+  .meta({ id: "ProviderReport" });
+
+export const ProgramsSchema = z
+  .looseObject({
+    items: z.array(z.looseObject({ program: z.string(), attempts: count, lastSeen: ms.nullable() })),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "Programs" });
+
+const jobRun = z.looseObject({
+  lastRunAt: ms.nullable(),
+  ok: z.boolean().nullable(),
+  durationMs: z.number().nullable(),
+  error: z.string().nullable(),
+});
+export const StatusSchema = z
+  .looseObject({
+    version: z.string(),
+    lake: z.looseObject({ envelopes: count, spoolBacklog: count.nullable() }),
+    jobs: z.record(z.string(), jobRun),
+  })
+  .meta({ id: "Status" });
+
+export const IngestAcceptedSchema = z.looseObject({ accepted: count }).meta({ id: "IngestAccepted" });
+
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+export type WhyBody = z.infer<typeof WhySchema>;
+export type DiagnoseDropBody = z.infer<typeof DiagnoseDropSchema>;
+export type BaselineBody = z.infer<typeof BaselineSchema>;
+export type ReleaseDiffBody = z.infer<typeof ReleaseDiffSchema>;
+export type TopIssuesBody = z.infer<typeof TopIssuesSchema>;
+export type CuHeadroomBody = z.infer<typeof CuHeadroomSchema>;
+export type WalletHistoryBody = z.infer<typeof WalletHistorySchema>;
+export type ProviderReportBody = z.infer<typeof ProviderReportSchema>;
+export type StatusBody = z.infer<typeof StatusSchema>;
+
+// Static conformance: each query function's answer type fits its documented schema.
+type Fits<A, B> = A extends B ? true : never;
+export const CONFORMS: [
+  Fits<WhyAnswer, WhyBody>,
+  Fits<DiagnoseDropAnswer, DiagnoseDropBody>,
+  Fits<BaselineResponse, BaselineBody>,
+  Fits<ReleaseDiffResponse, ReleaseDiffBody>,
+  Fits<TopIssuesResponse, TopIssuesBody>,
+  Fits<CuHeadroomResponse, CuHeadroomBody>,
+  Fits<WalletHistoryResponse, WalletHistoryBody>,
+  Fits<ProviderReportResponse, ProviderReportBody>,
+] = [true, true, true, true, true, true, true, true];

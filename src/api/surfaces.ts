@@ -1,0 +1,34 @@
+// The routes beside /v1 (issue 12): MCP over Streamable HTTP at /mcp, the Slack slash command at
+// /chat/slack (only with SLACK_SIGNING_SECRET), the OpenAPI document and its rendered reference.
+// Mounted by app.ts with its public rate limit; all answer from src/contract/questions.ts.
+
+import type { Elysia } from "elysia";
+import { handleSlackCommand, type SlackOptions } from "../chat";
+import { openApiDocument, type QuestionDeps } from "../contract";
+import { handleMcpRequest } from "../mcp";
+import { docsPage, REDOC_BUNDLE_PATH, redocBundle } from "./docs-page";
+
+type RateLimited = (handler: (request: Request) => Promise<Response> | Response) => (context: any) => Promise<Response>;
+
+export type SurfaceOptions = {
+  questions: QuestionDeps;
+  /** Wraps a handler with the public rate limit and error rendering (app.ts). */
+  limited: RateLimited;
+  /** Overrides for the Slack handler (tests: inline budget, response_url poster). */
+  chat?: Partial<Pick<SlackOptions, "inlineBudgetMs" | "postResponse">>;
+};
+
+export function mountSurfaces(app: Elysia<any, any, any, any, any, any, any>, { questions, limited, chat }: SurfaceOptions): void {
+  const { config } = questions.ctx;
+  const slack = config.SLACK_SIGNING_SECRET !== undefined;
+  app.post("/mcp", limited((request) => handleMcpRequest(request, questions)), { parse: "none" });
+  app.get("/mcp", limited((request) => handleMcpRequest(request, questions)));
+  app.delete("/mcp", limited((request) => handleMcpRequest(request, questions)));
+  app.get("/openapi.json", limited(() => Response.json(openApiDocument({ slack }))));
+  app.get("/docs", limited(() => docsPage()));
+  app.get(REDOC_BUNDLE_PATH, limited(() => redocBundle()));
+  if (slack) {
+    const options: SlackOptions = { signingSecret: config.SLACK_SIGNING_SECRET!, questions, clock: questions.ctx.clock, ...chat };
+    app.post("/chat/slack", limited((request) => handleSlackCommand(request, options)), { parse: "none" });
+  }
+}

@@ -1,0 +1,250 @@
+// The OpenAPI 3.1 description of the server, generated from the same zod schemas the answers are
+// validated against (src/analytics/queries/schemas.ts) and the same question table the routes,
+// MCP tools and chat bot are built from, so it cannot describe a route that does not exist or a
+// shape the server does not give. Served at GET /openapi.json and rendered at /docs.
+
+import { z } from "zod";
+import { ingestBodySchema } from "../ingest/envelope";
+import {
+  ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
+} from "../analytics/queries/schemas";
+import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
+import { VERSION } from "../version";
+import { PARAMS, QUESTIONS, type ParamName } from "./questions";
+
+type JsonObject = Record<string, unknown>;
+type Operation = {
+  method: "get" | "post" | "delete" | "options";
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: JsonObject[];
+  requestBody?: JsonObject;
+  responses: Record<string, JsonObject>;
+  security?: JsonObject[];
+};
+
+const REF = (id: string) => `#/components/schemas/${id}`;
+const errorResponse = (codes: ErrorCode[]) => ({
+  description: `Error (${codes.join(", ")}): \`{ error: { code, message } }\``,
+  content: { "application/json": { schema: { $ref: REF("Error") } } },
+});
+
+/** Status → error response, grouping the codes that share a status. */
+function errorResponses(codes: ErrorCode[]): Record<string, JsonObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [String(status), errorResponse(group)]));
+}
+
+function parameter(name: ParamName, where: "path" | "query"): JsonObject {
+  const spec = PARAMS[name];
+  const schema: JsonObject = { type: spec.integer ? "integer" : "string" };
+  if (spec.enum) schema.enum = spec.enum;
+  return { name, in: where, required: where === "path", description: spec.description, schema, ...(spec.example ? { example: spec.example } : {}) };
+}
+
+/** Elysia's `/v1/why/:sig` → OpenAPI's `/v1/why/{sig}`. */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+
+/** Components: every schema with an id, as JSON Schema 2020-12 ($refs into components). */
+function componentSchemas(): Record<string, JsonObject> {
+  const registry = z.registry<{ id: string }>();
+  const questionSchemas = QUESTIONS.map((q) => q.response);
+  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
+    const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
+    if (id && !registry.has(schema)) registry.add(schema, { id });
+  }
+  registry.add(ingestBodySchema, { id: "IngestBody" });
+  const out = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => REF(id), unrepresentable: "any" }) as { schemas: Record<string, JsonObject> };
+  // Components are addressed by name; the document declares the dialect once.
+  for (const schema of Object.values(out.schemas)) {
+    delete schema.$id;
+    delete schema.$schema;
+    dropSafeIntegerBounds(schema);
+  }
+  return out.schemas;
+}
+
+/** zod writes ±MAX_SAFE_INTEGER bounds on every integer: noise to a reader (and to sample renderers). */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(dropSafeIntegerBounds);
+  if (typeof node !== "object" || node === null) return;
+  const record = node as JsonObject;
+  if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+  if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+  for (const value of Object.values(record)) dropSafeIntegerBounds(value);
+}
+
+function operations(options: { slack: boolean }): Operation[] {
+  const ops: Operation[] = [];
+  for (const q of QUESTIONS) {
+    const scoped = q.queryParams.includes("scope");
+    ops.push({
+      method: "get",
+      path: openApiPath(q.path),
+      operationId: q.name,
+      summary: q.summary,
+      description: `${q.description}\n\nMCP tool twin: \`${q.name}\`.`,
+      tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : "Programs"],
+      parameters: [...q.pathParams.map((p) => parameter(p, "path")), ...q.queryParams.map((p) => parameter(p, "query"))],
+      responses: {
+        "200": { description: q.summary, content: { "application/json": { schema: { $ref: REF(idOf(q.response)) }, ...(q.example ? { example: q.example } : {}) } } },
+        ...errorResponses(q.errors),
+      },
+      ...(scoped ? { security: [{}, { apiKey: [] }] } : {}),
+    });
+  }
+  ops.push({
+    method: "post",
+    path: "/v1/ingest",
+    operationId: "ingest",
+    summary: "Send telemetry envelopes",
+    description: "A batch of envelopes (one per send attempt). 202 once the whole batch is durable; a batch is accepted whole or not at all. The key goes in `x-api-key` or the body's `apiKey`.",
+    tags: ["Ingest"],
+    requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("IngestBody") } } } },
+    responses: {
+      "202": { description: "Accepted and durable", content: { "application/json": { schema: { $ref: REF("IngestAccepted") } } } },
+      ...errorResponses(["bad_request", "schema_violation", "unauthorized", "forbidden", "payload_too_large", "rate_limited", "internal", "unavailable"]),
+    },
+    security: [{ apiKey: [] }, {}],
+  });
+  ops.push({
+    method: "options",
+    path: "/v1/ingest",
+    operationId: "ingest_preflight",
+    summary: "CORS preflight for ingest",
+    description: "Browsers that send ingest as `application/json` (or with `x-api-key`) ask first; any origin may post envelopes. The SDK posts `text/plain` bodies and needs no preflight (docs/sdk.md).",
+    tags: ["Ingest"],
+    responses: { "204": { description: "Allowed: `Access-Control-Allow-Origin: *`, methods POST and OPTIONS" } },
+  });
+  ops.push({
+    method: "get",
+    path: "/v1/programs",
+    operationId: "programs",
+    summary: "The key's programs",
+    description: "The programs the key's account has sent telemetry for, with attempt counts and last-seen times. Key required.",
+    tags: ["Programs"],
+    parameters: [parameter("limit", "query"), parameter("cursor", "query")],
+    responses: {
+      "200": { description: "A page of programs", content: { "application/json": { schema: { $ref: REF("Programs") } } } },
+      ...errorResponses(["bad_request", "unauthorized", "rate_limited", "internal"]),
+    },
+    security: [{ apiKey: [] }],
+  });
+  ops.push({
+    method: "post",
+    path: "/mcp",
+    operationId: "mcp",
+    summary: "MCP (Streamable HTTP, stateless)",
+    description: "Model Context Protocol JSON-RPC messages; the tools are the twins of the read routes (docs/mcp.md). A key in `x-api-key` or `Authorization: Bearer` lets tools use `scope: \"account\"`.",
+    tags: ["Surfaces"],
+    requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message or batch" } } } },
+    responses: {
+      "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
+      "202": { description: "Notification accepted" },
+      ...errorResponses(["unauthorized", "rate_limited"]),
+      "405": { description: "GET or DELETE: this endpoint is stateless (no server-initiated stream, no session)", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+    },
+    security: [{}, { apiKey: [] }, { bearer: [] }],
+  });
+  for (const method of ["get", "delete"] as const)
+    ops.push({
+      method,
+      path: "/mcp",
+      operationId: `mcp_${method}`,
+      summary: `MCP ${method.toUpperCase()} (not used: stateless)`,
+      description: "The Streamable HTTP transport's server-initiated stream (GET) and session end (DELETE) do not apply to a stateless endpoint: 405.",
+      tags: ["Surfaces"],
+      responses: {
+        "405": { description: "Method not allowed: POST only", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+        ...errorResponses(["rate_limited"]),
+      },
+    });
+  if (options.slack)
+    ops.push({
+      method: "post",
+      path: "/chat/slack",
+      operationId: "slack",
+      summary: "Slack slash command",
+      description: "Slack's slash-command request (form-encoded, signed with the app's signing secret: `X-Slack-Signature`, `X-Slack-Request-Timestamp`). Answers in Block Kit (docs/slack.md). Served only when SLACK_SIGNING_SECRET is set.",
+      tags: ["Surfaces"],
+      requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { command: { type: "string" }, text: { type: "string" }, response_url: { type: "string" } } } } } },
+      responses: {
+        "200": { description: "Block Kit message", content: { "application/json": { schema: { type: "object", properties: { response_type: { type: "string" }, blocks: { type: "array" } } } } } },
+        ...errorResponses(["bad_request", "unauthorized", "payload_too_large", "rate_limited"]),
+      },
+    });
+  ops.push({
+    method: "get",
+    path: "/openapi.json",
+    operationId: "openapi",
+    summary: "This document",
+    description: "The OpenAPI 3.1 description of every route, generated from the server's response schemas.",
+    tags: ["Service"],
+    responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } }, ...errorResponses(["rate_limited"]) },
+  });
+  ops.push({
+    method: "get",
+    path: "/docs",
+    operationId: "docs",
+    summary: "API reference page",
+    description: "A readable rendering of this document (Redoc, served from this server: no CDN).",
+    tags: ["Service"],
+    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+  });
+  ops.push({
+    method: "get",
+    path: "/docs/redoc.standalone.js",
+    operationId: "docsRenderer",
+    summary: "The reference page's renderer",
+    description: "The Redoc standalone bundle the /docs page loads.",
+    tags: ["Service"],
+    responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+  });
+  return ops;
+}
+
+const idOf = (schema: z.ZodType) => (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id ?? "unknown";
+
+const documents = new Map<boolean, JsonObject>();
+
+/** The document (built once per process; `slack`: whether /chat/slack is served). */
+export function openApiDocument(options: { slack: boolean } = { slack: true }): JsonObject {
+  let document = documents.get(options.slack);
+  if (!document) documents.set(options.slack, (document = buildDocument(options)));
+  return document;
+}
+
+function buildDocument(options: { slack: boolean }): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const { method, path, ...operation } of operations(options)) (paths[path] ??= {})[method] = operation;
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "txray",
+      version: VERSION,
+      description:
+        "Transaction failure observability for Solana programs. JSON everywhere; timestamps are Unix milliseconds; counts are JSON numbers. " +
+        "Errors are `{ error: { code, message } }`. Read routes are public (rate-limited per client IP); with a key, `scope=account` restricts answers to its account. " +
+        "Human-written reference: docs/api.md.",
+    },
+    tags: [
+      { name: "Signatures", description: "One transaction" },
+      { name: "Programs", description: "One program's attempts, from the serving tables" },
+      { name: "Ingest", description: "Telemetry from the SDK" },
+      { name: "Service", description: "Health and this description" },
+      { name: "Surfaces", description: "MCP and chat" },
+    ],
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "txr_live_… (account) or txr_read_… (read-only) key" },
+        bearer: { type: "http", scheme: "bearer", description: "The same key as a bearer token (MCP clients)" },
+      },
+    },
+  };
+}

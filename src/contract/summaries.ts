@@ -1,0 +1,111 @@
+// Short human renderings of each question's answer: the text an MCP tool returns next to the
+// structured object, and the lines the Slack bot puts into Block Kit. A summary never adds facts the
+// object does not carry; it picks the few that answer the question at a glance.
+
+import type {
+  BaselineBody, CuHeadroomBody, DiagnoseDropBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
+} from "../analytics/queries/schemas";
+
+export type Summary = { title: string; lines: string[] };
+
+const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.001 ? 3 : 1)}%`;
+const short = (id: string | null | undefined) => (id ? (id.length > 12 ? `${id.slice(0, 4)}…${id.slice(-4)}` : id) : "—");
+const num = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toLocaleString("en-US"));
+const when = (ms: number | null | undefined) => (ms === null || ms === undefined ? "—" : new Date(ms).toISOString().replace(".000Z", "Z"));
+
+function why(a: WhyBody): Summary {
+  const lines = [`Outcome: ${a.outcome}${a.source === "chain" ? " (decoded from chain)" : ""}`];
+  if (a.outcome === "landed") lines.push(`Landed in slot ${num(a.slot)}; ${num(a.cuUsed)} CU used of ${num(a.cuRequested)} requested.`);
+  else if (a.outcome === "dropped") lines.push(`Never landed: drop class ${a.dropClass ?? "unknown"} via ${a.rpcLabel ?? "?"}. See diagnose_drop for the evidence.`);
+  else {
+    const failing = a.failingInstruction ?? a.instruction;
+    lines.push(`Failed in ${failing ?? "an instruction"}${a.ixPath ? ` (ix ${a.ixPath}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`);
+    lines.push(`Error: ${a.errName ?? "unknown"}${a.errCode !== null ? ` (${a.errCode})` : ""}${a.errMessage ? ` — ${a.errMessage}` : ""}`);
+    if (a.cuUsed !== null) lines.push(`Compute: ${num(a.cuUsed)} of ${num(a.cuRequested)} CU${a.computeExceeded ? " (budget exceeded)" : ""}.`);
+  }
+  if (a.issue) lines.push(`Issue ${a.issue.fingerprint}: ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`);
+  return { title: `why ${short(a.sig)}`, lines };
+}
+
+function diagnoseDrop(a: DiagnoseDropBody): Summary {
+  const lines = [a.dropClass ? `Drop class: ${a.dropClass} (confidence ${a.confidence === null ? "—" : pct(a.confidence)})` : `Not dropped: ${a.outcome}`];
+  for (const e of a.evidence.slice(0, 3)) lines.push(`• ${e.detail}`);
+  lines.push(`Provider ${a.provider.rpcLabel}: drop rate ${pct(a.provider.dropRate)} over ${num(a.provider.sends7d)} sends in 7 days.`);
+  lines.push(a.advice);
+  return { title: `diagnose-drop ${short(a.sig)}`, lines };
+}
+
+const ratesLine = (label: string, r: BaselineBody["rates"]) =>
+  `${label}: ${num(r.attempts)} attempts — landed ${pct(r.landingRate)}, failed ${pct(r.failureRate)}, dropped ${pct(r.dropRate)}, preflight ${pct(r.preflightRate)}`;
+
+function baseline(a: BaselineBody): Summary {
+  const lines = [ratesLine("Program", a.rates), ratesLine("Ecosystem", a.ecosystem)];
+  for (const p of a.providers.slice(0, 5)) lines.push(ratesLine(`• ${p.rpcLabel}`, p));
+  return { title: `baseline ${short(a.program)} (${a.window.name})`, lines };
+}
+
+function releaseDiff(a: ReleaseDiffBody): Summary {
+  const lines = [
+    `Deploy at slot ${a.deploy.slot} (${when(a.deploy.deployedAt ?? a.deploy.effectiveAt)}).`,
+    `Before: failed ${pct(a.pre.failureRate)}, dropped ${pct(a.pre.dropRate)} of ${num(a.pre.attempts)}; after: failed ${pct(a.post.failureRate)}, dropped ${pct(a.post.dropRate)} of ${num(a.post.attempts)}.`,
+  ];
+  const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);
+  for (const i of notable) lines.push(`• ${i.status}: ${i.errName ?? i.outcome}${i.instruction ? ` in ${i.instruction}` : ""} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)})`);
+  if (notable.length === 0) lines.push("No new or regressed issues.");
+  return { title: `release-diff ${short(a.program)}`, lines };
+}
+
+function topIssues(a: TopIssuesBody): Summary {
+  const lines: string[] = [];
+  for (const segment of ["human", "mixed", "bot"] as const) {
+    const issues = a.segments[segment];
+    if (issues.length === 0) continue;
+    lines.push(`${segment}:`);
+    for (const i of issues.slice(0, 5))
+      lines.push(`• ${num(i.count)}× ${i.errName ?? i.dropClass ?? i.outcome}${i.instruction ? ` in ${i.instruction}` : ""} (${pct(i.share)}, ${num(i.wallets)} wallets) e.g. ${short(i.sampleSig)}`);
+  }
+  if (lines.length === 0) lines.push("No failures in this window.");
+  return { title: `top issues ${short(a.program)} (${a.window.name})`, lines };
+}
+
+function cuHeadroom(a: CuHeadroomBody): Summary {
+  const lines = a.instructions
+    .slice(0, 8)
+    .map((i) => `• ${i.instruction}: p50 ${num(i.cuUsed.p50)}, p95 ${num(i.cuUsed.p95)}, max ${num(i.cuUsed.max)} CU; requested ${num(i.cuRequestedP50)}; headroom ${num(i.headroomP95)}; exceeded ${num(i.exceeded)}×`);
+  if (lines.length === 0) lines.push("No decoded instructions in this window.");
+  return { title: `CU headroom ${short(a.program)} (${a.window.name})`, lines };
+}
+
+function walletHistory(a: WalletHistoryBody): Summary {
+  const lines = [ratesLine("Summary", a.summary)];
+  for (const i of a.items.slice(0, 10))
+    lines.push(`• ${when(i.sentAt)} ${short(i.sig)} ${i.pending ? "pending" : i.outcome}${i.errName ? ` ${i.errName}` : ""}${i.dropClass ? ` ${i.dropClass}` : ""} via ${i.rpcLabel}`);
+  if (a.nextCursor) lines.push("More: pass nextCursor as cursor.");
+  return { title: `wallet ${short(a.wallet)} at ${short(a.program)} (${a.window.name})`, lines };
+}
+
+function providerReport(a: ProviderReportBody): Summary {
+  const lines = a.providers.map(
+    (p) => `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); time to land p50 ${num(p.timeToLandMs.p50)} ms`,
+  );
+  if (lines.length === 0) lines.push("No resolved sends in this window.");
+  return { title: `providers ${short(a.program)} (${a.window.name})`, lines };
+}
+
+function status(a: StatusBody): Summary {
+  const lines = [`Version ${a.version}; lake ${num(a.lake.envelopes)} envelopes; spool backlog ${num(a.lake.spoolBacklog)} bytes.`];
+  for (const [job, run] of Object.entries(a.jobs)) lines.push(`• ${job}: ${run.ok === null ? "running" : run.ok ? "ok" : `failed (${run.error})`} at ${when(run.lastRunAt)}`);
+  return { title: "txray status", lines };
+}
+
+const SUMMARIES: Record<string, (answer: any) => Summary> = {
+  why, diagnose_drop: diagnoseDrop, baseline, release_diff: releaseDiff, top_issues: topIssues, cu_headroom: cuHeadroom,
+  wallet_history: walletHistory, provider_report: providerReport, status,
+};
+
+export function summarize(question: string, answer: unknown): Summary {
+  const render = SUMMARIES[question];
+  return render ? render(answer) : { title: question, lines: [JSON.stringify(answer)] };
+}
+
+export const summaryText = (summary: Summary) => [summary.title, ...summary.lines].join("\n");

@@ -1,0 +1,111 @@
+// The MCP tool twins of the read routes (DESIGN §7): one tool per question of
+// src/contract/questions.ts, calling the same query function with the same raw arguments as the
+// route, returning the route's object as structuredContent plus a short text. Input schemas
+// describe the parameters (types, enums) but accept anything: the query layer validates, exactly
+// as for HTTP, so a bad argument comes back as a tool error carrying the same code and message as
+// the route's 400. Errors: isError with text `code (HTTP status): message` and the error body in
+// `_meta["txray/error"]` (structuredContent would have to match the output schema).
+
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { accountForScope } from "../api/auth";
+import { PARAMS, QUESTIONS, summarize, summaryText, type Question, type QuestionArgs, type QuestionDeps } from "../contract";
+import { TxrayError } from "../shared/errors";
+import { describeError } from "../shared/logger";
+import { VERSION } from "../version";
+
+const INSTRUCTIONS =
+  "txray answers why Solana transactions of a program fail, drop or land: per signature (why, diagnose_drop) and per program " +
+  "(baseline, top_issues, release_diff, cu_headroom, provider_report, wallet_history). Program ids, wallets and signatures are base58. " +
+  "Analytical answers come from tables rebuilt every few minutes; status tells how fresh they are.";
+
+/** A question's input schema: documented types, validated by the query layer (see header). */
+export function inputSchema(question: Question) {
+  return schemasOf(question).input;
+}
+
+/** Built once per question: /mcp creates a server per request. */
+const schemaCache = new Map<string, { input: z.ZodObject; output: z.ZodObject }>();
+function schemasOf(question: Question) {
+  let schemas = schemaCache.get(question.name);
+  if (!schemas) {
+    // The output: the same shape without the component id, so the root is an object schema rather
+    // than a $ref (nested components such as Rates become local $defs).
+    schemas = { input: buildInputSchema(question), output: z.looseObject((question.response as z.ZodObject).shape) };
+    schemaCache.set(question.name, schemas);
+  }
+  return schemas;
+}
+
+function buildInputSchema(question: Question): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of [...question.pathParams, ...question.queryParams]) {
+    const spec = PARAMS[name];
+    shape[name] = z
+      .unknown()
+      .optional()
+      .meta({
+        type: spec.integer ? "integer" : "string",
+        description: spec.description,
+        ...(spec.enum ? { enum: spec.enum } : {}),
+        ...(spec.example ? { examples: [spec.example] } : {}),
+      });
+  }
+  return z.object(shape).meta({ required: question.pathParams });
+}
+
+/** Tool arguments as the route would see them: strings (numbers written the way a URL would carry them). */
+function toArgs(question: Question, input: Record<string, unknown>): QuestionArgs {
+  const args: QuestionArgs = {};
+  for (const name of [...question.pathParams, ...question.queryParams]) {
+    const value = input[name];
+    args[name] = value === undefined || value === null ? (question.pathParams.includes(name) ? "" : null) : typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return args;
+}
+
+export function toolError(error: unknown, deps: QuestionDeps): CallToolResult {
+  const known = error instanceof TxrayError ? error : null;
+  if (!known) deps.ctx.logger.error("internal error in an MCP tool", { error: describeError(error) });
+  const code = known?.code ?? "internal";
+  const message = known?.message ?? "internal error";
+  const status = known?.status ?? 500;
+  const retry = known?.retryAfterSeconds;
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${code} (HTTP ${status}): ${message}${retry !== undefined ? ` — retry in ${retry}s` : ""}` }],
+    _meta: { "txray/error": { code, message, status, ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) } },
+  };
+}
+
+/**
+ * An MCP server with every tool. `key`: the API key the client presented (HTTP transport), which
+ * `scope: "account"` restricts answers to, like `?scope=account` on the routes; null over stdio.
+ */
+export function createMcpServer(deps: QuestionDeps, key: string | null): McpServer {
+  const server = new McpServer({ name: "txray", version: VERSION }, { instructions: INSTRUCTIONS });
+  for (const question of QUESTIONS) {
+    server.registerTool(
+      question.name,
+      {
+        title: question.summary,
+        description: question.description,
+        inputSchema: schemasOf(question).input,
+        outputSchema: schemasOf(question).output,
+        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
+      },
+      async (input: Record<string, unknown>): Promise<CallToolResult> => {
+        try {
+          const args = toArgs(question, input);
+          const accountId = question.queryParams.includes("scope") ? accountForScope(deps.ctx.control, key, args.scope) : null;
+          const answer = (await question.answer(deps, args, accountId)) as Record<string, unknown>;
+          return { structuredContent: answer, content: [{ type: "text", text: summaryText(summarize(question.name, answer)) }] };
+        } catch (error) {
+          return toolError(error, deps);
+        }
+      },
+    );
+  }
+  return server;
+}

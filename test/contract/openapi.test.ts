@@ -1,0 +1,200 @@
+// /openapi.json against the server that serves it: every route the app serves is documented with
+// its parameters, and every route's real answers (and its error answers) validate against the
+// documented schemas, checked twice: with the zod schemas and with the JSON Schema in the document
+// (Ajv, draft 2020-12), so neither can drift from what the server sends.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020";
+import { ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema } from "../../src/analytics/queries/schemas";
+import { QUESTIONS } from "../../src/contract/questions";
+import { makeEnvelope } from "../helpers/envelopes";
+import { testServer } from "../helpers/server";
+import { makeAnswersWorld, randomAddress, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
+
+let world: AnswersWorld;
+let server: WorldServer;
+let doc: any;
+let ajv: Ajv2020;
+
+beforeAll(async () => {
+  world = await makeAnswersWorld();
+  server = await serveWorld(world, { SLACK_SIGNING_SECRET: "secret" });
+  const response = await server.get("/openapi.json");
+  expect(response.status).toBe(200);
+  doc = response.body;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: "openapi", components: doc.components });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  world?.dispose();
+});
+
+const toOpenApi = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+
+/** Validates a body against the documented response of (method, path, status); returns the errors. */
+function documented(method: string, path: string, status: number, body: unknown): string[] {
+  const operation = doc.paths[path]?.[method];
+  if (!operation) return [`${method} ${path} is not documented`];
+  const response = operation.responses[String(status)];
+  if (!response) return [`${method} ${path} does not document status ${status}`];
+  const schema = response.content?.["application/json"]?.schema;
+  if (!schema) return [`${method} ${path} ${status} has no JSON schema`];
+  const ref = schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema;
+  const validate = ajv.compile(ref);
+  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+describe("/openapi.json", () => {
+  test("is OpenAPI 3.1 and documents every route the server serves, with its path parameters", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const served = (server.app.routes as { method: string; path: string }[]).map((r) => ({ method: r.method.toLowerCase(), path: toOpenApi(r.path) }));
+    expect(served.length).toBeGreaterThanOrEqual(18);
+    for (const { method, path } of served) {
+      expect({ method, path, documented: Boolean(doc.paths[path]?.[method]) }).toEqual({ method, path, documented: true });
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const parameters = (doc.paths[path][method].parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => p.name);
+      expect(parameters).toEqual(names);
+    }
+    // And nothing documented that is not served.
+    const documentedOps = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((method) => `${method} ${path}`));
+    expect(documentedOps.sort()).toEqual(served.map((s) => `${s.method} ${s.path}`).sort());
+  });
+
+  test("docs/api.md names every route the server serves", () => {
+    const docs = require("node:fs").readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8") as string;
+    for (const route of server.app.routes as { path: string }[]) {
+      const stem = route.path.split("/:")[0];
+      expect({ route: route.path, documented: docs.includes(stem) }).toEqual({ route: route.path, documented: true });
+    }
+  });
+
+  test("each question's query parameters, response schema and error statuses are documented", () => {
+    for (const q of QUESTIONS) {
+      const op = doc.paths[toOpenApi(q.path)].get;
+      expect(op.operationId).toBe(q.name);
+      expect(op.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name)).toEqual(q.queryParams);
+      expect(op.responses["200"].content["application/json"].schema.$ref).toStartWith("#/components/schemas/");
+      expect(Object.keys(op.responses)).toContain("429");
+    }
+    expect(doc.paths["/v1/baseline/{program}"].get.parameters.find((p: any) => p.name === "window").schema.enum).toEqual(["1d", "7d", "30d"]);
+    expect(doc.components.schemas.Rates.properties.ci95).toBeDefined();
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain("pending");
+    for (const q of QUESTIONS.filter((q) => q.example)) {
+      expect(q.response.safeParse(q.example).success).toBe(true);
+      expect(documented("get", toOpenApi(q.path), 200, doc.paths[toOpenApi(q.path)].get.responses["200"].content["application/json"].example)).toEqual([]);
+    }
+  });
+
+  test("the checks can fail: a body missing a field or with a renamed one does not validate", async () => {
+    const body = (await server.get(`/v1/baseline/${world.program}`)).body;
+    const { rates, ...withoutRates } = body;
+    expect(documented("get", "/v1/baseline/{program}", 200, withoutRates)).not.toEqual([]);
+    expect(documented("get", "/v1/baseline/{program}", 200, { ...body, rates: { ...rates, attempts: "12" } })).not.toEqual([]);
+    expect(QUESTIONS.find((q) => q.name === "baseline")!.response.safeParse(withoutRates).success).toBe(false);
+    expect(documented("get", "/v1/baseline/{program}", 200, { ...body, extraField: 1 })).toEqual([]); // fields may be added
+  });
+});
+
+describe("real answers validate against the documented schemas", () => {
+  test("every question's answers (zod schema and the document's JSON Schema)", async () => {
+    const { program, wallet, sigs } = world;
+    const asks: [string, string][] = [
+      ["why", `/v1/why/${sigs.failed}`],
+      ["why", `/v1/why/${sigs.landed}`],
+      ["why", `/v1/why/${sigs.dropped}`],
+      ["why", `/v1/why/${sigs.chain}`],
+      ["diagnose_drop", `/v1/diagnose-drop/${sigs.dropped}`],
+      ["diagnose_drop", `/v1/diagnose-drop/${sigs.landed}`],
+      ["status", `/v1/status`],
+    ];
+    for (const window of ["1d", "7d", "30d"])
+      for (const p of [program, world.otherProgram])
+        asks.push(
+          ["baseline", `/v1/baseline/${p}?window=${window}`],
+          ["top_issues", `/v1/top-issues/${p}?window=${window}&limit=500`],
+          ["cu_headroom", `/v1/cu-headroom/${p}?window=${window}`],
+          ["provider_report", `/v1/provider-report/${p}?window=${window}`],
+          ["release_diff", `/v1/release-diff/${p}?window=${window}`],
+          ["wallet_history", `/v1/wallet/${p}/${wallet}?window=${window}&limit=500`],
+        );
+    asks.push(["baseline", `/v1/baseline/${program}?window=30d&scope=account`]);
+    let validated = 0;
+    for (const [name, path] of asks) {
+      const question = QUESTIONS.find((q) => q.name === name)!;
+      const response = await server.get(path, path.includes("scope=account") ? { "x-api-key": world.keys.a } : {});
+      if (response.status === 404 && name === "release_diff") continue; // a program without a deploy
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      const parsed = question.response.safeParse(response.body);
+      expect({ path, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ path, issues: [] });
+      expect({ path, errors: documented("get", toOpenApi(question.path), 200, response.body) }).toEqual({ path, errors: [] });
+      validated++;
+    }
+    expect(validated).toBeGreaterThan(30);
+  });
+
+  test("error answers: the documented Error shape under a documented status", async () => {
+    const { program, wallet, sigs } = world;
+    const errors: [string, string, Record<string, string>?][] = [
+      ["/v1/why/{sig}", `/v1/why/not-a-sig`],
+      ["/v1/why/{sig}", `/v1/why/${sigs.unknown}`],
+      ["/v1/why/{sig}", `/v1/why/${sigs.pending}`],
+      ["/v1/diagnose-drop/{sig}", `/v1/diagnose-drop/${sigs.pending}`],
+      ["/v1/diagnose-drop/{sig}", `/v1/diagnose-drop/${sigs.unknown}`],
+      ["/v1/baseline/{program}", `/v1/baseline/${program}?window=2d`],
+      ["/v1/baseline/{program}", `/v1/baseline/${randomAddress()}`],
+      ["/v1/baseline/{program}", `/v1/baseline/${program}?scope=account`],
+      ["/v1/baseline/{program}", `/v1/baseline/${program}?scope=account`, { "x-api-key": "txr_read_" + "x".repeat(32) }],
+      ["/v1/top-issues/{program}", `/v1/top-issues/${program}?segment=robots`],
+      ["/v1/release-diff/{program}", `/v1/release-diff/${program}?deploy=12345`],
+      ["/v1/cu-headroom/{program}", `/v1/cu-headroom/abc`],
+      ["/v1/provider-report/{program}", `/v1/provider-report/${program}?window=1w`],
+      ["/v1/wallet/{program}/{wallet}", `/v1/wallet/${program}/${wallet}?cursor=garbage`],
+      ["/v1/programs", `/v1/programs`],
+    ];
+    for (const [documentedPath, path, headers] of errors) {
+      const response = await server.get(path, headers);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(ErrorBodySchema.safeParse(response.body).success).toBe(true);
+      expect({ path, errors: documented("get", documentedPath, response.status, response.body) }).toEqual({ path, errors: [] });
+    }
+  });
+
+  test("ingest, programs, 503 before the tables are built, 429, /mcp's 405", async () => {
+    const fresh = await testServer({ PUBLIC_RATE_PER_MINUTE: "3" });
+    try {
+      const key = fresh.key("acme");
+      const accepted = await fresh.ingest({ envelopes: [makeEnvelope()] }, { "x-api-key": key });
+      expect(accepted.status).toBe(202);
+      expect(IngestAcceptedSchema.safeParse(accepted.body).success).toBe(true);
+      expect(documented("post", "/v1/ingest", 202, accepted.body)).toEqual([]);
+      const bad = await fresh.ingest({ envelopes: [{ ...makeEnvelope(), sentAt: "soon" }] }, { "x-api-key": key });
+      expect(documented("post", "/v1/ingest", bad.status, bad.body)).toEqual([]);
+      const programs = await fresh.get("/v1/programs", { "x-api-key": key });
+      expect(programs.status).toBe(200);
+      expect(ProgramsSchema.safeParse(programs.body).success).toBe(true);
+      expect(documented("get", "/v1/programs", 200, programs.body)).toEqual([]);
+      const unbuilt = await fresh.get(`/v1/baseline/${world.program}`);
+      expect(unbuilt.status).toBe(503);
+      expect(documented("get", "/v1/baseline/{program}", 503, unbuilt.body)).toEqual([]);
+      let limited = await fresh.get("/openapi.json");
+      for (let i = 0; i < 5 && limited.status !== 429; i++) limited = await fresh.get("/openapi.json");
+      expect(limited.status).toBe(429);
+      expect(documented("get", "/openapi.json", 429, limited.body)).toEqual([]);
+      // /mcp spends the same per-IP budget as the read routes.
+      const mcp = await fetch(`${fresh.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(mcp.status).toBe(429);
+      expect(documented("post", "/mcp", 429, await mcp.json())).toEqual([]);
+    } finally {
+      await fresh.stop();
+    }
+    const get = await fetch(`${server.url}/mcp`);
+    expect(get.status).toBe(405);
+    expect(documented("get", "/mcp", 405, await get.json())).toEqual([]);
+  });
+});

@@ -1,0 +1,125 @@
+// A data directory every surface can answer from: a generated lake with built serving tables (as
+// test/analytics does), resolved attempts in the attempt index (a failure, a drop with evidence, a
+// landing) and one still pending, plus a recorded-mainnet RPC for signatures txray never ingested.
+// Then a real txray app over it on loopback (Date.now clock, like a deployment), so HTTP routes,
+// MCP (stdio child or /mcp) and Slack can be compared on the same data.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateLake } from "../../src/analytics/generate";
+import { buildServingTables } from "../../src/analytics/tables/build";
+import { closeServingTables } from "../../src/analytics/serving/reader";
+import { createApp, type AppDeps } from "../../src/api/app";
+import { EMPTY_STORY } from "../../src/chain/decode/story";
+import { loadConfig } from "../../src/config";
+import { createContext, type Context } from "../../src/context";
+import { createAccountKey } from "../../src/control";
+import { Spool } from "../../src/ingest/spool";
+import { silentLogger } from "../../src/shared/logger";
+import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
+import { randomAddress, randomSignature } from "./envelopes";
+
+export const END_MS = 1_763_700_000_000;
+
+export type AnswersWorld = {
+  dataDir: string;
+  env: Record<string, string>;
+  program: string;
+  otherProgram: string;
+  wallet: string;
+  keys: { a: string; b: string };
+  sigs: { failed: string; dropped: string; landed: string; pending: string; chain: string; unknown: string };
+  rpc: ReturnType<typeof startRecordedRpc>;
+  dispose(): void;
+};
+
+export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld> {
+  const dataDir = mkdtempSync(join(tmpdir(), "txray-answers-"));
+  const chainTx = recordedTransaction("19_"); // a failed Jupiter route on mainnet
+  const rpc = startRecordedRpc([chainTx]);
+  const env = { TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url, TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "silent", INGEST_WORKERS: "0", INGEST_NATIVE: "off", FLUSH_NATIVE: "off" };
+  const ctx = await createContext(loadConfig(env), { logger: silentLogger, clock: () => END_MS });
+  const a = createAccountKey(ctx.control, "team-a", "read", END_MS);
+  const b = createAccountKey(ctx.control, "team-b", "read", END_MS);
+  const generated = await generateLake({
+    dataDir, envelopes, programs: 3, days: 30, seed: 11, endMs: END_MS, accounts: [a.record.accountId, b.record.accountId], control: ctx.control, threads: 2,
+  });
+  await buildServingTables(ctx);
+  const program = generated.programs[0];
+  const [{ payer: wallet }] = await ctx.duck.all<{ payer: string }>(
+    `SELECT payer, count(*) AS n FROM read_parquet('${ctx.paths.lake}/envelopes/**/*.parquet', hive_partitioning = true) WHERE program = '${program}' GROUP BY payer ORDER BY n DESC, payer LIMIT 1`,
+  );
+  const sigs = { failed: randomSignature(), dropped: randomSignature(), landed: randomSignature(), pending: randomSignature(), chain: chainTx.sig, unknown: randomSignature() };
+  indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
+  closeServingTables(ctx);
+  ctx.close();
+  return {
+    dataDir, env, program, otherProgram: generated.programs[1], wallet, keys: { a: a.key, b: b.key }, sigs, rpc,
+    dispose() {
+      rpc.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolved attempts as the resolver records them in the attempt index, and one pending. */
+function indexAttempts(ctx: Context, program: string, payer: string, accountId: string, sigs: AnswersWorld["sigs"]) {
+  const now = Date.now();
+  const insert = ctx.control.query(
+    `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
+       cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const failedStory = {
+    ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", ixPath: "1", cpiDepth: 0, errCode: 6001, errName: "SlippageToleranceExceeded",
+    errMessage: "Slippage tolerance exceeded", failingProgram: program, cuUsed: 104_305, cuRequested: 146_000, errorKey: "custom:6001", txError: '{"InstructionError":[1,{"Custom":6001}]}',
+  };
+  const rows: [string, string, string, string | null, string | null, object][] = [
+    [sigs.failed, "failed_onchain", "helius", "v1:00000000000000aa", null, { outcome: "failed_onchain", slot: 289_000_001, blockTime: now - 3_600_000, err: failedStory.txError, story: failedStory, drop: null, fingerprint: "v1:00000000000000aa" }],
+    [sigs.landed, "landed", "triton", null, null, { outcome: "landed", slot: 289_000_002, blockTime: now - 3_500_000, err: null, story: { ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", cuUsed: 90_000, cuRequested: 200_000 }, drop: null, fingerprint: null }],
+    [sigs.dropped, "dropped", "public", "v1:00000000000000bb", "rpc_not_forwarding", {
+      outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: "v1:00000000000000bb",
+      drop: { dropClass: "rpc_not_forwarding", confidence: 0.78, evidence: [
+        { kind: "blockhash_expired", detail: "confirmed block height 1001 passed lastValidBlockHeight 1000", value: 1 },
+        { kind: "provider_drop_rate", detail: "public dropped 30 of 60 sends within 15 min", value: 0.5 },
+      ] },
+    }],
+  ];
+  rows.forEach(([sig, outcome, label, fingerprint, dropClass, story], i) =>
+    insert.run(`att-${i}`, sig, accountId, program, outcome, payer, `${i}`.repeat(16), label, now - 3_600_000 + i, now - 3_000_000, null, fingerprint, dropClass, JSON.stringify(story)),
+  );
+  ctx.control
+    .query(
+      `INSERT INTO pending_attempts (attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer, next_check_at)
+       VALUES ('att-pending', ?, ?, ?, 1000, ?, ?, 'ffffffffffffffff', 'helius', ?, ?)`,
+    )
+    .run(accountId, program, sigs.pending, now, now, payer, now + 30_000);
+}
+
+/** A real txray app over the world's data dir on a free loopback port (as server.ts starts it, without jobs). */
+export async function serveWorld(world: AnswersWorld, env: Record<string, string> = {}, chat?: AppDeps["chat"]) {
+  const ctx = await createContext(loadConfig({ ...world.env, API_HOST: "127.0.0.1", ...env }), { logger: silentLogger });
+  const spool = new Spool({ dir: ctx.paths.spool(ctx.config.TXRAY_NODE_ID), nodeId: ctx.config.TXRAY_NODE_ID, sealAfterMs: 1000, maxSegmentBytes: 1 << 20, clock: ctx.clock, logger: ctx.logger });
+  spool.open();
+  const app = createApp({ ctx, spool, chat });
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  const url = `http://127.0.0.1:${app.server!.port}`;
+  return {
+    ctx,
+    app,
+    url,
+    async get(path: string, headers: Record<string, string> = {}) {
+      const response = await fetch(url + path, { headers });
+      return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+    },
+    async stop() {
+      await app.server!.stop(true);
+      await spool.close();
+      closeServingTables(ctx);
+      ctx.close();
+    },
+  };
+}
+
+export type WorldServer = Awaited<ReturnType<typeof serveWorld>>;
+export { randomAddress };
