@@ -101,7 +101,7 @@ svg.ci .point { fill: var(--band); }
 .providers { font-size: 0.85em; }
 .methodology p { max-width: 75ch; }
 @media (min-width: 1100px) { code.id .full { display: inline; } code.id .short { display: none; } }
-@media (max-width: 700px) { .opt { display: none; } svg.ci { width: 72px; } body { font-size: 14px; } th, td { padding: 7px 4px; } }
+@media (max-width: 700px) { .opt { display: none; } .rate { flex-direction: column; align-items: flex-start; gap: 2px; } svg.ci { width: 76px; } body { font-size: 14px; } th, td { padding: 7px 4px; } header, main { padding: 0 10px; } }
 `;
 
 const SCRIPT = `
@@ -161,7 +161,7 @@ export function renderPage(snapshot: Snapshot): string {
 <header>
 <h1>Landing Score</h1>
 <p class="sub">Solana programs ranked by how reliably their sent transactions land · the 7 days ending ${escapeHtml(snapshot.date)} (${windowText})</p>
-<p class="notice"><strong>This is a sample.</strong> Each program's figures come from a deterministic hash sample of its send attempts (the Sample column; about ${thousands(snapshot.sampling.maxSampledSends)} sends at most). Programs with fewer than ${snapshot.minimumSends} sampled sends are not listed. Ranked by the lower end of the landing rate's 95% interval.</p>
+<p class="notice"><strong>This is a sample.</strong> Each program's figures come from a deterministic hash sample of its send attempts (its rate is in the Sample column on wider screens and in the JSON; about ${thousands(snapshot.sampling.maxSampledSends)} sends at most). Programs with fewer than ${snapshot.minimumSends} sampled sends are not listed. Ranked by the lower end of the landing rate's 95% interval.</p>
 </header>
 <main>
 <div class="table-wrap">
