@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { generateLake } from "../../src/analytics/generate";
-import { accountCeiling, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
+import { accountCeiling, readProgramNames, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { SCHEMA_DOC, snapshotJsonSchema } from "../../src/analytics/landing-score/schema-json";
 import { run } from "../../src/cli/commands";
 import { END_MS } from "./support";
@@ -143,4 +143,10 @@ describe("txray jobs run landing-score", () => {
     expect(jobs).not.toContain("landing-score");
     expect(jobs).toContain("tables");
   }, 60_000);
+});
+
+test("the repository's snapshots/programs.json is a valid names file", () => {
+  const names = readProgramNames(join(import.meta.dir, "..", "..", "snapshots"));
+  expect(Object.keys(names).length).toBeGreaterThan(0);
+  expect(names.JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4).toBeString();
 });
