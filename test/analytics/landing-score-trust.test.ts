@@ -4,6 +4,8 @@
 // LANDING_SCORE_MAX_ACCOUNT_SHARE cuts a flooding account down to the cap (its lowest-hash sends).
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readdirSync, renameSync } from "node:fs";
+import { join } from "node:path";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { END_MS } from "./support";
 import { md5Hex, programId, readJson, scoreContext, wilsonReference, writeLake, type Attempt, type ScoreContext } from "./landing-score-support";
@@ -117,4 +119,31 @@ test("LANDING_SCORE_MAX_ACCOUNT_SHARE=0.5 cuts the flooding account to half the 
 test("a cap below 1 / accounts leaves no room: with 30% a program needs at least four reporters", async () => {
   const snapshot = await score({ LANDING_SCORE_MAX_ACCOUNT_SHARE: 0.3 });
   expect(snapshot.programs).toEqual([]);
+});
+
+test("a compaction swapping parts while the job reads: it lists the lake again and gets the same answer", async () => {
+  const expected = await score({});
+  const dir = join(ctx.paths.lake, "envelopes", `program=${FLOODED}`);
+  const days = readdirSync(dir);
+  const real = ctx.duck;
+  let swapped = false;
+  // Between listing the parts and reading them, one partition's part is replaced by a renamed copy.
+  (ctx as { duck: typeof real }).duck = {
+    ...real,
+    connect: async () => {
+      if (!swapped) {
+        swapped = true;
+        const partition = join(dir, days[0]);
+        for (const name of readdirSync(partition)) renameSync(join(partition, name), join(partition, `part-c-${name}`));
+      }
+      return real.connect();
+    },
+  };
+  try {
+    await runLandingScore(ctx, { date: DATE });
+  } finally {
+    (ctx as { duck: typeof real }).duck = real;
+  }
+  expect(swapped).toBe(true);
+  expect(readJson(`${ctx.dir}/${DATE}.json`)).toEqual(expected);
 });

@@ -25,14 +25,26 @@ export async function runLandingScore(ctx: Context, options: { date?: string; ma
   const date = options.date ?? lastCompleteDay(ctx.clock());
   const problem = checkDate(date, ctx.clock());
   if (problem) throw badRequest(problem);
-  const { snapshot, details } = await computeLandingScore(ctx.paths, () => ctx.duck.connect(), {
-    date,
-    minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS,
-    maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE,
-    names: readProgramNames(ctx.config.snapshotsDir),
-    maxSampledSends: options.maxSampledSends,
-    minimumSends: options.minimumSends,
-  });
+  const compute = () =>
+    computeLandingScore(ctx.paths, () => ctx.duck.connect(), {
+      date,
+      minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS,
+      maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE,
+      names: readProgramNames(ctx.config.snapshotsDir),
+      maxSampledSends: options.maxSampledSends,
+      minimumSends: options.minimumSends,
+    });
+  let computed: Awaited<ReturnType<typeof compute>>;
+  try {
+    computed = await compute();
+  } catch (error) {
+    // Compaction swaps a partition's directory atomically; a run that listed the old parts just
+    // before finds them gone (docs/lake.md). Listing again sees the new ones: try once more.
+    if (!/no files found|no such file|not found|cannot open file/i.test(String((error as Error).message))) throw error;
+    ctx.logger.warn("landing-score: lake parts changed while reading; listing them again", { error: (error as Error).message });
+    computed = await compute();
+  }
+  const { snapshot, details } = computed;
   const published = await publishSnapshot(landingScoreDir(ctx.config.snapshotsDir), snapshot, () => ctx.duck.connect());
   return { date, ...published, ...details, seconds: Math.round(performance.now() - started) / 1000 };
 }
