@@ -127,7 +127,6 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
   const { positionals, values } = parse(args, args.includes(LANDING_SCORE_JOB) ? { date: { type: "string" } } : {});
   const name = positionals[0];
   if (!name) throw new UsageError("jobs run needs a job name");
-  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
   const date = values.date as string | undefined;
   if (date !== undefined) {
     const problem = checkDate(date, Date.now());
