@@ -2,7 +2,8 @@
 // (default 10,000,000; the same cached lake as bench/tables.ts) against, in the same run, one full
 // DuckDB scan of the lake: every row of every envelope and resolution part, reading the columns
 // the job reads (the job itself only reads the window's partitions). Snapshots go to a temp dir.
-// Last line: { envelopes, date, jobSeconds, scanSeconds, ratio, windowScanSeconds, listed, sampledSends } (target ratio ≤ 3).
+// Last line: { envelopes, date, jobSeconds, scanSeconds, ratio, windowScanSeconds, listed, sampledSends, maxAccountShare,
+// cappedAccounts } (target ratio ≤ 3).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,6 +33,9 @@ const envelopes = benchEnvelopes();
 const { ctx } = await benchLake(envelopes);
 const snapshots = mkdtempSync(join(tmpdir(), "txray-bench-snapshots-"));
 (ctx.config as { snapshotsDir: string }).snapshotsDir = snapshots;
+// BENCH_MAX_ACCOUNT_SHARE=0.5 measures the capped path (the generator's two accounts per program are near 50/50).
+const maxShare = Number(process.env.BENCH_MAX_ACCOUNT_SHARE ?? 1);
+(ctx.config as { LANDING_SCORE_MAX_ACCOUNT_SHARE: number }).LANDING_SCORE_MAX_ACCOUNT_SHARE = maxShare;
 const date = lastCompleteDay(BENCH_END_MS);
 try {
   const scan = await scanSeconds(ctx);
@@ -45,7 +49,7 @@ try {
   console.log(
     JSON.stringify({
       envelopes, date, jobSeconds: round(job), scanSeconds: round(scan), ratio: round(job / scan), windowScanSeconds: round(windowScan),
-      listed: result.listed, sampledSends: result.sampledSends,
+      listed: result.listed, sampledSends: result.sampledSends, maxAccountShare: maxShare, cappedAccounts: result.cappedAccounts,
     }),
   );
 } finally {
