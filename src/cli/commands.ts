@@ -7,7 +7,9 @@ import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control
 import { createContext } from "../context";
 import { dataPaths } from "../lake/paths";
 import { runJobsFromOutside } from "../scheduler/outside";
-import { JOBS, jobByName } from "../scheduler/registry";
+import { JOBS, PUBLISHING_JOBS, jobByName } from "../scheduler/registry";
+import { checkDate } from "../analytics/landing-score";
+import { landingScoreJobFor, LANDING_SCORE_JOB } from "../../jobs/landing-score";
 import { userConfigPath, writeUserConfig } from "./user-config";
 
 export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
@@ -18,7 +20,9 @@ const USAGE = `usage: txray <command>
                           create an API key (shown once) and save it to the config file
   keys list               list keys (ids, accounts, scopes; never the keys)
   keys revoke <key-id>    revoke a key by its id (key_…)
-  jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")}
+  jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")} (all: these, in order)
+  jobs run landing-score [--date YYYY-MM-DD]
+                          publish the Landing Score for a date (default: the last complete UTC day)
   idl add <program> <file>
                           register an Anchor (legacy or >= 0.30) or Shank IDL for decoding a program
   idl fetch <program>     fetch the program's on-chain Anchor IDL over SOLANA_RPC_URL and register it
@@ -119,11 +123,19 @@ function keysRevoke(args: string[], dataDir: string, io: Io): number {
 }
 
 async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
-  const { positionals } = parse(args, {});
+  // --date belongs to landing-score alone; any other job refuses it.
+  const { positionals, values } = parse(args, args.includes(LANDING_SCORE_JOB) ? { date: { type: "string" } } : {});
   const name = positionals[0];
   if (!name) throw new UsageError("jobs run needs a job name");
-  const jobs = name === "all" ? JOBS : [jobByName(name)];
-  if (jobs.some((job) => job === undefined)) throw new UsageError(`unknown job: ${name} (jobs: ${JOBS.map((job) => job.name).join(", ")}, all)`);
+  const date = values.date as string | undefined;
+  if (date !== undefined) {
+    const problem = checkDate(date, Date.now());
+    if (problem) throw new UsageError(problem);
+  }
+  const jobs = name === "all" ? JOBS : [name === LANDING_SCORE_JOB ? landingScoreJobFor(date) : jobByName(name)];
+  if (jobs.some((job) => job === undefined)) {
+    throw new UsageError(`unknown job: ${name} (jobs: ${[...JOBS, ...PUBLISHING_JOBS].map((job) => job.name).join(", ")}, all)`);
+  }
   const ctx = await createContext(config);
   try {
     // Live servers seal first; a tables run flushes first (src/scheduler/outside.ts, docs/lake.md).

@@ -1,25 +1,63 @@
 // The in-process scheduler of `bun run start`: each job on its own interval, a run never overlapping
 // the previous one (the next is scheduled when the current one ends). TXRAY_SCHEDULER=off disables it.
+// A daily job runs at a fixed UTC time of day by the context's clock (tests inject one); if `missed`
+// says its last occurrence was not done (the process was down then), it also runs soon after start.
 
 import type { Context } from "../context";
 import { runJob, type Job, type JobRuntime } from "./jobs";
 
-export type ScheduledJob = { job: Job; intervalMs: number };
+const DAY_MS = 86_400_000;
+
+export type ScheduledJob =
+  | { job: Job; intervalMs: number }
+  | { job: Job; dailyAtMs: number; missed?: (ctx: Context) => boolean };
+
+/** The first time strictly after `now` that is `atMs` past a UTC midnight. */
+export function nextDailyRun(now: number, atMs: number): number {
+  const today = Math.floor(now / DAY_MS) * DAY_MS + atMs;
+  return today > now ? today : today + DAY_MS;
+}
 
 export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime): { stop(): Promise<void> } {
   let stopped = false;
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const running = new Set<Promise<unknown>>();
-  for (const { job, intervalMs } of schedule) {
-    const tick = () => {
-      if (stopped) return;
-      const run = runJob(ctx, job, runtime).finally(() => {
-        running.delete(run);
-        if (!stopped) timers.add(setTimeout(tick, intervalMs));
+  const later = (fn: () => void, delayMs: number) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, Math.max(0, delayMs));
+    timers.add(timer);
+  };
+  const start = (job: Job, then: () => void) => {
+    if (stopped) return;
+    const run = runJob(ctx, job, runtime).finally(() => {
+      running.delete(run);
+      if (!stopped) then();
+    });
+    running.add(run);
+  };
+  for (const entry of schedule) {
+    if ("intervalMs" in entry) {
+      const tick = () => start(entry.job, () => later(tick, entry.intervalMs));
+      later(tick, Math.min(entry.intervalMs, 1000));
+      continue;
+    }
+    // Plan each run from the previous planned time, so a timer that fires a little early never
+    // runs the same night twice; after a long stall, plan from the clock again.
+    let planned = nextDailyRun(ctx.clock(), entry.dailyAtMs);
+    const daily = () => {
+      start(entry.job, () => {
+        const now = ctx.clock();
+        planned = planned + DAY_MS > now ? planned + DAY_MS : nextDailyRun(now, entry.dailyAtMs);
+        later(daily, planned - now);
       });
-      running.add(run);
     };
-    timers.add(setTimeout(tick, Math.min(intervalMs, 1000)));
+    const wait = () => later(daily, planned - ctx.clock());
+    if (entry.missed?.(ctx)) {
+      // Catch up now, then keep the plan (its own planned run may come soon after).
+      later(() => start(entry.job, wait), 1000);
+    } else wait();
   }
   return {
     async stop() {

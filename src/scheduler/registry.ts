@@ -1,5 +1,5 @@
 // Every job by name, with its scheduler interval setting. `txray jobs run <name>` and the scheduler
-// read this list; `all` runs them in data-flow order.
+// read this list; `all` runs the data jobs in data-flow order (not the publishing jobs).
 
 import type { Config } from "../config";
 import type { Job } from "./jobs";
@@ -8,12 +8,21 @@ import { compactJob } from "../../jobs/compact";
 import { resolveJob } from "../../jobs/resolve";
 import { deploysJob } from "../../jobs/deploys";
 import { tablesJob } from "../../jobs/tables";
+import { landingScoreJob } from "../../jobs/landing-score";
+import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
+import type { ScheduledJob } from ".";
 
 /** In data-flow order: `jobs run all` runs them like this. */
 export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob];
 
+/**
+ * Publishing jobs: run by name (`jobs run landing-score`) and on their own schedule, never by
+ * `jobs run all`, which keeps the data fresh and should not write public files as a side effect.
+ */
+export const PUBLISHING_JOBS: Job[] = [landingScoreJob];
+
 export function jobByName(name: string): Job | undefined {
-  return JOBS.find((job) => job.name === name);
+  return [...JOBS, ...PUBLISHING_JOBS].find((job) => job.name === name);
 }
 
 export function schedule(config: Config) {
@@ -24,5 +33,8 @@ export function schedule(config: Config) {
     deploys: config.DEPLOYS_INTERVAL_MS,
     tables: config.TABLES_INTERVAL_MS,
   };
-  return JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
+  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
+  // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
+  entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
+  return entries;
 }

@@ -1,0 +1,209 @@
+// Computes one Landing Score snapshot from the lake: counts sends per program in the window, picks
+// each program's sample rate, samples and joins envelopes with resolutions in DuckDB (sql/), applies
+// the account cap, then finishes the small per-(program, account, provider, outcome) table here:
+// counts, rates, Wilson intervals, provider mix, trust fields, listing rules and rank.
+
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { plainRow } from "../../lake/duckdb";
+import type { DataPaths } from "../../lake/paths";
+import { isBase58Address } from "../../shared/base58";
+import { ratio, wilson } from "../stats";
+import { listPartitions } from "../tables/lake-units";
+import { methodologyText } from "./methodology";
+import { MAX_SAMPLED_SENDS, MINIMUM_SENDS, RESOLUTION_GRACE_MS, SCHEMA_VERSION, WINDOW_DAYS } from "./params";
+import { sampleRateFor, sampleThreshold } from "./sample";
+import type { ProgramNames, ProviderShare, ScoreRow, Snapshot } from "./snapshot";
+import { scoreSql } from "./sql";
+import { accountKeep } from "./trust";
+import { daysBetween, scoreWindow } from "./window";
+
+export type ScoreOptions = {
+  date: string;
+  minimumAccounts: number;
+  maxAccountShare: number;
+  names: ProgramNames;
+  /** Methodology parameters; tests lower them to exercise sampling on small lakes. */
+  maxSampledSends?: number;
+  minimumSends?: number;
+};
+
+export type ScoreDetails = {
+  programsWithSends: number;
+  sampledSends: number;
+  countedSends: number;
+  listed: number;
+  belowMinimumSends: number;
+  belowMinimumAccounts: number;
+  cappedAccounts: number;
+};
+
+type Cell = { program: string; account_id: string; rpc_label: string; outcome: string; sends: number };
+type Tally = { landed: number; failedOnchain: number; dropped: number; accounts: Map<string, number>; providers: Map<string, number> };
+
+export async function computeLandingScore(
+  paths: DataPaths,
+  connect: () => Promise<DuckDBConnection>,
+  options: ScoreOptions,
+): Promise<{ snapshot: Snapshot; details: ScoreDetails }> {
+  const maxSampledSends = options.maxSampledSends ?? MAX_SAMPLED_SENDS;
+  const minimumSends = options.minimumSends ?? MINIMUM_SENDS;
+  const window = scoreWindow(options.date);
+  const files = windowFiles(paths, window);
+  const details: ScoreDetails = { programsWithSends: 0, sampledSends: 0, countedSends: 0, listed: 0, belowMinimumSends: 0, belowMinimumAccounts: 0, cappedAccounts: 0 };
+  let cells: Cell[] = [];
+  const rates = new Map<string, number>();
+
+  if (files.envelopes.length > 0) {
+    const connection = await connect();
+    const all = async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T);
+    try {
+      const range = { since: window.since, until: window.until, resolvedBefore: window.resolvedBefore };
+      const sendCounts = await all<{ program: string; sends: number }>(scoreSql("send_counts", { envelopeFiles: files.envelopes, ...range }));
+      details.programsWithSends = sendCounts.length;
+      await connection.run("CREATE OR REPLACE TEMP TABLE sample_rates (program VARCHAR, threshold VARCHAR)");
+      const appender = await connection.createAppender("sample_rates");
+      for (const { program, sends } of sendCounts) {
+        const rate = sampleRateFor(sends, maxSampledSends);
+        rates.set(program, rate);
+        const threshold = sampleThreshold(rate);
+        appender.appendVarchar(program);
+        if (threshold === null) appender.appendNull();
+        else appender.appendVarchar(threshold);
+        appender.endRow();
+      }
+      appender.closeSync();
+      if (files.resolutions.length > 0 && sendCounts.length > 0) {
+        await connection.run(scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...range }));
+        await connection.run(scoreSql("uncapped_sends"));
+        const sampled = await all<Cell>(scoreSql("send_cells"));
+        details.sampledSends = sampled.reduce((sum, c) => sum + c.sends, 0);
+        const caps = accountCaps(sampled, options.maxAccountShare);
+        details.cappedAccounts = caps.length;
+        cells = sampled;
+        if (caps.length > 0) {
+          await connection.run("CREATE OR REPLACE TEMP TABLE account_caps (program VARCHAR, account_id VARCHAR, keep BIGINT)");
+          const capAppender = await connection.createAppender("account_caps");
+          for (const cap of caps) {
+            capAppender.appendVarchar(cap.program);
+            capAppender.appendVarchar(cap.account);
+            capAppender.appendBigInt(BigInt(cap.keep));
+            capAppender.endRow();
+          }
+          capAppender.closeSync();
+          await connection.run(scoreSql("capped_sends"));
+          cells = await all<Cell>(scoreSql("send_cells"));
+        }
+      }
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  const tallies = tally(cells);
+  details.countedSends = cells.reduce((sum, c) => sum + c.sends, 0);
+  const rows: Omit<ScoreRow, "rank">[] = [];
+  for (const [program, t] of tallies) {
+    const sends = t.landed + t.failedOnchain + t.dropped;
+    if (t.accounts.size < options.minimumAccounts) {
+      details.belowMinimumAccounts++;
+      continue;
+    }
+    if (sends < minimumSends) {
+      details.belowMinimumSends++;
+      continue;
+    }
+    rows.push({
+      program,
+      name: options.names[program] ?? null,
+      sampleRate: rates.get(program)!,
+      sends,
+      landed: t.landed,
+      failedOnchain: t.failedOnchain,
+      dropped: t.dropped,
+      landingRate: ratio(t.landed, sends),
+      ci95: wilson(t.landed, sends),
+      dropRate: ratio(t.dropped, sends),
+      providers: providerMix(t.providers, sends),
+      accounts: t.accounts.size,
+      topAccountShare: ratio(Math.max(...t.accounts.values()), sends),
+    });
+  }
+  rows.sort((a, b) => b.ci95[0] - a.ci95[0] || b.landingRate - a.landingRate || b.sends - a.sends || (a.program < b.program ? -1 : 1));
+  details.listed = rows.length;
+
+  const snapshot: Snapshot = {
+    schemaVersion: SCHEMA_VERSION,
+    sample: true,
+    date: options.date,
+    window: { since: window.since, until: window.until, resolvedBefore: window.resolvedBefore },
+    methodology: methodologyText({
+      windowDays: WINDOW_DAYS,
+      graceMinutes: RESOLUTION_GRACE_MS / 60_000,
+      maxSampledSends,
+      minimumSends,
+      minimumAccounts: options.minimumAccounts,
+      maxAccountShare: options.maxAccountShare,
+    }),
+    minimumSends,
+    sampling: { method: "md5(attempt_id) < sampleRate * 2^64", maxSampledSends },
+    trust: { minimumAccounts: options.minimumAccounts, maxAccountShare: options.maxAccountShare },
+    programs: rows.map((row, k) => ({ rank: k + 1, ...row })),
+  };
+  return { snapshot, details };
+}
+
+/** Envelope parts of the window's days; resolution parts from its first day to the grace cut-off's day. */
+function windowFiles(paths: DataPaths, window: { since: number; until: number; resolvedBefore: number }) {
+  const envelopeDays = daysBetween(window.since, window.until - 1);
+  const resolutionDays = daysBetween(window.since, window.resolvedBefore - 1);
+  const pick = (dataset: "envelopes" | "resolutions", days: string[]) => {
+    const out: string[] = [];
+    for (const [program, byDay] of [...listPartitions(paths.dataset(dataset))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!isBase58Address(program)) continue;
+      for (const day of days) out.push(...(byDay.get(day) ?? []));
+    }
+    return out;
+  };
+  return { envelopes: pick("envelopes", envelopeDays), resolutions: pick("resolutions", resolutionDays) };
+}
+
+/** Accounts above their program's ceiling, with how many sends each keeps. */
+function accountCaps(cells: Cell[], maxShare: number): { program: string; account: string; keep: number }[] {
+  if (maxShare >= 1) return [];
+  const perProgram = new Map<string, Map<string, number>>();
+  for (const c of cells) {
+    const accounts = perProgram.get(c.program) ?? new Map<string, number>();
+    accounts.set(c.account_id, (accounts.get(c.account_id) ?? 0) + c.sends);
+    perProgram.set(c.program, accounts);
+  }
+  const caps: { program: string; account: string; keep: number }[] = [];
+  for (const [program, accounts] of perProgram) {
+    for (const [account, keep] of accountKeep(accounts, maxShare)) {
+      if (keep < accounts.get(account)!) caps.push({ program, account, keep });
+    }
+  }
+  return caps;
+}
+
+function tally(cells: Cell[]): Map<string, Tally> {
+  const out = new Map<string, Tally>();
+  for (const c of cells) {
+    if (c.sends <= 0) continue;
+    let t = out.get(c.program);
+    if (!t) out.set(c.program, (t = { landed: 0, failedOnchain: 0, dropped: 0, accounts: new Map(), providers: new Map() }));
+    if (c.outcome === "landed") t.landed += c.sends;
+    else if (c.outcome === "failed_onchain") t.failedOnchain += c.sends;
+    else if (c.outcome === "dropped") t.dropped += c.sends;
+    else continue;
+    t.accounts.set(c.account_id, (t.accounts.get(c.account_id) ?? 0) + c.sends);
+    t.providers.set(c.rpc_label, (t.providers.get(c.rpc_label) ?? 0) + c.sends);
+  }
+  return out;
+}
+
+function providerMix(providers: Map<string, number>, sends: number): ProviderShare[] {
+  return [...providers]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([rpcLabel, n]) => ({ rpcLabel, sends: n, share: ratio(n, sends) }));
+}
+
