@@ -20,6 +20,8 @@ import { why } from "../analytics/queries/why";
 import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
+import { ecosystem } from "../analytics/queries";
+import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PATH, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
@@ -85,6 +87,21 @@ export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
     .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
   // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
   for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+
+  // Web app (src/web, issue 13): the public overview route it reads, then its pages and assets.
+  // Only these fixed paths: /v1, /mcp, /chat, /openapi.json and /docs stay with their own routes.
+  app.get("/v1/ecosystem", read((_request, url) => ecosystem(ctx, { window: url.searchParams.get("window"), limit: url.searchParams.get("limit") })));
+  const notFound = () => errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
+  const web = async (serve: () => Promise<Response | null>) => {
+    try {
+      return (await serve()) ?? notFound();
+    } catch (error) {
+      return errorResponse(error, ctx.logger);
+    }
+  };
+  for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
+  app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
+  app.get(LANDING_SCORE_PATH, () => web(() => landingScoreResponse(config.snapshotsDir)));
   return app;
 }
 
