@@ -51,7 +51,7 @@ export function intervalPlot(title: string, rows: IntervalRow[], options: { max?
 }
 
 function niceMax(value: number): number {
-  for (const step of [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1]) if (value <= step) return step;
+  for (const step of [0.01, 0.02, 0.04, 0.1, 0.2, 0.4, 0.6, 0.8, 1]) if (value <= step) return step;
   return 1;
 }
 
@@ -119,13 +119,13 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
         width,
         height: 170,
         cursor: { show: true },
-        legend: { show: true },
-        scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
+        legend: { show: true, live: false },
+        scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 86_400) - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
         axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 60 }],
         series: [
           {},
           { label: "CU p95", stroke: "#5ab0ff", width: 2, points: { show: true, size: 6, fill: "#5ab0ff" }, spanGaps: true },
-          { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: false } },
+          { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: trend.length < 2, size: 6, fill: "#f2b84b" } },
         ],
       },
       [days, p95, limit],

@@ -11,7 +11,8 @@ import { loadIdls } from "../../src/chain/idl";
 import { startLocalnet, type Localnet } from "../../src/chain/localnet";
 import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
-import { runTraffic, submitEnvelopes, type Attempt } from "../../src/chain/simulate";
+import { runTraffic, type Attempt } from "../../src/chain/simulate";
+import { EnvelopeStream } from "../../src/demo/stream";
 import { runJob } from "../../src/scheduler/jobs";
 import { flushJob } from "../../jobs/flush";
 import { deploysJob } from "../../jobs/deploys";
@@ -26,6 +27,8 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
   const chain = await startLocalnet({ blockTimeMs: 0 });
   const t = await testServer({ SOLANA_RPC_URL: chain.url, ...env });
   const key = t.key("demo");
+  // Envelopes go in while the traffic runs (received times straddle the redeploy, as in production).
+  const stream = new EnvelopeStream(t.url, key).start(100);
   const run = await runTraffic({
     rpcUrl: chain.url,
     attempts,
@@ -38,9 +41,10 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
     redeployAt: Math.floor(attempts * 0.55),
     blocksPerAttempt: 1,
     payers: 8,
+    onAttempt: (attempt) => stream.push(attempt.envelope),
   });
-  const submitted = await submitEnvelopes(t.url, key, run.attempts.map((a) => a.envelope));
-  if (submitted.accepted !== run.attempts.length) throw new Error("not every envelope was accepted");
+  await stream.stop();
+  if (stream.accepted !== run.attempts.length) throw new Error("not every envelope was accepted");
   const runtime = { spool: t.server.spool };
   const must = async (job: Parameters<typeof runJob>[1]) => {
     const outcome = await runJob(t.ctx, job, runtime);

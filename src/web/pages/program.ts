@@ -24,7 +24,8 @@ export function programPage(main: HTMLElement, params: { program: string }, quer
     ),
     card("Outcomes vs the ecosystem", "baseline-title", parts.baseline),
     card("Top issues", "issues-title", parts.issues),
-    h("div", { class: "two" }, card("Provider drop rates", "providers-title", parts.providers), card("Release diff", "release-title", parts.release)),
+    card("Release diff", "release-title", parts.release),
+    card("Provider drop rates", "providers-title", parts.providers),
     card("Compute units per instruction", "cu-title", parts.cu),
   );
   const q = { window };
@@ -98,21 +99,24 @@ function renderIssues(data: TopIssues) {
 
 function renderProviders(data: ProviderReport) {
   if (data.providers.length === 0) return empty("No resolved sends in this window.");
-  return [
+  return h(
+    "div",
+    { class: "two" },
     intervalPlot(
-      "Drop rate per provider, 95% interval",
+      "Drop rate per provider (sends), 95% interval",
       data.providers.map((p) => ({ label: p.rpcLabel, value: p.dropRate, ci: p.ci95, tone: "bad", note: `${pct(p.dropRate)} of ${num(p.attempts)}` })),
     ),
     table(
       "Providers",
-      ["Provider", "Sends", "Dropped", "Expired share", "Land p50", "Land p95"],
+      ["Provider", "Sends", "Dropped", "Expired", "Land p50", "Land p95"],
       data.providers.map((p) => [p.rpcLabel, num(p.attempts), num(p.dropped), pct(p.expiredShare, 0), ms(p.timeToLandMs.p50), ms(p.timeToLandMs.p95)]),
       { numeric: [1, 2, 3, 4, 5] },
     ),
-  ];
+  );
 }
 
-const ms = (value: number | null) => (value === null ? "–" : value < 10_000 ? `${num(Math.round(value))} ms` : `${(value / 1000).toFixed(1)} s`);
+/** Time to land = block time (whole seconds) − client send time, so under a second reads "< 1 s". */
+const ms = (value: number | null) => (value === null ? "–" : Math.abs(value) < 1000 ? "< 1 s" : `${(value / 1000).toFixed(1)} s`);
 
 function renderCu(data: CuHeadroom) {
   if (data.instructions.length === 0) return empty("No decoded instructions in this window.");
@@ -164,23 +168,42 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
       return option;
     }),
   );
+  const head = h("div", { class: "picker" }, h("label", { for: "deploy-picker" }, "Deploy"), picker);
+  const period = (rates: ReleaseDiff["pre"]) => `${num(rates.attempts)} resolved attempts`;
+  if (data.pre.attempts === 0 || data.post.attempts === 0) {
+    const side = data.post.attempts === 0 ? "after" : "before";
+    return [head, empty(`No resolved attempts ${side} this deploy in the window yet.`, `Before: ${period(data.pre)} · after: ${period(data.post)}. The diff appears once both sides have traffic.`)];
+  }
   const changed = data.issues.filter((i) => i.status !== "unchanged" || i.delta !== 0).slice(0, 8);
   return [
-    h("div", { class: "picker" }, h("label", { for: "deploy-picker" }, "Deploy"), picker),
+    head,
     h(
       "div",
       { class: "tiles" },
       tileRate("Failure rate", data.pre.failureRate, data.post.failureRate),
       tileRate("Landing rate", data.pre.landingRate, data.post.landingRate, true),
       tileRate("Drop rate", data.pre.dropRate, data.post.dropRate),
+      tile("Attempts", `${num(data.pre.attempts)} → ${num(data.post.attempts)}`, "before → after"),
     ),
-    changed.length ? prePostPlot("Issue rate before → after the deploy", changed.map((i) => ({ label: i.errName ?? i.instruction ?? i.fingerprint, pre: i.preRate, post: i.postRate }))) : empty("No issue changed around this deploy."),
+    h(
+      "div",
+      { class: "two" },
+      changed.length ? prePostPlot("Issue rate before → after the deploy", changed.map((i) => ({ label: issueLabel(i), pre: i.preRate, post: i.postRate }))) : empty("No issue changed around this deploy."),
+      data.instructions.length
+        ? table(
+            "Instructions around the deploy",
+            ["Instruction", "Failure before", "after", "CU p95 before", "after"],
+            data.instructions.map((i) => [i.instruction, pct(i.preFailureRate), pct(i.postFailureRate), num(i.cuP95Pre), num(i.cuP95Post)]),
+            { numeric: [1, 2, 3, 4] },
+          )
+        : h("div"),
+    ),
     data.issues.length
       ? table(
           "Issues around the deploy",
           ["Issue", "Instruction", "Status", "Before", "After", "p-value"],
           data.issues.slice(0, 12).map((i) => [
-            i.errName ?? "–",
+            issueLabel(i),
             i.instruction ?? "–",
             badge(i.status, i.status === "new" || i.status === "regressed" ? "bad" : i.status === "resolved" ? "good" : "muted"),
             pct(i.preRate),
@@ -190,15 +213,14 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
           { numeric: [3, 4, 5] },
         )
       : null,
-    data.instructions.length
-      ? table(
-          "Instructions around the deploy",
-          ["Instruction", "Failure before", "Failure after", "CU p95 before", "CU p95 after"],
-          data.instructions.map((i) => [i.instruction, pct(i.preFailureRate), pct(i.postFailureRate), num(i.cuP95Pre), num(i.cuP95Post)]),
-          { numeric: [1, 2, 3, 4] },
-        )
-      : null,
   ];
+}
+
+/** An issue's name: its error, else what happened (drops and unnamed errors carry no error name). */
+function issueLabel(issue: ReleaseDiff["issues"][number]): string {
+  if (issue.errName) return issue.errName;
+  const what = issue.outcome === "dropped" ? "Dropped" : issue.outcome === "preflight" ? "Preflight failure" : "Failed on chain";
+  return `${what} (${issue.fingerprint.slice(3, 9)})`;
 }
 
 function tileRate(label: string, before: number, after: number, higherIsBetter = false): HTMLElement {

@@ -18,7 +18,8 @@ export function txPage(main: HTMLElement, params: { sig: string }, _query: URLSe
 }
 
 function row(label: string, ...value: (Node | string | null)[]) {
-  return [h("dt", {}, label), h("dd", {}, ...value.map((v) => v ?? "–"))];
+  const present = value.filter((v) => v !== null);
+  return [h("dt", {}, label), h("dd", {}, ...(present.length ? present : ["–"]))];
 }
 
 function story(why: Why): HTMLElement {
