@@ -105,10 +105,19 @@ export const outcomeLegend = () =>
   h("div", { class: "legend-row", "aria-hidden": "true" }, ["landed", "failed", "dropped", "preflight"].map((k) => h("span", {}, h("i", { class: `seg ${k}` }), k === "failed" ? "failed on chain" : k)));
 
 /** Daily CU p95 (line) against the requested limit (dashed), drawn with uPlot once attached. */
-export function cuTrendPlot(title: string, trend: { day: string | number; cuP95: number | null }[], requested: number | null): HTMLElement {
-  const days = trend.map((t) => (typeof t.day === "number" ? t.day : Date.parse(String(t.day).slice(0, 10) + "T00:00:00Z")) / 1000);
-  const p95 = trend.map((t) => t.cuP95);
-  const limit = trend.map(() => requested);
+export function cuTrendPlot(title: string, trend: { day: string | number; cuP95: number | null }[], requested: number | null, window: { since: number; until: number }): HTMLElement {
+  // One x value per UTC day of the window (days without samples are gaps), so the requested limit
+  // spans the whole window and a single day of data still sits where it belongs.
+  const DAY = 86_400_000;
+  const dayOf = (t: { day: string | number }) => (typeof t.day === "number" ? t.day : Date.parse(String(t.day).slice(0, 10) + "T00:00:00Z"));
+  const byDay = new Map(trend.map((t) => [Math.floor(dayOf(t) / DAY) * DAY, t.cuP95]));
+  const first = Math.min(Math.floor(window.since / DAY) * DAY, ...byDay.keys());
+  const last = Math.max(Math.floor(window.until / DAY) * DAY, ...byDay.keys());
+  const dayList: number[] = [];
+  for (let day = first; day <= last; day += DAY) dayList.push(day);
+  const days = dayList.map((day) => day / 1000);
+  const p95 = dayList.map((day) => byDay.get(day) ?? null);
+  const limit = dayList.map(() => requested);
   const described = trend.filter((t) => t.cuP95 !== null).map((t) => `${String(t.day).slice(0, 10)}: ${t.cuP95}`).join("; ");
   const holder = h("div", { class: "uplot-holder", role: "img", "aria-label": `${title}. Requested limit ${requested ?? "unknown"}. Daily p95: ${described || "no samples"}` });
   const figure = h("figure", { class: "plot trend" }, h("figcaption", {}, title), holder);
@@ -120,12 +129,12 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
         height: 170,
         cursor: { show: true },
         legend: { show: true, live: false },
-        scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 86_400) - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
+        scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
         axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 60 }],
         series: [
           {},
           { label: "CU p95", stroke: "#5ab0ff", width: 2, points: { show: true, size: 6, fill: "#5ab0ff" }, spanGaps: true },
-          { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: trend.length < 2, size: 6, fill: "#f2b84b" } },
+          { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: false } },
         ],
       },
       [days, p95, limit],

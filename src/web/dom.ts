@@ -50,6 +50,9 @@ export function failure(error: unknown, retry?: () => void): HTMLElement {
     const text = error.code === "pending" ? "This attempt is not resolved yet." : "The numbers are not built yet.";
     return h("div", { class: "state empty", role: "status" }, h("strong", {}, text), h("p", {}, error.message), retry ? h("button", { type: "button", onclick: retry }, "Try again") : null);
   }
+  if (error instanceof ApiError && error.status === 404) {
+    return h("div", { class: "state empty", role: "status" }, h("strong", {}, "Nothing here yet"), h("p", {}, error.message));
+  }
   const message = error instanceof ApiError ? error.message : "Something went wrong while loading this.";
   const code = error instanceof ApiError ? `${error.status || ""} ${error.code}`.trim() : "error";
   return h(

@@ -137,7 +137,7 @@ function renderCu(data: CuHeadroom) {
       ]),
       { numeric: [1, 2, 3, 4, 5, 6, 7] },
     ),
-    h("div", { class: "grid-plots" }, top.map((i) => cuTrendPlot(`${i.instruction}: daily CU p95 vs requested`, i.trend, i.cuRequestedP50))),
+    h("div", { class: "grid-plots" }, top.map((i) => cuTrendPlot(`${i.instruction}: daily CU p95 vs requested`, i.trend, i.cuRequestedP50, data.window))),
   ];
 }
 
