@@ -25,9 +25,8 @@ export function intervalPlot(title: string, rows: IntervalRow[], options: { max?
   const top = Math.max(...rows.map((r) => r.ci[1]), ...rows.map((r) => r.value), 0.0001);
   const max = options.max ?? niceMax(top);
   const rowHeight = 30;
-  const labelWidth = 130;
-  const width = 560;
-  const plotWidth = width - labelWidth - 70;
+  const { width, labelWidth } = layout(130);
+  const plotWidth = width - labelWidth - (width < 500 ? 64 : 76);
   const height = rows.length * rowHeight + 28;
   const x = (v: number) => labelWidth + (Math.min(Math.max(v, 0), max) / max) * plotWidth;
   const summary = rows.map((r) => `${r.label} ${pct(r.value)} (95% interval ${pct(r.ci[0])} to ${pct(r.ci[1])})`).join("; ");
@@ -50,6 +49,11 @@ export function intervalPlot(title: string, rows: IntervalRow[], options: { max?
   return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
 }
 
+/** SVG coordinates: a narrower drawing on phones, so its text stays readable once scaled to fit. */
+function layout(labelWidth: number): { width: number; labelWidth: number } {
+  return window.innerWidth < 600 ? { width: 380, labelWidth: Math.round(labelWidth * 0.7) } : { width: 560, labelWidth };
+}
+
 function niceMax(value: number): number {
   for (const step of [0.01, 0.02, 0.04, 0.1, 0.2, 0.4, 0.6, 0.8, 1]) if (value <= step) return step;
   return 1;
@@ -59,9 +63,8 @@ function niceMax(value: number): number {
 export function prePostPlot(title: string, rows: { label: string; pre: number; post: number }[]): HTMLElement {
   const max = niceMax(Math.max(...rows.flatMap((r) => [r.pre, r.post]), 0.0001));
   const rowHeight = 30;
-  const labelWidth = 170;
-  const width = 560;
-  const plotWidth = width - labelWidth - 90;
+  const { width, labelWidth } = layout(170);
+  const plotWidth = width - labelWidth - (width < 500 ? 84 : 96);
   const height = rows.length * rowHeight + 28;
   const x = (v: number) => labelWidth + (Math.min(v, max) / max) * plotWidth;
   const summary = rows.map((r) => `${r.label}: ${pct(r.pre)} before, ${pct(r.post)} after`).join("; ");

@@ -123,6 +123,22 @@ describe("search and stories", () => {
     await page.waitForURL(`**/p/${world.appProgram}`);
     await page.close();
   });
+
+  test("a wallet address in the search box finds the programs it sent to", async () => {
+    const payer = world.attempts.find((a) => a.envelope.program === TOKEN)!.envelope.payer;
+    const programs = new Set(world.attempts.filter((a) => a.envelope.payer === payer).map((a) => a.envelope.program));
+    const page = await open("/");
+    await page.getByLabel("Search a signature, a program or a wallet").fill(payer);
+    await page.getByRole("button", { name: "Search" }).click();
+    if (programs.size === 1) {
+      await page.waitForURL(`**/w/${TOKEN}/${payer}?window=30d`);
+    } else {
+      await page.waitForSelector("main li a");
+      const links = await page.locator("main li a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+      expect(links.sort()).toEqual([...programs].map((p) => `/w/${p}/${payer}?window=30d`).sort());
+    }
+    await page.close();
+  });
 });
 
 describe("wallet page", () => {
