@@ -49,6 +49,6 @@ export type WalletPage = {
   nextCursor: string | null;
 };
 export type LandingScore = {
-  schemaVersion: number; sample: true; date: string; window: { since: number | string; until: number | string }; methodology: string; minimumSends: number;
+  schemaVersion: number; sample: true; date: string; window: { since: number | string; until: number | string }; methodology: string | Record<string, unknown>; minimumSends: number;
   programs: { rank: number; program: string; name: string | null; sampleRate: number; sends: number; landed: number; failedOnchain: number; dropped: number; landingRate: number; ci95: Interval; dropRate: number; providers: number; accounts: number; topAccountShare: number }[];
 };

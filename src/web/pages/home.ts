@@ -63,7 +63,9 @@ function landingScoreCard(snapshot: LandingScore): HTMLElement {
     "Landing Score",
     "score-title",
     h("p", { class: "dim" }, `Sampled snapshot of ${snapshot.date}. Ranked by the lower bound of the 95% interval; at least ${num(snapshot.minimumSends)} sampled sends to be listed. `, h("a", { href: "/snapshots/landing-score/latest.json" }, "JSON")),
-    snapshot.methodology ? h("details", {}, h("summary", {}, "Methodology"), h("p", {}, snapshot.methodology)) : null,
+    snapshot.methodology
+      ? h("details", {}, h("summary", {}, "Methodology"), typeof snapshot.methodology === "string" ? h("p", {}, snapshot.methodology) : h("pre", { class: "methodology" }, JSON.stringify(snapshot.methodology, null, 2)))
+      : null,
     snapshot.programs.length === 0
       ? empty("No program met the minimum sample this time.")
       : table(
