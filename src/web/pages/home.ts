@@ -19,11 +19,15 @@ export function homePage(main: HTMLElement, _params: Record<string, never>, quer
     card(settings.key ? "Your programs" : "Programs", "programs-title", programs),
     score,
   );
-  const eco = api<Ecosystem>("ecosystem", { window, limit: 200 }, { scoped: false, signal });
-  void section(overview, "ecosystem rates", () => eco, (data) =>
+  // Both sections start from one request; a retry (button, or after Retry-After) asks again.
+  const fetchEco = () => api<Ecosystem>("ecosystem", { window, limit: 500 }, { scoped: false, signal });
+  const first = fetchEco();
+  let uses = 0;
+  const eco = () => (uses++ < 2 ? first : fetchEco());
+  void section(overview, "ecosystem rates", eco, (data) =>
     data.rates.attempts === 0 ? empty("No resolved attempts in this window yet.", "Send telemetry with the SDK (or run `bun run demo`) and come back in a minute.") : [rateTiles(data.rates), outcomeBar(data.rates, "Ecosystem outcomes"), outcomeLegend()],
   );
-  void section(programs, "programs", () => loadPrograms(eco, signal), (rows) =>
+  void section(programs, "programs", () => loadPrograms(eco(), signal), (rows) =>
     rows.length === 0
       ? empty(settings.key ? "This key's account has sent no telemetry yet." : "No programs yet.", "Programs appear here once their attempts are resolved and the tables job has run.")
       : table(
