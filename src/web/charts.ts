@@ -132,7 +132,7 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
         height: 170,
         cursor: { show: true },
         legend: { show: true, live: false },
-        scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
+        scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
         axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 60 }],
         series: [
           {},
