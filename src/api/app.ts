@@ -24,6 +24,8 @@ import { ingestPreflight, withIngestCors } from "./cors";
 
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
 
+import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PATH, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
+
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
  * with the native fast path `native` when given.
@@ -103,6 +105,20 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       }
     };
   mountSurfaces(app, { questions: { ctx, chain, spool }, limited, chat: chatOptions });
+
+  // Web app (src/web, issue 13): its pages and assets (the overview it reads, /v1/ecosystem, is a question).
+  // Only these fixed paths: /v1, /mcp, /chat, /openapi.json and /docs stay with their own routes.
+  const notFound = () => errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
+  const web = async (serve: () => Promise<Response | null>) => {
+    try {
+      return (await serve()) ?? notFound();
+    } catch (error) {
+      return errorResponse(error, ctx.logger);
+    }
+  };
+  for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
+  app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
+  app.get(LANDING_SCORE_PATH, () => web(() => landingScoreResponse(config.snapshotsDir)));
   return app;
 }
 

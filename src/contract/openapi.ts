@@ -204,6 +204,44 @@ function operations(options: { slack: boolean }): Operation[] {
     tags: ["Service"],
     responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
   });
+  // The web app (src/web): HTML pages that read the routes above, their assets, and the latest
+  // Landing Score snapshot file (served as it was published; nothing is computed on request).
+  const pages: [string, string][] = [
+    ["/", "Programs, the ecosystem's rates, the latest Landing Score and search"],
+    ["/p/{program}", "One program: rates, top issues, release diff, providers, compute units"],
+    ["/tx/{sig}", "One signature's story (and drop diagnosis)"],
+    ["/w/{program}/{wallet}", "One wallet's attempts at a program"],
+  ];
+  for (const [path, summary] of pages)
+    ops.push({
+      method: "get",
+      path,
+      operationId: `page_${path === "/" ? "home" : path.split("/")[1]}`,
+      summary: `Web app: ${summary}`,
+      description: "The web app's HTML shell; the page itself reads the JSON routes.",
+      tags: ["Web app"],
+      parameters: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
+      responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } } },
+    });
+  ops.push({
+    method: "get",
+    path: "/assets/{name}",
+    operationId: "webAsset",
+    summary: "Web app: a bundled asset",
+    description: "JavaScript, CSS and fonts of the web app, by content-hashed name (immutable).",
+    tags: ["Web app"],
+    parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
+    responses: { "200": { description: "The asset" }, "404": { description: "No such asset", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+  });
+  ops.push({
+    method: "get",
+    path: "/snapshots/landing-score/latest.json",
+    operationId: "landingScoreLatest",
+    summary: "The latest published Landing Score snapshot",
+    description: "The static file the landing-score job last published (docs/publishing.md, docs/landing-score.schema.json); 404 when none exists.",
+    tags: ["Web app"],
+    responses: { "200": { description: "Snapshot", content: { "application/json": { schema: { type: "object" } } } }, "404": { description: "No snapshot yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+  });
   return ops;
 }
 

@@ -7,12 +7,12 @@
 import { z } from "zod";
 import type { Context } from "../context";
 import {
-  baseline, cuHeadroom, providerReport, releaseDiff, topIssues, walletHistory,
+  baseline, cuHeadroom, ecosystem, providerReport, releaseDiff, topIssues, walletHistory,
 } from "../analytics/queries";
 import { why } from "../analytics/queries/why";
 import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import {
-  BaselineSchema, CuHeadroomSchema, DiagnoseDropSchema, ProviderReportSchema, ReleaseDiffSchema, StatusSchema, TopIssuesSchema,
+  BaselineSchema, CuHeadroomSchema, DiagnoseDropSchema, EcosystemSchema, ProviderReportSchema, ReleaseDiffSchema, StatusSchema, TopIssuesSchema,
   WalletHistorySchema, WhySchema,
 } from "../analytics/queries/schemas";
 import type { chainAccess } from "../api/chain-access";
@@ -181,6 +181,18 @@ export const QUESTIONS: Question[] = [
     response: ProviderReportSchema,
     errors: analyticErrors,
     answer: (deps, args, accountId) => providerReport(deps.ctx, base(args, accountId)),
+  },
+  {
+    name: "ecosystem",
+    path: "/v1/ecosystem",
+    pathParams: [],
+    queryParams: ["window", "limit"],
+    summary: "The ecosystem's rates and the programs with public data",
+    description:
+      "The whole ecosystem's outcome rates in a window (every account, every program txray has public data for) and each program's own rates, busiest first. Use to find which programs txray knows about, or to compare one program with the rest; for one program's detail use `baseline`.",
+    response: EcosystemSchema,
+    errors: ["bad_request", "rate_limited", "unavailable", "internal"],
+    answer: (deps, args) => ecosystem(deps.ctx, { window: args.window ?? null, limit: args.limit ?? null }),
   },
   {
     name: "status",

@@ -3,7 +3,7 @@
 // object does not carry; it picks the few that answer the question at a glance.
 
 import type {
-  BaselineBody, CuHeadroomBody, DiagnoseDropBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
+  BaselineBody, CuHeadroomBody, DiagnoseDropBody, EcosystemBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
 } from "../analytics/queries/schemas";
 
 export type Summary = { title: string; lines: string[] };
@@ -98,7 +98,14 @@ function status(a: StatusBody): Summary {
   return { title: "txray status", lines };
 }
 
+function ecosystemSummary(a: EcosystemBody): Summary {
+  const lines = [`Ecosystem: ${num(a.rates.attempts)} resolved attempts, ${pct(a.rates.landingRate)} landed, ${pct(a.rates.dropRate)} dropped.`];
+  for (const p of a.programs.slice(0, 10)) lines.push(`• ${short(p.program)}: ${num(p.attempts)} attempts, ${pct(p.rates.landingRate)} landed`);
+  return { title: `ecosystem (${a.window.name})`, lines };
+}
+
 const SUMMARIES: Record<string, (answer: any) => Summary> = {
+  ecosystem: ecosystemSummary,
   why, diagnose_drop: diagnoseDrop, baseline, release_diff: releaseDiff, top_issues: topIssues, cu_headroom: cuHeadroom,
   wallet_history: walletHistory, provider_report: providerReport, status,
 };

@@ -7,3 +7,4 @@ export { walletHistory, type WalletHistoryResponse, type WalletHistoryParams } f
 export { providerReport, type ProviderReportResponse } from "./provider-report";
 export { payerBotScore, payerFeatures, type PayerFeatures } from "./bot-score";
 export type { BaseParams } from "./common";
+export { ecosystem, type EcosystemResponse, type EcosystemProgram, type EcosystemParams } from "./ecosystem";

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../../shared/errors";
 import type { BaselineResponse } from "./baseline";
+import type { EcosystemResponse } from "./ecosystem";
 import type { CuHeadroomResponse } from "./cu-headroom";
 import type { DiagnoseDropAnswer } from "./diagnose-drop";
 import type { ProviderReportResponse } from "./provider-report";
@@ -253,6 +254,14 @@ export const StatusSchema = z
   })
   .meta({ id: "Status" });
 
+export const EcosystemSchema = z
+  .looseObject({
+    window: WindowRangeSchema,
+    rates: RatesSchema,
+    programs: z.array(z.looseObject({ program: z.string(), attempts: count, lastSeen: ms.nullable(), rates: RatesSchema })),
+  })
+  .meta({ id: "Ecosystem" });
+
 export const IngestAcceptedSchema = z.looseObject({ accepted: count }).meta({ id: "IngestAccepted" });
 
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
@@ -265,6 +274,7 @@ export type CuHeadroomBody = z.infer<typeof CuHeadroomSchema>;
 export type WalletHistoryBody = z.infer<typeof WalletHistorySchema>;
 export type ProviderReportBody = z.infer<typeof ProviderReportSchema>;
 export type StatusBody = z.infer<typeof StatusSchema>;
+export type EcosystemBody = z.infer<typeof EcosystemSchema>;
 
 // Static conformance: each query function's answer type fits its documented schema.
 type Fits<A, B> = A extends B ? true : never;
@@ -277,4 +287,5 @@ export const CONFORMS: [
   Fits<CuHeadroomResponse, CuHeadroomBody>,
   Fits<WalletHistoryResponse, WalletHistoryBody>,
   Fits<ProviderReportResponse, ProviderReportBody>,
-] = [true, true, true, true, true, true, true, true];
+  Fits<EcosystemResponse, EcosystemBody>,
+] = [true, true, true, true, true, true, true, true, true];

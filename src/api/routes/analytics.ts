@@ -14,7 +14,7 @@ export type AnalyticsRoute = {
   handler: (request: Request, url: URL, params: Record<string, string>) => Promise<unknown>;
 };
 
-const ANALYTICS = ["baseline", "release_diff", "top_issues", "cu_headroom", "wallet_history", "provider_report"];
+const ANALYTICS = ["baseline", "release_diff", "top_issues", "cu_headroom", "wallet_history", "provider_report", "ecosystem"];
 
 export function analyticsRoutes(ctx: Context): AnalyticsRoute[] {
   const deps = { ctx, chain: chainAccess(ctx), spool: null };

@@ -1,0 +1,154 @@
+// Plots. Rates with 95% intervals are drawn as small SVG "forest plots" (a dot and its whisker per
+// row: nothing a time-series library helps with, and SVG keeps them crisp, tiny and readable by
+// screen readers through role="img" + a text summary). Time series (the daily CU p95 trend against
+// the requested limit) use uPlot: ~50 KB minified, canvas, renders thousands of points in a few ms.
+// Every plot marks itself data-plot="ready" once drawn (tests and the web benchmark wait on it).
+
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import { h } from "./dom";
+import { pct } from "./format";
+import type { Rates } from "./types";
+
+const SVG = "http://www.w3.org/2000/svg";
+function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+export type IntervalRow = { label: string; value: number; ci: [number, number]; note?: string; tone?: "main" | "ref" | "bad" | "good" };
+
+/** A forest plot: one row per label, the point estimate and its 95% interval on a shared 0…max axis. */
+export function intervalPlot(title: string, rows: IntervalRow[], options: { max?: number } = {}): HTMLElement {
+  const top = Math.max(...rows.map((r) => r.ci[1]), ...rows.map((r) => r.value), 0.0001);
+  const max = options.max ?? niceMax(top);
+  const rowHeight = 30;
+  const { width, labelWidth } = layout(130);
+  const plotWidth = width - labelWidth - (width < 500 ? 64 : 76);
+  const height = rows.length * rowHeight + 28;
+  const x = (v: number) => labelWidth + (Math.min(Math.max(v, 0), max) / max) * plotWidth;
+  const summary = rows.map((r) => `${r.label} ${pct(r.value)} (95% interval ${pct(r.ci[0])} to ${pct(r.ci[1])})`).join("; ");
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${summary}`, class: "forest" });
+  svg.appendChild(s("title", {}, `${title}: ${summary}`));
+  for (let i = 0; i <= 4; i++) {
+    const v = (max * i) / 4;
+    svg.appendChild(s("line", { x1: x(v), x2: x(v), y1: 4, y2: height - 22, class: "grid" }));
+    svg.appendChild(s("text", { x: x(v), y: height - 6, class: "tick", "text-anchor": "middle" }, pct(v, max < 0.05 ? 1 : 0)));
+  }
+  rows.forEach((row, i) => {
+    const y = 4 + i * rowHeight + rowHeight / 2;
+    const tone = row.tone ?? "main";
+    svg.appendChild(s("text", { x: labelWidth - 8, y: y + 4, class: `label ${tone}`, "text-anchor": "end" }, row.label));
+    svg.appendChild(s("line", { x1: x(row.ci[0]), x2: x(row.ci[1]), y1: y, y2: y, class: `whisker ${tone}` }));
+    for (const end of row.ci) svg.appendChild(s("line", { x1: x(end), x2: x(end), y1: y - 6, y2: y + 6, class: `whisker ${tone}` }));
+    svg.appendChild(s("circle", { cx: x(row.value), cy: y, r: 5, class: `dot ${tone}` }));
+    svg.appendChild(s("text", { x: width - 4, y: y + 4, class: "value", "text-anchor": "end" }, row.note ?? pct(row.value)));
+  });
+  return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
+}
+
+/** SVG coordinates: a narrower drawing on phones, so its text stays readable once scaled to fit. */
+function layout(labelWidth: number): { width: number; labelWidth: number } {
+  return window.innerWidth < 600 ? { width: 380, labelWidth: Math.round(labelWidth * 0.7) } : { width: 560, labelWidth };
+}
+
+function niceMax(value: number): number {
+  for (const step of [0.01, 0.02, 0.04, 0.1, 0.2, 0.4, 0.6, 0.8, 1]) if (value <= step) return step;
+  return 1;
+}
+
+/** Pre → post per row (release diff): an arrow from the old rate to the new one. */
+export function prePostPlot(title: string, rows: { label: string; pre: number; post: number }[]): HTMLElement {
+  const max = niceMax(Math.max(...rows.flatMap((r) => [r.pre, r.post]), 0.0001));
+  const rowHeight = 30;
+  const { width, labelWidth } = layout(170);
+  const plotWidth = width - labelWidth - (width < 500 ? 84 : 96);
+  const height = rows.length * rowHeight + 28;
+  const x = (v: number) => labelWidth + (Math.min(v, max) / max) * plotWidth;
+  const summary = rows.map((r) => `${r.label}: ${pct(r.pre)} before, ${pct(r.post)} after`).join("; ");
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${summary}`, class: "forest" });
+  svg.appendChild(s("title", {}, `${title}: ${summary}`));
+  for (let i = 0; i <= 4; i++) {
+    const v = (max * i) / 4;
+    svg.appendChild(s("line", { x1: x(v), x2: x(v), y1: 4, y2: height - 22, class: "grid" }));
+    svg.appendChild(s("text", { x: x(v), y: height - 6, class: "tick", "text-anchor": "middle" }, pct(v, 0)));
+  }
+  rows.forEach((row, i) => {
+    const y = 4 + i * rowHeight + rowHeight / 2;
+    const worse = row.post > row.pre;
+    const tone = worse ? "bad" : "good";
+    svg.appendChild(s("text", { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" }, row.label.length > 24 ? row.label.slice(0, 23) + "…" : row.label));
+    svg.appendChild(s("line", { x1: x(row.pre), x2: x(row.post), y1: y, y2: y, class: `whisker ${tone}` }));
+    svg.appendChild(s("circle", { cx: x(row.pre), cy: y, r: 4, class: "dot ref" }));
+    svg.appendChild(s("circle", { cx: x(row.post), cy: y, r: 5, class: `dot ${tone}` }));
+    svg.appendChild(s("text", { x: width - 4, y: y + 4, class: `value ${tone}`, "text-anchor": "end" }, `${pct(row.pre)} → ${pct(row.post)}`));
+  });
+  return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title, h("span", { class: "legend" }, " ○ before  ● after")), svg);
+}
+
+/** One bar split by outcome share (landed / failed on chain / dropped / preflight). */
+export function outcomeBar(rates: Rates, label: string): HTMLElement {
+  const parts: [string, number, string][] = [
+    ["landed", rates.landingRate, "Landed"],
+    ["failed", rates.failureRate, "Failed on chain"],
+    ["dropped", rates.dropRate, "Dropped"],
+    ["preflight", rates.preflightRate, "Preflight"],
+  ];
+  const text = parts.map(([, v, name]) => `${name} ${pct(v)}`).join(", ");
+  return h(
+    "div",
+    { class: "outcomes", role: "img", "aria-label": `${label}: ${text}`, title: text },
+    parts.filter(([, v]) => v > 0).map(([cls, v]) => h("span", { class: `seg ${cls}`, style: `width:${(v * 100).toFixed(2)}%` })),
+  );
+}
+
+export const outcomeLegend = () =>
+  h("div", { class: "legend-row", "aria-hidden": "true" }, ["landed", "failed", "dropped", "preflight"].map((k) => h("span", {}, h("i", { class: `seg ${k}` }), k === "failed" ? "failed on chain" : k)));
+
+/** Daily CU p95 (line) against the requested limit (dashed), drawn with uPlot once attached. */
+export function cuTrendPlot(title: string, trend: { day: string | number; cuP95: number | null }[], requested: number | null, window: { since: number; until: number }): HTMLElement {
+  // One x value per UTC day of the window (days without samples are gaps), so the requested limit
+  // spans the whole window and a single day of data still sits where it belongs.
+  const DAY = 86_400_000;
+  const dayOf = (t: { day: string | number }) => (typeof t.day === "number" ? t.day : Date.parse(String(t.day).slice(0, 10) + "T00:00:00Z"));
+  const byDay = new Map(trend.map((t) => [Math.floor(dayOf(t) / DAY) * DAY, t.cuP95]));
+  const first = Math.min(Math.floor(window.since / DAY) * DAY, ...byDay.keys());
+  const last = Math.max(Math.floor(window.until / DAY) * DAY, ...byDay.keys());
+  const dayList: number[] = [];
+  for (let day = first; day <= last; day += DAY) dayList.push(day);
+  const days = dayList.map((day) => day / 1000);
+  const p95 = dayList.map((day) => byDay.get(day) ?? null);
+  const limit = dayList.map(() => requested);
+  const described = trend.filter((t) => t.cuP95 !== null).map((t) => `${String(t.day).slice(0, 10)}: ${t.cuP95}`).join("; ");
+  const holder = h("div", { class: "uplot-holder", role: "img", "aria-label": `${title}. Requested limit ${requested ?? "unknown"}. Daily p95: ${described || "no samples"}` });
+  const figure = h("figure", { class: "plot trend" }, h("figcaption", {}, title), holder);
+  const draw = () => {
+    const width = Math.max(260, Math.min(holder.clientWidth || 520, 560));
+    new uPlot(
+      {
+        width,
+        height: 170,
+        cursor: { show: true },
+        legend: { show: true, live: false },
+        scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
+        axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 60 }],
+        series: [
+          {},
+          { label: "CU p95", stroke: "#5ab0ff", width: 2, points: { show: true, size: 6, fill: "#5ab0ff" }, spanGaps: true },
+          { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: false } },
+        ],
+      },
+      [days, p95, limit],
+      holder,
+    );
+    figure.setAttribute("data-plot", "ready");
+  };
+  // uPlot measures its container: draw once the figure is in the document.
+  requestAnimationFrame(function wait() {
+    if (figure.isConnected) draw();
+    else requestAnimationFrame(wait);
+  });
+  return figure;
+}

@@ -1,0 +1,288 @@
+// The web app in a real Chromium against a real server filled with simulated traffic: the program
+// page draws its plots and names its top issue; a signature search opens the story; a wallet page
+// paginates; the empty, error and rate-limited states; the key box; the Landing Score table; and
+// the public overview route the home page reads. Screenshots go to test/artifacts/.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { testServer, type TestServer } from "../helpers/server";
+import { ARTIFACTS, launchBrowser, simulatedWorld, type SimulatedWorld } from "./support";
+
+const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+let world: SimulatedWorld;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let snapshots: string;
+
+beforeAll(async () => {
+  snapshots = mkdtempSync(join(tmpdir(), "txray-snapshots-"));
+  [world, browser] = await Promise.all([simulatedWorld(220, { TXRAY_SNAPSHOTS_DIR: snapshots }), launchBrowser()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await world?.stop();
+  rmSync(snapshots, { recursive: true, force: true });
+});
+
+async function open(path: string, context: BrowserContext = browser.context, base = world.t.url): Promise<Page> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(base + path);
+  (page as Page & { errors: string[] }).errors = errors;
+  return page;
+}
+const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const api = async (path: string) => (await fetch(world.t.url + path)).json() as Promise<any>;
+
+describe("program page", () => {
+  test("draws its plots (intervals and the CU trend) and names the top issue", async () => {
+    const top = await api(`/v1/top-issues/${TOKEN}?window=7d&limit=10`);
+    const issue = top.segments.human[0];
+    expect(issue.errName).toBeTruthy();
+    const page = await open(`/p/${TOKEN}`);
+    await page.getByRole("tab", { name: /Humans/ }).click();
+    await page.waitForSelector("figure[data-plot=ready] canvas", { timeout: 15_000 });
+    expect(await page.locator("figure[data-plot=ready] svg.forest").count()).toBeGreaterThanOrEqual(3);
+    const issues = page.getByRole("tabpanel");
+    await expect(issues.locator("tbody tr").first().locator(".issue-name").textContent()).resolves.toBe(issue.errName);
+    // Every plot is labelled for screen readers with its numbers.
+    const label = await page.locator("svg.forest").first().getAttribute("aria-label");
+    expect(label).toContain("This program");
+    expect(label).toMatch(/95% interval/);
+    // The sample signature opens its story.
+    await issues.locator("tbody tr").first().getByRole("link").click();
+    await page.waitForURL(/\/tx\//);
+    await page.waitForSelector(".story");
+    expect(await page.locator(".err-name").textContent()).toBe(issue.errName);
+    expect((page as any).errors).toEqual([]);
+    await page.goBack();
+    await page.waitForSelector("figure[data-plot=ready] canvas");
+    await shot(page, "program");
+    await page.close();
+  });
+
+  test("the window switch and the release diff of the redeployed app", async () => {
+    const page = await open(`/p/${world.appProgram}?window=7d`);
+    await page.getByRole("link", { name: "1d" }).click();
+    await page.waitForURL(/window=1d/);
+    await page.waitForSelector("#deploy-picker");
+    const release = page.locator("section[aria-labelledby=release-title]");
+    await expect(release.getByText("new").first().isVisible()).resolves.toBe(true);
+    await expect(release.locator("figure[data-plot=ready]").count()).resolves.toBe(1);
+    await shot(page, "program-app-release-diff");
+    await page.close();
+  });
+
+  test("readable on a phone", async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${world.t.url}/p/${TOKEN}`);
+    await page.waitForSelector("figure[data-plot=ready] canvas");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot(page, "program-phone");
+    await page.close();
+  });
+});
+
+describe("search and stories", () => {
+  test("a signature typed into the search box opens its story", async () => {
+    const failed = world.attempts.find((a) => a.truth.outcome === "failed_onchain" && a.envelope.program === TOKEN)!;
+    const story = await api(`/v1/why/${failed.envelope.sig}`);
+    const page = await open("/");
+    await page.getByLabel("Search a signature, a program or a wallet").fill(failed.envelope.sig!);
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(`**/tx/${failed.envelope.sig}`);
+    await page.waitForSelector(".story");
+    expect(await page.locator(".story h2").textContent()).toContain("failed on chain");
+    expect(await page.locator(".err-name").textContent()).toBe(story.errName);
+    expect(await page.locator(".facts").textContent()).toContain(story.instruction);
+    expect(await page.locator(".issue-box").textContent()).toContain(story.issue.fingerprint);
+    await shot(page, "tx-failed");
+    await page.close();
+  });
+
+  test("a dropped signature shows the drop diagnosis and advice", async () => {
+    const dropped = world.attempts.find((a) => a.truth.outcome === "dropped" && a.envelope.sig)!;
+    const diagnosis = await api(`/v1/diagnose-drop/${dropped.envelope.sig}`);
+    const page = await open(`/tx/${dropped.envelope.sig}`);
+    await page.waitForSelector(".evidence li");
+    expect(await page.locator(".advice").textContent()).toBe(diagnosis.advice);
+    expect(await page.locator(".evidence li").count()).toBe(diagnosis.evidence.length);
+    await shot(page, "tx-dropped");
+    await page.close();
+  });
+
+  test("a program address in the search box opens the program page", async () => {
+    const page = await open("/");
+    await page.getByLabel("Search a signature, a program or a wallet").fill(world.appProgram);
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(`**/p/${world.appProgram}`);
+    await page.close();
+  });
+
+  test("a wallet address in the search box finds the programs it sent to", async () => {
+    const payer = world.attempts.find((a) => a.envelope.program === TOKEN)!.envelope.payer;
+    const programs = new Set(world.attempts.filter((a) => a.envelope.payer === payer).map((a) => a.envelope.program));
+    const page = await open("/");
+    await page.getByLabel("Search a signature, a program or a wallet").fill(payer);
+    await page.getByRole("button", { name: "Search" }).click();
+    if (programs.size === 1) {
+      await page.waitForURL(`**/w/${TOKEN}/${payer}?window=30d`);
+    } else {
+      await page.waitForSelector("main li a");
+      const links = await page.locator("main li a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+      expect(links.sort()).toEqual([...programs].map((p) => `/w/${p}/${payer}?window=30d`).sort());
+    }
+    await page.close();
+  });
+});
+
+describe("wallet page", () => {
+  test("lists attempts newest first and pages with nextCursor", async () => {
+    const payer = world.attempts.filter((a) => a.envelope.program === TOKEN).map((a) => a.envelope.payer)[0];
+    const first = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5`);
+    const second = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5&cursor=${encodeURIComponent(first.nextCursor)}`);
+    expect(first.nextCursor).toBeString();
+    const page = await open(`/w/${TOKEN}/${payer}?window=30d&limit=5`);
+    await page.waitForSelector("tbody tr");
+    expect(await page.locator("tbody tr").count()).toBe(5);
+    await page.getByRole("button", { name: "Show more" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 10);
+    const links = await page.locator("tbody tr a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    const expected = [...first.items, ...second.items].filter((i: any) => i.sig).map((i: any) => `/tx/${i.sig}`);
+    expect(links).toEqual(expected);
+    await shot(page, "wallet");
+    await page.close();
+  });
+});
+
+describe("home", () => {
+  test("public programs with the ecosystem's rates; a key lists the key's programs", async () => {
+    const page = await open("/");
+    await page.waitForSelector("section[aria-labelledby=programs-title] tbody tr");
+    const eco = await api("/v1/ecosystem");
+    expect(await page.locator("section[aria-labelledby=programs-title] tbody tr").count()).toBe(eco.programs.length);
+    await shot(page, "home");
+    await page.locator("#keybox summary").click();
+    await page.getByLabel("Key (stored in this browser only)").fill(world.key);
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForSelector("#programs-title:text('Your programs')");
+    await page.waitForSelector("section[aria-labelledby=programs-title] tbody tr");
+    const mine = (await (await fetch(`${world.t.url}/v1/programs`, { headers: { "x-api-key": world.key } })).json()) as any;
+    expect(await page.locator("section[aria-labelledby=programs-title] tbody tr").count()).toBe(mine.items.length);
+    expect(await page.evaluate(() => localStorage.getItem("txray.key"))).toBe(world.key);
+    await page.locator("#keybox summary").click();
+    await page.getByRole("button", { name: "Forget" }).click();
+    await page.waitForSelector("#programs-title:text-is('Programs')");
+    expect(await page.evaluate(() => localStorage.getItem("txray.key"))).toBeNull();
+    await page.close();
+  });
+
+  test("the latest Landing Score snapshot is shown when one exists", async () => {
+    mkdirSync(join(snapshots, "landing-score"), { recursive: true });
+    const snapshot = {
+      schemaVersion: 1, sample: true, date: "2026-11-23", window: { since: 0, until: 1 }, methodology: "Deterministic hash sample of sends.", minimumSends: 10,
+      programs: [{ rank: 1, program: TOKEN, name: "SPL Token", sampleRate: 1, sends: 74, landed: 60, failedOnchain: 9, dropped: 5, landingRate: 0.81, ci95: [0.7, 0.89], dropRate: 0.07, providers: 3, accounts: 1, topAccountShare: 1 }],
+    };
+    writeFileSync(join(snapshots, "landing-score", "latest.json"), JSON.stringify(snapshot));
+    const page = await open("/");
+    await page.waitForSelector("#score-title");
+    expect(await page.locator("section[aria-labelledby=score-title] tbody tr").count()).toBe(1);
+    expect(await page.locator("section[aria-labelledby=score-title]").textContent()).toContain("81.0%");
+    await shot(page, "home-landing-score");
+    await page.close();
+    expect((await fetch(`${world.t.url}/snapshots/landing-score/2026-11-23.json`)).status).toBe(404);
+    expect((await fetch(`${world.t.url}/snapshots/landing-score/..%2F..%2Fcontrol.db`)).status).toBe(404);
+  });
+});
+
+describe("empty, error and rate-limited states", () => {
+  let empty: TestServer;
+  let limited: TestServer;
+  beforeAll(async () => {
+    empty = await testServer({ TXRAY_SNAPSHOTS_DIR: snapshots + "-none" });
+    limited = await testServer({ PUBLIC_RATE_PER_MINUTE: "2", TXRAY_SNAPSHOTS_DIR: snapshots + "-none" });
+  });
+  afterAll(async () => {
+    await empty.stop();
+    await limited.stop();
+  });
+
+  test("a server with no data yet says so", async () => {
+    const page = await open("/", browser.context, empty.url);
+    await page.waitForSelector(".state.empty");
+    expect(await page.locator("section[aria-labelledby=eco-title] .state").textContent()).toContain("not built yet");
+    await shot(page, "empty");
+    await page.close();
+  });
+
+  test("an unknown program is an empty state; a malformed signature is an error state", async () => {
+    const page = await open(`/p/${world.attempts[0].envelope.payer}`);
+    await page.waitForSelector("section[aria-labelledby=baseline-title] .state.empty");
+    expect(await page.locator("section[aria-labelledby=baseline-title] .state").textContent()).toContain("no data");
+    await page.goto(`${world.t.url}/tx/not-a-signature`);
+    await page.waitForSelector(".state.error");
+    expect(await page.locator(".state.error").textContent()).toContain("bad_request");
+    await shot(page, "error");
+    await page.getByLabel("Search a signature, a program or a wallet").fill("hello");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForSelector(".state.error");
+    await page.close();
+  });
+
+  test("429 answers show the rate-limited state", async () => {
+    const page = await open(`/p/${TOKEN}`, browser.context, limited.url);
+    await page.waitForSelector(".state.limited");
+    expect(await page.locator(".state.limited").first().textContent()).toContain("Retrying in");
+    await shot(page, "rate-limited");
+    await page.close();
+  });
+});
+
+describe("GET /v1/ecosystem", () => {
+  test("public programs with their rates; the ecosystem equals the sum and baseline's ecosystem", async () => {
+    const eco = await api("/v1/ecosystem?window=7d");
+    expect(eco.window.name).toBe("7d");
+    expect(eco.programs.map((p: any) => p.program).sort()).toEqual([...new Set(world.attempts.map((a) => a.envelope.program))].sort());
+    for (const program of eco.programs) {
+      const baseline = await api(`/v1/baseline/${program.program}?window=7d`);
+      expect(program.rates).toEqual(baseline.rates);
+      expect(program.attempts).toBe(baseline.rates.attempts);
+      expect(typeof program.lastSeen).toBe("number");
+      expect(eco.rates).toEqual(baseline.ecosystem);
+    }
+    const attempts = eco.programs.map((p: any) => p.attempts);
+    expect(attempts).toEqual([...attempts].sort((a: number, b: number) => b - a));
+    expect((await api("/v1/ecosystem?limit=1")).programs.length).toBe(1);
+  });
+
+  test("bad window and limit are 400s naming the field", async () => {
+    const window = await fetch(`${world.t.url}/v1/ecosystem?window=2d`);
+    expect(window.status).toBe(400);
+    expect(((await window.json()) as any).error.message).toContain("window");
+    const limit = await fetch(`${world.t.url}/v1/ecosystem?limit=0`);
+    expect(limit.status).toBe(400);
+    expect(((await limit.json()) as any).error.message).toContain("limit");
+  });
+
+  test("the web app's pages answer its HTML; the API's unknown paths stay JSON 404s", async () => {
+    for (const path of ["/", `/p/${TOKEN}`, `/tx/x`, `/w/${TOKEN}/y`]) {
+      const response = await fetch(world.t.url + path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toContain("text/html");
+    }
+    const html = await (await fetch(world.t.url + "/")).text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const js = await fetch(world.t.url + script, { headers: { "accept-encoding": "gzip" } });
+    expect(js.status).toBe(200);
+    expect(js.headers.get("cache-control")).toContain("immutable");
+    expect((await fetch(world.t.url + "/assets/nope.js")).status).toBe(404);
+    const unknown = await fetch(world.t.url + "/v1/nope");
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.code).toBe("not_found");
+  });
+});
