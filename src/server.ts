@@ -31,7 +31,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     }
   }
   const workerCount = ingestWorkerCount(ctx.config.INGEST_WORKERS);
-  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, maxBatch: ctx.config.INGEST_MAX_BATCH, native }, ctx.logger) : undefined;
+  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, controlUrl: ctx.config.TXRAY_CONTROL_URL, maxBatch: ctx.config.INGEST_MAX_BATCH, native }, ctx.logger) : undefined;
   const app = createApp({ ctx, spool, ingestWorkers, native: native && !ingestWorkers ? loadNativeEncoder() : null });
   app.listen({
     port: options.port ?? ctx.config.API_PORT,
