@@ -16,7 +16,7 @@ try {
 }
 const ctx = await createContext(config);
 const server = await startServer(ctx);
-ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER });
+ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER, roles: config.TXRAY_ROLES, node: config.TXRAY_NODE_ID });
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -1,5 +1,6 @@
 // Starts txray in one process: the spool, the HTTP app (ingest + read routes) and, unless disabled,
-// the job scheduler. Used by `bun run start` and by tests (on a free loopback port).
+// the job scheduler. Used by `bun run start` and by tests (on a free loopback port). TXRAY_ROLES
+// picks which of the three this process runs (src/config/roles.ts); status is always served.
 
 import { closeServingTables } from "./analytics/serving/reader";
 import { createApp } from "./api/app";
@@ -9,10 +10,14 @@ import { IngestWorkers, ingestWorkerCount } from "./ingest/workers";
 import { buildNativeEncoder, loadNativeEncoder } from "./ingest/native";
 import { startScheduler } from "./scheduler";
 import { schedule } from "./scheduler/registry";
+import { parseRoles } from "./config/roles";
 
-export type RunningServer = { url: string; port: number; spool: Spool; stop(): Promise<void> };
+/** `spool` is null on a node without the ingest role. */
+export type RunningServer = { url: string; port: number; spool: Spool | null; stop(): Promise<void> };
 
 export async function startServer(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean } = {}): Promise<RunningServer> {
+  const roles = parseRoles(ctx.config.TXRAY_ROLES);
+  if (!roles.allows("ingest")) return await startWithoutIngest(ctx, options, roles.allows("jobs"));
   const spool = new Spool({
     dir: ctx.paths.spool(ctx.config.TXRAY_NODE_ID),
     nodeId: ctx.config.TXRAY_NODE_ID,
@@ -40,7 +45,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     maxRequestBodySize: ctx.config.INGEST_MAX_BODY_BYTES * 4,
   });
   const server = app.server!;
-  const scheduler = (options.scheduler ?? ctx.config.TXRAY_SCHEDULER === "on") ? startScheduler(ctx, schedule(ctx.config), { spool }) : null;
+  const scheduler = (options.scheduler ?? (ctx.config.TXRAY_SCHEDULER === "on" && roles.allows("jobs"))) ? startScheduler(ctx, schedule(ctx.config), { spool }) : null;
   return {
     url: `http://${server.hostname}:${server.port}`,
     port: server.port!,
@@ -50,6 +55,24 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
       await server.stop(true);
       ingestWorkers?.close();
       await spool.close();
+      closeServingTables(ctx);
+    },
+  };
+}
+
+/** A read node, a job runner, or both: no spool, no ingest workers. */
+async function startWithoutIngest(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean }, jobs: boolean): Promise<RunningServer> {
+  const app = createApp({ ctx, spool: null });
+  app.listen({ port: options.port ?? ctx.config.API_PORT, hostname: options.hostname ?? ctx.config.API_HOST });
+  const server = app.server!;
+  const scheduler = (options.scheduler ?? (ctx.config.TXRAY_SCHEDULER === "on" && jobs)) ? startScheduler(ctx, schedule(ctx.config), {}) : null;
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    port: server.port!,
+    spool: null,
+    async stop() {
+      await scheduler?.stop();
+      await server.stop(true);
       closeServingTables(ctx);
     },
   };

@@ -20,22 +20,26 @@ import { why } from "../analytics/queries/why";
 import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
+import { parseRoles } from "../config/roles";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
- * with the native fast path `native` when given.
+ * with the native fast path `native` when given. `spool` is null on a node without the ingest role.
  */
-export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null };
+export type AppDeps = { ctx: Context; spool: Spool | null; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null };
 
 export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
   const { config } = ctx;
+  // TXRAY_ROLES: each group of routes is registered only on nodes with its role (status on every node).
+  const roles = parseRoles(config.TXRAY_ROLES);
+  const allows = roles.allows;
   const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
   const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
   const principals = new PrincipalCache(ctx.control, 2000, ctx.clock);
   const inProcess = { principal: (key: string) => principals.get(key), maxBatch: config.INGEST_MAX_BATCH, native };
   const ingestDeps: IngestDeps = {
     prepare: ingestWorkers ? (request) => ingestWorkers.prepare(request) : (request) => prepareBatch(request, inProcess),
-    spool,
+    spool: spool!,
     buckets: ingestBuckets,
     clock: ctx.clock,
     maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
@@ -65,10 +69,16 @@ export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
 
   const app = new Elysia()
     .onError(({ code, error }) => {
-      if (code === "NOT_FOUND") return errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
+      if (code === "NOT_FOUND") {
+        const node = roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : "";
+        return errorResponse(new TxrayError("not_found", `no such route${node}`), ctx.logger);
+      }
       return errorResponse(error, ctx.logger);
     })
-    .post(
+    .get("/v1/status", read(() => serviceStatus(ctx, spool)));
+  // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
+  if (allows("ingest") && spool) {
+    app.post(
       "/v1/ingest",
       async ({ request }) => {
         try {
@@ -78,13 +88,15 @@ export function createApp({ ctx, spool, ingestWorkers, native }: AppDeps) {
         }
       },
       { parse: "none" },
-    )
-    .get("/v1/status", read(() => serviceStatus(ctx, spool)))
-    .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
-    .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
-    .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
-  // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
-  for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+    );
+  }
+  if (allows("read")) {
+    app
+      .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
+      .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
+      .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
+    for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+  }
   return app;
 }
 

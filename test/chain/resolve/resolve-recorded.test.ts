@@ -31,7 +31,7 @@ beforeAll(async () => {
     ],
   });
   expect(response.status).toBe(202);
-  await t.server.spool.seal();
+  await t.server.spool!.seal();
   await flushSpool(t.ctx);
 });
 afterAll(async () => {
