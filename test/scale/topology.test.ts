@@ -138,7 +138,7 @@ test.skipIf(!bin)("2 ingest + 1 job runner + 2 read nodes over one lake, control
   // The second runner flushes everything (including what the killed one left half done)…
   const spoolRoot = dataPaths(dataDir).spoolRoot;
   const pendingSegments = () => readdirSync(spoolRoot).flatMap((node) => (existsSync(join(spoolRoot, node)) ? readdirSync(join(spoolRoot, node)).filter((f) => f.endsWith(".sealed") || f.endsWith(".active")) : []));
-  for (const deadline = Date.now() + 60_000; pendingSegments().length > 0 && Date.now() < deadline; ) await Bun.sleep(100);
+  for (const deadline = Date.now() + 120_000; pendingSegments().length > 0 && Date.now() < deadline; ) await Bun.sleep(100);
   if (pendingSegments().length > 0) console.error(`second job runner's log:\n${runner2.stderr()}`);
   expect(pendingSegments()).toEqual([]);
   // …and then builds the tables once more over the complete lake.
@@ -181,4 +181,4 @@ test.skipIf(!bin)("2 ingest + 1 job runner + 2 read nodes over one lake, control
   expect((a1[`baseline/${PROGRAMS.jupiter}`] as { status: number }).status).toBe(200);
   const listed = (a1.programs as { items: { program: string; attempts: number }[] }).items;
   expect(listed.reduce((sum, item) => sum + item.attempts, 0)).toBe(rows.length);
-}, 240_000);
+}, 360_000);
