@@ -24,7 +24,7 @@ const traffic = await runTraffic({
 });
 const envelopes = traffic.attempts.map((a) => a.envelope);
 await submitEnvelopes(t.url, t.key("bench"), envelopes);
-await t.server.spool.seal();
+await t.server.spool!.seal();
 await flushSpool(t.ctx);
 
 const rpc = createRpcClient({ url: chain.url, concurrency: 4 });

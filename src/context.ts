@@ -32,7 +32,7 @@ export type Effects = { logger?: Logger; clock?: () => number };
 export async function createContext(config: Config, effects: Effects = {}): Promise<Context> {
   const paths = dataPaths(config.dataDir);
   mkdirSync(paths.lake, { recursive: true });
-  const control = openControlDb(paths.controlDb);
+  const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
   const duck = await openDuck();
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;

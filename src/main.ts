@@ -2,6 +2,7 @@
 
 import { ConfigError, loadConfig } from "./config";
 import { createContext } from "./context";
+import { ControlPlaneError } from "./control";
 import { startServer } from "./server";
 
 let config;
@@ -14,7 +15,14 @@ try {
   }
   throw error;
 }
-const ctx = await createContext(config);
+let ctx;
+try {
+  ctx = await createContext(config);
+} catch (error) {
+  if (!(error instanceof ControlPlaneError)) throw error;
+  console.error(`txray: TXRAY_CONTROL_URL: ${error.message}`); // a wrong or unreachable PostgreSQL stops start-up here
+  process.exit(2);
+}
 const server = await startServer(ctx);
 
 let stopping = false;
@@ -29,4 +37,4 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 // Announced once the signal handlers are in place, so a stop right after start is a clean one.
-ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER });
+ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER, roles: config.TXRAY_ROLES, node: config.TXRAY_NODE_ID });

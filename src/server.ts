@@ -1,5 +1,6 @@
 // Starts txray in one process: the spool, the HTTP app (ingest + read routes) and, unless disabled,
-// the job scheduler. Used by `bun run start` and by tests (on a free loopback port).
+// the job scheduler. Used by `bun run start` and by tests (on a free loopback port). TXRAY_ROLES
+// picks which of the three this process runs (src/config/roles.ts); status is always served.
 
 import { closeServingTables } from "./analytics/serving/reader";
 import { createApp } from "./api/app";
@@ -11,9 +12,14 @@ import { startScheduler } from "./scheduler";
 import { schedule } from "./scheduler/registry";
 import { startSealResponder } from "./ingest/seal-responder";
 
-export type RunningServer = { url: string; port: number; spool: Spool; stop(): Promise<void> };
+import { parseRoles } from "./config/roles";
+
+/** `spool` is null on a node without the ingest role. */
+export type RunningServer = { url: string; port: number; spool: Spool | null; stop(): Promise<void> };
 
 export async function startServer(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean } = {}): Promise<RunningServer> {
+  const roles = parseRoles(ctx.config.TXRAY_ROLES);
+  if (!roles.allows("ingest")) return await startWithoutIngest(ctx, options, roles.allows("jobs"));
   const spool = new Spool({
     dir: ctx.paths.spool(ctx.config.TXRAY_NODE_ID),
     nodeId: ctx.config.TXRAY_NODE_ID,
@@ -35,7 +41,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     }
   }
   const workerCount = ingestWorkerCount(ctx.config.INGEST_WORKERS);
-  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, maxBatch: ctx.config.INGEST_MAX_BATCH, native }, ctx.logger) : undefined;
+  const ingestWorkers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, controlUrl: ctx.config.TXRAY_CONTROL_URL, maxBatch: ctx.config.INGEST_MAX_BATCH, native }, ctx.logger) : undefined;
   const app = createApp({ ctx, spool, ingestWorkers, native: native && !ingestWorkers ? loadNativeEncoder() : null });
   app.listen({
     port: options.port ?? ctx.config.API_PORT,
@@ -44,7 +50,7 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
     maxRequestBodySize: ctx.config.INGEST_MAX_BODY_BYTES * 4,
   });
   const server = app.server!;
-  const scheduler = (options.scheduler ?? ctx.config.TXRAY_SCHEDULER === "on") ? startScheduler(ctx, schedule(ctx.config), { spool }) : null;
+  const scheduler = (options.scheduler ?? (ctx.config.TXRAY_SCHEDULER === "on" && roles.allows("jobs"))) ? startScheduler(ctx, schedule(ctx.config), { spool }) : null;
   return {
     url: `http://${server.hostname}:${server.port}`,
     port: server.port!,
@@ -55,6 +61,24 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
       ingestWorkers?.close();
       await spool.close();
       sealResponder.stop();
+      closeServingTables(ctx);
+    },
+  };
+}
+
+/** A read node, a job runner, or both: no spool, no ingest workers. */
+async function startWithoutIngest(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean }, jobs: boolean): Promise<RunningServer> {
+  const app = createApp({ ctx, spool: null });
+  app.listen({ port: options.port ?? ctx.config.API_PORT, hostname: options.hostname ?? ctx.config.API_HOST });
+  const server = app.server!;
+  const scheduler = (options.scheduler ?? (ctx.config.TXRAY_SCHEDULER === "on" && jobs)) ? startScheduler(ctx, schedule(ctx.config), {}) : null;
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    port: server.port!,
+    spool: null,
+    async stop() {
+      await scheduler?.stop();
+      await server.stop(true);
       closeServingTables(ctx);
     },
   };

@@ -21,26 +21,28 @@ import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
-
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
-
 import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PATH, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
+import { parseRoles } from "../config/roles";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
- * with the native fast path `native` when given.
+ * with the native fast path `native` when given. `spool` is null on a node without the ingest role.
  */
-export type AppDeps = { ctx: Context; spool: Spool; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null; chat?: SurfaceOptions["chat"] };
+export type AppDeps = { ctx: Context; spool: Spool | null; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null; chat?: SurfaceOptions["chat"] };
 
 export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions }: AppDeps) {
   const { config } = ctx;
+  // TXRAY_ROLES: each group of routes is registered only on nodes with its role (status on every node).
+  const roles = parseRoles(config.TXRAY_ROLES);
+  const allows = roles.allows;
   const ingestBuckets = new TokenBuckets(config.INGEST_BURST, config.INGEST_RATE_PER_SECOND, ctx.clock);
   const publicBuckets = new TokenBuckets(config.PUBLIC_RATE_PER_MINUTE, config.PUBLIC_RATE_PER_MINUTE / 60, ctx.clock);
   const principals = new PrincipalCache(ctx.control, 2000, ctx.clock);
   const inProcess = { principal: (key: string) => principals.get(key), maxBatch: config.INGEST_MAX_BATCH, native };
   const ingestDeps: IngestDeps = {
     prepare: ingestWorkers ? (request) => ingestWorkers.prepare(request) : (request) => prepareBatch(request, inProcess),
-    spool,
+    spool: spool!,
     buckets: ingestBuckets,
     clock: ctx.clock,
     maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
@@ -70,10 +72,16 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
 
   const app = new Elysia()
     .onError(({ code, error }) => {
-      if (code === "NOT_FOUND") return errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
+      if (code === "NOT_FOUND") {
+        const node = roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : "";
+        return errorResponse(new TxrayError("not_found", `no such route${node}`), ctx.logger);
+      }
       return errorResponse(error, ctx.logger);
     })
-    .post(
+    .get("/v1/status", read(() => serviceStatus(ctx, spool)));
+  // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
+  if (allows("ingest") && spool) {
+    app.post(
       "/v1/ingest",
       async ({ request }) => {
         try {
@@ -83,42 +91,45 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
         }
       },
       { parse: "none" },
-    )
-    .options("/v1/ingest", () => ingestPreflight())
-    .get("/v1/status", read(() => serviceStatus(ctx, spool)))
-    .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
-    .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
-    .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
-  // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
-  for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
-  // MCP (/mcp), Slack (/chat/slack), /openapi.json and /docs: the same questions, same rate limit.
-  const limited = (handler: (request: Request) => Promise<Response> | Response) =>
-    async ({ request, server }: { request: Request; server: any }) => {
-      const rate = publicBuckets.take(clientIp(request, server));
-      if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
+    );
+    app.options("/v1/ingest", () => ingestPreflight());
+  }
+  if (allows("read")) {
+    app
+      .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
+      .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
+      .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
+    for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+
+    // MCP (/mcp), Slack (/chat/slack), /openapi.json and /docs: the same questions, same rate limit.
+    const limited = (handler: (request: Request) => Promise<Response> | Response) =>
+      async ({ request, server }: { request: Request; server: any }) => {
+        const rate = publicBuckets.take(clientIp(request, server));
+        if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
+        try {
+          const response = await handler(request);
+          for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
+          return response;
+        } catch (error) {
+          return errorResponse(error, ctx.logger, rate.headers);
+        }
+      };
+    mountSurfaces(app, { questions: { ctx, chain, spool }, limited, chat: chatOptions });
+
+    // Web app (src/web, issue 13): its pages and assets (the overview it reads, /v1/ecosystem, is a question).
+    // Only these fixed paths: /v1, /mcp, /chat, /openapi.json and /docs stay with their own routes.
+    const notFound = () => errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
+    const web = async (serve: () => Promise<Response | null>) => {
       try {
-        const response = await handler(request);
-        for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
-        return response;
+        return (await serve()) ?? notFound();
       } catch (error) {
-        return errorResponse(error, ctx.logger, rate.headers);
+        return errorResponse(error, ctx.logger);
       }
     };
-  mountSurfaces(app, { questions: { ctx, chain, spool }, limited, chat: chatOptions });
-
-  // Web app (src/web, issue 13): its pages and assets (the overview it reads, /v1/ecosystem, is a question).
-  // Only these fixed paths: /v1, /mcp, /chat, /openapi.json and /docs stay with their own routes.
-  const notFound = () => errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
-  const web = async (serve: () => Promise<Response | null>) => {
-    try {
-      return (await serve()) ?? notFound();
-    } catch (error) {
-      return errorResponse(error, ctx.logger);
-    }
-  };
-  for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
-  app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
-  app.get(LANDING_SCORE_PATH, () => web(() => landingScoreResponse(config.snapshotsDir)));
+    for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
+    app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
+    app.get(LANDING_SCORE_PATH, () => web(() => landingScoreResponse(config.snapshotsDir)));
+  }
   return app;
 }
 

@@ -18,7 +18,7 @@ const USAGE = `usage: txray <command>
 
   keys create --account <name> [--read-only] [--json] [--no-save]
                           create an API key (shown once) and save it to the config file
-  keys list               list keys (ids, accounts, scopes; never the keys)
+  keys list [--json]      list keys (ids, accounts, scopes; never the keys)
   keys revoke <key-id>    revoke a key by its id (key_…)
   jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")} (all: these, in order)
   jobs run landing-score [--date YYYY-MM-DD]
@@ -38,9 +38,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return area === undefined ? 2 : 0;
     }
     const config = loadConfig(io.env);
-    if (area === "keys" && action === "create") return keysCreate(rest, config.dataDir, io);
-    if (area === "keys" && action === "list") return keysList(config.dataDir, io);
-    if (area === "keys" && action === "revoke") return keysRevoke(rest, config.dataDir, io);
+    if (area === "keys" && action === "create") return keysCreate(rest, config, io);
+    if (area === "keys" && action === "list") return keysList(rest, config, io);
+    if (area === "keys" && action === "revoke") return keysRevoke(rest, config, io);
     if (area === "jobs" && action === "run") return await jobsRun(rest, config, io);
     if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
@@ -67,12 +67,15 @@ function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeo
   }
 }
 
-function keysCreate(args: string[], dataDir: string, io: Io): number {
+/** The control database of the configured deployment: TXRAY_CONTROL_URL, else the data directory's SQLite. */
+const openControl = (config: ReturnType<typeof loadConfig>) => openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
+
+function keysCreate(args: string[], config: ReturnType<typeof loadConfig>, io: Io): number {
   const { values } = parse(args, { account: { type: "string" }, "read-only": { type: "boolean" }, json: { type: "boolean" }, "no-save": { type: "boolean" } });
   const account = values.account as string | undefined;
   if (!account) throw new UsageError("keys create needs --account <name>");
   const scope = values["read-only"] ? "read" : "live";
-  const db = openControlDb(dataPaths(dataDir).controlDb);
+  const db = openControl(config);
   try {
     const { key, record } = createAccountKey(db, account, scope, Date.now());
     let savedTo: string | null = null;
@@ -80,7 +83,7 @@ function keysCreate(args: string[], dataDir: string, io: Io): number {
       savedTo = userConfigPath(io.env);
       writeUserConfig(savedTo, { apiKey: key, account, scope });
     }
-    if (values.json) io.stdout(JSON.stringify({ key, account, scope }) + "\n");
+    if (values.json) io.stdout(JSON.stringify({ key, id: record.id, account, scope }) + "\n");
     else {
       io.stdout(`${key}\n`);
       io.stderr(`created ${scope === "read" ? "read-only (query-scoped)" : "account"} key ${record.id} for account ${account}; it is shown only once.${savedTo ? ` Saved to ${savedTo}.` : ""}\n`);
@@ -91,10 +94,15 @@ function keysCreate(args: string[], dataDir: string, io: Io): number {
   }
 }
 
-function keysList(dataDir: string, io: Io): number {
-  const db = openControlDb(dataPaths(dataDir).controlDb);
+function keysList(args: string[], config: ReturnType<typeof loadConfig>, io: Io): number {
+  const { values } = parse(args, { json: { type: "boolean" } });
+  const db = openControl(config);
   try {
     const keys = listKeys(db);
+    if (values.json) {
+      io.stdout(JSON.stringify(keys.map((key) => ({ id: key.id, account: key.accountName, scope: key.scope, createdAt: key.createdAt, revokedAt: key.revokedAt }))) + "\n");
+      return 0;
+    }
     if (keys.length === 0) io.stdout("no keys\n");
     for (const key of keys) {
       io.stdout(`${key.id}\t${key.accountName}\t${key.scope}\tcreated ${new Date(key.createdAt).toISOString()}${key.revokedAt ? `\trevoked ${new Date(key.revokedAt).toISOString()}` : ""}\n`);
@@ -105,11 +113,11 @@ function keysList(dataDir: string, io: Io): number {
   }
 }
 
-function keysRevoke(args: string[], dataDir: string, io: Io): number {
+function keysRevoke(args: string[], config: ReturnType<typeof loadConfig>, io: Io): number {
   const { positionals } = parse(args, {});
   const id = positionals[0];
   if (!id) throw new UsageError("keys revoke needs a key id (see `txray keys list`)");
-  const db = openControlDb(dataPaths(dataDir).controlDb);
+  const db = openControl(config);
   try {
     if (!revokeKey(db, id, Date.now())) {
       io.stderr(`txray: no active key ${id}\n`);

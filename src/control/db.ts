@@ -1,13 +1,20 @@
 // The control plane: small, transactional state that does not belong in the lake. Accounts, hashed
-// keys, programs seen per account, job runs, committed spool segments, the resolver's pending queue
-// and RPC cache. bun:sqlite in WAL mode: built into Bun, safe for one writer and many readers across
-// processes (the server and a job run from the CLI share it).
+// keys, programs seen per account, job runs, committed spool segments, leases, the resolver's
+// pending queue and RPC cache. bun:sqlite in WAL mode by default: built into Bun, safe for one writer
+// and many readers across processes (the server and a job run from the CLI share it). With
+// TXRAY_CONTROL_URL it is PostgreSQL instead (src/control/postgres.ts), shared by every node of a
+// larger deployment: the same migrations and queries, written in SQLite's dialect and rewritten in
+// one place (src/control/dialect.ts), behind the same synchronous interface (ControlDb).
 
-import { Database } from "bun:sqlite";
+import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { PostgresControlDb } from "./postgres";
 
-/** Each entry runs once, in order; never edit a shipped migration, append a new one. */
+/**
+ * Each entry runs once, in order; never edit a shipped migration, append a new one. Written in
+ * SQLite's dialect; PostgreSQL gets them through postgresMigration (src/control/dialect.ts).
+ */
 const MIGRATIONS: string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE accounts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
@@ -45,17 +52,57 @@ const MIGRATIONS: string[] = [
    CREATE INDEX attempt_index_by_payer ON attempt_index (payer, program, sent_at);
    CREATE INDEX attempt_index_by_provider ON attempt_index (rpc_hash, sent_at);
    CREATE TABLE block_heights (observed_at INTEGER PRIMARY KEY, height INTEGER NOT NULL);`,
+  // 2: live ingest nodes and seal requests (src/control/ingest-nodes.ts, docs/lake.md "Flushing on demand").
+  `CREATE TABLE IF NOT EXISTS ingest_nodes (
+     node_id TEXT PRIMARY KEY, owner TEXT NOT NULL, rpc_origin TEXT NOT NULL, rpc_fingerprint TEXT NOT NULL,
+     started_at INTEGER NOT NULL, heartbeat_at INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS seal_requests (
+     id TEXT PRIMARY KEY, node_id TEXT NOT NULL, requested_at INTEGER NOT NULL, sealed_at INTEGER);
+   CREATE INDEX IF NOT EXISTS seal_requests_by_node ON seal_requests (node_id, sealed_at);`,
 ];
 
-export type ControlDb = Database;
+/** Parameters are bound positionally (`?`): text, numbers, null. */
+export type ControlParams = SQLQueryBindings[];
+export type ControlStatement<Row, Params extends ControlParams> = {
+  get(...params: Params): Row | null;
+  all(...params: Params): Row[];
+  run(...params: Params): { changes: number };
+};
+export type ControlTransaction<Args extends unknown[], Result> = ((...args: Args) => Result) & { immediate(...args: Args): Result };
 
-export function openControlDb(path: string): ControlDb {
+/** What the control plane's callers use: the subset of bun:sqlite's Database that both backends implement. */
+export interface ControlDb {
+  query<Row = unknown, Params extends ControlParams = any[]>(sql: string): ControlStatement<Row, Params>;
+  exec(sql: string): void;
+  transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): ControlTransaction<Args, Result>;
+  close(): void;
+}
+
+/** Which SQL engine a control database runs on (for the few statements that must differ). */
+export const controlDialect = (db: ControlDb): "sqlite" | "postgres" => (db instanceof PostgresControlDb ? "postgres" : "sqlite");
+
+/**
+ * The control database: PostgreSQL when `controlUrl` (TXRAY_CONTROL_URL) is set, else SQLite at
+ * `path` (normally `<data dir>/control.sqlite`).
+ */
+export function openControlDb(path: string, controlUrl?: string): ControlDb {
+  if (controlUrl) {
+    const db = new PostgresControlDb(controlUrl);
+    db.migrate(MIGRATIONS);
+    return db;
+  }
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
   migrate(db);
-  return db;
+  return sqliteControlDb(db);
 }
+
+/**
+ * A bun:sqlite Database as a ControlDb. It has every method ControlDb names; only its statement
+ * generics are more elaborate than TypeScript can match structurally, hence the cast.
+ */
+export const sqliteControlDb = (db: Database): ControlDb => db as unknown as ControlDb;
 
 function migrate(db: Database) {
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");

@@ -1,5 +1,6 @@
-// Public surface of the control plane (bun:sqlite).
-export { openControlDb, type ControlDb } from "./db";
+// Public surface of the control plane (bun:sqlite by default, PostgreSQL with TXRAY_CONTROL_URL).
+export { openControlDb, controlDialect, sqliteControlDb, type ControlDb } from "./db";
+export { ControlPlaneError } from "./postgres";
 export * from "./keys";
 export * from "./programs";
 export * from "./jobs";

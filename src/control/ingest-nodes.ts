@@ -4,28 +4,12 @@
 //
 // Each ingest process registers its node (spool owner `host:pid`, the origin of its SOLANA_RPC_URL and
 // a short hash of the whole URL, never the URL itself: it may carry a key) and heartbeats. A job asks by
-// inserting one seal request per live node and waits until the node marks it sealed. Plain portable SQL
-// (CREATE TABLE IF NOT EXISTS, INSERT … ON CONFLICT, no SQLite-only syntax) so the same statements serve
-// a PostgreSQL control plane.
+// inserting one seal request per live node and waits until the node marks it sealed. The tables are
+// control-plane migration 2 (src/control/db.ts); the statements are portable (INSERT … ON CONFLICT) so
+// they serve SQLite and PostgreSQL alike.
 
 import { createHash, randomBytes } from "node:crypto";
 import type { ControlDb } from "./db";
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS ingest_nodes (
-     node_id TEXT PRIMARY KEY, owner TEXT NOT NULL, rpc_origin TEXT NOT NULL, rpc_fingerprint TEXT NOT NULL,
-     started_at BIGINT NOT NULL, heartbeat_at BIGINT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS seal_requests (
-     id TEXT PRIMARY KEY, node_id TEXT NOT NULL, requested_at BIGINT NOT NULL, sealed_at BIGINT)`,
-  `CREATE INDEX IF NOT EXISTS seal_requests_by_node ON seal_requests (node_id, sealed_at)`,
-];
-
-const ready = new WeakSet<ControlDb>();
-function ensureSchema(db: ControlDb) {
-  if (ready.has(db)) return;
-  for (const statement of SCHEMA) db.exec(statement);
-  ready.add(db);
-}
 
 export type IngestNode = { nodeId: string; owner: string; rpcOrigin: string; rpcFingerprint: string; startedAt: number; heartbeatAt: number };
 
@@ -45,7 +29,6 @@ export function rpcFingerprint(url: string): string {
 
 /** Registers (or refreshes) this ingest process as the live owner of `nodeId`. */
 export function registerIngestNode(db: ControlDb, node: { nodeId: string; owner: string; rpcUrl: string }, now: number): void {
-  ensureSchema(db);
   db.query(
     `INSERT INTO ingest_nodes (node_id, owner, rpc_origin, rpc_fingerprint, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (node_id) DO UPDATE SET owner = excluded.owner, rpc_origin = excluded.rpc_origin,
@@ -54,18 +37,15 @@ export function registerIngestNode(db: ControlDb, node: { nodeId: string; owner:
 }
 
 export function heartbeatIngestNode(db: ControlDb, nodeId: string, owner: string, now: number): void {
-  ensureSchema(db);
   db.query("UPDATE ingest_nodes SET heartbeat_at = ? WHERE node_id = ? AND owner = ?").run(now, nodeId, owner);
 }
 
 /** Removes the node's row if this owner still holds it (a clean stop). */
 export function unregisterIngestNode(db: ControlDb, nodeId: string, owner: string): void {
-  ensureSchema(db);
   db.query("DELETE FROM ingest_nodes WHERE node_id = ? AND owner = ?").run(nodeId, owner);
 }
 
 export function listIngestNodes(db: ControlDb): IngestNode[] {
-  ensureSchema(db);
   return db
     .query<{ node_id: string; owner: string; rpc_origin: string; rpc_fingerprint: string; started_at: number; heartbeat_at: number }, []>(
       "SELECT node_id, owner, rpc_origin, rpc_fingerprint, started_at, heartbeat_at FROM ingest_nodes ORDER BY node_id",
@@ -76,7 +56,6 @@ export function listIngestNodes(db: ControlDb): IngestNode[] {
 
 /** Asks `nodeId` to seal its active segment; returns the request's id. */
 export function requestSeal(db: ControlDb, nodeId: string, now: number): string {
-  ensureSchema(db);
   const id = `seal_${now}_${randomBytes(6).toString("hex")}`;
   db.query("INSERT INTO seal_requests (id, node_id, requested_at) VALUES (?, ?, ?)").run(id, nodeId, now);
   return id;
@@ -84,25 +63,21 @@ export function requestSeal(db: ControlDb, nodeId: string, now: number): string 
 
 /** The ids of the requests still waiting for `nodeId`. */
 export function openSealRequests(db: ControlDb, nodeId: string): string[] {
-  ensureSchema(db);
   return db.query<{ id: string }, [string]>("SELECT id FROM seal_requests WHERE node_id = ? AND sealed_at IS NULL").all(nodeId).map((row) => row.id);
 }
 
 export function markSealed(db: ControlDb, ids: string[], now: number): void {
-  ensureSchema(db);
   const mark = db.query("UPDATE seal_requests SET sealed_at = ? WHERE id = ?");
   for (const id of ids) mark.run(now, id);
 }
 
 /** The time each request was answered (null while it waits). */
 export function sealRequestState(db: ControlDb, id: string): number | null {
-  ensureSchema(db);
   return db.query<{ sealed_at: number | null }, [string]>("SELECT sealed_at FROM seal_requests WHERE id = ?").get(id)?.sealed_at ?? null;
 }
 
 /** Drops the requester's rows once it is done with them (answered or not). */
 export function forgetSealRequests(db: ControlDb, ids: string[]): void {
-  ensureSchema(db);
   const drop = db.query("DELETE FROM seal_requests WHERE id = ?");
   for (const id of ids) drop.run(id);
 }

@@ -6,7 +6,7 @@ import type { ControlDb } from "./db";
 export type JobRun = { lastRunAt: number; ok: boolean | null; durationMs: number | null; error: string | null; details: unknown };
 
 export function recordJobStart(db: ControlDb, job: string, now: number): number {
-  return Number(db.query("INSERT INTO job_runs (job, started_at) VALUES (?, ?)").run(job, now).lastInsertRowid);
+  return db.query<{ id: number }, [string, number]>("INSERT INTO job_runs (job, started_at) VALUES (?, ?) RETURNING id").get(job, now)!.id;
 }
 
 export function recordJobEnd(db: ControlDb, runId: number, result: { ok: boolean; durationMs: number; error?: string; details?: unknown }, now: number): void {

@@ -9,7 +9,7 @@ export type ProgramCount = { accountId: string; program: string; attempts: numbe
 export function addProgramCounts(db: ControlDb, counts: ProgramCount[]): void {
   const upsert = db.query(
     `INSERT INTO account_programs (account_id, program, attempts, last_seen) VALUES (?, ?, ?, ?)
-     ON CONFLICT (account_id, program) DO UPDATE SET attempts = attempts + excluded.attempts, last_seen = max(last_seen, excluded.last_seen)`,
+     ON CONFLICT (account_id, program) DO UPDATE SET attempts = account_programs.attempts + excluded.attempts, last_seen = max(account_programs.last_seen, excluded.last_seen)`,
   );
   for (const c of counts) upsert.run(c.accountId, c.program, c.attempts, c.lastSeen);
 }

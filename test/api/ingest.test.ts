@@ -2,7 +2,7 @@
 // the seed §7 error shape, and nothing from a rejected batch ever reaches the lake; in JavaScript on
 // the main thread, and on worker threads with the native fast path, alike.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { revokeKey } from "../../src/control";
+import { hashKey, revokeKey } from "../../src/control";
 import { flushSpool } from "../../src/lake/flush";
 import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
@@ -116,7 +116,7 @@ for (const [workers, native] of [["0", "off"], ["2", "on"]]) describe(`INGEST_WO
       expectError(await t.ingest({ envelopes }, { "x-api-key": "hello" }), 401, "unauthorized");
       expectError(await t.ingest({ apiKey: "txr_live_" + "1".repeat(32), envelopes }), 401, "unauthorized");
       const revoked = t.key("acme");
-      const id = t.ctx.control.query<{ id: string }, []>("SELECT id FROM api_keys ORDER BY created_at DESC, rowid DESC LIMIT 1").get()!.id;
+      const id = t.ctx.control.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE key_hash = ?").get(hashKey(revoked))!.id;
       expect(revokeKey(t.ctx.control, id, Date.now())).toBe(true);
       expectError(await t.ingest({ apiKey: revoked, envelopes }), 401, "unauthorized");
     });

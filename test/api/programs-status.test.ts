@@ -20,7 +20,7 @@ beforeAll(async () => {
     expect((await t.ingest({ apiKey: acme, envelopes })).status).toBe(202);
   }
   expect((await t.ingest({ apiKey: other, envelopes: [makeEnvelope({ program: randomAddress() })] })).status).toBe(202);
-  const outcome = await runJob(t.ctx, flushJob, { spool: t.server.spool });
+  const outcome = await runJob(t.ctx, flushJob, { spool: t.server.spool! });
   expect(outcome.ok).toBe(true);
 });
 afterAll(() => t.stop());

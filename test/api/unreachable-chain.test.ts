@@ -36,7 +36,7 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
   expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
   await expectPending(envelope.sig!); // in the spool's active segment
 
-  await t.server.spool.seal();
+  await t.server.spool!.seal();
   await expectPending(envelope.sig!); // sealed, not flushed
 
   expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });

@@ -25,7 +25,7 @@ test("instruction of the targeted program, failingInstruction of the failing CPI
   const sig = randomSignature();
   const envelope = makePreflightEnvelope({ sig, program: JUPITER, preflightError: "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x178c", simulationLogs: logs });
   expect((await t.ingest({ apiKey: t.key("acme"), envelopes: [envelope] })).status).toBe(202);
-  await t.server.spool.seal();
+  await t.server.spool!.seal();
   await flushSpool(t.ctx);
   expect((await runJob(t.ctx, resolveJob)).ok).toBe(true);
 

@@ -38,8 +38,9 @@ test("--read-only --json --no-save: a query-scoped key as JSON, config untouched
   const result = await cli("keys", "create", "--account", "acme", "--read-only", "--json", "--no-save");
   expect(result.code).toBe(0);
   const parsed = JSON.parse(result.stdout);
-  expect(Object.keys(parsed).sort()).toEqual(["account", "key", "scope"]);
+  expect(Object.keys(parsed).sort()).toEqual(["account", "id", "key", "scope"]);
   expect(parsed).toMatchObject({ account: "acme", scope: "read" });
+  expect(parsed.id).toMatch(/^key_[0-9a-f]{12}$/);
   expect(parsed.key).toMatch(/^txr_read_/);
   expect(readFileSync(configFile, "utf8")).toBe(before);
 });
@@ -55,6 +56,19 @@ test("keys list shows ids and scopes, never keys; keys revoke disables one", asy
   const again = await cli("keys", "revoke", ids[0]);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("no active key");
+});
+
+test("keys list --json: every key as {id, account, scope, createdAt, revokedAt}, never the key", async () => {
+  const created = JSON.parse((await cli("keys", "create", "--account", "listed", "--json", "--no-save")).stdout);
+  const listed = await cli("keys", "list", "--json");
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).not.toContain("txr_");
+  const keys = JSON.parse(listed.stdout) as Record<string, unknown>[];
+  for (const key of keys) expect(Object.keys(key).sort()).toEqual(["account", "createdAt", "id", "revokedAt", "scope"]);
+  const mine = keys.find((key) => key.id === created.id)!;
+  expect(mine).toMatchObject({ account: "listed", scope: "live", revokedAt: null });
+  expect(typeof mine.createdAt).toBe("number");
+  expect(keys.some((key) => typeof key.revokedAt === "number")).toBe(true); // revoked in the test above
 });
 
 test("jobs run flush on an empty data dir succeeds and prints the outcome", async () => {

@@ -1,4 +1,5 @@
 // A txray context over a fresh temp data directory, silent, for tests.
+import { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,8 @@ import { silentLogger } from "../../src/shared/logger";
 
 export async function testContext(env: Record<string, string> = {}): Promise<Context & { dispose(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "txray-test-"));
-  const config = loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "silent", API_HOST: "127.0.0.1", API_PORT: "0", ...env });
+  const control = await testControlUrl();
+  const config = loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "silent", API_HOST: "127.0.0.1", API_PORT: "0", ...control, ...env });
   const ctx = await createContext(config, { logger: silentLogger });
   return Object.assign(ctx, {
     dispose() {
@@ -16,4 +18,24 @@ export async function testContext(env: Record<string, string> = {}): Promise<Con
       rmSync(dataDir, { recursive: true, force: true });
     },
   });
+}
+
+/**
+ * TXRAY_TEST_POSTGRES_URL=postgres://…/postgres runs the suites built on testContext with the control
+ * plane on PostgreSQL: each context gets a fresh database there (e.g.
+ * `TXRAY_TEST_POSTGRES_URL=… bun test test/api test/chain/resolve`). Unset: SQLite, as usual.
+ */
+async function testControlUrl(): Promise<{ TXRAY_CONTROL_URL?: string }> {
+  const admin = process.env.TXRAY_TEST_POSTGRES_URL;
+  if (!admin) return {};
+  const name = `txray_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const sql = new SQL({ url: admin, max: 1 });
+  try {
+    await sql.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await sql.close();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { TXRAY_CONTROL_URL: url.toString() };
 }

@@ -29,7 +29,7 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     );
     const responses = await Promise.all(batches.map((envelopes) => t!.ingest({ apiKey: key, envelopes })));
     expect(responses.every((r) => r.status === 202)).toBe(true);
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1000 });
 
     const [{ n, distinct_sigs, programs }] = await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT sig) AS distinct_sigs, count(DISTINCT program) AS programs");
@@ -49,7 +49,7 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     t = await testServer({ FLUSH_NATIVE });
     const key = t.key("acme");
     expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 30 }, () => makeEnvelope()) })).status).toBe(202);
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     await expect(flushSpool({ ...t.ctx, beforeCommit: () => { throw new Error("crash"); } })).rejects.toThrow("crash");
     expect(await flushSpool(t.ctx)).toEqual({ segments: 1, rows: 30 });
     expect((await lakeRows(t.ctx, "count(*) AS n"))[0].n).toBe(30);
@@ -59,7 +59,7 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     t = await testServer({ FLUSH_NATIVE });
     const key = t.key("acme");
     expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 12 }, () => makeEnvelope()) })).status).toBe(202);
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     const dir = t.ctx.paths.spool("node1");
     const sealed = readdirSync(dir).filter((n) => n.endsWith(".sealed"));
     const saved = join(t.ctx.paths.root, "saved-segment");
@@ -75,7 +75,7 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     const key = t.key("acme");
     for (let i = 0; i < 8; i++) {
       expect((await t.ingest({ apiKey: key, envelopes: [...Array.from({ length: 50 }, () => makeEnvelope()), makePreflightEnvelope()] })).status).toBe(202);
-      await t.server.spool.seal();
+      await t.server.spool!.seal();
       await flushSpool(t.ctx);
     }
     const envelopesRoot = t.ctx.paths.dataset("envelopes");
@@ -111,12 +111,12 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     const key = t.key("acme");
     for (let i = 0; i < 5; i++) {
       await t.ingest({ apiKey: key, envelopes: [makeEnvelope()] });
-      await t.server.spool.seal();
+      await t.server.spool!.seal();
       await flushSpool(t.ctx);
     }
     // A sixth segment whose flush "crashed" before commit: its part is in the lake but not committed.
     await t.ingest({ apiKey: key, envelopes: [makeEnvelope()] });
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     await flushSpool({ ...t.ctx, beforeCommit: () => { throw new Error("crash"); } }).catch(() => {});
     expect(await compactLake(t.ctx, { minParts: 4 })).toEqual({ partitions: 1, partsMerged: 5 });
     const files = parquetFiles(t.ctx.paths.dataset("envelopes"));
@@ -132,7 +132,7 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     const sizes = [5, 7, 11];
     for (const size of sizes) {
       expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: size }, () => makeEnvelope()) })).status).toBe(202);
-      await t.server.spool.seal();
+      await t.server.spool!.seal();
     }
     expect(await flushSpool(t.ctx)).toEqual({ segments: 3, rows: 23 });
     expect(parquetFiles(t.ctx.paths.dataset("envelopes")).length).toBe(1);
@@ -150,7 +150,7 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     const logs = Array.from({ length: 200 }, (_, i) => `${i}:` + "\u0001".repeat(2040));
     const envelope = makePreflightEnvelope({ preflightError: "x".repeat(8192), simulationLogs: logs });
     expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
     const [row] = await lakeRows(t.ctx, "simulation_logs, preflight_error");
     expect(row.simulation_logs).toEqual(logs);

@@ -65,7 +65,7 @@ afterAll(async () => {
 /** Lake rows for these signatures, waiting (bounded) for the beacon to arrive. */
 async function rowsFor(sigs: string[]) {
   for (let i = 0; i < 100; i++) {
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     await flushSpool(t.ctx);
     const rows = (await lakeRows(t.ctx, "sig, kind, rpc_label, wallet_adapter, preflight_error")).filter((row: any) => sigs.includes(row.sig));
     if (rows.length >= sigs.length) return rows;
@@ -108,7 +108,7 @@ describe("the bundled SDK in Chromium", () => {
     const sig = await page.evaluate(() => (window as any).dapp.sendLanded());
     // Let the SDK build its envelope (off the send path), then leave the page.
     await page.waitForFunction(() => (window as any).dapp.stats().queued === 1);
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     await flushSpool(t.ctx);
     expect((await lakeRows(t.ctx, "sig")).filter((row: any) => row.sig === sig)).toHaveLength(0); // nothing sent yet
     await page.goto("about:blank");

@@ -149,7 +149,7 @@ beforeAll(async () => {
   sigs.kitPreflight = kitPreflight.sig;
 
   await txray.flush();
-  await t.server.spool.seal();
+  await t.server.spool!.seal();
   await flushSpool(t.ctx);
   const summary = await resolvePending(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
   expect(summary.stillPending).toBe(0);

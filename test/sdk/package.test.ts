@@ -122,7 +122,7 @@ if (process.argv[4] !== "forget-close") console.log(JSON.stringify({ sig, runtim
 
   test("node: a script that forgets close() still delivers what it queued before exiting", async () => {
     const { sig } = await run("node", ["forget-close"]);
-    await t.server.spool.seal();
+    await t.server.spool!.seal();
     await flushSpool(t.ctx);
     expect((await lakeRows(t.ctx, "sig, wallet_adapter")).filter((row: any) => row.sig === sig)).toEqual([{ sig, wallet_adapter: "node-dapp" }]);
   }, 60_000);

@@ -45,7 +45,7 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
   });
   await stream.stop();
   if (stream.accepted !== run.attempts.length) throw new Error("not every envelope was accepted");
-  const runtime = { spool: t.server.spool };
+  const runtime = { spool: t.server.spool ?? undefined };
   const must = async (job: Parameters<typeof runJob>[1]) => {
     const outcome = await runJob(t.ctx, job, runtime);
     if (!outcome.ok) throw new Error(`${job.name} failed: ${outcome.error}`);

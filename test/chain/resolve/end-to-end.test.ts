@@ -34,7 +34,7 @@ beforeAll(async () => {
   const key = t.key("acme");
   const submitted = await submitEnvelopes(t.url, key, attempts.map((a) => a.envelope));
   expect(submitted.accepted).toBe(attempts.length);
-  await t.server.spool.seal();
+  await t.server.spool!.seal();
   await flushSpool(t.ctx);
   const rpc = createRpcClient({ url: chain.url });
   const summary = await resolvePending(t.ctx, { rpc, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
     ],
   });
   expect(response.status).toBe(202);
-  await t.server.spool.seal();
+  await t.server.spool!.seal();
   await flushSpool(t.ctx);
 });
 afterAll(async () => {
@@ -87,7 +87,7 @@ test("an attempt never found whose lastValidBlockHeight the chain never reaches 
   const { createContext } = await import("../../../src/context");
   const { loadConfig } = await import("../../../src/config");
   const { silentLogger } = await import("../../../src/shared/logger");
-  const later = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir }), { logger: silentLogger, clock: () => Date.now() + 25 * 3600_000 });
+  const later = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL }), { logger: silentLogger, clock: () => Date.now() + 25 * 3600_000 });
   const summary = await resolvePending(later, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(later.paths.root), recheckDelayMs: 5 });
   later.close();
   expect(summary.resolved.dropped).toBe(1);

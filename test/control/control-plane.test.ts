@@ -1,0 +1,174 @@
+// The control plane behaves the same on SQLite (the default) and PostgreSQL (TXRAY_CONTROL_URL):
+// the same checks run against both, and two connections stand for two nodes. PostgreSQL runs in a
+// throwaway cluster (test/helpers/postgres.ts); without its binaries that half skips, saying why.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  addProgramCounts, authenticate, controlDialect, createAccountKey, ifLeaseFree, isSegmentCommitted, lakeRowCount, lastJobRuns,
+  listAccountPrograms, listKeys, openControlDb, PrincipalCache, recordJobEnd, recordJobStart, recordSegment, revokeKey, serverSecret,
+  withLease, type ControlDb,
+} from "../../src/control";
+import { toPostgres } from "../../src/control/dialect";
+import { POSTGRES_MISSING, postgresBinaries, startPostgres, type PostgresCluster } from "../helpers/postgres";
+
+const bin = postgresBinaries();
+if (!bin) console.warn(`control-plane.test: PostgreSQL half skipped: ${POSTGRES_MISSING}`);
+
+let cluster: PostgresCluster | null = null;
+const dirs: string[] = [];
+afterAll(async () => {
+  await cluster?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+type Backend = { name: string; open(): Promise<() => ControlDb> };
+const backends: Backend[] = [
+  {
+    name: "sqlite",
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), "txray-control-"));
+      dirs.push(dir);
+      return () => openControlDb(join(dir, "control.sqlite"));
+    },
+  },
+];
+let databases = 0;
+if (bin) {
+  backends.push({
+    name: "postgres",
+    async open() {
+      cluster ??= await startPostgres(bin);
+      const url = await cluster.createDatabase(`control_${++databases}`);
+      return () => openControlDb("/nonexistent/unused.sqlite", url);
+    },
+  });
+}
+
+for (const backend of backends) {
+  describe(`control plane on ${backend.name}`, () => {
+    let a: ControlDb; // one node
+    let b: ControlDb; // another node on the same control plane
+    beforeAll(async () => {
+      const open = await backend.open();
+      a = open();
+      b = open(); // migrations already applied: opening again is a no-op
+    }, 60_000);
+    afterAll(() => {
+      a?.close();
+      b?.close();
+    });
+
+    test("dialect is what was asked for", () => {
+      expect(controlDialect(a)).toBe(backend.name as "sqlite" | "postgres");
+    });
+
+    test("a key created on one node authenticates on the other; revoked there, it fails everywhere (after the cache)", () => {
+      const { key, record } = createAccountKey(a, "acme", "live", 1_763_700_000_000);
+      expect(authenticate(b, key)).toEqual({ accountId: record.accountId, accountName: "acme", scope: "live", keyId: record.id });
+      const second = createAccountKey(b, "acme", "read", 1_763_700_000_001);
+      expect(second.record.accountId).toBe(record.accountId); // one account, found by name on either node
+      let now = 1_000;
+      const cache = new PrincipalCache(b, 2000, () => now);
+      expect(cache.get(key)?.keyId).toBe(record.id);
+      expect(revokeKey(a, record.id, 1_763_700_000_002)).toBe(true);
+      expect(revokeKey(a, record.id, 1_763_700_000_003)).toBe(false);
+      expect(authenticate(b, key)).toBeNull();
+      expect(cache.get(key)?.keyId).toBe(record.id); // still cached on b for at most 2 s
+      now += 2001;
+      expect(cache.get(key)).toBeNull();
+      const listed = listKeys(b);
+      expect(listed.map((k) => [k.id, k.scope, k.revokedAt])).toEqual([
+        [record.id, "live", 1_763_700_000_002],
+        [second.record.id, "read", null],
+      ]);
+      expect(typeof listed[0].createdAt).toBe("number");
+      expect(authenticate(b, "txr_live_" + "1".repeat(32))).toBeNull();
+    });
+
+    test("program counts add up across nodes and page by program", () => {
+      addProgramCounts(a, [{ accountId: "acc_x", program: "P2", attempts: 3, lastSeen: 1_763_700_000_500 }]);
+      addProgramCounts(b, [
+        { accountId: "acc_x", program: "P2", attempts: 4, lastSeen: 1_763_700_000_100 },
+        { accountId: "acc_x", program: "P1", attempts: 1, lastSeen: 5 },
+      ]);
+      expect(listAccountPrograms(a, "acc_x", null, 10)).toEqual([
+        { program: "P1", attempts: 1, lastSeen: 5 },
+        { program: "P2", attempts: 7, lastSeen: 1_763_700_000_500 },
+      ]);
+      expect(listAccountPrograms(a, "acc_x", "P1", 10).map((p) => p.program)).toEqual(["P2"]);
+    });
+
+    test("job runs: ids from either node, the last run of each job", () => {
+      const first = recordJobStart(a, "flush", 1_763_700_001_000);
+      const second = recordJobStart(b, "flush", 1_763_700_002_000);
+      expect(second).toBeGreaterThan(first);
+      recordJobEnd(b, second, { ok: true, durationMs: 12, details: { rows: 3 } }, 1_763_700_002_012);
+      expect(lastJobRuns(a).flush).toEqual({ lastRunAt: 1_763_700_002_000, ok: true, durationMs: 12, error: null, details: { rows: 3 } });
+    });
+
+    test("segments are counted once, and large numbers stay numbers", () => {
+      recordSegment(a, "node1-0001", 2_500_000_000, ["2026-11-21"], 1_763_700_003_000);
+      expect(isSegmentCommitted(b, "node1-0001")).toBe(true);
+      expect(isSegmentCommitted(b, "node2-0001")).toBe(false);
+      expect(() => recordSegment(b, "node1-0001", 1, [], 1)).toThrow();
+      expect(lakeRowCount(b)).toBe(2_500_000_000);
+    });
+
+    test("INSERT OR IGNORE / OR REPLACE keep their SQLite meaning", () => {
+      expect(serverSecret(a, "cursor")).toBe(serverSecret(b, "cursor"));
+      a.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run("s1", 1, "old");
+      b.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run("s1", 2, "new");
+      expect(a.query("SELECT fetched_at, body FROM rpc_transactions WHERE sig = ?").all("s1")).toEqual([{ fetched_at: 2, body: "new" }]);
+    });
+
+    test("a transaction that throws leaves nothing behind", () => {
+      expect(() =>
+        a.transaction(() => {
+          a.query("INSERT INTO meta (key, value) VALUES (?, ?)").run("t:1", "x");
+          throw new Error("boom");
+        }).immediate(),
+      ).toThrow("boom");
+      expect(b.query("SELECT value FROM meta WHERE key = ?").get("t:1")).toBeNull();
+    });
+
+    test("a lease is held by one node at a time and free again when released", async () => {
+      let inside = 0;
+      let most = 0;
+      const work = async () => {
+        inside++;
+        most = Math.max(most, inside);
+        await Bun.sleep(20);
+        inside--;
+      };
+      await Promise.all([withLease(a, "lake", work), withLease(b, "lake", work), withLease(a, "lake", work)]);
+      expect(most).toBe(1);
+      let otherTried: { ran: boolean } | null = null;
+      const held = await ifLeaseFree(a, "job:flush", async () => {
+        otherTried = await ifLeaseFree(b, "job:flush", async () => "no");
+        return "yes";
+      });
+      expect(held).toEqual({ ran: true, value: "yes" });
+      expect(otherTried!).toEqual({ ran: false });
+      expect(await ifLeaseFree(b, "job:flush", async () => "now")).toEqual({ ran: true, value: "now" });
+    });
+
+    test("a lease whose holder process is gone is free at once", async () => {
+      const dead = Bun.spawnSync(["true"]).pid; // exited already
+      a.query("INSERT INTO meta (key, value) VALUES (?, ?)").run("lease:job:tables", JSON.stringify({ holder: "x", host: require("node:os").hostname(), pid: dead, until: Date.now() + 60_000 }));
+      expect(await ifLeaseFree(b, "job:tables", async () => 1)).toEqual({ ran: true, value: 1 });
+    });
+  });
+}
+
+test("the dialect rewrite: placeholders, OR IGNORE, OR REPLACE, scalar max; literals untouched", () => {
+  expect(toPostgres("SELECT '?' AS q, \"a?\" FROM t WHERE a = ? AND b = ?")).toBe("SELECT '?' AS q, \"a?\" FROM t WHERE a = $1 AND b = $2");
+  expect(toPostgres("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)")).toBe("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT DO NOTHING");
+  expect(toPostgres("INSERT OR REPLACE INTO block_heights (observed_at, height) VALUES (?, ?)")).toBe(
+    "INSERT INTO block_heights (observed_at, height) VALUES ($1, $2) ON CONFLICT (observed_at) DO UPDATE SET height = excluded.height",
+  );
+  expect(toPostgres("SELECT max(id) FROM t; UPDATE t SET x = max(t.x, excluded.x)")).toBe("SELECT max(id) FROM t; UPDATE t SET x = greatest(t.x, excluded.x)");
+  expect(() => toPostgres("INSERT OR REPLACE INTO unknown_table (a) VALUES (?)")).toThrow("PRIMARY_KEYS");
+});
