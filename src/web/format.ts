@@ -53,3 +53,13 @@ export function issueName(issue: { errName: string | null; errCode?: number | nu
   if (issue.errCode !== null && issue.errCode !== undefined) return `Custom ${issue.errCode}`;
   return "Unknown error";
 }
+
+/**
+ * Where in the transaction an instruction sits (ixPath, DESIGN §4): "2" is the third top-level
+ * instruction (indexes count from 0, as the runtime's "Error processing Instruction 2" does, and
+ * Compute Budget instructions count too); "2.1" is the second instruction that top-level 2 invoked.
+ */
+export function ixPathLabel(ixPath: string): string {
+  const [top, ...inner] = ixPath.split(".");
+  return inner.length === 0 ? `top-level #${top} (from 0)` : `${ixPath} (inside top-level #${top})`;
+}

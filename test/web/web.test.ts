@@ -111,6 +111,9 @@ describe("search and stories", () => {
     expect(await page.locator(".story h2").textContent()).toContain("failed on chain");
     expect(await page.locator(".err-name").textContent()).toBe(story.errName);
     expect(await page.locator(".facts").textContent()).toContain(story.instruction);
+    // ixPath is the runtime's failing top-level index (Compute Budget instructions count).
+    expect(story.ixPath).toBe(String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]));
+    expect(await page.locator(".ix-path").textContent()).toBe(`top-level #${story.ixPath} (from 0)`);
     expect(await page.locator(".issue-box").textContent()).toContain(story.issue.fingerprint);
     await shot(page, "tx-failed");
     await page.close();
