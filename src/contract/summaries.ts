@@ -44,13 +44,17 @@ function baseline(a: BaselineBody): Summary {
   return { title: `baseline ${short(a.program)} (${a.window.name})`, lines };
 }
 
+/** An issue's name, the same in release-diff and top-issues: error name, drop class, custom code, else the outcome. */
+const issueName = (i: { errName: string | null; dropClass: string | null; errCode: number | null; outcome: string }) =>
+  i.errName ?? i.dropClass ?? (i.errCode !== null ? `Custom ${i.errCode}` : i.outcome);
+
 function releaseDiff(a: ReleaseDiffBody): Summary {
   const lines = [
     `Deploy at slot ${a.deploy.slot} (${when(a.deploy.deployedAt ?? a.deploy.effectiveAt)}).`,
     `Before: failed ${pct(a.pre.failureRate)}, dropped ${pct(a.pre.dropRate)} of ${num(a.pre.attempts)}; after: failed ${pct(a.post.failureRate)}, dropped ${pct(a.post.dropRate)} of ${num(a.post.attempts)}.`,
   ];
   const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);
-  for (const i of notable) lines.push(`• ${i.status}: ${i.errName ?? i.outcome}${i.instruction ? ` in ${i.instruction}` : ""} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)})`);
+  for (const i of notable) lines.push(`• ${i.status}: ${issueName(i)}${i.instruction ? ` in ${i.instruction}` : ""} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)})`);
   if (notable.length === 0) lines.push("No new or regressed issues.");
   return { title: `release-diff ${short(a.program)}`, lines };
 }
@@ -62,7 +66,7 @@ function topIssues(a: TopIssuesBody): Summary {
     if (issues.length === 0) continue;
     lines.push(`${segment}:`);
     for (const i of issues.slice(0, 5))
-      lines.push(`• ${num(i.count)}× ${i.errName ?? i.dropClass ?? i.outcome}${i.instruction ? ` in ${i.instruction}` : ""} (${pct(i.share)}, ${num(i.wallets)} wallets) e.g. ${short(i.sampleSig)}`);
+      lines.push(`• ${num(i.count)}× ${issueName(i)}${i.instruction ? ` in ${i.instruction}` : ""} (${pct(i.share)}, ${num(i.wallets)} wallets) e.g. ${short(i.sampleSig)}`);
   }
   if (lines.length === 0) lines.push("No failures in this window.");
   return { title: `top issues ${short(a.program)} (${a.window.name})`, lines };

@@ -42,3 +42,24 @@ export function classify(text: string): "signature" | "address" | null {
 export const OUTCOME_LABEL: Record<string, string> = { landed: "Landed", failed_onchain: "Failed on chain", dropped: "Dropped", preflight: "Preflight failure" };
 export const outcomeLabel = (outcome: string | null | undefined) => (outcome ? OUTCOME_LABEL[outcome] ?? outcome : "Pending");
 export const dropLabel = (dropClass: string | null | undefined) => (dropClass ? dropClass.replaceAll("_", " ") : "–");
+
+/**
+ * An issue's name, the same wherever an issue is listed (top issues, the release diff): its error
+ * name, else its drop class, else its custom error code, else "Unknown error".
+ */
+export function issueName(issue: { errName: string | null; errCode?: number | null; dropClass?: string | null }): string {
+  if (issue.errName) return issue.errName;
+  if (issue.dropClass) return dropLabel(issue.dropClass);
+  if (issue.errCode !== null && issue.errCode !== undefined) return `Custom ${issue.errCode}`;
+  return "Unknown error";
+}
+
+/**
+ * Where in the transaction an instruction sits (ixPath, DESIGN §4): "2" is the third top-level
+ * instruction (indexes count from 0, as the runtime's "Error processing Instruction 2" does, and
+ * Compute Budget instructions count too); "2.1" is the second instruction that top-level 2 invoked.
+ */
+export function ixPathLabel(ixPath: string): string {
+  const [top, ...inner] = ixPath.split(".");
+  return inner.length === 0 ? `top-level #${top} (from 0)` : `${ixPath} (inside top-level #${top})`;
+}

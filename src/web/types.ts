@@ -28,7 +28,7 @@ export type ProviderReport = {
 export type Deploy = { slot: number; deployedAt: number | null; detectedAt?: number; effectiveAt?: number; authority?: string | null };
 export type ReleaseDiff = {
   program: string; deploy: Deploy; previousDeploy: Deploy | null; pre: Rates; post: Rates;
-  issues: { fingerprint: string; instruction: string | null; errName: string | null; outcome?: string; preCount?: number; postCount?: number; preRate: number; postRate: number; delta: number; pValue: number | null; status: string }[];
+  issues: { fingerprint: string; instruction: string | null; errName: string | null; outcome?: string; failingProgram?: string | null; errCode?: number | null; dropClass?: string | null; preCount?: number; postCount?: number; preRate: number; postRate: number; delta: number; pValue: number | null; status: string }[];
   instructions: { instruction: string; preAttempts?: number; postAttempts?: number; preFailureRate: number | null; postFailureRate: number | null; cuP95Pre: number | null; cuP95Post: number | null }[];
 };
 export type Why = {

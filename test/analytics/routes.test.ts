@@ -264,6 +264,30 @@ describe("release-diff", () => {
     expect(swap.postFailureRate).toBeCloseTo(swapPost.filter((r) => r.outcome === "failed_onchain").length / swapPost.length, 12);
     expect(swap.cuP95Post).toBe(nearestRank(swapPost.map((r) => r.cu_used!), 0.95));
   });
+  test("issues carry top-issues' errCode, outcome, failingProgram and dropClass for the same fingerprint", async () => {
+    const regression = world.generated.deploys.find((d) => d.regression)!;
+    const diff = (await get(world, `/v1/release-diff/${regression.program}?window=7d`)).body;
+    const top = (await get(world, `/v1/top-issues/${regression.program}?window=30d&limit=500`)).body;
+    const topByFingerprint = new Map<string, any>();
+    for (const segment of ["human", "mixed", "bot"]) for (const issue of top.segments[segment]) topByFingerprint.set(issue.fingerprint, issue);
+    const identity = (i: any) => ({ outcome: i.outcome, failingProgram: i.failingProgram, errCode: i.errCode, dropClass: i.dropClass });
+    let compared = 0;
+    for (const issue of diff.issues) {
+      const row = world.rows.find((r) => r.fingerprint === issue.fingerprint)!;
+      expect(identity(issue)).toEqual({ outcome: row.outcome, failingProgram: row.failing_program, errCode: row.err_code, dropClass: row.drop_class });
+      const same = topByFingerprint.get(issue.fingerprint);
+      if (same) {
+        expect(identity(issue)).toEqual(identity(same));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+    const stale = diff.issues.find((i: any) => i.errName === "StaleOracle");
+    expect(stale.errCode).toEqual(expect.any(Number));
+    expect(stale.errCode).toBe(topByFingerprint.get(stale.fingerprint).errCode);
+    // Both kinds of identity are exercised: a custom error code and a drop class.
+    expect(diff.issues.some((i: any) => i.dropClass !== null)).toBe(true);
+  });
   test("?deploy=<slot> selects an older deploy; unknown slot is 404", async () => {
     const older = world.generated.deploys.find((d) => d.program === program && !d.regression)!;
     const { body } = await get(world, `/v1/release-diff/${program}?deploy=${older.slot}`);

@@ -72,6 +72,17 @@ describe("program page", () => {
     const release = page.locator("section[aria-labelledby=release-title]");
     await expect(release.getByText("new").first().isVisible()).resolves.toBe(true);
     await expect(release.locator("figure[data-plot=ready]").count()).resolves.toBe(1);
+    // The broken release's issue has the same name in the release diff as in top issues.
+    const diff = await api(`/v1/release-diff/${world.appProgram}?window=1d`);
+    const broken = diff.issues.find((i: any) => i.status === "new" && i.errCode !== null);
+    expect(broken).toBeDefined();
+    const top = await api(`/v1/top-issues/${world.appProgram}?window=1d&limit=500`);
+    const segment = (["human", "mixed", "bot"] as const).find((name) => top.segments[name].some((i: any) => i.fingerprint === broken.fingerprint))!;
+    expect(top.segments[segment].find((i: any) => i.fingerprint === broken.fingerprint).errCode).toBe(broken.errCode);
+    const name = broken.errName ?? `Custom ${broken.errCode}`;
+    await expect(release.locator(".issue-name").allTextContents()).resolves.toContain(name);
+    await page.getByRole("tab", { name: new RegExp({ human: "Humans", mixed: "Mixed", bot: "Bots" }[segment]) }).click();
+    await expect(page.getByRole("tabpanel").locator(".issue-name").allTextContents()).resolves.toContain(name);
     await shot(page, "program-app-release-diff");
     await page.close();
   });
@@ -100,6 +111,9 @@ describe("search and stories", () => {
     expect(await page.locator(".story h2").textContent()).toContain("failed on chain");
     expect(await page.locator(".err-name").textContent()).toBe(story.errName);
     expect(await page.locator(".facts").textContent()).toContain(story.instruction);
+    // ixPath is the runtime's failing top-level index (Compute Budget instructions count).
+    expect(story.ixPath).toBe(String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]));
+    expect(await page.locator(".ix-path").textContent()).toBe(`top-level #${story.ixPath} (from 0)`);
     expect(await page.locator(".issue-box").textContent()).toContain(story.issue.fingerprint);
     await shot(page, "tx-failed");
     await page.close();

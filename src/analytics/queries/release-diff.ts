@@ -22,6 +22,8 @@ export const RELEASE_ALPHA = 0.05;
 export type IssueStatus = "new" | "regressed" | "resolved" | "unchanged";
 export type ReleaseIssue = {
   fingerprint: string; instruction: string | null; errName: string | null; outcome: string;
+  // The issue's identity as top-issues gives it (the same fingerprint has the same values there).
+  failingProgram: string | null; errCode: number | null; dropClass: string | null;
   preCount: number; postCount: number; preRate: number; postRate: number; delta: number; pValue: number; status: IssueStatus;
 };
 export type ReleaseInstruction = {
@@ -60,7 +62,10 @@ type DeployRow = {
 };
 type PeriodRow = { program: string; slot: number; win: string; period: string; starts: number; ends: number };
 type RateRow = CountRow & { program: string; slot: number; win: string; period: string };
-type IssueRow = { program: string; slot: number; win: string; fingerprint: string; instruction: string | null; err_name: string | null; outcome: string; pre_count: number; post_count: number };
+type IssueRow = {
+  program: string; slot: number; win: string; fingerprint: string; instruction: string | null; err_name: string | null; outcome: string;
+  failing_program: string | null; err_code: number | null; drop_class: string | null; pre_count: number; post_count: number;
+};
 type InstructionRow = {
   program: string; slot: number; win: string; instruction: string; pre_attempts: number; pre_failed: number; post_attempts: number; post_failed: number;
   cu_p95_pre: number | null; cu_p95_post: number | null;
@@ -78,7 +83,7 @@ const RATES_SQL = `
   SELECT program, slot, win, period, landed, failed_onchain, dropped, preflight FROM release_rates
   WHERE ($1::VARCHAR IS NULL OR program = $1) AND ($2::BIGINT IS NULL OR slot = $2) AND ($3::VARCHAR IS NULL OR win = $3) AND scope = $4`;
 const ISSUES_SQL = `
-  SELECT program, slot, win, fingerprint, instruction, err_name, outcome, pre_count, post_count FROM release_issues
+  SELECT program, slot, win, fingerprint, instruction, err_name, outcome, failing_program, err_code, drop_class, pre_count, post_count FROM release_issues
   WHERE ($1::VARCHAR IS NULL OR program = $1) AND ($2::BIGINT IS NULL OR slot = $2) AND ($3::VARCHAR IS NULL OR win = $3) AND scope = $4`;
 const INSTRUCTIONS_SQL = `
   SELECT program, slot, win, instruction, pre_attempts, pre_failed, post_attempts, post_failed, cu_p95_pre, cu_p95_post FROM release_instructions
@@ -152,6 +157,7 @@ function diffAnswer(
     const pValue = twoProportionPValue(row.pre_count, pre.attempts, row.post_count, post.attempts);
     return {
       fingerprint: row.fingerprint, instruction: row.instruction, errName: row.err_name, outcome: row.outcome,
+      failingProgram: row.failing_program, errCode: row.err_code, dropClass: row.drop_class,
       preCount: row.pre_count, postCount: row.post_count, preRate, postRate, delta, pValue,
       status: issueStatus(row.pre_count, row.post_count, delta, pValue),
     };

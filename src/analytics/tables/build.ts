@@ -21,7 +21,7 @@ import { removeWalletPages, writeWalletPages, type WalletPagesResult } from "./w
 import { WINDOWS } from "../windows";
 
 /** Bump when the serving tables change shape: the next build is then a full one. */
-export const SERVING_SCHEMA = 2;
+export const SERVING_SCHEMA = 3;
 /** Days of attempts kept in the serving file: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
 export { WINDOWS, type WindowName } from "../windows";

@@ -5,7 +5,7 @@
 import { api, ApiError, enc } from "../api";
 import { cuTrendPlot, intervalPlot, outcomeBar, outcomeLegend, prePostPlot, type IntervalRow } from "../charts";
 import { empty, failure, h, link, loading, replace, section } from "../dom";
-import { ago, dropLabel, num, pct, programName, short, when } from "../format";
+import { ago, issueName, num, pct, programName, short, when } from "../format";
 import type { Baseline, CuHeadroom, Deploy, ProviderReport, ReleaseDiff, Segment, TopIssues } from "../types";
 import { badge, card, outcomeBadge, rateTiles, table, tile, windowOf, windowSwitch } from "./common";
 
@@ -74,7 +74,7 @@ function renderIssues(data: TopIssues) {
             `Top issues, ${segment}`,
             ["Issue", "Instruction", "Outcome", "Count", "Share", "Wallets", "Last seen", "Example"],
             issues.map((issue) => [
-              h("span", { class: "issue-name" }, issue.errName ?? (issue.dropClass ? dropLabel(issue.dropClass) : issue.errCode !== null ? `Custom ${issue.errCode}` : "Unknown error")),
+              h("span", { class: "issue-name" }, issueName(issue)),
               issue.instruction ?? "–",
               outcomeBadge(issue.outcome),
               num(issue.count),
@@ -188,7 +188,7 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
     h(
       "div",
       { class: "two" },
-      changed.length ? prePostPlot("Issue rate before → after the deploy", changed.map((i) => ({ label: issueLabel(i), pre: i.preRate, post: i.postRate }))) : empty("No issue changed around this deploy."),
+      changed.length ? prePostPlot("Issue rate before → after the deploy", changed.map((i) => ({ label: issueName(i), pre: i.preRate, post: i.postRate }))) : empty("No issue changed around this deploy."),
       data.instructions.length
         ? table(
             "Instructions around the deploy",
@@ -203,7 +203,7 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
           "Issues around the deploy",
           ["Issue", "Instruction", "Status", "Before", "After", "p-value"],
           data.issues.slice(0, 12).map((i) => [
-            issueLabel(i),
+            h("span", { class: "issue-name" }, issueName(i)),
             i.instruction ?? "–",
             badge(i.status, i.status === "new" || i.status === "regressed" ? "bad" : i.status === "resolved" ? "good" : "muted"),
             pct(i.preRate),
@@ -214,13 +214,6 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
         )
       : null,
   ];
-}
-
-/** An issue's name: its error, else what happened (drops and unnamed errors carry no error name). */
-function issueLabel(issue: ReleaseDiff["issues"][number]): string {
-  if (issue.errName) return issue.errName;
-  const what = issue.outcome === "dropped" ? "Dropped" : issue.outcome === "preflight" ? "Preflight failure" : "Failed on chain";
-  return `${what} (${issue.fingerprint.slice(3, 9)})`;
 }
 
 function tileRate(label: string, before: number, after: number, higherIsBetter = false): HTMLElement {

@@ -1,9 +1,9 @@
-// `/tx/{sig}`: the why story as a card (outcome, program and instruction, CPI path, error, compute
+// `/tx/{sig}`: the why story as a card (outcome, program and instruction, instruction path, error, compute
 // used vs requested, the grouped issue) and, for drops, the diagnose-drop evidence and advice.
 
 import { api, enc } from "../api";
 import { h, link, section } from "../dom";
-import { ago, dropLabel, num, pct, programName, short, when } from "../format";
+import { ago, dropLabel, ixPathLabel, num, pct, programName, short, when } from "../format";
 import type { DiagnoseDrop, Why } from "../types";
 import { badge, card, outcomeBadge } from "./common";
 
@@ -53,7 +53,7 @@ function story(why: Why): HTMLElement {
       row("Program", program ? link(`/p/${enc(program)}`, programName(program) ?? short(program, 6)) : null),
       row("Instruction", why.instruction),
       row("Error", why.errName ? h("strong", { class: "err-name" }, why.errName) : null, why.errCode !== null ? h("span", { class: "dim" }, ` (code ${why.errCode})`) : null),
-      row("CPI path", why.ixPath ? `instruction ${why.ixPath}` : null, why.cpiDepth !== null && why.cpiDepth > 0 ? h("span", { class: "dim" }, ` · depth ${why.cpiDepth}`) : null),
+      row("Instruction path", why.ixPath ? h("span", { class: "ix-path" }, ixPathLabel(why.ixPath)) : null, why.cpiDepth !== null && why.cpiDepth > 0 ? h("span", { class: "dim" }, ` · depth ${why.cpiDepth}`) : null),
       why.failingProgram !== undefined ? row("Failing program", why.failingProgram ? (failingDiffers ? link(`/p/${enc(why.failingProgram)}`, programName(why.failingProgram) ?? short(why.failingProgram, 6)) : programName(why.failingProgram) ?? short(why.failingProgram, 6)) : null) : [],
       why.failingInstruction !== undefined ? row("Failing instruction", why.failingInstruction ?? null) : [],
       row("Compute", why.cuUsed !== null ? `${num(why.cuUsed)} used of ${num(why.cuRequested)} requested` : null, why.computeExceeded ? badge("budget exceeded", "bad") : null),
