@@ -266,7 +266,7 @@ function sendRaw(port: number, input: Input, timeoutMs = 30_000): Promise<Answer
     }, timeoutMs);
     // write, not end: a half-closed socket makes the server drop the request (a client that hangs up).
     socket.on("connect", () => socket.write(request));
-    socket.on("data", (data) => received.push(data));
+    socket.on("data", (data) => received.push(Buffer.from(data)));
     socket.on("error", (error) => {
       lastDrop = `socket error ${(error as NodeJS.ErrnoException).code ?? error.message} after ${received.reduce((n, b) => n + b.length, 0)} bytes`;
     });
