@@ -55,3 +55,10 @@ test("a path segment that is not valid percent-encoding is a 400 on every parame
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("bad_request");
   }
 });
+
+test("release-diff ?deploy= beyond 2^53 is a 400, not a 500", async () => {
+  for (const slot of ["18446744073709551616", "9007199254740993", "99999999999999999999"]) {
+    const response = await harness.app.handle(new Request(`http://127.0.0.1/v1/release-diff/${harness.world.programs[0]}?deploy=${slot}`));
+    expect(response.status).toBe(400);
+  }
+});
