@@ -8,9 +8,10 @@ import { compactJob } from "../../jobs/compact";
 import { resolveJob } from "../../jobs/resolve";
 import { deploysJob } from "../../jobs/deploys";
 import { tablesJob } from "../../jobs/tables";
+import { RETENTION_INTERVAL_MS, retentionJob } from "../../jobs/retention";
 
 /** In data-flow order: `jobs run all` runs them like this. */
-export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob];
+export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob, retentionJob];
 
 export function jobByName(name: string): Job | undefined {
   return JOBS.find((job) => job.name === name);
@@ -23,6 +24,7 @@ export function schedule(config: Config) {
     resolve: config.RESOLVE_INTERVAL_MS,
     deploys: config.DEPLOYS_INTERVAL_MS,
     tables: config.TABLES_INTERVAL_MS,
+    retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
   };
   return JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
 }
