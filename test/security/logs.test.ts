@@ -126,7 +126,6 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
   logs.push(server.stderr());
 
   const text = logs.join("\n");
-  if (process.env.SHOW_LOGS) console.log(text);
   // The run did log (so the search below means something): start-up, jobs, the chain failing.
   expect(text).toContain("txray listening");
   expect(text).toContain('"job":"flush"');
