@@ -63,6 +63,9 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       const rate = publicBuckets.take(clientIp(request, server));
       if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
       try {
+        // Elysia hands over null for a path segment that is not valid percent-encoding (found by the fuzzer).
+        const undecodable = Object.entries(params ?? {}).find(([, value]) => typeof value !== "string");
+        if (undecodable) throw new TxrayError("bad_request", `${undecodable[0]}: invalid percent-encoding in the path`);
         return json(await handler(request, new URL(request.url), params ?? {}), 200, rate.headers);
       } catch (error) {
         return errorResponse(error, ctx.logger, rate.headers);

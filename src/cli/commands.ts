@@ -26,6 +26,7 @@ const USAGE = `usage: txray <command>
   idl add <program> <file>
                           register an Anchor (legacy or >= 0.30) or Shank IDL for decoding a program
   idl fetch <program>     fetch the program's on-chain Anchor IDL over SOLANA_RPC_URL and register it
+  backup <dir>            copy a running instance consistently into <dir> (restore: docs/operations.md)
 `;
 
 class UsageError extends Error {}
@@ -44,6 +45,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "jobs" && action === "run") return await jobsRun(rest, config, io);
     if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
+    if (area === "backup") return await backup([action, ...rest].filter((arg) => arg !== undefined), config, io);
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -179,4 +181,21 @@ async function idlFetch(args: string[], config: ReturnType<typeof loadConfig>, i
   }
   io.stdout(`${summary}\n`);
   return 0;
+}
+
+// --- backup (src/ops/backup.ts) ---
+async function backup(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
+  const { positionals } = parse(args, {});
+  const target = positionals[0];
+  if (!target || positionals.length > 1) throw new UsageError("backup needs one target directory");
+  const { backupInstance } = await import("../ops/backup");
+  const paths = dataPaths(config.dataDir);
+  const control = openControlDb(paths.controlDb);
+  try {
+    const manifest = await backupInstance({ paths, control, snapshotsDir: config.snapshotsDir, clock: Date.now }, target);
+    io.stdout(JSON.stringify(manifest) + "\n");
+    return 0;
+  } finally {
+    control.close();
+  }
 }

@@ -11,9 +11,10 @@ import { tablesJob } from "../../jobs/tables";
 import { landingScoreJob } from "../../jobs/landing-score";
 import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
 import type { ScheduledJob } from ".";
+import { RETENTION_INTERVAL_MS, retentionJob } from "../../jobs/retention";
 
 /** In data-flow order: `jobs run all` runs them like this. */
-export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob];
+export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob, retentionJob];
 
 /**
  * Publishing jobs: run by name (`jobs run landing-score`) and on their own schedule, never by
@@ -32,6 +33,7 @@ export function schedule(config: Config) {
     resolve: config.RESOLVE_INTERVAL_MS,
     deploys: config.DEPLOYS_INTERVAL_MS,
     tables: config.TABLES_INTERVAL_MS,
+    retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
   };
   const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.

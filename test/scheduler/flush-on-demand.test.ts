@@ -102,7 +102,7 @@ test("jobs run all right after a 202: GET /v1/baseline/<program> answers 200; a 
   const program = randomAddress();
   await ingest(server.url, key, Array.from({ length: 30 }, () => makeEnvelope({ program })));
   const all = await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: env.SOLANA_RPC_URL }, "jobs", "run", "all");
-  expect(all.outcomes.map((o) => o.job)).toEqual(["flush", "resolve", "deploys", "tables", "compact"]);
+  expect(all.outcomes.map((o) => o.job)).toEqual(["flush", "resolve", "deploys", "tables", "compact", "retention"]);
   expect(all.outcomes[0]).toMatchObject({ ok: true, details: { rows: 30 } });
   expect(all.outcomes.find((o) => o.job === "tables")).toMatchObject({ ok: true });
   const baseline = await fetch(`${server.url}/v1/baseline/${program}`);

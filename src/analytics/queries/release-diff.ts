@@ -44,7 +44,10 @@ export type ReleaseDiffResponse = {
 };
 
 const releaseParams = baseParams.extend({
-  deploy: z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/, "expected a slot number")]).nullish(),
+  // A slot binds as a BIGINT: at most 2^53 - 1 here (u64 slots beyond it were a 500, found by the fuzzer).
+  deploy: z
+    .union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,16}$/, "expected a slot number").refine((text) => Number(text) <= Number.MAX_SAFE_INTEGER, "expected a slot number")])
+    .nullish(),
 });
 export type ReleaseDiffParams = BaseParams & { deploy?: string | number | null };
 

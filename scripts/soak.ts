@@ -1,0 +1,375 @@
+// `bun run soak [--minutes M] [--rate R] [--batch B]`: sustained load on a real txray process on
+// loopback. Starts `bun src/main.ts` over a temp data directory with its scheduler running every job
+// (flush, resolve, deploys, tables, compact, retention) against a loopback JSON-RPC stand-in for
+// mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
+// 20,000) in batches, queries every read route (and MCP tools when /mcp exists) meanwhile, and
+// prints one JSON line per minute: resident memory of the server, spool backlog, resolver backlog,
+// ingest and read latency percentiles, errors, job runs. The last line is a JSON summary. Bounded:
+// it stops itself after M minutes (default 10), stops the server and removes its data.
+
+import { spawn, type Subprocess } from "bun";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createAccountKey, openControlDb } from "../src/control";
+import { dataPaths } from "../src/lake/paths";
+import { encodeBase58 } from "../src/shared/base58";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { minutes: { type: "string" }, rate: { type: "string" }, batch: { type: "string" }, "keep-data": { type: "boolean" } },
+  strict: true,
+});
+const minutes = Number(values.minutes ?? 10);
+const rate = Number(values.rate ?? 20_000);
+const batchSize = Number(values.batch ?? 500);
+if (!(minutes > 0) || !(rate > 0) || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
+  console.error("usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--keep-data]");
+  process.exit(2);
+}
+const ROOT = new URL("..", import.meta.url).pathname;
+const MAX_IN_FLIGHT = 32;
+// Hard stop whatever happens: the soak must end by itself.
+const hardStop = setTimeout(() => {
+  console.error("soak: hard time limit reached; stopping");
+  server?.kill("SIGKILL");
+  process.exit(3);
+}, (minutes + 5) * 60_000);
+
+// --- the chain: block height advancing like mainnet, statuses and recorded transactions ---
+const fixture = (name: string) => {
+  const json = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "mainnet", name), "utf8"));
+  return json.result ?? json;
+};
+const LANDED_TX = fixture("17_agavesim_getTransaction_okx_dex_pumpswap_cpi_depth3_success.json");
+const FAILED_TX = fixture("18_metamask-snap_getTransaction_failed_lifi_system_transfer_insufficient_lamports_custom1.json");
+const chainStart = Date.now();
+const height = () => 300_000_000 + Math.floor((Date.now() - chainStart) / 400);
+/** Per signature, deterministic: 60% landed, 10% failed on chain, 30% never landed. */
+const fate = (sig: string) => {
+  const byte = createHash("sha256").update(sig).digest()[0];
+  return byte < 154 ? "landed" : byte < 180 ? "failed" : "dropped";
+};
+let rpcRequests = 0;
+const chain = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(request) {
+    rpcRequests++;
+    const body = (await request.json()) as any;
+    const answer = (call: any) => {
+      const params = call.params ?? [];
+      switch (call.method) {
+        case "getBlockHeight":
+        case "getSlot":
+          return { jsonrpc: "2.0", id: call.id, result: height() };
+        case "getSignatureStatuses":
+          return {
+            jsonrpc: "2.0", id: call.id,
+            result: {
+              context: { slot: height() },
+              value: (params[0] ?? []).map((sig: string) => {
+                const f = fate(sig);
+                if (f === "dropped") return null;
+                return { slot: height() - 5, confirmations: null, err: f === "failed" ? FAILED_TX.meta.err : null, confirmationStatus: "finalized" };
+              }),
+            },
+          };
+        case "getTransaction": {
+          const f = fate(params[0]);
+          if (f === "dropped") return { jsonrpc: "2.0", id: call.id, result: null };
+          const template = f === "failed" ? FAILED_TX : LANDED_TX;
+          return { jsonrpc: "2.0", id: call.id, result: { ...template, transaction: { ...template.transaction, signatures: [params[0]] } } };
+        }
+        case "getAccountInfo":
+          return { jsonrpc: "2.0", id: call.id, result: { context: { slot: height() }, value: null } };
+        case "getMultipleAccounts":
+          return { jsonrpc: "2.0", id: call.id, result: { context: { slot: height() }, value: (params[0] ?? []).map(() => null) } };
+        default:
+          return { jsonrpc: "2.0", id: call.id, error: { code: -32601, message: "Method not found" } };
+      }
+    };
+    return Response.json(Array.isArray(body) ? body.map(answer) : answer(body));
+  },
+});
+
+// --- the server: a real process with every job scheduled ---
+const dataDir = mkdtempSync(join(tmpdir(), "txray-soak-"));
+const control = openControlDb(dataPaths(dataDir).controlDb);
+const keys = Array.from({ length: 4 }, (_, i) => createAccountKey(control, `soak-${i}`, "live", Date.now()).key);
+const readKey = createAccountKey(control, "soak-0", "read", Date.now()).key;
+control.close();
+const serverEnv: Record<string, string> = {
+  TXRAY_DATA_DIR: dataDir,
+  TXRAY_SNAPSHOTS_DIR: join(dataDir, "snapshots"),
+  API_HOST: "127.0.0.1",
+  API_PORT: "0",
+  TXRAY_SCHEDULER: "on",
+  TXRAY_LOG_LEVEL: "info", // "txray listening" (the URL) is an info line
+  SOLANA_RPC_URL: `http://127.0.0.1:${chain.port}`,
+  RESOLVE_INTERVAL_MS: "10000",
+  DEPLOYS_INTERVAL_MS: "60000",
+  TABLES_INTERVAL_MS: "60000",
+  COMPACT_INTERVAL_MS: "120000",
+  TXRAY_RETENTION_DAYS: "30",
+  PUBLIC_RATE_PER_MINUTE: "1000000",
+};
+// Any txray setting in the environment overrides the soak's defaults.
+for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name in serverEnv && name !== "TXRAY_DATA_DIR") serverEnv[name] = value;
+let server: Subprocess<"ignore", "ignore", "pipe"> | null = spawn(["bun", "src/main.ts"], { cwd: ROOT, env: { ...process.env, ...serverEnv }, stdout: "ignore", stderr: "pipe" });
+const serverLog: string[] = [];
+const url = await (async () => {
+  const reader = server!.stderr.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${text}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${text}`);
+    text += decoder.decode(value);
+    const match = /"message":"txray listening","url":"([^"]+)"/.exec(text);
+    if (match) {
+      void (async () => {
+        let rest = "";
+        for (;;) {
+          const { value: chunk, done: end } = await reader.read().catch(() => ({ value: undefined, done: true }));
+          if (end) break;
+          rest += decoder.decode(chunk);
+          const lines = rest.split("\n");
+          rest = lines.pop()!;
+          for (const line of lines) if (line.trim() !== "") serverLog.push(line);
+        }
+      })();
+      return match[1];
+    }
+  }
+})();
+
+// --- load: envelopes at a steady rate, in batches ---
+const PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
+const PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
+const payers = Array.from({ length: 2000 }, () => encodeBase58(randomBytes(32)));
+const blockhash = encodeBase58(randomBytes(32));
+const recentSigs: string[] = [];
+let envelopeCounter = 0;
+
+function makeBatch(): string {
+  const now = Date.now();
+  const h = height();
+  const envelopes = [];
+  for (let i = 0; i < batchSize; i++) {
+    const n = envelopeCounter++;
+    const preflight = n % 10 === 0;
+    const sig = preflight && n % 20 === 0 ? null : encodeBase58(randomBytes(64));
+    const [rpcLabel, rpcHash] = PROVIDERS[n % 3];
+    envelopes.push({
+      sig, program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: n % 4 === 0 ? h - 5 : h + 150, sentAt: now, rpcHash, rpcLabel,
+      walletAdapter: n % 7 === 0 ? "keypair" : "Phantom", kind: preflight ? "preflight" : "send",
+      preflightError: preflight ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771" : null,
+      simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [], payer: payers[n % payers.length], sdkVersion: "0.1.0",
+      cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000),
+    });
+    if (sig !== null && n % 97 === 0) {
+      recentSigs.push(sig);
+      if (recentSigs.length > 500) recentSigs.shift();
+    }
+  }
+  return JSON.stringify({ envelopes });
+}
+
+type Window = { ingestLatencies: number[]; readLatencies: number[]; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; notReady: number; errorSamples: string[] };
+const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, notReady: 0, errorSamples: [] });
+/** Set once the first serving tables exist: before that an analytical route's 503 `unavailable` is the documented start-up state. */
+let tablesBuilt = false;
+let window = freshWindow();
+const noteError = (text: string) => {
+  if (window.errorSamples.length < 5) window.errorSamples.push(text.slice(0, 200));
+};
+
+let inFlight = 0;
+let batchesSent = 0;
+let running = true;
+const started = performance.now();
+const endAt = started + minutes * 60_000;
+
+async function sendBatch() {
+  inFlight++;
+  const body = makeBatch();
+  const key = keys[batchesSent % keys.length];
+  const t0 = performance.now();
+  try {
+    const response = await fetch(`${url}/v1/ingest`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
+    const text = await response.text();
+    window.ingestLatencies.push(performance.now() - t0);
+    if (response.status === 202) window.acknowledged += batchSize;
+    else {
+      window.ingestErrors++;
+      noteError(`ingest ${response.status} ${text}`);
+    }
+  } catch (error) {
+    window.ingestErrors++;
+    noteError(`ingest transport: ${(error as Error).message}`);
+  } finally {
+    inFlight--;
+  }
+}
+
+const loadLoop = (async () => {
+  while (running && performance.now() < endAt) {
+    const due = Math.floor(((performance.now() - started) / 1000) * (rate / batchSize));
+    while (batchesSent < due && inFlight < MAX_IN_FLIGHT) {
+      batchesSent++;
+      void sendBatch();
+    }
+    await Bun.sleep(5);
+  }
+})();
+
+// --- reads: every route, ~10 per second; MCP tools when /mcp exists ---
+const READ_ROUTES = [
+  () => ["/v1/status"], () => ["/v1/programs", readKey],
+  (p: string) => [`/v1/baseline/${p}?window=1d`], (p: string) => [`/v1/top-issues/${p}?window=7d`], (p: string) => [`/v1/cu-headroom/${p}`],
+  (p: string) => [`/v1/provider-report/${p}`], (p: string) => [`/v1/release-diff/${p}`], (p: string) => [`/v1/baseline/${p}?scope=account`, readKey],
+  (p: string) => [`/v1/wallet/${p}/${payers[Math.floor(Math.random() * 50)]}?window=1d`],
+  () => [`/v1/why/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
+  () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
+] as ((p: string) => [string, string?])[];
+
+const mcpAvailable = await (async () => {
+  const response = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "txray-soak", version: "0" } } }),
+  }).catch(() => null);
+  if (!response || response.status === 404) return null;
+  await response.text();
+  return response.headers.get("mcp-session-id") ?? "";
+})();
+
+const readLoop = (async () => {
+  let i = 0;
+  while (running && performance.now() < endAt) {
+    const [path, key] = READ_ROUTES[i % READ_ROUTES.length](PROGRAMS[i % PROGRAMS.length]);
+    i++;
+    const t0 = performance.now();
+    try {
+      const response = await fetch(`${url}${path}`, { headers: key ? { "x-api-key": key } : {} });
+      const text = await response.text();
+      window.readLatencies.push(performance.now() - t0);
+      if (path === "/v1/status" && response.status === 200 && JSON.parse(text).jobs?.tables?.ok) tablesBuilt = true;
+      // 404: not built yet / no such attempt yet / pending, with the error shape; anything else but 200 is an error.
+      if (!tablesBuilt && response.status === 503 && text.includes("not built yet")) window.notReady++;
+      else if (!(response.status === 200 || (response.status === 404 && /"code":"(not_found|pending)"/.test(text)))) {
+        window.readErrors++;
+        noteError(`read ${path} ${response.status} ${text}`);
+      }
+    } catch (error) {
+      window.readErrors++;
+      noteError(`read transport ${path}: ${(error as Error).message}`);
+    }
+    if (mcpAvailable !== null && i % 10 === 0) {
+      const response = await fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(mcpAvailable ? { "mcp-session-id": mcpAvailable } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "baseline", arguments: { program: PROGRAMS[i % 3] } } }),
+      }).catch(() => null);
+      if (!response || response.status >= 400) {
+        window.mcpErrors++;
+        noteError(`mcp ${response?.status ?? "transport"}`);
+      }
+      await response?.text();
+    }
+    await Bun.sleep(100);
+  }
+})();
+
+// --- per-minute reports ---
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
+};
+const rssMb = () => {
+  try {
+    const status = readFileSync(`/proc/${server!.pid}/status`, "utf8");
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
+  } catch {
+    return null;
+  }
+};
+type Minute = Record<string, unknown> & { rssMB: number | null; spoolBacklogBytes: number | null; errors: number };
+const reports: Minute[] = [];
+let lastJobs: Record<string, { lastRunAt: number; ok: boolean | null }> = {};
+let logCursor = 0;
+
+async function report(minute: number): Promise<void> {
+  const w = window;
+  window = freshWindow();
+  const status = (await fetch(`${url}/v1/status`).then((r) => r.json()).catch(() => null)) as any;
+  const jobs = (status?.jobs ?? {}) as Record<string, { lastRunAt: number; ok: boolean | null; details: any }>;
+  const ran: Record<string, string> = {};
+  for (const [name, run] of Object.entries(jobs)) if (lastJobs[name]?.lastRunAt !== run.lastRunAt) ran[name] = run.ok === false ? "failed" : run.ok === null ? "running" : "ok";
+  lastJobs = jobs;
+  if (jobs.tables?.ok) tablesBuilt = true;
+  const newLogs = serverLog.slice(logCursor);
+  logCursor = serverLog.length;
+  const errorLogs = newLogs.filter((line) => /"level":"error"/.test(line));
+  const entry: Minute = {
+    minute,
+    rssMB: rssMb(),
+    spoolBacklogBytes: status?.lake?.spoolBacklog ?? null,
+    lakeEnvelopes: status?.lake?.envelopes ?? null,
+    resolverPending: jobs.resolve?.details?.stillPending ?? null,
+    ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
+    reads: { requests: w.readLatencies.length, p50: percentile(w.readLatencies, 50), p95: percentile(w.readLatencies, 95), p99: percentile(w.readLatencies, 99) },
+    errors: w.ingestErrors + w.readErrors + w.mcpErrors + errorLogs.length,
+    errorDetail: { ingest: w.ingestErrors, reads: w.readErrors, mcp: w.mcpErrors, serverErrorLogs: errorLogs.length, samples: w.errorSamples, serverLogSamples: errorLogs.slice(0, 3).map((line) => line.slice(0, 300)) },
+    notReady: w.notReady,
+    jobsRan: ran,
+    diskBytesPerAttempt: status?.disk?.bytesPerAttempt ?? null,
+  };
+  reports.push(entry);
+  console.log(JSON.stringify(entry));
+}
+
+console.error(`soak: ${minutes} min at ${rate} envelopes/s in batches of ${batchSize} against ${url}${mcpAvailable === null ? " (no /mcp: MCP tools skipped)" : ""}`);
+for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
+  const at = started + minute * 60_000;
+  await Bun.sleep(Math.max(0, Math.min(at, endAt) - performance.now()));
+  await report(minute);
+}
+running = false;
+await Promise.all([loadLoop, readLoop]);
+while (inFlight > 0) await Bun.sleep(10);
+
+// --- stop everything ---
+server.kill("SIGTERM");
+const exited = await Promise.race([server.exited, Bun.sleep(30_000).then(() => null)]);
+if (exited === null) server.kill("SIGKILL");
+server = null;
+chain.stop(true);
+if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
+clearTimeout(hardStop);
+
+const warmup = Math.min(2, Math.max(1, Math.floor(reports.length / 3)));
+const warm = reports[warmup - 1]?.rssMB ?? null;
+const end = reports[reports.length - 1]?.rssMB ?? null;
+const backlogs = reports.map((r) => r.spoolBacklogBytes ?? 0);
+const summary = {
+  minutes,
+  targetRate: rate,
+  achievedRate: Math.round(reports.reduce((sum, r) => sum + (r.ingest as any).envelopesPerSecond, 0) / Math.max(1, reports.length)),
+  rssMB: { afterWarmup: warm, end, max: Math.max(...reports.map((r) => r.rssMB ?? 0)) },
+  rssGrowthAfterWarmupPct: warm && end ? Math.round(((end - warm) / warm) * 1000) / 10 : null,
+  spoolBacklogBytes: { max: Math.max(...backlogs), end: backlogs[backlogs.length - 1] ?? null },
+  resolverPending: { afterWarmup: reports[warmup - 1]?.resolverPending ?? null, end: reports[reports.length - 1]?.resolverPending ?? null },
+  errors: reports.reduce((sum, r) => sum + r.errors, 0),
+  mcp: mcpAvailable === null ? "skipped: /mcp answers 404" : "queried",
+  rpcRequests,
+  serverExit: exited,
+};
+console.log(JSON.stringify(summary));
+process.exit(0);

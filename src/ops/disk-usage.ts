@@ -1,0 +1,73 @@
+// Disk use of a data directory, by part (lake, spool, serving tables, control database, IDLs,
+// retired partitions awaiting deletion), and per attempt held in the lake: what an operator needs to
+// size a disk and to pick TXRAY_RETENTION_DAYS. Walking a large lake costs a few milliseconds per
+// thousand files, so a result is reused for CACHE_MS (GET /v1/status is public).
+
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { DataPaths } from "../lake/paths";
+import { retiredRoot } from "./retention";
+
+const CACHE_MS = 30_000;
+
+export type DiskUsage = {
+  lakeBytes: number;
+  spoolBytes: number;
+  tablesBytes: number;
+  controlBytes: number;
+  idlBytes: number;
+  retiredBytes: number;
+  totalBytes: number;
+  /** totalBytes / envelopes in the lake; null while the lake is empty. */
+  bytesPerAttempt: number | null;
+  measuredAt: number;
+};
+
+const cache = new Map<string, { at: number; envelopes: number; usage: DiskUsage }>();
+
+export function diskUsage(paths: DataPaths, envelopes: number, now: number): DiskUsage {
+  const hit = cache.get(paths.root);
+  if (hit && hit.envelopes === envelopes && now - hit.at < CACHE_MS && now >= hit.at) return hit.usage;
+  const usage = measure(paths, envelopes, now);
+  cache.set(paths.root, { at: now, envelopes, usage });
+  return usage;
+}
+
+function measure(paths: DataPaths, envelopes: number, now: number): DiskUsage {
+  const parts = {
+    lakeBytes: treeBytes(paths.lake),
+    spoolBytes: treeBytes(paths.spoolRoot),
+    tablesBytes: treeBytes(paths.tables),
+    controlBytes: ["", "-wal", "-shm"].reduce((sum, suffix) => sum + treeBytes(paths.controlDb + suffix), 0),
+    idlBytes: treeBytes(paths.idl),
+    retiredBytes: treeBytes(retiredRoot(paths)),
+  };
+  const totalBytes = Object.values(parts).reduce((sum, n) => sum + n, 0);
+  return { ...parts, totalBytes, bytesPerAttempt: envelopes > 0 ? Math.round((totalBytes / envelopes) * 10) / 10 : null, measuredAt: now };
+}
+
+/** Bytes of the regular files under a path (symbolic links are not followed; vanishing files are skipped). */
+export function treeBytes(path: string): number {
+  if (!existsSync(path)) return 0;
+  let total = 0;
+  const visit = (at: string) => {
+    let stat;
+    try {
+      stat = lstatSync(at);
+    } catch {
+      return; // removed while we walked
+    }
+    if (stat.isFile()) total += stat.size;
+    else if (stat.isDirectory()) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(at);
+      } catch {
+        return;
+      }
+      for (const name of names) visit(join(at, name));
+    }
+  };
+  visit(path);
+  return total;
+}
