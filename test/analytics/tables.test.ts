@@ -72,6 +72,18 @@ describe("swap", () => {
     expect(after.rates.landed).toBe(before.rates.landed + 1);
     expect(after.pending).toBe(before.pending - 1);
   }, HEAVY_MS);
+
+  test("overlapping builds in one process each get their own version and file", async () => {
+    // Before builds were serialised, both picked the same next version and wrote one file from two DuckDB instances.
+    const [one, two] = await Promise.all([buildServingTables(world.ctx), buildServingTables(world.ctx)]);
+    expect(two.version).toBe(one.version + 1);
+    expect(readPointer(world.ctx.paths)!.version).toBe(two.version);
+    const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb")).sort();
+    expect(files).toEqual([`serving-${one.version}.duckdb`, `serving-${two.version}.duckdb`].sort());
+    expect((await untilVersion(world.ctx, two.version)).version).toBe(two.version);
+    const program = world.generated.programs[1];
+    expect((await baseline(world.ctx, { program, window: "30d", accountId: null })).rates.attempts).toBeGreaterThan(0);
+  }, HEAVY_MS);
 });
 
 describe("generator", () => {
