@@ -121,7 +121,7 @@ export function nearestRank(values: number[], q: number): number {
 export const inWindow = (row: Row, lengthMs: number) => row.received_at >= END_MS - lengthMs && row.received_at <= END_MS;
 
 /** The serving tables once this process has switched to `version` (the switch happens in the background). */
-export async function untilVersion(ctx: Context, version: number, timeoutMs = 10_000): Promise<ServingTables> {
+export async function untilVersion(ctx: Context, version: number, timeoutMs = 60_000): Promise<ServingTables> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const tables = await servingTables(ctx);

@@ -16,11 +16,17 @@ import { tablesJob } from "../../jobs/tables";
 import { runJob } from "../../src/scheduler/jobs";
 import { DAY, END_MS, makeWorld, untilVersion, type World } from "./support";
 
+// Every build here is a full DuckDB build of an 8,000-attempt lake (~30 statements plus the side
+// files): about 1 s alone, but 8-10 s each on a 2-core machine at load 15, which is where the
+// whole suite runs. The world takes one build; the swap tests take three and two. Their time
+// limits are sized for that load (bun's 5 s default is not); nothing here asserts on time.
+const HEAVY_MS = 120_000;
+
 let world: World;
 beforeAll(async () => {
   world = await makeWorld(8_000);
-}, 30_000);
-afterAll(async () => await world.stop());
+}, HEAVY_MS);
+afterAll(async () => await world?.stop());
 
 describe("swap", () => {
   test("a rebuild switches readers to a new file without restart; old files are removed", async () => {
@@ -41,7 +47,7 @@ describe("swap", () => {
     // The file this process read before is gone, and reading still works.
     expect(existsSync(join(world.ctx.paths.tables, `serving-${before.version}.duckdb`))).toBe(false);
     expect((await baseline(world.ctx, { program, window: "7d", accountId: null })).rates.attempts).toBeGreaterThan(0);
-  });
+  }, HEAVY_MS);
 
   test("incremental: unchanged units are copied, a unit with a new resolution part is re-joined", async () => {
     const unchanged = await buildServingTables(world.ctx);
@@ -65,7 +71,19 @@ describe("swap", () => {
     const after = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
     expect(after.rates.landed).toBe(before.rates.landed + 1);
     expect(after.pending).toBe(before.pending - 1);
-  });
+  }, HEAVY_MS);
+
+  test("overlapping builds in one process each get their own version and file", async () => {
+    // Before builds were serialised, both picked the same next version and wrote one file from two DuckDB instances.
+    const [one, two] = await Promise.all([buildServingTables(world.ctx), buildServingTables(world.ctx)]);
+    expect(two.version).toBe(one.version + 1);
+    expect(readPointer(world.ctx.paths)!.version).toBe(two.version);
+    const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb")).sort();
+    expect(files).toEqual([`serving-${one.version}.duckdb`, `serving-${two.version}.duckdb`].sort());
+    expect((await untilVersion(world.ctx, two.version)).version).toBe(two.version);
+    const program = world.generated.programs[1];
+    expect((await baseline(world.ctx, { program, window: "30d", accountId: null })).rates.attempts).toBeGreaterThan(0);
+  }, HEAVY_MS);
 });
 
 describe("generator", () => {

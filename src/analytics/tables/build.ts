@@ -52,7 +52,21 @@ const NO_RESOLUTION_ROWS = `CREATE OR REPLACE TEMP VIEW resolution_rows AS SELEC
 const EMPTY_DEPLOYS = `CREATE TABLE deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR,
   effective_at BIGINT, previous_at BIGINT, previous_slot BIGINT, next_at BIGINT)`;
 
-export async function buildServingTables(ctx: Context, options: BuildOptions = {}): Promise<BuildResult> {
+/**
+ * Builds run one at a time per process (across processes the tables job's lease serialises them):
+ * two overlapping builds would pick the same next version and write one file from two DuckDB
+ * instances (DuckDB's file lock does not stop a second instance in the same process), and each
+ * would delete the other's half-built file as a dead build's.
+ */
+let buildQueue: Promise<unknown> = Promise.resolve();
+
+export function buildServingTables(ctx: Context, options: BuildOptions = {}): Promise<BuildResult> {
+  const build = buildQueue.then(() => buildOnce(ctx, options));
+  buildQueue = build.catch(() => undefined);
+  return build;
+}
+
+async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const clock = ctx.clock();
   const units = lakeUnits(ctx.paths, utcDay(clock - RETENTION_DAYS * 86_400_000), utcDay(clock + 86_400_000));

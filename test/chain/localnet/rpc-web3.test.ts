@@ -345,17 +345,21 @@ describe("block timer", () => {
   test("with blockTimeMs, slot and height advance on their own; txray_setBlockTime stops it", async () => {
     const timed = await startLocalnet({ blockTimeMs: 10 });
     try {
-      await Bun.sleep(120);
+      // Wait for the blocks themselves, not for a time: a loaded machine runs a 10 ms interval
+      // far less often than every 10 ms (a fixed 120 ms sleep saw fewer than 5 blocks there).
+      const deadline = Date.now() + 30_000;
+      while (timed.chain.slot < 1005 && Date.now() < deadline) await Bun.sleep(10);
       const slot = timed.chain.slot;
       expect(slot).toBeGreaterThanOrEqual(1005);
       expect(timed.chain.blockHeight).toBe(slot - 100);
       const body = await rpc(timed.url, "txray_setBlockTime", { ms: 0 });
       expect(body.result).toEqual({ blockTimeMs: 0 });
       const frozen = timed.chain.slot;
+      // Several block times with no block (an interval still running would have produced some).
       await Bun.sleep(50);
       expect(timed.chain.slot).toBe(frozen);
     } finally {
       await timed.stop();
     }
-  });
+  }, 40_000);
 });
