@@ -119,6 +119,9 @@ export async function runTraffic(options: RunOptions): Promise<RunResult> {
   const count = options.attempts ?? 100;
   for (let index = 0; index < count; index++) {
     if (options.redeployAt === index && world.appProgram) {
+      // Block times are whole seconds, and txray dates a deploy by its block time: start the redeploy
+      // in a fresh second, so every attempt sent before it is also before it on the chain's clock.
+      await Bun.sleep(1000 - (Date.now() % 1000) + 5);
       deploys.push(await client.deployProgram({ programId: world.appProgram.toBase58(), template: "spl-token" }));
       appBroken = true;
     }
