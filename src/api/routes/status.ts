@@ -4,6 +4,7 @@
 import { lakeRowCount, lastJobRuns } from "../../control";
 import type { Context } from "../../context";
 import type { Spool } from "../../ingest/spool";
+import { readIntegrity } from "../../ingest/spool-frames";
 import { VERSION } from "../../version";
 
 export function serviceStatus(ctx: Context, spool: Spool | null) {
@@ -17,6 +18,8 @@ export function serviceStatus(ctx: Context, spool: Spool | null) {
       envelopes: lakeRowCount(ctx.control),
       spoolBacklog: spool ? spool.backlogBytes() : null,
       lastFlushAt: lastFlush,
+      // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
+      spoolIntegrity: readIntegrity(ctx.control),
     },
     freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
     jobs,
