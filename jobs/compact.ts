@@ -6,7 +6,7 @@ import { runStandalone } from "../src/scheduler/standalone";
 
 export const compactJob: Job = {
   name: "compact",
-  run: (ctx) => compactLake(ctx),
+  run: (ctx, runtime) => compactLake(ctx, { signal: runtime.signal }),
 };
 
 if (import.meta.main) await runStandalone(compactJob);

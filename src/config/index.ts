@@ -43,6 +43,8 @@ export const SETTINGS = {
   SLACK_SIGNING_SECRET: { schema: z.string().min(1).optional(), doc: "Slack app signing secret; when set, `POST /chat/slack` answers slash commands." },
   TXRAY_RETENTION_DAYS: { schema: positiveInt.optional(), doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything." },
   TXRAY_ROLES: { schema: z.string().regex(/^(ingest|read|jobs)(,(ingest|read|jobs))*$/, "a comma-separated subset of ingest, read, jobs").default("ingest,read,jobs"), doc: "What this process runs: any of `ingest`, `read`, `jobs`, comma-separated." },
+  SHUTDOWN_TIMEOUT_MS: { schema: milliseconds.default(10_000), doc: "Graceful shutdown (SIGTERM): longest wait for in-flight requests, the current group commit and running jobs to finish before the process exits anyway." },
+  TXRAY_FAULT_POINT: { schema: z.string().regex(/^[a-z-]+:[a-z-]+:(pause|kill|throw)(@\d+)?$/, "`<moment>:<pause|kill|throw>[@n]`").optional(), doc: "Test only (`bun run chaos`, test/reliability): pause, kill or fail the process at a named moment (`src/shared/fault.ts` lists them); unset in production." },
   TXRAY_CONTROL_URL: { schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// URL").optional(), doc: "PostgreSQL URL of a shared control plane (accounts, keys, programs, job runs, segments, leases); unset: SQLite in the data directory." },
 } as const;
 

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "../shared/logger";
+import { fault } from "../shared/fault";
 import { encodeFrames, framesFileOf, FRAMES_SUFFIX, hasFrames } from "./spool-frames";
 
 export type SpoolOptions = {
@@ -118,6 +119,7 @@ export class Spool {
       try {
         const { bytesWritten } = await active.handle.writev(buffers, active.bytes);
         if (bytesWritten !== size) throw new Error(`short spool write: ${bytesWritten} of ${size} bytes`);
+        fault("spool:after-write");
         const frames = encodeFrames(active.bytes, buffers);
         const { bytesWritten: frameBytesWritten } = await active.frames.write(frames, 0, frames.length, active.frameBytes);
         if (frameBytesWritten !== frames.length) throw new Error(`short spool frames write: ${frameBytesWritten} of ${frames.length} bytes`);
@@ -129,6 +131,7 @@ export class Spool {
         throw error;
       }
       active.bytes += size;
+      fault("spool:after-sync");
       for (const waiter of batch) waiter.resolve();
     } catch (error) {
       this.options.logger.error("spool write failed", { error: String(error) });
@@ -160,6 +163,7 @@ export class Spool {
     if (!active) return;
     this.active = null;
     await Promise.all([active.handle.close(), active.frames.close()]);
+    fault("spool:seal");
     const from = join(this.options.dir, active.name + ".active");
     if (active.bytes === 0) removeSegment(from);
     else renameSync(from, join(this.options.dir, active.name + ".sealed"));

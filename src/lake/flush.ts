@@ -18,6 +18,8 @@ import { addProgramCounts, isSegmentCommitted, recordSegment } from "../control"
 import { cutTornTail, liveOwner, recoverActiveSegments, removeSegment, sealedSegmentFiles, segmentNameOf } from "../ingest/spool";
 import { checkFrames, hasFrames, recordIntegrity, writeVerifiedCopy, type FrameCheck } from "../ingest/spool-frames";
 import type { Logger } from "../shared/logger";
+import { checkStop } from "../shared/stop";
+import { fault } from "../shared/fault";
 import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
 import type { NativeFlushWriter, StagedGroup } from "./native";
@@ -35,6 +37,8 @@ export type FlushDeps = {
   flushWriter?: NativeFlushWriter | null;
   /** Test hook: called after the parts are renamed in, before the segment is recorded (simulates a crash there). */
   beforeCommit?: (segment: string) => void;
+  /** Graceful shutdown: stop between passes (a pass already begun is finished). */
+  signal?: AbortSignal;
 };
 /** corruptFrames / tornBytes: present when flush skipped damaged or torn batches (spool-frames.ts). */
 export type FlushResult = { segments: number; rows: number; corruptFrames?: number; tornBytes?: number };
@@ -138,6 +142,7 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
         continue;
       }
       if (batch.length > 0 && batchBytes + size > maxBatchBytes) {
+        checkStop(deps.signal);
         result.rows += await flushBatch(deps, batch);
         batch = [];
         batchBytes = 0;
@@ -145,6 +150,7 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
       batch.push(input);
       batchBytes += size;
     }
+    checkStop(deps.signal);
     if (batch.length > 0) result.rows += await flushBatch(deps, batch);
   }
   return result;
@@ -189,6 +195,7 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
   for (const file of files) (isLegacySegment(file) ? formats.ndjson : formats.tsv).push(file);
   const { staging, parts, groups } =
     files.length === 0 ? { staging: join(deps.paths.staging, batch), parts: [], groups: [] } : (formats.ndjson.length === 0 && (await nativeStage(deps, files, batch))) || (await duckdbStage(deps, formats, batch));
+  fault("flush:after-stage");
   const counts = new Map<string, { accountId: string; program: string; attempts: number; lastSeen: number }>();
   const perSegment = new Map<string, { rows: number; days: Set<string> }>(segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]));
   for (const group of groups) {
@@ -216,8 +223,12 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
         for (const input of inputs) if (input.check) recordIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
         addProgramCounts(deps.control, [...counts.values()]);
       }).immediate(),
-    deps.beforeCommit ? () => deps.beforeCommit!(batch) : undefined,
+    () => {
+      fault("flush:after-rename");
+      deps.beforeCommit?.(batch);
+    },
   );
+  fault("flush:after-commit");
   // Committed: the segments and the (now empty) staging go, together (a crash here only leaves
   // committed segments, which the next pass deletes).
   for (const input of inputs) removeSegment(input.file);

@@ -6,11 +6,15 @@ import { ifLeaseFree, recordJobEnd, recordJobStart } from "../control";
 import type { Context } from "../context";
 import type { Spool } from "../ingest/spool";
 import { describeError } from "../shared/logger";
+import { Stopped } from "../shared/stop";
 
-/** What a job may use besides the context: the spool when it runs inside the server. */
-export type JobRuntime = { spool?: Spool };
+/**
+ * What a job may use besides the context: the spool when it runs inside the server, and the signal
+ * a graceful shutdown aborts (the job then ends at its next safe point).
+ */
+export type JobRuntime = { spool?: Spool; signal?: AbortSignal };
 export type Job = { name: string; run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>> };
-export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
+export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; stopped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
 
 export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}): Promise<JobOutcome> {
   const started = performance.now();
@@ -25,6 +29,10 @@ export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}): 
       const durationMs = Math.round(performance.now() - started);
       const message = describeError(error);
       recordJobEnd(ctx.control, runId, { ok: false, durationMs, error: message }, ctx.clock());
+      if (error instanceof Stopped) {
+        ctx.logger.info("job stopped at a safe point", { job: job.name });
+        return { job: job.name, ok: false, stopped: true, durationMs, error: message } satisfies JobOutcome;
+      }
       ctx.logger.error("job failed", { job: job.name, error: message });
       return { job: job.name, ok: false, durationMs, error: message } satisfies JobOutcome;
     }

@@ -1,14 +1,16 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { lakeRowCount, lastJobRuns } from "../../control";
+import { consecutiveFailures, lakeRowCount, lastJobRuns } from "../../control";
 import type { Context } from "../../context";
 import type { Spool } from "../../ingest/spool";
 import { readIntegrity } from "../../ingest/spool-frames";
 import { VERSION } from "../../version";
 
 export function serviceStatus(ctx: Context, spool: Spool | null) {
-  const jobs = lastJobRuns(ctx.control);
+  // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
+  const failures = consecutiveFailures(ctx.control);
+  const jobs = Object.fromEntries(Object.entries(lastJobRuns(ctx.control)).map(([name, run]) => [name, { ...run, consecutiveFailures: failures[name] ?? 0 }]));
   const lastFlush = ctx.control
     .query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments")
     .get()?.at ?? null;

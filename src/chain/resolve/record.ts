@@ -10,6 +10,7 @@ import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
 import type { Resolution } from "./types";
+import { fault } from "../../shared/fault";
 
 const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
 
@@ -92,8 +93,12 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
           }
           ctx.control.query("UPDATE resolution_batches SET committed = 1 WHERE batch = ?").run(batch);
         }).immediate(),
-      options.beforeCommit,
+      () => {
+        fault("resolve:after-rename");
+        options.beforeCommit?.();
+      },
     );
+    fault("resolve:after-commit");
     rmSync(staging, { recursive: true, force: true });
   } finally {
     try {
