@@ -20,6 +20,7 @@ export const SETTINGS = {
   TXRAY_LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"), doc: "Log verbosity (JSON lines on stderr)." },
   SOLANA_RPC_URL: { schema: z.url().default("https://api.mainnet-beta.solana.com"), doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys." },
   SOLANA_RPC_CONCURRENCY: { schema: positiveInt.default(4), doc: "Concurrent JSON-RPC requests the jobs may have in flight." },
+  SOLANA_RPC_TIMEOUT_MS: { schema: milliseconds.default(30_000), doc: "Longest wait for one JSON-RPC HTTP request; a slower answer counts as a failure and is retried." },
   LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
   INGEST_WORKERS: { schema: z.string().regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads").default("auto"), doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread." },
   INGEST_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native ingest fast path when possible; `off`: JavaScript only." },
