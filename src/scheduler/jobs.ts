@@ -16,7 +16,29 @@ export type JobRuntime = { spool?: Spool; signal?: AbortSignal };
 export type Job = { name: string; run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>> };
 export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; stopped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
 
+/**
+ * Failures this process could not write to the control database (a full or read-only disk stops
+ * SQLite too); /v1/status shows them until a later run of the job is recorded.
+ */
+const unrecorded = new Map<string, { at: number; error: string; consecutive: number }>();
+export const unrecordedFailures = (): ReadonlyMap<string, { at: number; error: string; consecutive: number }> => unrecorded;
+
 export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}): Promise<JobOutcome> {
+  try {
+    const outcome = await runRecorded(ctx, job, runtime);
+    if (!outcome.skipped) unrecorded.delete(job.name);
+    return outcome;
+  } catch (error) {
+    // The control database itself failed: the run cannot be recorded there, but it is still a
+    // failure that status shows and the scheduler retries, never an exception that escapes.
+    const message = describeError(error);
+    ctx.logger.error("job failed and could not be recorded", { job: job.name, error: message });
+    unrecorded.set(job.name, { at: ctx.clock(), error: message, consecutive: (unrecorded.get(job.name)?.consecutive ?? 0) + 1 });
+    return { job: job.name, ok: false, durationMs: 0, error: message };
+  }
+}
+
+async function runRecorded(ctx: Context, job: Job, runtime: JobRuntime): Promise<JobOutcome> {
   const started = performance.now();
   const attempt = await ifLeaseFree(ctx.control, `job:${job.name}`, async () => {
     const runId = recordJobStart(ctx.control, job.name, ctx.clock());
