@@ -70,7 +70,9 @@ async function compactPartition(deps: CompactDeps, dir: string, minParts: number
   try {
     const files = candidates.map((name) => sqlString(join(dir, name))).join(", ");
     await deps.duck.run(
-      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true)) TO ${sqlString(join(next, mergedName))}
+      // hive_partitioning = false: the partition's program and day must not become columns of the merged file (DuckDB
+      // would infer day as DATE there, and every later read of the partition failed on the mixed types).
+      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false)) TO ${sqlString(join(next, mergedName))}
        (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
     );
     fault("compact:after-merge");
