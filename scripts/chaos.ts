@@ -268,8 +268,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     for (let round = 0; result.kills < options.kills; round++) {
       const scenario = scenarios[round % scenarios.length];
       // Which time the moment is reached: a server's scheduler passes each moment again and again; a
-      // runner's single run passes most of them once (a tables build passes mid-build ~40 times).
-      const nth = 1 + Math.floor(random() * (scenario.point === "tables:mid-build" ? 40 : scenario.target === "server" ? 3 : 1));
+      // runner's single run passes most of them once (a tables build passes mid-build 25 times or more).
+      const nth = 1 + Math.floor(random() * (scenario.point === "tables:mid-build" ? 25 : scenario.target === "server" ? 3 : 1));
       const armed = scenario.point ? `${scenario.point}:pause@${nth}` : null;
       if (scenario.target === "server") {
         const { server, url } = await startServer({ TXRAY_SCHEDULER: "on", ...(armed ? { TXRAY_FAULT_POINT: armed } : {}) });
