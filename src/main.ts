@@ -30,7 +30,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       ctx.logger.error("shutdown did not finish in time; exiting anyway", { timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS + 2000);
-    await server.stop();
+    try {
+      await server.stop();
+    } catch (error) {
+      ctx.logger.error("shutdown step failed; exiting (whatever was cut short is recovered at the next start)", { error: String(error) });
+      process.exit(1);
+    }
     clearTimeout(force);
     ctx.close();
     ctx.logger.info("stopped", { signal });
