@@ -10,6 +10,7 @@ import { isSegmentCommitted, withLease, type ControlDb } from "../control";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
+import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
 import { exchangePaths } from "./exchange";
 import type { DataPaths } from "./paths";
@@ -24,6 +25,7 @@ const COMPACTED_PREFIX = "part-c";
 export async function compactLake(deps: CompactDeps, options: CompactOptions = {}) {
   const minParts = options.minParts ?? 4;
   const smallPartBytes = options.smallPartBytes ?? 256 * 1024 * 1024;
+  sweepStaging(deps.paths, "compact"); // work directories of a killed run
   let partitions = 0;
   let partsMerged = 0;
   for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {

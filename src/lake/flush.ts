@@ -20,6 +20,7 @@ import { checkFrames, hasFrames, recordIntegrity, writeVerifiedCopy, type FrameC
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
+import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
 import type { NativeFlushWriter, StagedGroup } from "./native";
@@ -119,6 +120,7 @@ const NATIVE_MAX_BATCH_BYTES = 512 * 1024 * 1024;
  */
 export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
   const result: FlushResult = { segments: 0, rows: 0 };
+  sweepStaging(deps.paths, "flush"); // what a killed pass left (its redo stages everything again)
   if (!existsSync(deps.paths.spoolRoot)) return result;
   const maxBatchBytes = deps.flushWriter ? NATIVE_MAX_BATCH_BYTES : MAX_BATCH_BYTES;
   for (const node of readdirSync(deps.paths.spoolRoot).sort()) {
