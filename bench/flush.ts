@@ -11,6 +11,7 @@ import { createContext } from "../src/context";
 import type { Envelope } from "../src/ingest/envelope";
 import { newSegmentName } from "../src/ingest/spool";
 import { encodeSpoolBatch } from "../src/ingest/spool-line";
+import { encodeFrames, framesFileOf } from "../src/ingest/spool-frames";
 import { flushSpool } from "../src/lake/flush";
 import { silentLogger } from "../src/shared/logger";
 import { makeEnvelope, randomAddress } from "../test/helpers/envelopes";
@@ -40,6 +41,8 @@ for (let written = 0, s = 0; written < ENVELOPES; s++) {
   }
   const file = join(source, newSegmentName("node1", start + s) + ".sealed");
   writeFileSync(file, Buffer.concat(chunks));
+  // Its checksum sidecar, as ingest writes it (flush verifies every batch before reading: part of what is measured).
+  writeFileSync(framesFileOf(file), encodeFrames(0, chunks));
   spoolBytes += statSync(file).size;
 }
 console.error(`spool: ${ENVELOPES} envelopes, ${(spoolBytes / 1e6).toFixed(1)} MB of spool lines (${(ndjsonBytes / 1e6).toFixed(1)} MB as NDJSON)`);

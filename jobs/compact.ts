@@ -10,8 +10,8 @@ import { runStandalone } from "../src/scheduler/standalone";
 
 export const compactJob: Job = {
   name: "compact",
-  run: async (ctx) => {
-    const attempt = await ifLeaseFree(ctx.control, "job:tables", () => compactLake(ctx));
+  run: async (ctx, runtime) => {
+    const attempt = await ifLeaseFree(ctx.control, "job:tables", () => compactLake(ctx, { signal: runtime.signal }));
     return attempt.ran ? attempt.value : { skipped: "a tables build is reading the lake; compaction waits for its next run" };
   },
 };

@@ -12,7 +12,7 @@ import { runStandalone } from "../src/scheduler/standalone";
 export const deploysJob: Job = {
   name: "deploys",
   async run(ctx) {
-    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, logger: ctx.logger });
+    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
     const programs = trackedPrograms(ctx.control);
     const result = await detectDeploys(ctx, rpc, programs);
     const idls = await refreshOnchainIdls(ctx.paths.root, rpc, programs, new Set(result.recorded.map((deploy) => deploy.program)));

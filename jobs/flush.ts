@@ -9,7 +9,7 @@ export const flushJob: Job = {
   name: "flush",
   async run(ctx, runtime) {
     await runtime.spool?.seal();
-    return await flushSpool(ctx);
+    return await flushSpool({ ...ctx, flushWriter: ctx.flushWriter, signal: runtime.signal });
   },
 };
 

@@ -8,9 +8,9 @@ import { runStandalone } from "../src/scheduler/standalone";
 
 export const resolveJob: Job = {
   name: "resolve",
-  async run(ctx) {
-    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, logger: ctx.logger });
-    const summary = await resolvePending(ctx, { rpc, idls: loadIdls(ctx.paths.root) });
+  async run(ctx, runtime) {
+    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
+    const summary = await resolvePending(ctx, { rpc, idls: loadIdls(ctx.paths.root), signal: runtime.signal });
     return { ...summary, rpc: rpc.stats() };
   },
 };

@@ -7,7 +7,7 @@ import { runStandalone } from "../src/scheduler/standalone";
 
 export const tablesJob: Job = {
   name: "tables",
-  run: async (ctx) => await buildServingTables(ctx, { full: process.argv.includes("--full") && import.meta.main }),
+  run: async (ctx, runtime) => await buildServingTables(ctx, { full: process.argv.includes("--full") && import.meta.main, signal: runtime.signal }),
 };
 
 if (import.meta.main) await runStandalone(tablesJob);

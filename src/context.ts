@@ -10,6 +10,7 @@ import { openDuck, type Duck } from "./lake/duckdb";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "./lake/native";
 import { dataPaths, type DataPaths } from "./lake/paths";
 import { createLogger, type Logger } from "./shared/logger";
+import { configureFault } from "./shared/fault";
 
 export type Context = {
   config: Config;
@@ -30,6 +31,7 @@ export type Context = {
 export type Effects = { logger?: Logger; clock?: () => number };
 
 export async function createContext(config: Config, effects: Effects = {}): Promise<Context> {
+  configureFault(config.TXRAY_FAULT_POINT);
   const paths = dataPaths(config.dataDir);
   mkdirSync(paths.lake, { recursive: true });
   const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);

@@ -1,4 +1,6 @@
 // `bun run start`: ingest + read server + scheduler on API_PORT, data under TXRAY_DATA_DIR.
+// SIGTERM / SIGINT: graceful shutdown (RunningServer.stop), bounded by SHUTDOWN_TIMEOUT_MS; the
+// process exits 0 when everything finished, 1 when the deadline forced it.
 
 import { ConfigError, loadConfig } from "./config";
 import { createContext } from "./context";
@@ -31,8 +33,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     ctx.logger.info("stopping", { signal });
-    await server.stop();
+    const force = setTimeout(() => {
+      ctx.logger.error("shutdown did not finish in time; exiting anyway", { timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS + 2000);
+    try {
+      await server.stop();
+    } catch (error) {
+      ctx.logger.error("shutdown step failed; exiting (whatever was cut short is recovered at the next start)", { error: String(error) });
+      process.exit(1);
+    }
+    clearTimeout(force);
     ctx.close();
+    ctx.logger.info("stopped", { signal });
     process.exit(0);
   });
 }

@@ -20,6 +20,7 @@ export const SETTINGS = {
   TXRAY_LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"), doc: "Log verbosity (JSON lines on stderr)." },
   SOLANA_RPC_URL: { schema: z.url().default("https://api.mainnet-beta.solana.com"), doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys." },
   SOLANA_RPC_CONCURRENCY: { schema: positiveInt.default(4), doc: "Concurrent JSON-RPC requests the jobs may have in flight." },
+  SOLANA_RPC_TIMEOUT_MS: { schema: milliseconds.default(30_000), doc: "Longest wait for one JSON-RPC HTTP request; a slower answer counts as a failure and is retried." },
   LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
   INGEST_WORKERS: { schema: z.string().regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads").default("auto"), doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread." },
   INGEST_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native ingest fast path when possible; `off`: JavaScript only." },
@@ -43,6 +44,8 @@ export const SETTINGS = {
   SLACK_SIGNING_SECRET: { schema: z.string().min(1).optional(), doc: "Slack app signing secret; when set, `POST /chat/slack` answers slash commands." },
   TXRAY_RETENTION_DAYS: { schema: positiveInt.optional(), doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything." },
   TXRAY_ROLES: { schema: z.string().regex(/^(ingest|read|jobs)(,(ingest|read|jobs))*$/, "a comma-separated subset of ingest, read, jobs").default("ingest,read,jobs"), doc: "What this process runs: any of `ingest`, `read`, `jobs`, comma-separated." },
+  SHUTDOWN_TIMEOUT_MS: { schema: milliseconds.default(10_000), doc: "Graceful shutdown (SIGTERM): longest wait for in-flight requests, the current group commit and running jobs to finish before the process exits anyway." },
+  TXRAY_FAULT_POINT: { schema: z.string().regex(/^[a-z-]+:[a-z-]+:(pause|kill|throw)(@\d+)?$/, "`<moment>:<pause|kill|throw>[@n]`").optional(), doc: "Test only (`bun run chaos`, test/reliability): pause, kill or fail the process at a named moment (`src/shared/fault.ts` lists them); unset in production." },
   TXRAY_CONTROL_URL: { schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// URL").optional(), doc: "PostgreSQL URL of a shared control plane (accounts, keys, programs, job runs, segments, leases); unset: SQLite in the data directory." },
 } as const;
 

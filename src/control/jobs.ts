@@ -22,6 +22,17 @@ export function recordJobEnd(db: ControlDb, runId: number, result: { ok: boolean
   db.query("DELETE FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) AND id <= (SELECT id FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) ORDER BY id DESC LIMIT 1 OFFSET 200)").run(runId, runId);
 }
 
+/** Failed runs of each job since its last successful one (jobs whose last run succeeded are absent). */
+export function consecutiveFailures(db: ControlDb): Record<string, number> {
+  const rows = db
+    .query<{ job: string; n: number }, []>(
+      `SELECT job, count(*) AS n FROM job_runs r
+       WHERE ok = 0 AND id > coalesce((SELECT max(id) FROM job_runs s WHERE s.job = r.job AND s.ok = 1), 0) GROUP BY job`,
+    )
+    .all();
+  return Object.fromEntries(rows.map((row) => [row.job, row.n]));
+}
+
 /** The latest run of each job. */
 export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
   const rows = db

@@ -7,6 +7,8 @@
 // when it is older than SPOOL_SEAL_MS or larger than SPOOL_SEGMENT_MAX_BYTES. Flush turns sealed
 // segments into Parquet. After a crash the process (or a standalone flush, once the owner is gone)
 // cuts a torn last line (never acknowledged) and seals what remains.
+// Each batch also gets a checksum record in the segment's `.frames` sidecar (spool-frames.ts),
+// written and synced with it: flush skips a torn or corrupted batch whole instead of half-reading it.
 
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
@@ -14,6 +16,8 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "../shared/logger";
+import { fault } from "../shared/fault";
+import { encodeFrames, framesFileOf, FRAMES_SUFFIX, hasFrames } from "./spool-frames";
 
 export type SpoolOptions = {
   dir: string;
@@ -29,7 +33,7 @@ type Waiter = { bytes: Uint8Array; resolve: () => void; reject: (error: unknown)
 export class Spool {
   private queue: Waiter[] = [];
   private writing = false;
-  private active: { name: string; handle: FileHandle; bytes: number; openedAt: number } | null = null;
+  private active: { name: string; handle: FileHandle; frames: FileHandle; bytes: number; frameBytes: number; openedAt: number } | null = null;
   private sealRequested = false;
   private sealWaiters: (() => void)[] = [];
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -115,13 +119,19 @@ export class Spool {
       try {
         const { bytesWritten } = await active.handle.writev(buffers, active.bytes);
         if (bytesWritten !== size) throw new Error(`short spool write: ${bytesWritten} of ${size} bytes`);
-        await active.handle.datasync();
+        fault("spool:after-write");
+        const frames = encodeFrames(active.bytes, buffers);
+        const { bytesWritten: frameBytesWritten } = await active.frames.write(frames, 0, frames.length, active.frameBytes);
+        if (frameBytesWritten !== frames.length) throw new Error(`short spool frames write: ${frameBytesWritten} of ${frames.length} bytes`);
+        await Promise.all([active.handle.datasync(), active.frames.datasync()]);
+        active.frameBytes += frames.length;
       } catch (error) {
-        // Cut whatever part of this write reached the file: none of it is acknowledged.
-        await active.handle.truncate(active.bytes).catch(() => {});
+        // Cut whatever part of this write reached the files: none of it is acknowledged.
+        await Promise.all([active.handle.truncate(active.bytes).catch(() => {}), active.frames.truncate(active.frameBytes).catch(() => {})]);
         throw error;
       }
       active.bytes += size;
+      fault("spool:after-sync");
       for (const waiter of batch) waiter.resolve();
     } catch (error) {
       this.options.logger.error("spool write failed", { error: String(error) });
@@ -134,9 +144,17 @@ export class Spool {
     const now = this.options.clock();
     const name = newSegmentName(this.options.nodeId, now);
     const handle = await open(join(this.options.dir, name + ".active"), "wx");
-    // The new directory entry must be durable before the first acknowledgement that relies on it.
-    syncDirectory(this.options.dir);
-    this.active = { name, handle, bytes: 0, openedAt: now };
+    let frames: FileHandle;
+    try {
+      frames = await open(join(this.options.dir, name + FRAMES_SUFFIX), "wx");
+      // The new directory entries must be durable before the first acknowledgement that relies on them.
+      syncDirectory(this.options.dir);
+    } catch (error) {
+      await handle.close();
+      for (const suffix of [".active", FRAMES_SUFFIX]) rmQuiet(join(this.options.dir, name + suffix));
+      throw error;
+    }
+    this.active = { name, handle, frames, bytes: 0, frameBytes: 0, openedAt: now };
     return this.active;
   }
 
@@ -144,9 +162,10 @@ export class Spool {
     const active = this.active;
     if (!active) return;
     this.active = null;
-    await active.handle.close();
+    await Promise.all([active.handle.close(), active.frames.close()]);
+    fault("spool:seal");
     const from = join(this.options.dir, active.name + ".active");
-    if (active.bytes === 0) unlinkSync(from);
+    if (active.bytes === 0) removeSegment(from);
     else renameSync(from, join(this.options.dir, active.name + ".sealed"));
   }
 }
@@ -202,15 +221,36 @@ function takeOwnership(dir: string) {
   writeFileSync(join(dir, OWNER_FILE), `${hostname()}:${process.pid}`);
 }
 
-/** Seals `.active` segments left by a process that is gone, cutting a torn last line. */
+/**
+ * Seals `.active` segments left by a process that is gone. A legacy segment (no checksums) has its
+ * torn last line cut; a checksummed one is kept as it is (flush reads only its verified batches).
+ * Sidecars whose segment is gone are removed.
+ */
 export function recoverActiveSegments(dir: string, logger: Logger): void {
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".active"))) {
+  const names = readdirSync(dir);
+  for (const name of names.filter((n) => n.endsWith(".active"))) {
     const file = join(dir, name);
-    const kept = cutTornTail(file);
-    if (kept === 0) unlinkSync(file);
+    const kept = hasFrames(file) ? statSync(file).size : cutTornTail(file);
+    if (kept === 0) removeSegment(file);
     else renameSync(file, file.replace(/\.active$/, ".sealed"));
     logger.info("recovered spool segment", { segment: name, bytes: kept });
   }
+  for (const name of names.filter((n) => n.endsWith(FRAMES_SUFFIX))) {
+    const base = join(dir, name.slice(0, -FRAMES_SUFFIX.length));
+    if (!existsSync(base + ".active") && !existsSync(base + ".sealed")) rmQuiet(join(dir, name));
+  }
+}
+
+/** Deletes a segment file and its checksum sidecar. */
+export function removeSegment(file: string): void {
+  unlinkSync(file);
+  rmQuiet(framesFileOf(file));
+}
+
+function rmQuiet(file: string) {
+  try {
+    unlinkSync(file);
+  } catch {}
 }
 
 /** Truncates a file after its last newline; returns the size kept. */

@@ -8,13 +8,16 @@ import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "
 import { join } from "node:path";
 import { isSegmentCommitted, withLease, type ControlDb } from "../control";
 import type { Logger } from "../shared/logger";
+import { checkStop } from "../shared/stop";
+import { fault } from "../shared/fault";
+import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
 import { exchangePaths } from "./exchange";
 import type { DataPaths } from "./paths";
 import type { DatasetName } from "./schema";
 
 export type CompactDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger };
-export type CompactOptions = { minParts?: number; smallPartBytes?: number };
+export type CompactOptions = { minParts?: number; smallPartBytes?: number; /** Graceful shutdown: stop between partitions. */ signal?: AbortSignal };
 
 const PART_NAME = /^part-(.+)-(\d+)\.parquet$/;
 const COMPACTED_PREFIX = "part-c";
@@ -22,10 +25,12 @@ const COMPACTED_PREFIX = "part-c";
 export async function compactLake(deps: CompactDeps, options: CompactOptions = {}) {
   const minParts = options.minParts ?? 4;
   const smallPartBytes = options.smallPartBytes ?? 256 * 1024 * 1024;
+  sweepStaging(deps.paths, "compact"); // work directories of a killed run
   let partitions = 0;
   let partsMerged = 0;
   for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
     for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
+      checkStop(options.signal);
       const merged = await compactPartition(deps, dir, minParts, smallPartBytes);
       if (merged > 0) {
         partitions++;
@@ -67,14 +72,18 @@ async function compactPartition(deps: CompactDeps, dir: string, minParts: number
   try {
     const files = candidates.map((name) => sqlString(join(dir, name))).join(", ");
     await deps.duck.run(
-      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true)) TO ${sqlString(join(next, mergedName))}
+      // hive_partitioning = false: the partition's program and day must not become columns of the merged file (DuckDB
+      // would infer day as DATE there, and every later read of the partition failed on the mixed types).
+      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false)) TO ${sqlString(join(next, mergedName))}
        (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
     );
+    fault("compact:after-merge");
     return await withLease(deps.control, "lake", () => {
       const now = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
       if (!candidates.every((name) => now.includes(name))) return 0; // changed under us: try next time
       for (const name of now) if (!candidates.includes(name)) linkSync(join(dir, name), join(next, name));
       exchangePaths(next, dir);
+      fault("compact:after-swap");
       deps.logger.debug("compacted partition", { dir, parts: candidates.length });
       return candidates.length;
     });

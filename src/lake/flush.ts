@@ -6,14 +6,21 @@
 // control database (with per-account program counts) before the spool files are deleted. Part
 // names are derived from the first segment's name, so redoing a half-done flush overwrites the same
 // files: a crash at any step loses nothing acknowledged and duplicates nothing.
+// Before a segment is read its checksums are verified (src/ingest/spool-frames.ts): a segment with a
+// torn or corrupted batch is read through a copy in staging holding only its verified batches (the
+// spool file itself is never rewritten, so a redo after a crash makes the same copy).
 
-import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from "node:fs";
-import { rm, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { ControlDb } from "../control";
 import { addProgramCounts, isSegmentCommitted, recordSegment } from "../control";
-import { cutTornTail, liveOwner, recoverActiveSegments, sealedSegmentFiles, segmentNameOf } from "../ingest/spool";
+import { cutTornTail, liveOwner, recoverActiveSegments, removeSegment, sealedSegmentFiles, segmentNameOf } from "../ingest/spool";
+import { checkFrames, hasFrames, recordIntegrity, writeVerifiedCopy, type FrameCheck } from "../ingest/spool-frames";
 import type { Logger } from "../shared/logger";
+import { checkStop } from "../shared/stop";
+import { fault } from "../shared/fault";
+import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
 import type { NativeFlushWriter, StagedGroup } from "./native";
@@ -31,8 +38,13 @@ export type FlushDeps = {
   flushWriter?: NativeFlushWriter | null;
   /** Test hook: called after the parts are renamed in, before the segment is recorded (simulates a crash there). */
   beforeCommit?: (segment: string) => void;
+  /** Graceful shutdown: stop between passes (a pass already begun is finished). */
+  signal?: AbortSignal;
 };
-export type FlushResult = { segments: number; rows: number };
+/** corruptFrames / tornBytes: present when flush skipped damaged or torn batches (spool-frames.ts). */
+export type FlushResult = { segments: number; rows: number; corruptFrames?: number; tornBytes?: number };
+/** A segment of a pass: the spool file (deleted once committed) and the file flush reads (a verified copy when it needed one). */
+type SegmentInput = { file: string; read: string; check: FrameCheck | null };
 
 /** Version 1 spool segments (NDJSON, camelCase API names), still read after an upgrade. */
 const LEGACY_LINE_COLUMNS: Record<string, string> = {
@@ -108,36 +120,66 @@ const NATIVE_MAX_BATCH_BYTES = 512 * 1024 * 1024;
  */
 export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
   const result: FlushResult = { segments: 0, rows: 0 };
+  sweepStaging(deps.paths, "flush"); // what a killed pass left (its redo stages everything again)
   if (!existsSync(deps.paths.spoolRoot)) return result;
   const maxBatchBytes = deps.flushWriter ? NATIVE_MAX_BATCH_BYTES : MAX_BATCH_BYTES;
   for (const node of readdirSync(deps.paths.spoolRoot).sort()) {
     const dir = join(deps.paths.spoolRoot, node);
     if (!statSync(dir).isDirectory()) continue;
     if (liveOwner(dir) === null) recoverActiveSegments(dir, deps.logger);
-    let batch: string[] = [];
+    let batch: SegmentInput[] = [];
     let batchBytes = 0;
     for (const file of sealedSegmentFiles(dir)) {
       result.segments++;
       if (isSegmentCommitted(deps.control, segmentNameOf(file))) {
-        unlinkSync(file); // committed before a crash; only the delete was missing
+        removeSegment(file); // committed before a crash; only the delete was missing
         continue;
       }
-      const size = cutTornTail(file);
-      if (size === 0) {
-        unlinkSync(file);
+      const input = verifiedInput(deps, file);
+      const size = input.read === file ? statSync(file).size : statSync(input.read).size;
+      if (input.check?.corruptFrames) result.corruptFrames = (result.corruptFrames ?? 0) + input.check.corruptFrames;
+      if (input.check?.tornBytes) result.tornBytes = (result.tornBytes ?? 0) + input.check.tornBytes;
+      if (size === 0 && !input.check) {
+        removeSegment(file);
         continue;
       }
       if (batch.length > 0 && batchBytes + size > maxBatchBytes) {
+        checkStop(deps.signal);
         result.rows += await flushBatch(deps, batch);
         batch = [];
         batchBytes = 0;
       }
-      batch.push(file);
+      batch.push(input);
       batchBytes += size;
     }
+    checkStop(deps.signal);
     if (batch.length > 0) result.rows += await flushBatch(deps, batch);
   }
   return result;
+}
+
+/**
+ * A segment ready to read: a legacy one with its torn last line cut; a checksummed one as it is
+ * when every batch verifies, else through a copy of its verified batches (logged and counted).
+ */
+function verifiedInput(deps: FlushDeps, file: string): SegmentInput {
+  if (!hasFrames(file)) {
+    cutTornTail(file);
+    return { file, read: file, check: null };
+  }
+  const check = checkFrames(file);
+  if (check.intact) return { file, read: file, check: null };
+  const segment = segmentNameOf(file);
+  const copy = writeVerifiedCopy(file, check, join(deps.paths.staging, `verified-${segment}`), segment);
+  const log = check.corruptFrames > 0 ? deps.logger.error : deps.logger.info;
+  log(check.corruptFrames > 0 ? "spool segment has corrupted batches; they are skipped" : "spool segment has a torn last batch (never acknowledged); it is skipped", {
+    segment,
+    corruptFrames: check.corruptFrames,
+    corruptBytes: check.corruptBytes,
+    tornBytes: check.tornBytes,
+    keptBytes: copy.bytes,
+  });
+  return { file, read: copy.file, check };
 }
 
 /**
@@ -145,14 +187,17 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
  * redone after a crash starts with the same (still uncommitted) segment and holds all the segments
  * the interrupted one held, so it replaces every part that one left.
  */
-async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
-  const segments = files.map(segmentNameOf);
+async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<number> {
+  const files = inputs.map((input) => input.read).filter((file) => statSync(file).size > 0);
+  const segments = inputs.map((input) => segmentNameOf(input.file));
   const batch = segments[0];
   // One pass: spool → partitioned Parquet in staging, by the native writer when it takes the
   // pass, else by DuckDB; either also says how many rows each (segment, day, account, program) had.
   const formats = { tsv: [] as string[], ndjson: [] as string[] };
   for (const file of files) (isLegacySegment(file) ? formats.ndjson : formats.tsv).push(file);
-  const { staging, parts, groups } = (formats.ndjson.length === 0 && (await nativeStage(deps, files, batch))) || (await duckdbStage(deps, formats, batch));
+  const { staging, parts, groups } =
+    files.length === 0 ? { staging: join(deps.paths.staging, batch), parts: [], groups: [] } : (formats.ndjson.length === 0 && (await nativeStage(deps, files, batch))) || (await duckdbStage(deps, formats, batch));
+  fault("flush:after-stage");
   const counts = new Map<string, { accountId: string; program: string; attempts: number; lastSeen: number }>();
   const perSegment = new Map<string, { rows: number; days: Set<string> }>(segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]));
   for (const group of groups) {
@@ -177,13 +222,22 @@ async function flushBatch(deps: FlushDeps, files: string[]): Promise<number> {
       deps.control.transaction(() => {
         const now = deps.clock();
         for (const [segment, { rows, days }] of perSegment) recordSegment(deps.control, segment, rows, [...days].sort(), now);
+        for (const input of inputs) if (input.check) recordIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
         addProgramCounts(deps.control, [...counts.values()]);
       }).immediate(),
-    deps.beforeCommit ? () => deps.beforeCommit!(batch) : undefined,
+    () => {
+      fault("flush:after-rename");
+      deps.beforeCommit?.(batch);
+    },
   );
+  fault("flush:after-commit");
   // Committed: the segments and the (now empty) staging go, together (a crash here only leaves
   // committed segments, which the next pass deletes).
-  await Promise.all([...files.map((file) => unlink(file)), rm(staging, { recursive: true, force: true })]);
+  for (const input of inputs) removeSegment(input.file);
+  await Promise.all([
+    rm(staging, { recursive: true, force: true }),
+    ...inputs.filter((input) => input.read !== input.file).map((input) => rm(dirname(input.read), { recursive: true, force: true })),
+  ]);
   const rows = [...perSegment.values()].reduce((sum, s) => sum + s.rows, 0);
   deps.logger.debug("flushed segments", { segments: segments.length, rows, parts: parts.length });
   return rows;

@@ -2,9 +2,14 @@
 // the previous one (the next is scheduled when the current one ends). TXRAY_SCHEDULER=off disables it.
 // A daily job runs at a fixed UTC time of day by the context's clock (tests inject one); if `missed`
 // says its last occurrence was not done (the process was down then), it also runs soon after start.
+// A job that fails is retried with exponential backoff (twice the interval after each consecutive
+// failure, at most RETRY_CAP) and back on its interval after its first success: a fault that clears
+// (disk space, the RPC endpoint) is recovered from without anyone restarting anything. stop() aborts
+// the running jobs' signal (they end at a safe point) and waits for them.
 
 import type { Context } from "../context";
-import { runJob, type Job, type JobRuntime } from "./jobs";
+import { Stopped } from "../shared/stop";
+import { runJob, type Job, type JobOutcome, type JobRuntime } from "./jobs";
 
 const DAY_MS = 86_400_000;
 
@@ -18,8 +23,16 @@ export function nextDailyRun(now: number, atMs: number): number {
   return today > now ? today : today + DAY_MS;
 }
 
+/** Delay before the next run after `failures` consecutive failures (0: the interval). */
+export function retryDelayMs(intervalMs: number, failures: number): number {
+  if (failures === 0) return intervalMs;
+  const cap = Math.max(60_000, 4 * intervalMs);
+  return Math.min(cap, intervalMs * 2 ** Math.min(failures, 20));
+}
+
 export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime): { stop(): Promise<void> } {
   let stopped = false;
+  const controller = new AbortController();
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const running = new Set<Promise<unknown>>();
   const later = (fn: () => void, delayMs: number) => {
@@ -29,17 +42,30 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
     }, Math.max(0, delayMs));
     timers.add(timer);
   };
-  const start = (job: Job, then: () => void) => {
+  const start = (job: Job, then: (outcome: JobOutcome | null) => void) => {
     if (stopped) return;
-    const run = runJob(ctx, job, runtime).finally(() => {
-      running.delete(run);
-      if (!stopped) then();
-    });
+    let result: JobOutcome | null = null;
+    const run = runJob(ctx, job, { ...runtime, signal: controller.signal })
+      .then((outcome) => {
+        result = outcome;
+      })
+      .finally(() => {
+        running.delete(run);
+        if (!stopped) then(result);
+      });
     running.add(run);
   };
   for (const entry of schedule) {
     if ("intervalMs" in entry) {
-      const tick = () => start(entry.job, () => later(tick, entry.intervalMs));
+      let failures = 0;
+      const tick = () =>
+        start(entry.job, (outcome) => {
+          if (outcome && !outcome.skipped && !outcome.stopped) {
+            failures = outcome.ok ? 0 : failures + 1;
+            if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: entry.job.name, failures, retryInMs: retryDelayMs(entry.intervalMs, failures) });
+          }
+          later(tick, retryDelayMs(entry.intervalMs, failures));
+        });
       later(tick, Math.min(entry.intervalMs, 1000));
       continue;
     }
@@ -63,6 +89,7 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
+      controller.abort(new Stopped());
       await Promise.allSettled([...running]);
     },
   };

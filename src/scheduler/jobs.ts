@@ -6,11 +6,22 @@ import { ifLeaseFree, recordJobEnd, recordJobStart } from "../control";
 import type { Context } from "../context";
 import type { Spool } from "../ingest/spool";
 import { describeError } from "../shared/logger";
+import { Stopped } from "../shared/stop";
 
-/** What a job may use besides the context: the spool when it runs inside the server. */
-export type JobRuntime = { spool?: Spool };
+/**
+ * What a job may use besides the context: the spool when it runs inside the server, and the signal
+ * a graceful shutdown aborts (the job then ends at its next safe point).
+ */
+export type JobRuntime = { spool?: Spool; signal?: AbortSignal };
 export type Job = { name: string; run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>> };
-export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
+export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; stopped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
+
+/**
+ * Failures this process could not write to the control database (a full or read-only disk stops
+ * SQLite too); /v1/status shows them until a later run of the job is recorded.
+ */
+const unrecorded = new Map<string, { at: number; error: string; consecutive: number }>();
+export const unrecordedFailures = (): ReadonlyMap<string, { at: number; error: string; consecutive: number }> => unrecorded;
 
 /**
  * Runs `job` unless another process is running it (then `skipped`). With `waitForLeaseMs` (a job run
@@ -18,11 +29,26 @@ export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; duration
  * everything that was there when it was asked.
  */
 export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}, options: { waitForLeaseMs?: number } = {}): Promise<JobOutcome> {
+  try {
+    const outcome = await runWhenFree(ctx, job, runtime, options);
+    if (!outcome.skipped) unrecorded.delete(job.name);
+    return outcome;
+  } catch (error) {
+    // The control database itself failed: the run cannot be recorded there, but it is still a
+    // failure that status shows and the scheduler retries, never an exception that escapes.
+    const message = describeError(error);
+    ctx.logger.error("job failed and could not be recorded", { job: job.name, error: message });
+    unrecorded.set(job.name, { at: ctx.clock(), error: message, consecutive: (unrecorded.get(job.name)?.consecutive ?? 0) + 1 });
+    return { job: job.name, ok: false, durationMs: 0, error: message };
+  }
+}
+
+async function runWhenFree(ctx: Context, job: Job, runtime: JobRuntime, options: { waitForLeaseMs?: number }): Promise<JobOutcome> {
   const started = performance.now();
   const deadline = Date.now() + (options.waitForLeaseMs ?? 0);
   for (;;) {
     const outcome = await runJobIfFree(ctx, job, runtime, started);
-    if (!outcome.skipped || Date.now() >= deadline) return outcome;
+    if (!outcome.skipped || Date.now() >= deadline || runtime.signal?.aborted) return outcome;
     await Bun.sleep(100);
   }
 }
@@ -39,6 +65,10 @@ async function runJobIfFree(ctx: Context, job: Job, runtime: JobRuntime, started
       const durationMs = Math.round(performance.now() - started);
       const message = describeError(error);
       recordJobEnd(ctx.control, runId, { ok: false, durationMs, error: message }, ctx.clock());
+      if (error instanceof Stopped) {
+        ctx.logger.info("job stopped at a safe point", { job: job.name });
+        return { job: job.name, ok: false, stopped: true, durationMs, error: message } satisfies JobOutcome;
+      }
       ctx.logger.error("job failed", { job: job.name, error: message });
       return { job: job.name, ok: false, durationMs, error: message } satisfies JobOutcome;
     }

@@ -29,7 +29,7 @@ export type SealOutcome = { sealed: string[]; unanswered: { nodeId: string; owne
 export type OutsideIo = { outcome(outcome: JobOutcome): void; warn(text: string): void };
 
 /** Runs `jobs` in order as a process outside the server would; true when every step succeeded. */
-export async function runJobsFromOutside(ctx: Context, jobs: Job[], io: OutsideIo, options: { sealWaitMs?: number } = {}): Promise<boolean> {
+export async function runJobsFromOutside(ctx: Context, jobs: Job[], io: OutsideIo, options: { sealWaitMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
   let ok = true;
   const names = new Set(jobs.map((job) => job.name));
   if ([...names].some((name) => USES_CHAIN.has(name))) {
@@ -51,9 +51,10 @@ export async function runJobsFromOutside(ctx: Context, jobs: Job[], io: OutsideI
     }
   }
   for (const job of steps) {
-    const outcome = await runJob(ctx, job, {}, { waitForLeaseMs: LEASE_WAIT_MS });
+    const outcome = await runJob(ctx, job, { signal: options.signal }, { waitForLeaseMs: LEASE_WAIT_MS });
     io.outcome(outcome);
     ok &&= outcome.ok;
+    if (options.signal?.aborted) break;
   }
   return ok;
 }

@@ -19,6 +19,8 @@ import { writeAnswers } from "./answers";
 import { deployFiles, lakeUnits, type LakeUnit } from "./lake-units";
 import { removeWalletPages, writeWalletPages, type WalletPagesResult } from "./wallet-pages";
 import { WINDOWS } from "../windows";
+import { checkStop } from "../../shared/stop";
+import { fault } from "../../shared/fault";
 
 /** Bump when the serving tables change shape: the next build is then a full one. */
 export const SERVING_SCHEMA = 3;
@@ -32,7 +34,7 @@ export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wal
 type Session = { run(sql: string): Promise<void>; all<T = Record<string, unknown>>(sql: string): Promise<T[]> };
 
 /** full: ignore the previous build; walletLineMaxItems: see tables/wallet-pages.ts (tests lower it). */
-export type BuildOptions = { full?: boolean; walletLineMaxItems?: number };
+export type BuildOptions = { full?: boolean; walletLineMaxItems?: number; /** Graceful shutdown: stop between statements (the half-built file is removed; the pointer never moves). */ signal?: AbortSignal };
 export type BuildResult = {
   version: number; units: number; rebuiltUnits: number; copiedUnits: number; attempts: number; seconds: number; steps: Record<string, number>;
   answers: number; walletPages: WalletPagesResult;
@@ -85,6 +87,8 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
   const steps: Record<string, number> = {};
   const session: Session = {
     run: async (sql) => {
+      checkStop(options.signal);
+      fault("tables:mid-build");
       const at = performance.now();
       await connection.run(sql);
       const step = stepName(sql);
@@ -123,7 +127,9 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
   connection.closeSync();
   duck.close();
   rmSync(`${file}.wal`, { force: true });
+  fault("tables:after-build");
   writePointer(ctx.paths, { version, file: `serving-${version}.duckdb`, builtAt: Date.now(), clock, schema: SERVING_SCHEMA });
+  fault("tables:after-pointer");
   // Keep the previous file for readers that have not switched yet; anything older goes.
   removeServingFilesExcept(ctx.paths, previous ? [version, previous.version] : [version]);
   return {

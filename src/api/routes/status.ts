@@ -1,15 +1,29 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { lakeRowCount, lastJobRuns } from "../../control";
+import { consecutiveFailures, lakeRowCount, lastJobRuns, type JobRun } from "../../control";
+import { unrecordedFailures } from "../../scheduler/jobs";
 import type { Context } from "../../context";
 import type { Spool } from "../../ingest/spool";
+import { readIntegrity } from "../../ingest/spool-frames";
 import { VERSION } from "../../version";
 import { diskUsage } from "../../ops/disk-usage";
 
 /** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
 export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
-  const jobs = lastJobRuns(ctx.control);
+  // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
+  const failures = consecutiveFailures(ctx.control);
+  const jobs: Record<string, JobRun & { consecutiveFailures: number }> = Object.fromEntries(
+    Object.entries(lastJobRuns(ctx.control)).map(([name, run]) => [name, { ...run, consecutiveFailures: failures[name] ?? 0 }]),
+  );
+  // Failures this process could not record (the control database was not writable either).
+  for (const [name, failure] of unrecordedFailures()) {
+    const recorded = jobs[name];
+    jobs[name] = {
+      lastRunAt: failure.at, ok: false, durationMs: null, error: failure.error, details: null,
+      consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
+    };
+  }
   const lastFlush = ctx.control
     .query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments")
     .get()?.at ?? null;
@@ -20,6 +34,8 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       envelopes,
       spoolBacklog: spool ? spool.backlogBytes() : null,
       lastFlushAt: lastFlush,
+      // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
+      spoolIntegrity: readIntegrity(ctx.control),
     },
     freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
     jobs,

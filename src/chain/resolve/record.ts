@@ -10,6 +10,8 @@ import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
 import type { Resolution } from "./types";
+import { fault } from "../../shared/fault";
+import { sweepStaging } from "../../lake/staging";
 
 const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
 
@@ -93,8 +95,12 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
           }
           ctx.control.query("UPDATE resolution_batches SET committed = 1 WHERE batch = ?").run(batch);
         }).immediate(),
-      options.beforeCommit,
+      () => {
+        fault("resolve:after-rename");
+        options.beforeCommit?.();
+      },
     );
+    fault("resolve:after-commit");
     rmSync(staging, { recursive: true, force: true });
   } finally {
     try {
@@ -105,6 +111,7 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
 
 /** Removes the parts of batches that were written but never committed. */
 export function discardUncommittedBatches(ctx: Context): number {
+  sweepStaging(ctx.paths, "resolve"); // staged batches of a killed run (their attempts are still pending)
   const batches = ctx.control.query<{ batch: string; files: string }, []>("SELECT batch, files FROM resolution_batches WHERE committed = 0").all();
   for (const { batch, files } of batches) {
     removeBatchParts(ctx.paths, "resolutions", batch, JSON.parse(files) as string[]);

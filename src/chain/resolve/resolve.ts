@@ -10,6 +10,8 @@ import type { Context } from "../../context";
 import { decodePreflight, decodeTransaction, issueFingerprint, storyFingerprint, type DecodedStory } from "../decode";
 import type { IdlRegistry } from "../idl";
 import type { RpcClient } from "../rpc";
+import { checkStop, stoppableSleep } from "../../shared/stop";
+import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
 import { classifyDrop, unknownDrop, type Neighbour } from "./drops";
 import { discardUncommittedBatches, recordResolutions } from "./record";
@@ -29,6 +31,8 @@ export type ResolveOptions = {
   recheckDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
   beforeCommit?: () => void;
+  /** Graceful shutdown: the run ends at a safe point (before reading the chain or recording). */
+  signal?: AbortSignal;
 };
 
 export type ResolveSummary = {
@@ -54,6 +58,7 @@ type PendingRow = {
 export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
   const discardedBatches = discardUncommittedBatches(ctx);
   const intake = await intakeNewSegments(ctx);
+  checkStop(options.signal);
   const now = ctx.clock();
   const due = ctx.control
     .query<PendingRow, [number, number]>("SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?")
@@ -89,7 +94,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
     // Second look-up for attempts that just expired, made after the expiry was observed.
     const confirmedDrops: { attempt: Attempt; heightAtExpiry: number }[] = [];
     if (expired.length > 0) {
-      await (options.sleep ?? Bun.sleep)(options.recheckDelayMs ?? 2_000);
+      await (options.sleep ?? ((ms: number) => stoppableSleep(ms, options.signal)))(options.recheckDelayMs ?? 2_000);
       const again = await signatureStatuses(options.rpc, expired.map((e) => e.attempt.sig!), options.statusCallsPerRequest ?? 8);
       for (const e of expired) {
         const status = again.get(e.attempt.sig!) ?? null;
@@ -122,6 +127,8 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
     }
   }
 
+  checkStop(options.signal);
+  if (resolutions.length > 0) fault("resolve:after-read");
   await recordResolutions(ctx, resolutions, { beforeCommit: options.beforeCommit });
   const update = ctx.control.query("UPDATE pending_attempts SET checks = checks + 1, next_check_at = ? WHERE attempt_id = ?");
   ctx.control.transaction(() => {

@@ -24,6 +24,8 @@ export type RpcClientOptions = {
   maxRetries?: number;
   /** Base backoff in ms (doubles each retry, with jitter). */
   backoffMs?: number;
+  /** Longest wait for one HTTP request (a hung endpoint counts as a failure and is retried); default 30 s. */
+  timeoutMs?: number;
   logger?: Logger;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
@@ -41,6 +43,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const concurrency = options.concurrency ?? 4;
   const maxRetries = options.maxRetries ?? 5;
   const backoffMs = options.backoffMs ?? 250;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
   const stats = { httpRequests: 0, calls: 0, retries: 0 };
@@ -66,7 +69,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       try {
         stats.httpRequests++;
         const response = await withSlot(() =>
-          doFetch(options.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+          doFetch(options.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) }),
         );
         if (response.ok) return await response.json();
         failure = `HTTP ${response.status}`;

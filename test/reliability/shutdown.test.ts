@@ -1,0 +1,152 @@
+// Graceful shutdown (SIGTERM) of a real server process: requests in flight finish (a batch gets its
+// 202 once durable, and is in the lake), a request arriving while it drains gets 503 with
+// Retry-After in the error shape (never a 202 that is then lost), the process exits 0 by itself;
+// and a job runner stops its job at a safe point.
+import { afterAll, expect, test } from "bun:test";
+import { spawn } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAccountKey, lastJobRuns, openControlDb } from "../../src/control";
+import { loadConfig } from "../../src/config";
+import { createContext } from "../../src/context";
+import { flushSpool } from "../../src/lake/flush";
+import { dataPaths } from "../../src/lake/paths";
+import { silentLogger } from "../../src/shared/logger";
+import { makeEnvelope } from "../helpers/envelopes";
+import { startFakeRpc } from "../helpers/fake-rpc";
+import { startServerProcess } from "../helpers/process";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDirWithKey() {
+  const dataDir = mkdtempSync(join(tmpdir(), "txray-term-"));
+  dirs.push(dataDir);
+  const control = openControlDb(dataPaths(dataDir).controlDb);
+  const { key } = createAccountKey(control, "acme", "live", Date.now());
+  control.close();
+  return { dataDir, key };
+}
+
+async function lakeSigs(dataDir: string) {
+  const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
+  await flushSpool(ctx);
+  const rows = await ctx.duck.all<{ sig: string }>(`SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`).catch(() => []);
+  ctx.close();
+  const counts = new Map<string, number>();
+  for (const { sig } of rows) counts.set(sig, (counts.get(sig) ?? 0) + 1);
+  return counts;
+}
+
+test("SIGTERM: the request in flight finishes with 202 and is kept; one arriving while draining gets 503 + Retry-After; exit 0", async () => {
+  const { dataDir, key } = dataDirWithKey();
+  const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: "20000" });
+  // A batch whose body is still arriving when SIGTERM comes.
+  const slowEnvelopes = Array.from({ length: 5 }, () => makeEnvelope());
+  const text = JSON.stringify({ apiKey: key, envelopes: slowEnvelopes });
+  let push!: (chunk: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+    },
+  });
+  const slow = fetch(`${server.url}/v1/ingest`, { method: "POST", body, duplex: "half" } as RequestInit);
+  push(text.slice(0, 100));
+  await Bun.sleep(300); // the request has reached the server (its body is half read)
+  server.process.kill("SIGTERM");
+  await Bun.sleep(300);
+
+  const late = Array.from({ length: 5 }, () => makeEnvelope());
+  const during = await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes: late }) });
+  expect(during.status).toBe(503);
+  expect(during.headers.get("retry-after")).toBe("1");
+  expect(((await during.json()) as any).error.code).toBe("unavailable");
+
+  push(text.slice(100));
+  push(null);
+  const finished = await slow;
+  expect(finished.status).toBe(202);
+  expect(await finished.json()).toEqual({ accepted: 5 });
+  expect(await server.process.exited).toBe(0);
+  expect(server.stderr()).toContain('"message":"stopped"');
+
+  const lake = await lakeSigs(dataDir);
+  for (const e of slowEnvelopes) expect(lake.get(e.sig!)).toBe(1);
+  for (const e of late) expect(lake.has(e.sig!)).toBe(false);
+}, 60_000);
+
+test("SIGTERM under concurrent ingest: every 202'd batch is in the lake exactly once, the rest got 503 or no connection", async () => {
+  const { dataDir, key } = dataDirWithKey();
+  const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, INGEST_BURST: "100000000", INGEST_RATE_PER_SECOND: "100000000" });
+  const acknowledged: string[] = [];
+  const statuses = new Map<number, number>();
+  let stop = false;
+  const client = async () => {
+    while (!stop) {
+      const envelopes = Array.from({ length: 20 }, () => makeEnvelope());
+      try {
+        const response = await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status === 202) acknowledged.push(...envelopes.map((e) => e.sig!));
+        else {
+          expect(response.status).toBe(503);
+          expect(response.headers.get("retry-after")).toBe("1");
+        }
+      } catch {
+        return; // the listener is closed: nothing was accepted
+      }
+    }
+  };
+  const clients = Array.from({ length: 8 }, client);
+  await Bun.sleep(600);
+  server.process.kill("SIGTERM");
+  const code = await server.process.exited;
+  stop = true;
+  await Promise.all(clients);
+  expect(code).toBe(0);
+  expect(acknowledged.length).toBeGreaterThan(100);
+  expect([...statuses.keys()].every((status) => status === 202 || status === 503)).toBe(true);
+  const lake = await lakeSigs(dataDir);
+  expect(acknowledged.filter((sig) => lake.get(sig) !== 1)).toEqual([]);
+  expect([...lake.values()].filter((n) => n > 1)).toEqual([]);
+}, 60_000);
+
+test("SIGTERM to a job runner: the running job stops at a safe point, records it, and the next run finishes the work", async () => {
+  const { dataDir, key } = dataDirWithKey();
+  const rpc = await startFakeRpc();
+  try {
+    // Attempts that expired long ago: the resolver looks them up, waits 2 s before the second look-up (where SIGTERM comes), then drops them.
+    const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir });
+    const envelopes = Array.from({ length: 30 }, () => makeEnvelope({ lastValidBlockHeight: 10 }));
+    expect((await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) })).status).toBe(202);
+    server.process.kill("SIGTERM");
+    expect(await server.process.exited).toBe(0);
+
+    const env = { ...process.env, TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url, TXRAY_LOG_LEVEL: "silent" };
+    const cwd = new URL("../..", import.meta.url).pathname;
+    expect(await spawn(["bun", "run", "jobs/flush.ts"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
+    const runner = spawn(["bun", "run", "jobs/resolve.ts"], { cwd, env, stdout: "pipe", stderr: "ignore" });
+    const deadline = Date.now() + 20_000;
+    while (!rpc.calls.includes("getSignatureStatuses") && Date.now() < deadline) await Bun.sleep(20);
+    runner.kill("SIGTERM");
+    expect(await runner.exited).toBe(1);
+    const outcome = JSON.parse(await new Response(runner.stdout).text());
+    expect(outcome).toMatchObject({ job: "resolve", ok: false, stopped: true });
+
+    const control = openControlDb(dataPaths(dataDir).controlDb);
+    expect(lastJobRuns(control).resolve.error).toContain("stopped by shutdown");
+    const pending = () => control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
+    expect(pending()).toBe(30); // nothing half recorded
+    expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches").get()!.n).toBe(0);
+
+    expect(await spawn(["bun", "run", "jobs/resolve.ts"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
+    expect(pending()).toBe(0);
+    expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM attempt_index WHERE outcome = 'dropped'").get()!.n).toBe(30);
+    control.close();
+  } finally {
+    await rpc.stop();
+  }
+}, 60_000);
