@@ -20,14 +20,18 @@ type EnvelopeRow = {
   cu_price_micro_lamports: number | null; nonce: boolean | null; kind: string; preflight_error: string | null; simulation_logs: string[];
 };
 
-export async function intakeNewSegments(ctx: Context, maxSegments = 200, maxRows = INTAKE_MAX_ROWS): Promise<{ segments: number; attempts: number }> {
-  const waiting = segmentsAwaitingIntake(ctx.control, maxSegments);
+export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number };
+
+export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {}): Promise<{ segments: number; attempts: number }> {
+  const maxRows = limits.maxRows ?? INTAKE_MAX_ROWS;
+  const chunkRows = limits.chunkRows ?? INTAKE_CHUNK_ROWS;
+  const waiting = segmentsAwaitingIntake(ctx.control, limits.maxSegments ?? 200);
   const taken = { segments: 0, attempts: 0 };
   let next = 0;
   while (next < waiting.length && taken.attempts < maxRows) {
     const chunk = [waiting[next++]];
     let rows = chunk[0].rows;
-    while (next < waiting.length && rows + waiting[next].rows <= INTAKE_CHUNK_ROWS) {
+    while (next < waiting.length && rows + waiting[next].rows <= chunkRows) {
       rows += waiting[next].rows;
       chunk.push(waiting[next++]);
     }
