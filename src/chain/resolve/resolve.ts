@@ -48,6 +48,9 @@ const TRANSACTION_CACHE_MS = 7 * 86_400_000;
 /** Attempts decoded between pauses for the event loop (a run holds up to 20,000). */
 const YIELD_EVERY = 2_000;
 
+/** A run's attempts: due now, oldest check first (read through the index pending_due_order, no sort). */
+export const DUE_ATTEMPTS_SQL = "SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?";
+
 type PendingRow = {
   attempt_id: string; account_id: string; program: string; sig: string; last_valid_block_height: number; sent_at: number;
   rpc_hash: string; rpc_label: string; payer: string; cu_price_micro_lamports: number | null; nonce: number; kind: string; received_at: number;
@@ -59,7 +62,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   const intake = await intakeNewSegments(ctx);
   const now = ctx.clock();
   const due = ctx.control
-    .query<PendingRow, [number, number]>("SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?")
+    .query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL)
     .all(now, options.maxAttempts ?? 20_000);
 
   const resolutions: Resolution[] = [];
