@@ -59,6 +59,11 @@ const MIGRATIONS: string[] = [
    CREATE TABLE IF NOT EXISTS seal_requests (
      id TEXT PRIMARY KEY, node_id TEXT NOT NULL, requested_at INTEGER NOT NULL, sealed_at INTEGER);
    CREATE INDEX IF NOT EXISTS seal_requests_by_node ON seal_requests (node_id, sealed_at);`,
+  // 3: the resolver's due queue indexed in the order a run reads it (next_check_at, attempt_id): with
+  // a backlog of a million pending attempts, picking a run's 20,000 no longer sorts the whole queue
+  // on the server's main thread (1.1 s per run measured in the soak). Replaces pending_due.
+  `CREATE INDEX IF NOT EXISTS pending_due_order ON pending_attempts (next_check_at, attempt_id);
+   DROP INDEX IF EXISTS pending_due;`,
 ];
 
 /** Parameters are bound positionally (`?`): text, numbers, null. */

@@ -12,11 +12,11 @@ export function recordSegment(db: ControlDb, segment: string, rows: number, days
   db.query("INSERT INTO lake_segments (segment, committed_at, rows, days) VALUES (?, ?, ?, ?)").run(segment, now, rows, JSON.stringify(days));
 }
 
-export function segmentsAwaitingIntake(db: ControlDb, limit = 500): { segment: string; days: string[] }[] {
+export function segmentsAwaitingIntake(db: ControlDb, limit = 500): { segment: string; days: string[]; rows: number }[] {
   return db
-    .query<{ segment: string; days: string }, [number]>("SELECT segment, days FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at, segment LIMIT ?")
+    .query<{ segment: string; days: string; rows: number }, [number]>("SELECT segment, days, rows FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at, segment LIMIT ?")
     .all(limit)
-    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[] }));
+    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows) }));
 }
 
 export function markSegmentsTaken(db: ControlDb, segments: string[], now: number): void {

@@ -44,101 +44,270 @@ const STALE_BLOCKS_LEFT = 20; // ≈ 8 s at 400 ms blocks: a client that sends t
 const PROVIDER_WINDOW_MS = 15 * 60_000;
 const MIN_SAMPLES = 20;
 
+export type DropItem = { attempt: Attempt; heightAtExpiry: number; heightAtSend: number | null };
+
+/** One attempt against its neighbours. For many attempts, use classifyDrops (same answers, one index). */
 export function classifyDrop(attempt: Attempt, context: DropContext): DropDiagnosis {
-  const expiry: Evidence = {
-    kind: "blockhash_expired",
-    detail: `confirmed block height ${context.heightAtExpiry} passed lastValidBlockHeight ${attempt.lastValidBlockHeight}; two status look-ups after expiry found no transaction`,
-    value: context.heightAtExpiry - attempt.lastValidBlockHeight,
-  };
+  return classifyDrops([{ attempt, heightAtExpiry: context.heightAtExpiry, heightAtSend: context.heightAtSend }], context.neighbours)[0];
+}
 
-  // A retry is the payer's very next attempt at the same program, sent within the blockhash lifetime,
-  // that reached the chain, and the only one of that payer at that program that did so around it: a
-  // busy payer (a bot, a power user) landing other work is not evidence of a retry.
-  const samePayer = context.neighbours.filter((n) => n.sig !== attempt.sig && n.payer === attempt.payer && n.program === attempt.program && Math.abs(n.sentAt - attempt.sentAt) <= RETRY_WINDOW_MS);
-  const reachedChain = (n: Neighbour) => n.outcome === "landed" || n.outcome === "failed_onchain";
-  const next = samePayer.filter((n) => n.sentAt > attempt.sentAt).sort((a, b) => a.sentAt - b.sentAt)[0];
-  const retry = next && reachedChain(next) && samePayer.filter(reachedChain).length === 1 ? next : null;
-  if (retry) {
-    return {
-      dropClass: "superseded_by_retry",
-      confidence: 0.9,
-      evidence: [expiry, { kind: "landed_retry", detail: `the same payer's attempt at this program ${retry.outcome === "landed" ? "landed" : "landed (and failed)"} ${Math.round((retry.sentAt - attempt.sentAt) / 1000)} s later`, value: retry.sig }],
-    };
-  }
-
-  if (context.heightAtSend !== null) {
-    const blocksLeft = attempt.lastValidBlockHeight - context.heightAtSend;
-    if (blocksLeft <= STALE_BLOCKS_LEFT) {
-      return {
-        dropClass: "stale_blockhash_at_send",
-        confidence: blocksLeft <= 0 ? 0.85 : 0.65,
-        evidence: [expiry, { kind: "blocks_left_at_send", detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${context.heightAtSend})`, value: blocksLeft }],
-      };
-    }
-  }
-
-  const sends = context.neighbours.filter((n) => Math.abs(n.sentAt - attempt.sentAt) <= PROVIDER_WINDOW_MS && n.outcome !== "preflight");
-  const mine = sends.filter((n) => n.rpcHash === attempt.rpcHash);
-  const others = sends.filter((n) => n.rpcHash !== attempt.rpcHash);
-  const drops = (list: Neighbour[]) => list.filter((n) => n.outcome === "dropped").length;
-  if (mine.length >= MIN_SAMPLES && others.length >= MIN_SAMPLES) {
-    const mineInterval = wilson(drops(mine), mine.length);
-    const othersInterval = wilson(drops(others), others.length);
-    const mineRate = drops(mine) / mine.length;
-    const othersRate = drops(others) / others.length;
-    if (mineInterval[0] > othersInterval[1] && mineRate >= 2 * othersRate) {
-      return {
-        dropClass: "rpc_not_forwarding",
-        confidence: Math.min(0.9, 0.6 + (mineInterval[0] - othersInterval[1])),
-        evidence: [
-          expiry,
-          { kind: "provider_drop_rate", detail: `${attempt.rpcLabel} dropped ${drops(mine)} of ${mine.length} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`, value: round(mineRate) },
-          { kind: "other_providers_drop_rate", detail: `other providers dropped ${drops(others)} of ${others.length} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`, value: round(othersRate) },
-        ],
-      };
-    }
-  }
-
-  const minute = sends.filter((n) => Math.abs(n.sentAt - attempt.sentAt) <= 60_000);
-  const around = sends.filter((n) => Math.abs(n.sentAt - attempt.sentAt) > 60_000);
-  if (minute.length >= MIN_SAMPLES && around.length >= MIN_SAMPLES) {
-    const minuteRate = drops(minute) / minute.length;
-    const baseline = drops(around) / around.length;
-    if (minuteRate >= Math.max(0.2, 3 * baseline)) {
-      return {
-        dropClass: "network_congestion",
-        confidence: 0.6,
-        evidence: [
-          expiry,
-          { kind: "minute_drop_rate", detail: `${drops(minute)} of ${minute.length} sends across all providers were dropped within a minute of it`, value: round(minuteRate) },
-          { kind: "baseline_drop_rate", detail: `the surrounding 30 minutes dropped ${drops(around)} of ${around.length}`, value: round(baseline) },
-        ],
-      };
-    }
-  }
-
-  if (attempt.cuPriceMicroLamports !== null) {
-    const landedPrices = sends
-      .filter((n) => n.program === attempt.program && n.outcome !== "dropped" && n.cuPriceMicroLamports !== null && Math.abs(n.sentAt - attempt.sentAt) <= 5 * 60_000)
-      .map((n) => n.cuPriceMicroLamports!)
-      .sort((a, b) => a - b);
-    if (landedPrices.length >= 10) {
-      const p25 = landedPrices[Math.floor(landedPrices.length * 0.25)];
-      if (attempt.cuPriceMicroLamports < p25) {
-        return {
+/**
+ * Classifies a run's drops against one shared neighbour list. The neighbours are indexed once
+ * (sorted by send time overall, per provider, per payer+program, and landed prices per program),
+ * so each attempt costs a few binary searches instead of filtering the whole list: a run with
+ * thousands of drops among hundreds of thousands of neighbours stays n log n. The answers are
+ * exactly those of the per-attempt filters this replaced (test/chain/resolve/drops-index.test.ts).
+ */
+export function classifyDrops(items: DropItem[], neighbours: Neighbour[]): DropDiagnosis[] {
+  const index = indexNeighbours(neighbours);
+  const results: (DropDiagnosis | null)[] = items.map((item) => classifyBeforeFees(item, index));
+  // priority_fee_too_low needs the 25th percentile of landed prices in a sliding window: answered
+  // per program, attempts in send-time order, with a counting tree over price ranks.
+  const feeChecks = new Map<string, number[]>();
+  items.forEach((item, i) => {
+    if (results[i] !== null || item.attempt.cuPriceMicroLamports === null) return;
+    const list = feeChecks.get(item.attempt.program) ?? [];
+    list.push(i);
+    feeChecks.set(item.attempt.program, list);
+  });
+  for (const [program, indices] of feeChecks) {
+    const landed = index.landedPrices.get(program) ?? { times: [], prices: [] };
+    const ranks = rankPrices(landed.prices);
+    const tree = new CountTree(ranks.values.length);
+    let lo = 0;
+    let hi = 0; // the window holds landed[lo, hi)
+    indices.sort((a, b) => items[a].attempt.sentAt - items[b].attempt.sentAt);
+    for (const i of indices) {
+      const { attempt } = items[i];
+      while (hi < landed.times.length && landed.times[hi] <= attempt.sentAt + FEE_WINDOW_MS) tree.add(ranks.rankOf[hi++], 1);
+      while (lo < hi && landed.times[lo] < attempt.sentAt - FEE_WINDOW_MS) tree.add(ranks.rankOf[lo++], -1);
+      const count = hi - lo;
+      if (count < 10) continue;
+      const p25 = ranks.values[tree.kth(Math.floor(count * 0.25))];
+      if (attempt.cuPriceMicroLamports! < p25) {
+        results[i] = {
           dropClass: "priority_fee_too_low",
           confidence: 0.55,
           evidence: [
-            expiry,
+            expiryEvidence(items[i]),
             { kind: "cu_price", detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`, value: attempt.cuPriceMicroLamports },
-            { kind: "landed_peers_cu_price_p25", detail: `a quarter of the ${landedPrices.length} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`, value: p25 },
+            { kind: "landed_peers_cu_price_p25", detail: `a quarter of the ${count} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`, value: p25 },
           ],
         };
       }
     }
   }
+  return results.map((result, i) => result ?? { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiryEvidence(items[i])] });
+}
 
-  return { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiry] };
+function expiryEvidence({ attempt, heightAtExpiry }: DropItem): Evidence {
+  return {
+    kind: "blockhash_expired",
+    detail: `confirmed block height ${heightAtExpiry} passed lastValidBlockHeight ${attempt.lastValidBlockHeight}; two status look-ups after expiry found no transaction`,
+    value: heightAtExpiry - attempt.lastValidBlockHeight,
+  };
+}
+
+/** Every class but priority_fee_too_low and the expired_blockhash fallback (null: none applies). */
+function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosis | null {
+  const { attempt } = item;
+
+  // A retry is the payer's very next attempt at the same program, sent within the blockhash lifetime,
+  // that reached the chain, and the only one of that payer at that program that did so around it: a
+  // busy payer (a bot, a power user) landing other work is not evidence of a retry.
+  const byPayer = index.byPayerProgram.get(payerProgramKey(attempt.payer, attempt.program));
+  if (byPayer) {
+    const from = lowerBound(byPayer.times, attempt.sentAt - RETRY_WINDOW_MS);
+    const to = upperBound(byPayer.times, attempt.sentAt + RETRY_WINDOW_MS);
+    let next: Neighbour | undefined;
+    let reached = 0;
+    for (let k = from; k < to; k++) {
+      const n = byPayer.list[k];
+      if (n.sig === attempt.sig) continue;
+      if (!next && n.sentAt > attempt.sentAt) next = n;
+      if (reachedChain(n)) reached++;
+    }
+    const retry = next && reachedChain(next) && reached === 1 ? next : null;
+    if (retry) {
+      return {
+        dropClass: "superseded_by_retry",
+        confidence: 0.9,
+        evidence: [expiryEvidence(item), { kind: "landed_retry", detail: `the same payer's attempt at this program ${retry.outcome === "landed" ? "landed" : "landed (and failed)"} ${Math.round((retry.sentAt - attempt.sentAt) / 1000)} s later`, value: retry.sig }],
+      };
+    }
+  }
+
+  if (item.heightAtSend !== null) {
+    const blocksLeft = attempt.lastValidBlockHeight - item.heightAtSend;
+    if (blocksLeft <= STALE_BLOCKS_LEFT) {
+      return {
+        dropClass: "stale_blockhash_at_send",
+        confidence: blocksLeft <= 0 ? 0.85 : 0.65,
+        evidence: [expiryEvidence(item), { kind: "blocks_left_at_send", detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${item.heightAtSend})`, value: blocksLeft }],
+      };
+    }
+  }
+
+  const sends = index.sends.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
+  const mine = index.sendsByProvider.get(attempt.rpcHash)?.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS) ?? { count: 0, drops: 0 };
+  const others = { count: sends.count - mine.count, drops: sends.drops - mine.drops };
+  if (mine.count >= MIN_SAMPLES && others.count >= MIN_SAMPLES) {
+    const mineInterval = wilson(mine.drops, mine.count);
+    const othersInterval = wilson(others.drops, others.count);
+    const mineRate = mine.drops / mine.count;
+    const othersRate = others.drops / others.count;
+    if (mineInterval[0] > othersInterval[1] && mineRate >= 2 * othersRate) {
+      return {
+        dropClass: "rpc_not_forwarding",
+        confidence: Math.min(0.9, 0.6 + (mineInterval[0] - othersInterval[1])),
+        evidence: [
+          expiryEvidence(item),
+          { kind: "provider_drop_rate", detail: `${attempt.rpcLabel} dropped ${mine.drops} of ${mine.count} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`, value: round(mineRate) },
+          { kind: "other_providers_drop_rate", detail: `other providers dropped ${others.drops} of ${others.count} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`, value: round(othersRate) },
+        ],
+      };
+    }
+  }
+
+  const minute = index.sends.window(attempt.sentAt - 60_000, attempt.sentAt + 60_000);
+  const around = { count: sends.count - minute.count, drops: sends.drops - minute.drops };
+  if (minute.count >= MIN_SAMPLES && around.count >= MIN_SAMPLES) {
+    const minuteRate = minute.drops / minute.count;
+    const baseline = around.drops / around.count;
+    if (minuteRate >= Math.max(0.2, 3 * baseline)) {
+      return {
+        dropClass: "network_congestion",
+        confidence: 0.6,
+        evidence: [
+          expiryEvidence(item),
+          { kind: "minute_drop_rate", detail: `${minute.drops} of ${minute.count} sends across all providers were dropped within a minute of it`, value: round(minuteRate) },
+          { kind: "baseline_drop_rate", detail: `the surrounding 30 minutes dropped ${around.drops} of ${around.count}`, value: round(baseline) },
+        ],
+      };
+    }
+  }
+  return null;
+}
+
+const FEE_WINDOW_MS = 5 * 60_000;
+const reachedChain = (n: Neighbour) => n.outcome === "landed" || n.outcome === "failed_onchain";
+const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
+
+type NeighbourIndex = {
+  /** Same payer and program, in send-time order (ties keep the list's order). */
+  byPayerProgram: Map<string, { list: Neighbour[]; times: number[] }>;
+  /** Non-preflight neighbours: counts and drops in a time window. */
+  sends: WindowCounts;
+  sendsByProvider: Map<string, WindowCounts>;
+  /** Per program, neighbours that reached the chain (not dropped, not preflight) with a known price, in send-time order. */
+  landedPrices: Map<string, { times: number[]; prices: number[] }>;
+};
+
+function indexNeighbours(neighbours: Neighbour[]): NeighbourIndex {
+  // A stable sort by send time: equal times keep the list's order, as the filters did.
+  const sorted = neighbours.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
+  const byPayerProgram = new Map<string, { list: Neighbour[]; times: number[] }>();
+  const sends: Neighbour[] = [];
+  const byProvider = new Map<string, Neighbour[]>();
+  const landedPrices = new Map<string, { times: number[]; prices: number[] }>();
+  for (const n of sorted) {
+    const key = payerProgramKey(n.payer, n.program);
+    const same = byPayerProgram.get(key);
+    if (same) {
+      same.list.push(n);
+      same.times.push(n.sentAt);
+    } else byPayerProgram.set(key, { list: [n], times: [n.sentAt] });
+    if (n.outcome === "preflight") continue;
+    sends.push(n);
+    const provider = byProvider.get(n.rpcHash);
+    if (provider) provider.push(n);
+    else byProvider.set(n.rpcHash, [n]);
+    if (n.outcome !== "dropped" && n.cuPriceMicroLamports !== null) {
+      const landed = landedPrices.get(n.program) ?? { times: [], prices: [] };
+      landed.times.push(n.sentAt);
+      landed.prices.push(n.cuPriceMicroLamports);
+      landedPrices.set(n.program, landed);
+    }
+  }
+  return {
+    byPayerProgram,
+    sends: new WindowCounts(sends),
+    sendsByProvider: new Map([...byProvider].map(([hash, list]) => [hash, new WindowCounts(list)])),
+    landedPrices,
+  };
+}
+
+/** Counts and drops of a time-sorted list within [from, to], by binary search over prefix sums. */
+class WindowCounts {
+  private readonly times: number[];
+  private readonly dropsBefore: Int32Array;
+  constructor(sorted: Neighbour[]) {
+    this.times = sorted.map((n) => n.sentAt);
+    this.dropsBefore = new Int32Array(sorted.length + 1);
+    for (let i = 0; i < sorted.length; i++) this.dropsBefore[i + 1] = this.dropsBefore[i] + (sorted[i].outcome === "dropped" ? 1 : 0);
+  }
+  window(from: number, to: number): { count: number; drops: number } {
+    const start = lowerBound(this.times, from);
+    const end = upperBound(this.times, to);
+    if (end <= start) return { count: 0, drops: 0 };
+    return { count: end - start, drops: this.dropsBefore[end] - this.dropsBefore[start] };
+  }
+}
+
+/** First index whose value is ≥ target (values ascending). */
+function lowerBound(values: number[], target: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose value is > target (values ascending). */
+function upperBound(values: number[], target: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] <= target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Distinct prices ascending, and each entry's rank among them. */
+function rankPrices(prices: number[]): { values: number[]; rankOf: Int32Array } {
+  const values = [...new Set(prices)].sort((a, b) => a - b);
+  const rank = new Map(values.map((v, i) => [v, i]));
+  return { values, rankOf: Int32Array.from(prices, (p) => rank.get(p)!) };
+}
+
+/** A Fenwick tree of counts per price rank: add, and the rank holding the k-th smallest (0-based). */
+class CountTree {
+  private readonly tree: Int32Array;
+  private readonly top: number;
+  constructor(private readonly size: number) {
+    this.tree = new Int32Array(size + 1);
+    this.top = size === 0 ? 0 : 2 ** Math.floor(Math.log2(size));
+  }
+  add(rank: number, delta: number) {
+    for (let i = rank + 1; i <= this.size; i += i & -i) this.tree[i] += delta;
+  }
+  kth(k: number): number {
+    let position = 0;
+    let remaining = k;
+    for (let step = this.top; step > 0; step >>= 1) {
+      const next = position + step;
+      if (next <= this.size && this.tree[next] <= remaining) {
+        position = next;
+        remaining -= this.tree[next];
+      }
+    }
+    return position; // 1-based prefix end = 0-based rank
+  }
 }
 
 /**

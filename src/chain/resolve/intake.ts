@@ -1,10 +1,18 @@
 // Intake: each newly committed spool segment's envelopes are read from the lake once and queued in
 // the control DB's pending_attempts (sends wait for the chain; preflight failures resolve on the
 // next step from their own logs). Reading by spool_segment and day touches only the new parts.
+// Segments are taken in chunks of about INTAKE_CHUNK_ROWS envelopes, each chunk read, queued and
+// marked in one commit, with a pause for the event loop between chunks, and at most about
+// INTAKE_MAX_ROWS per run: a backlog of millions of envelopes (a server that fell behind) is taken
+// over several runs instead of being held in memory at once while ingest waits.
 
 import { markSegmentsTaken, segmentsAwaitingIntake } from "../../control";
 import type { Context } from "../../context";
 import { sqlString } from "../../lake/duckdb";
+import { yieldToEventLoop } from "./pause";
+
+const INTAKE_CHUNK_ROWS = 50_000;
+const INTAKE_MAX_ROWS = 200_000;
 
 type EnvelopeRow = {
   attempt_id: string; account_id: string; program: string; sig: string | null; last_valid_block_height: number;
@@ -12,9 +20,29 @@ type EnvelopeRow = {
   cu_price_micro_lamports: number | null; nonce: boolean | null; kind: string; preflight_error: string | null; simulation_logs: string[];
 };
 
-export async function intakeNewSegments(ctx: Context, maxSegments = 200): Promise<{ segments: number; attempts: number }> {
-  const segments = segmentsAwaitingIntake(ctx.control, maxSegments);
-  if (segments.length === 0) return { segments: 0, attempts: 0 };
+export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number };
+
+export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {}): Promise<{ segments: number; attempts: number }> {
+  const maxRows = limits.maxRows ?? INTAKE_MAX_ROWS;
+  const chunkRows = limits.chunkRows ?? INTAKE_CHUNK_ROWS;
+  const waiting = segmentsAwaitingIntake(ctx.control, limits.maxSegments ?? 200);
+  const taken = { segments: 0, attempts: 0 };
+  let next = 0;
+  while (next < waiting.length && taken.attempts < maxRows) {
+    const chunk = [waiting[next++]];
+    let rows = chunk[0].rows;
+    while (next < waiting.length && rows + waiting[next].rows <= chunkRows) {
+      rows += waiting[next].rows;
+      chunk.push(waiting[next++]);
+    }
+    if (taken.segments > 0) await yieldToEventLoop();
+    taken.attempts += await intakeSegments(ctx, chunk);
+    taken.segments += chunk.length;
+  }
+  return taken;
+}
+
+async function intakeSegments(ctx: Context, segments: { segment: string; days: string[] }[]): Promise<number> {
   const days = [...new Set(segments.flatMap((s) => s.days))];
   const rows =
     days.length === 0
@@ -39,5 +67,5 @@ export async function intakeNewSegments(ctx: Context, maxSegments = 200): Promis
     }
     markSegmentsTaken(ctx.control, segments.map((s) => s.segment), ctx.clock());
   }).immediate();
-  return { segments: segments.length, attempts: rows.length };
+  return rows.length;
 }

@@ -13,10 +13,11 @@ import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
-import { classifyDrop, unknownDrop, type Neighbour } from "./drops";
+import { classifyDrops, unknownDrop, type Neighbour } from "./drops";
+import { yieldToEventLoop } from "./pause";
 import { discardUncommittedBatches, recordResolutions } from "./record";
 import { intakeNewSegments } from "./intake";
-import { EMPTY_STORY, type Attempt, type Resolution } from "./types";
+import { EMPTY_STORY, type Attempt, type DropDiagnosis, type Resolution } from "./types";
 
 export type ResolveOptions = {
   rpc: RpcClient;
@@ -48,6 +49,11 @@ const MAX_PENDING_MS = 24 * 3600_000;
 /** How long the attempt index (why, diagnose-drop, issue counts) and the transaction cache keep entries. */
 const INDEX_RETENTION_MS = 30 * 86_400_000;
 const TRANSACTION_CACHE_MS = 7 * 86_400_000;
+/** Attempts decoded between pauses for the event loop (a run holds up to 20,000). */
+const YIELD_EVERY = 2_000;
+
+/** A run's attempts: due now, oldest check first (read through the index pending_due_order, no sort). */
+export const DUE_ATTEMPTS_SQL = "SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?";
 
 type PendingRow = {
   attempt_id: string; account_id: string; program: string; sig: string; last_valid_block_height: number; sent_at: number;
@@ -61,7 +67,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   checkStop(options.signal);
   const now = ctx.clock();
   const due = ctx.control
-    .query<PendingRow, [number, number]>("SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?")
+    .query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL)
     .all(now, options.maxAttempts ?? 20_000);
 
   const resolutions: Resolution[] = [];
@@ -106,7 +112,8 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
 
     if (landed.length > 0) {
       const txs = await transactions(options.rpc, ctx.control, landed.map((l) => l.attempt.sig!), options.transactionsPerRequest ?? 100, now);
-      for (const { attempt, status } of landed) {
+      for (const [i, { attempt, status }] of landed.entries()) {
+        if (i > 0 && i % YIELD_EVERY === 0) await yieldToEventLoop();
         const tx = txs.get(attempt.sig!) ?? null;
         if (tx === null) reschedule.push({ attemptId: attempt.attemptId, at: now + 5_000 }); // status is ahead of the ledger: next run
         else resolutions.push(resolveLanded(attempt, status, tx, options.idls, now));
@@ -119,11 +126,10 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
       for (const { attempt: a } of confirmedDrops) {
         neighbours.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: "dropped", cuPriceMicroLamports: a.cuPriceMicroLamports });
       }
+      await yieldToEventLoop();
       const estimate = heightEstimator(ctx);
-      for (const { attempt, heightAtExpiry } of confirmedDrops) {
-        const diagnosis = classifyDrop(attempt, { heightAtExpiry, heightAtSend: estimate(attempt.sentAt), neighbours });
-        resolutions.push(dropped(attempt, diagnosis, now));
-      }
+      const diagnoses = classifyDrops(confirmedDrops.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
+      confirmedDrops.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
     }
   }
 
@@ -202,7 +208,7 @@ export function resolveLanded(attempt: Attempt, status: Pick<SignatureStatus, "e
   };
 }
 
-function dropped(attempt: Attempt, diagnosis: ReturnType<typeof classifyDrop>, now: number): Resolution {
+function dropped(attempt: Attempt, diagnosis: DropDiagnosis, now: number): Resolution {
   return {
     attempt,
     outcome: "dropped",
@@ -230,12 +236,16 @@ function recordHeight(ctx: Context, now: number, height: number) {
 function heightEstimator(ctx: Context): (at: number) => number | null {
   const samples = ctx.control.query<{ observed_at: number; height: number }, []>("SELECT observed_at, height FROM block_heights ORDER BY observed_at").all();
   return (at) => {
-    let before: (typeof samples)[number] | undefined;
-    let after: (typeof samples)[number] | undefined;
-    for (const sample of samples) {
-      if (sample.observed_at <= at) before = sample;
-      else if (!after) after = sample;
+    // The last observation at or before `at` and the first after it (observations ascending, unique times).
+    let lo = 0;
+    let hi = samples.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (samples[mid].observed_at <= at) lo = mid + 1;
+      else hi = mid;
     }
+    const before = lo > 0 ? samples[lo - 1] : undefined;
+    const after = lo < samples.length ? samples[lo] : undefined;
     if (!before || !after || after.observed_at - before.observed_at < 60_000 || after.height < before.height) return null;
     const perMs = (after.height - before.height) / (after.observed_at - before.observed_at);
     return Math.round(before.height + (at - before.observed_at) * perMs);
@@ -244,8 +254,15 @@ function heightEstimator(ctx: Context): (at: number) => number | null {
 
 /** Resolved sends within 30 minutes of the attempts being classified, from the index and this run. */
 function loadNeighbours(ctx: Context, attempts: Attempt[], thisRun: Resolution[]): Neighbour[] {
-  const from = Math.min(...attempts.map((a) => a.sentAt)) - 30 * 60_000;
-  const to = Math.max(...attempts.map((a) => a.sentAt)) + 30 * 60_000;
+  // A loop, not Math.min(...list): spreading tens of thousands of arguments can exceed the stack.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const a of attempts) {
+    first = Math.min(first, a.sentAt);
+    last = Math.max(last, a.sentAt);
+  }
+  const from = first - 30 * 60_000;
+  const to = last + 30 * 60_000;
   const rows = ctx.control
     .query<{ sig: string | null; payer: string; program: string; rpc_hash: string; sent_at: number; outcome: Resolution["outcome"]; cu_price_micro_lamports: number | null }, [number, number]>(
       "SELECT sig, payer, program, rpc_hash, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at BETWEEN ? AND ? AND outcome != 'preflight'",
