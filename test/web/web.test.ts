@@ -70,7 +70,7 @@ describe("program page", () => {
     await page.waitForURL(/window=1d/);
     await page.waitForSelector("#deploy-picker");
     const release = page.locator("section[aria-labelledby=release-title]");
-    await expect(release.getByText("new").first().isVisible()).resolves.toBe(true);
+    await release.getByText("new").first().waitFor({ state: "visible", timeout: 15_000 });
     await expect(release.locator("figure[data-plot=ready]").count()).resolves.toBe(1);
     // The broken release's issue has the same name in the release diff as in top issues.
     const diff = await api(`/v1/release-diff/${world.appProgram}?window=1d`);

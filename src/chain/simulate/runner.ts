@@ -119,9 +119,11 @@ export async function runTraffic(options: RunOptions): Promise<RunResult> {
   const count = options.attempts ?? 100;
   for (let index = 0; index < count; index++) {
     if (options.redeployAt === index && world.appProgram) {
-      // Block times are whole seconds, and txray dates a deploy by its block time: start the redeploy
-      // in a fresh second, so every attempt sent before it is also before it on the chain's clock.
+      // Block times are whole seconds, and txray dates a deploy by the time of its slot: wait for a
+      // fresh second and produce a block in it, so the redeploy's slot is dated after every attempt
+      // sent before it (the current slot was produced earlier, maybe within the same second).
       await Bun.sleep(1000 - (Date.now() % 1000) + 5);
+      await client.advanceBlocks(1);
       deploys.push(await client.deployProgram({ programId: world.appProgram.toBase58(), template: "spl-token" }));
       appBroken = true;
     }
