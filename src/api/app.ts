@@ -16,8 +16,6 @@ import type { IngestWorkers } from "../ingest/workers";
 import type { NativeEncoder } from "../ingest/native";
 import { listPrograms } from "./routes/programs";
 import { serviceStatus } from "./routes/status";
-import { why } from "../analytics/queries/why";
-import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
 import { chainAccess } from "./chain-access";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
@@ -56,21 +54,31 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     return server?.requestIP(request)?.address ?? "unknown";
   };
 
-  /** Wraps a read handler: public rate limit per client IP, then JSON or an error body. */
-  const read =
-    (handler: (request: Request, url: URL, params: Record<string, string>) => unknown | Promise<unknown>) =>
-    async ({ request, server, params }: { request: Request; server: any; params: Record<string, string> }) => {
+  /**
+   * Wraps a public handler in the per-IP rate limit: a 429 at once when the client's budget is spent,
+   * else the handler's response (errors in the seed's shape) with the RateLimit headers.
+   */
+  const limited =
+    (handler: (request: Request, params: Record<string, string>) => Promise<Response> | Response) =>
+    async ({ request, server, params }: { request: Request; server: any; params?: Record<string, string> }) => {
       const rate = publicBuckets.take(clientIp(request, server));
       if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
       try {
-        // Elysia hands over null for a path segment that is not valid percent-encoding (found by the fuzzer).
-        const undecodable = Object.entries(params ?? {}).find(([, value]) => typeof value !== "string");
-        if (undecodable) throw new TxrayError("bad_request", `${undecodable[0]}: invalid percent-encoding in the path`);
-        return json(await handler(request, new URL(request.url), params ?? {}), 200, rate.headers);
+        const response = await handler(request, params ?? {});
+        for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
+        return response;
       } catch (error) {
         return errorResponse(error, ctx.logger, rate.headers);
       }
     };
+  /** A JSON read route: rate limited, path segments checked, the answer as JSON. */
+  const read = (handler: (request: Request, url: URL, params: Record<string, string>) => unknown | Promise<unknown>) =>
+    limited(async (request, params) => {
+      // Elysia hands over null for a path segment that is not valid percent-encoding (found by the fuzzer).
+      const undecodable = Object.entries(params).find(([, value]) => typeof value !== "string");
+      if (undecodable) throw new TxrayError("bad_request", `${undecodable[0]}: invalid percent-encoding in the path`);
+      return json(await handler(request, new URL(request.url), params), 200);
+    });
   const chain = chainAccess(ctx);
 
   const app = new Elysia()
@@ -99,24 +107,11 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   }
   if (allows("read")) {
     app
-      .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)))
-      .get("/v1/why/:sig", read((_request, _url, params) => why(ctx, chain.whyDeps(), { sig: params.sig })))
-      .get("/v1/diagnose-drop/:sig", read((_request, _url, params) => diagnoseDrop(ctx, { sig: params.sig })));
-    for (const route of analyticsRoutes(ctx)) app.get(route.path, read(route.handler));
+      .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)));
+    // why, diagnose-drop, the analytical routes and the ecosystem: the question table (src/contract).
+    for (const route of analyticsRoutes(ctx, chain)) app.get(route.path, read(route.handler));
 
     // MCP (/mcp), Slack (/chat/slack), /openapi.json and /docs: the same questions, same rate limit.
-    const limited = (handler: (request: Request) => Promise<Response> | Response) =>
-      async ({ request, server }: { request: Request; server: any }) => {
-        const rate = publicBuckets.take(clientIp(request, server));
-        if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
-        try {
-          const response = await handler(request);
-          for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
-          return response;
-        } catch (error) {
-          return errorResponse(error, ctx.logger, rate.headers);
-        }
-      };
     mountSurfaces(app, { questions: { ctx, chain, spool }, limited, chat: chatOptions });
 
     // Web app (src/web, issue 13): its pages and assets (the overview it reads, /v1/ecosystem, is a question).

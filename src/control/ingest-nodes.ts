@@ -10,17 +10,11 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import type { ControlDb } from "./db";
+import { rpcOrigin } from "../shared/rpc-identity";
+
+export { rpcOrigin };
 
 export type IngestNode = { nodeId: string; owner: string; rpcOrigin: string; rpcFingerprint: string; startedAt: number; heartbeatAt: number };
-
-/** What may be shown of an RPC URL: its origin (scheme://host:port; no path, query or credentials). */
-export function rpcOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "(invalid URL)";
-  }
-}
 
 /** Tells two RPC URLs apart without storing either: SHA-256 of the whole URL, 16 hex. */
 export function rpcFingerprint(url: string): string {

@@ -9,3 +9,12 @@ import { createHash } from "node:crypto";
 export function rpcHash(url: string): string {
   return createHash("sha256").update(new URL(url).origin).digest("hex").slice(0, 16);
 }
+
+/** What may be shown of an RPC URL (its path or query may carry a key): its origin, scheme://host:port. */
+export function rpcOrigin(url: string, fallback = "(invalid URL)"): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return fallback;
+  }
+}

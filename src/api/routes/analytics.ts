@@ -14,12 +14,16 @@ export type AnalyticsRoute = {
   handler: (request: Request, url: URL, params: Record<string, string>) => Promise<unknown>;
 };
 
-const ANALYTICS = ["baseline", "release_diff", "top_issues", "cu_headroom", "wallet_history", "provider_report", "ecosystem"];
-
-export function analyticsRoutes(ctx: Context): AnalyticsRoute[] {
-  const deps = { ctx, chain: chainAccess(ctx), spool: null };
-  return QUESTIONS.filter((question) => ANALYTICS.includes(question.name)).map((question) => ({
+/**
+ * Every read question's route but status (served on every node, with this process's spool; app.ts):
+ * why, diagnose-drop, the analytical routes and the ecosystem. `scope` is read only by the questions
+ * that take it. `chain`: the app's one chain access (its RPC client and IDL cache), or a new one.
+ */
+export function analyticsRoutes(ctx: Context, chain = chainAccess(ctx)): AnalyticsRoute[] {
+  const deps = { ctx, chain, spool: null };
+  return QUESTIONS.filter((question) => question.name !== "status").map((question) => ({
     path: question.path,
-    handler: async (request, url, params) => question.answer(deps, argsFromRequest(question, params, url), scopeAccount(ctx.control, request, url)),
+    handler: async (request, url, params) =>
+      question.answer(deps, argsFromRequest(question, params, url), question.queryParams.includes("scope") ? scopeAccount(ctx.control, request, url) : null),
   }));
 }

@@ -4,6 +4,7 @@
 // measurable (bench resolve: rpcRequestsPer1000Attempts).
 
 import type { Logger } from "../../shared/logger";
+import { rpcOrigin } from "../../shared/rpc-identity";
 
 export type RpcCall = { method: string; params: unknown[] };
 
@@ -123,10 +124,4 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 }
 
 /** An RPC URL may carry an API key in its path or query: never log more than the origin. */
-function redact(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "rpc";
-  }
-}
+const redact = (url: string): string => rpcOrigin(url, "rpc");
