@@ -39,7 +39,7 @@ export async function benchLake(envelopes: number): Promise<{ ctx: Context; gene
 
 /** One full read of the envelope and resolution columns the tables job uses. */
 export async function fullScanSeconds(ctx: Context): Promise<number> {
-  const duck = await openDuck();
+  const duck = await openDuck(":memory:", ctx.duckOptions);
   const started = performance.now();
   const lake = ctx.paths.lake;
   const hive = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}";
@@ -59,9 +59,11 @@ if (import.meta.main) {
   const { ctx } = await benchLake(envelopes);
   rmSync(ctx.paths.tables, { recursive: true, force: true });
   const scanSeconds = await fullScanSeconds(ctx);
+  const scanPeakMB = Math.round(process.resourceUsage().maxRSS / 1024);
   const build = await buildServingTables(ctx, { full: true });
+  const peakMB = Math.round(process.resourceUsage().maxRSS / 1024);
   console.error(JSON.stringify({ steps: build.steps, attempts: build.attempts, answers: build.answers, walletPages: build.walletPages }));
   ctx.close();
   const round = (x: number) => Math.round(x * 100) / 100;
-  console.log(JSON.stringify({ envelopes, tablesSeconds: round(build.seconds), scanSeconds: round(scanSeconds), ratio: round(build.seconds / scanSeconds) }));
+  console.log(JSON.stringify({ envelopes, tablesSeconds: round(build.seconds), scanSeconds: round(scanSeconds), ratio: round(build.seconds / scanSeconds), duckdbMemoryLimit: ctx.config.DUCKDB_MEMORY_LIMIT, scanPeakRssMB: scanPeakMB, peakRssMB: peakMB }));
 }

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { CursorCodec } from "./shared/pagination";
 import type { Config } from "./config";
 import { openControlDb, serverSecret, type ControlDb } from "./control";
-import { openDuck, type Duck } from "./lake/duckdb";
+import { duckInstanceOptions, openDuck, type Duck } from "./lake/duckdb";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "./lake/native";
 import { dataPaths, type DataPaths } from "./lake/paths";
 import { createLogger, type Logger } from "./shared/logger";
@@ -19,6 +19,8 @@ export type Context = {
   clock: () => number;
   control: ControlDb;
   duck: Duck;
+  /** Options for any other DuckDB instance the process opens (DUCKDB_MEMORY_LIMIT, spill directory). */
+  duckOptions: Record<string, string>;
   cursors: CursorCodec;
   /**
    * Flush's native Parquet writer (FLUSH_NATIVE, a C compiler and libzstd); null: DuckDB writes
@@ -35,7 +37,9 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const paths = dataPaths(config.dataDir);
   mkdirSync(paths.lake, { recursive: true });
   const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
-  const duck = await openDuck();
+  mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
+  const duckOptions = duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, paths.duckTemp);
+  const duck = await openDuck(":memory:", duckOptions);
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
   return {
@@ -45,6 +49,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
     clock: effects.clock ?? Date.now,
     control,
     duck,
+    duckOptions,
     cursors: new CursorCodec(serverSecret(control, "cursor")),
     get flushWriter() {
       if (writer === undefined) writer = config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null;

@@ -14,6 +14,26 @@ export type Duck = {
   close(): void;
 };
 
+/**
+ * What every DuckDB instance of a txray process is opened with. DuckDB's default memory ceiling is
+ * 80% of the machine's RAM per instance, and a process has up to three (jobs, the tables build,
+ * the serving reader): one tables build over 10M attempts reached 14.7 GB resident. Under the
+ * ceiling DuckDB spills joins and sorts to the data directory instead.
+ */
+export function duckInstanceOptions(memoryLimit: string, tempDirectory: string): Record<string, string> {
+  return { memory_limit: memoryLimit, temp_directory: tempDirectory };
+}
+
+/** Bytes in a DuckDB size setting such as `1GB` or `512MiB` (the forms DUCKDB_MEMORY_LIMIT accepts). */
+export function byteSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(text.trim());
+  if (!match) throw new Error(`not a size: ${text}`);
+  const unit = match[2].toLowerCase();
+  const base = unit.includes("i") ? 1024 : 1000;
+  const power = { k: 1, m: 2, g: 3, t: 4 }[unit[0] as "k" | "m" | "g" | "t"];
+  return Number(match[1]) * base ** power;
+}
+
 export async function openDuck(path = ":memory:", options: Record<string, string> = {}): Promise<Duck> {
   const instance = await DuckDBInstance.create(path, options);
   // Parquet writes are much faster when DuckDB may reorder rows across threads; order never matters in the lake.

@@ -19,6 +19,8 @@ export function dataPaths(dataDir: string) {
     tables: join(dataDir, "tables"),
     idl: join(dataDir, "idl"),
     cache: join(dataDir, "cache"),
+    /** Where DuckDB spills what does not fit under DUCKDB_MEMORY_LIMIT. */
+    duckTemp: join(dataDir, "tmp", "duckdb"),
     dataset: (name: DatasetName) => join(lake, name),
     /** Glob over one dataset's Parquet parts, for DuckDB's read_parquet. */
     datasetGlob: (name: DatasetName) => join(lake, name, "**", "*.parquet"),

@@ -50,8 +50,8 @@ export class ServingTables {
     for (const connection of connections) this.statements.set(connection, new Map());
   }
 
-  static async open(tablesDir: string, pointer: ServingPointer): Promise<ServingTables> {
-    const instance = await DuckDBInstance.create(join(tablesDir, pointer.file), { access_mode: "READ_ONLY" });
+  static async open(tablesDir: string, pointer: ServingPointer, options: Record<string, string> = {}): Promise<ServingTables> {
+    const instance = await DuckDBInstance.create(join(tablesDir, pointer.file), { ...options, access_mode: "READ_ONLY" });
     const connections: DuckDBConnection[] = [];
     for (let i = 0; i < POOL_SIZE; i++) connections.push(await instance.connect());
     const tables = new ServingTables(pointer, instance, connections);
@@ -184,15 +184,15 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
     throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", { retryAfterSeconds: 30 });
   }
   if (handle.current && handle.current.version === pointer.version) return handle.current;
-  const opening = switchTo(dir, handle, pointer);
+  const opening = switchTo(dir, handle, pointer, ctx.duckOptions);
   handle.opening = opening;
   return handle.current ?? opening;
 }
 
 /** Opens a version and makes it current (retiring the previous one); keeps the current one on failure. */
-async function switchTo(dir: string, handle: Handle, pointer: ServingPointer): Promise<ServingTables> {
+async function switchTo(dir: string, handle: Handle, pointer: ServingPointer, options: Record<string, string>): Promise<ServingTables> {
   try {
-    const next = await ServingTables.open(dir, pointer);
+    const next = await ServingTables.open(dir, pointer, options);
     if (handles.get(dir) !== handle) {
       // Closed (closeServingTables) while opening.
       next.retire();

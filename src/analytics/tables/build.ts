@@ -11,7 +11,7 @@
 
 import { mkdirSync, rmSync } from "node:fs";
 import type { Context } from "../../context";
-import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
+import { byteSize, openDuck, plainRow, sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
 import { sqlFile } from "../sql";
 import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, walletPagesFiles, writePointer } from "../serving/pointer";
@@ -34,7 +34,7 @@ export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wal
 type Session = { run(sql: string): Promise<void>; all<T = Record<string, unknown>>(sql: string): Promise<T[]> };
 
 /** full: ignore the previous build; walletLineMaxItems: see tables/wallet-pages.ts (tests lower it). */
-export type BuildOptions = { full?: boolean; walletLineMaxItems?: number; /** Graceful shutdown: stop between statements (the half-built file is removed; the pointer never moves). */ signal?: AbortSignal };
+export type BuildOptions = { full?: boolean; walletLineMaxItems?: number; /** Attempts per wallet-lines aggregate (tables/wallet-pages.ts); tests lower it. */ walletAttemptsPerPart?: number; /** Graceful shutdown: stop between statements (the half-built file is removed; the pointer never moves). */ signal?: AbortSignal };
 export type BuildResult = {
   version: number; units: number; rebuiltUnits: number; copiedUnits: number; attempts: number; seconds: number; steps: Record<string, number>;
   answers: number; walletPages: WalletPagesResult;
@@ -81,7 +81,7 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });
 
-  const duck = await openDuck(file);
+  const duck = await openDuck(file, ctx.duckOptions);
   const connection = await duck.connect();
   // One connection for the whole build: temp views and the attached previous file live on it.
   const steps: Record<string, number> = {};
@@ -90,8 +90,13 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
       checkStop(options.signal);
       fault("tables:mid-build");
       const at = performance.now();
-      await connection.run(sql);
       const step = stepName(sql);
+      try {
+        await connection.run(sql);
+      } catch (error) {
+        // Name the step: "Out of Memory" alone does not tell an operator which table to look at.
+        throw new Error(`tables step ${step}: ${(error as Error).message}`, { cause: error });
+      }
       steps[step] = (steps[step] ?? 0) + Math.round(performance.now() - at);
     },
     all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
@@ -110,7 +115,13 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
     const answersStarted = performance.now();
     answers = await writeAnswers(connection, clock, answersFile(ctx.paths.tables, version));
     steps.answers = Math.round(performance.now() - answersStarted);
-    walletPages = await writeWalletPages(session, walletFiles, { since: clock - WINDOWS["30d"], until: clock, maxItems: options.walletLineMaxItems });
+    walletPages = await writeWalletPages(session, walletFiles, {
+      since: clock - WINDOWS["30d"],
+      until: clock,
+      maxItems: options.walletLineMaxItems,
+      // ~1 KB of aggregate state per attempt, measured generously (a line item is 150–250 bytes).
+      attemptsPerPart: options.walletAttemptsPerPart ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 1024)),
+    });
     if ("skipped" in walletPages) ctx.logger.warn("tables: no wallet pages for this version", { reason: walletPages.skipped });
     await writeMeta(session, { version, clock, units });
     if (previousSignatures) await session.run("DETACH prev");
@@ -147,10 +158,10 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
 
 /** A short label for a build statement (for the per-step timings the job reports). */
 function stepName(sql: string): string {
-  const match = /CREATE (?:OR REPLACE )?(?:TEMP )?(?:TABLE|VIEW) (\w+)|INSERT INTO (\w+)[^\n]*?\b(prev|read_parquet)|^\s*(\w+)/.exec(sql.replace(/--[^\n]*\n/g, ""));
+  const match = /CREATE (?:OR REPLACE )?(?:TEMP )?(?:TABLE|VIEW) (\w+)|INSERT INTO (\w+)(?:[^\n]*?\b(prev|read_parquet))?|^\s*(\w+)/.exec(sql.replace(/--[^\n]*\n/g, ""));
   if (!match) return "other";
   if (match[1]) return match[1];
-  if (match[2]) return `${match[2]}:${match[3] === "prev" ? "copied" : "joined"}`;
+  if (match[2]) return match[3] ? `${match[2]}:${match[3] === "prev" ? "copied" : "joined"}` : match[2];
   return match[4].toLowerCase();
 }
 

@@ -12,16 +12,30 @@ import { INDEX_RECORD_BYTES, WalletPages } from "../serving/wallet-pages";
 /** Wallets with more attempts than this are read from `attempts` (a line would be too long to parse per request). */
 export const WALLET_LINE_MAX_ITEMS = 1000;
 
+/** Attempts aggregated into lines at once when the build gives no bound (see WalletPagesOptions.attemptsPerPart). */
+const ATTEMPTS_PER_PART = 1_000_000;
+
 /** Wallets read back after writing (plus the first and last lines). */
 const VERIFY_SAMPLE = 256;
 
 type Session = { run(sql: string): Promise<void>; all<T = Record<string, unknown>>(sql: string): Promise<T[]> };
 export type WalletPagesResult = { wallets: number; bytes: number } | { skipped: string };
-export type WalletPagesOptions = { since: number; until: number; maxItems?: number };
+export type WalletPagesOptions = {
+  since: number;
+  until: number;
+  maxItems?: number;
+  /** Most attempts turned into lines by one aggregate (bounds its memory: the build derives it from DUCKDB_MEMORY_LIMIT). */
+  attemptsPerPart?: number;
+};
 
 export async function writeWalletPages(session: Session, files: { data: string; index: string }, options: WalletPagesOptions): Promise<WalletPagesResult> {
   await session.run(sqlFile("json_text"));
-  await session.run(sqlFile("wallet_lines", { since: options.since, until: options.until, maxItems: options.maxItems ?? WALLET_LINE_MAX_ITEMS }));
+  await session.run("CREATE TEMP TABLE wallet_lines (key VARCHAR, program VARCHAR, payer VARCHAR, line VARCHAR)");
+  const [window] = await session.all<{ n: number }>(`SELECT count(*) AS n FROM attempts WHERE received_at BETWEEN ${options.since} AND ${options.until}`);
+  const parts = Math.max(1, Math.ceil(Number(window.n) / (options.attemptsPerPart ?? ATTEMPTS_PER_PART)));
+  for (let part = 0; part < parts; part++) {
+    await session.run(sqlFile("wallet_lines", { since: options.since, until: options.until, maxItems: options.maxItems ?? WALLET_LINE_MAX_ITEMS, parts, part }));
+  }
   const [totals] = await session.all<{ wallets: number; bytes: number | null; longest: number | null }>(
     "SELECT count(*) AS wallets, sum(strlen(line) + 1) AS bytes, max(strlen(line) + 1) AS longest FROM wallet_lines",
   );

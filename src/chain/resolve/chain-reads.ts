@@ -1,6 +1,9 @@
 // The resolver's chain reads, shaped for cost: statuses 256 signatures per call with
 // searchTransactionHistory, several calls per HTTP request (JSON-RPC batch), and getTransaction only
-// for attempts that landed, batched too and cached in the control DB so no signature is fetched twice.
+// for attempts that landed, batched too. What `why` fetches on demand (a signature txray never
+// ingested) is cached in the control DB so repeated questions cost one fetch; the resolver reads that
+// cache but does not fill it: its transactions are decoded and recorded in the same run, and
+// keeping every landed transaction's JSON for a week would cost more disk than the lake itself.
 
 import type { ControlDb } from "../../control";
 import { RpcError, type RpcClient } from "../rpc";
@@ -36,8 +39,8 @@ export async function signatureStatuses(rpc: RpcClient, sigs: string[], callsPer
   return out;
 }
 
-/** getTransaction results (json encoding) by signature; null where the node has none yet. */
-export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number): Promise<Map<string, unknown | null>> {
+/** getTransaction results (json encoding) by signature; null where the node has none yet. `store`: cache what was fetched. */
+export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number, store = false): Promise<Map<string, unknown | null>> {
   const out = new Map<string, unknown | null>();
   const lookup = control.query<{ body: string }, [string]>("SELECT body FROM rpc_transactions WHERE sig = ?");
   const missing: string[] = [];
@@ -46,7 +49,7 @@ export async function transactions(rpc: RpcClient, control: ControlDb, sigs: str
     if (cached) out.set(sig, JSON.parse(cached.body));
     else missing.push(sig);
   }
-  const store = control.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)");
+  const insert = control.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)");
   const requests: Promise<void>[] = [];
   for (let i = 0; i < missing.length; i += perRequest) {
     const group = missing.slice(i, i + perRequest);
@@ -57,7 +60,7 @@ export async function transactions(rpc: RpcClient, control: ControlDb, sigs: str
           replies.forEach((reply, index) => {
             if (reply instanceof RpcError) throw reply;
             out.set(group[index], reply ?? null);
-            if (reply) store.run(group[index], now, JSON.stringify(reply));
+            if (reply && store) insert.run(group[index], now, JSON.stringify(reply));
           });
         }),
     );
@@ -68,5 +71,5 @@ export async function transactions(rpc: RpcClient, control: ControlDb, sigs: str
 
 /** One transaction, cached (used by `why` for a signature txray never ingested). */
 export async function transaction(rpc: RpcClient, control: ControlDb, sig: string, now: number): Promise<unknown | null> {
-  return (await transactions(rpc, control, [sig], 1, now)).get(sig) ?? null;
+  return (await transactions(rpc, control, [sig], 1, now, true)).get(sig) ?? null;
 }
