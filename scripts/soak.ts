@@ -180,8 +180,11 @@ function makeBatch(): string {
   return JSON.stringify({ envelopes });
 }
 
-type Window = { ingestLatencies: number[]; readLatencies: number[]; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; notReady: number; errorSamples: string[] };
-const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, notReady: 0, errorSamples: [] });
+type Window = {
+  ingestLatencies: number[]; readLatencies: number[]; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; mcpCalls: number;
+  notReady: number; errorSamples: string[]; rss: number[];
+};
+const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, mcpCalls: 0, notReady: 0, errorSamples: [], rss: [] });
 /** Set once the first serving tables exist: before that an analytical route's 503 `unavailable` is the documented start-up state. */
 let tablesBuilt = false;
 let window = freshWindow();
@@ -238,6 +241,17 @@ const READ_ROUTES = [
   () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
 ] as ((p: string) => [string, string?])[];
 
+/** MCP tool calls, in turn (the tools are the routes' twins; scope=account reads the read key's account). */
+const MCP_CALLS: ((p: string) => [string, Record<string, unknown>])[] = [
+  (p) => ["baseline", { program: p }],
+  (p) => ["top_issues", { program: p, window: "7d" }],
+  (p) => ["cu_headroom", { program: p }],
+  (p) => ["provider_report", { program: p }],
+  (p) => ["baseline", { program: p, scope: "account" }],
+  () => ["status", {}],
+  () => ["why", { sig: recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88) }],
+];
+
 const mcpAvailable = await (async () => {
   const response = await fetch(`${url}/mcp`, {
     method: "POST",
@@ -270,17 +284,21 @@ const readLoop = (async () => {
       window.readErrors++;
       noteError(`read transport ${path}: ${(error as Error).message}`);
     }
-    if (mcpAvailable !== null && i % 10 === 0) {
+    if (mcpAvailable !== null && i % 5 === 0) {
+      const [name, args] = MCP_CALLS[(i / 5) % MCP_CALLS.length](PROGRAMS[i % 3]);
       const response = await fetch(`${url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(mcpAvailable ? { "mcp-session-id": mcpAvailable } : {}) },
-        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "baseline", arguments: { program: PROGRAMS[i % 3] } } }),
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": readKey, ...(mcpAvailable ? { "mcp-session-id": mcpAvailable } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name, arguments: args } }),
       }).catch(() => null);
-      if (!response || response.status >= 400) {
+      const text = (await response?.text().catch(() => "")) ?? "";
+      window.mcpCalls++;
+      // A tool's error result is an error unless it is the documented start-up state or "no such attempt/program yet".
+      const toolError = /"isError":true/.test(text) && !(/not built yet/.test(text) && !tablesBuilt) && !/"code":"(not_found|pending)"/.test(text);
+      if (!response || response.status >= 400 || toolError || !text.includes('"result"')) {
         window.mcpErrors++;
-        noteError(`mcp ${response?.status ?? "transport"}`);
+        noteError(`mcp ${name} ${response?.status ?? "transport"} ${text}`);
       }
-      await response?.text();
     }
     await Bun.sleep(100);
   }
@@ -300,6 +318,11 @@ const rssMb = () => {
     return null;
   }
 };
+// Resident memory every 2 s: a per-minute peak and median, not one sample that may or may not fall in a tables build.
+const rssSampler = setInterval(() => {
+  const mb = rssMb();
+  if (mb !== null) window.rss.push(mb);
+}, 2_000);
 type Minute = Record<string, unknown> & { rssMB: number | null; spoolBacklogBytes: number | null; errors: number };
 const reports: Minute[] = [];
 let lastJobs: Record<string, { lastRunAt: number; ok: boolean | null }> = {};
@@ -320,10 +343,14 @@ async function report(minute: number): Promise<void> {
   const entry: Minute = {
     minute,
     rssMB: rssMb(),
+    rssPeakMB: w.rss.length ? Math.max(...w.rss) : null,
+    rssMedianMB: percentile(w.rss, 50),
     spoolBacklogBytes: status?.lake?.spoolBacklog ?? null,
     lakeEnvelopes: status?.lake?.envelopes ?? null,
-    resolverPending: jobs.resolve?.details?.stillPending ?? null,
+    resolverPending: status?.resolver?.pendingAttempts ?? jobs.resolve?.details?.stillPending ?? null,
+    awaitingIntake: status?.resolver?.awaitingIntake ?? null,
     ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
+    mcp: { calls: w.mcpCalls, errors: w.mcpErrors },
     reads: { requests: w.readLatencies.length, p50: percentile(w.readLatencies, 50), p95: percentile(w.readLatencies, 95), p99: percentile(w.readLatencies, 99) },
     errors: w.ingestErrors + w.readErrors + w.mcpErrors + errorLogs.length,
     errorDetail: { ingest: w.ingestErrors, reads: w.readErrors, mcp: w.mcpErrors, serverErrorLogs: errorLogs.length, samples: w.errorSamples, serverLogSamples: errorLogs.slice(0, 3).map((line) => line.slice(0, 300)) },
@@ -342,6 +369,7 @@ for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
   await report(minute);
 }
 running = false;
+clearInterval(rssSampler);
 await Promise.all([loadLoop, readLoop]);
 while (inFlight > 0) await Bun.sleep(10);
 
@@ -354,20 +382,30 @@ chain.stop(true);
 if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
 clearTimeout(hardStop);
 
+// Warm-up: the first two minutes (a third of a shorter run). Growth compares the peak of the first
+// minute after warm-up with the peak of the last minute (peaks include the tables build, the
+// largest allocation), and the same for the medians.
 const warmup = Math.min(2, Math.max(1, Math.floor(reports.length / 3)));
-const warm = reports[warmup - 1]?.rssMB ?? null;
-const end = reports[reports.length - 1]?.rssMB ?? null;
+const afterWarmup = reports[Math.min(warmup, reports.length - 1)];
+const last = reports[reports.length - 1];
+const growth = (from: number | null | undefined, to: number | null | undefined) => (from && to ? Math.round(((to - from) / from) * 1000) / 10 : null);
+const warm = afterWarmup?.rssPeakMB as number | null;
+const end = last?.rssPeakMB as number | null;
 const backlogs = reports.map((r) => r.spoolBacklogBytes ?? 0);
 const summary = {
   minutes,
   targetRate: rate,
   achievedRate: Math.round(reports.reduce((sum, r) => sum + (r.ingest as any).envelopesPerSecond, 0) / Math.max(1, reports.length)),
-  rssMB: { afterWarmup: warm, end, max: Math.max(...reports.map((r) => r.rssMB ?? 0)) },
-  rssGrowthAfterWarmupPct: warm && end ? Math.round(((end - warm) / warm) * 1000) / 10 : null,
+  rssMB: {
+    peakAfterWarmup: warm, peakLastMinute: end, max: Math.max(...reports.map((r) => (r.rssPeakMB as number | null) ?? 0)),
+    medianAfterWarmup: afterWarmup?.rssMedianMB ?? null, medianLastMinute: last?.rssMedianMB ?? null,
+  },
+  rssGrowthAfterWarmupPct: growth(warm, end),
+  rssMedianGrowthAfterWarmupPct: growth(afterWarmup?.rssMedianMB as number | null, last?.rssMedianMB as number | null),
   spoolBacklogBytes: { max: Math.max(...backlogs), end: backlogs[backlogs.length - 1] ?? null },
-  resolverPending: { afterWarmup: reports[warmup - 1]?.resolverPending ?? null, end: reports[reports.length - 1]?.resolverPending ?? null },
+  resolverPending: { afterWarmup: afterWarmup?.resolverPending ?? null, end: last?.resolverPending ?? null, max: Math.max(...reports.map((r) => (r.resolverPending as number | null) ?? 0)) },
   errors: reports.reduce((sum, r) => sum + r.errors, 0),
-  mcp: mcpAvailable === null ? "skipped: /mcp answers 404" : "queried",
+  mcp: mcpAvailable === null ? "skipped: /mcp answers 404" : { calls: reports.reduce((sum, r) => sum + (r.mcp as { calls: number }).calls, 0) },
   rpcRequests,
   serverExit: exited,
 };

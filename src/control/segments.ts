@@ -27,3 +27,14 @@ export function markSegmentsTaken(db: ControlDb, segments: string[], now: number
 export function lakeRowCount(db: ControlDb): number {
   return db.query<{ n: number | null }, []>("SELECT sum(rows) AS n FROM lake_segments").get()?.n ?? 0;
 }
+
+/**
+ * The resolver's backlog: attempts queued for a chain look-up, and envelopes in the lake not yet
+ * queued (segments awaiting intake). Counting the queue walks an index (milliseconds per million
+ * attempts), so callers on public routes reuse a result for a few seconds.
+ */
+export function resolverBacklog(db: ControlDb): { pendingAttempts: number; awaitingIntake: number } {
+  const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()?.n ?? 0;
+  const awaiting = db.query<{ n: number | null }, []>("SELECT sum(rows) AS n FROM lake_segments WHERE intake_at IS NULL").get()?.n ?? 0;
+  return { pendingAttempts: Number(pending), awaitingIntake: Number(awaiting) };
+}

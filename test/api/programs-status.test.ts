@@ -1,6 +1,7 @@
 // GET /v1/programs (keyed, paginated, per account) and GET /v1/status (public).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { flushSpool } from "../../src/lake/flush";
+import { intakeNewSegments } from "../../src/chain/resolve/intake";
 import { runJob } from "../../src/scheduler/jobs";
 import { flushJob } from "../../jobs/flush";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
@@ -84,6 +85,13 @@ describe("GET /v1/status", () => {
     const response = await t.get("/v1/nothing-here");
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: { code: "not_found", message: "no such route" } });
+  });
+
+  test("the resolver's backlog: envelopes awaiting intake, then attempts queued for the chain", async () => {
+    expect((await t.get("/v1/status")).body.resolver).toEqual({ pendingAttempts: 0, awaitingIntake: 7 });
+    expect(await intakeNewSegments(t.ctx)).toEqual({ segments: 1, attempts: 7 });
+    await Bun.sleep(1_100); // the count is reused for a second (a public route)
+    expect((await t.get("/v1/status")).body.resolver).toEqual({ pendingAttempts: 7, awaitingIntake: 0 });
   });
 
   test("a second flush has nothing to do and counts nothing twice", async () => {

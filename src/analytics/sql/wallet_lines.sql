@@ -4,10 +4,10 @@
 -- attempts keeps only its DuckDB wallet_key (its pages are read from `attempts`, sorted by that
 -- key). Items are unordered (an ordered aggregate costs ~3x); readers sort one wallet's items.
 -- Values go through json_text (json_text.sql); attempt_key is a string (UBIGINT exceeds JSON's
--- exact integers). Run once per part (a hash of the payer) into the table the build created: the
--- aggregate then holds one part's lines at a time (its string_agg states do not spill, and all
--- lines at once outgrew DUCKDB_MEMORY_LIMIT at 10M attempts); a (program, payer) is in one part.
-INSERT INTO wallet_lines
+-- exact integers). Built once per part (a hash of the payer; a (program, payer) is in one part) and
+-- written out before the next part: all lines at once (1.6 GB at 10M attempts) outgrew
+-- DUCKDB_MEMORY_LIMIT, in the aggregate and in the temp table alike.
+CREATE TEMP TABLE wallet_lines AS
 SELECT md5(program || '/' || payer)[1:16] AS key, program, payer,
   '[' || json_text(program) || ',' || json_text(payer) || ',' ||
   CASE WHEN count(*) <= {{maxItems}} THEN

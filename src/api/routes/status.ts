@@ -1,13 +1,26 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { consecutiveFailures, lakeRowCount, lastJobRuns, type JobRun } from "../../control";
+import { consecutiveFailures, lakeRowCount, lastJobRuns, resolverBacklog, type JobRun } from "../../control";
 import { unrecordedFailures } from "../../scheduler/jobs";
 import type { Context } from "../../context";
 import type { Spool } from "../../ingest/spool";
 import { readIntegrity } from "../../ingest/spool-frames";
 import { VERSION } from "../../version";
 import { diskUsage } from "../../ops/disk-usage";
+
+const BACKLOG_CACHE_MS = 1_000;
+const backlogs = new Map<string, { at: number; backlog: ReturnType<typeof resolverBacklog> }>();
+
+/** The resolver's backlog, counted at most every BACKLOG_CACHE_MS per data directory (the route is public). */
+function cachedResolverBacklog(ctx: Context) {
+  const now = Date.now();
+  const hit = backlogs.get(ctx.paths.root);
+  if (hit && now - hit.at < BACKLOG_CACHE_MS && now >= hit.at) return hit.backlog;
+  const backlog = resolverBacklog(ctx.control);
+  backlogs.set(ctx.paths.root, { at: now, backlog });
+  return backlog;
+}
 
 /** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
 export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
@@ -37,6 +50,8 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
       spoolIntegrity: readIntegrity(ctx.control),
     },
+    // Additive (docs/api.md): attempts waiting for the chain and envelopes not yet queued for it.
+    resolver: cachedResolverBacklog(ctx),
     freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
     jobs,
     // Additive (docs/api.md): bytes on disk by part and per attempt in the lake.
