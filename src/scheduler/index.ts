@@ -5,13 +5,16 @@
 // A job that fails is retried with exponential backoff (twice the interval after each consecutive
 // failure, at most RETRY_CAP) and back on its interval after its first success: a fault that clears
 // (disk space, the RPC endpoint) is recovered from without anyone restarting anything. stop() aborts
-// the running jobs' signal (they end at a safe point) and waits for them.
+// the running jobs' signal (they end at a safe point) and waits for them. A job whose run reports
+// `backlog: true` (the resolver took its per-run cap and more is waiting) runs again after
+// BACKLOG_DELAY_MS instead of a whole interval, so a busy instance is not held to cap ÷ interval.
 
 import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
 import { runJob, type Job, type JobOutcome, type JobRuntime } from "./jobs";
 
 const DAY_MS = 86_400_000;
+const BACKLOG_DELAY_MS = 1_000;
 
 export type ScheduledJob =
   | { job: Job; intervalMs: number }
@@ -64,7 +67,9 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
             failures = outcome.ok ? 0 : failures + 1;
             if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: entry.job.name, failures, retryInMs: retryDelayMs(entry.intervalMs, failures) });
           }
-          later(tick, retryDelayMs(entry.intervalMs, failures));
+          // A job that reports a backlog (it took less than was waiting) runs again after a second, not a whole interval.
+          const backlog = outcome?.ok === true && outcome.details?.backlog === true;
+          later(tick, backlog ? Math.min(entry.intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(entry.intervalMs, failures));
         });
       later(tick, Math.min(entry.intervalMs, 1000));
       continue;

@@ -89,7 +89,7 @@ describe("GET /v1/status", () => {
 
   test("the resolver's backlog: envelopes awaiting intake, then attempts queued for the chain", async () => {
     expect((await t.get("/v1/status")).body.resolver).toEqual({ pendingAttempts: 0, awaitingIntake: 7 });
-    expect(await intakeNewSegments(t.ctx)).toEqual({ segments: 1, attempts: 7 });
+    expect(await intakeNewSegments(t.ctx)).toEqual({ segments: 1, attempts: 7, more: false });
     await Bun.sleep(1_100); // the count is reused for a second (a public route)
     expect((await t.get("/v1/status")).body.resolver).toEqual({ pendingAttempts: 7, awaitingIntake: 0 });
   });

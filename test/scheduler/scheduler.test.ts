@@ -52,3 +52,16 @@ test("a run is skipped while another one of the same job holds its lease", async
   release();
   expect((await first).skipped).toBeUndefined();
 });
+
+test("a run that reports a backlog is followed by the next within a second, not after its interval", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  let runs = 0;
+  // Two runs that leave work behind (like the resolver at its per-run cap), then one that does not.
+  const busy: Job = { name: "busy", run: async () => ({ backlog: ++runs < 3 }) };
+  const scheduler = startScheduler(ctx, [{ job: busy, intervalMs: 60_000 }], {});
+  await Bun.sleep(5_000);
+  await scheduler.stop();
+  // First run after a second, two more a second apart each; the fourth would wait the minute.
+  expect(runs).toBe(3);
+}, 15_000);

@@ -4,17 +4,22 @@
 -- attempts keeps only its DuckDB wallet_key (its pages are read from `attempts`, sorted by that
 -- key). Items are unordered (an ordered aggregate costs ~3x); readers sort one wallet's items.
 -- Values go through json_text (json_text.sql); attempt_key is a string (UBIGINT exceeds JSON's
--- exact integers). Built once per part (a hash of the payer; a (program, payer) is in one part) and
--- written out before the next part: all lines at once (1.6 GB at 10M attempts) outgrew
--- DUCKDB_MEMORY_LIMIT, in the aggregate and in the temp table alike.
+-- exact integers).
+-- Memory: built once per part (a hash of the payer; a (program, payer) is in one part) and written
+-- out before the next part, and a wallet over maxItems is counted first and never aggregated into a
+-- string (a bot's hundreds of thousands of items made one string_agg state of hundreds of MB).
 CREATE TEMP TABLE wallet_lines AS
+WITH part AS (
+  SELECT * FROM attempts WHERE received_at BETWEEN {{since}} AND {{until}} AND hash(payer) % {{parts}} = {{part}}
+), sizes AS (
+  SELECT program, payer, count(*) AS items FROM part GROUP BY program, payer
+)
 SELECT md5(program || '/' || payer)[1:16] AS key, program, payer,
   '[' || json_text(program) || ',' || json_text(payer) || ',' ||
-  CASE WHEN count(*) <= {{maxItems}} THEN
+  CASE WHEN any_value(items) <= {{maxItems}} THEN
     '[' || string_agg(concat('[', json_text(sig), ',', json_text(sent_at), ',', json_text(received_at), ',', json_text(outcome), ',',
       json_text(drop_class), ',', json_text(instruction), ',', json_text(err_name), ',', json_text(rpc_label), ',"', attempt_key, '",',
-      json_text(account_id), ']'), ',') || '],null'
+      json_text(account_id), ']'), ',') FILTER (WHERE items <= {{maxItems}}) || '],null'
   ELSE 'null,"' || any_value(wallet_key)::VARCHAR || '"' END || ']' AS line
-FROM attempts
-WHERE received_at BETWEEN {{since}} AND {{until}} AND hash(payer) % {{parts}} = {{part}}
+FROM part JOIN sizes USING (program, payer)
 GROUP BY program, payer

@@ -22,11 +22,13 @@ type EnvelopeRow = {
 
 export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number };
 
-export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {}): Promise<{ segments: number; attempts: number }> {
+/** `more`: segments are still waiting after this intake (it reached its caps). */
+export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {}): Promise<{ segments: number; attempts: number; more: boolean }> {
   const maxRows = limits.maxRows ?? INTAKE_MAX_ROWS;
   const chunkRows = limits.chunkRows ?? INTAKE_CHUNK_ROWS;
-  const waiting = segmentsAwaitingIntake(ctx.control, limits.maxSegments ?? 200);
-  const taken = { segments: 0, attempts: 0 };
+  const maxSegments = limits.maxSegments ?? 200;
+  const waiting = segmentsAwaitingIntake(ctx.control, maxSegments);
+  const taken = { segments: 0, attempts: 0, more: false };
   let next = 0;
   while (next < waiting.length && taken.attempts < maxRows) {
     const chunk = [waiting[next++]];
@@ -39,6 +41,7 @@ export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {})
     taken.attempts += await intakeSegments(ctx, chunk);
     taken.segments += chunk.length;
   }
+  taken.more = next < waiting.length || waiting.length === maxSegments;
   return taken;
 }
 

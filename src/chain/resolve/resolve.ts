@@ -41,6 +41,8 @@ export type ResolveSummary = {
   resolved: Record<string, number>;
   stillPending: number;
   discardedBatches: number;
+  /** More work is waiting than one run takes (due attempts or envelopes beyond this run's caps): the scheduler runs the job again soon. */
+  backlog: boolean;
 };
 
 const NONCE_WAIT_MS = 30 * 60_000;
@@ -64,11 +66,12 @@ type PendingRow = {
 export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
   const discardedBatches = discardUncommittedBatches(ctx);
   const intake = await intakeNewSegments(ctx);
+  const maxAttempts = options.maxAttempts ?? 20_000;
   checkStop(options.signal);
   const now = ctx.clock();
   const due = ctx.control
     .query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL)
-    .all(now, options.maxAttempts ?? 20_000);
+    .all(now, maxAttempts);
 
   const resolutions: Resolution[] = [];
   const sends: { row: PendingRow; attempt: Attempt }[] = [];
@@ -146,7 +149,8 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   ctx.control.query("DELETE FROM attempt_index WHERE resolved_at < ?").run(now - INDEX_RETENTION_MS);
   ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
-  return { intake, resolved, stillPending, discardedBatches };
+  const backlog = due.length === maxAttempts || intake.more;
+  return { intake: { segments: intake.segments, attempts: intake.attempts }, resolved, stillPending, discardedBatches, backlog };
 }
 
 function toAttempt(row: PendingRow): Attempt {

@@ -28,9 +28,10 @@ test("a backlog of segments is taken over several runs within the row budget, ea
   // Chunks of up to 60 rows (two segments), at most 70 rows per run: a run takes whole chunks
   // until it has reached the budget, so 2 + 2 segments, then the last one.
   const limits = { chunkRows: 60, maxRows: 70 };
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 4, attempts: 120 });
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 1, attempts: 30 });
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 0, attempts: 0 });
+  // `more` tells the scheduler to run again soon instead of after a whole interval.
+  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 4, attempts: 120, more: true });
+  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 1, attempts: 30, more: false });
+  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 0, attempts: 0, more: false });
 
   const queued = t.ctx.control.query<{ sig: string }, []>("SELECT sig FROM pending_attempts").all().map((r) => r.sig).sort();
   expect(queued).toEqual([...sigs].sort());
@@ -41,5 +42,5 @@ test("a segment larger than a chunk is still taken whole", async () => {
   expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 40 }, () => makeEnvelope()) })).status).toBe(202);
   await t.server.spool!.seal();
   expect(await flushSpool(t.ctx)).toMatchObject({ segments: 1, rows: 40 });
-  expect(await intakeNewSegments(t.ctx, { chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40 });
+  expect(await intakeNewSegments(t.ctx, { chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40, more: false });
 }, 60_000);
