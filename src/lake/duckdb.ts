@@ -63,6 +63,22 @@ export async function openDuck(path = ":memory:", options: Record<string, string
   };
 }
 
+/**
+ * A read of the lake's Parquet parts that survives compaction: compaction swaps a partition
+ * directory atomically (lake/exchange.ts), but DuckDB lists a glob's files before it opens them, so
+ * a swap in between fails the read with "No such file". The swapped partition holds the same rows,
+ * so the read is simply made again (a fresh listing sees the new part).
+ */
+export async function readLake<T = Record<string, unknown>>(duck: Pick<Duck, "all">, sql: string, attempts = 3): Promise<T[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await duck.all<T>(sql);
+    } catch (error) {
+      if (attempt >= attempts || !/No such file|Cannot open file/i.test((error as Error).message)) throw error;
+    }
+  }
+}
+
 /** BigInts from DuckDB become numbers (counts and Unix ms fit in 2^53). */
 export function plainRow(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

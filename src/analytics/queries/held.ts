@@ -6,7 +6,7 @@
 import type { Context } from "../../context";
 import { segmentsAwaitingIntake } from "../../control";
 import { spoolHolds } from "../../ingest/spool";
-import { sqlString } from "../../lake/duckdb";
+import { readLake, sqlString } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
 
 const MAX_RETRY_AFTER_SECONDS = 120;
@@ -40,12 +40,11 @@ async function inLakeAwaitingIntake(ctx: Context, sig: string): Promise<boolean>
   const segments = segmentsAwaitingIntake(ctx.control);
   const days = [...new Set(segments.flatMap((s) => s.days))];
   if (days.length === 0) return false;
-  const rows = await ctx.duck
-    .all<{ n: number }>(
+  const rows = await readLake<{ n: number }>(
+    ctx.duck,
     `SELECT 1 AS n FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
      WHERE day IN (${days.map(sqlString).join(", ")}) AND spool_segment IN (${segments.map((s) => sqlString(s.segment)).join(", ")}) AND sig = ${sqlString(sig)}
      LIMIT 1`,
-    )
-    .catch(() => []); // parts swapped by compaction meanwhile: the queue or the spool answers instead
+  ).catch(() => []); // unreadable parts: the queue or the spool answers instead
   return rows.length > 0;
 }

@@ -7,13 +7,9 @@
 -- exact integers).
 -- Memory: built once per part (a hash of the payer; a (program, payer) is in one part) and written
 -- out before the next part, and a wallet over maxItems is counted first and never aggregated into a
--- string (a bot's hundreds of thousands of items made one string_agg state of hundreds of MB).
+-- string (a bot's hundreds of thousands of items made one string_agg state of hundreds of MB). No
+-- CTE: DuckDB materialises a CTE read twice, which held a whole part's rows in memory.
 CREATE TEMP TABLE wallet_lines AS
-WITH part AS (
-  SELECT * FROM attempts WHERE received_at BETWEEN {{since}} AND {{until}} AND hash(payer) % {{parts}} = {{part}}
-), sizes AS (
-  SELECT program, payer, count(*) AS items FROM part GROUP BY program, payer
-)
 SELECT md5(program || '/' || payer)[1:16] AS key, program, payer,
   '[' || json_text(program) || ',' || json_text(payer) || ',' ||
   CASE WHEN any_value(items) <= {{maxItems}} THEN
@@ -21,5 +17,11 @@ SELECT md5(program || '/' || payer)[1:16] AS key, program, payer,
       json_text(drop_class), ',', json_text(instruction), ',', json_text(err_name), ',', json_text(rpc_label), ',"', attempt_key, '",',
       json_text(account_id), ']'), ',') FILTER (WHERE items <= {{maxItems}}) || '],null'
   ELSE 'null,"' || any_value(wallet_key)::VARCHAR || '"' END || ']' AS line
-FROM part JOIN sizes USING (program, payer)
+FROM attempts
+JOIN (
+  SELECT program, payer, count(*) AS items FROM attempts
+  WHERE received_at BETWEEN {{since}} AND {{until}} AND hash(payer) % {{parts}} = {{part}}
+  GROUP BY program, payer
+) USING (program, payer)
+WHERE received_at BETWEEN {{since}} AND {{until}} AND hash(payer) % {{parts}} = {{part}}
 GROUP BY program, payer

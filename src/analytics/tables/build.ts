@@ -119,8 +119,8 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
       since: clock - WINDOWS["30d"],
       until: clock,
       maxItems: options.walletLineMaxItems,
-      // ~1 KB of aggregate state per attempt, measured generously (a line item is 150–250 bytes).
-      attemptsPerPart: options.walletAttemptsPerPart ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 1024)),
+      // ~2 KB per attempt, generously (a line item is 150–250 bytes; the join and aggregate around it).
+      attemptsPerPart: options.walletAttemptsPerPart ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048)),
     });
     if ("skipped" in walletPages) ctx.logger.warn("tables: no wallet pages for this version", { reason: walletPages.skipped });
     await writeMeta(session, { version, clock, units });

@@ -8,7 +8,7 @@
 
 import { markSegmentsTaken, segmentsAwaitingIntake } from "../../control";
 import type { Context } from "../../context";
-import { sqlString } from "../../lake/duckdb";
+import { readLake, sqlString } from "../../lake/duckdb";
 import { yieldToEventLoop } from "./pause";
 
 const INTAKE_CHUNK_ROWS = 50_000;
@@ -50,7 +50,8 @@ async function intakeSegments(ctx: Context, segments: { segment: string; days: s
   const rows =
     days.length === 0
       ? []
-      : await ctx.duck.all<EnvelopeRow>(
+      : await readLake<EnvelopeRow>(
+          ctx.duck,
           `SELECT attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
                   cu_price_micro_lamports, nonce, kind, preflight_error, simulation_logs
            FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
