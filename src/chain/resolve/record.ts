@@ -3,7 +3,7 @@
 // and `diagnose-drop` read. A batch that was written but not committed (a crash in between) is
 // removed at the start of the next run and its attempts, still pending, are resolved again.
 
-import { writeFileSync, unlinkSync, rmSync } from "node:fs";
+import { mkdirSync, writeFileSync, unlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { sqlString } from "../../lake/duckdb";
@@ -63,6 +63,7 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
   if (resolutions.length === 0) return;
   const batch = `r-${Bun.randomUUIDv7()}`;
   const input = join(ctx.paths.staging, `${batch}.ndjson`);
+  mkdirSync(ctx.paths.staging, { recursive: true }); // absent in a restored data directory that never flushed
   writeFileSync(input, resolutions.map((r) => JSON.stringify(lakeRow(r))).join("\n") + "\n");
   try {
     const { staging, parts } = await stagePartitioned(
