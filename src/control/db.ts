@@ -64,6 +64,15 @@ const MIGRATIONS: string[] = [
   // on the server's main thread (1.1 s per run measured in the soak). Replaces pending_due.
   `CREATE INDEX IF NOT EXISTS pending_due_order ON pending_attempts (next_check_at, attempt_id);
    DROP INDEX IF EXISTS pending_due;`,
+  // 4: each provider's resolved sends and drops per hour of send time, kept beside attempt_index by
+  // the resolver: diagnose-drop's 7-day provider drop rate counted every indexed send of the provider
+  // per request (millions of rows at a busy instance, on a public route); now it sums 169 rows.
+  `CREATE TABLE IF NOT EXISTS provider_hours (
+     rpc_hash TEXT NOT NULL, hour INTEGER NOT NULL, sends INTEGER NOT NULL, dropped INTEGER NOT NULL,
+     PRIMARY KEY (rpc_hash, hour)) WITHOUT ROWID;
+   INSERT INTO provider_hours (rpc_hash, hour, sends, dropped)
+     SELECT rpc_hash, sent_at / 3600000, count(*), sum(CASE WHEN outcome = 'dropped' THEN 1 ELSE 0 END)
+     FROM attempt_index WHERE outcome != 'preflight' GROUP BY rpc_hash, sent_at / 3600000;`,
 ];
 
 /** Parameters are bound positionally (`?`): text, numbers, null. */

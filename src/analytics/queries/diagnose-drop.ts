@@ -32,12 +32,14 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   }
   const attempt = attempts[0];
   const stored = JSON.parse(attempt.story) as StoredStory;
-  const since = ctx.clock() - 7 * 86_400_000;
-  const provider = ctx.control
-    .query<{ sends: number; dropped: number }, [string, number]>(
-      "SELECT count(*) AS sends, count(*) FILTER (WHERE outcome = 'dropped') AS dropped FROM attempt_index WHERE rpc_hash = ? AND sent_at >= ? AND outcome != 'preflight'",
+  // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per request).
+  const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);
+  const counted = ctx.control
+    .query<{ sends: number | null; dropped: number | null }, [string, number]>(
+      "SELECT sum(sends) AS sends, sum(dropped) AS dropped FROM provider_hours WHERE rpc_hash = ? AND hour >= ?",
     )
-    .get(attempt.rpc_hash, since)!;
+    .get(attempt.rpc_hash, since);
+  const provider = { sends: Number(counted?.sends ?? 0), dropped: Number(counted?.dropped ?? 0) };
   const base = {
     sig,
     outcome: stored.outcome,

@@ -35,13 +35,17 @@ export type DropContext = {
   heightAtExpiry: number;
   /** Estimated block height when the attempt was sent (null when unknown). */
   heightAtSend: number | null;
-  /** Resolved sends around the attempt (± 30 min), including this run's. */
+  /** Resolved sends around the attempt (within NEIGHBOUR_WINDOW_MS), including this run's. */
   neighbours: Neighbour[];
 };
 
 const RETRY_WINDOW_MS = 90_000;
+/** The retry check looks at the payer's attempts at the same program this close to the drop. */
+export const SAME_PAYER_WINDOW_MS = RETRY_WINDOW_MS;
 const STALE_BLOCKS_LEFT = 20; // ≈ 8 s at 400 ms blocks: a client that sends this late rarely lands
 const PROVIDER_WINDOW_MS = 15 * 60_000;
+/** No class looks further from the attempt than this (the provider and congestion windows): neighbours beyond it change nothing. */
+export const NEIGHBOUR_WINDOW_MS = PROVIDER_WINDOW_MS;
 const MIN_SAMPLES = 20;
 
 export type DropItem = { attempt: Attempt; heightAtExpiry: number; heightAtSend: number | null };
@@ -59,6 +63,55 @@ export function classifyDrop(attempt: Attempt, context: DropContext): DropDiagno
  * exactly those of the per-attempt filters this replaced (test/chain/resolve/drops-index.test.ts).
  */
 export function classifyDrops(items: DropItem[], neighbours: Neighbour[]): DropDiagnosis[] {
+  const sends = new SendColumns();
+  for (const n of neighbours) if (n.outcome !== "preflight") sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+  return classifyDropsFrom(items, { samePayerProgram: neighbours, sends });
+}
+
+/**
+ * What classification reads about a run's neighbours, in the form a busy instance can afford:
+ * full rows only for the drops' own payer+program pairs (the retry check), and every other send in
+ * the window as columns (time, provider, program, outcome, price), which is all the rate and fee
+ * checks use. At 2,000 sends/s the window holds millions of sends; as objects they cost hundreds of
+ * megabytes per run.
+ */
+export type NeighbourSet = {
+  /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
+  samePayerProgram: Neighbour[];
+  /** Every non-preflight neighbour. */
+  sends: SendColumns;
+};
+
+/** Non-preflight sends as parallel columns; strings are expected to be shared (interned) by the caller. */
+export class SendColumns {
+  readonly times: number[] = [];
+  readonly providers: string[] = [];
+  readonly programs: string[] = [];
+  readonly outcomes: Outcome[] = [];
+  readonly prices: (number | null)[] = [];
+  push(sentAt: number, rpcHash: string, program: string, outcome: Outcome, price: number | null): void {
+    this.times.push(sentAt);
+    this.providers.push(rpcHash);
+    this.programs.push(program);
+    this.outcomes.push(outcome);
+    this.prices.push(price);
+  }
+  get length(): number {
+    return this.times.length;
+  }
+  /** Row positions in send-time order, ties in insertion order (no sort when already in order). */
+  timeOrder(): ArrayLike<number> {
+    const n = this.times.length;
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) if (this.times[i] < this.times[i - 1]) sorted = false;
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    if (!sorted) order.sort((a, b) => this.times[a] - this.times[b] || a - b);
+    return order;
+  }
+}
+
+export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): DropDiagnosis[] {
   const index = indexNeighbours(neighbours);
   const results: (DropDiagnosis | null)[] = items.map((item) => classifyBeforeFees(item, index));
   // priority_fee_too_low needs the 25th percentile of landed prices in a sliding window: answered
@@ -203,13 +256,10 @@ type NeighbourIndex = {
   landedPrices: Map<string, { times: number[]; prices: number[] }>;
 };
 
-function indexNeighbours(neighbours: Neighbour[]): NeighbourIndex {
+function indexNeighbours(neighbours: NeighbourSet): NeighbourIndex {
   // A stable sort by send time: equal times keep the list's order, as the filters did.
-  const sorted = neighbours.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
+  const sorted = neighbours.samePayerProgram.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
   const byPayerProgram = new Map<string, { list: Neighbour[]; times: number[] }>();
-  const sends: Neighbour[] = [];
-  const byProvider = new Map<string, Neighbour[]>();
-  const landedPrices = new Map<string, { times: number[]; prices: number[] }>();
   for (const n of sorted) {
     const key = payerProgramKey(n.payer, n.program);
     const same = byPayerProgram.get(key);
@@ -217,34 +267,39 @@ function indexNeighbours(neighbours: Neighbour[]): NeighbourIndex {
       same.list.push(n);
       same.times.push(n.sentAt);
     } else byPayerProgram.set(key, { list: [n], times: [n.sentAt] });
-    if (n.outcome === "preflight") continue;
-    sends.push(n);
-    const provider = byProvider.get(n.rpcHash);
-    if (provider) provider.push(n);
-    else byProvider.set(n.rpcHash, [n]);
-    if (n.outcome !== "dropped" && n.cuPriceMicroLamports !== null) {
-      const landed = landedPrices.get(n.program) ?? { times: [], prices: [] };
-      landed.times.push(n.sentAt);
-      landed.prices.push(n.cuPriceMicroLamports);
-      landedPrices.set(n.program, landed);
+  }
+  const columns = neighbours.sends;
+  const order = columns.timeOrder();
+  const all = new WindowCounts();
+  const byProvider = new Map<string, WindowCounts>();
+  const landedPrices = new Map<string, { times: number[]; prices: number[] }>();
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const at = columns.times[i];
+    const dropped = columns.outcomes[i] === "dropped";
+    all.add(at, dropped);
+    const provider = byProvider.get(columns.providers[i]);
+    if (provider) provider.add(at, dropped);
+    else byProvider.set(columns.providers[i], new WindowCounts().add(at, dropped));
+    const price = columns.prices[i];
+    if (!dropped && price !== null) {
+      const landed = landedPrices.get(columns.programs[i]) ?? { times: [], prices: [] };
+      landed.times.push(at);
+      landed.prices.push(price);
+      landedPrices.set(columns.programs[i], landed);
     }
   }
-  return {
-    byPayerProgram,
-    sends: new WindowCounts(sends),
-    sendsByProvider: new Map([...byProvider].map(([hash, list]) => [hash, new WindowCounts(list)])),
-    landedPrices,
-  };
+  return { byPayerProgram, sends: all, sendsByProvider: byProvider, landedPrices };
 }
 
-/** Counts and drops of a time-sorted list within [from, to], by binary search over prefix sums. */
+/** Counts and drops of a time-sorted list within [from, to], by binary search over prefix sums (rows added in time order). */
 class WindowCounts {
-  private readonly times: number[];
-  private readonly dropsBefore: Int32Array;
-  constructor(sorted: Neighbour[]) {
-    this.times = sorted.map((n) => n.sentAt);
-    this.dropsBefore = new Int32Array(sorted.length + 1);
-    for (let i = 0; i < sorted.length; i++) this.dropsBefore[i + 1] = this.dropsBefore[i] + (sorted[i].outcome === "dropped" ? 1 : 0);
+  private readonly times: number[] = [];
+  private readonly dropsBefore: number[] = [0];
+  add(at: number, dropped: boolean): this {
+    this.times.push(at);
+    this.dropsBefore.push(this.dropsBefore[this.dropsBefore.length - 1] + (dropped ? 1 : 0));
+    return this;
   }
   window(from: number, to: number): { count: number; drops: number } {
     const start = lowerBound(this.times, from);

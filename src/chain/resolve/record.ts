@@ -76,6 +76,21 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
     );
     ctx.control.query("INSERT INTO resolution_batches (batch, created_at, files) VALUES (?, ?, ?)").run(batch, ctx.clock(), JSON.stringify([...new Set(parts.map((p) => p.partitionDir))]));
     const removePending = ctx.control.query("DELETE FROM pending_attempts WHERE attempt_id = ?");
+    // Hourly sends and drops per provider (control migration 4), counted in the same commit as the index rows.
+    const providerHour = ctx.control.query(
+      `INSERT INTO provider_hours (rpc_hash, hour, sends, dropped) VALUES (?, ?, ?, ?)
+       ON CONFLICT (rpc_hash, hour) DO UPDATE SET sends = provider_hours.sends + excluded.sends, dropped = provider_hours.dropped + excluded.dropped`,
+    );
+    const hours = new Map<string, { rpcHash: string; hour: number; sends: number; dropped: number }>();
+    for (const r of resolutions) {
+      if (r.outcome === "preflight") continue;
+      const hour = Math.floor(r.attempt.sentAt / 3_600_000);
+      const key = `${r.attempt.rpcHash}/${hour}`;
+      const counts = hours.get(key) ?? { rpcHash: r.attempt.rpcHash, hour, sends: 0, dropped: 0 };
+      counts.sends++;
+      if (r.outcome === "dropped") counts.dropped++;
+      hours.set(key, counts);
+    }
     const index = ctx.control.query(
       `INSERT OR REPLACE INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
          cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -94,6 +109,7 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
             index.run(a.attemptId, a.sig, a.accountId, a.program, r.outcome, a.payer, a.rpcHash, a.rpcLabel, a.sentAt, r.resolvedAt,
               a.cuPriceMicroLamports, r.fingerprint, r.drop?.dropClass ?? null, JSON.stringify(indexedStory(r)));
           }
+          for (const h of hours.values()) providerHour.run(h.rpcHash, h.hour, h.sends, h.dropped);
           ctx.control.query("UPDATE resolution_batches SET committed = 1 WHERE batch = ?").run(batch);
         }).immediate(),
       () => {

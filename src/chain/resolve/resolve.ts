@@ -13,7 +13,7 @@ import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
-import { classifyDrops, unknownDrop, type Neighbour } from "./drops";
+import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet } from "./drops";
 import { yieldToEventLoop } from "./pause";
 import { discardUncommittedBatches, recordResolutions } from "./record";
 import { intakeNewSegments } from "./intake";
@@ -51,6 +51,10 @@ const MAX_PENDING_MS = 24 * 3600_000;
 /** How long the attempt index (why, diagnose-drop, issue counts) and the transaction cache keep entries. */
 const INDEX_RETENTION_MS = 30 * 86_400_000;
 const TRANSACTION_CACHE_MS = 7 * 86_400_000;
+/** diagnose-drop reads 7 days of provider hours; a day more is kept. */
+const PROVIDER_HOURS_RETENTION_MS = 8 * 86_400_000;
+/** Neighbours read per query (see loadNeighbours). */
+const NEIGHBOUR_SLICE_MS = 60_000;
 /** Attempts decoded between pauses for the event loop (a run holds up to 20,000). */
 const YIELD_EVERY = 2_000;
 
@@ -124,14 +128,10 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
     }
 
     if (confirmedDrops.length > 0) {
-      const neighbours = loadNeighbours(ctx, confirmedDrops.map((d) => d.attempt), resolutions);
-      // This run's drops are evidence for each other (a provider that drops many at once).
-      for (const { attempt: a } of confirmedDrops) {
-        neighbours.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: "dropped", cuPriceMicroLamports: a.cuPriceMicroLamports });
-      }
+      const neighbours = await loadNeighbours(ctx, confirmedDrops.map((d) => d.attempt), resolutions);
       await yieldToEventLoop();
       const estimate = heightEstimator(ctx);
-      const diagnoses = classifyDrops(confirmedDrops.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
+      const diagnoses = classifyDropsFrom(confirmedDrops.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
       confirmedDrops.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
     }
   }
@@ -147,6 +147,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   for (const r of resolutions) resolved[r.outcome]++;
   ctx.control.query("DELETE FROM attempt_index WHERE resolved_at < ?").run(now - INDEX_RETENTION_MS);
+  ctx.control.query("DELETE FROM provider_hours WHERE hour < ?").run(Math.floor((now - PROVIDER_HOURS_RETENTION_MS) / 3_600_000));
   ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
   const backlog = due.length === maxAttempts || intake.more;
@@ -256,27 +257,84 @@ function heightEstimator(ctx: Context): (at: number) => number | null {
   };
 }
 
-/** Resolved sends within 30 minutes of the attempts being classified, from the index and this run. */
-function loadNeighbours(ctx: Context, attempts: Attempt[], thisRun: Resolution[]): Neighbour[] {
-  // A loop, not Math.min(...list): spreading tens of thousands of arguments can exceed the stack.
-  let first = Infinity;
-  let last = -Infinity;
-  for (const a of attempts) {
-    first = Math.min(first, a.sentAt);
-    last = Math.max(last, a.sentAt);
-  }
-  const from = first - 30 * 60_000;
-  const to = last + 30 * 60_000;
-  const rows = ctx.control
-    .query<{ sig: string | null; payer: string; program: string; rpc_hash: string; sent_at: number; outcome: Resolution["outcome"]; cu_price_micro_lamports: number | null }, [number, number]>(
-      "SELECT sig, payer, program, rpc_hash, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at BETWEEN ? AND ? AND outcome != 'preflight'",
-    )
-    .all(from, to);
-  const neighbours: Neighbour[] = rows.map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, rpcHash: r.rpc_hash, sentAt: r.sent_at, outcome: r.outcome, cuPriceMicroLamports: r.cu_price_micro_lamports }));
+/**
+ * What drop classification needs of the resolved sends around this run's drops (from the index)
+ * and of this run's own sends (its drops are evidence for each other: a provider that drops many
+ * at once). At a busy instance the window holds millions of sends, so they are read a minute at a
+ * time as columns without signatures or payers (the few distinct programs and providers share one
+ * string each), with a pause for the event loop between minutes; full rows are read only for the
+ * drops' own payer+program pairs, through their index.
+ */
+export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Resolution[]): Promise<NeighbourSet> {
+  const fresh: Neighbour[] = [];
   for (const r of thisRun) {
     if (r.outcome === "preflight") continue;
     const a = r.attempt;
-    neighbours.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: r.outcome, cuPriceMicroLamports: a.cuPriceMicroLamports });
+    fresh.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: r.outcome, cuPriceMicroLamports: a.cuPriceMicroLamports });
   }
-  return neighbours;
+  for (const a of drops) fresh.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: "dropped", cuPriceMicroLamports: a.cuPriceMicroLamports });
+
+  // The retry check: each drop's payer+program, within SAME_PAYER_WINDOW_MS of its drops.
+  const pairs = new Map<string, { payer: string; program: string; first: number; last: number }>();
+  for (const a of drops) {
+    const key = `${a.payer}\u0000${a.program}`;
+    const pair = pairs.get(key);
+    if (pair) {
+      pair.first = Math.min(pair.first, a.sentAt);
+      pair.last = Math.max(pair.last, a.sentAt);
+    } else pairs.set(key, { payer: a.payer, program: a.program, first: a.sentAt, last: a.sentAt });
+  }
+  const samePayer = ctx.control.query<NeighbourRow, [string, string, number, number]>(
+    `SELECT sig, payer, program, rpc_hash, sent_at, outcome, cu_price_micro_lamports FROM attempt_index
+     WHERE payer = ? AND program = ? AND sent_at >= ? AND sent_at <= ? AND outcome != 'preflight'`,
+  );
+  const samePayerProgram: Neighbour[] = [];
+  for (const pair of pairs.values()) {
+    for (const r of samePayer.all(pair.payer, pair.program, pair.first - SAME_PAYER_WINDOW_MS, pair.last + SAME_PAYER_WINDOW_MS)) {
+      samePayerProgram.push({ sig: r.sig, payer: r.payer, program: r.program, rpcHash: r.rpc_hash, sentAt: r.sent_at, outcome: r.outcome, cuPriceMicroLamports: r.cu_price_micro_lamports });
+    }
+  }
+  for (const n of fresh) if (pairs.has(`${n.payer}\u0000${n.program}`)) samePayerProgram.push(n);
+
+  // The rate and fee checks: every send within NEIGHBOUR_WINDOW_MS, in time order.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const a of drops) {
+    first = Math.min(first, a.sentAt);
+    last = Math.max(last, a.sentAt);
+  }
+  const from = first - NEIGHBOUR_WINDOW_MS;
+  const to = last + NEIGHBOUR_WINDOW_MS;
+  const slice = ctx.control.query<Omit<NeighbourRow, "sig" | "payer">, [number, number]>(
+    "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight'",
+  );
+  const shared = new Map<string, string>();
+  const intern = (text: string) => {
+    const known = shared.get(text);
+    if (known !== undefined) return known;
+    shared.set(text, text);
+    return text;
+  };
+  const ordered = fresh.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
+  const sends = new SendColumns();
+  let next = 0;
+  for (let at = from; at <= to; at += NEIGHBOUR_SLICE_MS) {
+    for (const r of slice.all(at, Math.min(at + NEIGHBOUR_SLICE_MS, to + 1))) {
+      for (; next < ordered.length && ordered[next].sentAt < r.sent_at; next++) {
+        const n = ordered[next];
+        sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+      }
+      sends.push(r.sent_at, intern(r.rpc_hash), intern(r.program), r.outcome, r.cu_price_micro_lamports);
+    }
+    await yieldToEventLoop();
+  }
+  for (; next < ordered.length; next++) {
+    const n = ordered[next];
+    sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+  }
+  return { samePayerProgram, sends };
 }
+
+type NeighbourRow = {
+  sig: string | null; payer: string; program: string; rpc_hash: string; sent_at: number; outcome: Resolution["outcome"]; cu_price_micro_lamports: number | null;
+};

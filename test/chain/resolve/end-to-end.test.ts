@@ -114,6 +114,10 @@ describe("every attempt's outcome matches what the chain did", () => {
       const diagnosis = response.body;
       expect(diagnosis.outcome).toBe(attempt.truth.outcome);
       expect(diagnosis.provider.rpcHash).toBe(attempt.envelope.rpcHash);
+      // The provider's 7-day figures are every resolved send of it in this run (hourly counts, control migration 4).
+      const sameProvider = attempts.filter((a) => a.envelope.rpcHash === attempt.envelope.rpcHash && a.envelope.kind !== "preflight");
+      expect(diagnosis.provider.sends7d).toBe(sameProvider.length);
+      expect(diagnosis.provider.dropRate).toBeCloseTo(sameProvider.filter((a) => a.truth.outcome === "dropped").length / sameProvider.length, 10);
       expect(typeof diagnosis.advice).toBe("string");
       if (attempt.truth.outcome !== "dropped") {
         expect(diagnosis.dropClass).toBeNull();
