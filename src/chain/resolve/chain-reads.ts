@@ -1,9 +1,10 @@
 // The resolver's chain reads, shaped for cost: statuses 256 signatures per call with
 // searchTransactionHistory, several calls per HTTP request (JSON-RPC batch), and getTransaction only
 // for attempts that landed, batched too. What `why` fetches on demand (a signature txray never
-// ingested) is cached in the control DB so repeated questions cost one fetch; the resolver reads that
-// cache but does not fill it: its transactions are decoded and recorded in the same run, and
-// keeping every landed transaction's JSON for a week would cost more disk than the lake itself.
+// ingested) is cached in the control DB so repeated questions cost one fetch; the resolver neither
+// reads nor fills that cache: its transactions are decoded and recorded in the same run (a look-up
+// per landed signature cost ~20 µs for nothing), and keeping every landed transaction's JSON for a
+// week would cost more disk than the lake itself.
 
 import type { ControlDb } from "../../control";
 import { RpcError, type RpcClient } from "../rpc";
@@ -39,13 +40,13 @@ export async function signatureStatuses(rpc: RpcClient, sigs: string[], callsPer
   return out;
 }
 
-/** getTransaction results (json encoding) by signature; null where the node has none yet. `store`: cache what was fetched. */
-export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number, store = false): Promise<Map<string, unknown | null>> {
+/** getTransaction results (json encoding) by signature; null where the node has none yet. `cache`: read and fill the control DB's cache. */
+export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number, cache = false): Promise<Map<string, unknown | null>> {
   const out = new Map<string, unknown | null>();
   const lookup = control.query<{ body: string }, [string]>("SELECT body FROM rpc_transactions WHERE sig = ?");
   const missing: string[] = [];
   for (const sig of sigs) {
-    const cached = lookup.get(sig);
+    const cached = cache ? lookup.get(sig) : null;
     if (cached) out.set(sig, JSON.parse(cached.body));
     else missing.push(sig);
   }
@@ -60,7 +61,7 @@ export async function transactions(rpc: RpcClient, control: ControlDb, sigs: str
           replies.forEach((reply, index) => {
             if (reply instanceof RpcError) throw reply;
             out.set(group[index], reply ?? null);
-            if (reply && store) insert.run(group[index], now, JSON.stringify(reply));
+            if (reply && cache) insert.run(group[index], now, JSON.stringify(reply));
           });
         }),
     );
