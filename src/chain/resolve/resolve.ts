@@ -146,9 +146,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
 
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   for (const r of resolutions) resolved[r.outcome]++;
-  // By send time, which is indexed (attempt_index_recent): resolved_at is not, and a condition on it
-  // scanned the whole index every run. An attempt resolves within a day of its send (MAX_PENDING_MS).
-  ctx.control.query("DELETE FROM attempt_index WHERE sent_at < ?").run(now - INDEX_RETENTION_MS);
+  ctx.control.query("DELETE FROM attempt_index WHERE resolved_at < ?").run(now - INDEX_RETENTION_MS);
   ctx.control.query("DELETE FROM provider_hours WHERE hour < ?").run(Math.floor((now - PROVIDER_HOURS_RETENTION_MS) / 3_600_000));
   ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
