@@ -39,7 +39,7 @@ export async function benchLake(envelopes: number): Promise<{ ctx: Context; gene
 
 /** One full read of the envelope and resolution columns the tables job uses. */
 export async function fullScanSeconds(ctx: Context): Promise<number> {
-  const duck = await openDuck(":memory:", ctx.duckOptions);
+  const duck = await openDuck(":memory:", ctx.duckOptions("bench-scan"));
   const started = performance.now();
   const lake = ctx.paths.lake;
   const hive = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}";

@@ -2,7 +2,8 @@
 // logger, clock, control database, DuckDB, cursor codec) once per process. Tests build one over a
 // temp directory with a silent logger and a fixed clock; nothing reaches for globals.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { CursorCodec } from "./shared/pagination";
 import type { Config } from "./config";
 import { openControlDb, serverSecret, type ControlDb } from "./control";
@@ -19,8 +20,12 @@ export type Context = {
   clock: () => number;
   control: ControlDb;
   duck: Duck;
-  /** Options for any other DuckDB instance the process opens (DUCKDB_MEMORY_LIMIT, spill directory). */
-  duckOptions: Record<string, string>;
+  /**
+   * Options for a DuckDB instance the process opens: DUCKDB_MEMORY_LIMIT and a spill directory of its
+   * own (`purpose` names it: DuckDB names its spill files alike, so two instances spilling into one
+   * directory overwrite each other's).
+   */
+  duckOptions(purpose: string): Record<string, string>;
   cursors: CursorCodec;
   /**
    * Flush's native Parquet writer (FLUSH_NATIVE, a C compiler and libzstd); null: DuckDB writes
@@ -38,8 +43,9 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   mkdirSync(paths.lake, { recursive: true });
   const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
   mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
-  const duckOptions = duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, paths.duckTemp);
-  const duck = await openDuck(":memory:", duckOptions);
+  removeDeadSpillDirectories(paths.duckTemp);
+  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${process.pid}-${purpose}`));
+  const duck = await openDuck(":memory:", duckOptions("jobs"));
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
   return {
@@ -66,4 +72,17 @@ function flushWriter(logger: Logger): NativeFlushWriter | null {
   const problem = buildNativeFlushWriter();
   if (problem) logger.warn("native flush writer unavailable; DuckDB writes the lake", { reason: problem });
   return problem ? null : loadNativeFlushWriter();
+}
+
+/** Spill directories (`<pid>-<purpose>`) of processes that are gone: DuckDB removes its files on close, not after a crash. */
+function removeDeadSpillDirectories(root: string): void {
+  for (const name of readdirSync(root)) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ESRCH") rmSync(join(root, name), { recursive: true, force: true });
+    }
+  }
 }

@@ -32,7 +32,7 @@ export const SETTINGS = {
   TRUSTED_PROXY_HEADER: { schema: z.string().regex(/^[a-z0-9-]+$/i).optional(), doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set." },
   SPOOL_SEAL_MS: { schema: milliseconds.default(1000), doc: "Age after which the active spool segment is sealed and becomes flushable." },
   SPOOL_SEGMENT_MAX_BYTES: { schema: positiveInt.default(64 * 1024 * 1024), doc: "Size at which the active spool segment is sealed early." },
-  DUCKDB_MEMORY_LIMIT: { schema: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "a size such as `1GB` or `512MiB`").default("1GB"), doc: "Memory ceiling of each DuckDB instance in the process (flush and compaction, the tables build, the serving reader); beyond it DuckDB spills to `<data dir>/tmp/duckdb`." },
+  DUCKDB_MEMORY_LIMIT: { schema: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "a size such as `1GB` or `512MiB`").default("1GB"), doc: "Memory ceiling of each DuckDB instance in the process (flush and compaction, the tables build, the serving reader); beyond it each spills to its own directory under `<data dir>/tmp/duckdb`." },
   FLUSH_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native Parquet writer for flush passes it fully understands; `off`: DuckDB writes every pass." },
   FLUSH_INTERVAL_MS: { schema: milliseconds.default(2000), doc: "Scheduler: spool → Parquet." },
   RESOLVE_INTERVAL_MS: { schema: milliseconds.default(60_000), doc: "Scheduler: resolve pending attempts against the chain." },

@@ -184,7 +184,7 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
     throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", { retryAfterSeconds: 30 });
   }
   if (handle.current && handle.current.version === pointer.version) return handle.current;
-  const opening = switchTo(dir, handle, pointer, ctx.duckOptions);
+  const opening = switchTo(dir, handle, pointer, ctx.duckOptions(`reader-${pointer.version}`));
   handle.opening = opening;
   return handle.current ?? opening;
 }

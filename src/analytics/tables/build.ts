@@ -81,7 +81,7 @@ async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResu
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });
 
-  const duck = await openDuck(file, ctx.duckOptions);
+  const duck = await openDuck(file, ctx.duckOptions(`tables-${version}`));
   const connection = await duck.connect();
   // One connection for the whole build: temp views and the attached previous file live on it.
   const steps: Record<string, number> = {};
