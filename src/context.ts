@@ -3,6 +3,7 @@
 // temp directory with a silent logger and a fixed clock; nothing reaches for globals.
 
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { CursorCodec } from "./shared/pagination";
 import type { Config } from "./config";
@@ -12,6 +13,7 @@ import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter }
 import { dataPaths, type DataPaths } from "./lake/paths";
 import { createLogger, type Logger } from "./shared/logger";
 import { configureFault } from "./shared/fault";
+import { processAlive } from "./shared/process-alive";
 
 export type Context = {
   config: Config;
@@ -21,9 +23,9 @@ export type Context = {
   control: ControlDb;
   duck: Duck;
   /**
-   * Options for a DuckDB instance the process opens: DUCKDB_MEMORY_LIMIT and a spill directory of its
-   * own (`purpose` names it: DuckDB names its spill files alike, so two instances spilling into one
-   * directory overwrite each other's).
+   * Options for a DuckDB instance the process opens: DUCKDB_MEMORY_LIMIT and a spill directory of
+   * its own, `<host>-<pid>-<purpose>` (DuckDB names its spill files alike, so two instances spilling
+   * into one directory overwrite each other's).
    */
   duckOptions(purpose: string): Record<string, string>;
   cursors: CursorCodec;
@@ -44,7 +46,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
   mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
   removeDeadSpillDirectories(paths.duckTemp);
-  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${process.pid}-${purpose}`));
+  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${hostname()}-${process.pid}-${purpose}`));
   const duck = await openDuck(":memory:", duckOptions("jobs"));
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
@@ -74,15 +76,15 @@ function flushWriter(logger: Logger): NativeFlushWriter | null {
   return problem ? null : loadNativeFlushWriter();
 }
 
-/** Spill directories (`<pid>-<purpose>`) of processes that are gone: DuckDB removes its files on close, not after a crash. */
+/**
+ * Spill directories (`<host>-<pid>-<purpose>`) of this host's processes that are gone: DuckDB removes
+ * its files on close, not after a crash. Another host's (a shared data directory) are left alone.
+ */
 function removeDeadSpillDirectories(root: string): void {
+  const prefix = `${hostname()}-`;
   for (const name of readdirSync(root)) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ESRCH") rmSync(join(root, name), { recursive: true, force: true });
-    }
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (Number.isInteger(pid) && !processAlive(pid)) rmSync(join(root, name), { recursive: true, force: true });
   }
 }

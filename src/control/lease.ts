@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { ControlDb } from "./db";
+import { processAlive } from "../shared/process-alive";
 
 const holderId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
 
@@ -88,12 +89,7 @@ function leaseValue(ttlMs: number, now: number): string {
 /** On this host a lease dies with its process; another host's holder is trusted until its lease expires. */
 function holderAlive(lease: Partial<LeaseValue>): boolean {
   if (lease.host !== undefined && lease.host !== hostname()) return true;
-  const pid = lease.pid ?? -1;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  // No pid recorded: kept alive, as a signal to pid -1 (every process) always succeeded here.
+  if (lease.pid === undefined || lease.pid === process.pid) return true;
+  return processAlive(lease.pid);
 }

@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "../shared/logger";
 import { fault } from "../shared/fault";
+import { processAlive } from "../shared/process-alive";
 import { encodeFrames, framesFileOf, FRAMES_SUFFIX, hasFrames } from "./spool-frames";
 
 export type SpoolOptions = {
@@ -187,15 +188,6 @@ export function sealedSegmentFiles(dir: string): string[] {
 
 export const segmentNameOf = (file: string) => file.slice(file.lastIndexOf("/") + 1).replace(/\.(sealed|active)$/, "");
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Who owns a spool directory while that process may still be writing to it: `host:pid`, or null
  * when the owner is gone. An owner on another host (a shared data directory) is never presumed dead.
@@ -210,7 +202,7 @@ export function liveOwner(dir: string): string | null {
   const [host, pidText] = text.includes(":") ? text.split(":") : [hostname(), text];
   const pid = Number(pidText);
   if (host !== hostname()) return text;
-  return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? `${host}:${pid}` : null;
+  return processAlive(pid) ? `${host}:${pid}` : null;
 }
 
 function takeOwnership(dir: string) {

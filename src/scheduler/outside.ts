@@ -13,6 +13,7 @@ import { forgetSealRequests, listIngestNodes, requestSeal, rpcFingerprint, rpcOr
 import type { Context } from "../context";
 import { liveOwner } from "../ingest/spool";
 import { runJob, type Job, type JobOutcome } from "./jobs";
+import { processAlive } from "../shared/process-alive";
 import { flushJob } from "../../jobs/flush"; // used at call time only: jobs/flush.ts imports this module too
 
 /** How long a job waits for live ingest nodes to seal. */
@@ -130,16 +131,6 @@ function ownerAlive(owner: string, heartbeatAt: number, now: number): "alive" | 
   const [host, pidText] = owner.split(":");
   if (host === hostname()) return processAlive(Number(pidText)) ? "alive" : "gone";
   return now - heartbeatAt <= NODE_SILENT_MS ? "alive" : "silent";
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function spoolNodes(root: string): string[] {

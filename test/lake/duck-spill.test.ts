@@ -4,6 +4,7 @@
 // duckdb_temp_storage…"), and spill directories of processes that are gone are removed at start.
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
@@ -22,14 +23,15 @@ test("each instance its own spill directory under the ceiling; dead processes' d
     const [row] = await ctx.duck.all<{ n: number }>("SELECT count(*) AS n FROM (SELECT md5(range::VARCHAR) AS s FROM range(2000000) ORDER BY s)");
     expect(row.n).toBe(2_000_000);
 
-    const dead = join(ctx.paths.duckTemp, "2147483646-jobs"); // no such process
-    const live = join(ctx.paths.duckTemp, `${process.pid}-reader-3`);
-    mkdirSync(dead, { recursive: true });
-    mkdirSync(live, { recursive: true });
+    const dead = join(ctx.paths.duckTemp, `${hostname()}-2147483646-jobs`); // no such process here
+    const live = join(ctx.paths.duckTemp, `${hostname()}-${process.pid}-reader-3`);
+    const elsewhere = join(ctx.paths.duckTemp, "another-host-2147483646-jobs"); // a shared data directory
+    for (const dir of [dead, live, elsewhere]) mkdirSync(dir, { recursive: true });
     const again = await createContext(loadConfig({ TXRAY_DATA_DIR: ctx.paths.root, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), { logger: silentLogger });
     again.close();
     expect(existsSync(dead)).toBe(false);
     expect(existsSync(live)).toBe(true);
+    expect(existsSync(elsewhere)).toBe(true);
   } finally {
     ctx.dispose();
   }

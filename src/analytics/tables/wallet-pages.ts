@@ -1,10 +1,10 @@
 // Build step of the wallet pages (format and reader: serving/wallet-pages.ts): DuckDB groups the
 // attempts per (program, payer) into JSON lines and writes them and their index as two flat files
 // next to the serving database, without passing rows through JavaScript. Lines are built and
-// written part by part (a hash of the payer), so memory holds one part's lines, not all of them. The files are checked
-// against the lengths DuckDB computed and a sample of wallets is read back; on any mismatch they
-// are removed and readers of this version answer wallet pages from `attempts` instead (slower,
-// same answers).
+// written part by part (a hash of the payer), so memory holds one part's lines, not all of them.
+// The files are checked against the lengths DuckDB computed and a sample of wallets is read back;
+// on any mismatch they are removed and readers of this version answer wallet pages from
+// `attempts` instead (slower, same answers).
 
 import { closeSync, openSync, readSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { sqlFile } from "../sql";
@@ -12,9 +12,6 @@ import { INDEX_RECORD_BYTES, WalletPages } from "../serving/wallet-pages";
 
 /** Wallets with more attempts than this are read from `attempts` (a line would be too long to parse per request). */
 export const WALLET_LINE_MAX_ITEMS = 1000;
-
-/** Attempts aggregated into lines at once when the build gives no bound (see WalletPagesOptions.attemptsPerPart). */
-const ATTEMPTS_PER_PART = 1_000_000;
 
 /** Wallets read back after writing (plus the first and last lines). */
 const VERIFY_SAMPLE = 256;
@@ -26,14 +23,14 @@ export type WalletPagesOptions = {
   until: number;
   maxItems?: number;
   /** Most attempts turned into lines by one aggregate (bounds its memory: the build derives it from DUCKDB_MEMORY_LIMIT). */
-  attemptsPerPart?: number;
+  attemptsPerPart: number;
 };
 
 export async function writeWalletPages(session: Session, files: { data: string; index: string }, options: WalletPagesOptions): Promise<WalletPagesResult> {
   await session.run(sqlFile("json_text"));
   await session.run("CREATE TEMP TABLE wallet_offsets (key VARCHAR, program VARCHAR, payer VARCHAR, line_length BIGINT, line_offset BIGINT)");
   const [window] = await session.all<{ n: number }>(`SELECT count(*) AS n FROM attempts WHERE received_at BETWEEN ${options.since} AND ${options.until}`);
-  const parts = Math.max(1, Math.ceil(Number(window.n) / (options.attemptsPerPart ?? ATTEMPTS_PER_PART)));
+  const parts = Math.max(1, Math.ceil(Number(window.n) / options.attemptsPerPart));
   const partFile = `${files.data}.part`;
   writeFileSync(files.data, "");
   let bytes = 0;

@@ -244,7 +244,7 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
 
 const FEE_WINDOW_MS = 5 * 60_000;
 const reachedChain = (n: Neighbour) => n.outcome === "landed" || n.outcome === "failed_onchain";
-const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
+export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
 
 type NeighbourIndex = {
   /** Same payer and program, in send-time order (ties keep the list's order). */

@@ -13,7 +13,7 @@ import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
-import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet } from "./drops";
+import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet } from "./drops";
 import { yieldToEventLoop } from "./pause";
 import { discardUncommittedBatches, recordResolutions } from "./record";
 import { intakeNewSegments } from "./intake";
@@ -277,7 +277,7 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
   // The retry check: each drop's payer+program, within SAME_PAYER_WINDOW_MS of its drops.
   const pairs = new Map<string, { payer: string; program: string; first: number; last: number }>();
   for (const a of drops) {
-    const key = `${a.payer}\u0000${a.program}`;
+    const key = payerProgramKey(a.payer, a.program);
     const pair = pairs.get(key);
     if (pair) {
       pair.first = Math.min(pair.first, a.sentAt);
@@ -294,7 +294,7 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
       samePayerProgram.push({ sig: r.sig, payer: r.payer, program: r.program, rpcHash: r.rpc_hash, sentAt: r.sent_at, outcome: r.outcome, cuPriceMicroLamports: r.cu_price_micro_lamports });
     }
   }
-  for (const n of fresh) if (pairs.has(`${n.payer}\u0000${n.program}`)) samePayerProgram.push(n);
+  for (const n of fresh) if (pairs.has(payerProgramKey(n.payer, n.program))) samePayerProgram.push(n);
 
   // The rate and fee checks: every send within NEIGHBOUR_WINDOW_MS, in time order.
   let first = Infinity;
