@@ -182,9 +182,9 @@ function makeBatch(): string {
 
 type Window = {
   ingestLatencies: number[]; readLatencies: number[]; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; mcpCalls: number;
-  notReady: number; errorSamples: string[]; rss: number[];
+  notReady: number; errorSamples: string[]; rss: number[]; rssAnonymous: number[]; rssFile: number[];
 };
-const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, mcpCalls: 0, notReady: 0, errorSamples: [], rss: [] });
+const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, mcpCalls: 0, notReady: 0, errorSamples: [], rss: [], rssAnonymous: [], rssFile: [] });
 /** Set once the first serving tables exist: before that an analytical route's 503 `unavailable` is the documented start-up state. */
 let tablesBuilt = false;
 let window = freshWindow();
@@ -310,18 +310,25 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
 };
-const rssMb = () => {
+// Resident memory in MB from /proc: the whole (VmRSS), and its anonymous part (heaps: JavaScript,
+// DuckDB, SQLite) apart from file-backed pages (mapped spool segments), which the kernel can drop.
+const residentMb = (): { total: number; anonymous: number; file: number } | null => {
   try {
     const status = readFileSync(`/proc/${server!.pid}/status`, "utf8");
-    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
+    const field = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+    return { total: field("VmRSS"), anonymous: field("RssAnon"), file: field("RssFile") };
   } catch {
     return null;
   }
 };
+const rssMb = () => residentMb()?.total ?? null;
 // Resident memory every 2 s: a per-minute peak and median, not one sample that may or may not fall in a tables build.
 const rssSampler = setInterval(() => {
-  const mb = rssMb();
-  if (mb !== null) window.rss.push(mb);
+  const resident = residentMb();
+  if (resident === null) return;
+  window.rss.push(resident.total);
+  window.rssAnonymous.push(resident.anonymous);
+  window.rssFile.push(resident.file);
 }, 2_000);
 type Minute = Record<string, unknown> & { rssMB: number | null; spoolBacklogBytes: number | null; errors: number };
 const reports: Minute[] = [];
@@ -345,10 +352,13 @@ async function report(minute: number): Promise<void> {
     rssMB: rssMb(),
     rssPeakMB: w.rss.length ? Math.max(...w.rss) : null,
     rssMedianMB: percentile(w.rss, 50),
+    rssAnonymousPeakMB: w.rssAnonymous.length ? Math.max(...w.rssAnonymous) : null,
+    rssFilePeakMB: w.rssFile.length ? Math.max(...w.rssFile) : null,
     spoolBacklogBytes: status?.lake?.spoolBacklog ?? null,
     lakeEnvelopes: status?.lake?.envelopes ?? null,
     resolverPending: status?.resolver?.pendingAttempts ?? jobs.resolve?.details?.stillPending ?? null,
     awaitingIntake: status?.resolver?.awaitingIntake ?? null,
+    resolverLagMs: status?.resolver?.lagMs ?? null,
     ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
     mcp: { calls: w.mcpCalls, errors: w.mcpErrors },
     reads: { requests: w.readLatencies.length, p50: percentile(w.readLatencies, 50), p95: percentile(w.readLatencies, 95), p99: percentile(w.readLatencies, 99) },
@@ -389,6 +399,18 @@ const warmup = Math.min(2, Math.max(1, Math.floor(reports.length / 3)));
 const afterWarmup = reports[Math.min(warmup, reports.length - 1)];
 const last = reports[reports.length - 1];
 const growth = (from: number | null | undefined, to: number | null | undefined) => (from && to ? Math.round(((to - from) / from) * 1000) / 10 : null);
+function halves(minutesAfterWarmup: Minute[]) {
+  if (minutesAfterWarmup.length < 2) return null;
+  const middle = Math.floor(minutesAfterWarmup.length / 2);
+  const describe = (part: Minute[]) => ({
+    minutes: `${part[0].minute}-${part[part.length - 1].minute}`,
+    peakMB: Math.max(...part.map((r) => (r.rssPeakMB as number | null) ?? 0)),
+    medianMB: percentile(part.map((r) => (r.rssMedianMB as number | null) ?? 0), 50),
+  });
+  const first = describe(minutesAfterWarmup.slice(0, middle));
+  const second = describe(minutesAfterWarmup.slice(middle));
+  return { first, second, peakGrowthPct: growth(first.peakMB, second.peakMB), medianGrowthPct: growth(first.medianMB, second.medianMB) };
+}
 const warm = afterWarmup?.rssPeakMB as number | null;
 const end = last?.rssPeakMB as number | null;
 const backlogs = reports.map((r) => r.spoolBacklogBytes ?? 0);
@@ -402,8 +424,13 @@ const summary = {
   },
   rssGrowthAfterWarmupPct: growth(warm, end),
   rssMedianGrowthAfterWarmupPct: growth(afterWarmup?.rssMedianMB as number | null, last?.rssMedianMB as number | null),
+  // The minutes after warm-up in two halves: the highest peak and the middle median of each. Less
+  // at the mercy of which jobs happened to coincide in two single minutes.
+  rssHalves: halves(reports.slice(warmup)),
   spoolBacklogBytes: { max: Math.max(...backlogs), end: backlogs[backlogs.length - 1] ?? null },
   resolverPending: { afterWarmup: afterWarmup?.resolverPending ?? null, end: last?.resolverPending ?? null, max: Math.max(...reports.map((r) => (r.resolverPending as number | null) ?? 0)) },
+  // How long the oldest waiting work had waited (docs/api.md): bounded when the resolver keeps up.
+  resolverLagMs: { afterWarmup: afterWarmup?.resolverLagMs ?? null, end: last?.resolverLagMs ?? null, max: Math.max(...reports.map((r) => (r.resolverLagMs as number | null) ?? 0)) },
   errors: reports.reduce((sum, r) => sum + r.errors, 0),
   mcp: mcpAvailable === null ? "skipped: /mcp answers 404" : { calls: reports.reduce((sum, r) => sum + (r.mcp as { calls: number }).calls, 0) },
   rpcRequests,

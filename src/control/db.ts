@@ -73,6 +73,10 @@ const MIGRATIONS: string[] = [
    INSERT INTO provider_hours (rpc_hash, hour, sends, dropped)
      SELECT rpc_hash, sent_at / 3600000, count(*), sum(CASE WHEN outcome = 'dropped' THEN 1 ELSE 0 END)
      FROM attempt_index WHERE outcome != 'preflight' GROUP BY rpc_hash, sent_at / 3600000;`,
+  // 5: the attempt index by resolution time: each resolve run trimmed entries older than 30 days by
+  // resolved_at with a scan of the whole index, and drop classification's recent sends
+  // (src/chain/resolve/recent-sends.ts) read what was indexed since the last run through it.
+  `CREATE INDEX IF NOT EXISTS attempt_index_by_resolved ON attempt_index (resolved_at);`,
 ];
 
 /** Parameters are bound positionally (`?`): text, numbers, null. */

@@ -13,6 +13,15 @@ import type { DatasetName } from "./schema";
 export type StagedPart = { path: string; partitionDir: string; name: string; day: string | null };
 
 /**
+ * Row groups for every Parquet part txray writes: 122,880 rows suit readers (DuckDB's guidance), but
+ * DuckDB holds a row group per writing thread in memory, and resolution rows carry their program
+ * logs (kilobytes each): 122,880 of them ran a compaction out of a 1 GB ceiling. The byte limit
+ * closes a row group at 32 MB first (peak ~0.5 GB for the same merge, measured).
+ */
+export const ROW_GROUP_LIMITS = "ROW_GROUP_SIZE_BYTES '32MB'";
+const rowGroupLimits = (rows: number) => `ROW_GROUP_SIZE ${rows}, ${ROW_GROUP_LIMITS}`;
+
+/**
  * Runs `selectSql` (which must yield the dataset's columns plus its partition columns) into staging.
  * Row groups of 122,880 rows suit readers (DuckDB's guidance); a writer that compaction will rewrite
  * anyway may ask for smaller ones, which DuckDB writes faster across many partitions.
@@ -23,7 +32,7 @@ export async function stagePartitioned(duck: Duck, paths: DataPaths, batch: stri
   mkdirSync(paths.staging, { recursive: true });
   await duck.run(
     `COPY (${selectSql}) TO ${sqlString(staging)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1,
-       PARTITION_BY (${partitions.join(", ")}), FILENAME_PATTERN ${sqlString(`part-${batch}-{i}`)}, ROW_GROUP_SIZE ${rowGroupSize})`,
+       PARTITION_BY (${partitions.join(", ")}), FILENAME_PATTERN ${sqlString(`part-${batch}-{i}`)}, ${rowGroupLimits(rowGroupSize)})`,
   );
   return { staging, parts: existsSync(staging) ? listStaged(staging) : [] };
 }

@@ -88,10 +88,16 @@ describe("GET /v1/status", () => {
   });
 
   test("the resolver's backlog: envelopes awaiting intake, then attempts queued for the chain", async () => {
-    expect((await t.get("/v1/status")).body.resolver).toEqual({ pendingAttempts: 0, awaitingIntake: 7 });
+    const before = (await t.get("/v1/status")).body.resolver;
+    expect(before).toEqual({ pendingAttempts: 0, awaitingIntake: 7, lagMs: expect.any(Number) });
+    expect(before.lagMs).toBeGreaterThanOrEqual(0); // the flushed segment's wait so far
     expect(await intakeNewSegments(t.ctx)).toEqual({ segments: 1, attempts: 7, more: false });
     await Bun.sleep(1_100); // the count is reused for a second (a public route)
-    expect((await t.get("/v1/status")).body.resolver).toEqual({ pendingAttempts: 7, awaitingIntake: 0 });
+    const after = (await t.get("/v1/status")).body.resolver;
+    expect(after).toEqual({ pendingAttempts: 7, awaitingIntake: 0, lagMs: expect.any(Number) });
+    // Taken in and due at once, never looked up: the oldest due look-up has waited since intake.
+    expect(after.lagMs).toBeGreaterThanOrEqual(1_000);
+    expect(after.lagMs).toBeLessThan(60_000);
   });
 
   test("a second flush has nothing to do and counts nothing twice", async () => {

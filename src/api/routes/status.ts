@@ -17,7 +17,7 @@ function cachedResolverBacklog(ctx: Context) {
   const now = Date.now();
   const hit = backlogs.get(ctx.paths.root);
   if (hit && now - hit.at < BACKLOG_CACHE_MS && now >= hit.at) return hit.backlog;
-  const backlog = resolverBacklog(ctx.control);
+  const backlog = resolverBacklog(ctx.control, ctx.clock());
   backlogs.set(ctx.paths.root, { at: now, backlog });
   return backlog;
 }

@@ -78,9 +78,16 @@ export function classifyDrops(items: DropItem[], neighbours: Neighbour[]): DropD
 export type NeighbourSet = {
   /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
   samePayerProgram: Neighbour[];
-  /** Every non-preflight neighbour. */
+  /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
+  /** More of them: rows [start, end) of columns already in send-time order (the resolver's recent sends, recent-sends.ts). */
+  held?: { columns: SendColumns; start: number; end: number };
 };
+
+/** How many sends a neighbour set holds. */
+export function sendCount(neighbours: NeighbourSet): number {
+  return neighbours.sends.length + (neighbours.held ? neighbours.held.end - neighbours.held.start : 0);
+}
 
 /** Non-preflight sends as parallel columns; strings are expected to be shared (interned) by the caller. */
 export class SendColumns {
@@ -268,13 +275,10 @@ function indexNeighbours(neighbours: NeighbourSet): NeighbourIndex {
       same.times.push(n.sentAt);
     } else byPayerProgram.set(key, { list: [n], times: [n.sentAt] });
   }
-  const columns = neighbours.sends;
-  const order = columns.timeOrder();
   const all = new WindowCounts();
   const byProvider = new Map<string, WindowCounts>();
   const landedPrices = new Map<string, { times: number[]; prices: number[] }>();
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k];
+  const add = (columns: SendColumns, i: number) => {
     const at = columns.times[i];
     const dropped = columns.outcomes[i] === "dropped";
     all.add(at, dropped);
@@ -288,6 +292,17 @@ function indexNeighbours(neighbours: NeighbourSet): NeighbourIndex {
       landed.prices.push(price);
       landedPrices.set(columns.programs[i], landed);
     }
+  };
+  // The sends in time order: `held` already is, `sends` is put in order; the two are merged (ties: held first).
+  const columns = neighbours.sends;
+  const order = columns.timeOrder();
+  const held = neighbours.held;
+  let h = held?.start ?? 0;
+  const heldEnd = held?.end ?? 0;
+  let k = 0;
+  while (h < heldEnd || k < order.length) {
+    if (held && h < heldEnd && (k >= order.length || held.columns.times[h] <= columns.times[order[k]])) add(held.columns, h++);
+    else add(columns, order[k++]);
   }
   return { byPayerProgram, sends: all, sendsByProvider: byProvider, landedPrices };
 }
@@ -310,7 +325,7 @@ class WindowCounts {
 }
 
 /** First index whose value is ≥ target (values ascending). */
-function lowerBound(values: number[], target: number): number {
+export function lowerBound(values: ArrayLike<number>, target: number): number {
   let lo = 0;
   let hi = values.length;
   while (lo < hi) {
@@ -322,7 +337,7 @@ function lowerBound(values: number[], target: number): number {
 }
 
 /** First index whose value is > target (values ascending). */
-function upperBound(values: number[], target: number): number {
+export function upperBound(values: ArrayLike<number>, target: number): number {
   let lo = 0;
   let hi = values.length;
   while (lo < hi) {

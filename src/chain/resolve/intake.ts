@@ -60,16 +60,19 @@ async function intakeSegments(ctx: Context, segments: { segment: string; days: s
   const insert = ctx.control.query(
     `INSERT OR IGNORE INTO pending_attempts (attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at,
        rpc_hash, rpc_label, payer, cu_price_micro_lamports, nonce, kind, preflight_error, simulation_logs, next_check_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Due from the moment it is taken in: first in, first looked up, and the resolver's lag (how long
+  // the oldest due look-up has waited, /v1/status) counts from here.
+  const takenAt = ctx.clock();
   ctx.control.transaction(() => {
     for (const r of rows) {
       insert.run(
         r.attempt_id, r.account_id, r.program, r.sig ?? "", r.last_valid_block_height, r.sent_at, r.received_at, r.rpc_hash, r.rpc_label,
-        r.payer, r.cu_price_micro_lamports, r.nonce ? 1 : 0, r.kind, r.preflight_error, r.kind === "preflight" ? JSON.stringify(r.simulation_logs ?? []) : null,
+        r.payer, r.cu_price_micro_lamports, r.nonce ? 1 : 0, r.kind, r.preflight_error, r.kind === "preflight" ? JSON.stringify(r.simulation_logs ?? []) : null, takenAt,
       );
     }
-    markSegmentsTaken(ctx.control, segments.map((s) => s.segment), ctx.clock());
+    markSegmentsTaken(ctx.control, segments.map((s) => s.segment), takenAt);
   }).immediate();
   return rows.length;
 }

@@ -3,7 +3,7 @@
 // and `diagnose-drop` read. A batch that was written but not committed (a crash in between) is
 // removed at the start of the next run and its attempts, still pending, are resolved again.
 
-import { mkdirSync, writeFileSync, unlinkSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { sqlString } from "../../lake/duckdb";
@@ -12,6 +12,9 @@ import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
 import type { Resolution } from "./types";
 import { fault } from "../../shared/fault";
 import { sweepStaging } from "../../lake/staging";
+import { yieldToEventLoop } from "./pause";
+
+const ROWS_PER_WRITE = 1_000;
 
 const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
 
@@ -64,7 +67,17 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
   const batch = `r-${Bun.randomUUIDv7()}`;
   const input = join(ctx.paths.staging, `${batch}.ndjson`);
   mkdirSync(ctx.paths.staging, { recursive: true }); // absent in a restored data directory that never flushed
-  writeFileSync(input, resolutions.map((r) => JSON.stringify(lakeRow(r))).join("\n") + "\n");
+  // Written a thousand rows at a time with pauses for the event loop: rows carry their program logs
+  // (kilobytes each), and one string of a whole run's rows held the server's thread and ~100 MB.
+  const file = openSync(input, "w");
+  try {
+    for (let i = 0; i < resolutions.length; i += ROWS_PER_WRITE) {
+      if (i > 0) await yieldToEventLoop();
+      writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => JSON.stringify(lakeRow(r)) + "\n").join(""));
+    }
+  } finally {
+    closeSync(file);
+  }
   try {
     const { staging, parts } = await stagePartitioned(
       ctx.duck,

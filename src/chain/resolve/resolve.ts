@@ -15,6 +15,7 @@ import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
 import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet } from "./drops";
 import { yieldToEventLoop } from "./pause";
+import { recentSends } from "./recent-sends";
 import { discardUncommittedBatches, recordResolutions } from "./record";
 import { intakeNewSegments } from "./intake";
 import { EMPTY_STORY, type Attempt, type DropDiagnosis, type Resolution } from "./types";
@@ -43,6 +44,8 @@ export type ResolveSummary = {
   discardedBatches: number;
   /** More work is waiting than one run takes (due attempts or envelopes beyond this run's caps): the scheduler runs the job again soon. */
   backlog: boolean;
+  /** Milliseconds spent per step (intake, due, statuses, transactions, recheck, drops, record, reschedule; those the run reached). */
+  stepsMs: Record<string, number>;
 };
 
 const NONCE_WAIT_MS = 30 * 60_000;
@@ -68,14 +71,25 @@ type PendingRow = {
 };
 
 export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
+  // Milliseconds per step of the run, in its details (/v1/status): where a slow run's time went.
+  const steps: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = () => {
+    const at = performance.now();
+    const ms = Math.round(at - mark);
+    mark = at;
+    return ms;
+  };
   const discardedBatches = discardUncommittedBatches(ctx);
   const intake = await intakeNewSegments(ctx);
+  steps.intake = lap();
   const maxAttempts = options.maxAttempts ?? 20_000;
   checkStop(options.signal);
   const now = ctx.clock();
   const due = ctx.control
     .query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL)
     .all(now, maxAttempts);
+  steps.due = lap();
 
   const resolutions: Resolution[] = [];
   const sends: { row: PendingRow; attempt: Attempt }[] = [];
@@ -104,28 +118,41 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
       else reschedule.push({ attemptId: send.attempt.attemptId, at: now + backoffMs(send.row.checks) });
     }
 
-    // Second look-up for attempts that just expired, made after the expiry was observed.
-    const confirmedDrops: { attempt: Attempt; heightAtExpiry: number }[] = [];
-    if (expired.length > 0) {
-      await (options.sleep ?? ((ms: number) => stoppableSleep(ms, options.signal)))(options.recheckDelayMs ?? 2_000);
-      const again = await signatureStatuses(options.rpc, expired.map((e) => e.attempt.sig!), options.statusCallsPerRequest ?? 8);
-      for (const e of expired) {
-        const status = again.get(e.attempt.sig!) ?? null;
-        if (status && status.confirmationStatus !== "processed") landed.push({ attempt: e.attempt, status });
-        else if (status) reschedule.push({ attemptId: e.attempt.attemptId, at: now + 2_000 });
-        else confirmedDrops.push({ attempt: e.attempt, heightAtExpiry: height });
-      }
-    }
+    steps.statuses = lap();
+    // Second look-up for attempts that just expired, made after the expiry was observed. The wait
+    // runs while the landed attempts are fetched and decoded (it was idle time in every run).
+    const recheck =
+      expired.length === 0
+        ? Promise.resolve(new Map<string, SignatureStatus | null>())
+        : (options.sleep ?? ((ms: number) => stoppableSleep(ms, options.signal)))(options.recheckDelayMs ?? 2_000).then(() =>
+            signatureStatuses(options.rpc, expired.map((e) => e.attempt.sig!), options.statusCallsPerRequest ?? 8),
+          );
+    recheck.catch(() => {}); // awaited below; a failure while the landed ones are fetched is not unhandled
 
-    if (landed.length > 0) {
-      const txs = await transactions(options.rpc, ctx.control, landed.map((l) => l.attempt.sig!), options.transactionsPerRequest ?? 100, now);
-      for (const [i, { attempt, status }] of landed.entries()) {
+    const decodeLanded = async (batch: { attempt: Attempt; status: SignatureStatus }[]) => {
+      if (batch.length === 0) return;
+      const txs = await transactions(options.rpc, ctx.control, batch.map((l) => l.attempt.sig!), options.transactionsPerRequest ?? 100, now);
+      for (const [i, { attempt, status }] of batch.entries()) {
         if (i > 0 && i % YIELD_EVERY === 0) await yieldToEventLoop();
         const tx = txs.get(attempt.sig!) ?? null;
         if (tx === null) reschedule.push({ attemptId: attempt.attemptId, at: now + 5_000 }); // status is ahead of the ledger: next run
         else resolutions.push(resolveLanded(attempt, status, tx, options.idls, now));
       }
+    };
+    await decodeLanded(landed);
+    steps.transactions = lap();
+
+    const confirmedDrops: { attempt: Attempt; heightAtExpiry: number }[] = [];
+    const again = await recheck;
+    const landedLate: { attempt: Attempt; status: SignatureStatus }[] = [];
+    for (const e of expired) {
+      const status = again.get(e.attempt.sig!) ?? null;
+      if (status && status.confirmationStatus !== "processed") landedLate.push({ attempt: e.attempt, status });
+      else if (status) reschedule.push({ attemptId: e.attempt.attemptId, at: now + 2_000 });
+      else confirmedDrops.push({ attempt: e.attempt, heightAtExpiry: height });
     }
+    await decodeLanded(landedLate);
+    steps.recheck = lap();
 
     if (confirmedDrops.length > 0) {
       const neighbours = await loadNeighbours(ctx, confirmedDrops.map((d) => d.attempt), resolutions);
@@ -133,12 +160,14 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
       const estimate = heightEstimator(ctx);
       const diagnoses = classifyDropsFrom(confirmedDrops.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
       confirmedDrops.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
+      steps.drops = lap();
     }
   }
 
   checkStop(options.signal);
   if (resolutions.length > 0) fault("resolve:after-read");
   await recordResolutions(ctx, resolutions, { beforeCommit: options.beforeCommit });
+  steps.record = lap();
   const update = ctx.control.query("UPDATE pending_attempts SET checks = checks + 1, next_check_at = ? WHERE attempt_id = ?");
   ctx.control.transaction(() => {
     for (const r of reschedule) update.run(r.at, r.attemptId);
@@ -150,8 +179,9 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   ctx.control.query("DELETE FROM provider_hours WHERE hour < ?").run(Math.floor((now - PROVIDER_HOURS_RETENTION_MS) / 3_600_000));
   ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
+  steps.reschedule = lap();
   const backlog = due.length === maxAttempts || intake.more;
-  return { intake: { segments: intake.segments, attempts: intake.attempts }, resolved, stillPending, discardedBatches, backlog };
+  return { intake: { segments: intake.segments, attempts: intake.attempts }, resolved, stillPending, discardedBatches, backlog, stepsMs: steps };
 }
 
 function toAttempt(row: PendingRow): Attempt {
@@ -260,9 +290,10 @@ function heightEstimator(ctx: Context): (at: number) => number | null {
 /**
  * What drop classification needs of the resolved sends around this run's drops (from the index)
  * and of this run's own sends (its drops are evidence for each other: a provider that drops many
- * at once). At a busy instance the window holds millions of sends, so they are read a minute at a
- * time as columns without signatures or payers (the few distinct programs and providers share one
- * string each), with a pause for the event loop between minutes; full rows are read only for the
+ * at once). At a busy instance the window holds millions of sends: the recent ones are held in
+ * memory between runs (recent-sends.ts); a window reaching further back is read a minute at a time
+ * as columns without signatures or payers (the few distinct programs and providers share one
+ * string each), with a pause for the event loop between minutes. Full rows are read only for the
  * drops' own payer+program pairs, through their index.
  */
 export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Resolution[]): Promise<NeighbourSet> {
@@ -305,6 +336,18 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
   }
   const from = first - NEIGHBOUR_WINDOW_MS;
   const to = last + NEIGHBOUR_WINDOW_MS;
+  const ordered = fresh.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
+
+  // Usually every drop was sent minutes ago: the recent sends this process holds answer.
+  const recent = recentSends(ctx.control);
+  await recent.refresh(ctx.control, ctx.clock());
+  const range = recent.range(from, to);
+  if (range !== null) {
+    const sends = new SendColumns();
+    for (const n of ordered) sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+    return { samePayerProgram, sends, held: { columns: recent.columns, ...range } };
+  }
+
   const slice = ctx.control.query<Omit<NeighbourRow, "sig" | "payer">, [number, number]>(
     "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight'",
   );
@@ -315,7 +358,6 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
     shared.set(text, text);
     return text;
   };
-  const ordered = fresh.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
   const sends = new SendColumns();
   let next = 0;
   for (let at = from; at <= to; at += NEIGHBOUR_SLICE_MS) {

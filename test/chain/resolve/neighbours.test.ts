@@ -2,7 +2,7 @@
 // for the drops' payer+program pairs, every other send as columns, a minute at a time). The
 // classification must be exactly what the whole list of indexed neighbours gave.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { classifyDrops, classifyDropsFrom, type Neighbour } from "../../../src/chain/resolve/drops";
+import { classifyDrops, classifyDropsFrom, sendCount, type Neighbour } from "../../../src/chain/resolve/drops";
 import { loadNeighbours } from "../../../src/chain/resolve/resolve";
 import { testContext } from "../../helpers/context";
 import { generateRun } from "./drops-reference";
@@ -32,10 +32,57 @@ test("compact neighbours from the index classify every drop as the whole list di
       ...run.neighbours.slice(neighbours),
     ];
     const compact = await loadNeighbours(ctx, run.items.map((item) => item.attempt), []);
+    expect(compact.held).toBeUndefined(); // sent long before now: read from the index
     expect(compact.sends.length).toBe(whole.length);
     expect(compact.samePayerProgram.length).toBeLessThan(whole.length);
     const diagnoses = classifyDropsFrom(run.items, compact);
     expect(diagnoses).toEqual(classifyDrops(run.items, whole));
     expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(4);
+  }
+});
+
+test("recent sends held between runs classify as the whole index does, as the index grows", async () => {
+  const local = await testContext();
+  try {
+    const run = generateRun(400, 9000, 23);
+    // The generated ~40 minutes moved to start 5 minutes ago, so every window is within what is held.
+    const shift = Date.now() - 5 * 60_000 - Math.min(...run.neighbours.map((n) => n.sentAt));
+    const items = run.items.map((item) => ({ ...item, attempt: { ...item.attempt, sentAt: item.attempt.sentAt + shift } }));
+    const indexed = run.neighbours.slice(0, 9000).map((n) => ({ ...n, sentAt: n.sentAt + shift }));
+    const drops = run.neighbours.slice(9000).map((n) => ({ ...n, sentAt: n.sentAt + shift }));
+    const insert = local.control.query(
+      `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
+         cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, 'acc', ?, ?, ?, ?, 'label', ?, ?, ?, NULL, NULL, '{}')`,
+    );
+    const index = (from: number, to: number, resolvedAt: (i: number) => number) =>
+      local.control.transaction(() => {
+        for (let i = from; i < to; i++) {
+          const n = indexed[i];
+          insert.run(`n${String(i).padStart(6, "0")}`, n.sig, n.program, n.outcome, n.payer, n.rpcHash, n.sentAt, resolvedAt(i), n.cuPriceMicroLamports);
+        }
+      })();
+    const whole = (count: number): Neighbour[] => [...indexed.slice(0, count).filter((n) => n.outcome !== "preflight").sort((a, b) => a.sentAt - b.sentAt), ...drops];
+    const resolvedAt = Date.now() - 60_000;
+
+    index(0, 4000, () => resolvedAt);
+    const first = await loadNeighbours(local, items.map((item) => item.attempt), []);
+    expect(first.held).toBeDefined(); // answered from the held sends (loaded on first use)
+    expect(sendCount(first)).toBe(whole(4000).length);
+    expect(classifyDropsFrom(items, first)).toEqual(classifyDrops(items, whole(4000)));
+
+    // Indexed since: some at the very time of the last read (a clock that did not move), the rest later.
+    index(4000, 9000, (i) => (i < 5000 ? resolvedAt : resolvedAt + 1 + (i % 3)));
+    const second = await loadNeighbours(local, items.map((item) => item.attempt), []);
+    expect(second.held).toBeDefined();
+    expect(sendCount(second)).toBe(whole(9000).length);
+    const diagnoses = classifyDropsFrom(items, second);
+    expect(diagnoses).toEqual(classifyDrops(items, whole(9000)));
+    expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(4);
+
+    // Nothing new: the same answer, nothing counted twice.
+    const third = await loadNeighbours(local, items.map((item) => item.attempt), []);
+    expect(sendCount(third)).toBe(whole(9000).length);
+  } finally {
+    local.dispose();
   }
 });

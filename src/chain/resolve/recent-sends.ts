@@ -1,0 +1,150 @@
+// The resolved sends of the last RECENT_SENDS_MS (20 minutes), kept in memory between resolve runs for drop
+// classification (drops.ts), which compares each drop with every send within 15 minutes of it. At
+// 2,000 sends/s that window holds ~3.6M sends: read from the attempt index at every run it cost
+// seconds of the server's thread and millions of short-lived objects per run, and the resolver fell
+// behind. Held here, a run reads only what was indexed since the last one (through the index on
+// resolved_at) and merges it into a list kept in send-time order.
+//
+// Exact, not approximate: the list holds every indexed send (not preflight) with sent_at ≥ heldFrom,
+// as the index does. The resolve job runs under a lease, one run at a time, and only its runs add to
+// the index, so "indexed since the last run" is everything with resolved_at after the last run's
+// (those at exactly that time are told apart by attempt id, for a clock that did not move). Windows
+// reaching before heldFrom (a drop sent long before it was resolved) are read from the index instead.
+
+import type { ControlDb } from "../../control";
+import type { Outcome } from "./types";
+import { lowerBound, SendColumns, upperBound } from "./drops";
+import { yieldToEventLoop } from "./pause";
+
+/**
+ * How far back sends are held: the 15-minute window before drops resolved up to 5 minutes after
+ * they were sent (a blockhash lives ~60-90 s; the resolver looks again right after expiry). About
+ * 40 bytes per send: ~100 MB at 2,000 resolved sends/s.
+ */
+export const RECENT_SENDS_MS = 20 * 60_000;
+const LOAD_SLICE_MS = 60_000;
+
+type IndexedSend = { attempt_id: string; rpc_hash: string; program: string; sent_at: number; outcome: Outcome; cu_price_micro_lamports: number | null; resolved_at: number };
+
+export class RecentSends {
+  /** Every indexed send with sent_at ≥ heldFrom, in send-time order (rows before heldFrom may linger until trimmed). */
+  readonly columns = new SendColumns();
+  heldFrom = Infinity;
+  /** The latest resolved_at read, and the attempts read at exactly that time. */
+  private readUpTo = -1;
+  private readAtLast = new Set<string>();
+  private readonly strings = new Map<string, string>();
+
+  /** Brings the list up to date with the index at `now`. */
+  async refresh(control: ControlDb, now: number): Promise<void> {
+    // First use, or a clock that went back (the window would start before what is held): load.
+    if (this.heldFrom === Infinity || now - RECENT_SENDS_MS < this.heldFrom) await this.load(control, now);
+    else this.addIndexedSince(control);
+    this.trim(now - RECENT_SENDS_MS);
+  }
+
+  /** The held sends within [from, to] as a range of `columns`, or null when the window reaches before what is held. */
+  range(from: number, to: number): { start: number; end: number } | null {
+    if (from < this.heldFrom) return null;
+    return { start: lowerBound(this.columns.times, from), end: upperBound(this.columns.times, to) };
+  }
+
+  private intern(text: string): string {
+    const known = this.strings.get(text);
+    if (known !== undefined) return known;
+    this.strings.set(text, text);
+    return text;
+  }
+
+  /** Everything from now - RECENT_SENDS_MS, a minute at a time through the index on sent_at. */
+  private async load(control: ControlDb, now: number): Promise<void> {
+    this.columns.times.length = this.columns.providers.length = this.columns.programs.length = this.columns.outcomes.length = this.columns.prices.length = 0;
+    this.strings.clear();
+    this.heldFrom = now - RECENT_SENDS_MS;
+    const top = control.query<{ at: number | null }, []>("SELECT max(resolved_at) AS at FROM attempt_index").get()?.at ?? null;
+    this.readUpTo = top ?? -1;
+    this.readAtLast = new Set(
+      top === null ? [] : control.query<{ attempt_id: string }, [number]>("SELECT attempt_id FROM attempt_index WHERE resolved_at = ? AND outcome != 'preflight'").all(top).map((r) => r.attempt_id),
+    );
+    const last = control.query<{ at: number | null }, [number]>("SELECT max(sent_at) AS at FROM attempt_index WHERE sent_at >= ?").get(this.heldFrom)?.at ?? null;
+    if (last === null) return;
+    const slice = control.query<Omit<IndexedSend, "attempt_id" | "resolved_at">, [number, number]>(
+      "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight' ORDER BY sent_at",
+    );
+    for (let at = this.heldFrom; at <= last; at += LOAD_SLICE_MS) {
+      for (const r of slice.all(at, Math.min(at + LOAD_SLICE_MS, last + 1))) {
+        this.columns.push(r.sent_at, this.intern(r.rpc_hash), this.intern(r.program), r.outcome, r.cu_price_micro_lamports);
+      }
+      await yieldToEventLoop();
+    }
+  }
+
+  /** What the index gained since the last read, merged in send-time order. */
+  private addIndexedSince(control: ControlDb): void {
+    const rows = control
+      .query<IndexedSend, [number]>(
+        `SELECT attempt_id, rpc_hash, program, sent_at, outcome, cu_price_micro_lamports, resolved_at FROM attempt_index
+         WHERE resolved_at > ? AND outcome != 'preflight'`,
+      )
+      .all(this.readUpTo);
+    // Sends indexed at the very time of the last read (a clock that did not move between runs).
+    const atLast = control.query<{ n: number }, [number]>("SELECT count(*) AS n FROM attempt_index WHERE resolved_at = ? AND outcome != 'preflight'").get(this.readUpTo)?.n ?? 0;
+    if (Number(atLast) !== this.readAtLast.size) {
+      const same = control
+        .query<IndexedSend, [number]>(
+          `SELECT attempt_id, rpc_hash, program, sent_at, outcome, cu_price_micro_lamports, resolved_at FROM attempt_index
+           WHERE resolved_at = ? AND outcome != 'preflight'`,
+        )
+        .all(this.readUpTo)
+        .filter((r) => !this.readAtLast.has(r.attempt_id));
+      rows.push(...same);
+    }
+    for (const r of rows) {
+      if (r.resolved_at > this.readUpTo) {
+        this.readUpTo = r.resolved_at;
+        this.readAtLast = new Set();
+      }
+    }
+    for (const r of rows) if (r.resolved_at === this.readUpTo) this.readAtLast.add(r.attempt_id);
+    const held = rows.filter((r) => r.sent_at >= this.heldFrom).sort((a, b) => a.sent_at - b.sent_at);
+    if (held.length === 0) return;
+    // New sends are mostly the latest: only the tail after the earliest of them is rewritten.
+    const c = this.columns;
+    const cut = upperBound(c.times, held[0].sent_at);
+    const tail = { times: c.times.splice(cut), providers: c.providers.splice(cut), programs: c.programs.splice(cut), outcomes: c.outcomes.splice(cut), prices: c.prices.splice(cut) };
+    let k = 0;
+    for (let i = 0; i < tail.times.length; i++) {
+      for (; k < held.length && held[k].sent_at < tail.times[i]; k++) this.pushRow(held[k]);
+      c.push(tail.times[i], tail.providers[i], tail.programs[i], tail.outcomes[i], tail.prices[i]);
+    }
+    for (; k < held.length; k++) this.pushRow(held[k]);
+  }
+
+  private pushRow(r: Omit<IndexedSend, "attempt_id" | "resolved_at">): void {
+    this.columns.push(r.sent_at, this.intern(r.rpc_hash), this.intern(r.program), r.outcome, r.cu_price_micro_lamports);
+  }
+
+  /** Drops sends before `from` once they are an eighth of the list (splicing the front moves everything). */
+  private trim(from: number): void {
+    if (from <= this.heldFrom) return;
+    this.heldFrom = from;
+    const c = this.columns;
+    const k = lowerBound(c.times, from);
+    if (k === 0 || k < c.times.length / 8) return;
+    c.times.splice(0, k);
+    c.providers.splice(0, k);
+    c.programs.splice(0, k);
+    c.outcomes.splice(0, k);
+    c.prices.splice(0, k);
+    if (this.strings.size > 10_000) this.strings.clear(); // providers and programs are few; a long-lived list sheds any others
+  }
+}
+
+const held = new WeakMap<ControlDb, RecentSends>();
+
+/** The recent sends of this control database, held for this process's resolve runs. */
+export function recentSends(control: ControlDb): RecentSends {
+  let sends = held.get(control);
+  if (!sends) held.set(control, (sends = new RecentSends()));
+  return sends;
+}
