@@ -427,14 +427,7 @@ var ENVELOPE_LIMITS = {
   simulationLogLine: 2048
 };
 
-// src/sdk/transport.ts
-var MAX_BODY_BYTES = 512 * 1024;
-var MAX_BEACON_BYTES = 60 * 1024;
-function unref(timer) {
-  timer.unref?.();
-  return timer;
-}
-var isBrowser = () => typeof globalThis.document !== "undefined";
+// src/shared/retry-after.ts
 function retryAfterMs(header, now = Date.now()) {
   if (header === null || header.trim() === "")
     return null;
@@ -444,6 +437,15 @@ function retryAfterMs(header, now = Date.now()) {
   const date = Date.parse(header);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
+
+// src/sdk/transport.ts
+var MAX_BODY_BYTES = 512 * 1024;
+var MAX_BEACON_BYTES = 60 * 1024;
+function unref(timer) {
+  timer.unref?.();
+  return timer;
+}
+var isBrowser = () => typeof globalThis.document !== "undefined";
 
 class Transport {
   options;

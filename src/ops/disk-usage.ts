@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DataPaths } from "../lake/paths";
 import { retiredRoot } from "./retention";
+import { reusedFor } from "../shared/reuse";
 
 const CACHE_MS = 30_000;
 
@@ -23,14 +24,11 @@ export type DiskUsage = {
   measuredAt: number;
 };
 
-const cache = new Map<string, { at: number; envelopes: number; usage: DiskUsage }>();
+const reuse = reusedFor<DiskUsage>(CACHE_MS);
 
+/** Measured at most every CACHE_MS per data directory, and again when the lake's envelope count changed. */
 export function diskUsage(paths: DataPaths, envelopes: number, now: number): DiskUsage {
-  const hit = cache.get(paths.root);
-  if (hit && hit.envelopes === envelopes && now - hit.at < CACHE_MS && now >= hit.at) return hit.usage;
-  const usage = measure(paths, envelopes, now);
-  cache.set(paths.root, { at: now, envelopes, usage });
-  return usage;
+  return reuse(paths.root, now, () => measure(paths, envelopes, now), envelopes);
 }
 
 function measure(paths: DataPaths, envelopes: number, now: number): DiskUsage {

@@ -6,6 +6,7 @@
 // time. Timers are unref'd in server runtimes, so the SDK never keeps a process alive.
 
 import type { Envelope } from "../shared/envelope";
+import { retryAfterMs } from "../shared/retry-after";
 
 /** The subset of fetch the SDK uses. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -51,15 +52,6 @@ export function unref(timer: Timer): Timer {
 }
 
 const isBrowser = () => typeof (globalThis as { document?: unknown }).document !== "undefined";
-
-/** Milliseconds to wait per Retry-After (delta-seconds or an HTTP date), or null. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | null {
-  if (header === null || header.trim() === "") return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
 
 export class Transport {
   private queue: Envelope[] = [];

@@ -8,19 +8,11 @@ import type { Spool } from "../../ingest/spool";
 import { readIntegrity } from "../../ingest/spool-frames";
 import { VERSION } from "../../version";
 import { diskUsage } from "../../ops/disk-usage";
+import { reusedFor } from "../../shared/reuse";
 
-const BACKLOG_CACHE_MS = 1_000;
-const backlogs = new Map<string, { at: number; backlog: ReturnType<typeof resolverBacklog> }>();
-
-/** The resolver's backlog, counted at most every BACKLOG_CACHE_MS per data directory (the route is public). */
-function cachedResolverBacklog(ctx: Context) {
-  const now = Date.now();
-  const hit = backlogs.get(ctx.paths.root);
-  if (hit && now - hit.at < BACKLOG_CACHE_MS && now >= hit.at) return hit.backlog;
-  const backlog = resolverBacklog(ctx.control, ctx.clock());
-  backlogs.set(ctx.paths.root, { at: now, backlog });
-  return backlog;
-}
+/** The resolver's backlog, counted at most once a second per data directory (the route is public). */
+const reuseBacklog = reusedFor<ReturnType<typeof resolverBacklog>>(1_000);
+const cachedResolverBacklog = (ctx: Context) => reuseBacklog(ctx.paths.root, Date.now(), () => resolverBacklog(ctx.control, ctx.clock()));
 
 /** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
 export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {

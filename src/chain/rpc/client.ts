@@ -5,6 +5,7 @@
 
 import type { Logger } from "../../shared/logger";
 import { rpcOrigin } from "../../shared/rpc-identity";
+import { retryAfterMs as parseRetryAfter } from "../../shared/retry-after";
 
 export type RpcCall = { method: string; params: unknown[] };
 
@@ -74,8 +75,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         );
         if (response.ok) return await response.json();
         failure = `HTTP ${response.status}`;
-        const retryAfter = response.headers.get("retry-after");
-        if (retryAfter && /^\d+$/.test(retryAfter)) retryAfterMs = Number(retryAfter) * 1000;
+        retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
         if (response.status !== 429 && response.status < 500) throw new RpcError(`${failure} from ${redact(options.url)}`, null);
       } catch (error) {
         if (error instanceof RpcError) throw error;

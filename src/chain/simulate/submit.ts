@@ -5,6 +5,9 @@
 // Batches stay within the service limits: ≤ 1000 envelopes and well under the 1 MiB body cap.
 
 import type { Envelope } from "./envelope.ts";
+import { retryAfterMs } from "../../shared/retry-after.ts";
+
+export { retryAfterMs };
 
 export interface SubmitOptions {
   /** Envelopes per request (default 500, max 1000). */
@@ -37,15 +40,6 @@ export class SubmitError extends Error {
 }
 
 const RETRYABLE = new Set([429, 503]);
-
-/** Milliseconds to wait per Retry-After (delta-seconds or HTTP date), or null when absent/invalid. */
-export function retryAfterMs(header: string | null, nowMs = Date.now()): number | null {
-  if (header === null || header.trim() === "") return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
-}
 
 /** Splits envelopes into batches by count and serialized size. */
 export function batchEnvelopes(envelopes: Envelope[], batchSize: number, maxBodyBytes: number): Envelope[][] {

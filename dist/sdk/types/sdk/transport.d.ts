@@ -29,8 +29,6 @@ export interface TransportStats {
 }
 type Timer = ReturnType<typeof setTimeout>;
 export declare function unref(timer: Timer): Timer;
-/** Milliseconds to wait per Retry-After (delta-seconds or an HTTP date), or null. */
-export declare function retryAfterMs(header: string | null, now?: number): number | null;
 export declare class Transport {
     private readonly options;
     private queue;
