@@ -23,6 +23,11 @@ import { yieldToEventLoop } from "./pause";
  */
 export const RECENT_SENDS_MS = 20 * 60_000;
 const LOAD_SLICE_MS = 60_000;
+/**
+ * At most this many sends are held (~200 MB): beyond ~4,000 resolved sends/s, 20 minutes would not
+ * fit, and the oldest are let go; windows reaching before what is held are read from the index.
+ */
+export const MAX_HELD_SENDS = 5_000_000;
 
 type IndexedSend = { attempt_id: string; rpc_hash: string; program: string; sent_at: number; outcome: Outcome; cu_price_micro_lamports: number | null; resolved_at: number };
 
@@ -30,15 +35,19 @@ export class RecentSends {
   /** Every indexed send with sent_at ≥ heldFrom, in send-time order (rows before heldFrom may linger until trimmed). */
   readonly columns = new SendColumns();
   heldFrom = Infinity;
+  /** now - RECENT_SENDS_MS at the last refresh (heldFrom is later when the cap let older sends go). */
+  private windowFrom = Infinity;
   /** The latest resolved_at read, and the attempts read at exactly that time. */
   private readUpTo = -1;
   private readAtLast = new Set<string>();
   private readonly strings = new Map<string, string>();
 
+  constructor(private readonly maxHeld = MAX_HELD_SENDS) {}
+
   /** Brings the list up to date with the index at `now`. */
   async refresh(control: ControlDb, now: number): Promise<void> {
     // First use, or a clock that went back (the window would start before what is held): load.
-    if (this.heldFrom === Infinity || now - RECENT_SENDS_MS < this.heldFrom) await this.load(control, now);
+    if (this.windowFrom === Infinity || now - RECENT_SENDS_MS < this.windowFrom) await this.load(control, now);
     else this.addIndexedSince(control);
     this.trim(now - RECENT_SENDS_MS);
   }
@@ -60,7 +69,7 @@ export class RecentSends {
   private async load(control: ControlDb, now: number): Promise<void> {
     this.columns.times.length = this.columns.providers.length = this.columns.programs.length = this.columns.outcomes.length = this.columns.prices.length = 0;
     this.strings.clear();
-    this.heldFrom = now - RECENT_SENDS_MS;
+    this.heldFrom = this.windowFrom = now - RECENT_SENDS_MS;
     const top = control.query<{ at: number | null }, []>("SELECT max(resolved_at) AS at FROM attempt_index").get()?.at ?? null;
     this.readUpTo = top ?? -1;
     this.readAtLast = new Set(
@@ -124,12 +133,20 @@ export class RecentSends {
     this.columns.push(r.sent_at, this.intern(r.rpc_hash), this.intern(r.program), r.outcome, r.cu_price_micro_lamports);
   }
 
-  /** Drops sends before `from` once they are an eighth of the list (splicing the front moves everything). */
+  /**
+   * Lets go of sends before `from`, and of the oldest beyond maxHeld (never splitting sends of the
+   * same time). The array fronts are cut once an eighth of the list is behind heldFrom (splicing
+   * moves everything); until then those rows linger unused.
+   */
   private trim(from: number): void {
-    if (from <= this.heldFrom) return;
-    this.heldFrom = from;
+    if (from > this.windowFrom) this.windowFrom = from;
     const c = this.columns;
-    const k = lowerBound(c.times, from);
+    if (this.windowFrom > this.heldFrom) this.heldFrom = this.windowFrom;
+    let k = lowerBound(c.times, this.heldFrom);
+    if (c.times.length - k > this.maxHeld) {
+      k = lowerBound(c.times, c.times[c.times.length - this.maxHeld]);
+      this.heldFrom = c.times[k];
+    }
     if (k === 0 || k < c.times.length / 8) return;
     c.times.splice(0, k);
     c.providers.splice(0, k);

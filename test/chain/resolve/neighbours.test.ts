@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { classifyDrops, classifyDropsFrom, sendCount, type Neighbour } from "../../../src/chain/resolve/drops";
 import { loadNeighbours } from "../../../src/chain/resolve/resolve";
+import { RECENT_SENDS_MS, RecentSends } from "../../../src/chain/resolve/recent-sends";
 import { testContext } from "../../helpers/context";
 import { generateRun } from "./drops-reference";
 
@@ -83,6 +84,42 @@ test("recent sends held between runs classify as the whole index does, as the in
     // Nothing new: the same answer, nothing counted twice.
     const third = await loadNeighbours(local, items.map((item) => item.attempt), []);
     expect(sendCount(third)).toBe(whole(9000).length);
+  } finally {
+    local.dispose();
+  }
+});
+
+test("beyond the cap the newest sends are held, never splitting a send time, and earlier windows go to the index", async () => {
+  const local = await testContext();
+  try {
+    const now = Date.now();
+    const insert = local.control.query(
+      `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
+         cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, NULL, 'acc', 'P1', ?, 'payer', 'rpc', 'label', ?, ?, 1000, NULL, NULL, '{}')`,
+    );
+    // Three sends per send time, so a cut at the cap would split a time if it were careless.
+    const sentAt = (i: number) => now - 10 * 60_000 + Math.floor(i / 3) * 300;
+    const index = (from: number, to: number, resolvedAt: number) =>
+      local.control.transaction(() => {
+        for (let i = from; i < to; i++) insert.run(`a${i}`, i % 4 === 0 ? "dropped" : "landed", sentAt(i), resolvedAt);
+      })();
+    const indexedSince = (from: number) => local.control.query<{ n: number }, [number]>("SELECT count(*) AS n FROM attempt_index WHERE sent_at >= ?").get(from)!.n;
+
+    index(0, 3000, now - 1_000);
+    const recent = new RecentSends(1_000);
+    await recent.refresh(local.control, now);
+    expect(recent.heldFrom).toBeGreaterThan(now - RECENT_SENDS_MS);
+    const first = recent.range(recent.heldFrom, now)!;
+    expect(first.end - first.start).toBe(indexedSince(recent.heldFrom)); // every send from heldFrom on, none split
+    expect(first.end - first.start).toBeGreaterThanOrEqual(1_000);
+    expect(first.end - first.start).toBeLessThan(1_003);
+    expect(recent.range(recent.heldFrom - 1, now)).toBeNull(); // the window reaches before: read from the index
+
+    index(3000, 3600, now); // indexed since the last read
+    await recent.refresh(local.control, now + 1_000);
+    const second = recent.range(recent.heldFrom, now + 1_000)!;
+    expect(second.end - second.start).toBe(indexedSince(recent.heldFrom));
+    expect(second.end - second.start).toBeLessThan(1_003);
   } finally {
     local.dispose();
   }
