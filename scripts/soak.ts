@@ -1,11 +1,12 @@
-// `bun run soak [--minutes M] [--rate R] [--batch B]`: sustained load on a real txray process on
+// `bun run soak [--minutes M] [--rate R] [--batch B] [--history N]`: sustained load on a real txray process on
 // loopback. Starts `bun src/main.ts` over a temp data directory with its scheduler running every job
 // (flush, resolve, deploys, tables, compact, retention) against a loopback JSON-RPC stand-in for
 // mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
 // 20,000) in batches, queries every read route (and MCP tools when /mcp exists) meanwhile, and
 // prints one JSON line per minute: resident memory of the server, spool backlog, resolver backlog,
 // ingest and read latency percentiles, errors, job runs. The last line is a JSON summary. Bounded:
-// it stops itself after M minutes (default 10), stops the server and removes its data.
+// it stops itself after M minutes (default 10), stops the server and removes its data. With
+// --history N the lake starts with N envelopes of the last 7 days (see below).
 
 import { spawn, type Subprocess } from "bun";
 import { createHash, randomBytes } from "node:crypto";
@@ -15,18 +16,21 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
+import { generateLake } from "../src/analytics/generate";
 import { encodeBase58 } from "../src/shared/base58";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { minutes: { type: "string" }, rate: { type: "string" }, batch: { type: "string" }, "keep-data": { type: "boolean" } },
+  options: { minutes: { type: "string" }, rate: { type: "string" }, batch: { type: "string" }, history: { type: "string" }, "keep-data": { type: "boolean" } },
   strict: true,
 });
 const minutes = Number(values.minutes ?? 10);
 const rate = Number(values.rate ?? 20_000);
 const batchSize = Number(values.batch ?? 500);
-if (!(minutes > 0) || !(rate > 0) || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
-  console.error("usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--keep-data]");
+/** Envelopes of history (7 days, the soak's programs and accounts) written to the lake before the server starts. */
+const history = Number(values.history ?? 0);
+if (!(minutes > 0) || !(rate > 0) || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000 || !Number.isInteger(history) || history < 0) {
+  console.error("usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--history N] [--keep-data]");
   process.exit(2);
 }
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -98,8 +102,18 @@ const chain = Bun.serve({
 // --- the server: a real process with every job scheduled ---
 const dataDir = mkdtempSync(join(tmpdir(), "txray-soak-"));
 const control = openControlDb(dataPaths(dataDir).controlDb);
-const keys = Array.from({ length: 4 }, (_, i) => createAccountKey(control, `soak-${i}`, "live", Date.now()).key);
+const created = Array.from({ length: 4 }, (_, i) => createAccountKey(control, `soak-${i}`, "live", Date.now()));
+const keys = created.map((c) => c.key);
 const readKey = createAccountKey(control, "soak-0", "read", Date.now()).key;
+// --history N: a lake that already holds N envelopes (and their resolutions) of the soak's programs
+// and accounts over the last 7 days, so the run measures an instance that has been running, not
+// one filling an empty lake (the tables build works over everything in its windows).
+let PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
+if (history > 0) {
+  const generated = await generateLake({ dataDir, envelopes: history, programs: 3, days: 7, accounts: created.map((c) => c.record.accountId), control });
+  PROGRAMS = generated.programs;
+  console.error(`soak: ${generated.envelopes.toLocaleString()} envelopes of history over 7 days written in ${Math.round(generated.seconds)} s`);
+}
 control.close();
 const serverEnv: Record<string, string> = {
   TXRAY_DATA_DIR: dataDir,
@@ -149,7 +163,6 @@ const url = await (async () => {
 })();
 
 // --- load: envelopes at a steady rate, in batches ---
-const PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
 const PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
 const payers = Array.from({ length: 2000 }, () => encodeBase58(randomBytes(32)));
 const blockhash = encodeBase58(randomBytes(32));
