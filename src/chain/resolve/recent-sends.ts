@@ -22,14 +22,20 @@ import { yieldToEventLoop } from "./pause";
  * 40 bytes per send: ~100 MB at 2,000 resolved sends/s.
  */
 export const RECENT_SENDS_MS = 20 * 60_000;
-const LOAD_SLICE_MS = 60_000;
+/** Sends read from the index per query (a minute of them), with a pause for the event loop between. */
+const SLICE_MS = 60_000;
 /**
  * At most this many sends are held (~200 MB): beyond ~4,000 resolved sends/s, 20 minutes would not
  * fit, and the oldest are let go; windows reaching before what is held are read from the index.
  */
 export const MAX_HELD_SENDS = 5_000_000;
 
-type IndexedSend = { attempt_id: string; rpc_hash: string; program: string; sent_at: number; outcome: Outcome; cu_price_micro_lamports: number | null; resolved_at: number };
+/** What drop classification reads of an indexed send (no signature or payer). */
+export type IndexedSendColumns = { rpc_hash: string; program: string; sent_at: number; outcome: Outcome; cu_price_micro_lamports: number | null };
+type IndexedSend = IndexedSendColumns & { attempt_id: string; resolved_at: number };
+/** Indexed sends by resolution time (completed with `> ?` or `= ?`), through attempt_index_by_resolved. */
+const INDEXED_SENDS_RESOLVED =
+  "SELECT attempt_id, rpc_hash, program, sent_at, outcome, cu_price_micro_lamports, resolved_at FROM attempt_index WHERE outcome != 'preflight' AND resolved_at";
 
 export class RecentSends {
   /** Every indexed send with sent_at ≥ heldFrom, in send-time order (rows before heldFrom may linger until trimmed). */
@@ -40,7 +46,8 @@ export class RecentSends {
   /** The latest resolved_at read, and the attempts read at exactly that time. */
   private readUpTo = -1;
   private readAtLast = new Set<string>();
-  private readonly strings = new Map<string, string>();
+  /** Providers and programs are few: each string is held once. */
+  private intern = stringPool();
 
   constructor(private readonly maxHeld = MAX_HELD_SENDS) {}
 
@@ -58,17 +65,10 @@ export class RecentSends {
     return { start: lowerBound(this.columns.times, from), end: upperBound(this.columns.times, to) };
   }
 
-  private intern(text: string): string {
-    const known = this.strings.get(text);
-    if (known !== undefined) return known;
-    this.strings.set(text, text);
-    return text;
-  }
-
   /** Everything from now - RECENT_SENDS_MS, a minute at a time through the index on sent_at. */
   private async load(control: ControlDb, now: number): Promise<void> {
     this.columns.times.length = this.columns.providers.length = this.columns.programs.length = this.columns.outcomes.length = this.columns.prices.length = 0;
-    this.strings.clear();
+    this.intern = stringPool();
     this.heldFrom = this.windowFrom = now - RECENT_SENDS_MS;
     const top = control.query<{ at: number | null }, []>("SELECT max(resolved_at) AS at FROM attempt_index").get()?.at ?? null;
     this.readUpTo = top ?? -1;
@@ -77,33 +77,17 @@ export class RecentSends {
     );
     const last = control.query<{ at: number | null }, [number]>("SELECT max(sent_at) AS at FROM attempt_index WHERE sent_at >= ?").get(this.heldFrom)?.at ?? null;
     if (last === null) return;
-    const slice = control.query<Omit<IndexedSend, "attempt_id" | "resolved_at">, [number, number]>(
-      "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight' ORDER BY sent_at",
-    );
-    for (let at = this.heldFrom; at <= last; at += LOAD_SLICE_MS) {
-      for (const r of slice.all(at, Math.min(at + LOAD_SLICE_MS, last + 1))) {
-        this.columns.push(r.sent_at, this.intern(r.rpc_hash), this.intern(r.program), r.outcome, r.cu_price_micro_lamports);
-      }
-      await yieldToEventLoop();
-    }
+    await readIndexedSends(control, this.heldFrom, last, (r) => this.pushRow(r));
   }
 
   /** What the index gained since the last read, merged in send-time order. */
   private addIndexedSince(control: ControlDb): void {
-    const rows = control
-      .query<IndexedSend, [number]>(
-        `SELECT attempt_id, rpc_hash, program, sent_at, outcome, cu_price_micro_lamports, resolved_at FROM attempt_index
-         WHERE resolved_at > ? AND outcome != 'preflight'`,
-      )
-      .all(this.readUpTo);
+    const rows = control.query<IndexedSend, [number]>(`${INDEXED_SENDS_RESOLVED} > ?`).all(this.readUpTo);
     // Sends indexed at the very time of the last read (a clock that did not move between runs).
     const atLast = control.query<{ n: number }, [number]>("SELECT count(*) AS n FROM attempt_index WHERE resolved_at = ? AND outcome != 'preflight'").get(this.readUpTo)?.n ?? 0;
     if (Number(atLast) !== this.readAtLast.size) {
       const same = control
-        .query<IndexedSend, [number]>(
-          `SELECT attempt_id, rpc_hash, program, sent_at, outcome, cu_price_micro_lamports, resolved_at FROM attempt_index
-           WHERE resolved_at = ? AND outcome != 'preflight'`,
-        )
+        .query<IndexedSend, [number]>(`${INDEXED_SENDS_RESOLVED} = ?`)
         .all(this.readUpTo)
         .filter((r) => !this.readAtLast.has(r.attempt_id));
       rows.push(...same);
@@ -129,7 +113,7 @@ export class RecentSends {
     for (; k < held.length; k++) this.pushRow(held[k]);
   }
 
-  private pushRow(r: Omit<IndexedSend, "attempt_id" | "resolved_at">): void {
+  private pushRow(r: IndexedSendColumns): void {
     this.columns.push(r.sent_at, this.intern(r.rpc_hash), this.intern(r.program), r.outcome, r.cu_price_micro_lamports);
   }
 
@@ -153,7 +137,7 @@ export class RecentSends {
     c.programs.splice(0, k);
     c.outcomes.splice(0, k);
     c.prices.splice(0, k);
-    if (this.strings.size > 10_000) this.strings.clear(); // providers and programs are few; a long-lived list sheds any others
+    if (this.intern.size() > 10_000) this.intern = stringPool(); // a long-lived list sheds strings no longer held
   }
 }
 
@@ -164,4 +148,30 @@ export function recentSends(control: ControlDb): RecentSends {
   let sends = held.get(control);
   if (!sends) held.set(control, (sends = new RecentSends()));
   return sends;
+}
+
+/**
+ * Every indexed send (not preflight) with sent_at in [from, to], in send-time order, read a minute
+ * at a time through the index on sent_at with a pause for the event loop between minutes.
+ */
+export async function readIndexedSends(control: ControlDb, from: number, to: number, each: (send: IndexedSendColumns) => void): Promise<void> {
+  const slice = control.query<IndexedSendColumns, [number, number]>(
+    "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight' ORDER BY sent_at",
+  );
+  for (let at = from; at <= to; at += SLICE_MS) {
+    for (const send of slice.all(at, Math.min(at + SLICE_MS, to + 1))) each(send);
+    await yieldToEventLoop();
+  }
+}
+
+/** A function that returns one shared copy of each string it is given (millions of sends, a few distinct providers and programs). */
+export function stringPool(): ((text: string) => string) & { size(): number } {
+  const pool = new Map<string, string>();
+  const intern = (text: string) => {
+    const known = pool.get(text);
+    if (known !== undefined) return known;
+    pool.set(text, text);
+    return text;
+  };
+  return Object.assign(intern, { size: () => pool.size });
 }

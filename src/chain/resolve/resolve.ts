@@ -15,7 +15,7 @@ import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
 import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet } from "./drops";
 import { yieldToEventLoop } from "./pause";
-import { recentSends } from "./recent-sends";
+import { readIndexedSends, recentSends, stringPool } from "./recent-sends";
 import { discardUncommittedBatches, recordResolutions } from "./record";
 import { intakeNewSegments } from "./intake";
 import { EMPTY_STORY, type Attempt, type DropDiagnosis, type Resolution } from "./types";
@@ -56,8 +56,6 @@ const INDEX_RETENTION_MS = 30 * 86_400_000;
 const TRANSACTION_CACHE_MS = 7 * 86_400_000;
 /** diagnose-drop reads 7 days of provider hours; a day more is kept. */
 const PROVIDER_HOURS_RETENTION_MS = 8 * 86_400_000;
-/** Neighbours read per query (see loadNeighbours). */
-const NEIGHBOUR_SLICE_MS = 60_000;
 /** Attempts decoded between pauses for the event loop (a run holds up to 20,000). */
 const YIELD_EVERY = 2_000;
 
@@ -348,28 +346,16 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
     return { samePayerProgram, sends, held: { columns: recent.columns, ...range } };
   }
 
-  const slice = ctx.control.query<Omit<NeighbourRow, "sig" | "payer">, [number, number]>(
-    "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight'",
-  );
-  const shared = new Map<string, string>();
-  const intern = (text: string) => {
-    const known = shared.get(text);
-    if (known !== undefined) return known;
-    shared.set(text, text);
-    return text;
-  };
+  const intern = stringPool();
   const sends = new SendColumns();
   let next = 0;
-  for (let at = from; at <= to; at += NEIGHBOUR_SLICE_MS) {
-    for (const r of slice.all(at, Math.min(at + NEIGHBOUR_SLICE_MS, to + 1))) {
-      for (; next < ordered.length && ordered[next].sentAt < r.sent_at; next++) {
-        const n = ordered[next];
-        sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
-      }
-      sends.push(r.sent_at, intern(r.rpc_hash), intern(r.program), r.outcome, r.cu_price_micro_lamports);
+  await readIndexedSends(ctx.control, from, to, (r) => {
+    for (; next < ordered.length && ordered[next].sentAt < r.sent_at; next++) {
+      const n = ordered[next];
+      sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
     }
-    await yieldToEventLoop();
-  }
+    sends.push(r.sent_at, intern(r.rpc_hash), intern(r.program), r.outcome, r.cu_price_micro_lamports);
+  });
   for (; next < ordered.length; next++) {
     const n = ordered[next];
     sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
