@@ -77,6 +77,10 @@ const MIGRATIONS: string[] = [
   // resolved_at with a scan of the whole index, and drop classification's recent sends
   // (src/chain/resolve/recent-sends.ts) read what was indexed since the last run through it.
   `CREATE INDEX IF NOT EXISTS attempt_index_by_resolved ON attempt_index (resolved_at);`,
+  // 6: the flush batch whose parts hold a segment's rows (parts are named part-<flush batch>-<i>):
+  // the resolver's intake read each new segment by filtering the whole day of the lake (a footer
+  // per part, more every hour of the day) and now opens only that batch's parts.
+  `ALTER TABLE lake_segments ADD COLUMN flush_batch TEXT;`,
 ];
 
 /** Parameters are bound positionally (`?`): text, numbers, null. */

@@ -8,15 +8,20 @@ export function isSegmentCommitted(db: ControlDb, segment: string): boolean {
   return db.query("SELECT 1 FROM lake_segments WHERE segment = ?").get(segment) !== null;
 }
 
-export function recordSegment(db: ControlDb, segment: string, rows: number, days: string[], now: number): void {
-  db.query("INSERT INTO lake_segments (segment, committed_at, rows, days) VALUES (?, ?, ?, ?)").run(segment, now, rows, JSON.stringify(days));
+/** `flushBatch`: the name the segment's Parquet parts start with (part-<flushBatch>-<i>.parquet) until compaction merges them. */
+export function recordSegment(db: ControlDb, segment: string, rows: number, days: string[], now: number, flushBatch: string | null = null): void {
+  db.query("INSERT INTO lake_segments (segment, committed_at, rows, days, flush_batch) VALUES (?, ?, ?, ?, ?)").run(segment, now, rows, JSON.stringify(days), flushBatch);
 }
 
-export function segmentsAwaitingIntake(db: ControlDb, limit = 500): { segment: string; days: string[]; rows: number }[] {
+export type AwaitingSegment = { segment: string; days: string[]; rows: number; flushBatch: string | null };
+
+export function segmentsAwaitingIntake(db: ControlDb, limit = 500): AwaitingSegment[] {
   return db
-    .query<{ segment: string; days: string; rows: number }, [number]>("SELECT segment, days, rows FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at, segment LIMIT ?")
+    .query<{ segment: string; days: string; rows: number; flush_batch: string | null }, [number]>(
+      "SELECT segment, days, rows, flush_batch FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at, segment LIMIT ?",
+    )
     .all(limit)
-    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows) }));
+    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows), flushBatch: row.flush_batch }));
 }
 
 export function markSegmentsTaken(db: ControlDb, segments: string[], now: number): void {

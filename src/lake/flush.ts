@@ -221,7 +221,7 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
     () =>
       deps.control.transaction(() => {
         const now = deps.clock();
-        for (const [segment, { rows, days }] of perSegment) recordSegment(deps.control, segment, rows, [...days].sort(), now);
+        for (const [segment, { rows, days }] of perSegment) recordSegment(deps.control, segment, rows, [...days].sort(), now, batch);
         for (const input of inputs) if (input.check) recordIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
         addProgramCounts(deps.control, [...counts.values()]);
       }).immediate(),

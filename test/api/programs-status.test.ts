@@ -91,7 +91,7 @@ describe("GET /v1/status", () => {
     const before = (await t.get("/v1/status")).body.resolver;
     expect(before).toEqual({ pendingAttempts: 0, awaitingIntake: 7, lagMs: expect.any(Number) });
     expect(before.lagMs).toBeGreaterThanOrEqual(0); // the flushed segment's wait so far
-    expect(await intakeNewSegments(t.ctx)).toEqual({ segments: 1, attempts: 7, more: false });
+    expect(await intakeNewSegments(t.ctx)).toEqual({ segments: 1, attempts: 7, more: false, chunksReadByDay: 0 });
     await Bun.sleep(1_100); // the count is reused for a second (a public route)
     const after = (await t.get("/v1/status")).body.resolver;
     expect(after).toEqual({ pendingAttempts: 7, awaitingIntake: 0, lagMs: expect.any(Number) });

@@ -38,7 +38,8 @@ export type ResolveOptions = {
 };
 
 export type ResolveSummary = {
-  intake: { segments: number; attempts: number };
+  /** chunksReadByDay: chunks read from their days' partitions because their flushed parts were compacted (or unrecorded). */
+  intake: { segments: number; attempts: number; chunksReadByDay: number };
   resolved: Record<string, number>;
   stillPending: number;
   discardedBatches: number;
@@ -179,7 +180,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
   steps.reschedule = lap();
   const backlog = due.length === maxAttempts || intake.more;
-  return { intake: { segments: intake.segments, attempts: intake.attempts }, resolved, stillPending, discardedBatches, backlog, stepsMs: steps };
+  return { intake: { segments: intake.segments, attempts: intake.attempts, chunksReadByDay: intake.chunksReadByDay }, resolved, stillPending, discardedBatches, backlog, stepsMs: steps };
 }
 
 function toAttempt(row: PendingRow): Attempt {

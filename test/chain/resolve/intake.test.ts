@@ -1,10 +1,13 @@
 // Intake of a spool backlog: segments are taken in chunks and at most a row budget per run, so a
 // server that fell behind works its backlog off over several runs; every envelope is queued exactly
-// once, and segments are never split.
+// once, and segments are never split. A segment is read from the parts its flush wrote; once
+// compaction has merged those (or for a segment flushed before control migration 6), from its days.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { intakeNewSegments } from "../../../src/chain/resolve/intake";
+import { segmentsAwaitingIntake } from "../../../src/control";
+import { compactLake } from "../../../src/lake/compact";
 import { flushSpool } from "../../../src/lake/flush";
-import { makeEnvelope } from "../../helpers/envelopes";
+import { makeEnvelope, PROGRAMS } from "../../helpers/envelopes";
 import { testServer, type TestServer } from "../../helpers/server";
 
 let t: TestServer;
@@ -29,9 +32,9 @@ test("a backlog of segments is taken over several runs within the row budget, ea
   // until it has reached the budget, so 2 + 2 segments, then the last one.
   const limits = { chunkRows: 60, maxRows: 70 };
   // `more` tells the scheduler to run again soon instead of after a whole interval.
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 4, attempts: 120, more: true });
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 1, attempts: 30, more: false });
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 0, attempts: 0, more: false });
+  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 4, attempts: 120, more: true, chunksReadByDay: 0 });
+  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 1, attempts: 30, more: false, chunksReadByDay: 0 });
+  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 0, attempts: 0, more: false, chunksReadByDay: 0 });
 
   const queued = t.ctx.control.query<{ sig: string }, []>("SELECT sig FROM pending_attempts").all().map((r) => r.sig).sort();
   expect(queued).toEqual([...sigs].sort());
@@ -42,5 +45,35 @@ test("a segment larger than a chunk is still taken whole", async () => {
   expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 40 }, () => makeEnvelope()) })).status).toBe(202);
   await t.server.spool!.seal();
   expect(await flushSpool(t.ctx)).toMatchObject({ segments: 1, rows: 40 });
-  expect(await intakeNewSegments(t.ctx, { chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40, more: false });
+  expect(await intakeNewSegments(t.ctx, { chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40, more: false, chunksReadByDay: 0 });
+}, 60_000);
+
+test("segments whose flushed parts were compacted, or whose flush batch is unrecorded, are read from their days, each envelope once", async () => {
+  const key = t.key("compacted");
+  const sigs: string[] = [];
+  const flushOne = async (otherProgram?: string) => {
+    const envelopes = Array.from({ length: 25 }, (_, i) => makeEnvelope(otherProgram && i % 2 === 0 ? { program: otherProgram } : {}));
+    sigs.push(...envelopes.map((e) => e.sig!));
+    expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
+    await t.server.spool!.seal();
+    expect(await flushSpool(t.ctx)).toMatchObject({ segments: 1, rows: 25 }); // one flush batch per segment
+  };
+  // A and B: their parts merged by compaction before intake; for B, only the part of one program
+  // (its other program's partition holds one part, which compaction leaves). C: flushed before the
+  // batch was recorded. D: as flushed.
+  await flushOne();
+  await flushOne(PROGRAMS.token);
+  expect((await compactLake(t.ctx, { minParts: 2 })).partsMerged).toBeGreaterThan(0);
+  await flushOne();
+  await flushOne();
+  const segments = segmentsAwaitingIntake(t.ctx.control);
+  expect(segments.length).toBe(4);
+  t.ctx.control.query("UPDATE lake_segments SET flush_batch = NULL WHERE segment = ?").run(segments[2].segment);
+
+  const taken = await intakeNewSegments(t.ctx, { chunkRows: 25 });
+  expect(taken).toEqual({ segments: 4, attempts: 100, more: false, chunksReadByDay: 3 });
+  const placeholders = sigs.map(() => "?").join(", ");
+  const queued = t.ctx.control.query<{ sig: string; n: number }, string[]>(`SELECT sig, count(*) AS n FROM pending_attempts WHERE sig IN (${placeholders}) GROUP BY sig`).all(...sigs);
+  expect(queued.length).toBe(100);
+  expect(queued.every((r) => r.n === 1)).toBe(true);
 }, 60_000);
