@@ -75,9 +75,12 @@ export function classifyDrops(items: DropItem[], neighbours: Neighbour[]): DropD
  * checks use. At 2,000 sends/s the window holds millions of sends; as objects they cost hundreds of
  * megabytes per run.
  */
+/** What the retry check reads of a send by the same payer at the same program. */
+export type SamePayerSend = Pick<Neighbour, "sig" | "payer" | "program" | "sentAt" | "outcome">;
+
 export type NeighbourSet = {
   /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
-  samePayerProgram: Neighbour[];
+  samePayerProgram: SamePayerSend[];
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
   /** More of them: rows [start, end) of columns already in send-time order (the resolver's recent sends, recent-sends.ts). */
@@ -179,7 +182,7 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
   if (byPayer) {
     const from = lowerBound(byPayer.times, attempt.sentAt - RETRY_WINDOW_MS);
     const to = upperBound(byPayer.times, attempt.sentAt + RETRY_WINDOW_MS);
-    let next: Neighbour | undefined;
+    let next: SamePayerSend | undefined;
     let reached = 0;
     for (let k = from; k < to; k++) {
       const n = byPayer.list[k];
@@ -250,12 +253,12 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
 }
 
 const FEE_WINDOW_MS = 5 * 60_000;
-const reachedChain = (n: Neighbour) => n.outcome === "landed" || n.outcome === "failed_onchain";
+const reachedChain = (n: Pick<Neighbour, "outcome">) => n.outcome === "landed" || n.outcome === "failed_onchain";
 export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
 
 type NeighbourIndex = {
   /** Same payer and program, in send-time order (ties keep the list's order). */
-  byPayerProgram: Map<string, { list: Neighbour[]; times: number[] }>;
+  byPayerProgram: Map<string, { list: SamePayerSend[]; times: number[] }>;
   /** Non-preflight neighbours: counts and drops in a time window. */
   sends: WindowCounts;
   sendsByProvider: Map<string, WindowCounts>;
@@ -266,7 +269,7 @@ type NeighbourIndex = {
 function indexNeighbours(neighbours: NeighbourSet): NeighbourIndex {
   // A stable sort by send time: equal times keep the list's order, as the filters did.
   const sorted = neighbours.samePayerProgram.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
-  const byPayerProgram = new Map<string, { list: Neighbour[]; times: number[] }>();
+  const byPayerProgram = new Map<string, { list: SamePayerSend[]; times: number[] }>();
   for (const n of sorted) {
     const key = payerProgramKey(n.payer, n.program);
     const same = byPayerProgram.get(key);

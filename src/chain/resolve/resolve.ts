@@ -13,7 +13,7 @@ import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
-import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet } from "./drops";
+import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet, type SamePayerSend } from "./drops";
 import { yieldToEventLoop } from "./pause";
 import { readIndexedSends, recentSends, stringPool } from "./recent-sends";
 import { discardUncommittedBatches, recordResolutions } from "./record";
@@ -80,15 +80,50 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
     return ms;
   };
   const discardedBatches = discardUncommittedBatches(ctx);
-  const intake = await intakeNewSegments(ctx);
-  steps.intake = lap();
   const maxAttempts = options.maxAttempts ?? 20_000;
+  const dueAttempts = (at: number) => ctx.control.query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL).all(at, maxAttempts);
+  // Intake (queueing what flush committed since the last run) is the next runs' work when attempts
+  // are already due: it then runs while this run waits on the chain (status and transaction reads,
+  // the recheck's wait), which left the thread idle for about a second of every run. With nothing
+  // due, it comes first, so that an idle instance resolves new attempts in the same run.
+  let due = dueAttempts(ctx.clock());
+  let intakeMs = 0;
+  const takeIn = async () => {
+    const started = performance.now();
+    try {
+      return await intakeNewSegments(ctx);
+    } finally {
+      intakeMs = Math.round(performance.now() - started);
+    }
+  };
+  const intakeRun = due.length === 0 ? Promise.resolve(await takeIn()) : takeIn();
+  intakeRun.catch(() => {}); // awaited below; a failure while the chain is read is not unhandled
+  try {
+    if (due.length === 0) {
+      lap();
+      due = dueAttempts(ctx.clock());
+    }
+    steps.due = lap();
+    const summary = await resolveDue(ctx, options, due, intakeRun, lap, steps);
+    steps.intake = intakeMs; // overlapped with the chain reads when attempts were due
+    const backlog = due.length === maxAttempts || summary.intake.more;
+    return { intake: { segments: summary.intake.segments, attempts: summary.intake.attempts, chunksReadByDay: summary.intake.chunksReadByDay }, ...summary.outcome, discardedBatches, backlog, stepsMs: steps };
+  } finally {
+    await intakeRun.catch(() => {}); // never left running after the run (a stop, a failed chain read)
+  }
+}
+
+/** One run's due attempts: read from the chain, decoded, classified and recorded; the rest rescheduled. */
+async function resolveDue(
+  ctx: Context,
+  options: ResolveOptions,
+  due: PendingRow[],
+  intakeRun: ReturnType<typeof intakeNewSegments>,
+  lap: () => number,
+  steps: Record<string, number>,
+): Promise<{ intake: Awaited<ReturnType<typeof intakeNewSegments>>; outcome: { resolved: Record<string, number>; stillPending: number } }> {
   checkStop(options.signal);
   const now = ctx.clock();
-  const due = ctx.control
-    .query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL)
-    .all(now, maxAttempts);
-  steps.due = lap();
 
   const resolutions: Resolution[] = [];
   const sends: { row: PendingRow; attempt: Attempt }[] = [];
@@ -163,6 +198,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
     }
   }
 
+  const intake = await intakeRun;
   checkStop(options.signal);
   if (resolutions.length > 0) fault("resolve:after-read");
   await recordResolutions(ctx, resolutions, { beforeCommit: options.beforeCommit });
@@ -179,8 +215,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
   const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
   steps.reschedule = lap();
-  const backlog = due.length === maxAttempts || intake.more;
-  return { intake: { segments: intake.segments, attempts: intake.attempts, chunksReadByDay: intake.chunksReadByDay }, resolved, stillPending, discardedBatches, backlog, stepsMs: steps };
+  return { intake, outcome: { resolved, stillPending } };
 }
 
 function toAttempt(row: PendingRow): Attempt {
@@ -314,14 +349,15 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
       pair.last = Math.max(pair.last, a.sentAt);
     } else pairs.set(key, { payer: a.payer, program: a.program, first: a.sentAt, last: a.sentAt });
   }
-  const samePayer = ctx.control.query<NeighbourRow, [string, string, number, number]>(
-    `SELECT sig, payer, program, rpc_hash, sent_at, outcome, cu_price_micro_lamports FROM attempt_index
+  // Only what the retry check reads (a busy payer has hundreds of sends in the window, every run).
+  const samePayer = ctx.control.query<SamePayerRow, [string, string, number, number]>(
+    `SELECT sig, sent_at, outcome FROM attempt_index
      WHERE payer = ? AND program = ? AND sent_at >= ? AND sent_at <= ? AND outcome != 'preflight'`,
   );
-  const samePayerProgram: Neighbour[] = [];
+  const samePayerProgram: SamePayerSend[] = [];
   for (const pair of pairs.values()) {
     for (const r of samePayer.all(pair.payer, pair.program, pair.first - SAME_PAYER_WINDOW_MS, pair.last + SAME_PAYER_WINDOW_MS)) {
-      samePayerProgram.push({ sig: r.sig, payer: r.payer, program: r.program, rpcHash: r.rpc_hash, sentAt: r.sent_at, outcome: r.outcome, cuPriceMicroLamports: r.cu_price_micro_lamports });
+      samePayerProgram.push({ sig: r.sig, payer: pair.payer, program: pair.program, sentAt: r.sent_at, outcome: r.outcome });
     }
   }
   for (const n of fresh) if (pairs.has(payerProgramKey(n.payer, n.program))) samePayerProgram.push(n);
@@ -364,6 +400,4 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
   return { samePayerProgram, sends };
 }
 
-type NeighbourRow = {
-  sig: string | null; payer: string; program: string; rpc_hash: string; sent_at: number; outcome: Resolution["outcome"]; cu_price_micro_lamports: number | null;
-};
+type SamePayerRow = { sig: string | null; sent_at: number; outcome: Resolution["outcome"] };
