@@ -14,7 +14,8 @@ import { Stopped } from "../shared/stop";
 import { runJob, type Job, type JobOutcome, type JobRuntime } from "./jobs";
 
 const DAY_MS = 86_400_000;
-const BACKLOG_DELAY_MS = 1_000;
+/** Long enough for the other jobs' timers and requests to get the thread between back-to-back runs. */
+const BACKLOG_DELAY_MS = 200;
 
 export type ScheduledJob =
   | { job: Job; intervalMs: number }
@@ -67,7 +68,7 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
             failures = outcome.ok ? 0 : failures + 1;
             if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: entry.job.name, failures, retryInMs: retryDelayMs(entry.intervalMs, failures) });
           }
-          // A job that reports a backlog (it took less than was waiting) runs again after a second, not a whole interval.
+          // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
           const backlog = outcome?.ok === true && outcome.details?.backlog === true;
           later(tick, backlog ? Math.min(entry.intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(entry.intervalMs, failures));
         });
