@@ -122,7 +122,15 @@ export class SendColumns {
 }
 
 export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): DropDiagnosis[] {
-  const index = indexNeighbours(neighbours);
+  // The fee check looks FEE_WINDOW_MS around each drop, the provider check three times as far:
+  // landed prices are only collected where a fee check can look (a third of a busy window).
+  let first = Infinity;
+  let last = -Infinity;
+  for (const { attempt } of items) {
+    first = Math.min(first, attempt.sentAt);
+    last = Math.max(last, attempt.sentAt);
+  }
+  const index = indexNeighbours(neighbours, { from: first - FEE_WINDOW_MS, to: last + FEE_WINDOW_MS });
   const results: (DropDiagnosis | null)[] = items.map((item) => classifyBeforeFees(item, index));
   // priority_fee_too_low needs the 25th percentile of landed prices in a sliding window: answered
   // per program, attempts in send-time order, with a counting tree over price ranks.
@@ -266,7 +274,7 @@ type NeighbourIndex = {
   landedPrices: Map<string, { times: number[]; prices: number[] }>;
 };
 
-function indexNeighbours(neighbours: NeighbourSet): NeighbourIndex {
+function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to: number }): NeighbourIndex {
   // A stable sort by send time: equal times keep the list's order, as the filters did.
   const sorted = neighbours.samePayerProgram.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
   const byPayerProgram = new Map<string, { list: SamePayerSend[]; times: number[] }>();
@@ -289,7 +297,7 @@ function indexNeighbours(neighbours: NeighbourSet): NeighbourIndex {
     if (provider) provider.add(at, dropped);
     else byProvider.set(columns.providers[i], new WindowCounts().add(at, dropped));
     const price = columns.prices[i];
-    if (!dropped && price !== null) {
+    if (!dropped && price !== null && at >= feeRange.from && at <= feeRange.to) {
       const landed = landedPrices.get(columns.programs[i]) ?? { times: [], prices: [] };
       landed.times.push(at);
       landed.prices.push(price);
