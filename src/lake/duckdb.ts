@@ -11,6 +11,8 @@ export type Duck = {
   run(sql: string): Promise<void>;
   /** Rows as plain objects, BIGINT/HUGEINT turned into numbers. */
   all<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** The same values as one array per column, by name: no object per row (for reads of many rows). */
+  columns<T extends Record<string, unknown[]> = Record<string, unknown[]>>(sql: string): Promise<T>;
   close(): void;
 };
 
@@ -69,6 +71,17 @@ export async function openDuck(path = ":memory:", options: Record<string, string
         connection.closeSync();
       }
     },
+    async columns<T>(sql: string) {
+      const connection = await instance.connect();
+      try {
+        const reader = await connection.runAndReadAll(sql);
+        const out: Record<string, unknown[]> = {};
+        for (const [name, values] of Object.entries(reader.getColumnsObjectJS())) out[name] = values.map(plainValue);
+        return out as T;
+      } finally {
+        connection.closeSync();
+      }
+    },
     close: () => instance.closeSync(),
   };
 }
@@ -80,9 +93,14 @@ export async function openDuck(path = ":memory:", options: Record<string, string
  * so the read is simply made again (a fresh listing sees the new part).
  */
 export async function readLake<T = Record<string, unknown>>(duck: Pick<Duck, "all">, sql: string, attempts = 3): Promise<T[]> {
+  return await readAgainAfterSwap(() => duck.all<T>(sql), attempts);
+}
+
+/** `readLake` for any read (rows, columns). */
+export async function readAgainAfterSwap<T>(read: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await duck.all<T>(sql);
+      return await read();
     } catch (error) {
       if (attempt >= attempts || !/No such file|Cannot open file/i.test((error as Error).message)) throw error;
     }

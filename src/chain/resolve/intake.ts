@@ -10,16 +10,17 @@
 import { join } from "node:path";
 import { markSegmentsTaken, segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
-import { readLake, sqlString } from "../../lake/duckdb";
+import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { yieldToEventLoop } from "./pause";
 
 const INTAKE_CHUNK_ROWS = 50_000;
 const INTAKE_MAX_ROWS = 200_000;
 
-type EnvelopeRow = {
-  attempt_id: string; account_id: string; program: string; sig: string | null; last_valid_block_height: number;
-  sent_at: number; received_at: number; rpc_hash: string; rpc_label: string; payer: string;
-  cu_price_micro_lamports: number | null; nonce: boolean | null; kind: string; preflight_error: string | null; simulation_logs: string[];
+/** The envelopes' columns that the pending queue keeps (one array per column, a row per index). */
+type EnvelopeColumns = {
+  attempt_id: string[]; account_id: string[]; program: string[]; sig: (string | null)[]; last_valid_block_height: number[];
+  sent_at: number[]; received_at: number[]; rpc_hash: string[]; rpc_label: string[]; payer: string[];
+  cu_price_micro_lamports: (number | null)[]; nonce: (boolean | null)[]; kind: string[]; preflight_error: (string | null)[]; simulation_logs: (string[] | null)[];
 };
 
 export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number };
@@ -54,8 +55,9 @@ export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {})
 
 async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promise<{ rows: number; byDay: boolean }> {
   const days = [...new Set(segments.flatMap((s) => s.days))];
-  const fromParts = days.length === 0 ? [] : await readFlushedParts(ctx, segments);
-  const rows = fromParts ?? (await readDays(ctx, segments, days));
+  const fromParts = days.length === 0 ? null : await readFlushedParts(ctx, segments);
+  const rows = days.length === 0 ? null : (fromParts ?? (await readDays(ctx, segments, days)));
+  const count = rows?.attempt_id.length ?? 0;
   const insert = ctx.control.query(
     `INSERT OR IGNORE INTO pending_attempts (attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at,
        rpc_hash, rpc_label, payer, cu_price_micro_lamports, nonce, kind, preflight_error, simulation_logs, next_check_at)
@@ -65,15 +67,16 @@ async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promis
   // the oldest due look-up has waited, /v1/status) counts from here.
   const takenAt = ctx.clock();
   ctx.control.transaction(() => {
-    for (const r of rows) {
+    for (let i = 0; i < count; i++) {
+      const c = rows!;
       insert.run(
-        r.attempt_id, r.account_id, r.program, r.sig ?? "", r.last_valid_block_height, r.sent_at, r.received_at, r.rpc_hash, r.rpc_label,
-        r.payer, r.cu_price_micro_lamports, r.nonce ? 1 : 0, r.kind, r.preflight_error, r.kind === "preflight" ? JSON.stringify(r.simulation_logs ?? []) : null, takenAt,
+        c.attempt_id[i], c.account_id[i], c.program[i], c.sig[i] ?? "", c.last_valid_block_height[i], c.sent_at[i], c.received_at[i], c.rpc_hash[i], c.rpc_label[i],
+        c.payer[i], c.cu_price_micro_lamports[i], c.nonce[i] ? 1 : 0, c.kind[i], c.preflight_error[i], c.kind[i] === "preflight" ? JSON.stringify(c.simulation_logs[i] ?? []) : null, takenAt,
       );
     }
     markSegmentsTaken(ctx.control, segments.map((s) => s.segment), takenAt);
   }).immediate();
-  return { rows: rows.length, byDay: fromParts === null };
+  return { rows: count, byDay: days.length > 0 && fromParts === null };
 }
 
 const ENVELOPE_COLUMNS = `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
@@ -89,7 +92,7 @@ const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
  * instead) for segments flushed before the batch was recorded, or when compaction has merged some
  * of those parts already (fewer rows than flushed, or no file left to match).
  */
-async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Promise<EnvelopeRow[] | null> {
+async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Promise<EnvelopeColumns | null> {
   const globs = new Set<string>();
   for (const s of segments) {
     if (s.flushBatch === null || !PLAIN_NAME.test(s.flushBatch)) return null;
@@ -97,11 +100,9 @@ async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Prom
   }
   const expected = segments.reduce((sum, s) => sum + s.rows, 0);
   try {
-    const rows = await readLake<EnvelopeRow>(
-      ctx.duck,
-      `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${[...globs].map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}`,
-    );
-    return rows.length === expected ? rows : null;
+    const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${[...globs].map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}`;
+    const columns = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
+    return columns.attempt_id.length === expected ? columns : null;
   } catch (error) {
     if (/No files found|No such file|Cannot open file/i.test((error as Error).message)) return null;
     throw error;
@@ -109,10 +110,8 @@ async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Prom
 }
 
 /** The segments' rows wherever they are in their days' partitions (compacted or not). */
-async function readDays(ctx: Context, segments: AwaitingSegment[], days: string[]): Promise<EnvelopeRow[]> {
-  return await readLake<EnvelopeRow>(
-    ctx.duck,
-    `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, ${HIVE})
-     WHERE day IN (${days.map(sqlString).join(", ")}) AND ${segmentFilter(segments)}`,
-  );
+async function readDays(ctx: Context, segments: AwaitingSegment[], days: string[]): Promise<EnvelopeColumns> {
+  const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, ${HIVE})
+     WHERE day IN (${days.map(sqlString).join(", ")}) AND ${segmentFilter(segments)}`;
+  return await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
 }
