@@ -81,6 +81,9 @@ const MIGRATIONS: string[] = [
   // the resolver's intake read each new segment by filtering the whole day of the lake (a footer
   // per part, more every hour of the day) and now opens only that batch's parts.
   `ALTER TABLE lake_segments ADD COLUMN flush_batch TEXT;`,
+  // 7: nothing reads the attempt index by provider since provider_hours (migration 4) counts
+  // diagnose-drop's sends; the index cost a B-tree insert for every resolved attempt.
+  `DROP INDEX IF EXISTS attempt_index_by_provider;`,
 ];
 
 /** Parameters are bound positionally (`?`): text, numbers, null. */
