@@ -1,4 +1,4 @@
-// `bun run soak [--minutes M] [--rate R] [--batch B] [--history N]`: sustained load on a real txray process on
+// `bun run soak [--minutes M] [--rate R] [--batch B] [--history N] [--split]`: sustained load on a real txray process on
 // loopback. Starts `bun src/main.ts` over a temp data directory with its scheduler running every job
 // (flush, resolve, deploys, tables, compact, retention) against a loopback JSON-RPC stand-in for
 // mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
@@ -6,7 +6,10 @@
 // prints one JSON line per minute: resident memory of the server, spool backlog, resolver backlog,
 // ingest and read latency percentiles, errors, job runs. The last line is a JSON summary. Bounded:
 // it stops itself after M minutes (default 10), stops the server and removes its data. With
-// --history N the lake starts with N envelopes of the last 7 days (see below).
+// --history N the lake starts with N envelopes of the last 7 days (see below). With --split, txray
+// runs as two processes over the same data directory, one for ingest and reads and one job runner
+// (docs/scaling.md): the resolver then has a thread of its own instead of sharing the one that
+// answers requests. Memory is then the sum of both.
 
 import { spawn, type Subprocess } from "bun";
 import { createHash, randomBytes } from "node:crypto";
@@ -21,7 +24,7 @@ import { encodeBase58 } from "../src/shared/base58";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { minutes: { type: "string" }, rate: { type: "string" }, batch: { type: "string" }, history: { type: "string" }, "keep-data": { type: "boolean" } },
+  options: { minutes: { type: "string" }, rate: { type: "string" }, batch: { type: "string" }, history: { type: "string" }, "keep-data": { type: "boolean" }, split: { type: "boolean" } },
   strict: true,
 });
 const minutes = Number(values.minutes ?? 10);
@@ -30,7 +33,7 @@ const batchSize = Number(values.batch ?? 500);
 /** Envelopes of history (7 days, the soak's programs and accounts) written to the lake before the server starts. */
 const history = Number(values.history ?? 0);
 if (!(minutes > 0) || !(rate > 0) || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000 || !Number.isInteger(history) || history < 0) {
-  console.error("usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--history N] [--keep-data]");
+  console.error("usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--history N] [--split] [--keep-data]");
   process.exit(2);
 }
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -38,7 +41,7 @@ const MAX_IN_FLIGHT = 32;
 // Hard stop whatever happens: the soak must end by itself.
 const hardStop = setTimeout(() => {
   console.error("soak: hard time limit reached; stopping");
-  server?.kill("SIGKILL");
+  for (const server of servers) server.process.kill("SIGKILL");
   process.exit(3);
 }, (minutes + 5) * 60_000);
 
@@ -148,10 +151,14 @@ const serverEnv: Record<string, string> = {
 };
 // Any txray setting in the environment overrides the soak's defaults.
 for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name in serverEnv && name !== "TXRAY_DATA_DIR") serverEnv[name] = value;
-let server: Subprocess<"ignore", "ignore", "pipe"> | null = spawn(["bun", "src/main.ts"], { cwd: ROOT, env: { ...process.env, ...serverEnv }, stdout: "ignore", stderr: "pipe" });
+type Txray = { process: Subprocess<"ignore", "ignore", "pipe">; url: string };
+const servers: Txray[] = [];
 const serverLog: string[] = [];
-const url = await (async () => {
-  const reader = server!.stderr.getReader();
+/** A txray process, once it says where it listens; its log lines then go to serverLog. */
+async function startTxray(env: Record<string, string>): Promise<Txray> {
+  const child = spawn(["bun", "src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe" });
+  servers.push({ process: child, url: "" });
+  const reader = child.stderr.getReader();
   const decoder = new TextDecoder();
   let text = "";
   const deadline = Date.now() + 60_000;
@@ -173,10 +180,14 @@ const url = await (async () => {
           for (const line of lines) if (line.trim() !== "") serverLog.push(line);
         }
       })();
-      return match[1];
+      servers[servers.length - 1].url = match[1];
+      return servers[servers.length - 1];
     }
   }
-})();
+}
+const url = values.split
+  ? (await startTxray({ ...serverEnv, TXRAY_ROLES: "ingest,read", TXRAY_NODE_ID: "api-1" }), await startTxray({ ...serverEnv, TXRAY_ROLES: "jobs", TXRAY_NODE_ID: "jobs-1" }), servers[0].url)
+  : (await startTxray(serverEnv)).url;
 
 // --- load: envelopes at a steady rate, in batches ---
 const PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
@@ -361,9 +372,15 @@ const percentile = (values: number[], p: number) => {
 // DuckDB, SQLite) apart from file-backed pages (mapped spool segments), which the kernel can drop.
 const residentMb = (): { total: number; anonymous: number; file: number } | null => {
   try {
-    const status = readFileSync(`/proc/${server!.pid}/status`, "utf8");
-    const field = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
-    return { total: field("VmRSS"), anonymous: field("RssAnon"), file: field("RssFile") };
+    const sum = { total: 0, anonymous: 0, file: 0 };
+    for (const server of servers) {
+      const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8");
+      const field = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+      sum.total += field("VmRSS");
+      sum.anonymous += field("RssAnon");
+      sum.file += field("RssFile");
+    }
+    return sum;
   } catch {
     return null;
   }
@@ -431,10 +448,15 @@ await Promise.all([loadLoop, readLoop]);
 while (inFlight > 0) await Bun.sleep(10);
 
 // --- stop everything ---
-server.kill("SIGTERM");
-const exited = await Promise.race([server.exited, Bun.sleep(30_000).then(() => null)]);
-if (exited === null) server.kill("SIGKILL");
-server = null;
+// The ingest process first (it seals its spool), then the job runner.
+const exits: (number | null)[] = [];
+for (const server of servers) {
+  server.process.kill("SIGTERM");
+  const code = await Promise.race([server.process.exited, Bun.sleep(30_000).then(() => null)]);
+  if (code === null) server.process.kill("SIGKILL");
+  exits.push(code);
+}
+const exited = exits.every((code) => code === 0) ? 0 : exits.find((code) => code !== 0) ?? null;
 chain.stop(true);
 if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
 clearTimeout(hardStop);
