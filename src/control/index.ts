@@ -8,3 +8,4 @@ export * from "./segments";
 export * from "./settings";
 export * from "./lease";
 export * from "./ingest-nodes";
+export * from "./signatures";

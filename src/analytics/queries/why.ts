@@ -6,6 +6,7 @@
 // `null` where it does not apply; `issue` is null for a landed transaction.
 
 import type { Context } from "../../context";
+import { BY_SIGNATURE, signatureParams } from "../../control";
 import { decodeTransaction, storyFingerprint, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import { transaction, type DropDiagnosis, type Outcome } from "../../chain/resolve";
@@ -68,11 +69,11 @@ export function requireSignature(sig: string): string {
 /** The attempt a signature stands for: one that reached the chain wins over a drop of a resend. */
 export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
   return ctx.control
-    .query<IndexedAttempt, [string]>(
-      `SELECT * FROM attempt_index WHERE sig = ?
+    .query<IndexedAttempt, [string, string]>(
+      `SELECT * FROM attempt_index WHERE ${BY_SIGNATURE}
        ORDER BY CASE outcome WHEN 'failed_onchain' THEN 0 WHEN 'landed' THEN 1 WHEN 'preflight' THEN 2 ELSE 3 END, resolved_at DESC`,
     )
-    .all(sig);
+    .all(...signatureParams(sig));
 }
 
 /** 404 `pending` with Retry-After when txray holds the signature unresolved (spool, lake or queue). */
