@@ -12,7 +12,7 @@ import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
 import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
-import { ROW_GROUP_LIMITS } from "./publish";
+import { rowGroupLimits } from "./publish";
 import { exchangePaths } from "./exchange";
 import type { DataPaths } from "./paths";
 import type { DatasetName } from "./schema";
@@ -79,7 +79,7 @@ async function compactPartition(deps: CompactDeps, dir: string, minParts: number
       // hive_partitioning = false: the partition's program and day must not become columns of the merged file (DuckDB
       // would infer day as DATE there, and every later read of the partition failed on the mixed types).
       `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false)) TO ${sqlString(join(next, mergedName))}
-       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880, ${ROW_GROUP_LIMITS})`,
+       (FORMAT parquet, COMPRESSION zstd, ${rowGroupLimits(122_880)})`,
     );
     fault("compact:after-merge");
     return await withLease(deps.control, "lake", () => {

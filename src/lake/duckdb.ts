@@ -102,9 +102,14 @@ export async function readAgainAfterSwap<T>(read: () => Promise<T>, attempts = 3
     try {
       return await read();
     } catch (error) {
-      if (attempt >= attempts || !/No such file|Cannot open file/i.test((error as Error).message)) throw error;
+      if (attempt >= attempts || !isPartGone(error)) throw error;
     }
   }
+}
+
+/** A read that named a part no longer there (compaction swapped it away, or a glob matched nothing). */
+export function isPartGone(error: unknown): boolean {
+  return /No such file|Cannot open file|No files found/i.test((error as Error).message);
 }
 
 /** BigInts from DuckDB become numbers (counts and Unix ms fit in 2^53). */

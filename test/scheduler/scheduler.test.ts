@@ -62,6 +62,6 @@ test("a run that reports a backlog is followed by the next within a second, not 
   const scheduler = startScheduler(ctx, [{ job: busy, intervalMs: 60_000 }], {});
   await Bun.sleep(5_000);
   await scheduler.stop();
-  // First run after a second, two more a second apart each; the fourth would wait the minute.
+  // First run after a second, two more 200 ms apart each; the fourth would wait the minute.
   expect(runs).toBe(3);
 }, 15_000);

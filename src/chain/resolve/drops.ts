@@ -68,16 +68,16 @@ export function classifyDrops(items: DropItem[], neighbours: Neighbour[]): DropD
   return classifyDropsFrom(items, { samePayerProgram: neighbours, sends });
 }
 
-/**
- * What classification reads about a run's neighbours, in the form a busy instance can afford:
- * full rows only for the drops' own payer+program pairs (the retry check), and every other send in
- * the window as columns (time, provider, program, outcome, price), which is all the rate and fee
- * checks use. At 2,000 sends/s the window holds millions of sends; as objects they cost hundreds of
- * megabytes per run.
- */
 /** What the retry check reads of a send by the same payer at the same program. */
 export type SamePayerSend = Pick<Neighbour, "sig" | "payer" | "program" | "sentAt" | "outcome">;
 
+/**
+ * What classification reads about a run's neighbours, in the form a busy instance can afford:
+ * signature, time and outcome only for the drops' own payer+program pairs (the retry check), and
+ * every other send in the window as columns (time, provider, program, outcome, price), which is all
+ * the rate and fee checks use. At 2,000 sends/s the window holds millions of sends; as objects they
+ * cost hundreds of megabytes per run.
+ */
 export type NeighbourSet = {
   /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
   samePayerProgram: SamePayerSend[];

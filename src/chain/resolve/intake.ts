@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { markSegmentsTaken, segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
-import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { yieldToEventLoop } from "./pause";
 
 const INTAKE_CHUNK_ROWS = 50_000;
@@ -22,6 +22,8 @@ type EnvelopeColumns = {
   sent_at: number[]; received_at: number[]; rpc_hash: string[]; rpc_label: string[]; payer: string[];
   cu_price_micro_lamports: (number | null)[]; nonce: (boolean | null)[]; kind: string[]; preflight_error: (string | null)[]; simulation_logs: (string[] | null)[];
 };
+
+const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 
 export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number };
 
@@ -55,9 +57,10 @@ export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {})
 
 async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promise<{ rows: number; byDay: boolean }> {
   const days = [...new Set(segments.flatMap((s) => s.days))];
-  const fromParts = days.length === 0 ? null : await readFlushedParts(ctx, segments);
-  const rows = days.length === 0 ? null : (fromParts ?? (await readDays(ctx, segments, days)));
-  const count = rows?.attempt_id.length ?? 0;
+  // Segments without rows (no days) have nothing to read.
+  const fromParts = days.length === 0 ? NO_ROWS : await readFlushedParts(ctx, segments);
+  const c = fromParts ?? (await readDays(ctx, segments, days));
+  const count = c.attempt_id.length;
   const insert = ctx.control.query(
     `INSERT OR IGNORE INTO pending_attempts (attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at,
        rpc_hash, rpc_label, payer, cu_price_micro_lamports, nonce, kind, preflight_error, simulation_logs, next_check_at)
@@ -68,7 +71,6 @@ async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promis
   const takenAt = ctx.clock();
   ctx.control.transaction(() => {
     for (let i = 0; i < count; i++) {
-      const c = rows!;
       insert.run(
         c.attempt_id[i], c.account_id[i], c.program[i], c.sig[i] ?? "", c.last_valid_block_height[i], c.sent_at[i], c.received_at[i], c.rpc_hash[i], c.rpc_label[i],
         c.payer[i], c.cu_price_micro_lamports[i], c.nonce[i] ? 1 : 0, c.kind[i], c.preflight_error[i], c.kind[i] === "preflight" ? JSON.stringify(c.simulation_logs[i] ?? []) : null, takenAt,
@@ -76,7 +78,7 @@ async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promis
     }
     markSegmentsTaken(ctx.control, segments.map((s) => s.segment), takenAt);
   }).immediate();
-  return { rows: count, byDay: days.length > 0 && fromParts === null };
+  return { rows: count, byDay: fromParts === null };
 }
 
 const ENVELOPE_COLUMNS = `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
@@ -104,7 +106,7 @@ async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Prom
     const columns = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
     return columns.attempt_id.length === expected ? columns : null;
   } catch (error) {
-    if (/No files found|No such file|Cannot open file/i.test((error as Error).message)) return null;
+    if (isPartGone(error)) return null;
     throw error;
   }
 }
