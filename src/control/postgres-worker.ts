@@ -1,15 +1,16 @@
 // The thread behind PostgresControlDb (src/control/postgres.ts): owns one PostgreSQL connection
 // (Bun's built-in client, asynchronous) and answers one statement at a time. The caller's thread
 // is blocked in Atomics.wait meanwhile, so the answer goes back through a MessagePort it reads with
-// receiveMessageOnPort, and the shared flag wakes it.
+// receiveMessageOnPort, and the shared flag (set to the id of the request answered) wakes it.
 
 import { SQL } from "bun";
 
 declare const self: Worker;
 
 export type BridgeSetup = { setup: { url: string; flag: SharedArrayBuffer; port: MessagePort } };
-export type BridgeRequest = { text: string; params: unknown[] };
-export type BridgeReply = { ok: true; rows: Record<string, unknown>[]; changes: number } | { ok: false; message: string; code: string | null };
+/** `id` ties a reply to its request; the flag is set to the id of each request answered. */
+export type BridgeRequest = { id: number; text: string; params: unknown[] };
+export type BridgeReply = { id: number } & ({ ok: true; rows: Record<string, unknown>[]; changes: number } | { ok: false; message: string; code: string | null });
 
 /** PostgreSQL type ids that come back as text or BigInt but are numbers to the control plane. */
 const NUMERIC_TYPES = new Set([20, 1700]); // int8, numeric (sum of int8)
@@ -39,12 +40,12 @@ self.onmessage = async (event: MessageEvent<BridgeSetup | BridgeRequest>) => {
       for (const name in plain) if (typeof plain[name] === "bigint") plain[name] = Number(plain[name]);
       rows.push(plain);
     }
-    reply = { ok: true, rows, changes: Number((result as any).count ?? 0) };
+    reply = { id: message.id, ok: true, rows, changes: Number((result as any).count ?? 0) };
   } catch (error) {
     const code = (error as { errno?: string }).errno ?? null;
-    reply = { ok: false, message: error instanceof Error ? error.message : String(error), code: typeof code === "string" ? code : null };
+    reply = { id: message.id, ok: false, message: error instanceof Error ? error.message : String(error), code: typeof code === "string" ? code : null };
   }
   port.postMessage(reply);
-  Atomics.store(flag, 0, 1);
+  Atomics.store(flag, 0, message.id);
   Atomics.notify(flag, 0);
 };

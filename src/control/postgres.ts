@@ -37,8 +37,12 @@ export class PostgresControlDb implements ControlDb {
   private readonly port: MessagePort;
   private depth = 0;
   private closed = false;
+  private lastRequest = 0;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly statementTimeoutMs = STATEMENT_TIMEOUT_MS,
+  ) {
     this.worker = new Worker(new URL("./postgres-worker.ts", import.meta.url).href);
     (this.worker as Worker & { unref(): void }).unref();
     const { port1, port2 } = new MessageChannel();
@@ -51,22 +55,35 @@ export class PostgresControlDb implements ControlDb {
   /** Runs PostgreSQL text as is (no dialect rewrite) and returns its rows. */
   call(text: string, params: unknown[]): { rows: Record<string, unknown>[]; changes: number } {
     if (this.closed) throw new ControlPlaneError("the control database is closed", null);
-    Atomics.store(this.flag, 0, 0);
-    const request: BridgeRequest = { text, params: params.map((value) => (typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value)) };
+    const id = (this.lastRequest = (this.lastRequest % 0x7fffffff) + 1);
+    const request: BridgeRequest = { id, text, params: params.map((value) => (typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value)) };
     this.worker.postMessage(request);
-    if (Atomics.wait(this.flag, 0, 0, STATEMENT_TIMEOUT_MS) === "timed-out") {
-      throw new ControlPlaneError(`the control database (PostgreSQL) did not answer within ${STATEMENT_TIMEOUT_MS / 1000} s`, null);
-    }
-    let received = receiveMessageOnPort(this.port as any);
-    // The reply is posted before the flag is set; allow for it reaching the port a moment later.
-    for (let spins = 0; received === undefined && spins < 1000; spins++) {
-      Atomics.wait(this.flag, 0, 1, 1);
-      received = receiveMessageOnPort(this.port as any);
-    }
-    if (received === undefined) throw new ControlPlaneError("the control database bridge lost a reply", null);
-    const reply = received.message as BridgeReply;
+    const reply = this.awaitReply(id);
     if (!reply.ok) throw new ControlPlaneError(`control database: ${reply.message}`, reply.code);
     return reply;
+  }
+
+  /**
+   * Blocks until the reply to request `id` is on the port. Replies carry their request's id: the
+   * reply to a statement that timed out arrives later, and is dropped here instead of being taken
+   * for the answer to the next statement (which once shifted every later answer by one). The flag
+   * holds the id of the last request answered; the reply may reach the port a moment after it.
+   */
+  private awaitReply(id: number): BridgeReply {
+    const deadline = performance.now() + this.statementTimeoutMs;
+    for (;;) {
+      const received = receiveMessageOnPort(this.port as any);
+      if (received !== undefined) {
+        const reply = received.message as BridgeReply;
+        if (reply.id === id) return reply;
+        continue; // a late reply to a statement whose caller already gave up
+      }
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) throw new ControlPlaneError(`the control database (PostgreSQL) did not answer within ${this.statementTimeoutMs / 1000} s`, null);
+      const answered = Atomics.load(this.flag, 0);
+      // Sleep until the worker answers something (the flag changes), or 1 ms once ours is answered and its reply is in flight.
+      Atomics.wait(this.flag, 0, answered, answered === id ? 1 : Math.min(remaining, 1000));
+    }
   }
 
   query<Row = unknown, Params extends ControlParams = any[]>(sql: string): ControlStatement<Row, Params> {

@@ -1,0 +1,34 @@
+// The synchronous bridge to PostgreSQL (src/control/postgres.ts) must pair every answer with its own
+// statement. A statement that times out still gets its answer later; that late answer once became
+// the answer to the next statement, and to every one after it (a job runner in the scale-out test
+// then failed every run with "JSON Parse error" until restarted). Runs in a throwaway cluster;
+// skipped, saying why, without PostgreSQL's binaries.
+
+import { afterAll, expect, test } from "bun:test";
+import { PostgresControlDb } from "../../src/control/postgres";
+import { POSTGRES_MISSING, postgresBinaries, startPostgres, type PostgresCluster } from "../helpers/postgres";
+
+const bin = postgresBinaries();
+if (!bin) console.warn(`postgres-bridge.test skipped: ${POSTGRES_MISSING}`);
+
+let cluster: PostgresCluster | null = null;
+let db: PostgresControlDb | null = null;
+afterAll(async () => {
+  db?.close();
+  await cluster?.stop();
+});
+
+test.skipIf(!bin)("a statement's late answer is dropped, never taken for the next statement's", async () => {
+  cluster = await startPostgres(bin!);
+  db = new PostgresControlDb(await cluster.createDatabase("bridge"), 300);
+  expect(() => db!.call("SELECT pg_sleep(1) AS slept, 'late' AS answer", [])).toThrow("did not answer within 0.3 s");
+  // The connection is still busy with the sleep: this waits for it, then gets its own answer.
+  const started = performance.now();
+  expect(() => db!.call("SELECT pg_sleep(0.5) AS slept, 'also late' AS answer", [])).toThrow("did not answer");
+  expect(performance.now() - started).toBeLessThan(5_000);
+  await Bun.sleep(1_500); // both late answers are on the port now
+  expect(db.call("SELECT $1::int AS answer", [42]).rows).toEqual([{ answer: 42 }]);
+  for (let i = 0; i < 200; i++) expect(db.call("SELECT $1::int AS answer", [i]).rows[0]).toEqual({ answer: i });
+  expect(() => db!.call("SELECT * FROM no_such_table", [])).toThrow("no_such_table");
+  expect(db.call("SELECT 'after an error' AS answer", []).rows).toEqual([{ answer: "after an error" }]);
+}, 60_000);
