@@ -459,6 +459,7 @@ class Transport {
   warned = new Set;
   aborters = new Set;
   closed = false;
+  sending = 0;
   stats = { queued: 0, sent: 0, beaconed: 0, dropped: 0, rejected: 0, retries: 0, lastError: null };
   url;
   constructor(options) {
@@ -479,7 +480,7 @@ class Transport {
   }
   discard(match) {
     this.queue = this.queue.filter((envelope) => !match(envelope));
-    this.stats.queued = this.queue.length;
+    this.countQueued();
   }
   trim() {
     const excess = this.queue.length - this.options.maxQueue;
@@ -487,7 +488,10 @@ class Transport {
       this.queue.splice(0, excess);
       this.stats.dropped += excess;
     }
-    this.stats.queued = this.queue.length;
+    this.countQueued();
+  }
+  countQueued() {
+    this.stats.queued = this.queue.length + this.sending;
   }
   warnOnce(id, message) {
     if (this.warned.has(id))
@@ -540,7 +544,7 @@ class Transport {
       batch.push(this.queue[batch.length]);
     }
     this.queue.splice(0, batch.length);
-    this.stats.queued = this.queue.length;
+    this.countQueued();
     return { batch, body: JSON.stringify({ apiKey: this.key, envelopes: batch }) };
   }
   putBack(batch) {
@@ -555,13 +559,15 @@ class Transport {
     if (this.key === undefined) {
       this.stats.dropped += this.queue.length;
       this.queue.length = 0;
-      this.stats.queued = 0;
+      this.countQueued();
       return;
     }
     const taken = this.take(MAX_BODY_BYTES, this.options.batchSize);
     if (!taken)
       return;
     const { batch, body } = taken;
+    this.sending = batch.length;
+    this.countQueued();
     const abort = new AbortController;
     this.aborters.add(abort);
     const timeout = unref(setTimeout(() => abort.abort(), this.options.requestTimeoutMs));
@@ -581,6 +587,8 @@ class Transport {
     } finally {
       clearTimeout(timeout);
       this.aborters.delete(abort);
+      this.sending = 0;
+      this.countQueued();
     }
     if (response && response.status === 202) {
       this.stats.sent += batch.length;

@@ -24,7 +24,7 @@ export interface TransportOptions {
 }
 
 export interface TransportStats {
-  /** Envelopes waiting to be sent. */
+  /** Envelopes not yet acknowledged: waiting in the queue, or in a request still in flight. */
   queued: number;
   /** Envelopes the service acknowledged (202). */
   sent: number;
@@ -64,6 +64,8 @@ export class Transport {
   private warned = new Set<string>();
   private aborters = new Set<AbortController>();
   private closed = false;
+  /** Envelopes of the request in flight (taken off the queue, not yet answered). */
+  private sending = 0;
   readonly stats: TransportStats = { queued: 0, sent: 0, beaconed: 0, dropped: 0, rejected: 0, retries: 0, lastError: null };
   readonly url: string;
 
@@ -88,7 +90,7 @@ export class Transport {
   /** Removes queued envelopes that `match` (not yet sent). */
   discard(match: (envelope: Envelope) => boolean): void {
     this.queue = this.queue.filter((envelope) => !match(envelope));
-    this.stats.queued = this.queue.length;
+    this.countQueued();
   }
 
   private trim(): void {
@@ -97,7 +99,12 @@ export class Transport {
       this.queue.splice(0, excess);
       this.stats.dropped += excess;
     }
-    this.stats.queued = this.queue.length;
+    this.countQueued();
+  }
+
+  /** `queued` counts the batch in flight too: a flush that ends during a request has not delivered it. */
+  private countQueued(): void {
+    this.stats.queued = this.queue.length + this.sending;
   }
 
   private warnOnce(id: string, message: string): void {
@@ -152,7 +159,7 @@ export class Transport {
       batch.push(this.queue[batch.length]);
     }
     this.queue.splice(0, batch.length);
-    this.stats.queued = this.queue.length;
+    this.countQueued();
     return { batch, body: JSON.stringify({ apiKey: this.key, envelopes: batch }) };
   }
 
@@ -166,12 +173,14 @@ export class Transport {
     if (this.key === undefined) {
       this.stats.dropped += this.queue.length;
       this.queue.length = 0;
-      this.stats.queued = 0;
+      this.countQueued();
       return;
     }
     const taken = this.take(MAX_BODY_BYTES, this.options.batchSize);
     if (!taken) return;
     const { batch, body } = taken;
+    this.sending = batch.length;
+    this.countQueued();
     const abort = new AbortController();
     this.aborters.add(abort);
     const timeout = unref(setTimeout(() => abort.abort(), this.options.requestTimeoutMs));
@@ -193,6 +202,8 @@ export class Transport {
     } finally {
       clearTimeout(timeout);
       this.aborters.delete(abort);
+      this.sending = 0;
+      this.countQueued();
     }
     if (response && response.status === 202) {
       this.stats.sent += batch.length;

@@ -150,7 +150,11 @@ describe("a txray service that is dead, slow or rate limiting never reaches the 
     expect(answered).toBe(false);
     await txray.flush(); // bounded: resolves although the service has not answered
     expect(answered).toBe(false);
+    // The held request's envelope is not delivered: it still counts as queued, beside the second one.
+    expect(txray.stats()).toMatchObject({ queued: 2, sent: 0 });
     release();
+    for (const deadline = Date.now() + 10_000; txray.stats().sent < 2 && Date.now() < deadline; ) await txray.flush();
+    expect(txray.stats()).toMatchObject({ queued: 0, sent: 2 });
   });
 
   test("429 with Retry-After: sends succeed, the batch is kept and not retried before the service allows it", async () => {

@@ -13,7 +13,7 @@ export interface TransportOptions {
     warn: (message: string) => void;
 }
 export interface TransportStats {
-    /** Envelopes waiting to be sent. */
+    /** Envelopes not yet acknowledged: waiting in the queue, or in a request still in flight. */
     queued: number;
     /** Envelopes the service acknowledged (202). */
     sent: number;
@@ -41,6 +41,8 @@ export declare class Transport {
     private warned;
     private aborters;
     private closed;
+    /** Envelopes of the request in flight (taken off the queue, not yet answered). */
+    private sending;
     readonly stats: TransportStats;
     readonly url: string;
     constructor(options: TransportOptions);
@@ -48,6 +50,8 @@ export declare class Transport {
     /** Removes queued envelopes that `match` (not yet sent). */
     discard(match: (envelope: Envelope) => boolean): void;
     private trim;
+    /** `queued` counts the batch in flight too: a flush that ends during a request has not delivered it. */
+    private countQueued;
     private warnOnce;
     private schedule;
     /** Starts sending one batch when nothing is in flight and no backoff is running. */
