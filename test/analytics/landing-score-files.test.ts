@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { generateLake } from "../../src/analytics/generate";
-import { accountCeiling, readProgramNames, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
+import { accountCeiling, computeLandingScore, readProgramNames, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { SCHEMA_DOC, snapshotJsonSchema } from "../../src/analytics/landing-score/schema-json";
 import { run } from "../../src/cli/commands";
 import { END_MS } from "./support";
@@ -149,4 +149,36 @@ test("the repository's snapshots/programs.json is a valid names file", () => {
   const names = readProgramNames(join(import.meta.dir, "..", "..", "snapshots"));
   expect(Object.keys(names).length).toBeGreaterThan(0);
   expect(names.JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4).toBeString();
+});
+
+describe("compaction during the read", () => {
+  test("a part swapped away between the listing and the read: the read is made again, the same snapshot", async () => {
+    const options = { date: DATE, minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS, maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE, names: {} };
+    const expected = await computeLandingScore(ctx.paths, () => ctx.duck.connect(), options);
+    expect(expected.snapshot.programs.length).toBe(3);
+    // What compaction does to every envelope partition, done right after the parts were listed:
+    // the partition's parts become one part of the same rows under a new name.
+    let connects = 0;
+    const swapped: string[] = [];
+    const connect = async () => {
+      if (connects++ === 0) {
+        const root = ctx.paths.dataset("envelopes");
+        for (const program of readdirSync(root)) {
+          for (const day of readdirSync(join(root, program))) {
+            const dir = join(root, program, day);
+            const parts = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
+            const merged = join(dir, `part-c-${Bun.randomUUIDv7()}-0.parquet`);
+            await ctx.duck.run(`COPY (SELECT * FROM read_parquet([${parts.map((name) => `'${join(dir, name)}'`).join(", ")}], hive_partitioning = false)) TO '${merged}' (FORMAT parquet)`);
+            for (const name of parts) rmSync(join(dir, name));
+            swapped.push(...parts);
+          }
+        }
+      }
+      return await ctx.duck.connect();
+    };
+    const raced = await computeLandingScore(ctx.paths, connect, options);
+    expect(swapped.length).toBeGreaterThan(0);
+    expect(connects).toBe(2); // the first read failed on a listed part that was gone, the second listed again
+    expect(raced).toEqual(expected);
+  });
 });

@@ -4,7 +4,7 @@
 // counts, rates, Wilson intervals, provider mix, trust fields, listing rules and rank.
 
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { plainRow } from "../../lake/duckdb";
+import { plainRow, readAgainAfterSwap } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import { isBase58Address } from "../../shared/base58";
 import { ratio, wilson } from "../stats";
@@ -48,56 +48,11 @@ export async function computeLandingScore(
   const maxSampledSends = options.maxSampledSends ?? MAX_SAMPLED_SENDS;
   const minimumSends = options.minimumSends ?? MINIMUM_SENDS;
   const window = scoreWindow(options.date);
-  const files = windowFiles(paths, window);
-  const details: ScoreDetails = { programsWithSends: 0, sampledSends: 0, countedSends: 0, listed: 0, belowMinimumSends: 0, belowMinimumAccounts: 0, cappedAccounts: 0 };
-  let cells: Cell[] = [];
-  const rates = new Map<string, number>();
-
-  if (files.envelopes.length > 0) {
-    const connection = await connect();
-    const all = async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T);
-    try {
-      const range = { since: window.since, until: window.until, resolvedBefore: window.resolvedBefore };
-      const sendCounts = await all<{ program: string; sends: number }>(scoreSql("send_counts", { envelopeFiles: files.envelopes, ...range }));
-      details.programsWithSends = sendCounts.length;
-      await connection.run("CREATE OR REPLACE TEMP TABLE sample_rates (program VARCHAR, threshold VARCHAR)");
-      const appender = await connection.createAppender("sample_rates");
-      for (const { program, sends } of sendCounts) {
-        const rate = sampleRateFor(sends, maxSampledSends);
-        rates.set(program, rate);
-        const threshold = sampleThreshold(rate);
-        appender.appendVarchar(program);
-        if (threshold === null) appender.appendNull();
-        else appender.appendVarchar(threshold);
-        appender.endRow();
-      }
-      appender.closeSync();
-      if (files.resolutions.length > 0 && sendCounts.length > 0) {
-        await connection.run(scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...range }));
-        await connection.run(scoreSql("uncapped_sends"));
-        const sampled = await all<Cell>(scoreSql("send_cells"));
-        details.sampledSends = sampled.reduce((sum, c) => sum + c.sends, 0);
-        const caps = accountCaps(sampled, options.maxAccountShare);
-        details.cappedAccounts = caps.length;
-        cells = sampled;
-        if (caps.length > 0) {
-          await connection.run("CREATE OR REPLACE TEMP TABLE account_caps (program VARCHAR, account_id VARCHAR, keep BIGINT)");
-          const capAppender = await connection.createAppender("account_caps");
-          for (const cap of caps) {
-            capAppender.appendVarchar(cap.program);
-            capAppender.appendVarchar(cap.account);
-            capAppender.appendBigInt(BigInt(cap.keep));
-            capAppender.endRow();
-          }
-          capAppender.closeSync();
-          await connection.run(scoreSql("capped_sends"));
-          cells = await all<Cell>(scoreSql("send_cells"));
-        }
-      }
-    } finally {
-      connection.closeSync();
-    }
-  }
+  // Compaction may swap a listed part away between the listing and DuckDB opening it; the swapped
+  // partition holds the same rows, so the whole read is made again over a fresh listing.
+  const read = await readAgainAfterSwap(() => readSampledCells(paths, connect, window, maxSampledSends, options.maxAccountShare));
+  const { cells, rates } = read;
+  const details: ScoreDetails = { ...read.details, countedSends: 0, listed: 0, belowMinimumSends: 0, belowMinimumAccounts: 0 };
 
   const tallies = tally(cells);
   details.countedSends = cells.reduce((sum, c) => sum + c.sends, 0);
@@ -150,6 +105,64 @@ export async function computeLandingScore(
     programs: rows.map((row, k) => ({ rank: k + 1, ...row })),
   };
   return { snapshot, details };
+}
+
+type SampledCells = { cells: Cell[]; rates: Map<string, number>; details: Pick<ScoreDetails, "programsWithSends" | "sampledSends" | "cappedAccounts"> };
+
+/** Lists the window's parts, then samples, joins and caps them in DuckDB: the per-cell send counts. */
+async function readSampledCells(
+  paths: DataPaths,
+  connect: () => Promise<DuckDBConnection>,
+  window: { since: number; until: number; resolvedBefore: number },
+  maxSampledSends: number,
+  maxAccountShare: number,
+): Promise<SampledCells> {
+  const files = windowFiles(paths, window);
+  const result: SampledCells = { cells: [], rates: new Map(), details: { programsWithSends: 0, sampledSends: 0, cappedAccounts: 0 } };
+  if (files.envelopes.length === 0) return result;
+  const connection = await connect();
+  const all = async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T);
+  try {
+    const range = { since: window.since, until: window.until, resolvedBefore: window.resolvedBefore };
+    const sendCounts = await all<{ program: string; sends: number }>(scoreSql("send_counts", { envelopeFiles: files.envelopes, ...range }));
+    result.details.programsWithSends = sendCounts.length;
+    await connection.run("CREATE OR REPLACE TEMP TABLE sample_rates (program VARCHAR, threshold VARCHAR)");
+    const appender = await connection.createAppender("sample_rates");
+    for (const { program, sends } of sendCounts) {
+      const rate = sampleRateFor(sends, maxSampledSends);
+      result.rates.set(program, rate);
+      const threshold = sampleThreshold(rate);
+      appender.appendVarchar(program);
+      if (threshold === null) appender.appendNull();
+      else appender.appendVarchar(threshold);
+      appender.endRow();
+    }
+    appender.closeSync();
+    if (files.resolutions.length === 0 || sendCounts.length === 0) return result;
+    await connection.run(scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...range }));
+    await connection.run(scoreSql("uncapped_sends"));
+    const sampled = await all<Cell>(scoreSql("send_cells"));
+    result.details.sampledSends = sampled.reduce((sum, c) => sum + c.sends, 0);
+    const caps = accountCaps(sampled, maxAccountShare);
+    result.details.cappedAccounts = caps.length;
+    result.cells = sampled;
+    if (caps.length > 0) {
+      await connection.run("CREATE OR REPLACE TEMP TABLE account_caps (program VARCHAR, account_id VARCHAR, keep BIGINT)");
+      const capAppender = await connection.createAppender("account_caps");
+      for (const cap of caps) {
+        capAppender.appendVarchar(cap.program);
+        capAppender.appendVarchar(cap.account);
+        capAppender.appendBigInt(BigInt(cap.keep));
+        capAppender.endRow();
+      }
+      capAppender.closeSync();
+      await connection.run(scoreSql("capped_sends"));
+      result.cells = await all<Cell>(scoreSql("send_cells"));
+    }
+    return result;
+  } finally {
+    connection.closeSync();
+  }
 }
 
 /** Envelope parts of the window's days; resolution parts from its first day to the grace cut-off's day. */
