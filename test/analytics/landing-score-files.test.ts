@@ -11,6 +11,7 @@ import { generateLake } from "../../src/analytics/generate";
 import { accountCeiling, computeLandingScore, readProgramNames, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { SCHEMA_DOC, snapshotJsonSchema } from "../../src/analytics/landing-score/schema-json";
 import { run } from "../../src/cli/commands";
+import { sqlString } from "../../src/lake/duckdb";
 import { END_MS } from "./support";
 import { readJson, scoreContext, type ScoreContext } from "./landing-score-support";
 
@@ -168,7 +169,7 @@ describe("compaction during the read", () => {
             const dir = join(root, program, day);
             const parts = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
             const merged = join(dir, `part-c-${Bun.randomUUIDv7()}-0.parquet`);
-            await ctx.duck.run(`COPY (SELECT * FROM read_parquet([${parts.map((name) => `'${join(dir, name)}'`).join(", ")}], hive_partitioning = false)) TO '${merged}' (FORMAT parquet)`);
+            await ctx.duck.run(`COPY (SELECT * FROM read_parquet([${parts.map((name) => sqlString(join(dir, name))).join(", ")}], hive_partitioning = false)) TO ${sqlString(merged)} (FORMAT parquet)`);
             for (const name of parts) rmSync(join(dir, name));
             swapped.push(...parts);
           }

@@ -15,7 +15,7 @@ import { sampleRateFor, sampleThreshold } from "./sample";
 import type { ProgramNames, ProviderShare, ScoreRow, Snapshot } from "./snapshot";
 import { scoreSql } from "./sql";
 import { accountKeep } from "./trust";
-import { daysBetween, scoreWindow } from "./window";
+import { daysBetween, scoreWindow, type ScoreWindow } from "./window";
 
 export type ScoreOptions = {
   date: string;
@@ -113,7 +113,7 @@ type SampledCells = { cells: Cell[]; rates: Map<string, number>; details: Pick<S
 async function readSampledCells(
   paths: DataPaths,
   connect: () => Promise<DuckDBConnection>,
-  window: { since: number; until: number; resolvedBefore: number },
+  window: ScoreWindow,
   maxSampledSends: number,
   maxAccountShare: number,
 ): Promise<SampledCells> {
@@ -123,8 +123,7 @@ async function readSampledCells(
   const connection = await connect();
   const all = async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T);
   try {
-    const range = { since: window.since, until: window.until, resolvedBefore: window.resolvedBefore };
-    const sendCounts = await all<{ program: string; sends: number }>(scoreSql("send_counts", { envelopeFiles: files.envelopes, ...range }));
+    const sendCounts = await all<{ program: string; sends: number }>(scoreSql("send_counts", { envelopeFiles: files.envelopes, ...window }));
     result.details.programsWithSends = sendCounts.length;
     await connection.run("CREATE OR REPLACE TEMP TABLE sample_rates (program VARCHAR, threshold VARCHAR)");
     const appender = await connection.createAppender("sample_rates");
@@ -139,7 +138,7 @@ async function readSampledCells(
     }
     appender.closeSync();
     if (files.resolutions.length === 0 || sendCounts.length === 0) return result;
-    await connection.run(scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...range }));
+    await connection.run(scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...window }));
     await connection.run(scoreSql("uncapped_sends"));
     const sampled = await all<Cell>(scoreSql("send_cells"));
     result.details.sampledSends = sampled.reduce((sum, c) => sum + c.sends, 0);
@@ -166,7 +165,7 @@ async function readSampledCells(
 }
 
 /** Envelope parts of the window's days; resolution parts from its first day to the grace cut-off's day. */
-function windowFiles(paths: DataPaths, window: { since: number; until: number; resolvedBefore: number }) {
+function windowFiles(paths: DataPaths, window: ScoreWindow) {
   const envelopeDays = daysBetween(window.since, window.until - 1);
   const resolutionDays = daysBetween(window.since, window.resolvedBefore - 1);
   const pick = (dataset: "envelopes" | "resolutions", days: string[]) => {
