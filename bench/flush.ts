@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
-import type { Envelope } from "../src/ingest/envelope";
-import { newSegmentName } from "../src/ingest/spool";
-import { encodeSpoolBatch } from "../src/ingest/spool-line";
-import { encodeFrames, framesFileOf } from "../src/ingest/spool-frames";
-import { flushSpool } from "../src/lake/flush";
+import type { Envelope } from "../src/shared/envelope";
+import { newSegmentName } from "../src/spool/spool";
+import { encodeSpoolBatch } from "../src/spool/line-format";
+import { encodeFrames, framesFileOf } from "../src/spool/frames";
+import { flushSpool } from "../src/lake/flush-spool";
 import { silentLogger } from "../src/shared/logger";
 import { makeEnvelope, randomAddress } from "../test/helpers/envelopes";
 

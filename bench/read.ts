@@ -15,7 +15,7 @@ import { closeServingTables, servingTables } from "../src/analytics/serving/read
 import { createApp } from "../src/api/app";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
-import { Spool } from "../src/ingest/spool";
+import { Spool } from "../src/spool/spool";
 import { silentLogger } from "../src/shared/logger";
 import { BENCH_END_MS, benchEnvelopes, benchLake } from "./tables";
 

@@ -2,11 +2,11 @@
 // ingested and flushed, then one resolve run against the chain. Prints rpcRequestsPer1000Attempts
 // (HTTP requests the resolver made; target ≤ 100 at a 10% failure rate) and attemptsPerSec.
 import { loadIdls } from "../src/chain/idl";
-import { startLocalnet } from "../src/chain/localnet";
+import { startLocalnet } from "../devkit/localnet";
 import { resolvePending } from "../src/chain/resolve";
 import { createRpcClient } from "../src/chain/rpc";
-import { runTraffic, submitEnvelopes } from "../src/chain/simulate";
-import { flushSpool } from "../src/lake/flush";
+import { runTraffic, submitEnvelopes } from "../devkit/simulate";
+import { flushSpool } from "../src/lake/flush-spool";
 import { testServer } from "../test/helpers/server";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 2000);

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateLake } from "../src/analytics/generate";
+import { generateLake } from "../devkit/generate";
 import { buildServingTables } from "../src/analytics/tables/build";
 import { loadConfig } from "../src/config";
 import { createContext, type Context } from "../src/context";

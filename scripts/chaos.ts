@@ -1,6 +1,6 @@
 // `bun run chaos [--kills N] [--seed S]`: crash safety under SIGKILL at many moments (issue 14).
 //
-// A LiteSVM local chain (src/chain/localnet) carries real traffic (landed, failed on chain,
+// A LiteSVM local chain (devkit/localnet) carries real traffic (landed, failed on chain,
 // preflight, dropped) so resolve does real work. Then, again and again, txray is started on one
 // data directory and killed with SIGKILL:
 //   - the server (ingest + scheduler, every job in-process) under concurrent ingest, either at a
@@ -22,19 +22,19 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalnet } from "../src/chain/localnet";
-import { runTraffic } from "../src/chain/simulate";
+import { startLocalnet } from "../devkit/localnet";
+import { runTraffic } from "../devkit/simulate";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
 import { createAccountKey, openControlDb } from "../src/control";
-import type { Envelope } from "../src/ingest/envelope";
+import type { Envelope } from "../src/shared/envelope";
 import { dataPaths } from "../src/lake/paths";
-import { runJob } from "../src/scheduler";
-import { jobByName } from "../src/scheduler/registry";
+import { runJob } from "../src/jobs/scheduler";
+import { jobByName } from "../src/jobs/registry";
 import { encodeBase58 } from "../src/shared/base58";
 import { type FaultPoint } from "../src/shared/fault";
 import { silentLogger } from "../src/shared/logger";
-import { mulberry32 } from "../src/chain/localnet";
+import { mulberry32 } from "../devkit/localnet";
 
 export type Scenario =
   | { target: "server"; point: FaultPoint | null }
@@ -250,7 +250,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       COMPACT_INTERVAL_MS: "400", TABLES_INTERVAL_MS: "500", DEPLOYS_INTERVAL_MS: "3600000", SHUTDOWN_TIMEOUT_MS: "5000",
     };
     const startServer = async (extra: Record<string, string>) => {
-      const server = startChild(["bun", "run", "src/main.ts"], { ...env, ...extra });
+      const server = startChild(["bun", "run", "src/bin/server.ts"], { ...env, ...extra });
       const listening = await server.waitFor(/"message":"txray listening","url":"([^"]+)"/, 30_000);
       if (!listening) throw new Error(`server did not start:\n${server.output.slice(-2000)}`);
       return { server, url: listening[1] };

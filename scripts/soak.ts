@@ -1,5 +1,5 @@
 // `bun run soak [--minutes M] [--rate R] [--batch B] [--history N] [--split]`: sustained load on a real txray process on
-// loopback. Starts `bun src/main.ts` over a temp data directory with its scheduler running every job
+// loopback. Starts `bun src/bin/server.ts` over a temp data directory with its scheduler running every job
 // (flush, resolve, deploys, tables, compact, retention) against a loopback JSON-RPC stand-in for
 // mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
 // 20,000) in batches, queries every read route (and MCP tools when /mcp exists) meanwhile, and
@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
-import { generateLake } from "../src/analytics/generate";
+import { generateLake } from "../devkit/generate";
 import { encodeBase58 } from "../src/shared/base58";
 
 const { values } = parseArgs({
@@ -156,7 +156,7 @@ const servers: Txray[] = [];
 const serverLog: string[] = [];
 /** A txray process, once it says where it listens; its log lines then go to serverLog. */
 async function startTxray(env: Record<string, string>): Promise<Txray> {
-  const child = spawn(["bun", "src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe" });
+  const child = spawn(["bun", "src/bin/server.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe" });
   servers.push({ process: child, url: "" });
   const reader = child.stderr.getReader();
   const decoder = new TextDecoder();

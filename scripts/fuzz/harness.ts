@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createApp } from "../../src/api/app";
 import { loadConfig } from "../../src/config";

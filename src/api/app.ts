@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import { PrincipalCache } from "../control";
 import type { Context } from "../context";
-import type { Spool } from "../ingest/spool";
+import type { Spool } from "../spool";
 import { TxrayError } from "../shared/errors";
 import { errorResponse, json } from "./http";
 import { TokenBuckets } from "./rate-limit";
@@ -15,13 +15,13 @@ import { prepareBatch } from "../ingest/prepare";
 import type { IngestWorkers } from "../ingest/workers";
 import type { NativeEncoder } from "../ingest/native";
 import { listPrograms } from "./routes/programs";
-import { serviceStatus } from "./routes/status";
-import { chainAccess } from "./chain-access";
+import { serviceStatus } from "../contract";
+import { chainAccess } from "../contract";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
 import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PATH, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
-import { parseRoles } from "../config/roles";
+import { parseRoles } from "../config";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,

@@ -6,10 +6,9 @@ import { loadConfig, ConfigError } from "../config";
 import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
 import { createContext } from "../context";
 import { dataPaths } from "../lake/paths";
-import { runJobsFromOutside } from "../scheduler/outside";
-import { JOBS, PUBLISHING_JOBS, jobByName } from "../scheduler/registry";
+import { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, runJobsFromOutside } from "../jobs";
+import { Stopped } from "../shared/stop";
 import { checkDate } from "../analytics/landing-score";
-import { landingScoreJobFor, LANDING_SCORE_JOB } from "../../jobs/landing-score";
 import { userConfigPath, writeUserConfig } from "./user-config";
 
 export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
@@ -21,6 +20,7 @@ const USAGE = `usage: txray <command>
   keys list [--json]      list keys (ids, accounts, scopes; never the keys)
   keys revoke <key-id>    revoke a key by its id (key_…)
   jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")} (all: these, in order)
+  jobs run tables --full  rebuild every serving unit instead of reusing the previous build's
   jobs run landing-score [--date YYYY-MM-DD]
                           publish the Landing Score for a date (default: the last complete UTC day)
   idl add <program> <file>
@@ -132,9 +132,17 @@ function keysRevoke(args: string[], config: ReturnType<typeof loadConfig>, io: I
   }
 }
 
+/**
+ * `txray jobs run <name|all>`: the one way to run a job once outside the server. Exits 0 when every
+ * step succeeded, 1 otherwise, printing each step's outcome as JSON. SIGTERM or SIGINT (`signal`)
+ * stops the job at its next safe point (src/shared/stop.ts), and the run exits 1.
+ */
 async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
-  // --date belongs to landing-score alone; any other job refuses it.
-  const { positionals, values } = parse(args, args.includes(LANDING_SCORE_JOB) ? { date: { type: "string" } } : {});
+  // --date belongs to landing-score alone and --full to tables alone; any other job refuses them.
+  const options: Parameters<typeof parse>[1] = {};
+  if (args.includes("landing-score")) options.date = { type: "string" };
+  if (args.includes("tables")) options.full = { type: "boolean" };
+  const { positionals, values } = parse(args, options);
   const name = positionals[0];
   if (!name) throw new UsageError("jobs run needs a job name");
   const date = values.date as string | undefined;
@@ -142,19 +150,23 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
     const problem = checkDate(date, Date.now());
     if (problem) throw new UsageError(problem);
   }
-  const jobs = name === "all" ? JOBS : [name === LANDING_SCORE_JOB ? landingScoreJobFor(date) : jobByName(name)];
-  if (jobs.some((job) => job === undefined)) {
-    throw new UsageError(`unknown job: ${name} (jobs: ${[...JOBS, ...PUBLISHING_JOBS].map((job) => job.name).join(", ")}, all)`);
+  const job = name === "all" ? null : jobFor(name, { date, full: values.full === true });
+  if (name !== "all" && job === undefined) {
+    throw new UsageError(`unknown job: ${name} (jobs: ${[...JOBS, ...PUBLISHING_JOBS].map((known) => known.name).join(", ")}, all)`);
   }
   const ctx = await createContext(config);
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Stopped());
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, stop);
   try {
-    // Live servers seal first; a tables run flushes first (src/scheduler/outside.ts, docs/lake.md).
-    const ok = await runJobsFromOutside(ctx, jobs as NonNullable<(typeof jobs)[number]>[], {
+    // Live servers seal first; a tables run flushes first (src/jobs/outside.ts, docs/lake.md).
+    const ok = await runJobsFromOutside(ctx, planOutsideRun(job ? [job] : JOBS), {
       outcome: (outcome) => io.stdout(JSON.stringify(outcome) + "\n"),
       warn: (text) => io.stderr(`txray: warning: ${text}\n`),
-    });
+    }, { signal: controller.signal });
     return ok ? 0 : 1;
   } finally {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.off(signal, stop);
     ctx.close();
   }
 }

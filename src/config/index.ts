@@ -77,3 +77,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   config.snapshotsDir = resolve(config.TXRAY_SNAPSHOTS_DIR);
   return config;
 }
+export { parseRoles, type Role, type Roles } from "./roles";

@@ -3,3 +3,6 @@
 export { argsFromRequest, PARAMS, QUESTIONS, questionByName, type ParamName, type Question, type QuestionArgs, type QuestionDeps } from "./questions";
 export { summarize, summaryText, type Summary } from "./summaries";
 export { openApiDocument, openApiPath } from "./openapi";
+export { optionalPrincipal, requirePrincipal, scopeAccount, accountForScope, presentedKey } from "./auth";
+export { chainAccess } from "./chain-access";
+export { serviceStatus } from "./status";

@@ -4,12 +4,12 @@
 // shape the server does not give. Served at GET /openapi.json and rendered at /docs.
 
 import { z } from "zod";
-import { ingestBodySchema } from "../ingest/envelope";
+import { ingestBodySchema } from "../shared/envelope";
 import {
   ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
-} from "../analytics/queries/schemas";
+} from "../analytics/queries";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
-import { VERSION } from "../version";
+import { VERSION } from "../shared/version";
 import { PARAMS, QUESTIONS, type ParamName } from "./questions";
 
 type JsonObject = Record<string, unknown>;

@@ -9,14 +9,14 @@ import type { Context } from "../context";
 import {
   baseline, cuHeadroom, ecosystem, providerReport, releaseDiff, topIssues, walletHistory,
 } from "../analytics/queries";
-import { why } from "../analytics/queries/why";
-import { diagnoseDrop } from "../analytics/queries/diagnose-drop";
+import { why } from "../analytics/queries";
+import { diagnoseDrop } from "../analytics/queries";
 import {
   BaselineSchema, CuHeadroomSchema, DiagnoseDropSchema, EcosystemSchema, ProviderReportSchema, ReleaseDiffSchema, StatusSchema, TopIssuesSchema,
   WalletHistorySchema, WhySchema,
-} from "../analytics/queries/schemas";
-import type { chainAccess } from "../api/chain-access";
-import { serviceStatus } from "../api/routes/status";
+} from "../analytics/queries";
+import type { chainAccess } from "./chain-access";
+import { serviceStatus } from "./status";
 import type { ErrorCode } from "../shared/errors";
 
 export type ParamName = "sig" | "program" | "wallet" | "window" | "deploy" | "segment" | "limit" | "cursor" | "scope";

@@ -4,7 +4,7 @@
 
 import type {
   BaselineBody, CuHeadroomBody, DiagnoseDropBody, EcosystemBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
-} from "../analytics/queries/schemas";
+} from "../analytics/queries";
 
 export type Summary = { title: string; lines: string[] };
 

@@ -6,10 +6,13 @@
 // larger deployment: the same migrations and queries, written in SQLite's dialect and rewritten in
 // one place (src/control/dialect.ts), behind the same synchronous interface (ControlDb).
 
-import { Database, type SQLQueryBindings } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { PostgresControlDb } from "./postgres";
+import type { ControlDb } from "./types";
+
+export type { ControlDb, ControlParams, ControlStatement, ControlTransaction } from "./types";
 
 /**
  * Each entry runs once, in order; never edit a shipped migration, append a new one. Written in
@@ -92,23 +95,6 @@ const MIGRATIONS: string[] = [
    CREATE INDEX IF NOT EXISTS attempt_index_by_sig_prefix ON attempt_index (substr(sig, 1, 8));
    DROP INDEX IF EXISTS attempt_index_by_sig;`,
 ];
-
-/** Parameters are bound positionally (`?`): text, numbers, null. */
-export type ControlParams = SQLQueryBindings[];
-export type ControlStatement<Row, Params extends ControlParams> = {
-  get(...params: Params): Row | null;
-  all(...params: Params): Row[];
-  run(...params: Params): { changes: number };
-};
-export type ControlTransaction<Args extends unknown[], Result> = ((...args: Args) => Result) & { immediate(...args: Args): Result };
-
-/** What the control plane's callers use: the subset of bun:sqlite's Database that both backends implement. */
-export interface ControlDb {
-  query<Row = unknown, Params extends ControlParams = any[]>(sql: string): ControlStatement<Row, Params>;
-  exec(sql: string): void;
-  transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): ControlTransaction<Args, Result>;
-  close(): void;
-}
 
 /** Which SQL engine a control database runs on (for the few statements that must differ). */
 export const controlDialect = (db: ControlDb): "sqlite" | "postgres" => (db instanceof PostgresControlDb ? "postgres" : "sqlite");

@@ -15,7 +15,7 @@
 
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { postgresMigration, toPostgres, WRITE_LOCK_KEY } from "./dialect";
-import type { ControlDb, ControlParams, ControlStatement, ControlTransaction } from "./db";
+import type { ControlDb, ControlParams, ControlStatement, ControlTransaction } from "./types";
 import type { BridgeReply, BridgeRequest, BridgeSetup } from "./postgres-worker";
 
 /** How long one statement may take before the caller gets an error (a lost server, a long lock). */

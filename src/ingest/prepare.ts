@@ -9,7 +9,7 @@ import type { Principal } from "../control";
 import type { ErrorCode } from "../shared/errors";
 import { TxrayError } from "../shared/errors";
 import type { NativeEncoder } from "./native";
-import { encodeSpoolBatch, spoolLinePrefix } from "./spool-line";
+import { encodeSpoolBatch, spoolLinePrefix } from "../spool";
 import { validateIngestBody } from "./validate";
 
 export type PreparedBatch =

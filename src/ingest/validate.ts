@@ -6,7 +6,7 @@
 
 import { isBase58Signature } from "../shared/base58";
 import { describeIssues, TxrayError } from "../shared/errors";
-import { ENVELOPE_LIMITS, HASHED_PAYER, ingestBodySchema, isAddress, type Envelope } from "./envelope";
+import { ENVELOPE_LIMITS, HASHED_PAYER, ingestBodySchema, isAddress, type Envelope } from "../shared/envelope";
 
 const RPC_HASH = /^[0-9a-f]{16}$/;
 const MIN_TIME = 1_500_000_000_000;

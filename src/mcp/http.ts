@@ -6,7 +6,7 @@
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { authenticate } from "../control";
-import { presentedKey } from "../api/auth";
+import { presentedKey } from "../contract";
 import type { QuestionDeps } from "../contract";
 import { errorBody, TxrayError } from "../shared/errors";
 import { createMcpServer } from "./tools";

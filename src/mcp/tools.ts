@@ -10,11 +10,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { accountForScope } from "../api/auth";
+import { accountForScope } from "../contract";
 import { PARAMS, QUESTIONS, summarize, summaryText, type Question, type QuestionArgs, type QuestionDeps } from "../contract";
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
-import { VERSION } from "../version";
+import { VERSION } from "../shared/version";
 
 const INSTRUCTIONS =
   "txray answers why Solana transactions of a program fail, drop or land: per signature (why, diagnose_drop) and per program " +

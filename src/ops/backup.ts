@@ -18,7 +18,7 @@ import { join, relative, resolve } from "node:path";
 import { controlDialect, lakeRowCount, sqliteControlDb, withLease, type ControlDb } from "../control";
 import { readPointer } from "../analytics/serving/pointer";
 import type { DataPaths } from "../lake/paths";
-import { VERSION } from "../version";
+import { VERSION } from "../shared/version";
 
 export type BackupManifest = {
   format: 1;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { accountCeiling, computeLandingScore, readProgramNames, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { SCHEMA_DOC, snapshotJsonSchema } from "../../src/analytics/landing-score/schema-json";
 import { run } from "../../src/cli/commands";

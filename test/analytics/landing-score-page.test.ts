@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { END_MS } from "./support";
 import { readJson, scoreContext, type ScoreContext } from "./landing-score-support";

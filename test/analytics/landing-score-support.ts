@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { syntheticAddress } from "../../src/analytics/generate";
+import { syntheticAddress } from "../../devkit/generate";
 import { sqlString } from "../../src/lake/duckdb";
 import type { Context } from "../../src/context";
 import { testContext } from "../helpers/context";

@@ -4,7 +4,7 @@
 // rows (support.ts joins them in TypeScript) and the documented rules, not taken from the job.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { MINIMUM_SENDS, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { END_MS, readLakeRows, type Row } from "./support";
 import { inSample, readJson, scoreContext, wilsonReference, type ScoreContext } from "./landing-score-support";

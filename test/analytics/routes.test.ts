@@ -4,9 +4,9 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { issueSummary, payerBotScore } from "../../src/analytics/queries";
-import { wilson } from "../../src/analytics/stats";
+import { wilson } from "../../src/shared/stats";
 import { randomAddress } from "../helpers/envelopes";
-import { syntheticAddress } from "../../src/analytics/generate";
+import { syntheticAddress } from "../../devkit/generate";
 import { DAY, END_MS, get, inWindow, makeWorld, nearestRank, type Row, type World } from "./support";
 
 let world: World;

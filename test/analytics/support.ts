@@ -3,7 +3,7 @@
 // over loopback HTTP the way app.ts will mount them.
 
 import { createAccountKey } from "../../src/control";
-import { generateLake, type GenerateResult } from "../../src/analytics/generate";
+import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { closeServingTables, servingTables, type ServingTables } from "../../src/analytics/serving/reader";
 import { analyticsRoutes } from "../../src/api/routes/analytics";

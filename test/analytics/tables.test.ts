@@ -12,8 +12,8 @@ import { readPointer } from "../../src/analytics/serving/pointer";
 import { servingTables } from "../../src/analytics/serving/reader";
 import { issueFingerprint } from "../../src/chain/decode/fingerprint";
 import { ENVELOPE_COLUMNS, RESOLUTION_COLUMNS } from "../../src/lake/schema";
-import { tablesJob } from "../../jobs/tables";
-import { runJob } from "../../src/scheduler/jobs";
+import { tablesJob } from "../../src/jobs/tables";
+import { runJob } from "../../src/jobs/run";
 import { DAY, END_MS, makeWorld, untilVersion, type World } from "./support";
 
 // Every build here is a full DuckDB build of an 8,000-attempt lake (~30 statements plus the side

@@ -3,7 +3,7 @@
 // the main thread, and on worker threads with the native fast path, alike.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hashKey, revokeKey } from "../../src/control";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
 

@@ -1,9 +1,9 @@
 // GET /v1/programs (keyed, paginated, per account) and GET /v1/status (public).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { intakeNewSegments } from "../../src/chain/resolve/intake";
-import { runJob } from "../../src/scheduler/jobs";
-import { flushJob } from "../../jobs/flush";
+import { runJob } from "../../src/jobs/run";
+import { flushJob } from "../../src/jobs/flush";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 

@@ -2,10 +2,10 @@
 // not resolved answers 404 `pending` with Retry-After wherever it is (spool, lake, resolver queue),
 // and a signature txray does not hold answers 503 `unavailable` with Retry-After, never a 500.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { resolveJob } from "../../jobs/resolve";
+import { resolveJob } from "../../src/jobs/resolve";
 import { intakeNewSegments } from "../../src/chain/resolve/intake";
-import { flushSpool } from "../../src/lake/flush";
-import { runJob } from "../../src/scheduler/jobs";
+import { flushSpool } from "../../src/lake/flush-spool";
+import { runJob } from "../../src/jobs/run";
 import { makeEnvelope, randomSignature } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 

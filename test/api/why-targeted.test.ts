@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveJob } from "../../jobs/resolve";
-import { flushSpool } from "../../src/lake/flush";
-import { runJob } from "../../src/scheduler/jobs";
+import { resolveJob } from "../../src/jobs/resolve";
+import { flushSpool } from "../../src/lake/flush-spool";
+import { runJob } from "../../src/jobs/run";
 import { makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { createApp, type AppDeps } from "../../src/api/app";
@@ -15,7 +15,7 @@ import { EMPTY_STORY } from "../../src/chain/decode/story";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
 import { createAccountKey } from "../../src/control";
-import { Spool } from "../../src/ingest/spool";
+import { Spool } from "../../src/spool/spool";
 import { silentLogger } from "../../src/shared/logger";
 import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
 import { randomAddress, randomSignature } from "./envelopes";

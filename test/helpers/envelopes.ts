@@ -1,7 +1,7 @@
 // Valid envelopes for tests and benchmarks: random but well-formed signatures and addresses.
 import { randomBytes } from "node:crypto";
 import { encodeBase58 } from "../../src/shared/base58";
-import type { Envelope } from "../../src/ingest/envelope";
+import type { Envelope } from "../../src/shared/envelope";
 
 export const randomAddress = () => encodeBase58(randomBytes(32));
 export const randomSignature = () => encodeBase58(randomBytes(64));

@@ -1,11 +1,11 @@
-// Runs txray as a real child process (bun run src/main.ts) on a free loopback port, for tests that
+// Runs txray as a real child process (bun run src/bin/server.ts) on a free loopback port, for tests that
 // must kill it (-9) or exercise start-up exactly as a user would.
 import { spawn, type Subprocess } from "bun";
 
 export type ServerProcess = { url: string; process: Subprocess; stderr: () => string };
 
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(["bun", "run", "src/main.ts"], {
+  const child = spawn(["bun", "run", "src/bin/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
     env: { ...process.env, API_HOST: "127.0.0.1", API_PORT: "0", TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "info", ...env },
     stdout: "ignore",

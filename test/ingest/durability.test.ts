@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createAccountKey, openControlDb } from "../../src/control";
 import { loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { dataPaths } from "../../src/lake/paths";
 import { silentLogger } from "../../src/shared/logger";
 import { makeEnvelope } from "../helpers/envelopes";

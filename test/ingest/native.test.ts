@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildNativeEncoder, loadNativeEncoder } from "../../src/ingest/native";
 import { prepareBatch, type PrepareDeps } from "../../src/ingest/prepare";
-import { spoolLinePrefix } from "../../src/ingest/spool-line";
+import { spoolLinePrefix } from "../../src/spool/line-format";
 import { makeEnvelope, makePreflightEnvelope, randomAddress, randomSignature } from "../helpers/envelopes";
 
 const built = buildNativeEncoder();

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compactLake } from "../../src/lake/compact";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope, PROGRAMS } from "../helpers/envelopes";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
 

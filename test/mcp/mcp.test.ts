@@ -1,4 +1,4 @@
-// The MCP tool twins: an SDK Client over stdio (`bun run src/mcp/main.ts` as a child process on the
+// The MCP tool twins: an SDK Client over stdio (`bun run src/bin/mcp.ts` as a child process on the
 // same data directory) and over Streamable HTTP (/mcp on a real loopback server) lists the tools and
 // gets, for every question, exactly the object the HTTP route answers; errors come back as tool
 // errors carrying the route's code; a key scopes answers like ?scope=account.
@@ -29,7 +29,7 @@ beforeAll(async () => {
   server = await serveWorld(world);
   const transport = new StdioClientTransport({
     command: "bun",
-    args: ["run", "src/mcp/main.ts"],
+    args: ["run", "src/bin/mcp.ts"],
     cwd: root,
     env: { ...(process.env as Record<string, string>), ...world.env, TXRAY_LOG_LEVEL: "info" },
     stderr: "pipe",

@@ -8,13 +8,13 @@ import { afterEach, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { run } from "../../src/cli/commands";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
 import { createAccountKey } from "../../src/control";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { startServer, type RunningServer } from "../../src/server";
 import { silentLogger } from "../../src/shared/logger";
 import { makeEnvelope, PROGRAMS, randomSignature } from "../helpers/envelopes";
@@ -158,8 +158,8 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   const dataDir = join(root, "data");
   const source = await instance(dataDir, { SPOOL_SEAL_MS: "50", FLUSH_INTERVAL_MS: "40", COMPACT_INTERVAL_MS: "300", TABLES_INTERVAL_MS: "400", RESOLVE_INTERVAL_MS: "100000", DEPLOYS_INTERVAL_MS: "100000" });
   // The scheduler runs flush, compaction and the tables build throughout.
-  const { startScheduler } = await import("../../src/scheduler");
-  const { schedule } = await import("../../src/scheduler/registry");
+  const { startScheduler } = await import("../../src/jobs/scheduler");
+  const { schedule } = await import("../../src/jobs/registry");
   const scheduler = startScheduler(source.ctx, schedule(source.ctx.config).filter((s) => ["flush", "compact", "tables"].includes(s.job.name)), { spool: source.server.spool ?? undefined });
   cleanups.push(() => scheduler.stop());
   const key = createAccountKey(source.ctx.control, "live-load", "live", Date.now()).key;

@@ -5,9 +5,9 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ifLeaseFree } from "../../src/control";
-import { flushSpool } from "../../src/lake/flush";
-import { runJob } from "../../src/scheduler/jobs";
-import { compactJob } from "../../jobs/compact";
+import { flushSpool } from "../../src/lake/flush-spool";
+import { runJob } from "../../src/jobs/run";
+import { compactJob } from "../../src/jobs/compact";
 import { makeEnvelope } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 

@@ -6,14 +6,14 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { generateLake } from "../../src/analytics/generate";
+import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createAccountKey, withLease } from "../../src/control";
 import { applyRetention, cutoffDay, retiredRoot } from "../../src/ops/retention";
-import { runJob } from "../../src/scheduler/jobs";
-import { jobByName, schedule } from "../../src/scheduler/registry";
+import { runJob } from "../../src/jobs/run";
+import { jobByName, schedule } from "../../src/jobs/registry";
 import { startServer, type RunningServer } from "../../src/server";
-import { retentionJob } from "../../jobs/retention";
+import { retentionJob } from "../../src/jobs/retention";
 import { testContext } from "../helpers/context";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { untilVersion } from "../analytics/support";

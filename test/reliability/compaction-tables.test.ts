@@ -7,7 +7,7 @@ import { loadIdls } from "../../src/chain/idl";
 import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { compactLake } from "../../src/lake/compact";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
 import { startFakeRpc } from "../helpers/fake-rpc";
 import { testServer } from "../helpers/server";

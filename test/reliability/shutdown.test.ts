@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createAccountKey, lastJobRuns, openControlDb } from "../../src/control";
 import { loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { dataPaths } from "../../src/lake/paths";
 import { silentLogger } from "../../src/shared/logger";
 import { makeEnvelope } from "../helpers/envelopes";
@@ -127,8 +127,8 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
 
     const env = { ...process.env, TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url, TXRAY_LOG_LEVEL: "silent" };
     const cwd = new URL("../..", import.meta.url).pathname;
-    expect(await spawn(["bun", "run", "jobs/flush.ts"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
-    const runner = spawn(["bun", "run", "jobs/resolve.ts"], { cwd, env, stdout: "pipe", stderr: "ignore" });
+    expect(await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "flush"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
+    const runner = spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], { cwd, env, stdout: "pipe", stderr: "ignore" });
     const deadline = Date.now() + 20_000;
     while (!rpc.calls.includes("getSignatureStatuses") && Date.now() < deadline) await Bun.sleep(20);
     runner.kill("SIGTERM");
@@ -142,7 +142,7 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
     expect(pending()).toBe(30); // nothing half recorded
     expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches").get()!.n).toBe(0);
 
-    expect(await spawn(["bun", "run", "jobs/resolve.ts"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
+    expect(await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
     expect(pending()).toBe(0);
     expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM attempt_index WHERE outcome = 'dropped'").get()!.n).toBe(30);
     control.close();

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { discardUncommittedBatches } from "../../src/chain/resolve/record";
 import { compactLake } from "../../src/lake/compact";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { testContext } from "../helpers/context";
 
 let ctx: Awaited<ReturnType<typeof testContext>> | null = null;

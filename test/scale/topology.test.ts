@@ -1,4 +1,4 @@
-// The scale-out shape of docs/scaling.md, each node its own process (`bun run src/main.ts`), one data
+// The scale-out shape of docs/scaling.md, each node its own process (`bun run src/bin/server.ts`), one data
 // directory, the control plane on a throwaway PostgreSQL cluster: two ingest nodes, one job runner,
 // two read nodes. Concurrent clients ingest through both ingest nodes while the jobs run; a key
 // revoked through the control plane fails on every node once the documented 2 s have passed; the job

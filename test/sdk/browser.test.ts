@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { startLocalnet, type Localnet } from "../../src/chain/localnet";
-import { flushSpool } from "../../src/lake/flush";
+import { startLocalnet, type Localnet } from "../../devkit/localnet";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
 
 const ROOT = resolve(import.meta.dir, "../..");

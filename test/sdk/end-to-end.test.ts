@@ -31,10 +31,10 @@ import {
   sendAndConfirmTransaction,
 } from "@solana/web3.js";
 import { loadIdls } from "../../src/chain/idl";
-import { startLocalnet, type Localnet } from "../../src/chain/localnet";
+import { startLocalnet, type Localnet } from "../../devkit/localnet";
 import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
-import { flushSpool } from "../../src/lake/flush";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { encodeBase58 } from "../../src/shared/base58";
 import { envelopeSchema } from "../../src/shared/envelope";
 import { rpcHash } from "../../src/shared/rpc-identity";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSolanaRpc } from "@solana/kit";
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction, VersionedTransaction } from "@solana/web3.js";
-import { startLocalnet, type Localnet } from "../../src/chain/localnet";
+import { startLocalnet, type Localnet } from "../../devkit/localnet";
 import { encodeBase58 } from "../../src/shared/base58";
 import { createTxray, type Txray } from "../../src/sdk";
 import { deadUrl, fakeIngest } from "./support";

@@ -4,7 +4,7 @@
 // never widens what a request sees beyond its account. /v1/programs lists only the key's programs.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateLake, type GenerateResult } from "../../src/analytics/generate";
+import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createAccountKey, revokeKey } from "../../src/control";
 import { startServer, type RunningServer } from "../../src/server";

@@ -58,7 +58,7 @@ afterAll(() => {
 });
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(["bun", "run", "src/cli/main.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const child = spawn(["bun", "run", "src/bin/cli.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }

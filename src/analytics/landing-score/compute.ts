@@ -7,7 +7,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { plainRow, readAgainAfterSwap } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import { isBase58Address } from "../../shared/base58";
-import { ratio, wilson } from "../stats";
+import { ratio, wilson } from "../../shared/stats";
 import { listPartitions } from "../tables/lake-units";
 import { methodologyText } from "./methodology";
 import { MAX_SAMPLED_SENDS, MINIMUM_SENDS, RESOLUTION_GRACE_MS, SCHEMA_VERSION, WINDOW_DAYS } from "./params";

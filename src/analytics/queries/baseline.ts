@@ -4,7 +4,7 @@
 // are computed on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
-import { rates, type Rates } from "../stats";
+import { rates, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
   answerKey, answerSlot, baseParams, countsOf, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, SUM_COUNTS,

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { isBase58Address } from "../../shared/base58";
 import { badRequest, describeIssues, notFound } from "../../shared/errors";
-import type { OutcomeCounts } from "../stats";
+import type { OutcomeCounts } from "../../shared/stats";
 import { DEFAULT_WINDOW, WINDOW_NAMES, WINDOWS, type WindowName } from "../windows";
 import type { ServingTables, SqlParam } from "../serving/reader";
 
@@ -45,9 +45,6 @@ export type WindowRange = { name: WindowName; since: number; until: number };
 export function windowRange(source: { readonly clock: number }, name: WindowName): WindowRange {
   return { name, since: source.clock - WINDOWS[name], until: source.clock };
 }
-
-/** Programs txray has any data for (attempts in retention or a deploy): the 404 decision. */
-export const KNOWN_PROGRAMS_SQL = "SELECT program FROM programs WHERE scope = '*' UNION SELECT program FROM deploys ORDER BY program";
 
 /** 404 when txray has no data at all for the program (neither attempts nor deploys). */
 export function requireKnownProgram(tables: ServingTables, program: string): void {

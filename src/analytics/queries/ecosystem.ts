@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { parseLimit } from "../../shared/pagination";
-import { rates, type Rates } from "../stats";
+import { rates, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import { answerKey, countsOf, parseParams, SUM_COUNTS, windowName, windowRange, type CountRow, type WindowRange } from "./common";
 

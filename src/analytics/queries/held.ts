@@ -5,7 +5,7 @@
 
 import type { Context } from "../../context";
 import { BY_SIGNATURE, segmentsAwaitingIntake, signatureParams } from "../../control";
-import { spoolHolds } from "../../ingest/spool";
+import { spoolHolds } from "../../spool";
 import { readLake, sqlString } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
 

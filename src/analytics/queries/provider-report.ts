@@ -5,7 +5,7 @@
 // request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
-import { ratio, wilson, type Interval } from "../stats";
+import { ratio, wilson, type Interval } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
   answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,

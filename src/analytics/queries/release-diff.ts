@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
-import { rates, ratio, twoProportionPValue, type Rates } from "../stats";
+import { rates, ratio, twoProportionPValue, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
   answerKey, answerSlot, baseParams, countsOf, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter,

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { MAX_LIMIT, parseLimit } from "../../shared/pagination";
-import { ratio } from "../stats";
+import { ratio } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
   answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { parseLimit, type CursorCodec } from "../../shared/pagination";
-import { NO_COUNTS, rates, type OutcomeCounts, type Rates } from "../stats";
+import { NO_COUNTS, rates, type OutcomeCounts, type Rates } from "../../shared/stats";
 import { servingTables, type ServingTables } from "../serving/reader";
 import { compareAttemptKeys, type WalletItemTuple } from "../serving/wallet-pages";
 import type { WindowName } from "../windows";

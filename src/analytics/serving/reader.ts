@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Context } from "../../context";
 import { plainRow } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
-import { KNOWN_PROGRAMS_SQL } from "../queries/common";
+import { sqlFile } from "../sql";
 import type { WindowName } from "../windows";
 import { shareAnswer } from "./answer-json";
 import { PrecomputedAnswers, type PrecomputedRoute } from "./answers";
@@ -65,7 +65,7 @@ export class ServingTables {
   }
 
   private async load(tablesDir: string): Promise<void> {
-    const known = await this.all<{ program: string }>(KNOWN_PROGRAMS_SQL);
+    const known = await this.all<{ program: string }>(sqlFile("known_programs"));
     this.programs = new Set(known.map((row) => row.program));
     this.answersByRoute = await PrecomputedAnswers.read(answersFile(tablesDir, this.version));
     this.walletPages = await WalletPages.open(walletPagesFiles(tablesDir, this.version));

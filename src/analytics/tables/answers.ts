@@ -6,12 +6,13 @@
 
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { plainRow } from "../../lake/duckdb";
-import { baselineAnswers } from "../queries/baseline";
-import { answerSlot, KNOWN_PROGRAMS_SQL, type AnswerScope, type RowSource } from "../queries/common";
-import { cuHeadroomAnswers } from "../queries/cu-headroom";
-import { providerReportAnswers } from "../queries/provider-report";
-import { releaseDiffAnswers } from "../queries/release-diff";
-import { topIssuesAnswers } from "../queries/top-issues";
+import { baselineAnswers } from "../queries";
+import { answerSlot, type AnswerScope, type RowSource } from "../queries";
+import { sqlFile } from "../sql";
+import { cuHeadroomAnswers } from "../queries";
+import { providerReportAnswers } from "../queries";
+import { releaseDiffAnswers } from "../queries";
+import { topIssuesAnswers } from "../queries";
 import { answerLines, type AnswerLine, type PrecomputedRoute } from "../serving/answers";
 import { toDuckValue, type SqlParam } from "../serving/reader";
 import { WINDOW_NAMES } from "../windows";
@@ -38,7 +39,7 @@ export function buildRowSource(connection: DuckDBConnection, clock: number): Row
 /** Computes the public answers and writes them to `file`; returns how many. */
 export async function writeAnswers(connection: DuckDBConnection, clock: number, file: string): Promise<number> {
   const source = buildRowSource(connection, clock);
-  const programs = (await source.all<{ program: string }>(KNOWN_PROGRAMS_SQL)).map((row) => row.program);
+  const programs = (await source.all<{ program: string }>(sqlFile("known_programs"))).map((row) => row.program);
   const lines: AnswerLine[] = [];
   for (const [route, answersOf] of Object.entries(ANSWER_FUNCTIONS) as [PrecomputedRoute, (typeof ANSWER_FUNCTIONS)[PrecomputedRoute]][]) {
     const answers = await answersOf(source, { scope: "*", programs, windows: WINDOW_NAMES });

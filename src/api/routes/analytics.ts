@@ -6,8 +6,8 @@
 
 import type { Context } from "../../context";
 import { argsFromRequest, QUESTIONS } from "../../contract";
-import { chainAccess } from "../chain-access";
-import { scopeAccount } from "../auth";
+import { chainAccess } from "../../contract";
+import { scopeAccount } from "../../contract";
 
 export type AnalyticsRoute = {
   path: string;

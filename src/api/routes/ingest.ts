@@ -4,7 +4,7 @@
 // A batch is accepted whole or not at all, so a client retrying after any error never half-duplicates it.
 
 import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
-import type { Spool } from "../../ingest/spool";
+import type { Spool } from "../../spool";
 import { TxrayError } from "../../shared/errors";
 import { json } from "../http";
 import type { TokenBuckets } from "../rate-limit";

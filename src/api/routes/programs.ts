@@ -3,7 +3,7 @@
 
 import { listAccountPrograms } from "../../control";
 import type { Context } from "../../context";
-import { requirePrincipal } from "../auth";
+import { requirePrincipal } from "../../contract";
 import { parseLimit, type Page } from "../../shared/pagination";
 
 export type ProgramItem = { program: string; attempts: number; lastSeen: number };

@@ -5,7 +5,7 @@
 // 3. the built-in tables of System, SPL Token, Token-2022, Associated Token Account, Compute Budget;
 // 4. the Anchor framework codes (100–5000), for programs not known to be native or Shank-built.
 
-import type { IdlRegistry } from "../idl/registry";
+import type { IdlRegistry } from "../idl";
 import { anchorFrameworkError, builtinProgramError, hasBuiltinErrorTable, type KnownError } from "./builtin-errors";
 import type { AnchorErrorLog } from "./logs";
 

@@ -69,7 +69,7 @@
 // - Fingerprint key (fingerprint.ts storyFingerprintKey): errCode when set, else errorKey; the
 //   fingerprint groups by the targeted program's `instruction`, never by failingInstruction.
 
-import { IdlRegistry } from "../idl/registry";
+import { IdlRegistry } from "../idl";
 import { readPreflightError } from "./preflight-text";
 import { normalizeInnerInstructions, normalizeMessage, normalizeTransaction } from "./rpc-shapes";
 import { buildStory } from "./story-builder";

@@ -7,7 +7,7 @@
 //    jsonParsed `parsed.type`), and Anchor's event self-CPI (`emit_cpi!`), named "AnchorEventCpi".
 // Names are UpperCamelCase whatever named them (IDL names are converted as Anchor logs them).
 
-import type { IdlRegistry } from "../idl/registry";
+import type { IdlRegistry } from "../idl";
 import {
   ANCHOR_EVENT_CPI_NAME,
   ASSOCIATED_TOKEN_LOGGED_NAMES,

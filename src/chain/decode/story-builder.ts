@@ -3,7 +3,7 @@
 // The rules (which frame failed, how paths are counted, what a success reports) are documented in
 // index.ts; this module applies them.
 
-import type { IdlRegistry } from "../idl/registry";
+import type { IdlRegistry } from "../idl";
 import { requestedComputeUnits } from "./compute-budget";
 import { nameCustomError } from "./error-names";
 import { decodedInstructionName, instructionOfFrame, loggedInstructionName } from "./instruction-names";

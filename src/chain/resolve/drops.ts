@@ -13,7 +13,7 @@
 //   unknown               not even expiry can be shown (durable-nonce attempts, or a lastValidBlockHeight
 //                         the chain never reaches), not seen long after the send
 
-import { wilson } from "../../analytics/stats";
+import { wilson } from "../../shared/stats";
 import type { Attempt, DropDiagnosis, Evidence, Outcome } from "./types";
 
 export const DROP_CLASSES = [

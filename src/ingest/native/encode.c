@@ -303,7 +303,7 @@ static int put_logs(Writer *w, const Envelope *e) {
   return PUT(w, "]");
 }
 
-/* One spool line, exactly as src/ingest/spool-line.ts writes it. */
+/* One spool line, exactly as src/spool/line-format.ts writes it. */
 static int write_line(Writer *w, const uint8_t *prefix, int32_t prefix_length, int32_t index, const Envelope *e) {
   char base36[8];
   int n = 0;

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
-import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../../ingest/spool-line";
+import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../../spool";
 import { buildNativeLibrary, nativeLibraryPath, type NativeBuildOptions } from "../../shared/native-library";
 import { dataPageHeader, fileFooter, leafColumns, PARQUET_MAGIC, type ChunkMeta, type LeafColumn, type RowGroupMeta } from "../parquet/format";
 import type { StagedPart } from "../publish";

@@ -1,7 +1,7 @@
 /*
  * txray flush fast path (src/lake/native/index.ts loads it through bun:ffi).
  *
- * Turns sealed spool segments (format 2, src/ingest/spool-line.ts) into zstd-compressed Parquet
+ * Turns sealed spool segments (format 2, src/spool/line-format.ts) into zstd-compressed Parquet
  * data pages (v1: RLE levels, PLAIN values); TypeScript adds the page headers and the footer
  * (src/lake/parquet/). The segments are mapped read-only and cut into chunks at line ends; threads
  * take chunks in turn and read their lines in order, each line once: split at its tabs, find its

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Connection, Keypair, SendTransactionError } from "@solana/web3.js";
 import { decodePreflight, decodeTransaction, storyFingerprint, issueFingerprint } from "../../../src/chain/decode";
-import { type Localnet, startLocalnet } from "../../../src/chain/localnet/index.ts";
-import { createAssociatedTokenAccountIdempotent, createMintInstructions, MINT_SIZE, TOKEN_PROGRAM_ID } from "../../../src/chain/simulate/spl.ts";
-import { funded, signed } from "../localnet/support.ts";
+import { type Localnet, startLocalnet } from "../../../devkit/localnet/index.ts";
+import { createAssociatedTokenAccountIdempotent, createMintInstructions, MINT_SIZE, TOKEN_PROGRAM_ID } from "../../../devkit/simulate/spl.ts";
+import { funded, signed } from "../../devkit/localnet/support.ts";
 import { PROGRAMS } from "./fixtures";
 
 let localnet: Localnet;

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ComputeBudgetProgram, Connection, Keypair, SendTransactionError, type TransactionInstruction } from "@solana/web3.js";
 import { decodePreflight, decodeTransaction, type DecodedStory } from "../../../src/chain/decode";
-import { type Localnet, mulberry32, startLocalnet } from "../../../src/chain/localnet/index.ts";
-import { ChainClient, createWorld, type ProviderEndpoint, rpcHash, runAttempt, type ScenarioKind, type World } from "../../../src/chain/simulate/index.ts";
+import { type Localnet, mulberry32, startLocalnet } from "../../../devkit/localnet/index.ts";
+import { ChainClient, createWorld, type ProviderEndpoint, rpcHash, runAttempt, type ScenarioKind, type World } from "../../../devkit/simulate/index.ts";
 import {
   associatedTokenAddress,
   createAssociatedTokenAccountIdempotent,
@@ -18,8 +18,8 @@ import {
   mintTo,
   TOKEN_PROGRAM_ID,
   transferChecked,
-} from "../../../src/chain/simulate/spl.ts";
-import { funded, signed } from "../localnet/support.ts";
+} from "../../../devkit/simulate/spl.ts";
+import { funded, signed } from "../../devkit/localnet/support.ts";
 
 const TOKEN = TOKEN_PROGRAM_ID.toBase58();
 

@@ -1,7 +1,7 @@
 // The drop classifier as it was before neighbours were indexed (kept verbatim, one filter over the
 // whole neighbour list per attempt): the oracle for drops-index.test.ts and the "before" side of
 // bench/drops.ts. Also a generator of runs that reach every drop class.
-import { wilson } from "../../../src/analytics/stats";
+import { wilson } from "../../../src/shared/stats";
 import type { Attempt, DropDiagnosis, Evidence } from "../../../src/chain/resolve";
 import type { DropContext, DropItem, Neighbour } from "../../../src/chain/resolve/drops";
 

@@ -4,11 +4,11 @@
 // the chain, then why/ and diagnose-drop/ must tell each attempt's truth.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadIdls } from "../../../src/chain/idl";
-import { startLocalnet, type Localnet } from "../../../src/chain/localnet";
+import { startLocalnet, type Localnet } from "../../../devkit/localnet";
 import { DROP_CLASSES, resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
-import { runTraffic, submitEnvelopes, type Attempt } from "../../../src/chain/simulate";
-import { flushSpool } from "../../../src/lake/flush";
+import { runTraffic, submitEnvelopes, type Attempt } from "../../../devkit/simulate";
+import { flushSpool } from "../../../src/lake/flush-spool";
 import { testServer, type TestServer } from "../../helpers/server";
 
 let chain: Localnet;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { intakeNewSegments } from "../../../src/chain/resolve/intake";
 import { segmentsAwaitingIntake } from "../../../src/control";
 import { compactLake } from "../../../src/lake/compact";
-import { flushSpool } from "../../../src/lake/flush";
+import { flushSpool } from "../../../src/lake/flush-spool";
 import { makeEnvelope, PROGRAMS } from "../../helpers/envelopes";
 import { testServer, type TestServer } from "../../helpers/server";
 

@@ -1,0 +1,141 @@
+// Synthetic volume generator: writes a realistic lake (envelopes, resolutions, deploys) straight to
+// Hive-partitioned Parquet with DuckDB, for benchmarks, demos and tests. Rows come from
+// generate/sql.ts (hash-based pseudo-randomness over range(n)), so 10M envelopes never exist as JS
+// objects. Also records per-account program counts in the control database so /v1/programs and
+// the deploy job see the programs.
+
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { addProgramCounts, type ControlDb } from "../../src/control";
+import { openDuck, sqlString } from "../../src/lake/duckdb";
+import { dataPaths } from "../../src/lake/paths";
+import { syntheticAddress, syntheticDeploys, type SyntheticDeploy } from "./catalog";
+import { attemptsViewSql, envelopesSelectSql, resolutionsSelectSql, worldSetupSql, type WorldParams } from "./sql";
+
+export type GenerateOptions = {
+  dataDir: string;
+  envelopes: number;
+  programs?: number;
+  days?: number;
+  seed?: number;
+  /** The newest receive time in the lake (Unix ms); defaults to now, rounded down to the second. */
+  endMs?: number;
+  /** Account ids the envelopes belong to (each program is reported by two of them). */
+  accounts?: string[];
+  /** When given, per-account program counts are added to it. */
+  control?: ControlDb;
+  /** Replace an existing lake instead of refusing. */
+  force?: boolean;
+  /** DuckDB threads (default: all cores). */
+  threads?: number;
+};
+
+export type GenerateResult = {
+  envelopes: number;
+  resolutions: number;
+  programs: string[];
+  accounts: string[];
+  deploys: SyntheticDeploy[];
+  endMs: number;
+  days: number;
+  seconds: number;
+};
+
+export async function generateLake(options: GenerateOptions): Promise<GenerateResult> {
+  const started = performance.now();
+  const seed = options.seed ?? 1;
+  const days = options.days ?? 30;
+  const programCount = Math.max(1, options.programs ?? 20);
+  const endMs = options.endMs ?? Math.floor(Date.now() / 1000) * 1000;
+  const accounts = options.accounts && options.accounts.length > 0 ? options.accounts : ["acc_synthetic_a", "acc_synthetic_b"];
+  const paths = dataPaths(options.dataDir);
+  for (const dataset of ["envelopes", "resolutions", "deploys"] as const) {
+    const dir = paths.dataset(dataset);
+    if (existsSync(dir) && readdirSync(dir).length > 0) {
+      if (!options.force) throw new Error(`${dir} is not empty (pass force to replace it)`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    mkdirSync(dir, { recursive: true });
+  }
+
+  const programs = Array.from({ length: programCount }, (_, k) => syntheticAddress(seed, `program:${k}`));
+  const deploys = syntheticDeploys(seed, programs, endMs, days);
+  const regression = deploys.find((d) => d.regression)!;
+  const humans = Math.max(200, Math.floor(options.envelopes / 200));
+  const bots = Math.max(5, Math.floor(options.envelopes / 500_000));
+  const world: WorldParams = { envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt };
+
+  const duck = await openDuck(":memory:", options.threads ? { threads: String(options.threads) } : {});
+  const connection = await duck.connect();
+  try {
+    await connection.run(worldSetupSql(world));
+    const programAppender = await connection.createAppender("gen_programs");
+    programs.forEach((program, k) => {
+      programAppender.appendInteger(k);
+      programAppender.appendVarchar(program);
+      programAppender.appendVarchar(accounts[k % accounts.length]);
+      programAppender.appendVarchar(accounts[(k + 1) % accounts.length]);
+      programAppender.endRow();
+    });
+    programAppender.closeSync();
+    const payerAppender = await connection.createAppender("gen_payers");
+    for (let k = 0; k < humans + bots; k++) {
+      payerAppender.appendInteger(k);
+      payerAppender.appendVarchar(syntheticAddress(seed, k < humans ? `human:${k}` : `bot:${k - humans}`));
+      payerAppender.endRow();
+    }
+    payerAppender.closeSync();
+    await connection.run(attemptsViewSql(world));
+
+    const copyOptions = (prefix: string) =>
+      `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, PARTITION_BY (program, day), FILENAME_PATTERN '${prefix}-{i}', ROW_GROUP_SIZE 122880, OVERWRITE_OR_IGNORE`;
+    await connection.run(`COPY (${envelopesSelectSql(world)}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(`part-gen${seed}`)})`);
+    await connection.run(`COPY (${resolutionsSelectSql(world)}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(`part-gen${seed}`)})`);
+
+    await connection.run("CREATE TABLE gen_deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR)");
+    const deployAppender = await connection.createAppender("gen_deploys");
+    for (const d of deploys) {
+      deployAppender.appendVarchar(d.program);
+      deployAppender.appendBigInt(BigInt(d.slot));
+      deployAppender.appendBigInt(BigInt(d.deployedAt));
+      deployAppender.appendBigInt(BigInt(d.detectedAt));
+      if (d.authority === null) deployAppender.appendNull();
+      else deployAppender.appendVarchar(d.authority);
+      deployAppender.endRow();
+    }
+    deployAppender.closeSync();
+    await connection.run(
+      `COPY gen_deploys TO ${sqlString(paths.dataset("deploys"))} (FORMAT parquet, PARTITION_BY (program), FILENAME_PATTERN 'part-gen${seed}-{i}', OVERWRITE_OR_IGNORE)`,
+    );
+
+    const counts = (
+      await connection.runAndReadAll(
+        `SELECT account_id, program, count(*)::DOUBLE AS attempts, max(received_at)::DOUBLE AS last_seen,
+                count(*) FILTER (WHERE NOT is_pending)::DOUBLE AS resolved
+         FROM gen_attempts GROUP BY ALL`,
+      )
+    ).getRowObjectsJS();
+    if (options.control) {
+      addProgramCounts(
+        options.control,
+        counts.map((c) => ({ accountId: String(c.account_id), program: String(c.program), attempts: Number(c.attempts), lastSeen: Number(c.last_seen) })),
+      );
+    }
+    return {
+      envelopes: options.envelopes,
+      resolutions: counts.reduce((sum, c) => sum + Number(c.resolved), 0),
+      programs,
+      accounts,
+      deploys,
+      endMs,
+      days,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    connection.closeSync();
+    duck.close();
+  }
+}
+
+export { syntheticAddress } from "./catalog";
+export const generatedPartsDir = (dataDir: string) => join(dataDir, "lake");

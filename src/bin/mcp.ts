@@ -1,0 +1,52 @@
+// `bun run mcp`: the MCP tools over stdio for a local client (Claude Desktop, Claude Code, Cursor),
+// answering from the same TXRAY_DATA_DIR a txray server writes (serving tables, attempt index,
+// control database: all read-only here). stdout carries only MCP messages; logs go to stderr.
+
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { chainAccess } from "../contract";
+import { closeServingTables } from "../analytics/serving/reader";
+import { ConfigError, loadConfig } from "../config";
+import { createContext } from "../context";
+import { createMcpServer } from "../mcp";
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`txray mcp: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+const ctx = await createContext(config);
+const spoolDir = ctx.paths.spool(config.TXRAY_NODE_ID);
+/** The spool backlog as the server would report it: its segment files on disk. */
+const spool = {
+  backlogBytes() {
+    try {
+      return readdirSync(spoolDir)
+        .filter((name) => name.endsWith(".sealed") || name.endsWith(".active"))
+        .reduce((sum, name) => sum + statSync(join(spoolDir, name)).size, 0);
+    } catch {
+      return 0;
+    }
+  },
+};
+const server = createMcpServer({ ctx, chain: chainAccess(ctx), spool }, null);
+await server.connect(new StdioServerTransport());
+ctx.logger.info("txray mcp on stdio", { dataDir: config.dataDir });
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await server.close();
+  closeServingTables(ctx);
+  ctx.close();
+  process.exit(0);
+};
+process.stdin.on("end", stop);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, stop);

@@ -1,0 +1,53 @@
+// `bun run start`: ingest + read server + scheduler on API_PORT, data under TXRAY_DATA_DIR.
+// SIGTERM / SIGINT: graceful shutdown (RunningServer.stop), bounded by SHUTDOWN_TIMEOUT_MS; the
+// process exits 0 when everything finished, 1 when the deadline forced it.
+
+import { ConfigError, loadConfig } from "../config";
+import { createContext } from "../context";
+import { ControlPlaneError } from "../control";
+import { startServer } from "../server";
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`txray: ${error.message}`);
+    process.exit(2);
+  }
+  throw error;
+}
+let ctx;
+try {
+  ctx = await createContext(config);
+} catch (error) {
+  if (!(error instanceof ControlPlaneError)) throw error;
+  console.error(`txray: TXRAY_CONTROL_URL: ${error.message}`); // a wrong or unreachable PostgreSQL stops start-up here
+  process.exit(2);
+}
+const server = await startServer(ctx);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info("stopping", { signal });
+    const force = setTimeout(() => {
+      ctx.logger.error("shutdown did not finish in time; exiting anyway", { timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS + 2000);
+    try {
+      await server.stop();
+    } catch (error) {
+      ctx.logger.error("shutdown step failed; exiting (whatever was cut short is recovered at the next start)", { error: String(error) });
+      process.exit(1);
+    }
+    clearTimeout(force);
+    ctx.close();
+    ctx.logger.info("stopped", { signal });
+    process.exit(0);
+  });
+}
+// Announced once the signal handlers are in place, so a stop right after start is a clean one.
+ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER, roles: config.TXRAY_ROLES, node: config.TXRAY_NODE_ID });

@@ -1,0 +1,90 @@
+// The composition root: builds the effects and stores every part of txray shares (config, paths,
+// logger, clock, control database, DuckDB, cursor codec) once per process. Tests build one over a
+// temp directory with a silent logger and a fixed clock; nothing reaches for globals.
+
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { CursorCodec } from "../shared/pagination";
+import type { Config } from "../config";
+import { openControlDb, serverSecret, type ControlDb } from "../control";
+import { duckInstanceOptions, openDuck, type Duck } from "../lake/duckdb";
+import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "../lake/native";
+import { dataPaths, type DataPaths } from "../lake/paths";
+import { createLogger, type Logger } from "../shared/logger";
+import { configureFault } from "../shared/fault";
+import { processAlive } from "../shared/process-alive";
+
+export type Context = {
+  config: Config;
+  paths: DataPaths;
+  logger: Logger;
+  clock: () => number;
+  control: ControlDb;
+  duck: Duck;
+  /**
+   * Options for a DuckDB instance the process opens: DUCKDB_MEMORY_LIMIT and a spill directory of
+   * its own, `<host>-<pid>-<purpose>` (DuckDB names its spill files alike, so two instances spilling
+   * into one directory overwrite each other's).
+   */
+  duckOptions(purpose: string): Record<string, string>;
+  cursors: CursorCodec;
+  /**
+   * Flush's native Parquet writer (FLUSH_NATIVE, a C compiler and libzstd); null: DuckDB writes
+   * every pass. Built on first use, so commands that never flush never compile it.
+   */
+  readonly flushWriter: NativeFlushWriter | null;
+  close(): void;
+};
+
+export type Effects = { logger?: Logger; clock?: () => number };
+
+export async function createContext(config: Config, effects: Effects = {}): Promise<Context> {
+  configureFault(config.TXRAY_FAULT_POINT);
+  const paths = dataPaths(config.dataDir);
+  mkdirSync(paths.lake, { recursive: true });
+  const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
+  mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
+  removeDeadSpillDirectories(paths.duckTemp);
+  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${hostname()}-${process.pid}-${purpose}`));
+  const duck = await openDuck(":memory:", duckOptions("jobs"));
+  const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
+  let writer: NativeFlushWriter | null | undefined;
+  return {
+    config,
+    paths,
+    logger,
+    clock: effects.clock ?? Date.now,
+    control,
+    duck,
+    duckOptions,
+    cursors: new CursorCodec(serverSecret(control, "cursor")),
+    get flushWriter() {
+      if (writer === undefined) writer = config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null;
+      return writer;
+    },
+    close() {
+      duck.close();
+      control.close();
+    },
+  };
+}
+
+function flushWriter(logger: Logger): NativeFlushWriter | null {
+  const problem = buildNativeFlushWriter();
+  if (problem) logger.warn("native flush writer unavailable; DuckDB writes the lake", { reason: problem });
+  return problem ? null : loadNativeFlushWriter();
+}
+
+/**
+ * Spill directories (`<host>-<pid>-<purpose>`) of this host's processes that are gone: DuckDB removes
+ * its files on close, not after a crash. Another host's (a shared data directory) are left alone.
+ */
+function removeDeadSpillDirectories(root: string): void {
+  const prefix = `${hostname()}-`;
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (Number.isInteger(pid) && !processAlive(pid)) rmSync(join(root, name), { recursive: true, force: true });
+  }
+}

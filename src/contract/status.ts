@@ -1,0 +1,52 @@
+// GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
+// freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
+
+import { consecutiveFailures, lakeRowCount, lastJobRuns, resolverBacklog, type JobRun } from "../control";
+import { unrecordedFailures } from "../jobs";
+import type { Context } from "../context";
+import type { Spool } from "../spool";
+import { readIntegrity } from "../spool";
+import { VERSION } from "../shared/version";
+import { diskUsage } from "../ops/disk-usage";
+import { reusedFor } from "../shared/reuse";
+
+/** The resolver's backlog, counted at most once a second per data directory (the route is public). */
+const reuseBacklog = reusedFor<ReturnType<typeof resolverBacklog>>(1_000);
+const cachedResolverBacklog = (ctx: Context) => reuseBacklog(ctx.paths.root, Date.now(), () => resolverBacklog(ctx.control, ctx.clock()));
+
+/** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
+export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
+  // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
+  const failures = consecutiveFailures(ctx.control);
+  const jobs: Record<string, JobRun & { consecutiveFailures: number }> = Object.fromEntries(
+    Object.entries(lastJobRuns(ctx.control)).map(([name, run]) => [name, { ...run, consecutiveFailures: failures[name] ?? 0 }]),
+  );
+  // Failures this process could not record (the control database was not writable either).
+  for (const [name, failure] of unrecordedFailures()) {
+    const recorded = jobs[name];
+    jobs[name] = {
+      lastRunAt: failure.at, ok: false, durationMs: null, error: failure.error, details: null,
+      consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
+    };
+  }
+  const lastFlush = ctx.control
+    .query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments")
+    .get()?.at ?? null;
+  const envelopes = lakeRowCount(ctx.control);
+  return {
+    version: VERSION,
+    lake: {
+      envelopes,
+      spoolBacklog: spool ? spool.backlogBytes() : null,
+      lastFlushAt: lastFlush,
+      // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
+      spoolIntegrity: readIntegrity(ctx.control),
+    },
+    // Additive (docs/api.md): attempts waiting for the chain and envelopes not yet queued for it.
+    resolver: cachedResolverBacklog(ctx),
+    freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
+    jobs,
+    // Additive (docs/api.md): bytes on disk by part and per attempt in the lake.
+    disk: diskUsage(ctx.paths, envelopes, ctx.clock()),
+  };
+}

@@ -1,0 +1,28 @@
+// Job: detect program deploys (ProgramData slot changes) of every tracked program over
+// SOLANA_RPC_URL and record them in the lake (src/chain/deploys); fetch the on-chain Anchor IDL of
+// programs that have none yet or were just redeployed.
+
+import { detectDeploys } from "../chain/deploys";
+import { refreshOnchainIdls } from "../chain/idl";
+import { createRpcClient } from "../chain/rpc";
+import { trackedPrograms } from "../control";
+import type { Job } from "./run";
+
+export const deploysJob: Job = {
+  name: "deploys",
+  needs: ["chain"],
+  async run(ctx) {
+    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
+    const programs = trackedPrograms(ctx.control);
+    const result = await detectDeploys(ctx, rpc, programs);
+    const idls = await refreshOnchainIdls(ctx.paths.root, rpc, programs, new Set(result.recorded.map((deploy) => deploy.program)));
+    return {
+      programs: result.programs,
+      upgradeable: result.upgradeable,
+      recorded: result.recorded.length,
+      skipped: result.skipped.length,
+      idlsFetched: idls.fetched.length,
+      rpc: rpc.stats(),
+    };
+  },
+};

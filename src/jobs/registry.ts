@@ -1,0 +1,59 @@
+// Every job by name, with its scheduler interval setting: the one place that knows the jobs.
+// `txray jobs run <name>` and the scheduler read this list; `all` runs the data jobs in data-flow
+// order (not the publishing jobs).
+
+import type { Config } from "../config";
+import type { Job } from "./run";
+import { flushJob } from "./flush";
+import { compactJob } from "./compact";
+import { resolveJob } from "./resolve";
+import { deploysJob } from "./deploys";
+import { tablesJob, tablesJobFor } from "./tables";
+import { landingScoreJob, landingScoreJobFor } from "./landing-score";
+import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
+import type { ScheduledJob } from "./scheduler";
+import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
+
+/** In data-flow order: `jobs run all` runs them like this. */
+export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob, retentionJob];
+
+/**
+ * Publishing jobs: run by name (`jobs run landing-score`) and on their own schedule, never by
+ * `jobs run all`, which keeps the data fresh and should not write public files as a side effect.
+ */
+export const PUBLISHING_JOBS: Job[] = [landingScoreJob];
+
+export function jobByName(name: string): Job | undefined {
+  return [...JOBS, ...PUBLISHING_JOBS].find((job) => job.name === name);
+}
+
+/** A job by name with its run options (`--date` of landing-score, `--full` of tables). */
+export function jobFor(name: string, options: { date?: string; full?: boolean }): Job | undefined {
+  if (name === landingScoreJob.name) return landingScoreJobFor(options.date);
+  if (name === tablesJob.name) return tablesJobFor({ full: options.full });
+  return jobByName(name);
+}
+
+/**
+ * The steps of a run from outside the server: the jobs asked for, after a flush when one of them needs
+ * a fresh lake and the flush is not among them.
+ */
+export function planOutsideRun(jobs: Job[]): Job[] {
+  const freshLake = jobs.some((job) => job.needs?.includes("fresh-lake"));
+  return freshLake && !jobs.some((job) => job.name === flushJob.name) ? [flushJob, ...jobs] : jobs;
+}
+
+export function schedule(config: Config) {
+  const interval: Record<string, number> = {
+    flush: config.FLUSH_INTERVAL_MS,
+    compact: config.COMPACT_INTERVAL_MS,
+    resolve: config.RESOLVE_INTERVAL_MS,
+    deploys: config.DEPLOYS_INTERVAL_MS,
+    tables: config.TABLES_INTERVAL_MS,
+    retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
+  };
+  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
+  // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
+  entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
+  return entries;
+}

@@ -1,0 +1,179 @@
+// The layout's rules, checked on the imports: the folder table of docs/architecture.md (each folder
+// of src/ with its level) is read from the page itself, so the rules a newcomer reads are the rules
+// the code is held to. Checked: arrows only point to lower levels; no cycle among src/ files; src/
+// never imports development tools or tests; a folder with an index.ts is imported through it; src/web
+// is apart. The checker itself is tried on small made-up trees, so a rule that stopped firing fails.
+
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, normalize, relative, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+
+type Rules = { levels: Map<string, number | null> };
+type Tree = { files: Map<string, string>; isFile(path: string): boolean };
+
+/** The folder table of docs/architecture.md: `| level | \`src/x\` | owns |` rows. */
+function rulesFromDocs(markdown: string): Rules {
+  const levels = new Map<string, number | null>();
+  for (const match of markdown.matchAll(/^\| (\d+|—) \| `(src\/[a-z-]+)` \|/gm)) levels.set(match[2], match[1] === "—" ? null : Number(match[1]));
+  return { levels };
+}
+
+function importsOf(text: string): string[] {
+  const specs: string[] = [];
+  for (const match of text.matchAll(/(?:^|[\s;])(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm)) {
+    specs.push(match[1] ?? match[2] ?? match[3]);
+  }
+  return specs;
+}
+
+/** The file an import names (relative imports only), or the path as written when nothing matches. */
+function resolveImport(tree: Tree, from: string, spec: string): string {
+  const base = normalize(join(dirname(from), spec));
+  for (const candidate of [base, `${base}.ts`, `${base}/index.ts`]) if (tree.isFile(candidate)) return candidate;
+  return base;
+}
+
+const folderOf = (path: string) => path.split("/").slice(0, 2).join("/");
+
+function violations(tree: Tree, rules: Rules): string[] {
+  const found: string[] = [];
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of tree.files) {
+    if (!file.startsWith("src/")) continue;
+    const folder = folderOf(file);
+    if (!rules.levels.has(folder) && file.split("/").length > 2) found.push(`${folder}: not in the folder table of docs/architecture.md`);
+    const edges: string[] = [];
+    for (const spec of importsOf(text)) {
+      if (!spec.startsWith(".")) continue;
+      const target = resolveImport(tree, file, spec);
+      if (!target.startsWith("src/")) {
+        if (!/\.(json)$/.test(target)) found.push(`${file} → ${target}: src/ imports only src/`);
+        continue;
+      }
+      edges.push(target);
+      const targetFolder = folderOf(target);
+      if (targetFolder !== folder) {
+        const from = rules.levels.get(folder);
+        const to = rules.levels.get(targetFolder);
+        if (from === null || to === null) found.push(`${file} → ${target}: src/web is apart`);
+        else if (from !== undefined && to !== undefined && !(to < from)) found.push(`${file} → ${target}: level ${from} imports level ${to}`);
+      }
+      // Public surfaces: the outermost folder of the target that has an index.ts and does not hold the importer.
+      const parts = target.split("/");
+      for (let i = 2; i < parts.length; i++) {
+        const surface = parts.slice(0, i).join("/");
+        if (`${dirname(file)}/`.startsWith(`${surface}/`)) continue;
+        if (tree.isFile(`${surface}/index.ts`) && target !== `${surface}/index.ts`) found.push(`${file} → ${target}: import ${surface} through its index.ts`);
+        if (tree.isFile(`${surface}/index.ts`)) break;
+      }
+    }
+    graph.set(file, edges);
+  }
+  for (const cycle of cyclesOf(graph)) found.push(`cycle: ${cycle.join(" → ")}`);
+  return found;
+}
+
+/** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) cycles.push(component.reverse());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+function repositoryTree(): Tree {
+  const files = new Map<string, string>();
+  for (const top of ["src", "devkit"]) {
+    for (const name of readdirSync(join(root, top), { recursive: true })) {
+      const path = `${top}/${String(name)}`;
+      if (/\.tsx?$/.test(path) && statSync(join(root, path)).isFile()) files.set(path, readFileSync(join(root, path), "utf8"));
+    }
+  }
+  return { files, isFile: (path) => files.has(path) || (existsSync(join(root, path)) && statSync(join(root, path)).isFile()) };
+}
+
+function madeUpTree(files: Record<string, string>): Tree {
+  const map = new Map(Object.entries(files));
+  return { files: map, isFile: (path) => map.has(path) };
+}
+
+const rules = rulesFromDocs(readFileSync(join(root, "docs/architecture.md"), "utf8"));
+
+describe("architecture (docs/architecture.md)", () => {
+  test("the folder table lists every folder of src/ with a level", () => {
+    const folders = readdirSync(join(root, "src")).filter((name) => statSync(join(root, "src", name)).isDirectory()).map((name) => `src/${name}`);
+    expect([...rules.levels.keys()].sort()).toEqual(folders.sort());
+    expect(rules.levels.get("src/shared")).toBe(0);
+    expect(rules.levels.get("src/web")).toBeNull();
+  });
+
+  test("every import of src/ follows the rules, and no cycle", () => {
+    expect(violations(repositoryTree(), rules)).toEqual([]);
+  });
+
+  test("nothing under src/ names a development tool, a test, a benchmark or a script", () => {
+    const offending: string[] = [];
+    for (const [file, text] of repositoryTree().files) {
+      if (!file.startsWith("src/")) continue;
+      for (const spec of importsOf(text)) {
+        const target = spec.startsWith(".") ? relative(root, resolve(root, dirname(file), spec)) : spec;
+        if (/^(devkit|test|bench|scripts)(\/|$)/.test(target)) offending.push(`${file} → ${target}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  test("the checker flags each kind of broken rule", () => {
+    const tree = madeUpTree({
+      "src/shared/a.ts": `import { b } from "../control/b";`, // up
+      "src/control/b.ts": `export const b = 1;`,
+      "src/control/index.ts": `export { b } from "./b";`,
+      "src/jobs/c.ts": `import { b } from "../control/b";`, // past the index
+      "src/ingest/d.ts": `import { e } from "../lake/e";`, // same level
+      "src/lake/e.ts": `export const e = 1;`,
+      "src/chain/f.ts": `import { g } from "./g";`, // cycle
+      "src/chain/g.ts": `import { f } from "./f";\nimport { h } from "../../devkit/localnet/h";`,
+      "src/web/w.ts": `import { s } from "../shared/s";`, // web is apart
+      "src/shared/s.ts": `export const s = 1;`,
+      "src/newcomer/n.ts": `export const n = 1;`, // not in the table
+    });
+    const found = violations(tree, rules).join("\n");
+    expect(found).toContain("src/shared/a.ts → src/control/b.ts: level 0 imports level 2");
+    expect(found).toContain("src/jobs/c.ts → src/control/b.ts: import src/control through its index.ts");
+    expect(found).toContain("src/ingest/d.ts → src/lake/e.ts: level 4 imports level 4");
+    expect(found).toContain("cycle: src/chain/f.ts → src/chain/g.ts");
+    expect(found).toContain("src/chain/g.ts → devkit/localnet/h: src/ imports only src/");
+    expect(found).toContain("src/web/w.ts → src/shared/s.ts: src/web is apart");
+    expect(found).toContain("src/newcomer: not in the folder table");
+    expect(violations(madeUpTree({ "src/jobs/ok.ts": `import { b } from "../control";`, "src/control/index.ts": "export const b = 1;" }), rules)).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+// The scheduler's daily entries: a run at a fixed UTC time of day by the context's clock (injected
+// here: a clock a few hundred ms before the planned time, advancing with real time), once per
+// night, caught up at start when the last one was missed; and the Landing Score's nightly entry
+// publishing the day that just ended.
+
+import { afterEach, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { NIGHTLY_AT_MS } from "../../src/analytics/landing-score";
+import { nextDailyRun, startScheduler, type Job } from "../../src/jobs/scheduler";
+import { schedule } from "../../src/jobs/registry";
+import { landingScoreJob } from "../../src/jobs/landing-score";
+import { testContext } from "../helpers/context";
+import { scoreContext } from "../analytics/landing-score-support";
+
+const DAY = 86_400_000;
+const MIDNIGHT = Date.UTC(2025, 10, 21); // 2025-11-21 00:00 UTC
+let dispose: (() => void) | null = null;
+afterEach(() => dispose?.());
+
+/** Waits until `done()` holds (or a generous deadline passes: the machine may be busy). */
+async function until(done: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done() && performance.now() < deadline) await Bun.sleep(25);
+}
+
+/** A clock that reads `start` now and advances with real time. */
+function clockFrom(start: number): () => number {
+  const origin = performance.now();
+  return () => start + Math.floor(performance.now() - origin);
+}
+
+test("nextDailyRun: the first planned time strictly after now", () => {
+  expect(nextDailyRun(MIDNIGHT, NIGHTLY_AT_MS)).toBe(MIDNIGHT + NIGHTLY_AT_MS);
+  expect(nextDailyRun(MIDNIGHT + NIGHTLY_AT_MS - 1, NIGHTLY_AT_MS)).toBe(MIDNIGHT + NIGHTLY_AT_MS);
+  expect(nextDailyRun(MIDNIGHT + NIGHTLY_AT_MS, NIGHTLY_AT_MS)).toBe(MIDNIGHT + DAY + NIGHTLY_AT_MS);
+  expect(nextDailyRun(MIDNIGHT - 1, NIGHTLY_AT_MS)).toBe(MIDNIGHT + NIGHTLY_AT_MS);
+  expect(NIGHTLY_AT_MS).toBeGreaterThan(15 * 60_000); // after the resolutions' grace period
+  expect(NIGHTLY_AT_MS).toBeLessThan(60 * 60_000); // "shortly after 00:00 UTC"
+});
+
+test("a daily job runs once at its time of day, not before", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + NIGHTLY_AT_MS - 400);
+  const runs: number[] = [];
+  const job: Job = { name: "nightly-test", run: async (c) => (runs.push(c.clock()), {}) };
+  const scheduler = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS }], {});
+  await until(() => runs.length > 0);
+  await Bun.sleep(300); // the next run is planned a day later
+  await scheduler.stop();
+  expect(runs.length).toBe(1);
+  expect(runs[0]).toBeGreaterThanOrEqual(MIDNIGHT + NIGHTLY_AT_MS);
+});
+
+test("a missed night is caught up soon after start, then the plan goes on", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + 10 * 3_600_000);
+  let runs = 0;
+  const job: Job = { name: "nightly-test", run: async () => (runs++, {}) };
+  const scheduler = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS, missed: () => runs === 0 }], {});
+  await until(() => runs > 0);
+  await Bun.sleep(300);
+  await scheduler.stop();
+  expect(runs).toBe(1);
+  const notMissed = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS, missed: () => false }], {});
+  await Bun.sleep(1300);
+  await notMissed.stop();
+  expect(runs).toBe(1);
+});
+
+test("the nightly entry publishes the Landing Score of the day that just ended", async () => {
+  const ctx = await scoreContext(0);
+  dispose = ctx.dispose;
+  (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + NIGHTLY_AT_MS - 300);
+  const entry = schedule(ctx.config).find((e) => e.job.name === "landing-score")!;
+  expect(entry).toMatchObject({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS });
+  // A fresh data directory: last night's snapshot is missing, so it is also caught up at start.
+  expect("missed" in entry && entry.missed?.(ctx)).toBe(true);
+  const scheduler = startScheduler(ctx, [{ job: entry.job, dailyAtMs: NIGHTLY_AT_MS }], {});
+  await until(() => existsSync(join(ctx.dir, "2025-11-20.json")));
+  await scheduler.stop();
+  expect(existsSync(join(ctx.dir, "2025-11-20.json"))).toBe(true);
+  expect(existsSync(join(ctx.dir, "2025-11-21.json"))).toBe(false);
+  expect("missed" in entry && entry.missed?.(ctx)).toBe(false);
+});

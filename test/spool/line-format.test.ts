@@ -1,0 +1,77 @@
+// The spool line format round-trips: what ingest encodes, flush's DuckDB reader decodes to exactly
+// the envelope plus its attempt metadata, for awkward text as much as for ordinary values.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeSpoolBatch } from "../../src/spool/line-format";
+import { openDuck } from "../../src/lake/duckdb";
+import { spoolRowsSql } from "../../src/lake/flush-spool";
+import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
+
+const dir = mkdtempSync(join(tmpdir(), "txray-spool-line-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("every field survives the spool, including escaped free text, logs and optional fields", async () => {
+  const envelopes = [
+    makeEnvelope(),
+    makeEnvelope({ rpcLabel: 'quote " and \\ backslash', walletAdapter: "Phantom\ttab\nnewline", sdkVersion: "1.0.0-β", cuLimit: 1, cuPriceMicroLamports: 2, maxRetries: 0, skipPreflight: true, sendPath: "jito-bundle", nonce: false }),
+    makePreflightEnvelope({ preflightError: 'Transaction simulation failed: {"InstructionError":[0,{"Custom":1}]}', simulationLogs: ["Program log: \u0000 odd", "line 2\r\n", "emoji 🚀", "\\N"] }),
+    makeEnvelope({ payer: "0123456789abcdef0123456789abcdef", walletAdapter: "", rpcLabel: "\\N", sdkVersion: '"quoted"' }),
+    makeEnvelope({ walletAdapter: "lone \ud800 surrogate", sendPath: "[]" }),
+  ];
+  const file = join(dir, "node-0000000000001-abcdef.sealed");
+  writeFileSync(file, Buffer.concat([encodeSpoolBatch("acc_1", 1_763_700_000_123, "0192-batch", envelopes), encodeSpoolBatch("acc_2", 1_763_700_000_456, "0193-batch", [makeEnvelope()])]));
+
+  const duck = await openDuck();
+  const rows = await duck.all<Record<string, unknown>>(`SELECT * FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  duck.close();
+  expect(rows).toHaveLength(6);
+  envelopes.forEach((e, index) => {
+    expect(rows[index]).toEqual({
+      attempt_id: `0192-batch-${index.toString(36)}`,
+      account_id: "acc_1",
+      received_at: 1_763_700_000_123,
+      spool_segment: "node-0000000000001-abcdef",
+      sig: e.sig,
+      blockhash: e.blockhash,
+      last_valid_block_height: e.lastValidBlockHeight,
+      sent_at: e.sentAt,
+      rpc_hash: e.rpcHash,
+      rpc_label: e.rpcLabel,
+      wallet_adapter: e.walletAdapter.toWellFormed(),
+      kind: e.kind,
+      preflight_error: e.preflightError,
+      simulation_logs: e.simulationLogs,
+      payer: e.payer,
+      sdk_version: e.sdkVersion,
+      cu_limit: e.cuLimit ?? null,
+      cu_price_micro_lamports: e.cuPriceMicroLamports ?? null,
+      max_retries: e.maxRetries ?? null,
+      skip_preflight: e.skipPreflight ?? null,
+      send_path: e.sendPath ?? null,
+      nonce: e.nonce ?? null,
+      program: e.program,
+      day: "2025-11-21",
+    });
+  });
+  expect(rows[5].account_id).toBe("acc_2");
+});
+
+test("a spool line never holds a raw tab or newline inside a field, whatever the text", () => {
+  const nasty = ["\t", "\n", "\r", "a\tb", "\u2028", "\"", "\\"].map((text) => makeEnvelope({ rpcLabel: text, walletAdapter: text, sdkVersion: text, sendPath: text }));
+  const lines = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1, "b", nasty)).split("\n");
+  expect(lines.at(-1)).toBe("");
+  for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(22);
+});
+
+test("a batch whose envelopes share, then change, then share again their provider and options encodes each one's own values", async () => {
+  const base = makeEnvelope({ cuLimit: 10 });
+  const envelopes = [base, makeEnvelope({ cuLimit: 10 }), makeEnvelope({ cuLimit: 11 }), makeEnvelope({ cuLimit: 11, walletAdapter: "Solflare" }), makeEnvelope({ cuLimit: 10 }), makePreflightEnvelope({ simulationLogs: ["a"] }), makePreflightEnvelope({ simulationLogs: ["b"] })];
+  const file = join(dir, "node-0000000000002-abcdef.sealed");
+  writeFileSync(file, encodeSpoolBatch("acc_1", 1_763_700_000_123, "0194-batch", envelopes));
+  const duck = await openDuck();
+  const rows = await duck.all<Record<string, unknown>>(`SELECT sig, cu_limit, wallet_adapter, simulation_logs FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  duck.close();
+  expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, cu_limit: e.cuLimit ?? null, wallet_adapter: e.walletAdapter, simulation_logs: e.simulationLogs })));
+});
