@@ -7,7 +7,7 @@
 //     random moment (mid-request, mid-group-commit) or frozen at a named moment by
 //     TXRAY_FAULT_POINT=<moment>:pause (src/shared/fault.ts: mid-group-commit, mid-seal, mid-flush,
 //     mid-resolve, mid-compaction, mid-tables-build, mid-tables-swap) and killed there;
-//   - separately the job runner (`bun run jobs/<name>.ts`, the server running ingest only
+//   - separately the job runner (`txray jobs run <name>`, the server running ingest only
 //     alongside) frozen at a named moment of its job and killed there.
 // After each kill the serving tables are checked (the pointer names a complete version a reader
 // opens). At the end txray recovers (restart, flush, resolve, tables) and the invariants are
@@ -292,7 +292,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         const { server, url } = await startServer({ TXRAY_SCHEDULER: "off" });
         const stopLoad = startLoad(url, key, next, acknowledged);
         await Bun.sleep(200);
-        const runner = startChild(["bun", "run", `jobs/${scenario.job}.ts`], { ...env, TXRAY_FAULT_POINT: armed! });
+        const runner = startChild(["bun", "run", "src/bin/cli.ts", "jobs", "run", scenario.job], { ...env, TXRAY_FAULT_POINT: armed! });
         const reached = await runner.waitFor(/"message":"fault point reached"/, 20_000);
         if (reached && (await runner.kill())) await afterKill(`runner ${scenario.job} ${scenario.point}`);
         else {

@@ -1,4 +1,4 @@
-// Client side of POST {endpoint}/v1/ingest (seed §4.2): envelopes go in batches with the key in the
+// Client side of POST {endpoint}/v1/ingest (docs/api.md#post-v1ingest): envelopes go in batches with the key in the
 // body (`{ apiKey, envelopes }`, as the official SDK does); 202 `{accepted}` counts them; 429 (and
 // 503) are retried after Retry-After (seconds or an HTTP date), else with exponential backoff;
 // any other status is an error carrying the server's `{error:{code,message}}`.

@@ -176,7 +176,7 @@ export const ROUTES: RouteSpec[] = [
   { name: "provider-report", method: "GET", template: "/v1/provider-report/{program}", params: { program: "program" }, query: WINDOWED, answer: "json" },
   { name: "unknown-v1", method: "GET", template: "/v1/{any}", params: { any: "any" }, answer: "json" },
   { name: "unknown-deep", method: "GET", template: "/v1/{any}/{sig}/{any2}", params: { any: "any", sig: "sig", any2: "any" }, answer: "json" },
-  // Surfaces added by other work (DESIGN §7, §10): fuzzed once they exist.
+  // Surfaces added by other work (docs/architecture.md): fuzzed once they exist.
   { name: "mcp", method: "POST", template: "/mcp", body: mcpBody, answer: "mcp", optional: "MCP over Streamable HTTP (/mcp) not served yet", probe: "/mcp" },
   { name: "slack", method: "POST", template: "/chat/slack", body: slackBody, answer: "slack", optional: "Slack slash commands (/chat/slack) not served yet", probe: "/chat/slack" },
   { name: "openapi", method: "GET", template: "/openapi.json", query: { any: "any" }, answer: "json", optional: "OpenAPI document not served yet", probe: "/openapi.json" },

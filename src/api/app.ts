@@ -1,5 +1,5 @@
 // The HTTP surface (Elysia): ingest, the read routes and status. Handlers are thin: each parses its
-// inputs, calls one function of the query layer and renders the answer; errors become seed §7
+// inputs, calls one function of the query layer and renders the answer; errors become docs/api.md#errors
 // bodies in one place. createApp takes everything it needs, so tests call it in-process with
 // app.handle(request) or serve it on a free loopback port.
 
@@ -56,7 +56,7 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
 
   /**
    * Wraps a public handler in the per-IP rate limit: a 429 at once when the client's budget is spent,
-   * else the handler's response (errors in the seed's shape) with the RateLimit headers.
+   * else the handler's response (errors in the shape of docs/api.md#errors) with the RateLimit headers.
    */
   const limited =
     (handler: (request: Request, params: Record<string, string>) => Promise<Response> | Response) =>

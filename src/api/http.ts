@@ -1,4 +1,4 @@
-// HTTP rendering of txray errors and JSON answers: one place decides the error shape (seed §7) and
+// HTTP rendering of txray errors and JSON answers: one place decides the error shape (docs/api.md#errors) and
 // the status of each code. Internal errors are logged and answered without details.
 
 import { answerJson } from "../analytics/serving/answer-json";

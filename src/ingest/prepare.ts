@@ -33,7 +33,7 @@ export type PrepareDeps = {
 
 const decoder = new TextDecoder();
 
-/** Never throws for bad input: every refusal is a value the route renders as the seed's error body. */
+/** Never throws for bad input: every refusal is a value the route renders as the error body of docs/api.md#errors. */
 export function prepareBatch(request: PrepareRequest, given: PrepareDeps): PreparedBatch {
   // The native path and its JavaScript fallback may ask for the same key: look it up once.
   let looked: { key: string; principal: Principal | null } | null = null;

@@ -1,4 +1,4 @@
-// Flush: sealed spool segments → Hive-partitioned, zstd Parquet parts (DESIGN §6).
+// Flush: sealed spool segments → Hive-partitioned, zstd Parquet parts (docs/architecture.md, "Durability").
 //
 // Per pass: the native writer (src/lake/native; DuckDB when it is unavailable or declines the
 // pass) reads the sealed segments and writes partitioned Parquet into a staging directory; then,

@@ -1,5 +1,5 @@
 // The txray client SDK (`import { createTxray } from "txray/sdk"`): one line in a dapp and every send
-// attempt becomes a telemetry envelope (seed §2.2, DESIGN §4 and §7). Runs in browsers, Node ≥ 20
+// attempt becomes a telemetry envelope (docs/sdk.md, docs/architecture.md "The envelope"). Runs in browsers, Node ≥ 20
 // and Bun; no server code and no runtime dependency (web3.js and kit are the dapp's own: the SDK
 // only wraps the objects it is handed). Usage and exactly what is sent: docs/sdk.md.
 //

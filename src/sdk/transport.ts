@@ -1,6 +1,6 @@
 // Gets envelopes to POST {endpoint}/v1/ingest without ever blocking or failing the dapp: a bounded
 // queue (the oldest envelopes are dropped, and counted, when the service stays unreachable),
-// batches by size and by interval, the key in the body (seed §5: what lets sendBeacon work),
+// batches by size and by interval, the key in the body (what lets sendBeacon work, docs/sdk.md),
 // exponential backoff with jitter that honours Retry-After on 429 and 5xx, a per-request timeout,
 // `navigator.sendBeacon` (else fetch keepalive) when the page is hidden, and flush/close bounded in
 // time. Timers are unref'd in server runtimes, so the SDK never keeps a process alive.

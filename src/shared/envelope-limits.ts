@@ -11,6 +11,6 @@ export const ENVELOPE_LIMITS = {
 /** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
 export const HASHED_PAYER = /^[0-9a-f]{16,64}$/;
 
-/** Bounds of the optional numeric fields (DESIGN §4). */
+/** Bounds of the optional numeric fields (docs/architecture.md, "The envelope"). */
 export const CU_LIMIT_MAX = 1_400_000;
 export const MAX_RETRIES_MAX = 1000;

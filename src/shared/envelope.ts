@@ -1,4 +1,4 @@
-// The wire contract: the telemetry envelope (seed §2.2 plus the optional fields of DESIGN §4), written
+// The wire contract: the telemetry envelope (docs/architecture.md, "The envelope"; fields in docs/api.md), written
 // once as a zod schema in this neutral module. Ingest validates with it (src/ingest/envelope.ts
 // re-exports it), the SDK (src/sdk, type-only import, so zod stays out of its bundle) and the
 // simulator build values of its type, and the lake's envelope columns are derived from it
@@ -36,7 +36,7 @@ export const envelopeSchema = z
     // A public key, or (privacy: "hash") a salted hash of it as lower-case hex.
     payer: z.string().max(64).refine((text) => HASHED_PAYER.test(text) || isAddress(text), "expected a base58 public key or a hex hash"),
     sdkVersion: z.string().min(1).max(ENVELOPE_LIMITS.label),
-    // Optional fields (DESIGN §4): validated when present, stored in the lake.
+    // Optional fields (docs/architecture.md, "The envelope"): validated when present, stored in the lake.
     cuLimit: z.number().int().min(0).max(CU_LIMIT_MAX).optional(),
     cuPriceMicroLamports: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     maxRetries: z.number().int().min(0).max(MAX_RETRIES_MAX).optional(),

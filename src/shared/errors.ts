@@ -1,5 +1,5 @@
 // The one error type of txray. Every layer (ingest, query functions, jobs) throws TxrayError with a
-// stable code; each surface renders it its own way (HTTP: seed §7 shape and status, MCP: isError,
+// stable code; each surface renders it its own way (HTTP: the shape and status of docs/api.md#errors, MCP: isError,
 // chat: a message). Codes and statuses are a public contract (docs/api.md).
 
 export const ERROR_STATUS = {
@@ -35,7 +35,7 @@ export class TxrayError extends Error {
 export const badRequest = (message: string) => new TxrayError("bad_request", message);
 export const notFound = (message: string) => new TxrayError("not_found", message);
 
-/** The body every HTTP error carries: `{ error: { code, message } }` (seed §7). */
+/** The body every HTTP error carries: `{ error: { code, message } }` (docs/api.md#errors). */
 export function errorBody(code: ErrorCode, message: string) {
   return { error: { code, message } };
 }

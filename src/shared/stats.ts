@@ -1,6 +1,6 @@
 // Small, pure statistics used by the query layer: 95% Wilson score intervals for rates, the
 // two-proportion z-test for release diffs, and the Rates object every analytical route returns
-// (DESIGN §5.1). Kept free of I/O so tests can check them against textbook values.
+// (docs/api.md). Kept free of I/O so tests can check them against textbook values.
 
 export type Interval = [number, number];
 

@@ -1,4 +1,4 @@
-// The durable spool between ingest and the lake (DESIGN §6). Ingest appends each batch as spool
+// The durable spool between ingest and the lake (docs/architecture.md, "Durability"). Ingest appends each batch as spool
 // lines (src/spool/line-format.ts); the promise resolves only after the bytes are fdatasync'd, and
 // every batch that arrives while an fsync is in flight joins the next one (group commit: one fsync serves many requests, and
 // the event loop keeps accepting while the disk works). An acknowledged envelope is therefore on disk.

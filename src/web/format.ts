@@ -55,7 +55,7 @@ export function issueName(issue: { errName: string | null; errCode?: number | nu
 }
 
 /**
- * Where in the transaction an instruction sits (ixPath, DESIGN §4): "2" is the third top-level
+ * Where in the transaction an instruction sits (ixPath, docs/architecture.md, "Outcomes, drops and issues"): "2" is the third top-level
  * instruction (indexes count from 0, as the runtime's "Error processing Instruction 2" does, and
  * Compute Budget instructions count too); "2.1" is the second instruction that top-level 2 invoked.
  */

@@ -1,4 +1,4 @@
-// Shapes of the /v1 answers the web app reads (docs/api.md, DESIGN §5.1). Declared here, not
+// Shapes of the /v1 answers the web app reads (docs/api.md). Declared here, not
 // imported from the server: the app is a client of the HTTP API like any other.
 
 export type Interval = [number, number];

@@ -1,5 +1,5 @@
-// POST /v1/ingest against a real server on loopback: every status code of seed §4.2 / DESIGN §5 with
-// the seed §7 error shape, and nothing from a rejected batch ever reaches the lake; in JavaScript on
+// POST /v1/ingest against a real server on loopback: every status code of docs/api.md#post-v1ingest with
+// the error shape of docs/api.md#errors, and nothing from a rejected batch ever reaches the lake; in JavaScript on
 // the main thread, and on worker threads with the native fast path, alike.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hashKey, revokeKey } from "../../src/control";

@@ -1,4 +1,4 @@
-// DESIGN §6: a kill -9 of the server while clients ingest loses no acknowledged envelope and
+// docs/architecture.md, "Durability": a kill -9 of the server while clients ingest loses no acknowledged envelope and
 // duplicates none. A real child process, real concurrent HTTP clients, a real SIGKILL.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

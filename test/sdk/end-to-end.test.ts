@@ -170,11 +170,11 @@ describe("envelopes the server receives", () => {
     for (const envelope of envelopes) expect(envelopeSchema.safeParse(envelope).success).toBe(true);
     for (const sig of Object.values(sigs)) expect(envelopeOf(sig).length).toBe(1);
     expect(txray.stats()).toMatchObject({ sent: 7, queued: 0, dropped: 0, rejected: 0 });
-    // The key travels in the body (seed §5), so sendBeacon can carry it.
+    // The key travels in the body (docs/sdk.md), so sendBeacon can carry it.
     for (const body of recorder.bodies) expect(body.apiKey).toMatch(/^txr_live_/);
   });
 
-  test("every seed §2.2 field, filled from what the SDK saw", () => {
+  test("every required envelope field, filled from what the SDK saw", () => {
     const [landed] = envelopeOf(sigs.web3Landed);
     const payer = landed.payer;
     expect(landed).toMatchObject({

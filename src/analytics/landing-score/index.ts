@@ -1,5 +1,5 @@
 // The Landing Score: a nightly, sampled, public ranking of programs by how reliably their sent
-// transactions land (DESIGN §8, docs/publishing.md). computeLandingScore reads the lake;
+// transactions land (docs/publishing.md). computeLandingScore reads the lake;
 // publishSnapshot writes the files; runLandingScore is what the job, the CLI and the scheduler call.
 
 import { existsSync, readFileSync } from "node:fs";

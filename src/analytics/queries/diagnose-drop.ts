@@ -1,4 +1,4 @@
-// diagnose-drop/{sig} (DESIGN §5.1): the drop class of an attempt with the evidence that decided it,
+// diagnose-drop/{sig} (docs/api.md): the drop class of an attempt with the evidence that decided it,
 // its provider's measured drop rate (last 7 days, sends only) and advice. An attempt that did not
 // drop answers with its outcome, dropClass null and what to look at instead.
 

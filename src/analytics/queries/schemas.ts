@@ -1,4 +1,4 @@
-// The response contract of every read question, once, as zod schemas (DESIGN §5.1): the MCP tools'
+// The response contract of every read question, once, as zod schemas (docs/api.md): the MCP tools'
 // outputSchema, the OpenAPI document and the tests that validate real answers all use these. Objects
 // are loose on purpose: fields may be added freely (never renamed), so a schema written today keeps
 // validating tomorrow's answers. The query functions' own types must stay assignable to these (the
@@ -67,7 +67,7 @@ export const WhySchema = z
     payerBotScore: z.number().nullable(),
     issue: IssueRefSchema.nullable(),
     failingProgram: z.string().nullable(),
-    // Added to the story by a parallel change (DESIGN §5.1); optional until every answer carries it.
+    // Added to the story by a parallel change (fields are added, never renamed: docs/api.md); optional until every answer carries it.
     failingInstruction: z.string().nullable().optional(),
     errMessage: z.string().nullable(),
     computeExceeded: z.boolean(),
@@ -79,7 +79,7 @@ export const WhySchema = z
     rpcLabel: z.string().nullable(),
     source: z.enum(["ingested", "chain"]),
   })
-  .meta({ id: "Why", description: "The decoded failure story of a signature (seed §2.3); every field present, null where it does not apply." });
+  .meta({ id: "Why", description: "The decoded failure story of a signature; every field present, null where it does not apply." });
 
 export const DiagnoseDropSchema = z
   .looseObject({

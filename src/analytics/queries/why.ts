@@ -1,8 +1,8 @@
-// why/{sig} (seed §2.3): the decoded failure story of one signature. Answers from the attempt index
+// why/{sig} (docs/api.md#get-v1whysig): the decoded failure story of one signature. Answers from the attempt index
 // (resolved attempts txray ingested); a signature txray holds but has not resolved (spool, lake or
 // queue) is `pending` (404 with Retry-After); a signature txray never saw is fetched from the chain and
 // decoded on demand, like a block explorer would (cached, so it is fetched once); a chain that cannot
-// be reached is 503 `unavailable` with Retry-After. Every field of §2.3 is always present,
+// be reached is 503 `unavailable` with Retry-After. Every field of the story is always present,
 // `null` where it does not apply; `issue` is null for a landed transaction.
 
 import type { Context } from "../../context";
@@ -40,7 +40,7 @@ export type WhyAnswer = {
   payer: string | null;
   payerBotScore: number | null;
   issue: IssueRef | null;
-  // Beyond the seed (documented in docs/api.md):
+  // Beyond the minimum every surface relies on (documented in docs/api.md):
   failingProgram: string | null;
   /** The innermost failing frame's instruction (`instruction` is the targeted program's). */
   failingInstruction: string | null;

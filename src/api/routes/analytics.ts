@@ -1,4 +1,4 @@
-// HTTP adapters of the analytics questions (DESIGN §5.1): each route reads its path and query
+// HTTP adapters of the analytics questions (docs/api.md): each route reads its path and query
 // parameters (src/contract/questions.ts: the same table the MCP tools and the chat bot use),
 // resolves `?scope=account` to the key's account, and calls its one query function. Validation and
 // errors live in the query layer (TxrayError); app.ts mounts these with the public rate limit and

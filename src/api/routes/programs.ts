@@ -1,4 +1,4 @@
-// GET /v1/programs (seed §4.1): the programs the key's account has sent telemetry for, with
+// GET /v1/programs (docs/api.md): the programs the key's account has sent telemetry for, with
 // attempt counts and last-seen times, keyset-paginated by program id.
 
 import { listAccountPrograms } from "../../control";

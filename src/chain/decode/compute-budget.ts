@@ -1,4 +1,4 @@
-// The compute-unit limit a transaction asked for (DOMAIN.md §2, solana.com compute-budget docs,
+// The compute-unit limit a transaction asked for (docs/solana.md "Compute units", solana.com compute-budget docs,
 // agave `compute-budget-instruction`): the first SetComputeUnitLimit instruction (ComputeBudget tag 2,
 // u32 LE) anywhere in the message, else the runtime default of 200,000 per top-level instruction of a
 // non-builtin program plus 3,000 per builtin one (ComputeBudget instructions included), capped at

@@ -58,7 +58,7 @@
 //   none can be identified.
 // - cuUsed: `meta.computeUnitsConsumed`; for simulations `unitsConsumed`; when absent (2022
 //   transactions, simulation logs alone) the sum of the top-level frames' `consumed N of M` lines
-//   (null when the logs are truncated, start mid-way or print none); a given figure is reported as given although failed simulations under-count it (DOMAIN.md §4,
+//   (null when the logs are truncated, start mid-way or print none); a given figure is reported as given although failed simulations under-count it (docs/solana.md "Compute units",
 //   sample 13: 21,115 reported vs 142,350 consumed by Jupiter alone): do not use it for headroom.
 // - cuRequested: first SetComputeUnitLimit, else 200,000 per non-builtin + 3,000 per builtin top-level
 //   instruction, capped at 1,400,000 (builtins: program-ids.ts BUILTIN_PROGRAMS); null without a

@@ -1,5 +1,5 @@
 // Recovers a TransactionError from the only evidence a failed preflight leaves: the error text the
-// client captured (DOMAIN.md §3.3). Handled, in order of trust:
+// client captured (docs/solana.md "Preflight errors"). Handled, in order of trust:
 // 1. JSON embedded anywhere in the text: a raw JSON-RPC error body (`error.data.err`, `.logs`,
 //    `.unitsConsumed`), a simulate result (`value.err`), a status (`{"err":…}`), or a bare
 //    TransactionError (`Simulation failed: {"InstructionError":[1,{"Custom":1}]}`), including JSON

@@ -2,7 +2,7 @@
 // discriminators (to name an instruction from its data) and error codes (to name a custom program
 // error). Everything else in an IDL (accounts, types, events) is ignored on purpose.
 //
-// Dialects (DOMAIN.md §3.4):
+// Dialects (docs/solana.md, "Anchor and IDLs"):
 // - Anchor ≥ 0.30 "spec" IDL (`metadata.spec`): snake_case names, explicit 8-byte `discriminator`s,
 //   program id in `address`.
 // - Anchor legacy IDL (no `metadata.spec`): camelCase names, no discriminators; the discriminator is

@@ -1,4 +1,4 @@
-// Drop classification (DESIGN §4, DOMAIN §2). A dropped attempt never reached the chain, so the
+// Drop classification (docs/architecture.md "Outcomes, drops and issues", docs/solana.md "What the chain can show"). A dropped attempt never reached the chain, so the
 // chain cannot say why; the class is inferred from what txray saw around it, and every diagnosis
 // lists the evidence rows that decided it. Classes, strongest evidence first:
 //   superseded_by_retry   the same payer's attempt at the same program landed under another

@@ -1,4 +1,4 @@
-// Resolution of pending attempts against the chain (DESIGN §4):
+// Resolution of pending attempts against the chain (docs/architecture.md, "Outcomes, drops and issues"; docs/solana.md):
 //   found at confirmed or finalized → landed (meta.err null) or failed_onchain, decoded from getTransaction
 //   not found, block height past lastValidBlockHeight → looked up once more after a short wait, and
 //     only then dropped (declaring "expired" for a transaction that in fact landed is the classic bug)

@@ -1,4 +1,4 @@
-// ixPath of a failing top-level instruction that is not the first one (DESIGN §4: the zero-based
+// ixPath of a failing top-level instruction that is not the first one (docs/architecture.md: the zero-based
 // top-level index, as in the runtime's `InstructionError[index]`). Real transactions on the LiteSVM
 // local chain: Compute Budget instructions, then an SPL Token TransferChecked that fails for lack
 // of funds; decoded from getTransaction (on chain) and from the preflight simulation logs, with and

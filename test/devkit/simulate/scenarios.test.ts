@@ -1,5 +1,5 @@
-// Each simulator scenario, run once through a non-dropping provider: the envelope it produces (seed
-// §2.2 fields) and the ground truth, cross-checked against the chain itself.
+// Each simulator scenario, run once through a non-dropping provider: the envelope it produces (every
+// required field) and the ground truth, cross-checked against the chain itself.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Connection } from "@solana/web3.js";
@@ -82,7 +82,7 @@ describe("world", () => {
 });
 
 describe("scenarios", () => {
-  test("sol_transfer lands; the envelope carries seed §2.2 fields and the CU settings", async () => {
+  test("sol_transfer lands; the envelope carries every required field and the CU settings", async () => {
     const { envelope, truth } = await run("sol_transfer");
     const latest = localnet.chain.latestBlockhash();
     expect(envelope).toEqual({
