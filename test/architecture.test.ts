@@ -152,6 +152,20 @@ describe("architecture (docs/architecture.md)", () => {
     expect(offending).toEqual([]);
   });
 
+  test("no SQL against the control tables outside src/control", () => {
+    const tree = repositoryTree();
+    const migrations = tree.files.get("src/control/db.ts")!;
+    const controlTables = new Set([...migrations.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((match) => match[1]));
+    // A name the serving tables (DuckDB) also create is not a control table in their code.
+    for (const [file, text] of tree.files) {
+      if (file.startsWith("src/analytics/")) for (const match of text.matchAll(/CREATE (?:OR REPLACE )?TABLE (\w+)/g)) controlTables.delete(match[1]);
+    }
+    expect(controlTables.has("pending_attempts") && controlTables.has("api_keys")).toBe(true);
+    const statement = new RegExp(`\\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\\s+(${[...controlTables].join("|")})\\b`);
+    const offending = [...tree.files].filter(([file, text]) => !file.startsWith("src/control/") && statement.test(text)).map(([file, text]) => `${file}: ${statement.exec(text)![0]}`);
+    expect(offending).toEqual([]);
+  });
+
   test("the checker flags each kind of broken rule", () => {
     const tree = madeUpTree({
       "src/shared/a.ts": `import { b } from "../control/b";`, // up

@@ -1,11 +1,10 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { consecutiveFailures, lakeRowCount, lastJobRuns, resolverBacklog, type JobRun } from "../control";
+import { consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
 import { unrecordedFailures } from "../jobs";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
-import { readIntegrity } from "../spool";
 import { VERSION } from "../shared/version";
 import { diskUsage } from "../ops/disk-usage";
 import { reusedFor } from "../shared/reuse";
@@ -29,9 +28,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
     };
   }
-  const lastFlush = ctx.control
-    .query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments")
-    .get()?.at ?? null;
+  const lastFlush = lastFlushAt(ctx.control);
   const envelopes = lakeRowCount(ctx.control);
   return {
     version: VERSION,
@@ -40,7 +37,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       spoolBacklog: spool ? spool.backlogBytes() : null,
       lastFlushAt: lastFlush,
       // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
-      spoolIntegrity: readIntegrity(ctx.control),
+      spoolIntegrity: readSpoolIntegrity(ctx.control),
     },
     // Additive (docs/api.md): attempts waiting for the chain and envelopes not yet queued for it.
     resolver: cachedResolverBacklog(ctx),

@@ -121,6 +121,32 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
 }
 
 /**
+ * A read-only connection to the SQLite control database at `path` (an ingest worker thread
+ * authenticates keys with one), or the PostgreSQL control plane when `controlUrl` is set.
+ */
+export function openControlDbReadOnly(path: string, controlUrl?: string): ControlDb {
+  if (controlUrl) return openControlDb(path, controlUrl);
+  const db = new Database(path, { readonly: true, strict: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  return sqliteControlDb(db);
+}
+
+/**
+ * The control database copied as of one transaction while other processes keep writing it (SQLite:
+ * VACUUM INTO reads a snapshot and writes a compact, standalone database file), for a backup.
+ * Leases are facts about running processes, not data: the copy starts without any.
+ */
+export function snapshotControlDb(control: ControlDb, file: string): void {
+  control.exec(`VACUUM INTO '${file.replaceAll("'", "''")}'`);
+  const copy = new Database(file);
+  try {
+    copy.exec("DELETE FROM meta WHERE key LIKE 'lease:%'");
+  } finally {
+    copy.close();
+  }
+}
+
+/**
  * A bun:sqlite Database as a ControlDb. It has every method ControlDb names; only its statement
  * generics are more elaborate than TypeScript can match structurally, hence the cast.
  */

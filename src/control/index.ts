@@ -1,5 +1,7 @@
 // Public surface of the control plane (bun:sqlite by default, PostgreSQL with TXRAY_CONTROL_URL).
-export { openControlDb, controlDialect, sqliteControlDb, type ControlDb } from "./db";
+// Every statement against the control tables is a named function of this folder: the rest of txray
+// never writes SQL against them (and all of it must survive the SQLite → PostgreSQL rewriter).
+export { openControlDb, openControlDbReadOnly, snapshotControlDb, controlDialect, sqliteControlDb, type ControlDb } from "./db";
 export { ControlPlaneError } from "./postgres";
 export * from "./keys";
 export * from "./programs";
@@ -8,4 +10,8 @@ export * from "./segments";
 export * from "./settings";
 export * from "./lease";
 export * from "./ingest-nodes";
-export * from "./signatures";
+export * from "./pending-attempts";
+export * from "./attempt-index";
+export * from "./chain-observations";
+export * from "./resolution-batches";
+export * from "./spool-integrity";

@@ -9,7 +9,7 @@
 // they serve SQLite and PostgreSQL alike.
 
 import { createHash, randomBytes } from "node:crypto";
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 import { rpcOrigin } from "../shared/rpc-identity";
 
 export { rpcOrigin };

@@ -1,7 +1,7 @@
 // Job runs: every scheduled or manual run is recorded so /v1/status can show each job's last run,
 // its outcome and duration.
 
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 
 export type JobRun = { lastRunAt: number; ok: boolean | null; durationMs: number | null; error: string | null; details: unknown };
 

@@ -2,7 +2,7 @@
 // presented key is checked by hashing it and comparing hashes in constant time. Keys never reach a log.
 
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 
 export type KeyScope = "live" | "read";
 export type KeyRecord = { id: string; accountId: string; accountName: string; scope: KeyScope; createdAt: number; revokedAt: number | null };

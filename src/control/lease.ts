@@ -10,7 +10,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 import { processAlive } from "../shared/process-alive";
 
 const holderId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;

@@ -2,7 +2,7 @@
 // exactly the envelopes that reached the lake). Answers GET /v1/programs and tells the deploy job
 // which programs are tracked.
 
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 
 export type ProgramCount = { accountId: string; program: string; attempts: number; lastSeen: number };
 

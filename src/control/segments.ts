@@ -2,7 +2,7 @@
 // visible in the lake; a segment already recorded is never counted twice (idempotent re-flush after a
 // crash). The resolver's intake reads each new segment's rows once and marks it.
 
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 
 export function isSegmentCommitted(db: ControlDb, segment: string): boolean {
   return db.query("SELECT 1 FROM lake_segments WHERE segment = ?").get(segment) !== null;
@@ -51,4 +51,15 @@ export function resolverBacklog(db: ControlDb, now: number): { pendingAttempts: 
   const oldestDue = db.query<{ at: number | null }, []>("SELECT min(next_check_at) AS at FROM pending_attempts").get()?.at ?? null;
   const waits = [oldestDue, awaiting?.oldest ?? null].filter((at): at is number => at !== null).map((at) => now - Number(at));
   return { pendingAttempts: Number(pending), awaitingIntake: Number(awaiting?.n ?? 0), lagMs: Math.max(0, ...waits) };
+}
+
+/** When flush last committed a segment; null before the first. */
+export function lastFlushAt(db: ControlDb): number | null {
+  return db.query<{ at: number | null }, []>("SELECT max(committed_at) AS at FROM lake_segments").get()?.at ?? null;
+}
+
+/** Retention: records of segments taken in whose newest day is before `cutoffDay` (YYYY-MM-DD). */
+export function forgetSegmentsBefore(db: ControlDb, cutoffDay: string): number {
+  // `days` is a sorted JSON array of YYYY-MM-DD; its last element is the segment's newest day.
+  return db.query("DELETE FROM lake_segments WHERE intake_at IS NOT NULL AND json_extract(days, '$[#-1]') < ?").run(cutoffDay).changes;
 }

@@ -2,7 +2,7 @@
 // and shared by every process on the same data directory (e.g. the secret that signs cursors).
 
 import { randomBytes } from "node:crypto";
-import type { ControlDb } from "./db";
+import type { ControlDb } from "./types";
 
 export function serverSecret(db: ControlDb, name: string): string {
   db.query("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)").run(`secret:${name}`, randomBytes(32).toString("hex"));

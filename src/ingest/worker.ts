@@ -3,8 +3,7 @@
 // connection when TXRAY_CONTROL_URL is set) and its own short-lived principal cache, so a revoked key
 // stops working here within the same 2 s as on the main thread.
 
-import { Database } from "bun:sqlite";
-import { openControlDb, PrincipalCache, sqliteControlDb } from "../control";
+import { openControlDbReadOnly, PrincipalCache } from "../control";
 import { loadNativeEncoder } from "./native";
 import { prepareBatch, type PrepareRequest } from "./prepare";
 
@@ -13,19 +12,13 @@ declare const self: Worker;
 export type WorkerSetup = { controlDbPath: string; controlUrl?: string; maxBatch: number; native: boolean };
 export type WorkerJob = { id: number } & PrepareRequest;
 
-function readOnlySqlite(path: string) {
-  const db = new Database(path, { readonly: true, strict: true });
-  db.exec("PRAGMA busy_timeout = 5000");
-  return sqliteControlDb(db);
-}
-
 let deps: Parameters<typeof prepareBatch>[1] | null = null;
 
 self.onmessage = (event: MessageEvent<{ setup: WorkerSetup } | WorkerJob>) => {
   const message = event.data;
   if ("setup" in message) {
     const { controlDbPath, controlUrl } = message.setup;
-    const principals = new PrincipalCache(controlUrl ? openControlDb(controlDbPath, controlUrl) : readOnlySqlite(controlDbPath));
+    const principals = new PrincipalCache(openControlDbReadOnly(controlDbPath, controlUrl));
     deps = { principal: (key) => principals.get(key), maxBatch: message.setup.maxBatch, native: message.setup.native ? loadNativeEncoder() : null };
     return;
   }

@@ -6,7 +6,7 @@
 
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isSegmentCommitted, withLease, type ControlDb } from "../control";
+import { isResolutionBatchCommitted, isSegmentCommitted, withLease, type ControlDb } from "../control";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
@@ -60,7 +60,7 @@ function isCommitted(control: ControlDb, name: string): boolean {
   if (name.startsWith(COMPACTED_PREFIX + "-")) return true;
   const match = PART_NAME.exec(name);
   if (match === null) return false;
-  return isSegmentCommitted(control, match[1]) || control.query("SELECT 1 FROM resolution_batches WHERE batch = ? AND committed = 1").get(match[1]) !== null;
+  return isSegmentCommitted(control, match[1]) || isResolutionBatchCommitted(control, match[1]);
 }
 
 async function compactPartition(deps: CompactDeps, dir: string, minParts: number, smallPartBytes: number): Promise<number> {

@@ -14,9 +14,9 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSyn
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ControlDb } from "../control";
-import { addProgramCounts, isSegmentCommitted, recordSegment } from "../control";
+import { addProgramCounts, addSpoolIntegrity, isSegmentCommitted, recordSegment } from "../control";
 import { cutTornTail, liveOwner, recoverActiveSegments, removeSegment, sealedSegmentFiles, segmentNameOf } from "../spool";
-import { checkFrames, hasFrames, recordIntegrity, writeVerifiedCopy, type FrameCheck } from "../spool";
+import { checkFrames, hasFrames, writeVerifiedCopy, type FrameCheck } from "../spool";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
@@ -222,7 +222,7 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
       deps.control.transaction(() => {
         const now = deps.clock();
         for (const [segment, { rows, days }] of perSegment) recordSegment(deps.control, segment, rows, [...days].sort(), now, batch);
-        for (const input of inputs) if (input.check) recordIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
+        for (const input of inputs) if (input.check) addSpoolIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
         addProgramCounts(deps.control, [...counts.values()]);
       }).immediate(),
     () => {

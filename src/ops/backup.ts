@@ -12,10 +12,9 @@
 // counts is there, no part it does not count is, and everything acknowledged by then is in the
 // lake or the spool copy.
 
-import { Database } from "bun:sqlite";
 import { closeSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { controlDialect, lakeRowCount, sqliteControlDb, withLease, type ControlDb } from "../control";
+import { controlDialect, lakeRowCount, openControlDbReadOnly, snapshotControlDb, withLease, type ControlDb } from "../control";
 import { readPointer } from "../analytics/serving/pointer";
 import type { DataPaths } from "../lake/paths";
 import { VERSION } from "../shared/version";
@@ -38,25 +37,6 @@ export type BackupManifest = {
 
 export type BackupDeps = { paths: DataPaths; control: ControlDb; snapshotsDir: string; clock: () => number };
 
-/**
- * The control database copied as of one transaction while other processes keep writing it
- * (SQLite: VACUUM INTO reads a snapshot and writes a compact, standalone database file). The one
- * place that knows how the control plane is stored; a PostgreSQL control plane replaces this.
- */
-export function snapshotControlDb(control: ControlDb, file: string): void {
-  control.exec(`VACUUM INTO '${file.replaceAll("'", "''")}'`);
-}
-
-/** Leases are facts about running processes, not data: a restored instance starts without any. */
-function dropLeases(file: string): void {
-  const db = new Database(file);
-  try {
-    db.exec("DELETE FROM meta WHERE key LIKE 'lease:%'");
-  } finally {
-    db.close();
-  }
-}
-
 export async function backupInstance(deps: BackupDeps, targetDir: string): Promise<BackupManifest> {
   const started = performance.now();
   const target = resolve(targetDir);
@@ -77,7 +57,6 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
       const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
       return { lakeFiles, spoolSegments, servingVersion, idlFiles };
     }, { ttlMs: 10 * 60_000 });
-    dropLeases(join(stage, "control.sqlite"));
     const envelopes = countEnvelopes(join(stage, "control.sqlite"));
 
     mkdirSync(target, { recursive: true });
@@ -103,9 +82,9 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
 }
 
 function countEnvelopes(file: string): number {
-  const db = new Database(file, { readonly: true });
+  const db = openControlDbReadOnly(file);
   try {
-    return lakeRowCount(sqliteControlDb(db));
+    return lakeRowCount(db);
   } finally {
     db.close();
   }

@@ -13,7 +13,9 @@
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { withLease, type ControlDb } from "../control";
+import {
+  forgetBlockHeightsBefore, forgetIndexedSentBefore, forgetPendingReceivedBefore, forgetSegmentsBefore, forgetTransactionsFetchedBefore, withLease, type ControlDb,
+} from "../control";
 import { sqlString, type Duck } from "../lake/duckdb";
 import { utcDay, type DataPaths } from "../lake/paths";
 import { isBase58Address } from "../shared/base58";
@@ -132,14 +134,11 @@ function removeIfEmpty(dir: string) {
 function forgetControlRows(control: ControlDb, cutoff: string, cutoffMs: number): Record<string, number> {
   return control.transaction(() => {
     const removed: Record<string, number> = {};
-    removed.attemptIndex = control.query("DELETE FROM attempt_index WHERE sent_at < ?").run(cutoffMs).changes;
-    removed.pendingAttempts = control.query("DELETE FROM pending_attempts WHERE received_at < ?").run(cutoffMs).changes;
-    removed.rpcTransactions = control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(cutoffMs).changes;
-    removed.blockHeights = control.query("DELETE FROM block_heights WHERE observed_at < ?").run(cutoffMs).changes;
-    // `days` is a sorted JSON array of YYYY-MM-DD; its last element is the segment's newest day.
-    removed.lakeSegments = control
-      .query("DELETE FROM lake_segments WHERE intake_at IS NOT NULL AND json_extract(days, '$[#-1]') < ?")
-      .run(cutoff).changes;
+    removed.attemptIndex = forgetIndexedSentBefore(control, cutoffMs);
+    removed.pendingAttempts = forgetPendingReceivedBefore(control, cutoffMs);
+    removed.rpcTransactions = forgetTransactionsFetchedBefore(control, cutoffMs);
+    removed.blockHeights = forgetBlockHeightsBefore(control, cutoffMs);
+    removed.lakeSegments = forgetSegmentsBefore(control, cutoff);
     return removed;
   }).immediate();
 }

@@ -13,7 +13,6 @@
 
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { ControlDb } from "../control";
 
 export const FRAME_RECORD_BYTES = 20;
 export const FRAMES_SUFFIX = ".frames";
@@ -107,30 +106,3 @@ export function writeVerifiedCopy(segmentFile: string, check: FrameCheck, dir: s
 
 /** Whether a segment carries checksums (written by this version) or is a legacy one. */
 export const hasFrames = (segmentFile: string) => existsSync(framesFileOf(segmentFile));
-
-/** Running totals of what flush skipped, shown by /v1/status. */
-export type IntegrityCounts = { corruptFrames: number; corruptBytes: number; tornBytes: number; segmentsRepaired: number; lastAt: number | null; lastSegment: string | null };
-
-const INTEGRITY_KEY = "spool:integrity";
-
-export function readIntegrity(db: ControlDb): IntegrityCounts {
-  const row = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(INTEGRITY_KEY);
-  const empty: IntegrityCounts = { corruptFrames: 0, corruptBytes: 0, tornBytes: 0, segmentsRepaired: 0, lastAt: null, lastSegment: null };
-  return row ? { ...empty, ...(JSON.parse(row.value) as Partial<IntegrityCounts>) } : empty;
-}
-
-/** Adds a segment's findings to the running totals; call inside the transaction that commits the segment (so a redo never counts twice). */
-export function recordIntegrity(db: ControlDb, segment: string, check: FrameCheck, now: number): void {
-  {
-    const current = readIntegrity(db);
-    const next: IntegrityCounts = {
-      corruptFrames: current.corruptFrames + check.corruptFrames,
-      corruptBytes: current.corruptBytes + check.corruptBytes,
-      tornBytes: current.tornBytes + check.tornBytes,
-      segmentsRepaired: current.segmentsRepaired + 1,
-      lastAt: now,
-      lastSegment: segment,
-    };
-    db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(INTEGRITY_KEY, JSON.stringify(next));
-  }
-}

@@ -3,7 +3,8 @@
 // look-up may fall back to scanning the queue or the attempt index (millions of rows; `why` is a
 // public route).
 import { expect, test } from "bun:test";
-import { BY_SIGNATURE, openControlDb, signatureParams } from "../../src/control";
+import { openControlDb } from "../../src/control";
+import { BY_SIGNATURE, signatureParams } from "../../src/control/signatures";
 
 const SIG = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
 

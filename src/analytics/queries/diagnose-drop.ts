@@ -3,6 +3,7 @@
 // drop answers with its outcome, dropClass null and what to look at instead.
 
 import type { Context } from "../../context";
+import { providerSendsSince } from "../../control";
 import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../chain/resolve";
 import { notFound } from "../../shared/errors";
 import { attemptsBySig, requireSignature, throwIfPending, type StoredStory } from "./why";
@@ -34,12 +35,7 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   const stored = JSON.parse(attempt.story) as StoredStory;
   // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per request).
   const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);
-  const counted = ctx.control
-    .query<{ sends: number | null; dropped: number | null }, [string, number]>(
-      "SELECT sum(sends) AS sends, sum(dropped) AS dropped FROM provider_hours WHERE rpc_hash = ? AND hour >= ?",
-    )
-    .get(attempt.rpc_hash, since);
-  const provider = { sends: Number(counted?.sends ?? 0), dropped: Number(counted?.dropped ?? 0) };
+  const provider = providerSendsSince(ctx.control, attempt.rpc_hash, since);
   const base = {
     sig,
     outcome: stored.outcome,

@@ -4,7 +4,7 @@
 // 404 `pending` with Retry-After instead of looking it up on the chain.
 
 import type { Context } from "../../context";
-import { BY_SIGNATURE, segmentsAwaitingIntake, signatureParams } from "../../control";
+import { nextCheckOfSignature, segmentsAwaitingIntake } from "../../control";
 import { spoolHolds } from "../../spool";
 import { readLake, sqlString } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
@@ -14,10 +14,10 @@ const MAX_RETRY_AFTER_SECONDS = 120;
 /** Retry-After seconds when the signature is held but unresolved; null when txray does not hold it. */
 export async function unresolvedRetryAfter(ctx: Context, sig: string): Promise<number | null> {
   const resolveSeconds = Math.ceil(ctx.config.RESOLVE_INTERVAL_MS / 1000);
-  const queued = ctx.control.query<{ next_check_at: number | null }, [string, string]>(`SELECT min(next_check_at) AS next_check_at FROM pending_attempts WHERE ${BY_SIGNATURE}`).get(...signatureParams(sig));
-  if (queued && queued.next_check_at !== null) {
+  const nextCheck = nextCheckOfSignature(ctx.control, sig);
+  if (nextCheck !== null) {
     // Checked at the first resolve run after next_check_at (an overdue one: at the next run).
-    const untilDue = Math.max(0, Math.ceil((queued.next_check_at - ctx.clock()) / 1000));
+    const untilDue = Math.max(0, Math.ceil((nextCheck - ctx.clock()) / 1000));
     return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, untilDue + resolveSeconds));
   }
   // Not queued yet: it reaches the queue at the next resolve run (after the next flush).

@@ -15,12 +15,13 @@ import type { ReleaseDiffResponse } from "./release-diff";
 import type { TopIssuesResponse } from "./top-issues";
 import type { WalletHistoryResponse } from "./wallet-history";
 import type { WhyAnswer } from "./why";
+import { OUTCOMES } from "../../shared/outcome";
 
 const count = z.number().int().min(0);
 const ms = z.number().int().describe("Unix milliseconds");
 const share = z.number().min(0).max(1);
 const interval = z.tuple([z.number(), z.number()]).describe("95% Wilson interval [lo, hi]");
-const outcome = z.enum(["landed", "failed_onchain", "dropped", "preflight"]);
+const outcome = z.enum(OUTCOMES);
 const windowName = z.enum(["1d", "7d", "30d"]);
 
 export const ErrorBodySchema = z

@@ -6,7 +6,7 @@
 // `null` where it does not apply; `issue` is null for a landed transaction.
 
 import type { Context } from "../../context";
-import { BY_SIGNATURE, signatureParams } from "../../control";
+import { indexedAttemptsBySignature, issueCounts, type IndexedAttempt } from "../../control";
 import { decodeTransaction, storyFingerprint, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import { transaction, type DropDiagnosis, type Outcome } from "../../chain/resolve";
@@ -55,10 +55,6 @@ export type WhyAnswer = {
   source: "ingested" | "chain";
 };
 
-export type IndexedAttempt = {
-  attempt_id: string; sig: string | null; account_id: string; program: string; outcome: Outcome; payer: string;
-  rpc_hash: string; rpc_label: string; sent_at: number; resolved_at: number; fingerprint: string | null; drop_class: string | null; story: string;
-};
 export type StoredStory = { outcome: Outcome; slot: number | null; blockTime: number | null; err: string | null; story: DecodedStory; drop: DropDiagnosis | null; fingerprint: string | null };
 
 export function requireSignature(sig: string): string {
@@ -68,12 +64,7 @@ export function requireSignature(sig: string): string {
 
 /** The attempt a signature stands for: one that reached the chain wins over a drop of a resend. */
 export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
-  return ctx.control
-    .query<IndexedAttempt, [string, string]>(
-      `SELECT * FROM attempt_index WHERE ${BY_SIGNATURE}
-       ORDER BY CASE outcome WHEN 'failed_onchain' THEN 0 WHEN 'landed' THEN 1 WHEN 'preflight' THEN 2 ELSE 3 END, resolved_at DESC`,
-    )
-    .all(...signatureParams(sig));
+  return indexedAttemptsBySignature(ctx.control, sig);
 }
 
 /** 404 `pending` with Retry-After when txray holds the signature unresolved (spool, lake or queue). */
@@ -114,13 +105,9 @@ async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | nul
 export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueRef | null {
   if (fingerprint === null) return null;
   const since = ctx.clock() - 7 * 86_400_000;
-  const row = ctx.control
-    .query<{ count7d: number; first_seen: number | null }, [number, string]>(
-      "SELECT count(*) FILTER (WHERE sent_at >= ?) AS count7d, min(sent_at) AS first_seen FROM attempt_index WHERE fingerprint = ?",
-    )
-    .get(since, fingerprint);
+  const counts = issueCounts(ctx.control, fingerprint, since);
   // An issue txray has not seen before (a transaction decoded on demand) was first seen at that transaction.
-  return { fingerprint, count7d: row?.count7d ?? 0, firstSeen: row?.first_seen ?? seenAt ?? ctx.clock() };
+  return { fingerprint, count7d: counts.count, firstSeen: counts.firstSeen ?? seenAt ?? ctx.clock() };
 }
 
 export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }): Promise<WhyAnswer> {

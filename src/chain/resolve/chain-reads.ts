@@ -6,7 +6,7 @@
 // per landed signature cost ~20 µs for nothing), and keeping every landed transaction's JSON for a
 // week would cost more disk than the lake itself.
 
-import type { ControlDb } from "../../control";
+import { cacheTransaction, cachedTransaction, type ControlDb } from "../../control";
 import { RpcError, type RpcClient } from "../rpc";
 
 export type SignatureStatus = { slot: number; confirmations: number | null; err: unknown; confirmationStatus: "processed" | "confirmed" | "finalized" | null };
@@ -43,14 +43,12 @@ export async function signatureStatuses(rpc: RpcClient, sigs: string[], callsPer
 /** getTransaction results (json encoding) by signature; null where the node has none yet. `cache`: read and fill the control DB's cache. */
 export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number, cache = false): Promise<Map<string, unknown | null>> {
   const out = new Map<string, unknown | null>();
-  const lookup = control.query<{ body: string }, [string]>("SELECT body FROM rpc_transactions WHERE sig = ?");
   const missing: string[] = [];
   for (const sig of sigs) {
-    const cached = cache ? lookup.get(sig) : null;
-    if (cached) out.set(sig, JSON.parse(cached.body));
+    const cached = cache ? cachedTransaction(control, sig) : null;
+    if (cached !== null) out.set(sig, cached);
     else missing.push(sig);
   }
-  const insert = control.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)");
   const requests: Promise<void>[] = [];
   for (let i = 0; i < missing.length; i += perRequest) {
     const group = missing.slice(i, i + perRequest);
@@ -61,7 +59,7 @@ export async function transactions(rpc: RpcClient, control: ControlDb, sigs: str
           replies.forEach((reply, index) => {
             if (reply instanceof RpcError) throw reply;
             out.set(group[index], reply ?? null);
-            if (reply && cache) insert.run(group[index], now, JSON.stringify(reply));
+            if (reply && cache) cacheTransaction(control, group[index], reply, now);
           });
         }),
     );

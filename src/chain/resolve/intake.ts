@@ -8,20 +8,13 @@
 // over several runs instead of being held in memory at once while ingest waits.
 
 import { join } from "node:path";
-import { markSegmentsTaken, segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
+import { queueAttempts, segmentsAwaitingIntake, type AwaitingSegment, type EnvelopeColumns } from "../../control";
 import type { Context } from "../../context";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { yieldToEventLoop } from "./pause";
 
 const INTAKE_CHUNK_ROWS = 50_000;
 const INTAKE_MAX_ROWS = 200_000;
-
-/** The envelopes' columns that the pending queue keeps (one array per column, a row per index). */
-type EnvelopeColumns = {
-  attempt_id: string[]; account_id: string[]; program: string[]; sig: (string | null)[]; last_valid_block_height: number[];
-  sent_at: number[]; received_at: number[]; rpc_hash: string[]; rpc_label: string[]; payer: string[];
-  cu_price_micro_lamports: (number | null)[]; nonce: (boolean | null)[]; kind: string[]; preflight_error: (string | null)[]; simulation_logs: (string[] | null)[];
-};
 
 const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 
@@ -60,25 +53,10 @@ async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promis
   // Segments without rows (no days) have nothing to read.
   const fromParts = days.length === 0 ? NO_ROWS : await readFlushedParts(ctx, segments);
   const c = fromParts ?? (await readDays(ctx, segments, days));
-  const count = c.attempt_id.length;
-  const insert = ctx.control.query(
-    `INSERT OR IGNORE INTO pending_attempts (attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at,
-       rpc_hash, rpc_label, payer, cu_price_micro_lamports, nonce, kind, preflight_error, simulation_logs, next_check_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   // Due from the moment it is taken in: first in, first looked up, and the resolver's lag (how long
   // the oldest due look-up has waited, /v1/status) counts from here.
-  const takenAt = ctx.clock();
-  ctx.control.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      insert.run(
-        c.attempt_id[i], c.account_id[i], c.program[i], c.sig[i] ?? "", c.last_valid_block_height[i], c.sent_at[i], c.received_at[i], c.rpc_hash[i], c.rpc_label[i],
-        c.payer[i], c.cu_price_micro_lamports[i], c.nonce[i] ? 1 : 0, c.kind[i], c.preflight_error[i], c.kind[i] === "preflight" ? JSON.stringify(c.simulation_logs[i] ?? []) : null, takenAt,
-      );
-    }
-    markSegmentsTaken(ctx.control, segments.map((s) => s.segment), takenAt);
-  }).immediate();
-  return { rows: count, byDay: fromParts === null };
+  queueAttempts(ctx.control, c, segments.map((s) => s.segment), ctx.clock());
+  return { rows: c.attempt_id.length, byDay: fromParts === null };
 }
 
 const ENVELOPE_COLUMNS = `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,

@@ -11,8 +11,7 @@
 // (those at exactly that time are told apart by attempt id, for a clock that did not move). Windows
 // reaching before heldFrom (a drop sent long before it was resolved) are read from the index instead.
 
-import type { ControlDb } from "../../control";
-import type { Outcome } from "./types";
+import { latestIndexed, latestSentSince, sendsIndexedAfter, sendsIndexedAt, sendsIndexedAtCount, sendsSentBetween, type ControlDb, type IndexedSendColumns } from "../../control";
 import { lowerBound, SendColumns, upperBound } from "./drops";
 import { yieldToEventLoop } from "./pause";
 
@@ -30,12 +29,6 @@ const SLICE_MS = 60_000;
  */
 export const MAX_HELD_SENDS = 5_000_000;
 
-/** What drop classification reads of an indexed send (no signature or payer). */
-export type IndexedSendColumns = { rpc_hash: string; program: string; sent_at: number; outcome: Outcome; cu_price_micro_lamports: number | null };
-type IndexedSend = IndexedSendColumns & { attempt_id: string; resolved_at: number };
-/** Indexed sends by resolution time (completed with `> ?` or `= ?`), through attempt_index_by_resolved. */
-const INDEXED_SENDS_RESOLVED =
-  "SELECT attempt_id, rpc_hash, program, sent_at, outcome, cu_price_micro_lamports, resolved_at FROM attempt_index WHERE outcome != 'preflight' AND resolved_at";
 
 export class RecentSends {
   /** Every indexed send with sent_at ≥ heldFrom, in send-time order (rows before heldFrom may linger until trimmed). */
@@ -70,26 +63,20 @@ export class RecentSends {
     this.columns.times.length = this.columns.providers.length = this.columns.programs.length = this.columns.outcomes.length = this.columns.prices.length = 0;
     this.intern = stringPool();
     this.heldFrom = this.windowFrom = now - RECENT_SENDS_MS;
-    const top = control.query<{ at: number | null }, []>("SELECT max(resolved_at) AS at FROM attempt_index").get()?.at ?? null;
-    this.readUpTo = top ?? -1;
-    this.readAtLast = new Set(
-      top === null ? [] : control.query<{ attempt_id: string }, [number]>("SELECT attempt_id FROM attempt_index WHERE resolved_at = ? AND outcome != 'preflight'").all(top).map((r) => r.attempt_id),
-    );
-    const last = control.query<{ at: number | null }, [number]>("SELECT max(sent_at) AS at FROM attempt_index WHERE sent_at >= ?").get(this.heldFrom)?.at ?? null;
+    const latest = latestIndexed(control);
+    this.readUpTo = latest.resolvedAt ?? -1;
+    this.readAtLast = new Set(latest.attemptIds);
+    const last = latestSentSince(control, this.heldFrom);
     if (last === null) return;
     await readIndexedSends(control, this.heldFrom, last, (r) => this.pushRow(r));
   }
 
   /** What the index gained since the last read, merged in send-time order. */
   private addIndexedSince(control: ControlDb): void {
-    const rows = control.query<IndexedSend, [number]>(`${INDEXED_SENDS_RESOLVED} > ?`).all(this.readUpTo);
+    const rows = sendsIndexedAfter(control, this.readUpTo);
     // Sends indexed at the very time of the last read (a clock that did not move between runs).
-    const atLast = control.query<{ n: number }, [number]>("SELECT count(*) AS n FROM attempt_index WHERE resolved_at = ? AND outcome != 'preflight'").get(this.readUpTo)?.n ?? 0;
-    if (Number(atLast) !== this.readAtLast.size) {
-      const same = control
-        .query<IndexedSend, [number]>(`${INDEXED_SENDS_RESOLVED} = ?`)
-        .all(this.readUpTo)
-        .filter((r) => !this.readAtLast.has(r.attempt_id));
+    if (sendsIndexedAtCount(control, this.readUpTo) !== this.readAtLast.size) {
+      const same = sendsIndexedAt(control, this.readUpTo).filter((r) => !this.readAtLast.has(r.attempt_id));
       rows.push(...same);
     }
     for (const r of rows) {
@@ -155,11 +142,8 @@ export function recentSends(control: ControlDb): RecentSends {
  * at a time through the index on sent_at with a pause for the event loop between minutes.
  */
 export async function readIndexedSends(control: ControlDb, from: number, to: number, each: (send: IndexedSendColumns) => void): Promise<void> {
-  const slice = control.query<IndexedSendColumns, [number, number]>(
-    "SELECT rpc_hash, program, sent_at, outcome, cu_price_micro_lamports FROM attempt_index WHERE sent_at >= ? AND sent_at < ? AND outcome != 'preflight' ORDER BY sent_at",
-  );
   for (let at = from; at <= to; at += SLICE_MS) {
-    for (const send of slice.all(at, Math.min(at + SLICE_MS, to + 1))) each(send);
+    for (const send of sendsSentBetween(control, at, Math.min(at + SLICE_MS, to + 1))) each(send);
     await yieldToEventLoop();
   }
 }

@@ -6,6 +6,7 @@
 import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
+import { commitResolutionBatch, forgetResolutionBatch, recordResolutionBatch, uncommittedResolutionBatches, type IndexEntry, type ProviderHour } from "../../control";
 import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
@@ -87,14 +88,9 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
        FROM read_json(${sqlString(input)}, format = 'newline_delimited', columns = ${readColumns})`,
       ["program", "day"],
     );
-    ctx.control.query("INSERT INTO resolution_batches (batch, created_at, files) VALUES (?, ?, ?)").run(batch, ctx.clock(), JSON.stringify([...new Set(parts.map((p) => p.partitionDir))]));
-    const removePending = ctx.control.query("DELETE FROM pending_attempts WHERE attempt_id = ?");
+    recordResolutionBatch(ctx.control, batch, [...new Set(parts.map((p) => p.partitionDir))], ctx.clock());
     // Hourly sends and drops per provider (control migration 4), counted in the same commit as the index rows.
-    const providerHour = ctx.control.query(
-      `INSERT INTO provider_hours (rpc_hash, hour, sends, dropped) VALUES (?, ?, ?, ?)
-       ON CONFLICT (rpc_hash, hour) DO UPDATE SET sends = provider_hours.sends + excluded.sends, dropped = provider_hours.dropped + excluded.dropped`,
-    );
-    const hours = new Map<string, { rpcHash: string; hour: number; sends: number; dropped: number }>();
+    const hours = new Map<string, ProviderHour>();
     for (const r of resolutions) {
       if (r.outcome === "preflight") continue;
       const hour = Math.floor(r.attempt.sentAt / 3_600_000);
@@ -104,27 +100,21 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
       if (r.outcome === "dropped") counts.dropped++;
       hours.set(key, counts);
     }
-    const index = ctx.control.query(
-      `INSERT OR REPLACE INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
-         cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const entries: IndexEntry[] = resolutions.map((r) => {
+      const a = r.attempt;
+      return {
+        attemptId: a.attemptId, sig: a.sig, accountId: a.accountId, program: a.program, outcome: r.outcome, payer: a.payer, rpcHash: a.rpcHash, rpcLabel: a.rpcLabel,
+        sentAt: a.sentAt, resolvedAt: r.resolvedAt, cuPriceMicroLamports: a.cuPriceMicroLamports, fingerprint: r.fingerprint, dropClass: r.drop?.dropClass ?? null,
+        story: JSON.stringify(indexedStory(r)),
+      };
+    });
     await publishStaged(
       ctx.control,
       ctx.paths,
       "resolutions",
       batch,
       parts,
-      () =>
-        ctx.control.transaction(() => {
-          for (const r of resolutions) {
-            const a = r.attempt;
-            removePending.run(a.attemptId);
-            index.run(a.attemptId, a.sig, a.accountId, a.program, r.outcome, a.payer, a.rpcHash, a.rpcLabel, a.sentAt, r.resolvedAt,
-              a.cuPriceMicroLamports, r.fingerprint, r.drop?.dropClass ?? null, JSON.stringify(indexedStory(r)));
-          }
-          for (const h of hours.values()) providerHour.run(h.rpcHash, h.hour, h.sends, h.dropped);
-          ctx.control.query("UPDATE resolution_batches SET committed = 1 WHERE batch = ?").run(batch);
-        }).immediate(),
+      () => commitResolutionBatch(ctx.control, batch, entries, [...hours.values()]),
       () => {
         fault("resolve:after-rename");
         options.beforeCommit?.();
@@ -142,10 +132,10 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
 /** Removes the parts of batches that were written but never committed. */
 export function discardUncommittedBatches(ctx: Context): number {
   sweepStaging(ctx.paths, "resolve"); // staged batches of a killed run (their attempts are still pending)
-  const batches = ctx.control.query<{ batch: string; files: string }, []>("SELECT batch, files FROM resolution_batches WHERE committed = 0").all();
-  for (const { batch, files } of batches) {
-    removeBatchParts(ctx.paths, "resolutions", batch, JSON.parse(files) as string[]);
-    ctx.control.query("DELETE FROM resolution_batches WHERE batch = ?").run(batch);
+  const batches = uncommittedResolutionBatches(ctx.control);
+  for (const { batch, partitionDirs } of batches) {
+    removeBatchParts(ctx.paths, "resolutions", batch, partitionDirs);
+    forgetResolutionBatch(ctx.control, batch);
   }
   return batches.length;
 }

@@ -7,6 +7,10 @@
 // Durable-nonce attempts cannot expire by block height: dropped as `unknown` after NONCE_WAIT_MS.
 
 import type { Context } from "../../context";
+import {
+  blockHeightObservations, dueAttempts, forgetTransactionsFetchedBefore, payerSends, pendingAttemptCount, recordBlockHeight, rescheduleAttempts, trimAttemptIndex,
+  type PendingRow,
+} from "../../control";
 import { decodePreflight, decodeTransaction, issueFingerprint, storyFingerprint, type DecodedStory } from "../decode";
 import type { IdlRegistry } from "../idl";
 import type { RpcClient } from "../rpc";
@@ -60,15 +64,6 @@ const PROVIDER_HOURS_RETENTION_MS = 8 * 86_400_000;
 /** Attempts decoded between pauses for the event loop (a run holds up to 20,000). */
 const YIELD_EVERY = 2_000;
 
-/** A run's attempts: due now, oldest check first (read through the index pending_due_order, no sort). */
-export const DUE_ATTEMPTS_SQL = "SELECT * FROM pending_attempts WHERE next_check_at <= ? ORDER BY next_check_at, attempt_id LIMIT ?";
-
-type PendingRow = {
-  attempt_id: string; account_id: string; program: string; sig: string; last_valid_block_height: number; sent_at: number;
-  rpc_hash: string; rpc_label: string; payer: string; cu_price_micro_lamports: number | null; nonce: number; kind: string; received_at: number;
-  preflight_error: string | null; simulation_logs: string | null; checks: number;
-};
-
 export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
   // Milliseconds per step of the run, in its details (/v1/status): where a slow run's time went.
   const steps: Record<string, number> = {};
@@ -81,12 +76,12 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   };
   const discardedBatches = discardUncommittedBatches(ctx);
   const maxAttempts = options.maxAttempts ?? 20_000;
-  const dueAttempts = (at: number) => ctx.control.query<PendingRow, [number, number]>(DUE_ATTEMPTS_SQL).all(at, maxAttempts);
+  const dueNow = (at: number) => dueAttempts(ctx.control, at, maxAttempts);
   // Intake (queueing what flush committed since the last run) is the next runs' work when attempts
   // are already due: it then runs while this run waits on the chain (status and transaction reads,
   // the recheck's wait), which left the thread idle for about a second of every run. With nothing
   // due, it comes first, so that an idle instance resolves new attempts in the same run.
-  let due = dueAttempts(ctx.clock());
+  let due = dueNow(ctx.clock());
   let intakeMs = 0;
   const takeIn = async () => {
     const started = performance.now();
@@ -101,7 +96,7 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   try {
     if (due.length === 0) {
       lap();
-      due = dueAttempts(ctx.clock());
+      due = dueNow(ctx.clock());
     }
     steps.due = lap();
     const summary = await resolveDue(ctx, options, due, intakeRun, lap, steps);
@@ -136,7 +131,7 @@ async function resolveDue(
   const reschedule: { attemptId: string; at: number; expiryObservedAt?: number; expiryHeight?: number }[] = [];
   if (sends.length > 0) {
     const height = await blockHeight(options.rpc);
-    recordHeight(ctx, now, height);
+    recordBlockHeight(ctx.control, now, height);
     const statuses = await signatureStatuses(options.rpc, sends.map((s) => s.attempt.sig!), options.statusCallsPerRequest ?? 8);
     const landed: { attempt: Attempt; status: SignatureStatus }[] = [];
     const expired: { row: PendingRow; attempt: Attempt }[] = [];
@@ -203,17 +198,13 @@ async function resolveDue(
   if (resolutions.length > 0) fault("resolve:after-read");
   await recordResolutions(ctx, resolutions, { beforeCommit: options.beforeCommit });
   steps.record = lap();
-  const update = ctx.control.query("UPDATE pending_attempts SET checks = checks + 1, next_check_at = ? WHERE attempt_id = ?");
-  ctx.control.transaction(() => {
-    for (const r of reschedule) update.run(r.at, r.attemptId);
-  }).immediate();
+  rescheduleAttempts(ctx.control, reschedule);
 
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   for (const r of resolutions) resolved[r.outcome]++;
-  ctx.control.query("DELETE FROM attempt_index WHERE resolved_at < ?").run(now - INDEX_RETENTION_MS);
-  ctx.control.query("DELETE FROM provider_hours WHERE hour < ?").run(Math.floor((now - PROVIDER_HOURS_RETENTION_MS) / 3_600_000));
-  ctx.control.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(now - TRANSACTION_CACHE_MS);
-  const stillPending = ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
+  trimAttemptIndex(ctx.control, now - INDEX_RETENTION_MS, Math.floor((now - PROVIDER_HOURS_RETENTION_MS) / 3_600_000));
+  forgetTransactionsFetchedBefore(ctx.control, now - TRANSACTION_CACHE_MS);
+  const stillPending = pendingAttemptCount(ctx.control);
   steps.reschedule = lap();
   return { intake, outcome: { resolved, stillPending } };
 }
@@ -292,18 +283,13 @@ function dropped(attempt: Attempt, diagnosis: DropDiagnosis, now: number): Resol
   };
 }
 
-function recordHeight(ctx: Context, now: number, height: number) {
-  ctx.control.query("INSERT OR REPLACE INTO block_heights (observed_at, height) VALUES (?, ?)").run(now, height);
-  ctx.control.query("DELETE FROM block_heights WHERE observed_at < ?").run(now - 24 * 3600_000);
-}
-
 /**
  * Block height at a past time, interpolated between the heights this job observed. Only inside the
  * span of two observations at least a minute apart (a measured block rate, no guessing): outside
  * it, null, and stale_blockhash_at_send is not claimed.
  */
 function heightEstimator(ctx: Context): (at: number) => number | null {
-  const samples = ctx.control.query<{ observed_at: number; height: number }, []>("SELECT observed_at, height FROM block_heights ORDER BY observed_at").all();
+  const samples = blockHeightObservations(ctx.control);
   return (at) => {
     // The last observation at or before `at` and the first after it (observations ascending, unique times).
     let lo = 0;
@@ -350,13 +336,9 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
     } else pairs.set(key, { payer: a.payer, program: a.program, first: a.sentAt, last: a.sentAt });
   }
   // Only what the retry check reads (a busy payer has hundreds of sends in the window, every run).
-  const samePayer = ctx.control.query<SamePayerRow, [string, string, number, number]>(
-    `SELECT sig, sent_at, outcome FROM attempt_index
-     WHERE payer = ? AND program = ? AND sent_at >= ? AND sent_at <= ? AND outcome != 'preflight'`,
-  );
   const samePayerProgram: SamePayerSend[] = [];
   for (const pair of pairs.values()) {
-    for (const r of samePayer.all(pair.payer, pair.program, pair.first - SAME_PAYER_WINDOW_MS, pair.last + SAME_PAYER_WINDOW_MS)) {
+    for (const r of payerSends(ctx.control, pair.payer, pair.program, pair.first - SAME_PAYER_WINDOW_MS, pair.last + SAME_PAYER_WINDOW_MS)) {
       samePayerProgram.push({ sig: r.sig, payer: pair.payer, program: pair.program, sentAt: r.sent_at, outcome: r.outcome });
     }
   }
@@ -400,4 +382,3 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
   return { samePayerProgram, sends };
 }
 
-type SamePayerRow = { sig: string | null; sent_at: number; outcome: Resolution["outcome"] };

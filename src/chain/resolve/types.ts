@@ -2,8 +2,9 @@
 // compact entry of the attempt index (control DB) that `why` and `diagnose-drop` read.
 
 import type { DecodedStory } from "../decode";
+import type { Outcome } from "../../shared/outcome";
 
-export type Outcome = "landed" | "failed_onchain" | "dropped" | "preflight";
+export type { Outcome };
 export type Evidence = { kind: string; detail: string; value: string | number | boolean | null };
 export type DropDiagnosis = { dropClass: string; confidence: number; evidence: Evidence[] };
 

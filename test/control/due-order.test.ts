@@ -1,8 +1,7 @@
 // A resolve run picks its due attempts through an index in the order it reads them: with a backlog
 // of millions pending, SQLite must not sort the whole queue (a temp B-tree) on the main thread.
 import { expect, test } from "bun:test";
-import { DUE_ATTEMPTS_SQL } from "../../../src/chain/resolve/resolve";
-import { openControlDb } from "../../../src/control";
+import { DUE_ATTEMPTS_SQL, openControlDb } from "../../src/control";
 
 test("the due-attempts query reads pending_due_order without sorting", () => {
   const db = openControlDb(":memory:");

@@ -1,0 +1,33 @@
+// What the resolver and `why` learned from the chain and keep for a while: fetched transactions
+// (rpc_transactions, so a signature asked about again costs no fetch) and observed block heights
+// (block_heights, from which drop classification interpolates the height at a past send time).
+
+import type { ControlDb } from "./types";
+
+export function cachedTransaction(db: ControlDb, sig: string): unknown | null {
+  const row = db.query<{ body: string }, [string]>("SELECT body FROM rpc_transactions WHERE sig = ?").get(sig);
+  return row ? JSON.parse(row.body) : null;
+}
+
+export function cacheTransaction(db: ControlDb, sig: string, transaction: unknown, now: number): void {
+  db.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run(sig, now, JSON.stringify(transaction));
+}
+
+export function forgetTransactionsFetchedBefore(db: ControlDb, cutoffMs: number): number {
+  return db.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(cutoffMs).changes;
+}
+
+/** Records the chain's block height at `now` and lets observations older than a day go. */
+export function recordBlockHeight(db: ControlDb, now: number, height: number): void {
+  db.query("INSERT OR REPLACE INTO block_heights (observed_at, height) VALUES (?, ?)").run(now, height);
+  db.query("DELETE FROM block_heights WHERE observed_at < ?").run(now - 24 * 3600_000);
+}
+
+/** Every kept observation, oldest first. */
+export function blockHeightObservations(db: ControlDb): { observed_at: number; height: number }[] {
+  return db.query<{ observed_at: number; height: number }, []>("SELECT observed_at, height FROM block_heights ORDER BY observed_at").all();
+}
+
+export function forgetBlockHeightsBefore(db: ControlDb, cutoffMs: number): number {
+  return db.query("DELETE FROM block_heights WHERE observed_at < ?").run(cutoffMs).changes;
+}
