@@ -6,6 +6,6 @@ export declare const ENVELOPE_LIMITS: {
 };
 /** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
 export declare const HASHED_PAYER: RegExp;
-/** Bounds of the optional numeric fields (DESIGN §4). */
+/** Bounds of the optional numeric fields (docs/architecture.md, "The envelope"). */
 export declare const CU_LIMIT_MAX = 1400000;
 export declare const MAX_RETRIES_MAX = 1000;
