@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { addProgramCounts, type ControlDb } from "../../src/control";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
 import { syntheticAddress, syntheticDeploys, type SyntheticDeploy } from "./catalog";
@@ -28,6 +29,18 @@ export type GenerateOptions = {
   force?: boolean;
   /** DuckDB threads (default: all cores). */
   threads?: number;
+  /**
+   * Add envelopes (and their resolutions) to an existing lake of the same seed instead of writing a
+   * new one: same programs, payers and accounts, fresh attempt ids and signatures (`variant`, ≥ 1,
+   * one per append), no deploys. For "new data arrived" in tests and benchmarks.
+   */
+  append?: { variant: number };
+  /**
+   * Rows written per pass (default 2,000,000): a partitioned COPY holds open row groups for every
+   * partition it writes, so a large lake in one pass needs gigabytes (~9 GB for 15M envelopes).
+   * Each pass writes its own part per partition.
+   */
+  chunkRows?: number;
 };
 
 export type GenerateResult = {
@@ -49,9 +62,11 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
   const endMs = options.endMs ?? Math.floor(Date.now() / 1000) * 1000;
   const accounts = options.accounts && options.accounts.length > 0 ? options.accounts : ["acc_synthetic_a", "acc_synthetic_b"];
   const paths = dataPaths(options.dataDir);
+  const variant = options.append?.variant ?? 0;
+  if (options.append && (!Number.isInteger(variant) || variant < 1)) throw new Error("append.variant must be an integer ≥ 1");
   for (const dataset of ["envelopes", "resolutions", "deploys"] as const) {
     const dir = paths.dataset(dataset);
-    if (existsSync(dir) && readdirSync(dir).length > 0) {
+    if (!options.append && existsSync(dir) && readdirSync(dir).length > 0) {
       if (!options.force) throw new Error(`${dir} is not empty (pass force to replace it)`);
       rmSync(dir, { recursive: true, force: true });
     }
@@ -63,7 +78,7 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
   const regression = deploys.find((d) => d.regression)!;
   const humans = Math.max(200, Math.floor(options.envelopes / 200));
   const bots = Math.max(5, Math.floor(options.envelopes / 500_000));
-  const world: WorldParams = { envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt };
+  const world: WorldParams = { envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt, variant };
 
   const duck = await openDuck(":memory:", options.threads ? { threads: String(options.threads) } : {});
   const connection = await duck.connect();
@@ -89,8 +104,16 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
 
     const copyOptions = (prefix: string) =>
       `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, PARTITION_BY (program, day), FILENAME_PATTERN '${prefix}-{i}', ROW_GROUP_SIZE 122880, OVERWRITE_OR_IGNORE`;
-    await connection.run(`COPY (${envelopesSelectSql(world)}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(`part-gen${seed}`)})`);
-    await connection.run(`COPY (${resolutionsSelectSql(world)}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(`part-gen${seed}`)})`);
+    const chunkRows = Math.max(1, options.chunkRows ?? 2_000_000);
+    const chunks = Math.ceil(options.envelopes / chunkRows);
+    for (let chunk = 0; chunk < chunks; chunk++) {
+      // One chunk keeps the part names lakes were generated with before chunking.
+      const prefix = `part-gen${seed}${variant === 0 ? "" : `v${variant}`}${chunks === 1 ? "" : `c${chunk}`}`;
+      const rows = chunks === 1 ? "" : ` WHERE i >= ${chunk * chunkRows} AND i < ${(chunk + 1) * chunkRows}`;
+      await connection.run(`COPY (${envelopesSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(prefix)})`);
+      await connection.run(`COPY (${resolutionsSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(prefix)})`);
+    }
+    if (options.append) return await finish(connection, world, options, { programs, accounts, deploys: [], started });
 
     await connection.run("CREATE TABLE gen_deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR)");
     const deployAppender = await connection.createAppender("gen_deploys");
@@ -108,33 +131,41 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
       `COPY gen_deploys TO ${sqlString(paths.dataset("deploys"))} (FORMAT parquet, PARTITION_BY (program), FILENAME_PATTERN 'part-gen${seed}-{i}', OVERWRITE_OR_IGNORE)`,
     );
 
-    const counts = (
-      await connection.runAndReadAll(
-        `SELECT account_id, program, count(*)::DOUBLE AS attempts, max(received_at)::DOUBLE AS last_seen,
-                count(*) FILTER (WHERE NOT is_pending)::DOUBLE AS resolved
-         FROM gen_attempts GROUP BY ALL`,
-      )
-    ).getRowObjectsJS();
-    if (options.control) {
-      addProgramCounts(
-        options.control,
-        counts.map((c) => ({ accountId: String(c.account_id), program: String(c.program), attempts: Number(c.attempts), lastSeen: Number(c.last_seen) })),
-      );
-    }
-    return {
-      envelopes: options.envelopes,
-      resolutions: counts.reduce((sum, c) => sum + Number(c.resolved), 0),
-      programs,
-      accounts,
-      deploys,
-      endMs,
-      days,
-      seconds: (performance.now() - started) / 1000,
-    };
+    return await finish(connection, world, options, { programs, accounts, deploys, started });
   } finally {
     connection.closeSync();
     duck.close();
   }
+}
+
+/** Counts what was generated (and records per-account program counts in the control database when given). */
+async function finish(
+  connection: DuckDBConnection, world: WorldParams, options: GenerateOptions,
+  made: { programs: string[]; accounts: string[]; deploys: SyntheticDeploy[]; started: number },
+): Promise<GenerateResult> {
+  const counts = (
+    await connection.runAndReadAll(
+      `SELECT account_id, program, count(*)::DOUBLE AS attempts, max(received_at)::DOUBLE AS last_seen,
+              count(*) FILTER (WHERE NOT is_pending)::DOUBLE AS resolved
+       FROM gen_attempts GROUP BY ALL`,
+    )
+  ).getRowObjectsJS();
+  if (options.control) {
+    addProgramCounts(
+      options.control,
+      counts.map((c) => ({ accountId: String(c.account_id), program: String(c.program), attempts: Number(c.attempts), lastSeen: Number(c.last_seen) })),
+    );
+  }
+  return {
+    envelopes: options.envelopes,
+    resolutions: counts.reduce((sum, c) => sum + Number(c.resolved), 0),
+    programs: made.programs,
+    accounts: made.accounts,
+    deploys: made.deploys,
+    endMs: world.endMs,
+    days: world.days,
+    seconds: (performance.now() - made.started) / 1000,
+  };
 }
 
 export { syntheticAddress } from "./catalog";

@@ -19,7 +19,16 @@ export type WorldParams = {
   programs: number;
   /** Time of the deploy after which program 0's `swap` regresses. */
   regressionAt: number;
+  /**
+   * 0 for a lake; another number for envelopes appended to it (generateLake's `append`): the same
+   * programs, payers and providers, other draws, attempt ids and signatures.
+   */
+  variant: number;
 };
+
+/** The hash() arguments that make a draw or an id unique to the seed (and the variant, when appending). */
+const salted = (p: WorldParams) => (p.variant === 0 ? `${p.seed}::BIGINT` : `${p.seed}::BIGINT, ${p.variant}::BIGINT`);
+const sigSalt = (p: WorldParams) => (p.variant === 0 ? `${p.seed}` : `${p.seed}:${p.variant}`);
 
 /** `CASE WHEN u < c1 THEN v1 ... ELSE vn END` over cumulative shares. */
 function pick(u: string, choices: { sql: string; share: number }[]): string {
@@ -37,7 +46,7 @@ const text = (value: string) => sqlString(value);
 /** Macros and the small dimension tables; `gen_programs` and `gen_payers` are filled by the caller. */
 export function worldSetupSql(p: WorldParams): string {
   return `
-    CREATE OR REPLACE MACRO u(i, salt) AS (hash(i, salt, ${p.seed}::BIGINT) % 1000003) / 1000003.0;
+    CREATE OR REPLACE MACRO u(i, salt) AS (hash(i, salt, ${salted(p)}) % 1000003) / 1000003.0;
         CREATE TABLE gen_ids AS SELECT range AS i FROM range(${p.envelopes});
     CREATE TABLE gen_programs (pidx INTEGER PRIMARY KEY, program VARCHAR, account_a VARCHAR, account_b VARCHAR);
     CREATE TABLE gen_payers (payer_idx INTEGER PRIMARY KEY, payer VARCHAR);
@@ -138,9 +147,9 @@ export function attemptsViewSql(p: WorldParams): string {
          WHEN outcome = 'failed_onchain' THEN 'Custom:' || err_code END AS error_key_raw,
     CASE WHEN outcome IN ('landed', 'failed_onchain') THEN least(cu_would_use, cu_requested) END AS cu_used,
     CASE WHEN outcome IN ('landed', 'failed_onchain') THEN ((sent_at + (land_ms * (0.4 + 1.2 * u19))::BIGINT) // 1000) * 1000 END AS block_time,
-    CASE WHEN is_preflight AND u20 < 0.5 THEN NULL ELSE '3' || replace(substr(md5(i::VARCHAR || ':s:${p.seed}') || md5(i::VARCHAR || ':t:${p.seed}') || md5(i::VARCHAR || ':u:${p.seed}'), 1, 87), '0', 'z') END AS sig,
+    CASE WHEN is_preflight AND u20 < 0.5 THEN NULL ELSE '3' || replace(substr(md5(i::VARCHAR || ':s:${sigSalt(p)}') || md5(i::VARCHAR || ':t:${sigSalt(p)}') || md5(i::VARCHAR || ':u:${sigSalt(p)}'), 1, 87), '0', 'z') END AS sig,
     substr(h1, 1, 8) || '-' || substr(h1, 9, 4) || '-7' || substr(h1, 14, 3) || '-8' || substr(h2, 2, 3) || '-' || substr(h2, 5, 12) AS attempt_id
-  FROM (SELECT *, lower(lpad(to_hex(hash(i, 101, ${p.seed}::BIGINT)), 16, '0')) AS h1, lower(lpad(to_hex(hash(i, 102, ${p.seed}::BIGINT)), 16, '0')) AS h2 FROM e) e`;
+  FROM (SELECT *, lower(lpad(to_hex(hash(i, 101, ${salted(p)})), 16, '0')) AS h1, lower(lpad(to_hex(hash(i, 102, ${salted(p)})), 16, '0')) AS h2 FROM e) e`;
 }
 
 const slotOf = (timeExpr: string, endMs: number) => `(${SLOT_AT_END} - ((${endMs} - ${timeExpr}) // 400))`;
