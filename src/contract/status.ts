@@ -8,6 +8,8 @@ import type { Spool } from "../spool";
 import { VERSION } from "../shared/version";
 import { diskUsage } from "../ops/disk-usage";
 import { reusedFor } from "../shared/reuse";
+import { readPointer } from "../analytics/serving/pointer";
+import { servingFreshness } from "./freshness";
 
 /** The resolver's backlog, counted at most once a second per data directory (the route is public). */
 const reuseBacklog = reusedFor<ReturnType<typeof resolverBacklog>>(1_000);
@@ -41,7 +43,20 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
     },
     // Additive (docs/api.md): attempts waiting for the chain and envelopes not yet queued for it.
     resolver: cachedResolverBacklog(ctx),
-    freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
+    freshness: {
+      lastFlushAt: lastFlush,
+      lastResolveAt: jobs.resolve?.lastRunAt ?? null,
+      lastTablesAt: jobs.tables?.lastRunAt ?? null,
+      // Additive (docs/api.md): how old the analytical answers are, and why when they are stale.
+      serving: servingFreshness({
+        pointer: readPointer(ctx.paths),
+        lastRun: jobs.tables,
+        consecutiveFailures: jobs.tables?.consecutiveFailures ?? 0,
+        lakeEnvelopes: envelopes,
+        refreshEveryMs: ctx.config.TABLES_INTERVAL_MS,
+        now: ctx.clock(),
+      }),
+    },
     jobs,
     // Additive (docs/api.md): bytes on disk by part and per attempt in the lake.
     disk: diskUsage(ctx.paths, envelopes, ctx.clock()),

@@ -10,6 +10,7 @@ import { homePage } from "./pages/home";
 import { programPage } from "./pages/program";
 import { txPage } from "./pages/tx";
 import { walletPage } from "./pages/wallet";
+import { watchFreshness } from "./freshness";
 
 type Page = (main: HTMLElement, params: any, query: URLSearchParams, signal: AbortSignal) => void;
 const ROUTES: [RegExp, Page, string[], string][] = [
@@ -125,3 +126,4 @@ document.getElementById("key-clear")!.addEventListener("click", () => {
 });
 showKeyState();
 render();
+watchFreshness(document.getElementById("freshness")!);
