@@ -156,7 +156,7 @@ const slotOf = (timeExpr: string, endMs: number) => `(${SLOT_AT_END} - ((${endMs
 
 /** Envelope columns of the lake contract (schema.ts), plus the partition columns program and day. */
 export function envelopesSelectSql(p: WorldParams): string {
-  return `SELECT attempt_id, account_id, received_at, 'gen-${p.seed}' AS spool_segment, sig,
+  return `SELECT attempt_id, account_id, received_at, 'gen-${sigSalt(p)}' AS spool_segment, sig,
       'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' AS blockhash,
       ${slotOf("sent_at", p.endMs)} + 150 AS last_valid_block_height,
       sent_at, rpc_hash, rpc_label,

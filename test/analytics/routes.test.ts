@@ -7,7 +7,7 @@ import { issueSummary, payerBotScore } from "../../src/analytics/queries";
 import { wilson } from "../../src/shared/stats";
 import { randomAddress } from "../helpers/envelopes";
 import { syntheticAddress } from "../../devkit/generate";
-import { DAY, END_MS, get, inWindow, makeWorld, nearestRank, type Row, type World } from "./support";
+import { DAY, END_MS, expectNearQuantile, get, inWindow, makeWorld, nearestRank, type Row, type World } from "./support";
 
 let world: World;
 let program: string;
@@ -68,8 +68,9 @@ describe("provider-report", () => {
       const expired = dropped.filter((r) => r.drop_class === "expired_blockhash" || r.drop_class === "stale_blockhash_at_send").length;
       expect(provider.expiredShare).toBeCloseTo(dropped.length ? expired / dropped.length : 0, 12);
       const landTimes = mine.filter((r) => r.block_time !== null && r.outcome !== "dropped").map((r) => r.block_time! - r.sent_at);
-      expect(provider.timeToLandMs.p50).toBe(nearestRank(landTimes, 0.5));
-      expect(provider.timeToLandMs.p95).toBe(nearestRank(landTimes, 0.95));
+      // Quantiles come from the per-unit sketch: within its documented relative error.
+      expectNearQuantile(provider.timeToLandMs.p50, nearestRank(landTimes, 0.5));
+      expectNearQuantile(provider.timeToLandMs.p95, nearestRank(landTimes, 0.95));
     }
     const publicRpc = body.providers.find((p: any) => p.rpcLabel === "public");
     const helius = body.providers.find((p: any) => p.rpcLabel === "helius");
@@ -78,7 +79,7 @@ describe("provider-report", () => {
 });
 
 describe("cu-headroom", () => {
-  test("per-instruction nearest-rank p50/p95, max, requested median and trend", async () => {
+  test("per-instruction p50/p95 (sketch, within its error), exact max, requested median and trend", async () => {
     const { status, body } = await get(world, `/v1/cu-headroom/${program}?window=7d`);
     expect(status).toBe(200);
     const landedOrFailed = world.rows.filter(
@@ -89,8 +90,10 @@ describe("cu-headroom", () => {
       const mine = landedOrFailed.filter((r) => r.instruction === item.instruction);
       const used = mine.map((r) => r.cu_used!);
       expect(item.samples).toBe(mine.length);
-      expect(item.cuUsed).toEqual({ p50: nearestRank(used, 0.5), p95: nearestRank(used, 0.95), max: Math.max(...used) });
-      expect(item.cuRequestedP50).toBe(nearestRank(mine.map((r) => r.cu_requested!), 0.5));
+      expectNearQuantile(item.cuUsed.p50, nearestRank(used, 0.5));
+      expectNearQuantile(item.cuUsed.p95, nearestRank(used, 0.95));
+      expect(item.cuUsed.max).toBe(Math.max(...used));
+      expectNearQuantile(item.cuRequestedP50, nearestRank(mine.map((r) => r.cu_requested!), 0.5));
       expect(item.headroomP95).toBe(item.cuRequestedP50 - item.cuUsed.p95);
       expect(item.exceeded).toBe(mine.filter((r) => r.compute_exceeded).length);
       for (const point of item.trend) {
@@ -101,7 +104,7 @@ describe("cu-headroom", () => {
             .filter((r) => r.program === program && r.instruction === item.instruction && (r.outcome === "landed" || r.outcome === "failed_onchain") && r.cu_used !== null)
             .filter((r) => new Date(r.received_at).toISOString().slice(0, 10) === point.day && r.received_at <= END_MS)
             .map((r) => r.cu_used!);
-          expect(point.cuP95).toBe(nearestRank(all, 0.95));
+          expectNearQuantile(point.cuP95, nearestRank(all, 0.95));
         }
       }
     }
@@ -262,7 +265,7 @@ describe("release-diff", () => {
     expect(swap.cuP95Post).toBeGreaterThan(swap.cuP95Pre);
     const swapPost = post.filter((r) => r.instruction === "swap" && (r.outcome === "landed" || r.outcome === "failed_onchain"));
     expect(swap.postFailureRate).toBeCloseTo(swapPost.filter((r) => r.outcome === "failed_onchain").length / swapPost.length, 12);
-    expect(swap.cuP95Post).toBe(nearestRank(swapPost.map((r) => r.cu_used!), 0.95));
+    expectNearQuantile(swap.cuP95Post, nearestRank(swapPost.map((r) => r.cu_used!), 0.95));
   });
   test("issues carry top-issues' errCode, outcome, failingProgram and dropClass for the same fingerprint", async () => {
     const regression = world.generated.deploys.find((d) => d.regression)!;

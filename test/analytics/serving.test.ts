@@ -1,7 +1,8 @@
 // The serving shortcuts answer exactly what the query path answers: precomputed public answers
-// (tables/answers.ts) against the same answer functions run on request; wallet pages (flat side
-// files) against `attempts` and against the lake rows; the wallet pages reader on hand-made files
-// (hash collisions, absent wallets); memoised JSON; side files going with their versions.
+// (tables/answers.ts) against the same answer functions run on request; wallet pages from the
+// wallet store against the lake rows; the segment reader and merge on hand-made files (hash
+// collisions, absent wallets, long histories, newer versions); memoised JSON; side files going with
+// their versions.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,9 +17,10 @@ import { SEGMENTS, topIssuesAnswers } from "../../src/analytics/queries/top-issu
 import { walletPage, type Position, type WalletPageQuery } from "../../src/analytics/queries/wallet-history";
 import { answerJson, shareAnswer } from "../../src/analytics/serving/answer-json";
 import { PRECOMPUTED_ROUTES, type PrecomputedRoute } from "../../src/analytics/serving/answers";
-import { readPointer } from "../../src/analytics/serving/pointer";
+import { readPointer, walletManifestFile } from "../../src/analytics/serving/pointer";
 import { ServingTables } from "../../src/analytics/serving/reader";
-import { INDEX_RECORD_BYTES, WalletPages, walletPageKey } from "../../src/analytics/serving/wallet-pages";
+import { mergeSegments, newestFirst, SegmentWriter, WalletSegment, walletKey, walletLines, type WalletItemTuple } from "../../src/analytics/serving/wallet-segments";
+import { readWalletManifest, walletsDir } from "../../src/analytics/serving/wallets";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { WINDOW_NAMES, WINDOWS, type WindowName } from "../../src/analytics/windows";
 import { randomAddress } from "../helpers/envelopes";
@@ -113,14 +115,6 @@ async function allPages(source: ServingTables, query: Omit<WalletPageQuery, "pos
   return pages;
 }
 
-/** A second reader of the same version that has no wallet pages: every page comes from `attempts`. */
-async function attemptsOnly(): Promise<ServingTables> {
-  const plain = await ServingTables.open(world.ctx.paths.tables, readPointer(world.ctx.paths)!);
-  plain.walletPages?.close();
-  plain.walletPages = null;
-  return plain;
-}
-
 /** Wallets of a program, busiest first, then a spread of quiet ones. */
 function sampleWallets(program: string, count: number): string[] {
   const counts = new Map<string, number>();
@@ -141,95 +135,79 @@ function expectedPage(rows: Row[], program: string, wallet: string, window: Wind
   };
 }
 
-describe("wallet pages", () => {
-  test("pages equal the attempts path and the lake, for every window, scope and cursor", async () => {
-    expect(tables.walletPages).not.toBeNull();
-    const plain = await attemptsOnly();
-    try {
-      const program = world.generated.programs[0];
-      for (const wallet of [...sampleWallets(program, 30), randomAddress()]) {
-        for (const window of WINDOW_NAMES) {
-          for (const accountId of [null, world.accounts.a]) {
-            const query = { program, wallet, window, accountId, limit: 25 };
-            const fromPages = await allPages(tables, query);
-            expect(fromPages).toEqual(await allPages(plain, query));
+describe("wallet store", () => {
+  test("pages equal the lake, for every window, scope and cursor", async () => {
+    expect(tables.wallets?.count).toBeGreaterThan(0);
+    const program = world.generated.programs[0];
+    for (const wallet of [...sampleWallets(program, 30), randomAddress()]) {
+      for (const window of WINDOW_NAMES) {
+        for (const accountId of [null, world.accounts.a]) {
+          for (const limit of [3, 25]) {
+            const pages = await allPages(tables, { program, wallet, window, accountId, limit });
             const expected = expectedPage(world.rows, program, wallet, window, accountId);
-            expect(fromPages[0].summary).toMatchObject(expected.summary);
-            expect(fromPages.flatMap((p) => p.items.map((i) => i.sentAt))).toEqual(expected.sentAts);
+            for (const page of pages) expect(page.summary).toMatchObject(expected.summary);
+            expect(pages.flatMap((p) => p.items.map((i) => i.sentAt))).toEqual(expected.sentAts);
           }
         }
       }
-    } finally {
-      plain.retire();
     }
   }, 60_000);
 
-  test("wallets over the line limit are read from attempts; lines built in parts; side files go with their versions", async () => {
+  test("a version's side files go with it; segments stay while a kept version names them", async () => {
     const before = readPointer(world.ctx.paths)!.version;
-    // Small parts: the lines come from several aggregates (bounded memory) and must still be every wallet once.
-    const built = await buildServingTables(world.ctx, { walletLineMaxItems: 20, walletAttemptsPerPart: 2_000 });
-    const walletCount = (result: typeof built.walletPages) => ("wallets" in result ? result.wallets : -1);
-    const partedWallets = walletCount(built.walletPages); // read before toMatchObject (Bun's writes its matcher into the object)
-    expect(built.walletPages).toMatchObject({ wallets: expect.any(Number) });
-    const small = await untilVersion(world.ctx, built.version);
-    const program = world.generated.programs[1];
-    const wallets = sampleWallets(program, 12);
-    let big = 0;
-    for (const wallet of wallets) {
-      const record = small.walletPages!.find(program, wallet)!;
-      if ("walletKey" in record) big++;
-      for (const window of WINDOW_NAMES) {
-        const pages = await allPages(small, { program, wallet, window, accountId: null, limit: 9 });
-        const expected = expectedPage(world.rows, program, wallet, window, null);
-        expect(pages[0].summary).toMatchObject(expected.summary);
-        expect(pages.flatMap((p) => p.items.map((i) => i.sentAt))).toEqual(expected.sentAts);
-      }
-    }
-    expect(big).toBeGreaterThan(0);
-    const whole = await buildServingTables(world.ctx);
-    expect(walletCount(whole.walletPages)).toBe(partedWallets);
-    expect(built.steps.wallet_lines).toBeGreaterThanOrEqual(0);
+    await buildServingTables(world.ctx);
+    await buildServingTables(world.ctx);
     const current = readPointer(world.ctx.paths)!.version;
     const files = readdirSync(world.ctx.paths.tables).filter((name) => name.startsWith("serving-")).sort();
-    const versionFiles = (v: number) => [`serving-${v}.duckdb`, `serving-${v}.answers`, `serving-${v}.wallets`, `serving-${v}.wallets.idx`];
+    const versionFiles = (v: number) => [`serving-${v}.answers`, `serving-${v}.duckdb`, `serving-${v}.wallets.json`];
     expect(files).toEqual([...versionFiles(current - 1), ...versionFiles(current)].sort());
     expect(current).toBeGreaterThan(before);
+    const named = new Set([current - 1, current].flatMap((v) => readWalletManifest(walletManifestFile(world.ctx.paths.tables, v))!.segments.map((s) => s.name)));
+    expect(readdirSync(walletsDir(world.ctx.paths.tables)).sort()).toEqual([...named].sort());
     tables = await untilVersion(world.ctx, current);
   }, 30_000);
 
-  test("the reader follows hash collisions to the right line and answers null for absent wallets", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "txray-wallet-pages-"));
+  test("segments: hash collisions lead to the right wallet, absent wallets find nothing, long histories span lines", () => {
+    const dir = mkdtempSync(join(tmpdir(), "txray-wallet-segments-"));
     try {
       const program = randomAddress();
+      const item = (i: number, version = 1): WalletItemTuple => [`sig${i}`, 1000 + i, 2000 + i, "landed", null, "swap", null, "helius", String(10 + i), "acc", version];
       const wallets = Array.from({ length: 300 }, () => randomAddress());
-      const item = (i: number) => [`sig${i}`, 1000 + i, 2000 + i, "landed", null, "swap", null, "helius", String(10 + i), "acc"];
-      const lines = wallets.map((wallet, i) => JSON.stringify([program, wallet, [item(i), item(i + 1000)], null]));
-      // A collision: a second record under wallet 7's key that leads to wallet 8's line, sorted first.
-      const records = wallets.map((wallet, i) => ({ key: walletPageKey(program, wallet), line: i, order: 1 }));
-      records.push({ key: walletPageKey(program, wallets[7]), line: 8, order: 0 });
-      records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.order - b.order));
-      const offsets: number[] = [];
-      let offset = 0;
-      for (const line of lines) {
-        offsets.push(offset);
-        offset += Buffer.byteLength(line) + 1;
-      }
-      const files = { data: join(dir, "w.wallets"), index: join(dir, "w.wallets.idx") };
-      writeFileSync(files.data, lines.map((line) => line + "\n").join(""));
-      writeFileSync(
-        files.index,
-        records.map((r) => `${r.key}${String(offsets[r.line]).padStart(12, "0")}${String(Buffer.byteLength(lines[r.line]) + 1).padStart(8, "0")}\n`).join(""),
-      );
-      const pages = (await WalletPages.open(files))!;
-      expect(pages.wallets).toBe(301);
+      // Lines in key order; wallet 7's key also carries a second wallet (a hash collision), and
+      // wallet 8 has more items than one line holds.
+      const lines: { key: string; program: string; wallet: string; items: WalletItemTuple[] }[] = wallets.map((wallet, i) => ({
+        key: walletKey(program, wallet), program, wallet, items: i === 8 ? Array.from({ length: 1200 }, (_, k) => item(5000 + k)).sort(newestFirst) : [item(i + 1000), item(i)],
+      }));
+      const collider = randomAddress();
+      const collidingKey = lines[7].key;
+      lines.push({ key: collidingKey, program, wallet: collider, items: [item(99)] });
+      lines.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.wallet < b.wallet ? -1 : 1));
+      const writer = new SegmentWriter(join(dir, "a.wseg"), 20_000);
+      for (const line of lines) for (const text of walletLines(line.key, line.program, line.wallet, line.items)) writer.add(text.text, text.items);
+      expect(writer.close().wallets).toBe(300);
+      const segment = WalletSegment.open(join(dir, "a.wseg"));
       for (const [i, wallet] of wallets.entries()) {
-        const record = pages.find(program, wallet);
-        expect(record).toEqual({ items: [item(i + 1000), item(i)] as never }); // newest first
+        const found = segment.find(program, wallet).flatMap((line) => line.items());
+        if (i === 8) expect(found).toEqual(lines.find((l) => l.wallet === wallet)!.items);
+        else expect(found).toEqual([item(i + 1000), item(i)]); // newest first
       }
-      expect(pages.find(program, randomAddress())).toBeNull();
-      pages.close();
-      writeFileSync(files.index, "0".repeat(INDEX_RECORD_BYTES - 1));
-      expect(await WalletPages.open(files)).toBeNull();
+      expect(segment.find(program, wallets[8]).length).toBe(3); // 500 + 500 + 200
+      // (A real collision is two wallets whose md5 prefixes agree; here the key is given.)
+      expect(segment.find(program, collider, collidingKey).flatMap((line) => line.items())).toEqual([item(99)]);
+      expect(segment.find(program, randomAddress())).toEqual([]);
+      // Merging keeps each attempt once, in its newest version.
+      const second = new SegmentWriter(join(dir, "b.wseg"), 20_000);
+      for (const text of walletLines(walletKey(program, wallets[3]), program, wallets[3], [item(1003, 2), item(3, 2)])) second.add(text.text, text.items);
+      second.close();
+      const b = WalletSegment.open(join(dir, "b.wseg"));
+      mergeSegments([segment, b], join(dir, "m.wseg"), 20_000);
+      const merged = WalletSegment.open(join(dir, "m.wseg"));
+      expect(merged.find(program, wallets[3]).flatMap((line) => line.items())).toEqual([item(1003, 2), item(3, 2)]);
+      expect(merged.find(program, wallets[8]).flatMap((line) => line.items()).length).toBe(1200);
+      expect(merged.items).toBe(segment.items);
+      for (const s of [segment, b, merged]) s.close();
+      writeFileSync(join(dir, "broken.wseg"), "not a segment");
+      expect(() => WalletSegment.open(join(dir, "broken.wseg"))).toThrow();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -10,6 +10,7 @@ import { analyticsRoutes } from "../../src/api/routes/analytics";
 import { errorResponse, json } from "../../src/api/http";
 import { testContext } from "../helpers/context";
 import type { Context } from "../../src/context";
+import { SKETCH_RELATIVE_ERROR } from "../../src/analytics/serving/sketch";
 
 export const END_MS = 1_763_700_000_000;
 export const DAY = 86_400_000;
@@ -110,6 +111,15 @@ export function serveRoutes(ctx: Context) {
 export async function get(world: World, path: string, key?: string): Promise<{ status: number; body: any }> {
   const response = await fetch(world.baseUrl + path, { headers: key ? { "x-api-key": key } : {} });
   return { status: response.status, body: await response.json() };
+}
+
+/**
+ * A quantile from the serving tables' sketch against the exact nearest-rank value: within the
+ * documented relative error, after rounding to a whole unit (serving/sketch.ts, docs/api.md).
+ */
+export function expectNearQuantile(actual: number, exact: number): void {
+  const error = Math.abs(actual - exact);
+  if (error > SKETCH_RELATIVE_ERROR * Math.abs(exact) + 0.5) throw new Error(`quantile ${actual} is not within ${SKETCH_RELATIVE_ERROR} of ${exact}`);
 }
 
 /** Nearest-rank quantile (what DuckDB's quantile_disc returns). */

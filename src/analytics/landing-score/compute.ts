@@ -8,7 +8,7 @@ import { plainRow, readAgainAfterSwap } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import { isBase58Address } from "../../shared/base58";
 import { ratio, wilson } from "../../shared/stats";
-import { listPartitions } from "../tables/lake-units";
+import { listPartitions } from "../../lake/partitions";
 import { methodologyText } from "./methodology";
 import { MAX_SAMPLED_SENDS, MINIMUM_SENDS, RESOLUTION_GRACE_MS, SCHEMA_VERSION, WINDOW_DAYS } from "./params";
 import { sampleRateFor, sampleThreshold } from "./sample";

@@ -3,8 +3,9 @@
 // process sees either the old or the new version, never a half-built one. Files older than the
 // previous version are removed; a reader that still holds one open keeps reading it (Linux keeps
 // an unlinked file alive while it is open) and switches on its next pointer check. A version has
-// side files next to its database (precomputed answers `serving-<n>.answers`, wallet pages
-// `serving-<n>.wallets[.idx]`); they live and go with it.
+// side files next to its database (precomputed answers `serving-<n>.answers`, the wallet store's
+// manifest `serving-<n>.wallets.json`); they live and go with it. The wallet store's segments
+// (`wallets/*.wseg`) are shared by versions; the tables job deletes those no kept version names.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import type { DataPaths } from "../../lake/paths";
 
 export type ServingPointer = { version: number; file: string; builtAt: number; clock: number; schema: number };
 
-const SERVING_FILE = /^serving-(\d+)\.(?:duckdb(?:\.wal)?|wallets(?:\.idx)?|answers)$/;
+const SERVING_FILE = /^serving-(\d+)\.(?:duckdb(?:\.wal)?|wallets(?:\.idx|\.json)?|answers)$/;
 
 export const pointerPath = (paths: DataPaths) => join(paths.tables, "current.json");
 export const servingFile = (paths: DataPaths, version: number) => join(paths.tables, `serving-${version}.duckdb`);
@@ -20,10 +21,8 @@ export const servingFile = (paths: DataPaths, version: number) => join(paths.tab
 /** The precomputed answers side file of a version (tables/answers.ts writes it, serving/answers.ts reads it). */
 export const answersFile = (tablesDir: string, version: number) => join(tablesDir, `serving-${version}.answers`);
 
-/** The wallet pages side files of a version (tables/wallet-pages.ts writes them, serving/wallet-pages.ts reads them). */
-export function walletPagesFiles(tablesDir: string, version: number): { data: string; index: string } {
-  return { data: join(tablesDir, `serving-${version}.wallets`), index: join(tablesDir, `serving-${version}.wallets.idx`) };
-}
+/** The wallet store manifest of a version (tables/wallet-store.ts writes it, serving/wallets.ts reads it). */
+export const walletManifestFile = (tablesDir: string, version: number) => join(tablesDir, `serving-${version}.wallets.json`);
 
 export function readPointer(paths: DataPaths): ServingPointer | null {
   try {

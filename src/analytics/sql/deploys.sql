@@ -1,6 +1,6 @@
 -- Observed deploys from the lake (one row per program and ProgramData slot), with when each took
 -- effect (block time, else detection time) and its neighbours, for release diffs.
-CREATE TABLE deploys AS
+CREATE OR REPLACE TEMP TABLE deploys AS
 WITH raw AS (
   SELECT program::VARCHAR AS program, slot, min(deployed_at) AS deployed_at, min(detected_at) AS detected_at, any_value(authority) AS authority
   FROM read_parquet({{deployFiles}}, hive_partitioning = true, hive_types = {'program': 'VARCHAR'}, union_by_name = true)

@@ -8,24 +8,20 @@
 --   failures    share of resolved attempts failed on chain or in preflight: 0.2 → 0, 0.8 → 1 (0.10)
 --   breadth     distinct programs: ≤ 2 → 0, ≥ 8 → 1                                   (weight 0.10)
 -- Segments: human < 0.3 ≤ mixed < 0.7 ≤ bot.
-CREATE TABLE payer_scores AS
-WITH recent AS (
-  SELECT payer, program, sent_at, received_at, wallet_adapter, outcome FROM attempts WHERE received_at BETWEEN {{since}} AND {{until}}
-), gaps AS (
-  SELECT payer, sent_at - lag(sent_at) OVER (PARTITION BY payer ORDER BY sent_at) AS gap FROM recent
-), regularity AS (
-  SELECT payer, count(gap) AS gaps, avg(gap) AS gap_mean, stddev_pop(gap) AS gap_sd FROM gaps GROUP BY payer
-), base AS (
-  SELECT payer, count(*) AS attempts, count(DISTINCT received_at // 3600000) AS active_hours, count(DISTINCT program) AS programs,
-    avg(CASE WHEN list_contains({{scriptedAdapters}}, lower(coalesce(wallet_adapter, ''))) THEN 1.0 ELSE 0.0 END) AS scripted_adapter_share,
-    count(*) FILTER (WHERE outcome IN ('failed_onchain', 'preflight')) AS failures, count(outcome) AS resolved
-  FROM recent GROUP BY payer
+-- Input: payer_features, the payer's units over the window merged in time order (tables/payers.ts):
+-- attempts, active hours, distinct programs, scripted-adapter attempts, failures, resolved, and the
+-- gaps between consecutive send times (count, sum, sum of squares, exact integers).
+CREATE OR REPLACE TEMP TABLE payer_scores_new AS
+WITH regularity AS (
+  SELECT *, gap_sum / gaps AS gap_mean, sqrt(greatest((gaps * gap_sq - gap_sum::HUGEINT * gap_sum)::DOUBLE, 0)) / gaps AS gap_sd
+  FROM payer_features WHERE attempts > 0
 ), features AS (
-  SELECT b.*, r.gaps,
-    b.attempts / greatest(b.active_hours, 1) AS attempts_per_active_hour,
-    CASE WHEN r.gaps >= 5 AND r.gap_mean > 0 THEN r.gap_sd / r.gap_mean END AS gap_cv,
-    CASE WHEN b.resolved > 0 THEN b.failures / b.resolved ELSE 0 END AS failure_share
-  FROM base b JOIN regularity r USING (payer)
+  SELECT payer, attempts, active_hours, programs, gaps,
+    attempts / greatest(active_hours, 1) AS attempts_per_active_hour,
+    CASE WHEN gaps >= 5 AND gap_mean > 0 THEN gap_sd / gap_mean END AS gap_cv,
+    scripted / attempts AS scripted_adapter_share,
+    CASE WHEN resolved > 0 THEN failures / resolved ELSE 0 END AS failure_share
+  FROM regularity
 ), scored AS (
   SELECT *,
     least(1, greatest(0, (log10(greatest(attempts_per_active_hour, 1e-9)) - log10(6)) / (log10(360) - log10(6)))) AS s_rate,

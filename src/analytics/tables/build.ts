@@ -1,250 +1,428 @@
-// Builds the serving tables: DuckDB SQL over the lake (envelopes ⋈ resolutions, deploys) into a
-// NEW database file, then switches the pointer (serving/pointer.ts). Readers never see a
-// half-built table and never share a file with the writer (DuckDB locks a file it writes).
+// The tables job: refreshes the serving tables from what arrived in the lake since the last run
+// (docs/serving.md). It takes the new parts (intake.ts) into its state (state.ts) as deltas of
+// per-unit rollups (rollups.ts, apply.ts), then writes a new version: a small DuckDB file of every
+// window's, deploy's and day's figures merged from units (ranges.ts, serving-tables.ts), the public
+// answers (answers.ts) and the wallet store's manifest (wallet-store.ts), and switches the pointer
+// (serving/pointer.ts). A run's cost follows what arrived and the number of units a figure merges,
+// not the history. `full` (or a state that is missing, of another schema, or behind a retention
+// removal) rebuilds the state from the whole lake, day by day, with the same code and answers.
 //
-// Incremental: the joined attempts are kept per (program, day) unit; a unit whose lake files are
-// unchanged (tables/lake-units.ts) is copied from the previous serving file instead of re-joined.
-// The windowed aggregates (1d/7d/30d relative to ctx.clock) are rebuilt from the attempts every
-// time: their windows move with the clock, and they are cheap next to the join. So are the
-// precomputed public answers (tables/answers.ts) and the wallet pages side files
-// (tables/wallet-pages.ts), which belong to the version like its database file.
+// Crash safety: the state changes in one transaction, committed only once the new wallet segments
+// are on disk; the version's files are written after, then the pointer. Killed before the commit,
+// the next run redoes the same intake; after it, the next run writes the next version.
 
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Context } from "../../context";
-import { byteSize, openDuck, plainRow, sqlString } from "../../lake/duckdb";
-import { utcDay } from "../../lake/paths";
-import { sqlFile } from "../sql";
-import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, walletPagesFiles, writePointer } from "../serving/pointer";
-import { writeAnswers } from "./answers";
-import { deployFiles, lakeUnits, type LakeUnit } from "./lake-units";
-import { removeWalletPages, writeWalletPages, type WalletPagesResult } from "./wallet-pages";
-import { WINDOWS } from "../windows";
+import { byteSize, sqlString } from "../../lake/duckdb";
+import { withLease } from "../../control";
+import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, walletManifestFile, writePointer } from "../serving/pointer";
+import { readWalletManifest, walletsDir } from "../serving/wallets";
+import { WINDOWS, WINDOW_NAMES } from "../windows";
 import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
+import { writeAnswers } from "./answers";
+import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, PAYER_CHANGES_SQL, type ApplyContext } from "./apply";
+import { ensureLoaded, type Needs } from "./edges";
+import {
+  deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, fullDayRowsSql, listLakeParts, newestReceivedAt, parquetRows, planIntake,
+  resolutionRowsSql, type LakePart, type TakenPart,
+} from "./intake";
+import { applyIssueDeparturesSql } from "./issues";
+import { scorePayersSql } from "./payers";
+import { dayOf, partNeeds, rangeParts, rangePartsTableSql, type Range } from "./ranges";
+import { ROLLUPS, unitTable } from "./rollups";
+import { deployTablesSql, writeServingTables, type RangeKind } from "./serving-tables";
+import { openState, STATE_SCHEMA, stateIsUsable, type StateDb } from "./state";
+import { mergePlan, runMerges, writeChanges, writeSegment, type WalletFile } from "./wallet-store";
+import { DAY_MS, HOUR_MS, windowBounds } from "./window-bounds";
 
-/** Bump when the serving tables change shape: the next build is then a full one. */
-export const SERVING_SCHEMA = 3;
-/** Days of attempts kept in the serving file: the 30-day window plus room for release diffs. */
+/** Bump when the serving tables change shape (readers check it). */
+export const SERVING_SCHEMA = 4;
+/** Days of units kept: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
 export { WINDOWS, type WindowName } from "../windows";
 export const BOT_SCORE_VERSION = "bot-v1";
-/** Wallet adapters that indicate a script rather than a person (lower-cased). */
-export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"];
+export { SCRIPTED_ADAPTERS } from "./payers";
 
-type Session = { run(sql: string): Promise<void>; all<T = Record<string, unknown>>(sql: string): Promise<T[]> };
-
-/** full: ignore the previous build; walletLineMaxItems: see tables/wallet-pages.ts (tests lower it). */
-export type BuildOptions = { full?: boolean; walletLineMaxItems?: number; /** Attempts per wallet-lines aggregate (tables/wallet-pages.ts); tests lower it. */ walletAttemptsPerPart?: number; /** Graceful shutdown: stop between statements (the half-built file is removed; the pointer never moves). */ signal?: AbortSignal };
+export type BuildOptions = {
+  /** Rebuild the state from the whole lake. */
+  full?: boolean;
+  /** Rows read per intake step (tests lower it); default from DUCKDB_MEMORY_LIMIT. */
+  chunkRows?: number;
+  /** Graceful shutdown: stop between steps (the transaction is rolled back; the pointer never moves). */
+  signal?: AbortSignal;
+};
 export type BuildResult = {
-  version: number; units: number; rebuiltUnits: number; copiedUnits: number; attempts: number; seconds: number; steps: Record<string, number>;
-  answers: number; walletPages: WalletPagesResult;
+  version: number;
+  full: boolean;
+  /** Envelopes and resolutions taken in by this run. */
+  attempts: number;
+  resolutions: number;
+  partsRead: number;
+  /** Days read back from the lake for hour units or edge rows. */
+  daysLoaded: number;
+  walletSegments: { written: number; merged: number; live: number };
+  answers: number;
+  clock: number;
+  seconds: number;
+  steps: Record<string, number>;
 };
 
-/** The serving attempts' columns (an empty typed template for "no rows" views). */
-const ATTEMPTS_TEMPLATE = `CREATE TEMP TABLE attempts_template (wallet_key UBIGINT, attempt_key UBIGINT, account_id VARCHAR,
-  program VARCHAR, day VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR, payer VARCHAR, rpc_label VARCHAR, rpc_hash VARCHAR,
-  wallet_adapter VARCHAR, kind VARCHAR, outcome VARCHAR, drop_class VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR,
-  failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT, cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT)`;
-
-const NO_RESOLUTION_ROWS = `CREATE OR REPLACE TEMP VIEW resolution_rows AS SELECT NULL::VARCHAR AS attempt_id, NULL::VARCHAR AS outcome,
-  NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code, NULL::VARCHAR AS err_name,
-  NULL::VARCHAR AS failing_program, NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested,
-  NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time WHERE false`;
-
-const EMPTY_DEPLOYS = `CREATE TABLE deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR,
-  effective_at BIGINT, previous_at BIGINT, previous_slot BIGINT, next_at BIGINT)`;
-
-/**
- * Builds run one at a time per process (across processes the tables job's lease serialises them):
- * two overlapping builds would pick the same next version and write one file from two DuckDB
- * instances (DuckDB's file lock does not stop a second instance in the same process), and each
- * would delete the other's half-built file as a dead build's.
- */
+/** Runs one at a time per process (across processes the tables job's lease serialises them). */
 let buildQueue: Promise<unknown> = Promise.resolve();
 
 export function buildServingTables(ctx: Context, options: BuildOptions = {}): Promise<BuildResult> {
-  const build = buildQueue.then(() => buildOnce(ctx, options));
+  const build = buildQueue.then(() => refreshOnce(ctx, options));
   buildQueue = build.catch(() => undefined);
   return build;
 }
 
-async function buildOnce(ctx: Context, options: BuildOptions): Promise<BuildResult> {
+async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
-  const clock = ctx.clock();
-  const units = lakeUnits(ctx.paths, utcDay(clock - RETENTION_DAYS * 86_400_000), utcDay(clock + 86_400_000));
-  const previous = readPointer(ctx.paths);
-  const usePrevious = !options.full && previous !== null && previous.schema === SERVING_SCHEMA;
-  const version = nextVersion(ctx.paths);
-  const file = servingFile(ctx.paths, version);
-  const walletFiles = walletPagesFiles(ctx.paths.tables, version);
-  mkdirSync(ctx.paths.tables, { recursive: true });
-  rmSync(file, { force: true });
-  rmSync(`${file}.wal`, { force: true });
-
-  const duck = await openDuck(file, ctx.duckOptions(`tables-${version}`));
-  const connection = await duck.connect();
-  // One connection for the whole build: temp views and the attached previous file live on it.
   const steps: Record<string, number> = {};
-  const session: Session = {
-    run: async (sql) => {
-      checkStop(options.signal);
-      fault("tables:mid-build");
-      const at = performance.now();
-      const step = stepName(sql);
-      try {
-        await connection.run(sql);
-      } catch (error) {
-        // Name the step: "Out of Memory" alone does not tell an operator which table to look at.
-        throw new Error(`tables step ${step}: ${(error as Error).message}`, { cause: error });
-      }
-      steps[step] = (steps[step] ?? 0) + Math.round(performance.now() - at);
-    },
-    all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    checkStop(options.signal);
+    fault("tables:mid-build");
+    const at = performance.now();
+    try {
+      return await work();
+    } catch (error) {
+      // Name the step: "Out of Memory" alone does not tell an operator where to look.
+      throw new Error(`tables step ${name}: ${(error as Error).message}`, { cause: error });
+    } finally {
+      steps[name] = (steps[name] ?? 0) + Math.round(performance.now() - at);
+    }
   };
-  let attempts = 0;
-  let answers = 0;
-  let walletPages: WalletPagesResult = { skipped: "not built" };
-  let rebuilt: LakeUnit[] = units;
+  const tablesDir = ctx.paths.tables;
+  mkdirSync(tablesDir, { recursive: true });
+  // ~2 KB per attempt row in flight (joins, deltas), generously.
+  const chunkRows = options.chunkRows ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048));
+
+  let state = await openState(tablesDir, ctx.duckOptions("tables"));
+  let full = options.full === true || !(await stateIsUsable(state));
+  if (full) state = await reopenFresh(state, tablesDir, ctx);
+  const version = nextVersion(ctx.paths);
+  const manifestFile = walletManifestFile(tablesDir, version);
+  const result = { attempts: 0, resolutions: 0, partsRead: 0, daysLoaded: 0, written: 0, merged: 0, live: 0, answers: 0 };
+  let committed = false;
+  let clock = 0;
   try {
-    const previousSignatures = usePrevious ? await attachPrevious(session, servingFile(ctx.paths, previous.version)) : null;
-    rebuilt = previousSignatures ? units.filter((u) => previousSignatures.get(`${u.program}/${u.day}`) !== u.signature) : units;
-    const copied = previousSignatures ? units.filter((u) => previousSignatures.get(`${u.program}/${u.day}`) === u.signature) : [];
-    await fillAttempts(session, rebuilt, copied);
-    attempts = Number((await session.all<{ n: number }>("SELECT count(*) AS n FROM attempts"))[0].n);
-    await buildAggregates(session, clock, ctx, previousSignatures !== null);
-    const answersStarted = performance.now();
-    answers = await writeAnswers(connection, clock, answersFile(ctx.paths.tables, version));
-    steps.answers = Math.round(performance.now() - answersStarted);
-    walletPages = await writeWalletPages(session, walletFiles, {
-      since: clock - WINDOWS["30d"],
-      until: clock,
-      maxItems: options.walletLineMaxItems,
-      // ~2 KB per attempt, generously (a line item is 150–250 bytes; the join and aggregate around it).
-      attemptsPerPart: options.walletAttemptsPerPart ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048)),
+    // What arrived: listed under the lake lease, so no publish or compaction is half seen.
+    const listed = await step("list", () => withLease(ctx.control, "lake", () => listLakeParts(ctx.paths), { waitMs: 120_000 }));
+    let taken = full ? [] : await takenParts(state, ctx);
+    let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+    if (!full && plan.gone.length > 0) {
+      // Partitions left the lake (retention): their attempts leave every figure, so start over.
+      full = true;
+      state = await reopenFresh(state, tablesDir, ctx);
+      taken = [];
+      plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+    }
+    const previousClock = full ? null : Number(await state.meta("clock"));
+    const envelopeFiles = full ? listed.filter((p) => p.dataset === "envelopes").map((p) => p.path) : plan.reads.filter((r) => r.dataset === "envelopes").flatMap((r) => r.files);
+    const newest = await step("clock", () => newestReceivedAt(state, envelopeFiles));
+    // Windows end at the clock; no attempt taken in is after it, and it never moves back.
+    clock = Math.max(ctx.clock(), newest ?? 0, previousClock ?? 0);
+    const bounds = windowBounds(clock, previousClock);
+    const today = dayOf(clock);
+
+    // The ranges every figure merges (they decide which hours and days must be at hand).
+    const deploys = deployFiles(ctx.paths);
+    await step("deploys", async () => {
+      await state.run(windowTablesSql(clock));
+      await deployTablesSql(state, deploys, clock);
     });
-    if ("skipped" in walletPages) ctx.logger.warn("tables: no wallet pages for this version", { reason: walletPages.skipped });
-    await writeMeta(session, { version, clock, units });
-    if (previousSignatures) await session.run("DETACH prev");
-    await session.run("CHECKPOINT");
-  } catch (error) {
-    connection.closeSync();
-    duck.close();
+    const programs = [...new Set([
+      ...listed.filter((p) => p.dataset === "envelopes" && Date.parse(`${p.day}T00:00:00Z`) >= (today - RETENTION_DAYS) * DAY_MS).map((p) => p.program),
+      ...(await state.all<{ program: string }>("SELECT DISTINCT program FROM deploys")).map((r) => r.program),
+    ])].sort();
+    const ranges = await rangesOf(state, programs, bounds.since, clock);
+    const parts = ranges.list.flatMap((range) => rangeParts(range, today));
+    const needs = needsOf(parts, bounds, today);
+
+    await state.run("BEGIN TRANSACTION");
+    await step("ranges", async () => {
+      for (const sql of rangePartsTableSql(parts)) await state.run(sql);
+      for (const sql of ranges.tableSql) await state.run(sql);
+    });
+    result.daysLoaded = await step("load", () => ensureLoaded(state, needs, taken, full));
+    await state.run("CREATE OR REPLACE TEMP TABLE wallet_changes AS SELECT * FROM unresolved WHERE false");
+    await state.run(PAYER_CHANGES_SQL);
+    if (!full) await step("departures", () => state.run(applyIssueDeparturesSql(bounds)));
+
+    const context: ApplyContext = { bounds };
+    const walletFiles: WalletFile[] = full ? [] : await state.all<WalletFile>("SELECT day, name, level, items, bytes FROM wallet_files");
+    const segments = new Map<string, string[]>();
+    if (full) {
+      await step("intake", async () => {
+        const counts = await fullIntake(state, listed, tablesDir, version, chunkRows, context, walletFiles, segments);
+        result.attempts = counts.attempts;
+        result.resolutions = counts.resolutions;
+        result.partsRead = listed.length;
+      });
+    } else {
+      await step("intake", async () => {
+        for (const read of plan.reads) {
+          checkStop(options.signal);
+          result.partsRead += read.files.length;
+          if (read.dataset === "envelopes") {
+            await state.run(envelopeRowsSql("chunk_envelopes", read.files, read.skipSegments));
+            for (const [file, list] of await chunkSegments(state)) segments.set(file, list);
+            await state.run("ALTER TABLE chunk_envelopes DROP COLUMN spool_segment; ALTER TABLE chunk_envelopes DROP COLUMN filename");
+            result.attempts += await applyArrivals(state, "chunk_envelopes", context);
+          } else {
+            const weighted = await filesHaveColumn(state, read.files, "sample_weight");
+            await state.run(resolutionRowsSql("chunk_resolutions", read.files, weighted));
+            result.resolutions += await applyResolutions(state, "chunk_resolutions", context);
+          }
+        }
+        await state.run("DROP TABLE IF EXISTS chunk_envelopes; DROP TABLE IF EXISTS chunk_resolutions");
+        await applyPayerChanges(state);
+      });
+    }
+    await step("forget", () => state.run(forgetSql(today)));
+    await step("payers", () => state.run(scorePayersSql(bounds, full)));
+
+    await step("wallets", async () => {
+      const written = await writeChanges(state, tablesDir, version);
+      result.written = written.length;
+      let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS), ...written];
+      const merges = runMerges(tablesDir, mergePlan(live, clock, chunkRows * 4), version, clock);
+      result.merged = merges.removed.length;
+      live = [...live.filter((f) => !merges.removed.some((r) => r.name === f.name)), ...merges.added];
+      result.live = live.length;
+      await state.run("DELETE FROM wallet_files");
+      for (let at = 0; at < live.length; at += 1000) {
+        const rows = live.slice(at, at + 1000).map((f) => `(${f.day}, ${sqlString(f.name)}, ${f.level}, ${f.items}, ${f.bytes}, ${version}, ${version})`);
+        await state.run(`INSERT INTO wallet_files VALUES ${rows.join(", ")}`);
+      }
+      writeFileSync(manifestFile, JSON.stringify({ segments: live.map((f) => ({ day: f.day, name: f.name })) }));
+    });
+    await step("bookkeeping", () => recordParts(state, listed, taken, plan.rows, segments));
+    await state.setMeta({ schema: STATE_SCHEMA, clock, version });
+    await step("commit", () => state.run("COMMIT"));
+    committed = true;
+
+    // The version: the serving database, its answers, its wallet manifest (written above).
+    const file = servingFile(ctx.paths, version);
     rmSync(file, { force: true });
     rmSync(`${file}.wal`, { force: true });
-    removeWalletPages(walletFiles);
-    rmSync(answersFile(ctx.paths.tables, version), { force: true });
+    const catalog = (await state.all<{ name: string }>("SELECT current_database() AS name"))[0].name;
+    await step("serving", async () => {
+      await state.run(`ATTACH ${sqlString(file)} AS serving_new`);
+      await writeServingTables(state, "serving_new", { clock, version, schema: SERVING_SCHEMA, botScoreVersion: BOT_SCORE_VERSION });
+    });
+    result.answers = await step("answers", async () => {
+      await state.run("DROP TABLE IF EXISTS deploys; DROP TABLE IF EXISTS release_periods; USE serving_new");
+      try {
+        return await writeAnswers(state.connection, clock, answersFile(tablesDir, version));
+      } finally {
+        await state.run(`USE ${catalog}`);
+      }
+    });
+    await step("checkpoint", () => state.run("CHECKPOINT serving_new; DETACH serving_new"));
+  } catch (error) {
+    if (!committed) await state.run("ROLLBACK").catch(() => undefined);
+    state.close();
+    removeVersionFiles(ctx, version, committed);
     throw error;
   }
-  connection.closeSync();
-  duck.close();
-  rmSync(`${file}.wal`, { force: true });
+  state.close();
+  rmSync(`${servingFile(ctx.paths, version)}.wal`, { force: true });
   fault("tables:after-build");
+  const previous = readPointer(ctx.paths);
   writePointer(ctx.paths, { version, file: `serving-${version}.duckdb`, builtAt: Date.now(), clock, schema: SERVING_SCHEMA });
   fault("tables:after-pointer");
-  // Keep the previous file for readers that have not switched yet; anything older goes.
-  removeServingFilesExcept(ctx.paths, previous ? [version, previous.version] : [version]);
+  // Keep the previous version for readers that have not switched yet; anything older goes.
+  const kept = previous ? [version, previous.version] : [version];
+  removeServingFilesExcept(ctx.paths, kept);
+  removeUnreferencedSegments(tablesDir, kept);
   return {
-    version,
-    units: units.length,
-    rebuiltUnits: rebuilt.length,
-    copiedUnits: units.length - rebuilt.length,
-    attempts,
-    seconds: (performance.now() - started) / 1000,
-    steps,
-    answers,
-    walletPages,
+    version, full, attempts: result.attempts, resolutions: result.resolutions, partsRead: result.partsRead, daysLoaded: result.daysLoaded,
+    walletSegments: { written: result.written, merged: result.merged, live: result.live }, answers: result.answers, clock,
+    seconds: (performance.now() - started) / 1000, steps,
   };
 }
 
-/** A short label for a build statement (for the per-step timings the job reports). */
-function stepName(sql: string): string {
-  const match = /CREATE (?:OR REPLACE )?(?:TEMP )?(?:TABLE|VIEW) (\w+)|INSERT INTO (\w+)(?:[^\n]*?\b(prev|read_parquet))?|^\s*(\w+)/.exec(sql.replace(/--[^\n]*\n/g, ""));
-  if (!match) return "other";
-  if (match[1]) return match[1];
-  if (match[2]) return match[3] ? `${match[2]}:${match[3] === "prev" ? "copied" : "joined"}` : match[2];
-  return match[4].toLowerCase();
+async function reopenFresh(state: StateDb, tablesDir: string, ctx: Context): Promise<StateDb> {
+  state.close();
+  return await openState(tablesDir, ctx.duckOptions("tables"), { fresh: true });
 }
 
-/** Attaches the previous serving file; its unit signatures, or null when it cannot be reused. */
-async function attachPrevious(duck: Session, file: string): Promise<Map<string, string> | null> {
-  try {
-    await duck.run(`ATTACH ${sqlString(file)} AS prev (READ_ONLY)`);
-    const rows = await duck.all<{ program: string; day: string; signature: string }>("SELECT program, day, signature FROM prev.build_units");
-    return new Map(rows.map((r) => [`${r.program}/${r.day}`, r.signature]));
-  } catch {
-    try {
-      await duck.run("DETACH DATABASE IF EXISTS prev");
-    } catch {
-      // nothing attached
+/** The parts the state took in (with their paths). */
+async function takenParts(state: StateDb, ctx: Context): Promise<TakenPart[]> {
+  const rows = await state.all<Omit<TakenPart, "path">>("SELECT dataset, program, day, name, bytes, rows, segments FROM lake_parts");
+  return rows.map((row) => ({
+    ...row, bytes: Number(row.bytes), rows: Number(row.rows), segments: row.segments ?? [],
+    path: join(ctx.paths.dataset(row.dataset), `program=${row.program}`, `day=${row.day}`, row.name),
+  }));
+}
+
+async function chunkSegments(state: StateDb): Promise<[string, string[]][]> {
+  const rows = await state.all<{ filename: string; segments: string[] }>("SELECT filename, list(DISTINCT spool_segment) AS segments FROM chunk_envelopes GROUP BY filename");
+  return rows.map((row) => [row.filename, row.segments]);
+}
+
+/** The state's record of the lake after this run: every listed part, with rows and spool segments. */
+async function recordParts(state: StateDb, listed: LakePart[], taken: TakenPart[], rows: Map<string, number>, segments: Map<string, string[]>): Promise<void> {
+  const before = new Map(taken.map((p) => [p.path, p]));
+  // A replaced partition's new parts that were not read hold the segments of the parts they replaced.
+  const partitionSegments = new Map<string, string[]>();
+  for (const part of taken) {
+    const key = `${part.dataset}/${part.program}/${part.day}`;
+    partitionSegments.set(key, [...(partitionSegments.get(key) ?? []), ...part.segments]);
+  }
+  await state.run("DELETE FROM lake_parts");
+  const values = listed.map((part) => {
+    const old = before.get(part.path);
+    const same = old && old.bytes === part.bytes;
+    const partRows = same ? old.rows : (rows.get(part.path) ?? 0);
+    const partSegments = part.dataset !== "envelopes" ? [] : same ? old.segments : (segments.get(part.path) ?? [...new Set(partitionSegments.get(`${part.dataset}/${part.program}/${part.day}`) ?? [])]);
+    return `(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`;
+  });
+  for (let at = 0; at < values.length; at += 2000) await state.run(`INSERT INTO lake_parts VALUES ${values.slice(at, at + 2000).join(", ")}`);
+}
+
+/** A full rebuild's intake: each receipt day joined with its resolutions, then the later resolutions. */
+async function fullIntake(
+  state: StateDb, listed: LakePart[], tablesDir: string, version: number, chunkRows: number, context: ApplyContext, walletFiles: WalletFile[], segments: Map<string, string[]>,
+): Promise<{ attempts: number; resolutions: number }> {
+  const envelopes = listed.filter((p) => p.dataset === "envelopes");
+  const resolutions = listed.filter((p) => p.dataset === "resolutions");
+  for (const [file, list] of await envelopeSegments(state, envelopes.map((p) => p.path))) segments.set(file, list);
+  // Days in order, as many per step as fit in chunkRows (a day's attempts resolve within it and the next few days).
+  const rowsOf = await parquetRows(state, envelopes.map((p) => p.path));
+  const days = [...new Set(envelopes.map((p) => p.day))].sort();
+  const chunks: string[][] = [];
+  let rowsInChunk = 0;
+  for (const day of days) {
+    const n = envelopes.filter((p) => p.day === day).reduce((sum, p) => sum + (rowsOf.get(p.path) ?? 0), 0);
+    if (chunks.length === 0 || rowsInChunk + n > chunkRows) {
+      chunks.push([]);
+      rowsInChunk = 0;
     }
-    return null;
+    chunks[chunks.length - 1].push(day);
+    rowsInChunk += n;
   }
+  let attempts = 0;
+  const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+  for (const chunk of chunks) {
+    const first = dayNumber(chunk[0]);
+    const last = dayNumber(chunk[chunk.length - 1]);
+    const resolutionDays = new Set(Array.from({ length: last - first + 4 }, (_, k) => new Date((first + k) * DAY_MS).toISOString().slice(0, 10)));
+    const resolutionFiles = resolutions.filter((p) => resolutionDays.has(p.day)).map((p) => p.path);
+    const weighted = resolutionFiles.length > 0 && (await filesHaveColumn(state, resolutionFiles, "sample_weight"));
+    await state.run(fullDayRowsSql(envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path), resolutionFiles, weighted));
+    attempts += await applyLoadedDay(state, "day_rows", context);
+    await applyPayerChanges(state); // whole days: a chunk's arrivals never interleave with another's
+    // Each day's wallet segment, whole (its later resolutions follow in small segments, merged later).
+    for (const day of chunk) {
+      const segment = await writeSegment(state, tablesDir, "day_rows", dayNumber(day), version, 9, "full");
+      if (segment) walletFiles.push(segment);
+    }
+    await state.run("DELETE FROM wallet_changes; DROP TABLE day_rows");
+  }
+  // Resolutions stored more than three days after their attempt's day.
+  let resolved = 0;
+  for (let at = 0; at < resolutions.length; at += 200) {
+    const files = resolutions.slice(at, at + 200).map((p) => p.path);
+    await state.run(resolutionRowsSql("chunk_resolutions", files, await filesHaveColumn(state, files, "sample_weight")));
+    await state.run("DELETE FROM chunk_resolutions WHERE attempt_key NOT IN (SELECT attempt_key FROM unresolved)");
+    resolved += await applyResolutions(state, "chunk_resolutions", context);
+  }
+  await applyPayerChanges(state);
+  await state.run("DROP TABLE IF EXISTS chunk_resolutions");
+  return { attempts, resolutions: resolved };
 }
 
-async function fillAttempts(session: Session, rebuilt: LakeUnit[], copied: LakeUnit[]): Promise<void> {
-  await session.run(ATTEMPTS_TEMPLATE);
-  if (copied.length > 0) {
-    await session.run(
-      `CREATE TEMP TABLE unchanged_units AS SELECT * FROM (VALUES ${copied.map((u) => `(${sqlString(u.program)}, ${sqlString(u.day)})`).join(", ")}) t(program, day)`,
-    );
-    await session.run(sqlFile("attempts_unchanged"));
-  } else {
-    await session.run("CREATE OR REPLACE TEMP VIEW copied_attempts AS SELECT * FROM attempts_template");
-  }
-  if (rebuilt.length > 0) {
-    const resolutionFiles = [...new Set(rebuilt.flatMap((u) => u.resolutionFiles))];
-    await session.run(resolutionFiles.length > 0 ? sqlFile("resolution_rows", { resolutionFiles }) : NO_RESOLUTION_ROWS);
-    await session.run(sqlFile("attempts_from_lake", { envelopeFiles: rebuilt.flatMap((u) => u.envelopeFiles) }));
-  } else {
-    await session.run("CREATE OR REPLACE TEMP VIEW rebuilt_attempts AS SELECT * FROM attempts_template");
-  }
-  await session.run(sqlFile("attempts_sorted"));
+/** Units and rows older than the kept days. */
+function forgetSql(today: number): string {
+  const cutoff = today - RETENTION_DAYS;
+  return [
+    ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE day < ${cutoff}`, `DELETE FROM ${unitTable(r, "h")} WHERE hour < ${cutoff * 24}`]),
+    `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs_d WHERE day < ${cutoff}`,
+    `DELETE FROM unresolved WHERE received_at < ${cutoff * DAY_MS}`, `DELETE FROM late_resolutions WHERE received_at < ${cutoff * DAY_MS}`,
+  ].join(";\n");
 }
 
-async function buildAggregates(duck: Session, clock: number, ctx: Context, hasPrevious: boolean): Promise<void> {
-  const windowRows = Object.entries(WINDOWS).map(([win, length]) => `(${sqlString(win)}, ${clock - length}, ${clock}, ${length})`);
-  await duck.run(`CREATE TABLE windows AS SELECT * FROM (VALUES ${windowRows.join(", ")}) t(win, since, until, length_ms);
-    CREATE TEMP TABLE window_lengths AS SELECT win, length_ms FROM windows`);
-  await duck.run(
-    sqlFile("windowed_attempts", { since1d: clock - WINDOWS["1d"], since7d: clock - WINDOWS["7d"], since30d: clock - WINDOWS["30d"], until: clock }),
-  );
-  const since30 = clock - WINDOWS["30d"];
-  await duck.run(sqlFile("payer_scores", { since: since30, until: clock, scriptedAdapters: SCRIPTED_ADAPTERS }));
-  for (const name of ["rates", "issues", "issue_totals", "cu_instructions", "providers", "programs"]) await duck.run(sqlFile(name));
-  await duck.run(sqlFile("cu_trend", { since: since30, until: clock }));
-
-  let hasLifetimes = false;
-  if (hasPrevious) {
-    const found = await duck.all("SELECT 1 FROM duckdb_tables() WHERE database_name = 'prev' AND table_name = 'issue_lifetimes'");
-    hasLifetimes = found.length > 0;
-  }
-  await duck.run(
-    hasLifetimes
-      ? "CREATE TEMP TABLE issue_lifetimes_prev AS SELECT program, scope, fingerprint, first_seen, last_seen FROM prev.issue_lifetimes"
-      : "CREATE TEMP TABLE issue_lifetimes_prev (program VARCHAR, scope VARCHAR, fingerprint VARCHAR, first_seen BIGINT, last_seen BIGINT)",
-  );
-  await duck.run(sqlFile("issue_lifetimes"));
-
-  const deploys = deployFiles(ctx.paths);
-  await duck.run(deploys.length > 0 ? sqlFile("deploys", { deployFiles: deploys }) : EMPTY_DEPLOYS);
-  await duck.run(sqlFile("release_periods", { until: clock }));
-  for (const name of ["release_rates", "release_issues", "release_instructions"]) await duck.run(sqlFile(name));
+/** windows_def (win, since, until, length_ms) and window_lengths, for the serving tables and release periods. */
+function windowTablesSql(clock: number): string {
+  const rows = WINDOW_NAMES.map((w) => `('${w}', ${clock - WINDOWS[w]}, ${clock}, ${WINDOWS[w]})`).join(", ");
+  return `CREATE OR REPLACE TEMP TABLE windows_def AS SELECT * FROM (VALUES ${rows}) t(win, since, until, length_ms);
+    CREATE OR REPLACE TEMP TABLE window_lengths AS SELECT win, length_ms FROM windows_def`;
 }
 
-async function writeMeta(duck: Session, info: { version: number; clock: number; units: LakeUnit[] }): Promise<void> {
-  const meta: Record<string, string> = {
-    version: String(info.version),
-    clock: String(info.clock),
-    schema: String(SERVING_SCHEMA),
-    botScoreVersion: BOT_SCORE_VERSION,
+/** Every range a version's figures merge: windows, trend days, all kept days, deploy periods. */
+async function rangesOf(state: StateDb, programs: string[], since: Record<string, number>, clock: number): Promise<{ list: Range[]; tableSql: string[] }> {
+  const list: Range[] = [];
+  const described: string[] = [];
+  const add = (program: string, from: number, to: number | null, kind: RangeKind, extra: { win?: string; day?: string; slot?: number; period?: string }) => {
+    const id = list.length;
+    list.push({ id, program, from, to });
+    const value = (v: string | number | undefined) => (v === undefined ? "NULL" : typeof v === "number" ? String(v) : sqlString(v));
+    described.push(`(${id}, ${sqlString(program)}, '${kind}', ${value(extra.win)}, ${value(extra.day)}, ${value(extra.slot)}, ${value(extra.period)})`);
   };
-  await duck.run(
-    `CREATE TABLE meta AS SELECT * FROM (VALUES ${Object.entries(meta).map(([k, v]) => `(${sqlString(k)}, ${sqlString(v)})`).join(", ")}) t(key, value)`,
+  const today = dayOf(clock);
+  const trendFrom = since["30d"];
+  for (const program of programs) {
+    for (const win of WINDOW_NAMES) add(program, since[win], null, "window", { win });
+    for (let day = dayOf(trendFrom); day <= today; day++) {
+      const from = Math.max(day * DAY_MS, trendFrom);
+      add(program, from, day === today ? null : (day + 1) * DAY_MS, "trend", { day: new Date(day * DAY_MS).toISOString().slice(0, 10) });
+    }
+    add(program, (today - RETENTION_DAYS) * DAY_MS, null, "all", {});
+  }
+  const periods = await state.all<{ program: string; slot: number; win: string; period: string; starts: number; ends: number }>(
+    "SELECT program, slot, win, period, starts, ends FROM release_periods ORDER BY program, slot, win, period",
   );
-  await duck.run("CREATE TABLE build_units (program VARCHAR, day VARCHAR, signature VARCHAR)");
-  if (info.units.length > 0) {
-    await duck.run(
-      `INSERT INTO build_units VALUES ${info.units.map((u) => `(${sqlString(u.program)}, ${sqlString(u.day)}, ${sqlString(u.signature)})`).join(", ")}`,
-    );
+  for (const p of periods) add(p.program, Number(p.starts), Number(p.ends) > clock ? null : Number(p.ends), "release", { win: p.win, slot: Number(p.slot), period: p.period });
+  const tableSql = ["CREATE OR REPLACE TEMP TABLE ranges (range INTEGER, program VARCHAR, kind VARCHAR, win VARCHAR, day VARCHAR, slot BIGINT, period VARCHAR)"];
+  for (let at = 0; at < described.length; at += 5000) tableSql.push(`INSERT INTO ranges VALUES ${described.slice(at, at + 5000).join(", ")}`);
+  return { list, tableSql };
+}
+
+/** What must be at hand: the ranges' hours and edges, today's and yesterday's hours, the departures' edges, the bot score's days. */
+function needsOf(parts: ReturnType<typeof rangeParts>, bounds: ReturnType<typeof windowBounds>, today: number): Needs {
+  const { hourDays, edgeHours } = partNeeds(parts);
+  // Ranges name programs; what every program needs is kept once, for all ('*').
+  const all = (set: Set<string>, unit: number) => set.add(`*\t${unit}`);
+  all(hourDays, today);
+  all(hourDays, today - 1);
+  for (const w of WINDOW_NAMES) {
+    all(hourDays, dayOf(bounds.since[w]));
+    all(hourDays, dayOf(bounds.since[w]) + 1); // the next start day, at hand before the window reaches it
+    all(edgeHours, Math.floor(bounds.since[w] / HOUR_MS));
+    for (let hour = Math.floor(bounds.previousSince[w] / HOUR_MS); hour <= Math.floor(bounds.since[w] / HOUR_MS); hour++) all(edgeHours, hour);
+  }
+  // Program-specific needs covered by '*' need nothing more.
+  for (const set of [hourDays, edgeHours]) for (const key of [...set]) if (!key.startsWith("*\t") && set.has(`*\t${key.split("\t")[1]}`)) set.delete(key);
+  const startDay = dayOf(bounds.since["30d"]);
+  return { hourDays, edgeHours, payerDays: new Set([today, today - 1, startDay, startDay + 1]) };
+}
+
+/** A failed run's files of its version (the state's wallet segments of an uncommitted run too). */
+function removeVersionFiles(ctx: Context, version: number, committed: boolean): void {
+  const file = servingFile(ctx.paths, version);
+  for (const path of [file, `${file}.wal`, answersFile(ctx.paths.tables, version)]) rmSync(path, { force: true });
+  if (!committed) {
+    rmSync(walletManifestFile(ctx.paths.tables, version), { force: true });
+    const dir = walletsDir(ctx.paths.tables);
+    if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.includes(`-v${version}-`)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** Segments no kept version names (and leftovers of interrupted writes). */
+function removeUnreferencedSegments(tablesDir: string, kept: number[]): void {
+  const dir = walletsDir(tablesDir);
+  if (!existsSync(dir)) return;
+  const referenced = new Set<string>();
+  for (const version of kept) for (const segment of readWalletManifest(walletManifestFile(tablesDir, version))?.segments ?? []) referenced.add(segment.name);
+  const newest = Math.max(...kept);
+  for (const name of readdirSync(dir)) {
+    const match = /-v(\d+)-/.exec(name);
+    // A segment of a newer version than any kept one belongs to a run in progress elsewhere: leave it.
+    if (referenced.has(name) || (match && Number(match[1]) > newest)) continue;
+    rmSync(join(dir, name), { force: true });
   }
 }

@@ -1,0 +1,224 @@
+// What arrived in the lake since the last refresh: the parts of envelopes and resolutions the state
+// has not taken in yet (state.ts `lake_parts`), grouped into chunks of bounded size. The lake is
+// listed under the lake lease (flush, compaction and retention change it under that lease), so a
+// listing never sees half of a publish. Resolutions are listed before envelopes: a resolution is
+// written after its envelope, so every resolution seen has its envelope in the listing too.
+//
+// Parts are immutable; compaction replaces a partition's small parts by one. A replaced partition
+// whose new parts hold exactly the rows of the parts taken in needs nothing; otherwise its new
+// parts are read again, keeping the envelopes of spool segments not taken in yet and the
+// resolutions of attempts still waiting for one (applying those is idempotent).
+
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { DataPaths } from "../../lake/paths";
+import { listPartitions } from "../../lake/partitions";
+import { sqlString } from "../../lake/duckdb";
+import type { StateDb } from "./state";
+
+export type Dataset = "envelopes" | "resolutions";
+export type LakePart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number };
+export type TakenPart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number; rows: number; segments: string[] };
+
+/** Files to read and how: all rows, or (a replaced partition) only what was not taken in. */
+export type ReadPlan = { dataset: Dataset; day: string; files: string[]; rows: number; skipSegments: string[] | null };
+
+export type IntakePlan = {
+  reads: ReadPlan[];
+  /** The state's parts after this refresh (replacing those of the listed partitions). */
+  parts: LakePart[];
+  /** Partitions that left the lake (retention). */
+  gone: { dataset: Dataset; program: string; day: string }[];
+  replaced: number;
+  /** Rows of the files read (and of replaced partitions' new parts), from their footers. */
+  rows: Map<string, number>;
+};
+
+/** Every part of envelopes and resolutions, resolutions first. */
+export function listLakeParts(paths: DataPaths): LakePart[] {
+  const out: LakePart[] = [];
+  for (const dataset of ["resolutions", "envelopes"] as Dataset[]) {
+    for (const [program, byDay] of listPartitions(paths.dataset(dataset))) {
+      for (const [day, files] of byDay) {
+        for (const path of files) {
+          let bytes: number;
+          try {
+            bytes = statSync(path).size;
+          } catch {
+            continue; // removed meanwhile (listing is under the lake lease, so only by something outside txray)
+          }
+          out.push({ dataset, program, day, name: basename(path), path, bytes });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const partitionKey = (p: { dataset: string; program: string; day: string }) => `${p.dataset}/${p.program}/${p.day}`;
+
+/** Compares the listing with what the state took in; `rowsOf` counts rows of files (Parquet footers). */
+export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf: (files: string[]) => Promise<Map<string, number>>, chunkRows: number): Promise<IntakePlan> {
+  const takenByPartition = new Map<string, TakenPart[]>();
+  for (const part of taken) takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
+  const listedByPartition = new Map<string, LakePart[]>();
+  for (const part of listed) listedByPartition.set(partitionKey(part), [...(listedByPartition.get(partitionKey(part)) ?? []), part]);
+
+  const fresh: LakePart[] = [];
+  const replacedPartitions: { parts: LakePart[]; skipSegments: string[] }[] = [];
+  for (const [key, parts] of listedByPartition) {
+    const before = new Map((takenByPartition.get(key) ?? []).map((p) => [p.name, p]));
+    const added = parts.filter((p) => before.get(p.name)?.bytes !== p.bytes);
+    const removed = [...before.values()].filter((p) => !parts.some((q) => q.name === p.name && q.bytes === p.bytes));
+    if (removed.length === 0) fresh.push(...added);
+    else if (added.length > 0) replacedPartitions.push({ parts: added, skipSegments: [...new Set([...before.values()].flatMap((p) => p.segments))] });
+  }
+  const gone = [...takenByPartition.keys()].filter((key) => !listedByPartition.has(key)).map((key) => {
+    const [dataset, program, day] = key.split("/");
+    return { dataset: dataset as Dataset, program, day };
+  });
+
+  // A replaced partition whose new parts hold as many rows as the parts it replaced has nothing new.
+  const rows = await rowsOf([...fresh, ...replacedPartitions.flatMap((r) => r.parts)].map((p) => p.path));
+  let replaced = 0;
+  const toRead: { part: LakePart; skipSegments: string[] | null }[] = fresh.map((part) => ({ part, skipSegments: null }));
+  for (const partition of replacedPartitions) {
+    const key = partitionKey(partition.parts[0]);
+    const takenRows = (takenByPartition.get(key) ?? []).filter((p) => !listedByPartition.get(key)!.some((q) => q.name === p.name && q.bytes === p.bytes)).reduce((n, p) => n + p.rows, 0);
+    const addedRows = partition.parts.reduce((n, p) => n + (rows.get(p.path) ?? 0), 0);
+    if (addedRows === takenRows) continue;
+    replaced++;
+    for (const part of partition.parts) toRead.push({ part, skipSegments: part.dataset === "envelopes" ? partition.skipSegments : null });
+  }
+
+  // Chunks: by day, envelopes before resolutions (a day's resolutions resolve that day's and the day
+  // before's attempts), at most chunkRows rows each (a single larger part is a chunk of its own).
+  toRead.sort((a, b) => (a.part.day < b.part.day ? -1 : a.part.day > b.part.day ? 1 : a.part.dataset === b.part.dataset ? 0 : a.part.dataset === "envelopes" ? -1 : 1));
+  const reads: ReadPlan[] = [];
+  for (const { part, skipSegments } of toRead) {
+    const n = rows.get(part.path) ?? 0;
+    const last = reads[reads.length - 1];
+    const sameKind = last && last.dataset === part.dataset && last.day === part.day && (last.skipSegments === null) === (skipSegments === null);
+    if (sameKind && last.rows + n <= chunkRows && skipSegments === null) {
+      last.files.push(part.path);
+      last.rows += n;
+    } else reads.push({ dataset: part.dataset, day: part.day, files: [part.path], rows: n, skipSegments });
+  }
+  return { reads, parts: listed, gone, replaced, rows };
+}
+
+/** Row counts of Parquet files from their footers (no data read). */
+export async function parquetRows(state: StateDb, files: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let at = 0; at < files.length; at += 500) {
+    const slice = files.slice(at, at + 500);
+    const rows = await state.all<{ file_name: string; num_rows: number }>(
+      `SELECT file_name, num_rows FROM parquet_file_metadata([${slice.map(sqlString).join(", ")}])`,
+    );
+    for (const row of rows) out.set(row.file_name, Number(row.num_rows));
+  }
+  return out;
+}
+
+/** The newest received_at in envelope files, from their footers' statistics (null when none). */
+export async function newestReceivedAt(state: StateDb, files: string[]): Promise<number | null> {
+  let newest: number | null = null;
+  for (let at = 0; at < files.length; at += 500) {
+    const slice = files.slice(at, at + 500);
+    const [row] = await state.all<{ newest: number | null }>(
+      `SELECT max(TRY_CAST(stats_max AS BIGINT)) AS newest FROM parquet_metadata([${slice.map(sqlString).join(", ")}]) WHERE path_in_schema = 'received_at'`,
+    );
+    if (row?.newest !== null && row?.newest !== undefined) newest = Math.max(newest ?? 0, Number(row.newest));
+  }
+  return newest;
+}
+
+const HIVE = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}";
+
+/** Envelope rows of files as attempt rows (not resolved yet), into `target`. */
+export function envelopeRowsSql(target: string, files: string[], skipSegments: string[] | null): string {
+  const skip = skipSegments && skipSegments.length > 0 ? `WHERE spool_segment NOT IN (${skipSegments.map(sqlString).join(", ")})` : "";
+  return `CREATE OR REPLACE TEMP TABLE ${target} AS
+    SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash,
+      wallet_adapter, kind, CASE WHEN kind = 'preflight' THEN 'preflight' END AS outcome, NULL::VARCHAR AS drop_class,
+      NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code, NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program,
+      NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested, NULL::BOOLEAN AS compute_exceeded,
+      NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at, spool_segment, filename
+    FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, filename = true) ${skip}`;
+}
+
+/**
+ * Resolution rows of files, into `target`. `weighted`: the files have issue 22's sample_weight
+ * (compute-unit figures weight each row by it; a row without it counts once when it has compute units).
+ */
+export function resolutionRowsSql(target: string, files: string[], weighted: boolean): string {
+  const weight = `${weighted ? "coalesce(sample_weight, " : "("}CASE WHEN cu_used IS NOT NULL THEN 1.0 END)`;
+  // At most one resolution per attempt (docs/lake.md); DISTINCT ON guards the one chunk against a repeat.
+  return `CREATE OR REPLACE TEMP TABLE ${target} AS
+    SELECT DISTINCT ON (attempt_key) * FROM (
+      SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint,
+        cu_used, cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
+      FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true))`;
+}
+
+/** Whether any of the files has a column (footers only). */
+export async function filesHaveColumn(state: StateDb, files: string[], column: string): Promise<boolean> {
+  for (let at = 0; at < files.length; at += 500) {
+    const slice = files.slice(at, at + 500);
+    const [row] = await state.all<{ n: number }>(
+      `SELECT count(*) AS n FROM parquet_schema([${slice.map(sqlString).join(", ")}]) WHERE name = ${sqlString(column)}`,
+    );
+    if (Number(row?.n ?? 0) > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * A full rebuild's day: the envelopes received that day joined with the resolutions stored that day
+ * and the three after (most attempts resolve within minutes; later ones are applied afterwards
+ * from every resolution part, against what is still unresolved), into `day_rows`.
+ */
+export function fullDayRowsSql(envelopeFiles: string[], resolutionFiles: string[], weighted: boolean): string {
+  const weight = `${weighted ? "coalesce(sample_weight, " : "("}CASE WHEN cu_used IS NOT NULL THEN 1.0 END)`;
+  const resolutions = resolutionFiles.length === 0
+    ? `SELECT NULL::UBIGINT AS attempt_key, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code,
+        NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program, NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested,
+        NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at WHERE false`
+    : `SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
+        cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
+      FROM read_parquet([${resolutionFiles.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true)`;
+  return `CREATE OR REPLACE TEMP TABLE day_rows AS
+    WITH e AS (
+      SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind
+      FROM read_parquet([${envelopeFiles.map(sqlString).join(", ")}], ${HIVE})
+    ), r AS (SELECT DISTINCT ON (attempt_key) * FROM (${resolutions}) WHERE attempt_key IN (SELECT attempt_key FROM e))
+    SELECT e.attempt_key, e.program, e.account_id, e.received_at, e.sent_at, e.sig, e.payer, e.rpc_label, e.rpc_hash, e.wallet_adapter, e.kind,
+      coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
+      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at
+    FROM e LEFT JOIN r USING (attempt_key)`;
+}
+
+/** The spool segments each envelope file holds (a replaced partition's new parts are read minus these). */
+export async function envelopeSegments(state: StateDb, files: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (let at = 0; at < files.length; at += 500) {
+    const slice = files.slice(at, at + 500);
+    const rows = await state.all<{ filename: string; segments: string[] }>(
+      `SELECT filename, list(DISTINCT spool_segment) AS segments FROM read_parquet([${slice.map(sqlString).join(", ")}], filename = true, hive_partitioning = false) GROUP BY filename`,
+    );
+    for (const row of rows) out.set(row.filename, row.segments.filter((s) => s !== null));
+  }
+  return out;
+}
+
+/** Every deploy part file (data/lake/deploys/program=<p>/part-*.parquet). */
+export function deployFiles(paths: DataPaths): string[] {
+  const root = paths.dataset("deploys");
+  if (!existsSync(root)) return [];
+  const files: string[] = [];
+  for (const programDir of readdirSync(root)) {
+    if (!programDir.startsWith("program=")) continue;
+    for (const name of readdirSync(join(root, programDir))) if (name.endsWith(".parquet")) files.push(join(root, programDir, name));
+  }
+  return files.sort();
+}

@@ -1,0 +1,106 @@
+// The issues of top-issues: per payer, how many failures of each issue fall in each window
+// (`issue_payers`, state.ts), so that an issue's count and distinct wallets per payer segment are
+// exact however payers move between segments. Kept incrementally: failures that arrive are added
+// to every window they fall in; failures a window's start passed since the previous refresh are
+// subtracted (read from the edge hours' attempt rows, as they were before this refresh's changes).
+// An issue's sample signature is its newest failure with a signature: the newest of its payers'
+// newest, which stays in a window as long as any of the issue's failures does.
+
+import { WINDOW_NAMES } from "../windows";
+import type { WindowBounds } from "./window-bounds";
+
+const KEYS = ["program", "scope", "fingerprint", "payer"];
+const ON = KEYS.map((k) => `issue_payers.${k} = d.${k}`).join(" AND ");
+
+/** Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30 days go. */
+function mergeSql(delta: string): string {
+  return `
+    CREATE OR REPLACE TEMP TABLE issue_payers_merged AS
+    SELECT ${KEYS.join(", ")}, sum(c1d)::BIGINT AS c1d, sum(c7d)::BIGINT AS c7d, sum(c30d)::BIGINT AS c30d, max(last_at) AS last_at,
+      max(last_sig_at) AS last_sig_at, arg_max(last_sig, last_sig_at) AS last_sig
+    FROM (SELECT ip.* FROM issue_payers ip SEMI JOIN ${delta} d ON ${KEYS.map((k) => `ip.${k} = d.${k}`).join(" AND ")} UNION ALL BY NAME SELECT * FROM ${delta})
+    GROUP BY ${KEYS.join(", ")};
+    DELETE FROM issue_payers USING ${delta} d WHERE ${ON};
+    INSERT INTO issue_payers BY NAME SELECT * FROM issue_payers_merged WHERE c30d > 0;
+    DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
+}
+
+/** Failures with their account's scope and the public one ('*'). */
+const scoped = (source: string, where: string) =>
+  `(SELECT *, account_id AS scope FROM ${source} WHERE ${where} UNION ALL BY NAME SELECT *, '*' AS scope FROM ${source} WHERE ${where})`;
+
+/** Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. */
+export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds): string {
+  const { since } = bounds;
+  return `
+    CREATE OR REPLACE TEMP TABLE issue_payers_delta AS
+    SELECT ${KEYS.join(", ")}, count(*) FILTER (WHERE received_at >= ${since["1d"]}) AS c1d, count(*) FILTER (WHERE received_at >= ${since["7d"]}) AS c7d,
+      count(*) AS c30d, max(received_at) AS last_at, max(received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig_at,
+      arg_max(sig, received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig
+    FROM ${scoped(changes, `sign > 0 AND fingerprint IS NOT NULL AND received_at >= ${since["30d"]}`)}
+    GROUP BY ${KEYS.join(", ")};
+    ${mergeSql("issue_payers_delta")};
+    INSERT INTO issue_identity
+      SELECT DISTINCT ON (program, fingerprint) program, fingerprint, outcome, failing_program, instruction, err_code, err_name, drop_class
+      FROM ${changes} c WHERE sign > 0 AND fingerprint IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM issue_identity i WHERE i.program = c.program AND i.fingerprint = c.fingerprint);
+    CREATE OR REPLACE TEMP TABLE issue_lifetimes_delta AS
+      SELECT program, account_id, fingerprint, min(received_at) AS first_seen, max(received_at) AS last_seen
+      FROM ${changes} WHERE sign > 0 AND fingerprint IS NOT NULL GROUP BY ALL;
+    CREATE OR REPLACE TEMP TABLE issue_lifetimes_merged AS
+      SELECT program, account_id, fingerprint, min(first_seen) AS first_seen, max(last_seen) AS last_seen
+      FROM (SELECT l.* FROM issue_lifetimes l SEMI JOIN issue_lifetimes_delta d USING (program, account_id, fingerprint) UNION ALL SELECT * FROM issue_lifetimes_delta)
+      GROUP BY ALL;
+    DELETE FROM issue_lifetimes USING issue_lifetimes_delta d
+      WHERE issue_lifetimes.program = d.program AND issue_lifetimes.account_id = d.account_id AND issue_lifetimes.fingerprint = d.fingerprint;
+    INSERT INTO issue_lifetimes SELECT * FROM issue_lifetimes_merged;
+    DROP TABLE issue_lifetimes_delta; DROP TABLE issue_lifetimes_merged`;
+}
+
+/** Failures whose receipt a window's start passed since the previous refresh leave it (edge_rows: their state before this refresh). */
+export function applyIssueDeparturesSql(bounds: WindowBounds): string {
+  const { since, previousSince: was } = bounds;
+  const from = Math.min(...WINDOW_NAMES.map((w) => was[w]));
+  const to = Math.max(...WINDOW_NAMES.map((w) => since[w]));
+  const left = (w: "1d" | "7d" | "30d") => `-count(*) FILTER (WHERE received_at >= ${was[w]} AND received_at < ${since[w]})`;
+  return `
+    CREATE OR REPLACE TEMP TABLE issue_payers_departed AS
+    SELECT ${KEYS.join(", ")}, ${left("1d")} AS c1d, ${left("7d")} AS c7d, ${left("30d")} AS c30d,
+      NULL::BIGINT AS last_at, NULL::BIGINT AS last_sig_at, NULL::VARCHAR AS last_sig
+    FROM ${scoped("edge_rows", `fingerprint IS NOT NULL AND received_at >= ${from} AND received_at < ${to}`)}
+    GROUP BY ${KEYS.join(", ")};
+    ${mergeSql("issue_payers_departed")}`;
+}
+
+/**
+ * The serving version's issue tables (the shapes the query layer reads): `issues` per program ×
+ * scope × window × payer segment × issue, `issue_totals` across segments, `issue_lifetimes`.
+ * `issue_window_bounds` (program, scope, win, fingerprint, first_in_window) comes from the
+ * issues rollup merged over each window (windows.ts).
+ */
+export function issueServingTablesSql(target: string): string {
+  return `
+    CREATE OR REPLACE TEMP TABLE issue_segments AS
+    SELECT ip.program, ip.scope, w.win, coalesce(s.segment, 'human') AS segment, ip.fingerprint,
+      sum(CASE w.win WHEN '1d' THEN ip.c1d WHEN '7d' THEN ip.c7d ELSE ip.c30d END)::BIGINT AS count,
+      count(*)::BIGINT AS wallets, max(ip.last_at) AS last_in_window,
+      CASE WHEN max(ip.last_sig_at) >= any_value(w.since) THEN arg_max(ip.last_sig, ip.last_sig_at) END AS sample_sig
+    FROM issue_payers ip CROSS JOIN ${target}.windows w LEFT JOIN payer_scores s ON s.payer = ip.payer
+    WHERE CASE w.win WHEN '1d' THEN ip.c1d WHEN '7d' THEN ip.c7d ELSE ip.c30d END > 0
+    GROUP BY ALL;
+    CREATE TABLE ${target}.issues AS
+    SELECT g.program, g.scope, g.win, g.segment, g.fingerprint, i.outcome, i.failing_program, i.instruction, i.err_code, i.err_name, i.drop_class,
+      g.count, g.wallets, coalesce(b.first_in_window, g.last_in_window) AS first_in_window, g.last_in_window, g.sample_sig,
+      sum(g.count) OVER (PARTITION BY g.program, g.scope, g.win, g.segment)::BIGINT AS segment_total
+    FROM issue_segments g JOIN issue_identity i USING (program, fingerprint)
+    LEFT JOIN issue_window_bounds b USING (program, scope, win, fingerprint);
+    CREATE TABLE ${target}.issue_totals AS
+    SELECT program, scope, win, fingerprint, sum(count)::BIGINT AS count, (sum(count) FILTER (WHERE segment = 'bot'))::BIGINT AS bot_count,
+      sum(wallets)::BIGINT AS wallets
+    FROM issue_segments GROUP BY ALL;
+    CREATE TABLE ${target}.issue_lifetimes AS
+    SELECT program, account_id AS scope, fingerprint, first_seen, last_seen FROM issue_lifetimes
+    UNION ALL
+    SELECT program, '*', fingerprint, min(first_seen), max(last_seen) FROM issue_lifetimes GROUP BY program, fingerprint;
+    DROP TABLE issue_segments`;
+}

@@ -1,0 +1,162 @@
+// The bot score's units (sql/payer_scores.sql has the score itself). Per payer and hour, and per
+// payer and day: attempts, scripted-adapter attempts, failures, resolved, active hours, and the
+// send-time sequence's first, last and gaps (count, sum, sum of squares). Units merge in time
+// order: the gap between two units is the later one's first send time minus the earlier one's
+// last, so the window's gaps are the units' own plus those between them — exact whenever send
+// times do not cross an hour boundary out of order (a few hundred milliseconds of client clock;
+// docs/api.md#payerbotscore--version-bot-v1). A refresh's arrivals are one unit per (payer, hour),
+// merged into the hour's unit the same way. Only payers whose window changed are scored again.
+
+import { sqlLiteral } from "../sql";
+import { sqlFile } from "../sql";
+import type { WindowBounds } from "./window-bounds";
+import { DAY_MS, HOUR_MS } from "./window-bounds";
+
+/** Wallet adapters that indicate a script rather than a person (lower-cased). */
+export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"];
+const SCRIPTED = `list_contains(${sqlLiteral(SCRIPTED_ADAPTERS)}, lower(coalesce(wallet_adapter, '')))`;
+const FAILURE = "outcome IN ('failed_onchain', 'preflight')";
+
+const UNIT = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps, gap_sum, gap_sq";
+/** What the payers' units read of a change (apply.ts gathers these over a refresh). */
+export const PAYER_CHANGE_COLUMNS = "sign, arrived, payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome";
+
+/** One unit per (payer, group) from attempt rows of `source` matching `where`, gaps in send-time order. */
+function unitsOfAttemptsSql(source: string, where: string, group: string): string {
+  return `SELECT payer, ${group} AS t, count(*)::BIGINT AS n, count(*) FILTER (WHERE scripted)::BIGINT AS scripted,
+      count(*) FILTER (WHERE ${FAILURE})::BIGINT AS failures, count(outcome)::BIGINT AS resolved, count(DISTINCT received_at // ${HOUR_MS})::BIGINT AS hours,
+      min(sent_at) AS first_sent, max(sent_at) AS last_sent, count(gap)::BIGINT AS gaps, coalesce(sum(gap), 0)::BIGINT AS gap_sum,
+      coalesce(sum(gap::HUGEINT * gap), 0)::HUGEINT AS gap_sq
+    FROM (SELECT payer, received_at, sent_at, outcome, ${SCRIPTED} AS scripted,
+            sent_at - lag(sent_at) OVER (PARTITION BY payer, ${group} ORDER BY sent_at, attempt_key) AS gap
+          FROM ${source} WHERE ${where})
+    GROUP BY payer, ${group}`;
+}
+
+/**
+ * Units merged in time order (`source`: payer, group columns, t, and the unit columns): the gap
+ * between consecutive units is added to the gaps.
+ */
+function foldUnitsSql(source: string, group: string[]): string {
+  const by = ["payer", ...group].join(", ");
+  return `SELECT ${by}, sum(n)::BIGINT AS n, sum(scripted)::BIGINT AS scripted, sum(failures)::BIGINT AS failures, sum(resolved)::BIGINT AS resolved,
+      sum(hours)::BIGINT AS hours, arg_min(first_sent, t) AS first_sent, arg_max(last_sent, t) AS last_sent,
+      (sum(gaps) + count(*) - 1)::BIGINT AS gaps, (sum(gap_sum) + coalesce(sum(boundary), 0))::BIGINT AS gap_sum,
+      (sum(gap_sq) + coalesce(sum(boundary::HUGEINT * boundary), 0))::HUGEINT AS gap_sq
+    FROM (SELECT *, first_sent - lag(last_sent) OVER (PARTITION BY ${by} ORDER BY t) AS boundary FROM ${source} WHERE n > 0)
+    GROUP BY ${by}`;
+}
+
+/**
+ * Brings the payers' units up to date with `changes`: the arrivals of each (payer, hour) as a unit
+ * merged into the hour's unit in send-time order (exact unless a batch's send times interleave
+ * with the ones already taken in: then the gap between them is approximated), the resolutions'
+ * failures added; day units follow (merged again from the day's hours when it has them).
+ */
+export function refreshPayerUnitsSql(changes: string): string {
+  const keep = `hour // 24 IN (SELECT day FROM payer_hour_days)`;
+  const resolutionDelta = (unit: string) =>
+    `SELECT payer, ${unit}, sum(sign * (${FAILURE})::INT)::BIGINT AS failures, sum(sign * (outcome IS NOT NULL)::INT)::BIGINT AS resolved FROM ${changes} WHERE NOT arrived GROUP BY ALL`;
+  return `
+    CREATE OR REPLACE TEMP TABLE payer_batch AS
+      SELECT payer, t AS hour, ${UNIT} FROM (${unitsOfAttemptsSql(changes, "arrived AND sign > 0", `received_at // ${HOUR_MS}`)});
+    CREATE OR REPLACE TEMP TABLE payer_resolved_h AS ${resolutionDelta(`received_at // ${HOUR_MS} AS hour`)};
+    -- Hours kept per hour: existing unit and arrivals merged in send-time order, resolutions added.
+    CREATE OR REPLACE TEMP TABLE payer_h_new AS
+      SELECT m.payer, m.hour, m.n, m.scripted, m.failures + coalesce(r.failures, 0) AS failures, m.resolved + coalesce(r.resolved, 0) AS resolved,
+        1::BIGINT AS hours, m.first_sent, m.last_sent, m.gaps, m.gap_sum, m.gap_sq
+      FROM (${foldUnitsSql(`(SELECT payer, hour, first_sent AS t, ${UNIT} FROM payer_h p SEMI JOIN payer_batch b USING (payer, hour)
+              UNION ALL SELECT payer, hour, first_sent AS t, ${UNIT} FROM payer_batch WHERE ${keep})`, ["hour"])}) m
+      LEFT JOIN payer_resolved_h r USING (payer, hour);
+    UPDATE payer_h SET failures = payer_h.failures + r.failures, resolved = payer_h.resolved + r.resolved
+      FROM payer_resolved_h r WHERE payer_h.payer = r.payer AND payer_h.hour = r.hour
+        AND NOT EXISTS (SELECT 1 FROM payer_h_new k WHERE k.payer = r.payer AND k.hour = r.hour);
+    DELETE FROM payer_h USING payer_h_new k WHERE payer_h.payer = k.payer AND payer_h.hour = k.hour;
+    INSERT INTO payer_h BY NAME SELECT * FROM payer_h_new;
+    -- Day units: a day kept per hour is the merge of its hours; another (an old day: late arrivals
+    -- are rare there) takes the arrivals merged into it and the resolutions added.
+    CREATE OR REPLACE TEMP TABLE payer_touched_days AS
+      SELECT DISTINCT payer, hour // 24 AS day FROM payer_batch UNION SELECT DISTINCT payer, hour // 24 FROM payer_resolved_h;
+    CREATE OR REPLACE TEMP TABLE payer_d_new AS
+      ${foldUnitsSql(`(SELECT payer, hour // 24 AS day, hour AS t, ${UNIT} FROM payer_h p
+          SEMI JOIN payer_touched_days k ON k.payer = p.payer AND k.day = p.hour // 24 WHERE ${keep})`, ["day"])}
+      UNION ALL BY NAME
+      SELECT m.* REPLACE (m.failures + coalesce(r.failures, 0) AS failures, m.resolved + coalesce(r.resolved, 0) AS resolved)
+      FROM (${foldUnitsSql(`(SELECT payer, day, first_sent AS t, ${UNIT} FROM payer_d p
+              SEMI JOIN payer_touched_days k USING (payer, day) WHERE day NOT IN (SELECT day FROM payer_hour_days)
+            UNION ALL SELECT payer, hour // 24 AS day, first_sent AS t, ${UNIT} FROM payer_batch WHERE NOT (${keep}))`, ["day"])}) m
+      LEFT JOIN (SELECT payer, hour // 24 AS day, sum(failures) AS failures, sum(resolved) AS resolved FROM payer_resolved_h GROUP BY ALL) r USING (payer, day);
+    UPDATE payer_d SET failures = payer_d.failures + r.failures, resolved = payer_d.resolved + r.resolved
+      FROM (SELECT payer, hour // 24 AS day, sum(failures) AS failures, sum(resolved) AS resolved FROM payer_resolved_h
+            WHERE hour // 24 NOT IN (SELECT day FROM payer_hour_days) GROUP BY ALL) r
+      WHERE payer_d.payer = r.payer AND payer_d.day = r.day AND NOT EXISTS (SELECT 1 FROM payer_d_new k WHERE k.payer = r.payer AND k.day = r.day);
+    DELETE FROM payer_d USING payer_d_new k WHERE payer_d.payer = k.payer AND payer_d.day = k.day;
+    INSERT INTO payer_d BY NAME SELECT * FROM payer_d_new;
+    -- Programs per payer (breadth).
+    CREATE OR REPLACE TEMP TABLE payer_programs_delta AS
+      SELECT payer, received_at // ${HOUR_MS} AS hour, program, count(*)::BIGINT AS n FROM ${changes} WHERE arrived AND sign > 0 GROUP BY ALL;
+    CREATE OR REPLACE TEMP TABLE payer_programs_merged AS
+      SELECT payer, hour, program, sum(n)::BIGINT AS n FROM (
+        SELECT p.* FROM payer_programs_h p SEMI JOIN payer_programs_delta d USING (payer, hour, program) UNION ALL SELECT * FROM payer_programs_delta
+      ) GROUP BY ALL;
+    DELETE FROM payer_programs_h USING payer_programs_delta d
+      WHERE payer_programs_h.payer = d.payer AND payer_programs_h.hour = d.hour AND payer_programs_h.program = d.program;
+    INSERT INTO payer_programs_h SELECT * FROM payer_programs_merged WHERE ${keep};
+    CREATE OR REPLACE TEMP TABLE payer_programs_day_delta AS SELECT payer, hour // 24 AS day, program, sum(n)::BIGINT AS n FROM payer_programs_delta GROUP BY ALL;
+    CREATE OR REPLACE TEMP TABLE payer_programs_day_merged AS
+      SELECT payer, day, program, sum(n)::BIGINT AS n FROM (
+        SELECT p.* FROM payer_programs_d p SEMI JOIN payer_programs_day_delta d USING (payer, day, program) UNION ALL SELECT * FROM payer_programs_day_delta
+      ) GROUP BY ALL;
+    DELETE FROM payer_programs_d USING payer_programs_day_delta d
+      WHERE payer_programs_d.payer = d.payer AND payer_programs_d.day = d.day AND payer_programs_d.program = d.program;
+    INSERT INTO payer_programs_d SELECT * FROM payer_programs_day_merged;
+    DROP TABLE payer_batch; DROP TABLE payer_resolved_h; DROP TABLE payer_h_new; DROP TABLE payer_touched_days; DROP TABLE payer_d_new;
+    DROP TABLE payer_programs_delta; DROP TABLE payer_programs_merged; DROP TABLE payer_programs_day_delta; DROP TABLE payer_programs_day_merged`;
+}
+
+/** A day's hour units computed from every attempt of the day in `source` (a day becoming a window's start day). */
+export function loadPayerHoursSql(source: string, day: number): string {
+  return `
+    DELETE FROM payer_h WHERE hour // 24 = ${day};
+    INSERT INTO payer_h SELECT payer, t AS hour, ${UNIT} FROM (${unitsOfAttemptsSql(source, `received_at // ${DAY_MS} = ${day}`, `received_at // ${HOUR_MS}`)});
+    DELETE FROM payer_programs_h WHERE hour // 24 = ${day};
+    INSERT INTO payer_programs_h SELECT payer, received_at // ${HOUR_MS} AS hour, program, count(*)::BIGINT AS n FROM ${source}
+      WHERE received_at // ${DAY_MS} = ${day} GROUP BY ALL;
+    INSERT INTO payer_hour_days SELECT ${day} WHERE ${day} NOT IN (SELECT day FROM payer_hour_days)`;
+}
+
+/**
+ * Scores the payers whose 30-day window changed: those in this refresh's changes and those whose
+ * attempts its start passed. Their units over [since, clock] are the start hour's attempts from
+ * the start onwards (edge_rows), the start day's later hours, then whole days.
+ */
+export function scorePayersSql(bounds: WindowBounds, everyone: boolean): string {
+  const since = bounds.since["30d"];
+  const was = bounds.previousSince["30d"];
+  const startHour = Math.floor(since / HOUR_MS);
+  const startDay = Math.floor(since / DAY_MS);
+  const dirty = everyone
+    ? "SELECT DISTINCT payer FROM payer_d"
+    : `SELECT DISTINCT payer FROM wallet_changes UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`;
+  return `
+    CREATE OR REPLACE TEMP TABLE dirty_payers AS ${dirty};
+    CREATE OR REPLACE TEMP TABLE payer_window_units AS
+      SELECT payer, 0 AS t, ${UNIT} FROM (${unitsOfAttemptsSql("(SELECT e.* FROM edge_rows e SEMI JOIN dirty_payers USING (payer))", `received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}`, `received_at // ${HOUR_MS}`)})
+      UNION ALL
+      SELECT payer, hour - ${startHour} AS t, ${UNIT} FROM payer_h SEMI JOIN dirty_payers USING (payer) WHERE hour > ${startHour} AND hour < ${(startDay + 1) * 24}
+      UNION ALL
+      SELECT payer, 24 * (day - ${startDay}) AS t, ${UNIT} FROM payer_d SEMI JOIN dirty_payers USING (payer) WHERE day > ${startDay};
+    CREATE OR REPLACE TEMP TABLE payer_window_programs AS
+      SELECT payer, count(DISTINCT program)::BIGINT AS programs FROM (
+        SELECT payer, program FROM edge_rows SEMI JOIN dirty_payers USING (payer) WHERE received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}
+        UNION ALL SELECT payer, program FROM payer_programs_h SEMI JOIN dirty_payers USING (payer) WHERE n > 0 AND hour > ${startHour} AND hour < ${(startDay + 1) * 24}
+        UNION ALL SELECT payer, program FROM payer_programs_d SEMI JOIN dirty_payers USING (payer) WHERE n > 0 AND day > ${startDay}
+      ) GROUP BY payer;
+    CREATE OR REPLACE TEMP TABLE payer_features AS
+      SELECT f.payer, f.n AS attempts, f.hours AS active_hours, coalesce(p.programs, 0) AS programs, f.scripted, f.failures, f.resolved, f.gaps, f.gap_sum, f.gap_sq
+      FROM (${foldUnitsSql("payer_window_units", [])}) f LEFT JOIN payer_window_programs p USING (payer);
+    ${sqlFile("payer_scores")};
+    DELETE FROM payer_scores USING dirty_payers d WHERE payer_scores.payer = d.payer;
+    INSERT INTO payer_scores BY NAME SELECT * FROM payer_scores_new;
+    DROP TABLE dirty_payers; DROP TABLE payer_window_units; DROP TABLE payer_window_programs; DROP TABLE payer_features; DROP TABLE payer_scores_new`;
+}

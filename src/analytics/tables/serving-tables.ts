@@ -1,0 +1,124 @@
+// The tables a serving version holds, in the shapes the query layer reads (src/analytics/queries):
+// each window's, deploy period's and day's figures, merged from the state's units over its range
+// (ranges.ts), plus the issue tables (issues.ts) and the payers' scores. Written into the new
+// version's database file, attached to the state's connection as `target`.
+
+import { sqlFile } from "../sql";
+import { sketchQuantilesSql } from "../serving/sketch";
+import { issueServingTablesSql } from "./issues";
+import { mergeRangesSql } from "./ranges";
+import { rollup } from "./rollups";
+import type { StateDb } from "./state";
+
+/** Range kinds (the `ranges` temp table: range, program, kind, win, day, slot, period). */
+export type RangeKind = "window" | "trend" | "all" | "release";
+
+const SCOPE = "CASE WHEN grouping(account_id) = 1 THEN '*' ELSE account_id END AS scope";
+/** Group sets of one scope per account and the public '*'. */
+const scoped = (keys: string[]) => `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
+
+/** Merges each rollup over the ranges of the kinds that read it, into r_<rollup> (range descriptions joined). */
+async function mergeRanges(state: StateDb): Promise<void> {
+  const uses: [string, RangeKind[]][] = [
+    ["outcomes", ["window", "all", "release"]],
+    ["land", ["window"]],
+    ["cu", ["window", "release"]],
+    ["cu_used", ["window", "trend", "release"]],
+    ["cu_requested", ["window"]],
+    ["issues", ["window", "release"]],
+  ];
+  for (const [name, kinds] of uses) {
+    await state.run(`CREATE OR REPLACE TEMP TABLE range_parts_now AS SELECT * FROM range_parts WHERE range IN (SELECT range FROM ranges WHERE kind IN (${kinds.map((k) => `'${k}'`).join(", ")}))`);
+    await state.run(mergeRangesSql(rollup(name), `r_${name}_merged`, "range_parts_now"));
+    await state.run(`CREATE OR REPLACE TEMP TABLE r_${name} AS SELECT g.*, m.* EXCLUDE (range) FROM r_${name}_merged m JOIN ranges g USING (range); DROP TABLE r_${name}_merged`);
+  }
+  await state.run("DROP TABLE range_parts_now");
+}
+
+export async function writeServingTables(state: StateDb, target: string, info: { clock: number; version: number; schema: number; botScoreVersion: string }): Promise<void> {
+  await mergeRanges(state);
+  const t = target;
+  await state.run(`
+    CREATE TABLE ${t}.windows AS SELECT win, since, until, length_ms FROM windows_def;
+    CREATE TABLE ${t}.rates AS
+      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
+        sum(dropped)::BIGINT AS dropped, sum(preflight)::BIGINT AS preflight, sum(pending)::BIGINT AS pending
+      FROM r_outcomes WHERE kind = 'window' ${scoped(["program", "win", "rpc_label", "rpc_hash"])};
+    CREATE OR REPLACE TEMP TABLE land_scoped AS
+      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
+    CREATE OR REPLACE TEMP TABLE land_quantiles AS ${sketchQuantilesSql("land_scoped", ["program", "scope", "win", "rpc_label", "rpc_hash"], [{ q: 0.5, as: "p50" }, { q: 0.95, as: "p95" }])};
+    CREATE TABLE ${t}.providers AS
+      SELECT o.*, CASE WHEN q.p50 IS NOT NULL THEN [q.p50, q.p95] END AS land_quantiles
+      FROM (SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, sum(sends)::BIGINT AS attempts, sum(sends_dropped)::BIGINT AS dropped, sum(expired)::BIGINT AS expired
+            FROM r_outcomes WHERE kind = 'window' ${scoped(["program", "win", "rpc_label", "rpc_hash"])}) o
+      LEFT JOIN land_quantiles q USING (program, scope, win, rpc_label, rpc_hash)
+      WHERE o.attempts > 0;
+    CREATE OR REPLACE TEMP TABLE cu_used_scoped AS
+      SELECT program, ${SCOPE}, kind, win, day, slot, period, instruction, bucket, sum(n) AS n FROM r_cu_used
+      ${scoped(["program", "kind", "win", "day", "slot", "period", "instruction", "bucket"])};
+    CREATE OR REPLACE TEMP TABLE cu_used_quantiles AS ${sketchQuantilesSql("cu_used_scoped", ["program", "scope", "kind", "win", "day", "slot", "period", "instruction"], [{ q: 0.5, as: "p50" }, { q: 0.95, as: "p95" }])};
+    CREATE OR REPLACE TEMP TABLE cu_requested_scoped AS
+      SELECT program, ${SCOPE}, win, instruction, bucket, sum(n) AS n FROM r_cu_requested ${scoped(["program", "win", "instruction", "bucket"])};
+    CREATE OR REPLACE TEMP TABLE cu_requested_quantiles AS ${sketchQuantilesSql("cu_requested_scoped", ["program", "scope", "win", "instruction"], [{ q: 0.5, as: "p50" }])};
+    CREATE OR REPLACE TEMP TABLE cu_scoped AS
+      SELECT program, ${SCOPE}, kind, win, slot, period, instruction, sum(ix_attempts)::BIGINT AS ix_attempts, sum(ix_failed)::BIGINT AS ix_failed,
+        sum(samples)::BIGINT AS samples, sum(exceeded)::BIGINT AS exceeded, max(cu_max) AS cu_max
+      FROM r_cu ${scoped(["program", "kind", "win", "slot", "period", "instruction"])};
+    CREATE TABLE ${t}.cu_instructions AS
+      SELECT c.program, c.scope, c.win, c.instruction, c.samples, [u.p50, u.p95] AS cu_quantiles, c.cu_max, r.p50 AS cu_requested_p50, c.exceeded
+      FROM cu_scoped c
+      JOIN cu_used_quantiles u ON u.kind = 'window' AND u.program = c.program AND u.scope = c.scope AND u.win = c.win AND u.instruction = c.instruction
+      LEFT JOIN cu_requested_quantiles r ON r.program = c.program AND r.scope = c.scope AND r.win = c.win AND r.instruction = c.instruction
+      WHERE c.kind = 'window' AND c.samples > 0;
+    CREATE TABLE ${t}.cu_trend AS
+      SELECT program, scope, instruction, day, p95 AS cu_p95 FROM cu_used_quantiles WHERE kind = 'trend' AND p95 IS NOT NULL;
+    CREATE TABLE ${t}.programs AS
+      SELECT program, ${SCOPE}, sum(attempts)::BIGINT AS attempts, max(last_seen) AS last_seen FROM r_outcomes WHERE kind = 'all' ${scoped(["program"])};
+    CREATE OR REPLACE TEMP TABLE issue_window_bounds AS
+      SELECT program, ${SCOPE}, win, fingerprint, min(first_at) AS first_in_window FROM r_issues WHERE kind = 'window' ${scoped(["program", "win", "fingerprint"])};
+    CREATE TABLE ${t}.payer_scores AS SELECT * FROM payer_scores;
+    CREATE TABLE ${t}.deploys AS SELECT * FROM deploys;
+    CREATE TABLE ${t}.release_periods AS SELECT * FROM release_periods;
+    CREATE TABLE ${t}.release_rates AS
+      SELECT program, slot, win, period, ${SCOPE}, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
+        sum(dropped)::BIGINT AS dropped, sum(preflight)::BIGINT AS preflight
+      FROM r_outcomes WHERE kind = 'release' ${scoped(["program", "slot", "win", "period"])}
+      HAVING sum(landed + failed_onchain + dropped + preflight) > 0;
+    CREATE TABLE ${t}.release_issues AS
+      SELECT r.program, r.slot, r.win, r.scope, r.fingerprint, i.instruction, i.err_name, i.outcome, i.failing_program, i.err_code, i.drop_class,
+        r.pre_count, r.post_count
+      FROM (SELECT program, slot, win, ${SCOPE}, fingerprint, coalesce(sum(n) FILTER (WHERE period = 'pre'), 0)::BIGINT AS pre_count,
+              coalesce(sum(n) FILTER (WHERE period = 'post'), 0)::BIGINT AS post_count
+            FROM r_issues WHERE kind = 'release' ${scoped(["program", "slot", "win", "fingerprint"])}) r
+      JOIN issue_identity i USING (program, fingerprint);
+    CREATE TABLE ${t}.release_instructions AS
+      SELECT c.program, c.slot, c.win, c.scope, c.instruction,
+        coalesce(sum(c.ix_attempts) FILTER (WHERE c.period = 'pre'), 0)::BIGINT AS pre_attempts,
+        coalesce(sum(c.ix_failed) FILTER (WHERE c.period = 'pre'), 0)::BIGINT AS pre_failed,
+        coalesce(sum(c.ix_attempts) FILTER (WHERE c.period = 'post'), 0)::BIGINT AS post_attempts,
+        coalesce(sum(c.ix_failed) FILTER (WHERE c.period = 'post'), 0)::BIGINT AS post_failed,
+        any_value(u.p95) FILTER (WHERE c.period = 'pre') AS cu_p95_pre, any_value(u.p95) FILTER (WHERE c.period = 'post') AS cu_p95_post
+      FROM cu_scoped c
+      LEFT JOIN cu_used_quantiles u ON u.kind = 'release' AND u.program = c.program AND u.scope = c.scope AND u.slot = c.slot AND u.win = c.win
+        AND u.period = c.period AND u.instruction = c.instruction
+      WHERE c.kind = 'release' AND c.ix_attempts > 0
+      GROUP BY c.program, c.slot, c.win, c.scope, c.instruction;
+    ${issueServingTablesSql(t)};
+    CREATE TABLE ${t}.meta AS SELECT * FROM (VALUES ('version', '${info.version}'), ('clock', '${info.clock}'), ('schema', '${info.schema}'),
+      ('botScoreVersion', '${info.botScoreVersion}')) v(key, value)`);
+  for (const table of ["land_scoped", "land_quantiles", "cu_used_scoped", "cu_used_quantiles", "cu_requested_scoped", "cu_requested_quantiles", "cu_scoped", "issue_window_bounds"]) {
+    await state.run(`DROP TABLE IF EXISTS ${table}`);
+  }
+  for (const name of ["outcomes", "land", "cu", "cu_used", "cu_requested", "issues"]) await state.run(`DROP TABLE IF EXISTS r_${name}`);
+}
+
+/** The deploys and their release periods (sql/deploys.sql, sql/release_periods.sql), as temp tables of the state's connection. */
+export async function deployTablesSql(state: StateDb, deployFiles: string[], clock: number): Promise<void> {
+  await state.run(
+    deployFiles.length > 0
+      ? sqlFile("deploys", { deployFiles })
+      : `CREATE OR REPLACE TEMP TABLE deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR,
+          effective_at BIGINT, previous_at BIGINT, previous_slot BIGINT, next_at BIGINT)`,
+  );
+  await state.run(sqlFile("release_periods", { until: clock }));
+}

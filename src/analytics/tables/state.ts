@@ -1,0 +1,124 @@
+// The tables job's own state (docs/serving.md#state): a DuckDB database under data/tables/state/
+// that only the job opens (its lease serialises runs). It remembers what the job already took from
+// the lake and holds the mergeable states the serving versions are made from: the per-unit rollups
+// (rollups.ts), the attempts still waiting for their resolution, the issue counters per payer,
+// the payers' units for the bot score, and the attempt rows of the hours at range edges. A refresh
+// changes it in one transaction and commits only after the version it published is complete, so a
+// crash leaves the previous state and version in place. Missing or of another schema version, it
+// is rebuilt from the lake (a full refresh).
+
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
+import { ROLLUPS, createUnitTableSql } from "./rollups";
+import { SKETCH_MACROS_SQL } from "../serving/sketch";
+
+/** Bump when the state's tables change shape: the next refresh is then a full one. */
+export const STATE_SCHEMA = 1;
+
+/** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
+export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
+  payer VARCHAR, rpc_label VARCHAR, rpc_hash VARCHAR, wallet_adapter VARCHAR, kind VARCHAR, outcome VARCHAR, drop_class VARCHAR,
+  instruction VARCHAR, err_code BIGINT, err_name VARCHAR, failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT,
+  cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE, resolved_at BIGINT`;
+export const ATTEMPT_NAMES = ATTEMPT_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
+
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR)",
+  // Lake parts already taken in, by name and size (a part is immutable; compaction replaces parts).
+  "CREATE TABLE IF NOT EXISTS lake_parts (dataset VARCHAR, program VARCHAR, day VARCHAR, name VARCHAR, bytes BIGINT, rows BIGINT, segments VARCHAR[])",
+  // Attempts without a resolution row yet (pending sends; preflight failures before the resolver's row).
+  `CREATE TABLE IF NOT EXISTS unresolved (${ATTEMPT_COLUMNS})`,
+  // Resolutions stored more than a day after their attempt's receipt day (a day's attempts are read back with these).
+  `CREATE TABLE IF NOT EXISTS late_resolutions (${ATTEMPT_COLUMNS})`,
+  // Attempt rows of the hours where a range starts or ends mid-hour, and which hours they are.
+  `CREATE TABLE IF NOT EXISTS edge_rows (${ATTEMPT_COLUMNS})`,
+  "CREATE TABLE IF NOT EXISTS edge_hours (program VARCHAR, hour INTEGER)",
+  // Days whose rollups are kept per hour as well as per day.
+  "CREATE TABLE IF NOT EXISTS hour_days (program VARCHAR, day INTEGER)",
+  ...ROLLUPS.flatMap((r) => [createUnitTableSql(r, "h"), createUnitTableSql(r, "d")]),
+  // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
+  `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, scope VARCHAR, fingerprint VARCHAR, payer VARCHAR,
+     c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
+  // What never changes for an issue (its fingerprint's inputs), and when it was first and last seen (kept past retention).
+  `CREATE TABLE IF NOT EXISTS issue_identity (program VARCHAR, fingerprint VARCHAR, outcome VARCHAR, failing_program VARCHAR,
+     instruction VARCHAR, err_code BIGINT, err_name VARCHAR, drop_class VARCHAR)`,
+  "CREATE TABLE IF NOT EXISTS issue_lifetimes (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, first_seen BIGINT, last_seen BIGINT)",
+  // The payers' units (bot score): additive counts plus the send-time sequence's first, last and gaps.
+  `CREATE TABLE IF NOT EXISTS payer_h (${PAYER_UNIT_COLUMNS("hour")})`,
+  `CREATE TABLE IF NOT EXISTS payer_d (${PAYER_UNIT_COLUMNS("day")})`,
+  "CREATE TABLE IF NOT EXISTS payer_programs_h (payer VARCHAR, hour INTEGER, program VARCHAR, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_programs_d (payer VARCHAR, day INTEGER, program VARCHAR, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
+  `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
+     gap_cv DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
+  // The wallet store's files (serving/wallet-store.ts) of the last committed version.
+  "CREATE TABLE IF NOT EXISTS wallet_files (day INTEGER, name VARCHAR, level INTEGER, items BIGINT, bytes BIGINT, first_version BIGINT, last_version BIGINT)",
+];
+
+function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {
+  return `payer VARCHAR, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
+    first_sent BIGINT, last_sent BIGINT, gaps BIGINT, gap_sum BIGINT, gap_sq HUGEINT`;
+}
+
+export type StateDb = {
+  connection: DuckDBConnection;
+  run(sql: string): Promise<void>;
+  all<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  meta(key: string): Promise<string | null>;
+  setMeta(values: Record<string, string | number>): Promise<void>;
+  close(): void;
+};
+
+export const stateDir = (tablesDir: string) => join(tablesDir, "state");
+export const stateFile = (tablesDir: string) => join(stateDir(tablesDir), "state.duckdb");
+
+/** Opens (creating when missing) the state database; `fresh` first removes it. */
+export async function openState(tablesDir: string, duckOptions: Record<string, string>, options: { fresh?: boolean } = {}): Promise<StateDb> {
+  const file = stateFile(tablesDir);
+  mkdirSync(stateDir(tablesDir), { recursive: true });
+  if (options.fresh) removeState(tablesDir);
+  const duck = await openDuck(file, duckOptions);
+  const connection = await duck.connect();
+  const state: StateDb = {
+    connection,
+    run: async (sql) => {
+      await connection.run(sql);
+    },
+    all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
+    async meta(key) {
+      const rows = await state.all<{ value: string }>(`SELECT value FROM meta WHERE key = ${sqlString(key)}`);
+      return rows[0]?.value ?? null;
+    },
+    async setMeta(values) {
+      for (const [key, value] of Object.entries(values)) {
+        await state.run(`DELETE FROM meta WHERE key = ${sqlString(key)}; INSERT INTO meta VALUES (${sqlString(key)}, ${sqlString(String(value))})`);
+      }
+    },
+    close() {
+      connection.closeSync();
+      duck.close();
+    },
+  };
+  try {
+    await state.run("SET preserve_insertion_order = false");
+    await state.run(SCHEMA.join(";\n"));
+    await state.run(SKETCH_MACROS_SQL);
+  } catch (error) {
+    state.close();
+    throw error;
+  }
+  return state;
+}
+
+/** Whether the state is one this code can continue from. */
+export async function stateIsUsable(state: StateDb): Promise<boolean> {
+  return (await state.meta("schema")) === String(STATE_SCHEMA) && (await state.meta("clock")) !== null;
+}
+
+export function removeState(tablesDir: string): void {
+  const file = stateFile(tablesDir);
+  rmSync(file, { force: true });
+  rmSync(`${file}.wal`, { force: true });
+}

@@ -1,0 +1,174 @@
+// Writes the wallet store (format: serving/wallet-segments.ts; how it is read:
+// queries/wallet-history.ts). Each refresh writes one small segment per receipt day of its new
+// attempt versions (`wallet_changes`); segments of a day are merged FANOUT at a time into larger
+// ones, and a day that is over into one. A write or merge costs what it rewrites, so a refresh's
+// share stays in proportion to what arrived (log-structured, like the lake's compaction). Which
+// segments a version reads is in the state (`wallet_files`) and in the version's manifest.
+
+import { closeSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { sqlString } from "../../lake/duckdb";
+import { sqlFile } from "../sql";
+import { mergeSegments, SegmentWriter, WalletSegment, LINE_ITEMS } from "../serving/wallet-segments";
+import type { StateDb } from "./state";
+import { DAY_MS, HOUR_MS } from "./window-bounds";
+
+/** Segments of one level merged into one of the next. */
+export const FANOUT = 8;
+/** A day's segments are merged into one once the day has been over this long (late resolutions are rare after). */
+const SETTLE_MS = 2 * HOUR_MS;
+/** The level of a day's single merged segment. */
+const FINAL_LEVEL = 9;
+
+export const walletsDir = (tablesDir: string) => join(tablesDir, "wallets");
+export type WalletFile = { day: number; name: string; level: number; items: number; bytes: number };
+
+/**
+ * Writes the lines of `source` (attempt rows, several versions of an attempt allowed: the resolved
+ * one wins) received on `day` as one segment; null when there are none.
+ */
+export async function writeSegment(state: StateDb, tablesDir: string, source: string, day: number, version: number, level: number, suffix: string): Promise<WalletFile | null> {
+  const dir = walletsDir(tablesDir);
+  mkdirSync(dir, { recursive: true });
+  const name = `${new Date(day * DAY_MS).toISOString().slice(0, 10)}-v${version}-${suffix}.wseg`;
+  const linesFile = join(dir, `${name}.lines`);
+  await state.run(sqlFile("json_text"));
+  await state.run("SET preserve_insertion_order = true");
+  try {
+    await state.run(`COPY (
+      WITH items AS (
+        SELECT md5(program || '/' || payer)[1:16] AS key, program, payer, account_id, sent_at, attempt_key, outcome,
+          '[' || json_text(sig) || ',' || sent_at || ',' || received_at || ',' || json_text(outcome) || ',' || json_text(drop_class) || ',' ||
+            json_text(instruction) || ',' || json_text(err_name) || ',' || json_text(rpc_label) || ',"' || attempt_key || '",' ||
+            json_text(account_id) || ',' || ${version} || ']' AS item,
+          (row_number() OVER (PARTITION BY program, payer ORDER BY sent_at DESC, attempt_key DESC) - 1) // ${LINE_ITEMS} AS chunk
+        FROM (SELECT DISTINCT ON (attempt_key) * FROM ${source} WHERE received_at // ${DAY_MS} = ${day} ORDER BY attempt_key, resolved_at IS NULL)
+      ), counts AS (
+        SELECT key, program, payer, chunk, '{' || string_agg(json_text(account_id) || ':[' || landed || ',' || failed || ',' || dropped || ',' || preflight || ',' || pending || ']', ',') || '}' AS counts
+        FROM (SELECT key, program, payer, chunk, account_id, count(*) FILTER (WHERE outcome = 'landed') AS landed,
+                count(*) FILTER (WHERE outcome = 'failed_onchain') AS failed, count(*) FILTER (WHERE outcome = 'dropped') AS dropped,
+                count(*) FILTER (WHERE outcome = 'preflight') AS preflight, count(*) FILTER (WHERE outcome IS NULL) AS pending
+              FROM items GROUP BY ALL)
+        GROUP BY ALL
+      ), lines AS (
+        SELECT key, program, payer, chunk, max(sent_at) AS newest, min(sent_at) AS oldest, count(*) AS n,
+          string_agg(item, ',' ORDER BY sent_at DESC, attempt_key DESC) AS items
+        FROM items GROUP BY ALL
+      )
+      SELECT l.key || chr(9) || '[' || json_text(l.program) || ',' || json_text(l.payer) || ',' || l.newest || ',' || l.oldest || ',' || c.counts || ']' || chr(9) || '[' || l.items || ']' AS line, l.n
+      FROM lines l JOIN counts c USING (key, program, payer, chunk)
+      ORDER BY l.key, l.program, l.payer, l.chunk
+    ) TO ${sqlString(linesFile)} (FORMAT csv, HEADER false, DELIMITER '\u0001', QUOTE '\u0002', ESCAPE '\u0002')`);
+  } finally {
+    await state.run("SET preserve_insertion_order = false");
+  }
+  try {
+    const writer = new SegmentWriter(join(dir, name), day);
+    let written = 0;
+    try {
+      for (const row of readLines(linesFile)) {
+        const cut = row.lastIndexOf("\u0001");
+        writer.add(row.slice(0, cut), Number(row.slice(cut + 1)));
+        written++;
+      }
+    } catch (error) {
+      writer.abort();
+      throw error;
+    }
+    const result = writer.close();
+    if (written === 0) {
+      rmSync(join(dir, name), { force: true });
+      return null;
+    }
+    return { day, name, level, items: result.items, bytes: result.bytes };
+  } finally {
+    rmSync(linesFile, { force: true });
+  }
+}
+
+/** The lines of a text file, read 8 MiB at a time. */
+function* readLines(file: string): Generator<string> {
+  const fd = openSync(file, "r");
+  const buffer = Buffer.allocUnsafe(8 * 1024 * 1024);
+  let carry = "";
+  try {
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      const text = carry + buffer.toString("utf8", 0, read);
+      const lines = text.split("\n");
+      carry = lines.pop()!;
+      yield* lines;
+    }
+    if (carry.length > 0) yield carry;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** This refresh's new versions (wallet_changes) as one segment per receipt day. */
+export async function writeChanges(state: StateDb, tablesDir: string, version: number): Promise<WalletFile[]> {
+  const days = await state.all<{ day: number }>(`SELECT DISTINCT received_at // ${DAY_MS} AS day FROM wallet_changes ORDER BY day`);
+  const files: WalletFile[] = [];
+  for (const { day } of days) {
+    const file = await writeSegment(state, tablesDir, "wallet_changes", Number(day), version, 0, "0");
+    if (file) files.push(file);
+  }
+  return files;
+}
+
+/**
+ * Merges segments: FANOUT of a level into one of the next; every segment of a day over for
+ * SETTLE_MS into one. At most `budgetItems` items are rewritten per refresh (the rest waits).
+ */
+export function mergePlan(files: WalletFile[], clock: number, budgetItems: number): WalletFile[][] {
+  const plans: WalletFile[][] = [];
+  let budget = budgetItems;
+  const byDay = new Map<number, WalletFile[]>();
+  for (const file of files) byDay.set(file.day, [...(byDay.get(file.day) ?? []), file]);
+  for (const [day, dayFiles] of [...byDay].sort(([a], [b]) => b - a)) {
+    const settled = clock >= (day + 1) * DAY_MS + SETTLE_MS;
+    if (settled) {
+      if (dayFiles.length > 1 || (dayFiles.length === 1 && dayFiles[0].level !== FINAL_LEVEL)) {
+        const items = dayFiles.reduce((n, f) => n + f.items, 0);
+        if (items <= budget || plans.length === 0) {
+          plans.push(dayFiles);
+          budget -= items;
+        }
+      }
+      continue;
+    }
+    for (let level = 0; level < FINAL_LEVEL; level++) {
+      const same = dayFiles.filter((f) => f.level === level).sort((a, b) => (a.name < b.name ? -1 : 1));
+      if (same.length < FANOUT) continue;
+      const group = same.slice(0, FANOUT);
+      const items = group.reduce((n, f) => n + f.items, 0);
+      if (items > budget && plans.length > 0) continue;
+      plans.push(group);
+      budget -= items;
+    }
+  }
+  return plans;
+}
+
+/** Runs the merges of a plan; returns the files that replace them. */
+export function runMerges(tablesDir: string, plans: WalletFile[][], version: number, clock: number): { removed: WalletFile[]; added: WalletFile[] } {
+  const dir = walletsDir(tablesDir);
+  const removed: WalletFile[] = [];
+  const added: WalletFile[] = [];
+  plans.forEach((group, i) => {
+    const day = group[0].day;
+    const settled = clock >= (day + 1) * DAY_MS + SETTLE_MS;
+    const level = settled ? FINAL_LEVEL : Math.max(...group.map((f) => f.level)) + 1;
+    const name = `${new Date(day * DAY_MS).toISOString().slice(0, 10)}-v${version}-m${i}.wseg`;
+    const inputs = group.map((f) => WalletSegment.open(join(dir, f.name)));
+    try {
+      const result = mergeSegments(inputs, join(dir, name), day);
+      added.push({ day, name, level, items: result.items, bytes: result.bytes });
+      removed.push(...group);
+    } finally {
+      for (const input of inputs) input.close();
+    }
+  });
+  return { removed, added };
+}
