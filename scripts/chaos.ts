@@ -204,13 +204,19 @@ export async function servingState(dataDir: string): Promise<string> {
   const file = join(tables, pointer.file);
   if (!existsSync(file)) return `pointer names a missing file ${pointer.file}`;
   if (!existsSync(join(tables, `serving-${pointer.version}.answers`))) return `version ${pointer.version} has no answers file`;
+  // The wallet store's segments the version reads must all be there.
+  const manifestFile = join(tables, `serving-${pointer.version}.wallets.json`);
+  if (!existsSync(manifestFile)) return `version ${pointer.version} has no wallet manifest`;
+  for (const segment of (JSON.parse(readFileSync(manifestFile, "utf8")) as { segments: { name: string }[] }).segments) {
+    if (!existsSync(join(tables, "wallets", segment.name))) return `version ${pointer.version} names a missing wallet segment ${segment.name}`;
+  }
   try {
     const instance = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" });
     const connection = await instance.connect();
     try {
       const meta = (await connection.runAndReadAll("SELECT value FROM meta WHERE key = 'version'")).getRowObjectsJS();
       if (String(meta[0]?.value) !== String(pointer.version)) return `meta version ${meta[0]?.value} ≠ pointer ${pointer.version}`;
-      for (const table of ["attempts", "rates", "issues", "providers", "build_units"]) await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
+      for (const table of ["rates", "issues", "providers", "cu_instructions", "payer_scores", "release_rates"]) await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
     } finally {
       connection.closeSync();
       instance.closeSync();

@@ -15,7 +15,8 @@
 import { closeSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { controlDialect, lakeRowCount, openControlDbReadOnly, snapshotControlDb, withLease, type ControlDb } from "../control";
-import { readPointer } from "../analytics/serving/pointer";
+import { readPointer, walletManifestFile } from "../analytics/serving/pointer";
+import { readWalletManifest } from "../analytics/serving/wallets";
 import type { DataPaths } from "../lake/paths";
 import { VERSION } from "../shared/version";
 
@@ -163,16 +164,21 @@ function copyAcknowledged(file: string, destination: string): boolean {
   }
 }
 
-/** The current serving version's files and its pointer (null: none built yet, or replaced meanwhile: rebuild after restore). */
+/**
+ * The current serving version's files, the wallet store segments it reads, and its pointer (null:
+ * none built yet, or replaced meanwhile: rebuild after restore). The tables job's own state is not
+ * copied: the restored instance's first run rebuilds it from the lake (docs/operations.md).
+ */
 function stageServing(paths: DataPaths, to: string): number | null {
   const pointer = readPointer(paths);
   if (pointer === null) return null;
   const prefix = `serving-${pointer.version}.`;
   const files = existsSync(paths.tables) ? readdirSync(paths.tables).filter((name) => name.startsWith(prefix) && !name.endsWith(".wal")) : [];
   if (!files.includes(`serving-${pointer.version}.duckdb`)) return null;
-  mkdirSync(to, { recursive: true });
+  const segments = readWalletManifest(walletManifestFile(paths.tables, pointer.version))?.segments.map((s) => join("wallets", s.name)) ?? [];
+  mkdirSync(join(to, "wallets"), { recursive: true });
   try {
-    for (const name of files) linkSync(join(paths.tables, name), join(to, name));
+    for (const name of [...files, ...segments]) linkSync(join(paths.tables, name), join(to, name));
   } catch {
     rmSync(to, { recursive: true, force: true });
     return null;

@@ -15,9 +15,6 @@ const COLUMNS = ATTEMPT_NAMES.join(", ");
 
 export type ApplyContext = { bounds: WindowBounds };
 
-/** The table of a refresh's changes that matter to the payers' units, emptied by applyPayerChanges. */
-export const PAYER_CHANGES_SQL = `CREATE OR REPLACE TEMP TABLE payer_changes AS SELECT ${PAYER_CHANGE_COLUMNS} FROM (SELECT 1 AS sign, true AS arrived, * FROM unresolved) WHERE false`;
-
 /** Applies the payer changes gathered since the last call (payers.ts). */
 export async function applyPayerChanges(state: StateDb): Promise<void> {
   await state.run(refreshPayerUnitsSql("payer_changes"));

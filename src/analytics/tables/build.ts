@@ -22,7 +22,7 @@ import { WINDOWS, WINDOW_NAMES } from "../windows";
 import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { writeAnswers } from "./answers";
-import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, PAYER_CHANGES_SQL, type ApplyContext } from "./apply";
+import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
 import { ensureLoaded, type Needs } from "./edges";
 import {
   deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, fullDayRowsSql, listLakeParts, newestReceivedAt, parquetRows, planIntake,
@@ -141,15 +141,25 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     const parts = ranges.list.flatMap((range) => rangeParts(range, today));
     const needs = needsOf(parts, bounds, today);
 
-    await state.run("BEGIN TRANSACTION");
     await step("ranges", async () => {
       for (const sql of rangePartsTableSql(parts)) await state.run(sql);
       for (const sql of ranges.tableSql) await state.run(sql);
     });
-    result.daysLoaded = await step("load", () => ensureLoaded(state, needs, taken, full));
-    await state.run("CREATE OR REPLACE TEMP TABLE wallet_changes AS SELECT * FROM unresolved WHERE false");
-    await state.run(PAYER_CHANGES_SQL);
-    if (!full) await step("departures", () => state.run(applyIssueDeparturesSql(bounds)));
+    // One transaction per step of work: a transaction holds its changes in memory until it commits
+    // (one over a whole rebuild ran out of DUCKDB_MEMORY_LIMIT). Each leaves a state the next run
+    // can continue from: the clock moves with the departures it caused, a chunk's parts are
+    // recorded as taken with its changes, and what a refresh gathers for its end (payer changes,
+    // wallet changes) is kept in tables until that end commits.
+    result.daysLoaded = await step("load", () =>
+      transaction(state, async () => {
+        const loaded = await ensureLoaded(state, needs, taken, full);
+        if (!full) {
+          await state.run(applyIssueDeparturesSql(bounds));
+          await state.setMeta({ clock });
+        }
+        return loaded;
+      }),
+    );
 
     const context: ApplyContext = { bounds };
     const walletFiles: WalletFile[] = full ? [] : await state.all<WalletFile>("SELECT day, name, level, items, bytes FROM wallet_files");
@@ -166,26 +176,33 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         for (const read of plan.reads) {
           checkStop(options.signal);
           result.partsRead += read.files.length;
-          if (read.dataset === "envelopes") {
-            await state.run(envelopeRowsSql("chunk_envelopes", read.files, read.skipSegments));
-            for (const [file, list] of await chunkSegments(state)) segments.set(file, list);
-            await state.run("ALTER TABLE chunk_envelopes DROP COLUMN spool_segment; ALTER TABLE chunk_envelopes DROP COLUMN filename");
-            result.attempts += await applyArrivals(state, "chunk_envelopes", context);
-          } else {
-            const weighted = await filesHaveColumn(state, read.files, "sample_weight");
-            await state.run(resolutionRowsSql("chunk_resolutions", read.files, weighted));
-            result.resolutions += await applyResolutions(state, "chunk_resolutions", context);
-          }
+          await transaction(state, async () => {
+            if (read.dataset === "envelopes") {
+              await state.run(envelopeRowsSql("chunk_envelopes", read.files, read.skipSegments));
+              for (const [file, list] of await chunkSegments(state)) segments.set(file, list);
+              await state.run("ALTER TABLE chunk_envelopes DROP COLUMN spool_segment; ALTER TABLE chunk_envelopes DROP COLUMN filename");
+              result.attempts += await applyArrivals(state, "chunk_envelopes", context);
+            } else {
+              const weighted = await filesHaveColumn(state, read.files, "sample_weight");
+              await state.run(resolutionRowsSql("chunk_resolutions", read.files, weighted));
+              result.resolutions += await applyResolutions(state, "chunk_resolutions", context);
+            }
+            await recordTaken(state, listed, read.files, plan.rows, segments, read.skipSegments !== null);
+          });
         }
         await state.run("DROP TABLE IF EXISTS chunk_envelopes; DROP TABLE IF EXISTS chunk_resolutions");
-        await applyPayerChanges(state);
       });
     }
-    await step("forget", () => state.run(forgetSql(today)));
-    await step("payers", () => state.run(scorePayersSql(bounds, full)));
+    await state.run("BEGIN TRANSACTION");
+    await step("payers", async () => {
+      await applyPayerChanges(state);
+      await state.run(forgetSql(today));
+      await state.run(scorePayersSql(bounds, full));
+    });
 
     await step("wallets", async () => {
       const written = await writeChanges(state, tablesDir, version);
+      await state.run("DELETE FROM wallet_changes");
       result.written = written.length;
       let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS), ...written];
       const merges = runMerges(tablesDir, mergePlan(live, clock, chunkRows * 4), version, clock);
@@ -223,7 +240,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     });
     await step("checkpoint", () => state.run("CHECKPOINT serving_new; DETACH serving_new"));
   } catch (error) {
-    if (!committed) await state.run("ROLLBACK").catch(() => undefined);
+    await state.run("ROLLBACK").catch(() => undefined); // the open transaction, if any
     state.close();
     removeVersionFiles(ctx, version, committed);
     throw error;
@@ -243,6 +260,37 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     walletSegments: { written: result.written, merged: result.merged, live: result.live }, answers: result.answers, clock,
     seconds: (performance.now() - started) / 1000, steps,
   };
+}
+
+/** Runs `work` in one transaction of the state. */
+async function transaction<T>(state: StateDb, work: () => Promise<T>): Promise<T> {
+  await state.run("BEGIN TRANSACTION");
+  try {
+    const value = await work();
+    await state.run("COMMIT");
+    return value;
+  } catch (error) {
+    await state.run("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Records the parts a chunk read as taken (a replaced partition: its replaced parts go). */
+async function recordTaken(state: StateDb, listed: LakePart[], files: string[], rows: Map<string, number>, segments: Map<string, string[]>, replaced: boolean): Promise<void> {
+  const parts = listed.filter((p) => files.includes(p.path));
+  for (const part of parts) {
+    const partition = `dataset = ${sqlString(part.dataset)} AND program = ${sqlString(part.program)} AND day = ${sqlString(part.day)}`;
+    if (replaced) {
+      const current = listed.filter((p) => p.dataset === part.dataset && p.program === part.program && p.day === part.day).map((p) => sqlString(p.name));
+      // The segments of the parts it replaced stay with the partition (the replacement holds their rows).
+      const [kept] = await state.all<{ segments: string[] | null }>(`SELECT flatten(list(segments)) AS segments FROM lake_parts WHERE ${partition}`);
+      segments.set(part.path, [...new Set([...(kept?.segments ?? []), ...(segments.get(part.path) ?? [])])]);
+      await state.run(`DELETE FROM lake_parts WHERE ${partition} AND name NOT IN (${current.join(", ")})`);
+    }
+    await state.run(`DELETE FROM lake_parts WHERE ${partition} AND name = ${sqlString(part.name)};
+      INSERT INTO lake_parts VALUES (${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes},
+        ${rows.get(part.path) ?? 0}, [${(part.dataset === "envelopes" ? (segments.get(part.path) ?? []) : []).map(sqlString).join(", ")}]::VARCHAR[])`);
+  }
 }
 
 async function reopenFresh(state: StateDb, tablesDir: string, ctx: Context): Promise<StateDb> {
@@ -313,25 +361,28 @@ async function fullIntake(
     const resolutionDays = new Set(Array.from({ length: last - first + 4 }, (_, k) => new Date((first + k) * DAY_MS).toISOString().slice(0, 10)));
     const resolutionFiles = resolutions.filter((p) => resolutionDays.has(p.day)).map((p) => p.path);
     const weighted = resolutionFiles.length > 0 && (await filesHaveColumn(state, resolutionFiles, "sample_weight"));
-    await state.run(fullDayRowsSql(envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path), resolutionFiles, weighted));
-    attempts += await applyLoadedDay(state, "day_rows", context);
-    await applyPayerChanges(state); // whole days: a chunk's arrivals never interleave with another's
-    // Each day's wallet segment, whole (its later resolutions follow in small segments, merged later).
-    for (const day of chunk) {
-      const segment = await writeSegment(state, tablesDir, "day_rows", dayNumber(day), version, 9, "full");
-      if (segment) walletFiles.push(segment);
-    }
-    await state.run("DELETE FROM wallet_changes; DROP TABLE day_rows");
+    await transaction(state, async () => {
+      await state.run(fullDayRowsSql(envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path), resolutionFiles, weighted));
+      attempts += await applyLoadedDay(state, "day_rows", context);
+      await applyPayerChanges(state); // whole days: a chunk's arrivals never interleave with another's
+      // Each day's wallet segment, whole (its later resolutions follow in small segments, merged later).
+      for (const day of chunk) {
+        const segment = await writeSegment(state, tablesDir, "day_rows", dayNumber(day), version, 9, "full");
+        if (segment) walletFiles.push(segment);
+      }
+      await state.run("DELETE FROM wallet_changes; DROP TABLE day_rows");
+    });
   }
   // Resolutions stored more than three days after their attempt's day.
   let resolved = 0;
   for (let at = 0; at < resolutions.length; at += 200) {
     const files = resolutions.slice(at, at + 200).map((p) => p.path);
-    await state.run(resolutionRowsSql("chunk_resolutions", files, await filesHaveColumn(state, files, "sample_weight")));
-    await state.run("DELETE FROM chunk_resolutions WHERE attempt_key NOT IN (SELECT attempt_key FROM unresolved)");
-    resolved += await applyResolutions(state, "chunk_resolutions", context);
+    await transaction(state, async () => {
+      await state.run(resolutionRowsSql("chunk_resolutions", files, await filesHaveColumn(state, files, "sample_weight")));
+      await state.run("DELETE FROM chunk_resolutions WHERE attempt_key NOT IN (SELECT attempt_key FROM unresolved)");
+      resolved += await applyResolutions(state, "chunk_resolutions", context);
+    });
   }
-  await applyPayerChanges(state);
   await state.run("DROP TABLE IF EXISTS chunk_resolutions");
   return { attempts, resolutions: resolved };
 }

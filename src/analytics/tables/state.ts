@@ -25,7 +25,7 @@ export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id
 export const ATTEMPT_NAMES = ATTEMPT_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
 
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR)",
+  "CREATE TABLE IF NOT EXISTS state_meta (key VARCHAR, value VARCHAR)",
   // Lake parts already taken in, by name and size (a part is immutable; compaction replaces parts).
   "CREATE TABLE IF NOT EXISTS lake_parts (dataset VARCHAR, program VARCHAR, day VARCHAR, name VARCHAR, bytes BIGINT, rows BIGINT, segments VARCHAR[])",
   // Attempts without a resolution row yet (pending sends; preflight failures before the resolver's row).
@@ -53,6 +53,11 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
   `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
      gap_cv DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
+  // What a refresh gathers over its steps for its end: new attempt versions (the wallet store) and
+  // the payers' changes (payers.ts), kept until the end's transaction commits.
+  `CREATE TABLE IF NOT EXISTS wallet_changes (${ATTEMPT_COLUMNS})`,
+  `CREATE TABLE IF NOT EXISTS payer_changes (sign INTEGER, arrived BOOLEAN, payer VARCHAR, program VARCHAR, received_at BIGINT, sent_at BIGINT,
+     attempt_key UBIGINT, wallet_adapter VARCHAR, outcome VARCHAR)`,
   // The wallet store's files (serving/wallet-store.ts) of the last committed version.
   "CREATE TABLE IF NOT EXISTS wallet_files (day INTEGER, name VARCHAR, level INTEGER, items BIGINT, bytes BIGINT, first_version BIGINT, last_version BIGINT)",
 ];
@@ -84,16 +89,21 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
   const state: StateDb = {
     connection,
     run: async (sql) => {
-      await connection.run(sql);
+      try {
+        await connection.run(sql);
+      } catch (error) {
+        if (process.env.TXRAY_DEBUG_TABLES) console.error("FAILED SQL:", sql.slice(0, 600));
+        throw error;
+      }
     },
     all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
     async meta(key) {
-      const rows = await state.all<{ value: string }>(`SELECT value FROM meta WHERE key = ${sqlString(key)}`);
+      const rows = await state.all<{ value: string }>(`SELECT value FROM state_meta WHERE key = ${sqlString(key)}`);
       return rows[0]?.value ?? null;
     },
     async setMeta(values) {
       for (const [key, value] of Object.entries(values)) {
-        await state.run(`DELETE FROM meta WHERE key = ${sqlString(key)}; INSERT INTO meta VALUES (${sqlString(key)}, ${sqlString(String(value))})`);
+        await state.run(`DELETE FROM state_meta WHERE key = ${sqlString(key)}; INSERT INTO state_meta VALUES (${sqlString(key)}, ${sqlString(String(value))})`);
       }
     },
     close() {
