@@ -9,10 +9,8 @@ import type { JobRun } from "../control";
 export type ServingFreshness = {
   /** The serving version the routes answer from; null before the first build. */
   version: number | null;
-  /** Its clock: every window ends here (Unix ms). */
+  /** Its clock: every window ends here (Unix ms); its age is now − dataUntil. */
   dataUntil: number | null;
-  /** now − dataUntil. */
-  ageMs: number | null;
   /** How often the scheduler refreshes it (TABLES_INTERVAL_MS). */
   refreshEveryMs: number;
   stale: boolean;
@@ -35,11 +33,12 @@ export const staleAfterMs = (refreshEveryMs: number) => 3 * refreshEveryMs + 60_
 
 export function servingFreshness(facts: FreshnessFacts): ServingFreshness {
   const { pointer, lastRun, consecutiveFailures, refreshEveryMs, now } = facts;
+  // The reason says what happened, not how long ago (the same status asked twice reads the same).
   const ageMs = pointer ? Math.max(0, now - pointer.clock) : null;
-  const base = { version: pointer?.version ?? null, dataUntil: pointer?.clock ?? null, ageMs, refreshEveryMs };
+  const base = { version: pointer?.version ?? null, dataUntil: pointer?.clock ?? null, refreshEveryMs };
   if (consecutiveFailures > 0 && lastRun) {
     const runs = consecutiveFailures === 1 ? "its last run failed" : `its last ${consecutiveFailures} runs failed`;
-    const kept = pointer ? `answers are from ${age(ageMs!)} ago` : "there are no answers yet";
+    const kept = pointer ? "the answers are the last good version's" : "there are no answers yet";
     // While a retry runs, the latest run has no error yet.
     const error = lastRun.ok === false ? `: ${lastRun.error ?? "unknown error"}` : "; a retry is running";
     return { ...base, stale: true, reason: `the tables job is failing (${runs}; ${kept})${error}` };
@@ -49,8 +48,8 @@ export function servingFreshness(facts: FreshnessFacts): ServingFreshness {
     return { ...base, stale: true, reason: "the lake has data but the tables job has not built the serving tables yet" };
   }
   if (ageMs! > staleAfterMs(refreshEveryMs)) {
-    const running = lastRun && lastRun.ok === null ? `a run started ${age(now - lastRun.lastRunAt)} ago has not finished` : "the tables job has not run since";
-    return { ...base, stale: true, reason: `answers are from ${age(ageMs!)} ago (refreshed every ${age(refreshEveryMs)}): ${running}` };
+    const running = lastRun && lastRun.ok === null ? `a run started at ${new Date(lastRun.lastRunAt).toISOString()} has not finished` : "the tables job has not run since";
+    return { ...base, stale: true, reason: `the answers are older than three refreshes (every ${age(refreshEveryMs)}): ${running}` };
   }
   return { ...base, stale: false, reason: null };
 }
