@@ -8,8 +8,9 @@
 //   key     first 16 hex digits of md5("<program>/<payer>")
 //   header  [program, payer, newestSentAt, oldestSentAt, {accountId: [landed, failedOnchain, dropped, preflight, pending]}]
 //   items   [[sig, sentAt, receivedAt, outcome, dropClass, instruction, errName, rpcLabel, attemptKey, accountId, version], ...]
-//           newest first (sentAt, then attemptKey, descending); at most LINE_ITEMS per line, a
-//           wallet's further items in the lines after it (same key)
+//           in no particular order (readers sort them: newest first is sentAt, then attemptKey,
+//           descending); at most LINE_ITEMS per line: a larger wallet's newest LINE_ITEMS first,
+//           the next ones in the line after it (same key)
 //
 // File: "TXWSEG1\n", zstd-compressed blocks of whole lines (~BLOCK_BYTES raw), then a JSON footer
 // { day, items, wallets, blocks: [[firstKey, offset, length]], bloom: base64, bloomBits }, its

@@ -47,15 +47,18 @@ export async function applyResolutions(state: StateDb, source: string, context: 
   return await applyChanges(state, context);
 }
 
-/** Full rebuild: attempts of a whole day as they are now (resolved or not), all +1. */
+/**
+ * Full rebuild: attempts of whole days as they are now (resolved or not), all +1. The caller
+ * writes their wallet segments from `source` directly.
+ */
 export async function applyLoadedDay(state: StateDb, source: string, context: ApplyContext): Promise<number> {
   await state.run(`CREATE OR REPLACE TEMP TABLE changes AS SELECT 1 AS sign, ${COLUMNS}, true AS arrived FROM ${source};
     INSERT INTO unresolved SELECT ${COLUMNS} FROM ${source} WHERE resolved_at IS NULL;
     INSERT INTO late_resolutions SELECT ${COLUMNS} FROM ${source} WHERE resolved_at // 86400000 > received_at // 86400000 + 1`);
-  return await applyChanges(state, context);
+  return await applyChanges(state, context, false);
 }
 
-async function applyChanges(state: StateDb, context: ApplyContext): Promise<number> {
+async function applyChanges(state: StateDb, context: ApplyContext, walletChanges = true): Promise<number> {
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) FILTER (WHERE sign > 0) AS n FROM changes");
   if (Number(n) === 0) return 0;
   for (const r of ROLLUPS) {
@@ -66,9 +69,11 @@ async function applyChanges(state: StateDb, context: ApplyContext): Promise<numb
   // The payers' units take a refresh's arrivals at once (payers.ts: arrivals split over steps could interleave).
   await state.run(`INSERT INTO payer_changes SELECT ${PAYER_CHANGE_COLUMNS} FROM changes`);
   // Attempt rows of the edge hours follow their attempts (a resolution changes an edge's figures).
-  await state.run(`DELETE FROM edge_rows USING (SELECT attempt_key FROM changes WHERE sign > 0) c WHERE edge_rows.attempt_key = c.attempt_key;
-    INSERT INTO edge_rows SELECT ${COLUMNS} FROM changes c WHERE sign > 0
+  await state.run(`CREATE OR REPLACE TEMP TABLE edge_changes AS SELECT ${COLUMNS} FROM changes c WHERE sign > 0
       AND EXISTS (SELECT 1 FROM edge_hours e WHERE e.hour = c.received_at // 3600000 AND (e.program = '*' OR e.program = c.program));
-    INSERT INTO wallet_changes SELECT ${COLUMNS} FROM changes WHERE sign > 0`);
+    DELETE FROM edge_rows USING edge_changes c WHERE edge_rows.attempt_key = c.attempt_key;
+    INSERT INTO edge_rows SELECT * FROM edge_changes;
+    DROP TABLE edge_changes`);
+  if (walletChanges) await state.run(`INSERT INTO wallet_changes SELECT ${COLUMNS} FROM changes WHERE sign > 0`);
   return Number(n);
 }

@@ -216,7 +216,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       }
       writeFileSync(manifestFile, JSON.stringify({ segments: live.map((f) => ({ day: f.day, name: f.name })) }));
     });
-    await step("bookkeeping", () => recordParts(state, listed, taken, plan.rows, segments));
+    await step("bookkeeping", () => recordParts(state, listed, plan.rows, segments));
     await state.setMeta({ schema: STATE_SCHEMA, clock, version });
     await step("commit", () => state.run("COMMIT"));
     committed = true;
@@ -312,24 +312,42 @@ async function chunkSegments(state: StateDb): Promise<[string, string[]][]> {
   return rows.map((row) => [row.filename, row.segments]);
 }
 
-/** The state's record of the lake after this run: every listed part, with rows and spool segments. */
-async function recordParts(state: StateDb, listed: LakePart[], taken: TakenPart[], rows: Map<string, number>, segments: Map<string, string[]>): Promise<void> {
-  const before = new Map(taken.map((p) => [p.path, p]));
-  // A replaced partition's new parts that were not read hold the segments of the parts they replaced.
-  const partitionSegments = new Map<string, string[]>();
-  for (const part of taken) {
-    const key = `${part.dataset}/${part.program}/${part.day}`;
-    partitionSegments.set(key, [...(partitionSegments.get(key) ?? []), ...part.segments]);
+/**
+ * The state's record of the lake after this run: every listed part, with rows and spool segments.
+ * Only partitions whose record differs from the listing are written (parts read were recorded with
+ * their chunk; this covers a full rebuild, replaced partitions that needed no read, and gone ones).
+ */
+async function recordParts(state: StateDb, listed: LakePart[], rows: Map<string, number>, segments: Map<string, string[]>): Promise<void> {
+  const taken = await state.all<{ dataset: string; program: string; day: string; name: string; bytes: number; rows: number; segments: string[] | null }>(
+    "SELECT dataset, program, day, name, bytes, rows, segments FROM lake_parts",
+  );
+  const key = (p: { dataset: string; program: string; day: string }) => `${p.dataset}/${p.program}/${p.day}`;
+  const before = new Map<string, Map<string, (typeof taken)[number]>>();
+  for (const part of taken) before.set(key(part), (before.get(key(part)) ?? new Map()).set(part.name, part));
+  const now = new Map<string, LakePart[]>();
+  for (const part of listed) now.set(key(part), [...(now.get(key(part)) ?? []), part]);
+  const statements: string[] = [];
+  for (const [partition, parts] of now) {
+    const old = before.get(partition) ?? new Map();
+    before.delete(partition);
+    if (parts.length === old.size && parts.every((p) => Number(old.get(p.name)?.bytes) === p.bytes)) continue;
+    // A replaced partition's new parts that were not read hold the segments of the parts they replaced.
+    const oldSegments = [...new Set([...old.values()].flatMap((p) => p.segments ?? []))];
+    const [dataset, program, day] = partition.split("/");
+    statements.push(`DELETE FROM lake_parts WHERE dataset = ${sqlString(dataset)} AND program = ${sqlString(program)} AND day = ${sqlString(day)}`);
+    const values = parts.map((part) => {
+      const same = old.get(part.name);
+      const partRows = same && Number(same.bytes) === part.bytes ? Number(same.rows) : (rows.get(part.path) ?? 0);
+      const partSegments = part.dataset !== "envelopes" ? [] : same && Number(same.bytes) === part.bytes ? (same.segments ?? []) : (segments.get(part.path) ?? oldSegments);
+      return `(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`;
+    });
+    statements.push(`INSERT INTO lake_parts VALUES ${values.join(", ")}`);
   }
-  await state.run("DELETE FROM lake_parts");
-  const values = listed.map((part) => {
-    const old = before.get(part.path);
-    const same = old && old.bytes === part.bytes;
-    const partRows = same ? old.rows : (rows.get(part.path) ?? 0);
-    const partSegments = part.dataset !== "envelopes" ? [] : same ? old.segments : (segments.get(part.path) ?? [...new Set(partitionSegments.get(`${part.dataset}/${part.program}/${part.day}`) ?? [])]);
-    return `(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`;
-  });
-  for (let at = 0; at < values.length; at += 2000) await state.run(`INSERT INTO lake_parts VALUES ${values.slice(at, at + 2000).join(", ")}`);
+  for (const partition of before.keys()) {
+    const [dataset, program, day] = partition.split("/");
+    statements.push(`DELETE FROM lake_parts WHERE dataset = ${sqlString(dataset)} AND program = ${sqlString(program)} AND day = ${sqlString(day)}`);
+  }
+  for (let at = 0; at < statements.length; at += 200) await state.run(statements.slice(at, at + 200).join(";\n"));
 }
 
 /** A full rebuild's intake: each receipt day joined with its resolutions, then the later resolutions. */
@@ -392,7 +410,7 @@ function forgetSql(today: number): string {
   const cutoff = today - RETENTION_DAYS;
   return [
     ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE day < ${cutoff}`, `DELETE FROM ${unitTable(r, "h")} WHERE hour < ${cutoff * 24}`]),
-    `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs_d WHERE day < ${cutoff}`,
+    `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs WHERE last_seen < ${cutoff * DAY_MS}`,
     `DELETE FROM unresolved WHERE received_at < ${cutoff * DAY_MS}`, `DELETE FROM late_resolutions WHERE received_at < ${cutoff * DAY_MS}`,
   ].join(";\n");
 }

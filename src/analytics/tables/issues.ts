@@ -1,5 +1,5 @@
-// The issues of top-issues: per payer, how many failures of each issue fall in each window
-// (`issue_payers`, state.ts), so that an issue's count and distinct wallets per payer segment are
+// The issues of top-issues: per account and payer, how many failures of each issue fall in each
+// window (`issue_payers`, state.ts), so that an issue's count and distinct wallets per payer segment are
 // exact however payers move between segments. Kept incrementally: failures that arrive are added
 // to every window they fall in; failures a window's start passed since the previous refresh are
 // subtracted (read from the edge hours' attempt rows, as they were before this refresh's changes).
@@ -9,7 +9,7 @@
 import { WINDOW_NAMES } from "../windows";
 import type { WindowBounds } from "./window-bounds";
 
-const KEYS = ["program", "scope", "fingerprint", "payer"];
+const KEYS = ["program", "account_id", "fingerprint", "payer"];
 const ON = KEYS.map((k) => `issue_payers.${k} = d.${k}`).join(" AND ");
 
 /** Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30 days go. */
@@ -25,9 +25,6 @@ function mergeSql(delta: string): string {
     DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
 }
 
-/** Failures with their account's scope and the public one ('*'). */
-const scoped = (source: string, where: string) =>
-  `(SELECT *, account_id AS scope FROM ${source} WHERE ${where} UNION ALL BY NAME SELECT *, '*' AS scope FROM ${source} WHERE ${where})`;
 
 /** Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. */
 export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds): string {
@@ -37,7 +34,7 @@ export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds): st
     SELECT ${KEYS.join(", ")}, count(*) FILTER (WHERE received_at >= ${since["1d"]}) AS c1d, count(*) FILTER (WHERE received_at >= ${since["7d"]}) AS c7d,
       count(*) AS c30d, max(received_at) AS last_at, max(received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig_at,
       arg_max(sig, received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig
-    FROM ${scoped(changes, `sign > 0 AND fingerprint IS NOT NULL AND received_at >= ${since["30d"]}`)}
+    FROM ${changes} WHERE sign > 0 AND fingerprint IS NOT NULL AND received_at >= ${since["30d"]}
     GROUP BY ${KEYS.join(", ")};
     ${mergeSql("issue_payers_delta")};
     INSERT INTO issue_identity
@@ -67,7 +64,7 @@ export function applyIssueDeparturesSql(bounds: WindowBounds): string {
     CREATE OR REPLACE TEMP TABLE issue_payers_departed AS
     SELECT ${KEYS.join(", ")}, ${left("1d")} AS c1d, ${left("7d")} AS c7d, ${left("30d")} AS c30d,
       NULL::BIGINT AS last_at, NULL::BIGINT AS last_sig_at, NULL::VARCHAR AS last_sig
-    FROM ${scoped("edge_rows", `fingerprint IS NOT NULL AND received_at >= ${from} AND received_at < ${to}`)}
+    FROM edge_rows WHERE fingerprint IS NOT NULL AND received_at >= ${from} AND received_at < ${to}
     GROUP BY ${KEYS.join(", ")};
     ${mergeSql("issue_payers_departed")}`;
 }
@@ -79,13 +76,18 @@ export function applyIssueDeparturesSql(bounds: WindowBounds): string {
  * issues rollup merged over each window (windows.ts).
  */
 export function issueServingTablesSql(target: string): string {
+  // The public scope counts a payer once across accounts.
+  const scoped = `(SELECT program, account_id AS scope, fingerprint, payer, c1d, c7d, c30d, last_at, last_sig_at, last_sig FROM issue_payers
+    UNION ALL
+    SELECT program, '*', fingerprint, payer, sum(c1d)::BIGINT, sum(c7d)::BIGINT, sum(c30d)::BIGINT, max(last_at), max(last_sig_at), arg_max(last_sig, last_sig_at)
+    FROM issue_payers GROUP BY program, fingerprint, payer)`;
   return `
     CREATE OR REPLACE TEMP TABLE issue_segments AS
     SELECT ip.program, ip.scope, w.win, coalesce(s.segment, 'human') AS segment, ip.fingerprint,
       sum(CASE w.win WHEN '1d' THEN ip.c1d WHEN '7d' THEN ip.c7d ELSE ip.c30d END)::BIGINT AS count,
       count(*)::BIGINT AS wallets, max(ip.last_at) AS last_in_window,
       CASE WHEN max(ip.last_sig_at) >= any_value(w.since) THEN arg_max(ip.last_sig, ip.last_sig_at) END AS sample_sig
-    FROM issue_payers ip CROSS JOIN ${target}.windows w LEFT JOIN payer_scores s ON s.payer = ip.payer
+    FROM ${scoped} ip CROSS JOIN ${target}.windows w LEFT JOIN payer_scores s ON s.payer = ip.payer
     WHERE CASE w.win WHEN '1d' THEN ip.c1d WHEN '7d' THEN ip.c7d ELSE ip.c30d END > 0
     GROUP BY ALL;
     CREATE TABLE ${target}.issues AS
@@ -95,7 +97,7 @@ export function issueServingTablesSql(target: string): string {
     FROM issue_segments g JOIN issue_identity i USING (program, fingerprint)
     LEFT JOIN issue_window_bounds b USING (program, scope, win, fingerprint);
     CREATE TABLE ${target}.issue_totals AS
-    SELECT program, scope, win, fingerprint, sum(count)::BIGINT AS count, (sum(count) FILTER (WHERE segment = 'bot'))::BIGINT AS bot_count,
+    SELECT program, scope, win, fingerprint, sum(count)::BIGINT AS count, coalesce(sum(count) FILTER (WHERE segment = 'bot'), 0)::BIGINT AS bot_count,
       sum(wallets)::BIGINT AS wallets
     FROM issue_segments GROUP BY ALL;
     CREATE TABLE ${target}.issue_lifetimes AS

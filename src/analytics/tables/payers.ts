@@ -92,26 +92,15 @@ export function refreshPayerUnitsSql(changes: string): string {
       WHERE payer_d.payer = r.payer AND payer_d.day = r.day AND NOT EXISTS (SELECT 1 FROM payer_d_new k WHERE k.payer = r.payer AND k.day = r.day);
     DELETE FROM payer_d USING payer_d_new k WHERE payer_d.payer = k.payer AND payer_d.day = k.day;
     INSERT INTO payer_d BY NAME SELECT * FROM payer_d_new;
-    -- Programs per payer (breadth).
+    -- Programs per payer (breadth): when each was last sent to; a program is in a window when that is in it.
     CREATE OR REPLACE TEMP TABLE payer_programs_delta AS
-      SELECT payer, received_at // ${HOUR_MS} AS hour, program, count(*)::BIGINT AS n FROM ${changes} WHERE arrived AND sign > 0 GROUP BY ALL;
-    CREATE OR REPLACE TEMP TABLE payer_programs_merged AS
-      SELECT payer, hour, program, sum(n)::BIGINT AS n FROM (
-        SELECT p.* FROM payer_programs_h p SEMI JOIN payer_programs_delta d USING (payer, hour, program) UNION ALL SELECT * FROM payer_programs_delta
-      ) GROUP BY ALL;
-    DELETE FROM payer_programs_h USING payer_programs_delta d
-      WHERE payer_programs_h.payer = d.payer AND payer_programs_h.hour = d.hour AND payer_programs_h.program = d.program;
-    INSERT INTO payer_programs_h SELECT * FROM payer_programs_merged WHERE ${keep};
-    CREATE OR REPLACE TEMP TABLE payer_programs_day_delta AS SELECT payer, hour // 24 AS day, program, sum(n)::BIGINT AS n FROM payer_programs_delta GROUP BY ALL;
-    CREATE OR REPLACE TEMP TABLE payer_programs_day_merged AS
-      SELECT payer, day, program, sum(n)::BIGINT AS n FROM (
-        SELECT p.* FROM payer_programs_d p SEMI JOIN payer_programs_day_delta d USING (payer, day, program) UNION ALL SELECT * FROM payer_programs_day_delta
-      ) GROUP BY ALL;
-    DELETE FROM payer_programs_d USING payer_programs_day_delta d
-      WHERE payer_programs_d.payer = d.payer AND payer_programs_d.day = d.day AND payer_programs_d.program = d.program;
-    INSERT INTO payer_programs_d SELECT * FROM payer_programs_day_merged;
+      SELECT payer, program, max(received_at) AS last_seen FROM ${changes} WHERE arrived AND sign > 0 GROUP BY ALL;
+    UPDATE payer_programs SET last_seen = greatest(payer_programs.last_seen, d.last_seen)
+      FROM payer_programs_delta d WHERE payer_programs.payer = d.payer AND payer_programs.program = d.program;
+    INSERT INTO payer_programs SELECT * FROM payer_programs_delta d
+      WHERE NOT EXISTS (SELECT 1 FROM payer_programs p WHERE p.payer = d.payer AND p.program = d.program);
     DROP TABLE payer_batch; DROP TABLE payer_resolved_h; DROP TABLE payer_h_new; DROP TABLE payer_touched_days; DROP TABLE payer_d_new;
-    DROP TABLE payer_programs_delta; DROP TABLE payer_programs_merged; DROP TABLE payer_programs_day_delta; DROP TABLE payer_programs_day_merged`;
+    DROP TABLE payer_programs_delta`;
 }
 
 /** A day's hour units computed from every attempt of the day in `source` (a day becoming a window's start day). */
@@ -119,9 +108,6 @@ export function loadPayerHoursSql(source: string, day: number): string {
   return `
     DELETE FROM payer_h WHERE hour // 24 = ${day};
     INSERT INTO payer_h SELECT payer, t AS hour, ${UNIT} FROM (${unitsOfAttemptsSql(source, `received_at // ${DAY_MS} = ${day}`, `received_at // ${HOUR_MS}`)});
-    DELETE FROM payer_programs_h WHERE hour // 24 = ${day};
-    INSERT INTO payer_programs_h SELECT payer, received_at // ${HOUR_MS} AS hour, program, count(*)::BIGINT AS n FROM ${source}
-      WHERE received_at // ${DAY_MS} = ${day} GROUP BY ALL;
     INSERT INTO payer_hour_days SELECT ${day} WHERE ${day} NOT IN (SELECT day FROM payer_hour_days)`;
 }
 
@@ -147,11 +133,7 @@ export function scorePayersSql(bounds: WindowBounds, everyone: boolean): string 
       UNION ALL
       SELECT payer, 24 * (day - ${startDay}) AS t, ${UNIT} FROM payer_d SEMI JOIN dirty_payers USING (payer) WHERE day > ${startDay};
     CREATE OR REPLACE TEMP TABLE payer_window_programs AS
-      SELECT payer, count(DISTINCT program)::BIGINT AS programs FROM (
-        SELECT payer, program FROM edge_rows SEMI JOIN dirty_payers USING (payer) WHERE received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}
-        UNION ALL SELECT payer, program FROM payer_programs_h SEMI JOIN dirty_payers USING (payer) WHERE n > 0 AND hour > ${startHour} AND hour < ${(startDay + 1) * 24}
-        UNION ALL SELECT payer, program FROM payer_programs_d SEMI JOIN dirty_payers USING (payer) WHERE n > 0 AND day > ${startDay}
-      ) GROUP BY payer;
+      SELECT payer, count(*)::BIGINT AS programs FROM payer_programs SEMI JOIN dirty_payers USING (payer) WHERE last_seen >= ${since} GROUP BY payer;
     CREATE OR REPLACE TEMP TABLE payer_features AS
       SELECT f.payer, f.n AS attempts, f.hours AS active_hours, coalesce(p.programs, 0) AS programs, f.scripted, f.failures, f.resolved, f.gaps, f.gap_sum, f.gap_sq
       FROM (${foldUnitsSql("payer_window_units", [])}) f LEFT JOIN payer_window_programs p USING (payer);

@@ -15,7 +15,7 @@ import { ROLLUPS, createUnitTableSql } from "./rollups";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 1;
+export const STATE_SCHEMA = 2;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -39,7 +39,7 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS hour_days (program VARCHAR, day INTEGER)",
   ...ROLLUPS.flatMap((r) => [createUnitTableSql(r, "h"), createUnitTableSql(r, "d")]),
   // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
-  `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, scope VARCHAR, fingerprint VARCHAR, payer VARCHAR,
+  `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
   // What never changes for an issue (its fingerprint's inputs), and when it was first and last seen (kept past retention).
   `CREATE TABLE IF NOT EXISTS issue_identity (program VARCHAR, fingerprint VARCHAR, outcome VARCHAR, failing_program VARCHAR,
@@ -48,8 +48,7 @@ const SCHEMA = [
   // The payers' units (bot score): additive counts plus the send-time sequence's first, last and gaps.
   `CREATE TABLE IF NOT EXISTS payer_h (${PAYER_UNIT_COLUMNS("hour")})`,
   `CREATE TABLE IF NOT EXISTS payer_d (${PAYER_UNIT_COLUMNS("day")})`,
-  "CREATE TABLE IF NOT EXISTS payer_programs_h (payer VARCHAR, hour INTEGER, program VARCHAR, n BIGINT)",
-  "CREATE TABLE IF NOT EXISTS payer_programs_d (payer VARCHAR, day INTEGER, program VARCHAR, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_programs (payer VARCHAR, program VARCHAR, last_seen BIGINT)",
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
   `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
      gap_cv DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
@@ -89,8 +88,10 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
   const state: StateDb = {
     connection,
     run: async (sql) => {
+      const at = performance.now();
       try {
         await connection.run(sql);
+        if (process.env.TXRAY_DEBUG_TABLES && performance.now() - at > Number(process.env.TXRAY_DEBUG_TABLES)) console.error(`${Math.round(performance.now() - at)} ms: ${sql.replace(/\s+/g, " ").slice(0, 160)}`);
       } catch (error) {
         if (process.env.TXRAY_DEBUG_TABLES) console.error("FAILED SQL:", sql.slice(0, 600));
         throw error;

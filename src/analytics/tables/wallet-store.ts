@@ -35,14 +35,22 @@ export async function writeSegment(state: StateDb, tablesDir: string, source: st
   await state.run(sqlFile("json_text"));
   await state.run("SET preserve_insertion_order = true");
   try {
+    // Items of a line are not ordered (an ordered string_agg cost 5× the plain one): readers sort
+    // a wallet's items. Only a wallet with more than LINE_ITEMS is ranked, to cut it into lines.
+    // Text that comes from clients or IDLs goes through json_text; ids, base58 and outcomes do not need escaping.
     await state.run(`COPY (
-      WITH items AS (
+      WITH rows AS (
         SELECT md5(program || '/' || payer)[1:16] AS key, program, payer, account_id, sent_at, attempt_key, outcome,
-          '[' || json_text(sig) || ',' || sent_at || ',' || received_at || ',' || json_text(outcome) || ',' || json_text(drop_class) || ',' ||
-            json_text(instruction) || ',' || json_text(err_name) || ',' || json_text(rpc_label) || ',"' || attempt_key || '",' ||
-            json_text(account_id) || ',' || ${version} || ']' AS item,
-          (row_number() OVER (PARTITION BY program, payer ORDER BY sent_at DESC, attempt_key DESC) - 1) // ${LINE_ITEMS} AS chunk
+          '[' || coalesce('"' || sig || '"', 'null') || ',' || sent_at || ',' || received_at || ',' || coalesce('"' || outcome || '"', 'null') || ',' ||
+            coalesce('"' || drop_class || '"', 'null') || ',' || json_text(instruction) || ',' || json_text(err_name) || ',' || json_text(rpc_label) || ',"' ||
+            attempt_key || '",' || json_text(account_id) || ',' || ${version} || ']' AS item,
+          count(*) OVER (PARTITION BY program, payer) AS wallet_items
         FROM (SELECT DISTINCT ON (attempt_key) * FROM ${source} WHERE received_at // ${DAY_MS} = ${day} ORDER BY attempt_key, resolved_at IS NULL)
+      ), items AS (
+        SELECT * EXCLUDE (wallet_items), 0 AS chunk FROM rows WHERE wallet_items <= ${LINE_ITEMS}
+        UNION ALL
+        SELECT * EXCLUDE (wallet_items), (row_number() OVER (PARTITION BY program, payer ORDER BY sent_at DESC, attempt_key DESC) - 1) // ${LINE_ITEMS} AS chunk
+        FROM rows WHERE wallet_items > ${LINE_ITEMS}
       ), counts AS (
         SELECT key, program, payer, chunk, '{' || string_agg(json_text(account_id) || ':[' || landed || ',' || failed || ',' || dropped || ',' || preflight || ',' || pending || ']', ',') || '}' AS counts
         FROM (SELECT key, program, payer, chunk, account_id, count(*) FILTER (WHERE outcome = 'landed') AS landed,
@@ -51,8 +59,7 @@ export async function writeSegment(state: StateDb, tablesDir: string, source: st
               FROM items GROUP BY ALL)
         GROUP BY ALL
       ), lines AS (
-        SELECT key, program, payer, chunk, max(sent_at) AS newest, min(sent_at) AS oldest, count(*) AS n,
-          string_agg(item, ',' ORDER BY sent_at DESC, attempt_key DESC) AS items
+        SELECT key, program, payer, chunk, max(sent_at) AS newest, min(sent_at) AS oldest, count(*) AS n, string_agg(item, ',') AS items
         FROM items GROUP BY ALL
       )
       SELECT l.key || chr(9) || '[' || json_text(l.program) || ',' || json_text(l.payer) || ',' || l.newest || ',' || l.oldest || ',' || c.counts || ']' || chr(9) || '[' || l.items || ']' AS line, l.n
