@@ -58,10 +58,11 @@ export function verifySlackRequest(secret: string, headers: Headers, body: strin
 type Command = { question: string; args: QuestionArgs; usage: string };
 
 /** Words after the command name → (question, route arguments). A `1d|7d|30d` word anywhere sets the window. */
-const COMMANDS: Record<string, { question: string; params: ("sig" | "program" | "wallet")[]; usage: string }> = {
+const COMMANDS: Record<string, { question: string; params: ("sig" | "program" | "wallet" | "fingerprint")[]; usage: string }> = {
   why: { question: "why", params: ["sig"], usage: "why <signature>" },
   drop: { question: "diagnose_drop", params: ["sig"], usage: "drop <signature>" },
   top: { question: "top_issues", params: ["program"], usage: "top <program> [1d|7d|30d]" },
+  issue: { question: "issue", params: ["fingerprint"], usage: "issue <fingerprint> [1d|7d|30d]" },
   baseline: { question: "baseline", params: ["program"], usage: "baseline <program> [1d|7d|30d]" },
   cu: { question: "cu_headroom", params: ["program"], usage: "cu <program> [1d|7d|30d]" },
   providers: { question: "provider_report", params: ["program"], usage: "providers <program> [1d|7d|30d]" },

@@ -7,19 +7,19 @@
 import { z } from "zod";
 import type { Context } from "../context";
 import {
-  baseline, cuHeadroom, ecosystem, providerReport, releaseDiff, topIssues, walletHistory,
+  baseline, cuHeadroom, ecosystem, issueDetail, providerReport, releaseDiff, topIssues, walletHistory,
 } from "../analytics/queries";
 import { why } from "../analytics/queries";
 import { diagnoseDrop } from "../analytics/queries";
 import {
-  BaselineSchema, CuHeadroomSchema, DiagnoseDropSchema, EcosystemSchema, ProviderReportSchema, ReleaseDiffSchema, StatusSchema, TopIssuesSchema,
+  BaselineSchema, CuHeadroomSchema, DiagnoseDropSchema, EcosystemSchema, IssueDetailSchema, ProviderReportSchema, ReleaseDiffSchema, StatusSchema, TopIssuesSchema,
   WalletHistorySchema, WhySchema,
 } from "../analytics/queries";
 import type { chainAccess } from "./chain-access";
 import { serviceStatus } from "./status";
 import type { ErrorCode } from "../shared/errors";
 
-export type ParamName = "sig" | "program" | "wallet" | "window" | "deploy" | "segment" | "limit" | "cursor" | "scope";
+export type ParamName = "sig" | "program" | "wallet" | "fingerprint" | "window" | "deploy" | "segment" | "limit" | "cursor" | "scope";
 /** Raw arguments, as a route reads them from its path and query string (absent: undefined or null). */
 export type QuestionArgs = Partial<Record<ParamName, string | null>>;
 
@@ -36,6 +36,7 @@ export const PARAMS: Record<ParamName, ParamSpec> = {
   sig: { description: "Transaction signature (base58, 64 bytes).", example: "5UfDuX7WXY18keiz9mZ6zKkY8JyNuLDFz2QPFsFh4sN3KJtjC6nw2vGyEuMqNWcRW9o6ymbXvYAN9BjNGxFxgXPL" },
   program: { description: "Program id (base58, 32 bytes) the attempts targeted.", example: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4" },
   wallet: { description: "Fee payer address (base58, 32 bytes).", example: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" },
+  fingerprint: { description: "Issue fingerprint: `v1:` and 16 lower-case hex digits (top_issues, why and release_diff give it).", example: "v1:5b0c2e8a91d3f4c7" },
   window: { description: "Time window relative to the last tables build: 1d, 7d or 30d (default 7d).", enum: ["1d", "7d", "30d"] },
   deploy: { description: "ProgramData slot of the deploy to compare around (default: the latest deploy).", integer: true },
   segment: { description: "Only this payer segment: human, mixed or bot (default: all three).", enum: ["human", "mixed", "bot"] },
@@ -144,6 +145,18 @@ export const QUESTIONS: Question[] = [
     response: TopIssuesSchema,
     errors: analyticErrors,
     answer: (deps, args, accountId) => topIssues(deps.ctx, { ...base(args, accountId), segment: args.segment ?? null, limit: args.limit ?? null }),
+  },
+  {
+    name: "issue",
+    path: "/v1/issue/:fingerprint",
+    pathParams: ["fingerprint"],
+    queryParams: ["window", "scope"],
+    summary: "Everything about one issue",
+    description:
+      "One failure issue (a fingerprint from top_issues, why or release_diff) on one page: its title, program, instruction, failing program and instruction, error code, name and message, first and last seen and the deploy it first appeared after, counts per window with an hourly (7 days) and daily (30 days) series and the program's deploys, distinct wallets, breakdowns by RPC provider, wallet adapter, instruction and bot segment, the newest example signatures, and a representative recent event with its call stack (the failing frame marked) and program logs. Use it to answer what broke, where, since when, for whom.",
+    response: IssueDetailSchema,
+    errors: analyticErrors,
+    answer: (deps, args, accountId) => issueDetail(deps.ctx, { idls: deps.chain.idls() }, { fingerprint: args.fingerprint ?? "", window: args.window ?? null, accountId }),
   },
   {
     name: "cu_headroom",

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
+import { issueTitle } from "../../shared/issue-title";
 import { rates, ratio, twoProportionPValue, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
@@ -21,7 +22,7 @@ export const RELEASE_ALPHA = 0.05;
 
 export type IssueStatus = "new" | "regressed" | "resolved" | "unchanged";
 export type ReleaseIssue = {
-  fingerprint: string; instruction: string | null; errName: string | null; outcome: string;
+  fingerprint: string; title: string; instruction: string | null; errName: string | null; outcome: string;
   // The issue's identity as top-issues gives it (the same fingerprint has the same values there).
   failingProgram: string | null; errCode: number | null; dropClass: string | null;
   preCount: number; postCount: number; preRate: number; postRate: number; delta: number; pValue: number; status: IssueStatus;
@@ -159,7 +160,9 @@ function diffAnswer(
     const delta = postRate - preRate;
     const pValue = twoProportionPValue(row.pre_count, pre.attempts, row.post_count, post.attempts);
     return {
-      fingerprint: row.fingerprint, instruction: row.instruction, errName: row.err_name, outcome: row.outcome,
+      fingerprint: row.fingerprint,
+      title: issueTitle({ outcome: row.outcome, errName: row.err_name, errCode: row.err_code, dropClass: row.drop_class, instruction: row.instruction }),
+      instruction: row.instruction, errName: row.err_name, outcome: row.outcome,
       failingProgram: row.failing_program, errCode: row.err_code, dropClass: row.drop_class,
       preCount: row.pre_count, postCount: row.post_count, preRate, postRate, delta, pValue,
       status: issueStatus(row.pre_count, row.post_count, delta, pValue),

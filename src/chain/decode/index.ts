@@ -86,7 +86,9 @@ export {
 export { normalizeErrorText, readPreflightError, type PreflightEvidence } from "./preflight-text";
 export { parseLogs, type LogFrame, type LogTrace } from "./logs";
 export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
-export { BUILTIN_PROGRAMS } from "./program-ids";
+export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
+export { callStack, type CallFrame, type CallStackHints } from "./call-stack";
+export { customErrorMessage } from "./error-names";
 export {
   anchorFrameworkError,
   builtinProgramError,
