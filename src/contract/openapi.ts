@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ingestBodySchema } from "../shared/envelope";
 import {
-  ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
+  CallFrameSchema, ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
 } from "../analytics/queries";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
 import { VERSION } from "../shared/version";
@@ -53,7 +53,7 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 function componentSchemas(): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   const questionSchemas = QUESTIONS.map((q) => q.response);
-  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
+  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, CallFrameSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id && !registry.has(schema)) registry.add(schema, { id });
   }
@@ -88,7 +88,7 @@ function operations(options: { slack: boolean }): Operation[] {
       operationId: q.name,
       summary: q.summary,
       description: `${q.description}\n\nMCP tool twin: \`${q.name}\`.`,
-      tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : "Programs"],
+      tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : q.pathParams.includes("fingerprint") ? "Issues" : "Programs"],
       parameters: [...q.pathParams.map((p) => parameter(p, "path")), ...q.queryParams.map((p) => parameter(p, "query"))],
       responses: {
         "200": { description: q.summary, content: { "application/json": { schema: { $ref: REF(idOf(q.response)) }, ...(q.example ? { example: q.example } : {}) } } },
@@ -272,6 +272,7 @@ function buildDocument(options: { slack: boolean }): JsonObject {
     tags: [
       { name: "Signatures", description: "One transaction" },
       { name: "Programs", description: "One program's attempts, from the serving tables" },
+      { name: "Issues", description: "One failure issue (a fingerprint), its events, logs and call stack" },
       { name: "Ingest", description: "Telemetry from the SDK" },
       { name: "Service", description: "Health and this description" },
       { name: "Surfaces", description: "MCP and chat" },
