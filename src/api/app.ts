@@ -20,7 +20,7 @@ import { chainAccess } from "../contract";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
-import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PATH, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
+import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PREFIX, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
 import { parseRoles } from "../config";
 
 /**
@@ -126,7 +126,10 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     };
     for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
     app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
-    app.get(LANDING_SCORE_PATH, () => web(() => landingScoreResponse(config.snapshotsDir)));
+    // The published Landing Score (its page links its files relatively: the directory needs its slash).
+    app.get(LANDING_SCORE_PREFIX.slice(0, -1), () => new Response(null, { status: 308, headers: { location: LANDING_SCORE_PREFIX } }));
+    app.get(LANDING_SCORE_PREFIX, () => web(() => landingScoreResponse(config.snapshotsDir, "")));
+    app.get(`${LANDING_SCORE_PREFIX}:name`, ({ params }) => web(() => landingScoreResponse(config.snapshotsDir, params.name)));
   }
   return app;
 }

@@ -211,6 +211,7 @@ function operations(options: { slack: boolean }): Operation[] {
     ["/p/{program}", "One program: rates, top issues, release diff, providers, compute units"],
     ["/tx/{sig}", "One signature's story (and drop diagnosis)"],
     ["/w/{program}/{wallet}", "One wallet's attempts at a program"],
+    ["/i/{fingerprint}", "One issue: events over time, who hits it, a recent event's call stack and logs, examples"],
   ];
   for (const [path, summary] of pages)
     ops.push({
@@ -235,12 +236,34 @@ function operations(options: { slack: boolean }): Operation[] {
   });
   ops.push({
     method: "get",
-    path: "/snapshots/landing-score/latest.json",
-    operationId: "landingScoreLatest",
-    summary: "The latest published Landing Score snapshot",
-    description: "The static file the landing-score job last published (docs/publishing.md, docs/landing-score.schema.json); 404 when none exists.",
+    path: "/landing-score",
+    operationId: "landingScoreDirectory",
+    summary: "The Landing Score page (redirect)",
+    description: "308 to `/landing-score/` (the page links its files relatively).",
     tags: ["Web app"],
-    responses: { "200": { description: "Snapshot", content: { "application/json": { schema: { type: "object" } } } }, "404": { description: "No snapshot yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+    responses: { "308": { description: "To /landing-score/" } },
+  });
+  ops.push({
+    method: "get",
+    path: "/landing-score/",
+    operationId: "landingScorePage",
+    summary: "The published Landing Score page",
+    description: "The static leaderboard page the landing-score job last published (docs/publishing.md), as it was written; 404 when none exists.",
+    tags: ["Web app"],
+    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, "404": { description: "Nothing published yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+  });
+  ops.push({
+    method: "get",
+    path: "/landing-score/{name}",
+    operationId: "landingScoreFile",
+    summary: "A published Landing Score file",
+    description: "`latest.json`, `index.html`, or a dated `YYYY-MM-DD.json` / `YYYY-MM-DD.parquet` snapshot (docs/publishing.md, docs/landing-score.schema.json), served read-only; 404 for any other name or a file not published.",
+    tags: ["Web app"],
+    parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^(index\\.html|latest\\.json|\\d{4}-\\d{2}-\\d{2}\\.(json|parquet))$" } }],
+    responses: {
+      "200": { description: "The file", content: { "application/json": { schema: { type: "object" } }, "text/html": { schema: { type: "string" } }, "application/vnd.apache.parquet": { schema: { type: "string", format: "binary" } } } },
+      "404": { description: "No such file", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+    },
   });
   return ops;
 }

@@ -32,6 +32,9 @@ export type ReleaseInstruction = {
   cuP95Pre: number | null; cuP95Post: number | null; cuP95Shift: number | null;
 };
 export type DeployRef = { slot: number; deployedAt: number | null; detectedAt: number | null; effectiveAt: number; authority: string | null };
+/** A rate's change across the deploy: post − pre, its two-sided two-proportion p-value, and p < RELEASE_ALPHA. */
+export type RateChange = { delta: number; pValue: number; significant: boolean };
+export type RateName = "landingRate" | "failureRate" | "dropRate" | "preflightRate";
 export type ReleaseDiffResponse = {
   program: string;
   window: string;
@@ -40,6 +43,7 @@ export type ReleaseDiffResponse = {
   periods: { pre: { since: number; until: number }; post: { since: number; until: number } };
   pre: Rates;
   post: Rates;
+  rateChanges: Record<RateName, RateChange>;
   issues: ReleaseIssue[];
   instructions: ReleaseInstruction[];
 };
@@ -51,6 +55,18 @@ const releaseParams = baseParams.extend({
     .nullish(),
 });
 export type ReleaseDiffParams = BaseParams & { deploy?: string | number | null };
+
+const RATE_COUNTS: Record<RateName, keyof Rates> = { landingRate: "landed", failureRate: "failedOnchain", dropRate: "dropped", preflightRate: "preflight" };
+
+/** Whether each outcome rate changed significantly across the deploy (what the web app colours). */
+function rateChanges(pre: Rates, post: Rates): Record<RateName, RateChange> {
+  const change = (name: RateName): RateChange => {
+    const count = RATE_COUNTS[name];
+    const pValue = twoProportionPValue(pre[count] as number, pre.attempts, post[count] as number, post.attempts);
+    return { delta: post[name] - pre[name], pValue, significant: pValue < RELEASE_ALPHA };
+  };
+  return { landingRate: change("landingRate"), failureRate: change("failureRate"), dropRate: change("dropRate"), preflightRate: change("preflightRate") };
+}
 
 /** new: absent before; resolved: absent after; regressed: significantly more frequent; else unchanged. */
 export function issueStatus(preCount: number, postCount: number, delta: number, pValue: number): IssueStatus {
@@ -182,6 +198,7 @@ function diffAnswer(
     periods: { pre: periodOf("pre"), post: periodOf("post") },
     pre,
     post,
+    rateChanges: rateChanges(pre, post),
     issues,
     instructions: instructionRows.map((row) => ({
       instruction: row.instruction,

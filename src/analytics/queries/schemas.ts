@@ -143,6 +143,9 @@ export const ReleaseDiffSchema = z
     periods: z.looseObject({ pre: periodSchema, post: periodSchema }),
     pre: RatesSchema,
     post: RatesSchema,
+    rateChanges: z
+      .record(z.enum(["landingRate", "failureRate", "dropRate", "preflightRate"]), z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() }))
+      .describe("each outcome rate's change across the deploy: post − pre, two-sided two-proportion p-value, significant at p < 0.05"),
     issues: z.array(
       z.looseObject({
         fingerprint: z.string(),
