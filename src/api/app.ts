@@ -126,9 +126,13 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     };
     for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
     app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
-    // The published Landing Score (its page links its files relatively: the directory needs its slash).
-    app.get(LANDING_SCORE_PREFIX.slice(0, -1), () => new Response(null, { status: 308, headers: { location: LANDING_SCORE_PREFIX } }));
-    app.get(LANDING_SCORE_PREFIX, () => web(() => landingScoreResponse(config.snapshotsDir, "")));
+    // The published Landing Score. Its page links its files relatively, so /landing-score (which
+    // Elysia routes here too) is sent to /landing-score/.
+    app.get(LANDING_SCORE_PREFIX, ({ request }) =>
+      new URL(request.url).pathname.endsWith("/")
+        ? web(() => landingScoreResponse(config.snapshotsDir, ""))
+        : new Response(null, { status: 308, headers: { location: LANDING_SCORE_PREFIX } }),
+    );
     app.get(`${LANDING_SCORE_PREFIX}:name`, ({ params }) => web(() => landingScoreResponse(config.snapshotsDir, params.name)));
   }
   return app;

@@ -236,21 +236,12 @@ function operations(options: { slack: boolean }): Operation[] {
   });
   ops.push({
     method: "get",
-    path: "/landing-score",
-    operationId: "landingScoreDirectory",
-    summary: "The Landing Score page (redirect)",
-    description: "308 to `/landing-score/` (the page links its files relatively).",
-    tags: ["Web app"],
-    responses: { "308": { description: "To /landing-score/" } },
-  });
-  ops.push({
-    method: "get",
     path: "/landing-score/",
     operationId: "landingScorePage",
     summary: "The published Landing Score page",
-    description: "The static leaderboard page the landing-score job last published (docs/publishing.md), as it was written; 404 when none exists.",
+    description: "The static leaderboard page the landing-score job last published (docs/publishing.md), as it was written; 404 when none exists. `/landing-score` without the slash answers 308 to here (the page links its files relatively).",
     tags: ["Web app"],
-    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, "404": { description: "Nothing published yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, "308": { description: "From /landing-score to /landing-score/" }, "404": { description: "Nothing published yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
   });
   ops.push({
     method: "get",
