@@ -20,7 +20,7 @@ import { chainAccess } from "../contract";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
-import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PREFIX, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
+import { ASSET_PREFIX, assetResponse, FAVICON_PATH, faviconResponse, LANDING_SCORE_PREFIX, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
 import { parseRoles } from "../config";
 
 /**
@@ -126,6 +126,7 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     };
     for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
     app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
+    for (const path of [FAVICON_PATH, "/favicon.ico"]) app.get(path, ({ request }) => web(() => faviconResponse(request)));
     // The published Landing Score. Its page links its files relatively, so /landing-score (which
     // Elysia routes here too) is sent to /landing-score/.
     app.get(LANDING_SCORE_PREFIX, ({ request }) =>

@@ -24,6 +24,15 @@ const LANDING_SCORE_TYPES: Record<string, string> = {
 /** The page's own meta CSP, sent as a header too: it loads nothing, its script only re-sorts the table. */
 const LANDING_SCORE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
+/** The site's icon (src/web/favicon.svg, bundled with the app) at a fixed path, and at /favicon.ico, which browsers ask for by themselves. */
+export const FAVICON_PATH = "/favicon.svg";
+
+export async function faviconResponse(request: Request): Promise<Response | null> {
+  const bundle = await webBundle();
+  const icon = [...bundle.assets].find(([name]) => name.startsWith("favicon-") && name.endsWith(".svg"))?.[1];
+  return icon ? respond(request, { ...icon, type: "image/svg+xml" }, "public, max-age=86400") : null;
+}
+
 export type WebAsset = { body: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; type: string };
 export type WebBundle = { index: WebAsset; assets: Map<string, WebAsset> };
 

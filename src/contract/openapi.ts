@@ -204,6 +204,25 @@ function operations(options: { slack: boolean }): Operation[] {
     tags: ["Service"],
     responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
   });
+  ops.push({
+    method: "get",
+    path: "/docs/api.md",
+    operationId: "docsReference",
+    summary: "The human-written reference",
+    description: "docs/api.md as the repository has it (Markdown): the prose, definitions and error rules next to these schemas.",
+    tags: ["Service"],
+    responses: { "200": { description: "Markdown", content: { "text/markdown": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+  });
+  for (const path of ["/favicon.svg", "/favicon.ico"])
+    ops.push({
+      method: "get",
+      path,
+      operationId: path === "/favicon.svg" ? "favicon" : "faviconIco",
+      summary: "The site's icon",
+      description: "txray's icon (SVG), also at /favicon.ico where browsers ask for it by themselves.",
+      tags: ["Web app"],
+      responses: { "200": { description: "SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } } },
+    });
   // The web app (src/web): HTML pages that read the routes above, their assets, and the latest
   // Landing Score snapshot file (served as it was published; nothing is computed on request).
   const pages: [string, string][] = [
@@ -281,7 +300,7 @@ function buildDocument(options: { slack: boolean }): JsonObject {
       description:
         "Transaction failure observability for Solana programs. JSON everywhere; timestamps are Unix milliseconds; counts are JSON numbers. " +
         "Errors are `{ error: { code, message } }`. Read routes are public (rate-limited per client IP); with a key, `scope=account` restricts answers to its account. " +
-        "Human-written reference: docs/api.md.",
+        "Human-written reference: [docs/api.md](/docs/api.md).",
     },
     tags: [
       { name: "Signatures", description: "One transaction" },
