@@ -8,6 +8,8 @@ import { PrincipalCache } from "../control";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
 import { TxrayError } from "../shared/errors";
+import { tooLarge } from "../shared/bounded-body";
+import { MCP_MAX_BODY_BYTES } from "../mcp";
 import { errorResponse, json } from "./http";
 import { TokenBuckets } from "./rate-limit";
 import { handleIngest, type IngestDeps } from "./routes/ingest";
@@ -81,7 +83,14 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     });
   const chain = chainAccess(ctx);
 
+  // A declared body above every route's limit is refused before routing, whatever the path or
+  // method (src/server/index.ts sets no limit at Bun's layer: its 413 would have no body).
+  const bodyCeiling = Math.max(config.INGEST_MAX_BODY_BYTES, MCP_MAX_BODY_BYTES);
   const app = new Elysia()
+    .onRequest(({ request }) => {
+      const declared = request.headers.get("content-length");
+      if (declared !== null && Number(declared) > bodyCeiling) return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close" });
+    })
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") {
         const node = roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : "";

@@ -8,6 +8,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { questionByName, type QuestionArgs, type QuestionDeps } from "../contract";
 import { TxrayError } from "../shared/errors";
+import { readBoundedBody } from "../shared/bounded-body";
 import { describeError } from "../shared/logger";
 import { answerMessage, errorMessage, helpMessage, type SlackMessage } from "./blocks";
 
@@ -101,10 +102,7 @@ async function answer(command: Command, deps: QuestionDeps): Promise<SlackMessag
 
 /** POST /chat/slack. Returns the HTTP response Slack gets within its 3 seconds. */
 export async function handleSlackCommand(request: Request, options: SlackOptions): Promise<Response> {
-  const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new TxrayError("payload_too_large", "Slack command body too large");
-  const body = await request.text();
-  if (body.length > MAX_BODY_BYTES) throw new TxrayError("payload_too_large", "Slack command body too large");
+  const body = new TextDecoder().decode(await readBoundedBody(request, MAX_BODY_BYTES, "Slack command body"));
   verifySlackRequest(options.signingSecret, request.headers, body, options.clock());
   const form = new URLSearchParams(body);
   // Slack checks the endpoint's certificate now and then with a signed `ssl_check=1`: nothing to answer.
