@@ -163,7 +163,8 @@ export type Marker = { at: number; label: string };
  * label sums the series and names the busiest bucket and every marker).
  */
 export function seriesPlot(title: string, series: { since: number; stepMs: number; counts: number[] }, markers: Marker[]): HTMLElement {
-  const { width } = layout(0);
+  // As wide as the card it fills (a full-width plot: text keeps its size rather than scaling up).
+  const width = window.innerWidth < 600 ? 380 : Math.min(1100, Math.max(560, window.innerWidth - 120));
   const height = 170;
   const left = 36;
   const right = 8;
@@ -205,7 +206,8 @@ export function seriesPlot(title: string, series: { since: number; stepMs: numbe
     if (marker.at < series.since || marker.at > until) continue;
     const mx = x(marker.at);
     svg.appendChild(s("line", { x1: mx, x2: mx, y1: top - 4, y2: height - bottom, class: "marker" }));
-    svg.appendChild(s("text", { x: Math.min(mx + 3, width - 60), y: top + 4, class: "marker-label" }, marker.label));
+    const nearRight = mx > width - 90;
+    svg.appendChild(s("text", { x: nearRight ? mx - 4 : mx + 4, y: top + 4, class: "marker-label", "text-anchor": nearRight ? "end" : "start" }, marker.label));
   }
   return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
 }

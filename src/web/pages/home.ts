@@ -10,7 +10,7 @@ import { card, rateTiles, table, windowOf, windowSwitch } from "./common";
 
 export function homePage(main: HTMLElement, _params: Record<string, never>, query: URLSearchParams, signal: AbortSignal): void {
   const window = windowOf(query);
-  const overview = h("div");
+  const overview = h("div", { class: "slot-eco" });
   const programs = h("div");
   const score = h("div");
   main.append(

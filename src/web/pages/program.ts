@@ -14,7 +14,7 @@ export function programPage(main: HTMLElement, params: { program: string }, quer
   const window = windowOf(query);
   const name = programName(program);
   const opts = { signal };
-  const parts = { baseline: h("div"), issues: h("div"), cu: h("div"), providers: h("div"), release: h("div") };
+  const parts = { baseline: h("div", { class: "slot-baseline" }), issues: h("div", { class: "slot-issues" }), cu: h("div"), providers: h("div"), release: h("div") };
   main.append(
     h(
       "div",
