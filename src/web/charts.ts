@@ -66,8 +66,10 @@ function niceMax(value: number): number {
 export function prePostPlot(title: string, rows: { label: string; pre: number; post: number; tone: "bad" | "good" | "muted" }[]): HTMLElement {
   const max = niceMax(Math.max(...rows.flatMap((r) => [r.pre, r.post]), 0.0001));
   const rowHeight = 30;
-  const { width, labelWidth } = layout(170);
+  const { width, labelWidth } = layout(200);
   const plotWidth = width - labelWidth - (width < 500 ? 84 : 96);
+  // Labels are issue titles: cut to what fits left of the axis (about 7 px a character at 13 px).
+  const maxChars = Math.floor((labelWidth - 12) / 7.2);
   const height = rows.length * rowHeight + 28;
   const x = (v: number) => labelWidth + (Math.min(v, max) / max) * plotWidth;
   const summary = rows.map((r) => `${r.label}: ${pct(r.pre)} before, ${pct(r.post)} after`).join("; ");
@@ -81,7 +83,9 @@ export function prePostPlot(title: string, rows: { label: string; pre: number; p
   rows.forEach((row, i) => {
     const y = 4 + i * rowHeight + rowHeight / 2;
     const tone = row.tone === "muted" ? "ref" : row.tone;
-    svg.appendChild(s("text", { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" }, row.label.length > 24 ? row.label.slice(0, 23) + "…" : row.label));
+    const label = s("text", { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" }, row.label.length > maxChars ? row.label.slice(0, maxChars - 1) + "…" : row.label);
+    label.appendChild(s("title", {}, row.label));
+    svg.appendChild(label);
     svg.appendChild(s("line", { x1: x(row.pre), x2: x(row.post), y1: y, y2: y, class: `whisker ${tone}` }));
     svg.appendChild(s("circle", { cx: x(row.pre), cy: y, r: 4, class: "dot ref" }));
     svg.appendChild(s("circle", { cx: x(row.post), cy: y, r: 5, class: `dot ${tone}` }));
@@ -135,7 +139,7 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
         cursor: { show: true },
         legend: { show: true, live: false },
         scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
-        axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 60 }],
+        axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 72 }],
         series: [
           {},
           { label: "CU p95", stroke: "#5ab0ff", width: 2, points: { show: true, size: 6, fill: "#5ab0ff" }, spanGaps: true },
