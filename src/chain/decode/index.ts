@@ -11,6 +11,8 @@
 // - decodePreflight({ preflightError, simulationLogs, program }): an envelope whose only evidence is the
 //   client's error text and captured logs (raw JSON-RPC body, web3.js SendTransactionError text, a
 //   library exception wrapping JSON, ...; see preflight-text.ts).
+// - callStack(logs, hints): the frames of an attempt from its stored logs, the failing one marked,
+//   named from the logs and the stored story (call-stack.ts), when a route answers.
 //
 // Decisions
 // - Failing frame: the owner of the first `Program X failed:` line, i.e. the innermost failing program;
