@@ -48,8 +48,20 @@ export async function evidenceBySignature(ctx: Context, where: { program: string
 
 /** The evidence of one attempt by id, resolved at `resolvedAt` (its resolution partition's day). */
 export async function evidenceByAttempt(ctx: Context, where: { program: string; attemptId: string; resolvedAt: number }): Promise<AttemptEvidence | null> {
-  return await readEvidence(ctx, where.program, [utcDay(where.resolvedAt)], `attempt_id = ${sqlString(where.attemptId)}`);
+  const key = `${ctx.paths.root}|${where.attemptId}`;
+  const hit = recent.get(key);
+  if (hit) return hit;
+  const evidence = await readEvidence(ctx, where.program, [utcDay(where.resolvedAt)], `attempt_id = ${sqlString(where.attemptId)}`);
+  // A resolution never changes: the stories people open again (a tx page reloaded, a why asked twice) skip the lake.
+  if (evidence) {
+    recent.set(key, evidence);
+    if (recent.size > RECENT_ENTRIES) recent.delete(recent.keys().next().value!);
+  }
+  return evidence;
 }
+
+const RECENT_ENTRIES = 1000;
+const recent = new Map<string, AttemptEvidence>();
 
 async function readEvidence(ctx: Context, program: string, days: string[], condition: string): Promise<AttemptEvidence | null> {
   const read = async () => {
