@@ -56,14 +56,14 @@ export function parseManifest(text: string): { manifest: BackupManifest } | { pr
   try {
     json = JSON.parse(text);
   } catch {
-    return { problem: "backup.json is not valid JSON" };
+    return { problem: "not valid JSON" };
   }
   const format = (json as { format?: unknown } | null)?.format;
-  if (format === 1) return { problem: "backup.json is format 1 (written before backups kept checksums): it cannot be verified; take a new backup" };
+  if (format === 1) return { problem: "format 1 (written before backups kept checksums): it cannot be verified; take a new backup" };
   const parsed = BackupManifestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { problem: `backup.json does not match format ${MANIFEST_FORMAT}: ${issue.path.join(".") || "(root)"}: ${issue.message}` };
+    return { problem: `does not match format ${MANIFEST_FORMAT}: ${issue.path.join(".") || "(root)"}: ${issue.message}` };
   }
   return { manifest: parsed.data };
 }
