@@ -4,40 +4,25 @@
 // restores a good one into an absent or empty directory. The staging directory of a backup that died
 // is counted in /v1/status (once, though it hard-links lake parts) and removed by the next backup or
 // the retention job, never while a backup runs.
-import { afterEach, expect, test } from "bun:test";
-import { appendFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { appendFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
-import { run } from "../../src/cli/commands";
 import { withLease } from "../../src/control";
 import { retentionJob } from "../../src/jobs/retention";
 import { runJob } from "../../src/jobs/run";
 import { flushSpool } from "../../src/lake/flush-spool";
+import { cliInProcess, flipByte, listing, scratch } from "../helpers/backups";
 import { makeEnvelope } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-const cli = async (argv: string[], env: Record<string, string> = {}) => {
-  let stdout = "";
-  let stderr = "";
-  const code = await run(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text), env: { TXRAY_LOG_LEVEL: "silent", ...env } });
-  return { code, stdout, stderr };
-};
+const { defer, tempDir } = scratch();
+const cli = cliInProcess;
 
 /** A source instance with flushed parts and a sealed spool segment, and its CLI environment. */
 async function source(): Promise<{ t: TestServer; env: Record<string, string> }> {
   const t = await testServer({ SPOOL_SEAL_MS: "600000" });
-  cleanups.push(() => t.stop());
+  defer(() => t.stop());
   const key = t.key("acme");
   expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 30 }, () => makeEnvelope()) })).status).toBe(202);
   await t.server.spool!.seal();
@@ -53,12 +38,6 @@ async function takeBackup(env: Record<string, string>): Promise<string> {
   expect(made.stderr).toBe("");
   expect(made.code).toBe(0);
   return dir;
-}
-
-/** Every entry under a directory with its size: "nothing was written" compares two of these. */
-function listing(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true }) as string[]).map((name) => `${name}:${statSync(join(dir, name)).isFile() ? statSync(join(dir, name)).size : "dir"}`).sort();
 }
 
 const manifestFiles = (backup: string) => (JSON.parse(readFileSync(join(backup, "backup.json"), "utf8")).files as { path: string }[]).map((file) => file.path);
@@ -208,10 +187,3 @@ test("backup: one at a time per data directory; the next one removes a dead one'
   expect((await cli(["backup", other], env)).stderr).toContain("is not empty");
   expect(readFileSync(join(other, "notes.txt"), "utf8")).toBe("mine");
 });
-
-function flipByte(file: string) {
-  const bytes = readFileSync(file);
-  const at = Math.floor(bytes.length / 2);
-  bytes[at] ^= 0xff;
-  writeFileSync(file, bytes);
-}

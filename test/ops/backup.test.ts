@@ -5,32 +5,22 @@
 // other jobs running during the backup. backup.json lists every file with its SHA-256. The real
 // processes, kill -9 and damaged copies are in test/reliability/backup-restore.test.ts.
 
-import { afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { run } from "../../src/cli/commands";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
 import { createAccountKey } from "../../src/control";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { startServer, type RunningServer } from "../../src/server";
 import { silentLogger } from "../../src/shared/logger";
+import { cliInProcess, scratch } from "../helpers/backups";
 import { makeEnvelope, PROGRAMS, randomSignature } from "../helpers/envelopes";
 
 const END_MS = 1_763_700_000_000;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { defer, tempDir } = scratch();
 
 async function instance(dataDir: string, env: Record<string, string> = {}, clock?: () => number) {
   const config = loadConfig({
@@ -46,16 +36,11 @@ async function instance(dataDir: string, env: Record<string, string> = {}, clock
     await server.stop();
     ctx.close();
   };
-  cleanups.push(stop);
+  defer(stop);
   return { ctx, server, stop };
 }
 
-const cli = async (argv: string[], env: Record<string, string>) => {
-  let stdout = "";
-  let stderr = "";
-  const code = await run(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text), env });
-  return { code, stdout, stderr };
-};
+const cli = cliInProcess;
 
 async function answer(server: RunningServer, path: string, key?: string) {
   const response = await fetch(`${server.url}${path}`, { headers: key ? { "x-api-key": key } : {} });
@@ -176,7 +161,7 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   const { startScheduler } = await import("../../src/jobs/scheduler");
   const { schedule } = await import("../../src/jobs/registry");
   const scheduler = startScheduler(source.ctx, schedule(source.ctx.config).filter((s) => ["flush", "compact", "tables"].includes(s.job.name)), { spool: source.server.spool ?? undefined });
-  cleanups.push(() => scheduler.stop());
+  defer(() => scheduler.stop());
   const key = createAccountKey(source.ctx.control, "live-load", "live", Date.now()).key;
 
   const acknowledged: string[] = [];
@@ -210,7 +195,7 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   const restoredDir = await restore(backupDir);
   const config = loadConfig({ TXRAY_DATA_DIR: restoredDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" });
   const restored = await createContext(config, { logger: silentLogger });
-  cleanups.push(() => restored.close());
+  defer(() => restored.close());
   // Before anything runs: the control database counts exactly the parts the copy holds.
   const rows = await lakeRows(restored);
   const segments = restored.control.query<{ segment: string; rows: number }, []>("SELECT segment, rows FROM lake_segments").all();

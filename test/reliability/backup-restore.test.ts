@@ -7,7 +7,7 @@
 // is reported; a restore into a non-empty directory, or killed midway, leaves no half instance.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "bun";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
@@ -15,6 +15,7 @@ import { createAccountKey, openControlDb } from "../../src/control";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
 import { FRAME_RECORD_BYTES, SPOOL_COLUMNS } from "../../src/spool";
+import { flipByte, listing } from "../helpers/backups";
 import { makeEnvelope, PROGRAMS } from "../helpers/envelopes";
 import { startServerProcess, type ServerProcess } from "../helpers/process";
 
@@ -64,12 +65,6 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(50);
   }
-}
-
-/** Every entry under a directory with its size: "nothing was written" compares two of these. */
-function listing(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true }) as string[]).map((name) => `${name}:${statSync(join(dir, name)).isFile() ? statSync(join(dir, name)).size : "dir"}`).sort();
 }
 
 let source: ServerProcess;
@@ -205,9 +200,7 @@ describe("backup, verify and restore of a live instance (real processes, concurr
     for (const file of damaged as string[]) {
       const copy = join(root, "backups", `b3-${damaged.indexOf(file)}`);
       cpSync(target, copy, { recursive: true });
-      const bytes = readFileSync(join(copy, file));
-      bytes[Math.floor(bytes.length / 2)] ^= 0x01;
-      writeFileSync(join(copy, file), bytes);
+      flipByte(join(copy, file));
 
       const verified = await cli(["backup", "verify", copy]);
       expect(verified.code).toBe(1);
