@@ -69,6 +69,8 @@ export function parseManifest(text: string): { manifest: BackupManifest } | { pr
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Files copied or hashed at once by backup, verify and restore (src/shared/each-concurrently.ts). */
+export const FILES_AT_ONCE = 4;
 
 /**
  * Reads `from` once, hashing it, and (with `copyTo`) writes the same bytes there, synced to disk.

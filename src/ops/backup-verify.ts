@@ -8,9 +8,12 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node
 import { join, relative } from "node:path";
 import { controlDbFileProblem } from "../control";
 import { sqlString, type Duck } from "../lake/duckdb";
-import { hashFile, INCOMPLETE_FILE, MANIFEST_FILE, parseManifest, type BackupManifest } from "./backup-manifest";
+import { eachConcurrently } from "../shared/each-concurrently";
+import { FILES_AT_ONCE, hashFile, INCOMPLETE_FILE, MANIFEST_FILE, parseManifest, type BackupManifest } from "./backup-manifest";
 
 export type BackupProblem = { file: string; problem: string };
+/** Footers read by one DuckDB call (4,003 one by one took 2.6 s, 500 at a time 0.7 s). */
+const FOOTERS_AT_ONCE = 500;
 export type VerifyReport = {
   ok: boolean;
   backup: string;
@@ -24,7 +27,9 @@ export type VerifyReport = {
 /** The verified manifest alongside the report (restore uses it); null when the manifest itself is missing or bad. */
 export async function verifyBackup(backupDir: string, duck: Duck): Promise<VerifyReport & { manifest: BackupManifest | null }> {
   const report: VerifyReport & { manifest: BackupManifest | null } = { ok: false, backup: backupDir, files: 0, bytes: 0, parquetFiles: 0, problems: [], manifest: null };
-  const problem = (file: string, text: string) => report.problems.push({ file, problem: text });
+  const problem = (file: string, text: string): void => {
+    report.problems.push({ file, problem: text });
+  };
   if (!existsSync(backupDir) || !statSync(backupDir).isDirectory()) {
     problem(backupDir, "no such directory");
     return report;
@@ -43,29 +48,22 @@ export async function verifyBackup(backupDir: string, duck: Duck): Promise<Verif
   report.manifest = manifest;
 
   const listed = new Set(manifest.files.map((file) => file.path));
-  for (const file of manifest.files) {
+  const parquet: string[] = [];
+  await eachConcurrently(manifest.files, FILES_AT_ONCE, async (file) => {
     const path = join(backupDir, file.path);
     report.files++;
     report.bytes += file.bytes;
-    if (!existsSync(path)) {
-      problem(file.path, "missing");
-      continue;
-    }
-    const size = statSync(path).size;
-    if (size !== file.bytes) {
-      problem(file.path, `${size} bytes, the manifest says ${file.bytes}`);
-      continue;
-    }
-    if ((await hashFile(path)).sha256 !== file.sha256) {
-      problem(file.path, "SHA-256 differs from the manifest (the file was changed or damaged)");
-      continue;
-    }
-    if (file.path.endsWith(".parquet")) {
-      report.parquetFiles++;
-      const footer = await parquetFooterProblem(duck, path);
-      if (footer) problem(file.path, footer);
-    }
-  }
+    if (!existsSync(path)) return problem(file.path, "missing");
+    const stat = statSync(path);
+    if (!stat.isFile()) return problem(file.path, "not a regular file");
+    if (stat.size !== file.bytes) return problem(file.path, `${stat.size} bytes, the manifest says ${file.bytes}`);
+    const hashed = await hashFile(path).catch((error: Error) => error);
+    if (hashed instanceof Error) return problem(file.path, `unreadable: ${hashed.message}`);
+    if (hashed.sha256 !== file.sha256) return problem(file.path, "SHA-256 differs from the manifest (the file was changed or damaged)");
+    if (file.path.endsWith(".parquet")) parquet.push(file.path);
+  });
+  report.parquetFiles = parquet.length;
+  for (const { file, problem: text } of await parquetFooterProblems(duck, backupDir, parquet.sort())) problem(file, text);
   for (const path of filesUnder(backupDir)) {
     if (path !== MANIFEST_FILE && path !== INCOMPLETE_FILE && !listed.has(path)) problem(path, "not in the manifest");
   }
@@ -73,18 +71,23 @@ export async function verifyBackup(backupDir: string, duck: Duck): Promise<Verif
     const integrity = controlDbFileProblem(join(backupDir, "data", "control.sqlite"));
     if (integrity) problem("data/control.sqlite", integrity);
   } else if (!listed.has("data/control.sqlite")) problem("data/control.sqlite", "not in the manifest: a backup always holds the control database");
+  report.problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   report.ok = report.problems.length === 0;
   return report;
 }
 
-/** Why a Parquet file's footer cannot be read, or null when it reads. */
-async function parquetFooterProblem(duck: Duck, path: string): Promise<string | null> {
-  try {
-    await duck.all(`SELECT num_rows FROM parquet_file_metadata(${sqlString(path)})`);
-    return null;
-  } catch (error) {
-    return `Parquet footer unreadable: ${String((error as Error).message).split("\n")[0]}`;
+/** Parquet files whose footer does not read: read 500 at a time, and one by one in a batch that fails, to name them. */
+async function parquetFooterProblems(duck: Duck, backupDir: string, files: string[]): Promise<BackupProblem[]> {
+  const problems: BackupProblem[] = [];
+  const read = (paths: string[]) => duck.all(`SELECT count(*) AS n FROM parquet_file_metadata([${paths.map((path) => sqlString(join(backupDir, path))).join(", ")}])`);
+  for (let at = 0; at < files.length; at += FOOTERS_AT_ONCE) {
+    const batch = files.slice(at, at + FOOTERS_AT_ONCE);
+    if (await read(batch).then(() => true, () => false)) continue;
+    for (const file of batch) {
+      await read([file]).catch((error: Error) => problems.push({ file, problem: `Parquet footer unreadable: ${String(error.message).split("\n")[0]}` }));
+    }
   }
+  return problems;
 }
 
 /** Every non-directory entry under a directory, as `/`-separated paths relative to it (links are not followed). */

@@ -27,10 +27,11 @@ import type { DataPaths } from "../lake/paths";
 import { sweepStaging } from "../lake/staging";
 import { FRAME_RECORD_BYTES, framesFileOf, FRAMES_SUFFIX, QUARANTINE_DIR, segmentNameOf } from "../spool";
 import { syncDirectory, writeFileDurably } from "../shared/durable-files";
+import { eachConcurrently } from "../shared/each-concurrently";
 import { fault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
 import { VERSION } from "../shared/version";
-import { hashFile, INCOMPLETE_FILE, MANIFEST_FILE, MANIFEST_FORMAT, type BackupFile, type BackupManifest } from "./backup-manifest";
+import { FILES_AT_ONCE, hashFile, INCOMPLETE_FILE, MANIFEST_FILE, MANIFEST_FORMAT, type BackupFile, type BackupManifest } from "./backup-manifest";
 
 export type BackupDeps = { paths: DataPaths; control: ControlDb; snapshotsDir: string; clock: () => number };
 
@@ -255,24 +256,25 @@ function stageServing(paths: DataPaths, to: string): number | null {
 }
 
 /**
- * Copies a tree file by file into `<target>/<prefix>/…` (the staged hard links become independent
- * copies), hashing each file on the way and listing it in `files`; each directory is synced once
- * its files are.
+ * Copies a tree into `<target>/<prefix>/…` (the staged hard links become independent copies), a few
+ * files at once, hashing each file on the way and listing it in `files`; then syncs every directory.
  */
 async function copyHashedTree(from: string, target: string, prefix: string, files: BackupFile[]): Promise<void> {
-  const walk = async (dir: string) => {
-    const destinationDir = join(target, prefix, relative(from, dir));
-    mkdirSync(destinationDir, { recursive: true });
+  const sources: string[] = [];
+  const directories: string[] = [];
+  const walk = (dir: string) => {
+    directories.push(join(target, prefix, relative(from, dir)));
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) {
-        const { bytes, sha256 } = await hashFile(path, join(destinationDir, entry.name));
-        files.push({ path: [prefix, relative(from, path)].join("/"), bytes, sha256 });
-        fault("backup:mid-copy");
-      }
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else if (entry.isFile()) sources.push(join(dir, entry.name));
     }
-    syncDirectory(destinationDir);
   };
-  await walk(from);
+  walk(from);
+  for (const dir of directories) mkdirSync(dir, { recursive: true });
+  await eachConcurrently(sources, FILES_AT_ONCE, async (source) => {
+    const { bytes, sha256 } = await hashFile(source, join(target, prefix, relative(from, source)));
+    files.push({ path: [prefix, relative(from, source)].join("/"), bytes, sha256 });
+    fault("backup:mid-copy");
+  });
+  for (const dir of directories) syncDirectory(dir);
 }

@@ -10,10 +10,10 @@ import { hostname } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Duck } from "../lake/duckdb";
 import { syncDirectory } from "../shared/durable-files";
+import { eachConcurrently } from "../shared/each-concurrently";
 import { fault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
-import type { BackupFile } from "./backup-manifest";
-import { hashFile } from "./backup-manifest";
+import { FILES_AT_ONCE, hashFile, type BackupFile } from "./backup-manifest";
 import { verifyBackup, type BackupProblem } from "./backup-verify";
 
 export type RestoreOptions = { duck: Duck; /** Where the backup's snapshots go; without it they are not restored. */ snapshotsDir?: string };
@@ -96,14 +96,14 @@ async function restoreTree(backup: string, files: BackupFile[], prefix: string, 
   let renamed = false;
   try {
     const directories = new Set<string>([temporary]);
-    for (const file of files) {
-      const destination = join(temporary, relative(prefix, file.path));
-      const copied = await hashFile(join(backup, file.path), destination);
+    for (const file of files) directories.add(dirname(join(temporary, relative(prefix, file.path))));
+    for (const dir of directories) mkdirSync(dir, { recursive: true });
+    await eachConcurrently(files, FILES_AT_ONCE, async (file) => {
+      const copied = await hashFile(join(backup, file.path), join(temporary, relative(prefix, file.path)));
       if (copied.sha256 !== file.sha256 || copied.bytes !== file.bytes)
         throw new RestoreRefused(`backup ${backup} changed while it was restored; nothing was restored`, [{ file: file.path, problem: "SHA-256 differs from the manifest" }]);
-      directories.add(dirname(destination));
       fault("restore:mid-copy");
-    }
+    });
     for (const dir of [...directories].sort().reverse()) syncDirectory(dir);
     if (existsSync(target) && readdirSync(target).length > 0) throw new RestoreRefused(`${target} is no longer empty; nothing was restored`);
     renameSync(temporary, target);
