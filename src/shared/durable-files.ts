@@ -15,9 +15,11 @@ export function syncDirectory(dir: string): void {
   }
 }
 
-/** Writes `text` to `<dir>/.<name>.tmp`, syncs it, renames it to `file` and syncs the directory. */
-export function writeFileDurably(file: string, text: string): void {
-  const temporary = join(dirname(file), `.${basename(file)}.tmp`);
+/**
+ * Writes `text` to a temporary file beside `file` (by default `.<name>.tmp`), syncs it, renames it to
+ * `file` and syncs the directory.
+ */
+export function writeFileDurably(file: string, text: string, temporary = join(dirname(file), `.${basename(file)}.tmp`)): void {
   const fd = openSync(temporary, "w", 0o644);
   try {
     writeSync(fd, text);
