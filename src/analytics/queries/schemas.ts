@@ -286,7 +286,12 @@ const jobRun = z.looseObject({
 export const StatusSchema = z
   .looseObject({
     version: z.string(),
-    lake: z.looseObject({ envelopes: count, spoolBacklog: count.nullable() }),
+    lake: z.looseObject({
+      envelopes: count,
+      spoolBacklog: count.nullable(),
+      // Spool segments flush set aside because their rows cannot be read (docs/lake.md, "Quarantined segments").
+      quarantine: z.object({ segments: count, envelopes: count, lastAt: ms.nullable(), lastSegment: z.string().nullable() }),
+    }),
     jobs: z.record(z.string(), jobRun),
   })
   .meta({ id: "Status" });
