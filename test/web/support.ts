@@ -24,7 +24,7 @@ export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 
 export type SimulatedWorld = { chain: Localnet; t: TestServer; key: string; attempts: Attempt[]; appProgram: string; stop(): Promise<void> };
 
-export async function simulatedWorld(attempts = 220, env: Record<string, string> = {}): Promise<SimulatedWorld> {
+export async function simulatedWorld(attempts = 220, env: Record<string, string> = {}, options: { payers?: number } = {}): Promise<SimulatedWorld> {
   const chain = await startLocalnet({ blockTimeMs: 0 });
   const t = await testServer({ SOLANA_RPC_URL: chain.url, ...env });
   const key = t.key("demo");
@@ -44,7 +44,7 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
     ],
     redeployAt: Math.floor(attempts * 0.55),
     blocksPerAttempt: 1,
-    payers: 8,
+    payers: options.payers ?? 8,
     onAttempt: (attempt) => stream.push(attempt.envelope),
   });
   await stream.stop();
