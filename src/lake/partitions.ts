@@ -22,3 +22,8 @@ export function listPartitions(root: string): PartitionFiles {
   }
   return out;
 }
+
+/** The UTC day `days` after `day` (YYYY-MM-DD). */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}

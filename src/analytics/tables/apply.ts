@@ -61,9 +61,10 @@ export async function applyLoadedDay(state: StateDb, source: string, context: Ap
 async function applyChanges(state: StateDb, context: ApplyContext, walletChanges = true): Promise<number> {
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) FILTER (WHERE sign > 0) AS n FROM changes");
   if (Number(n) === 0) return 0;
+  const today = Math.floor(context.bounds.clock / 86_400_000);
   for (const r of ROLLUPS) {
-    await state.run(applyDeltaSql(r, "d", "changes", "hour_days"));
-    await state.run(applyDeltaSql(r, "h", "changes", "hour_days"));
+    await state.run(applyDeltaSql(r, "d", "changes", "hour_days", today));
+    await state.run(applyDeltaSql(r, "h", "changes", "hour_days", today));
   }
   await state.run(applyIssueArrivalsSql("changes", context.bounds));
   // The payers' units take a refresh's arrivals at once (payers.ts: arrivals split over steps could interleave).

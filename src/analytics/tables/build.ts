@@ -42,7 +42,7 @@ export const SERVING_SCHEMA = 4;
 /** Days of units kept: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
 export { WINDOWS, type WindowName } from "../windows";
-export const BOT_SCORE_VERSION = "bot-v1";
+export const BOT_SCORE_VERSION = "bot-v2";
 export { SCRIPTED_ADAPTERS } from "./payers";
 
 export type BuildOptions = {
@@ -152,7 +152,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     // wallet changes) is kept in tables until that end commits.
     result.daysLoaded = await step("load", () =>
       transaction(state, async () => {
-        const loaded = await ensureLoaded(state, needs, taken, full);
+        const loaded = await ensureLoaded(state, needs, taken, today, full);
         if (!full) {
           await state.run(applyIssueDeparturesSql(bounds));
           await state.setMeta({ clock });
@@ -228,7 +228,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     const catalog = (await state.all<{ name: string }>("SELECT current_database() AS name"))[0].name;
     await step("serving", async () => {
       await state.run(`ATTACH ${sqlString(file)} AS serving_new`);
-      await writeServingTables(state, "serving_new", { clock, version, schema: SERVING_SCHEMA, botScoreVersion: BOT_SCORE_VERSION });
+      await writeServingTables(state, "serving_new", { clock, version, schema: SERVING_SCHEMA, botScoreVersion: BOT_SCORE_VERSION, since7d: clock - WINDOWS["7d"] });
     });
     result.answers = await step("answers", async () => {
       await state.run("DROP TABLE IF EXISTS deploys; DROP TABLE IF EXISTS release_periods; USE serving_new");
@@ -326,28 +326,30 @@ async function recordParts(state: StateDb, listed: LakePart[], rows: Map<string,
   for (const part of taken) before.set(key(part), (before.get(key(part)) ?? new Map()).set(part.name, part));
   const now = new Map<string, LakePart[]>();
   for (const part of listed) now.set(key(part), [...(now.get(key(part)) ?? []), part]);
-  const statements: string[] = [];
+  // Partitions to rewrite, then one delete and a few inserts (thousands of small statements in one
+  // transaction ran a 150 MB ceiling out of memory).
+  const rewrite: string[] = [];
+  const values: string[] = [];
   for (const [partition, parts] of now) {
     const old = before.get(partition) ?? new Map();
     before.delete(partition);
     if (parts.length === old.size && parts.every((p) => Number(old.get(p.name)?.bytes) === p.bytes)) continue;
+    rewrite.push(partition);
     // A replaced partition's new parts that were not read hold the segments of the parts they replaced.
     const oldSegments = [...new Set([...old.values()].flatMap((p) => p.segments ?? []))];
-    const [dataset, program, day] = partition.split("/");
-    statements.push(`DELETE FROM lake_parts WHERE dataset = ${sqlString(dataset)} AND program = ${sqlString(program)} AND day = ${sqlString(day)}`);
-    const values = parts.map((part) => {
+    for (const part of parts) {
       const same = old.get(part.name);
       const partRows = same && Number(same.bytes) === part.bytes ? Number(same.rows) : (rows.get(part.path) ?? 0);
       const partSegments = part.dataset !== "envelopes" ? [] : same && Number(same.bytes) === part.bytes ? (same.segments ?? []) : (segments.get(part.path) ?? oldSegments);
-      return `(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`;
-    });
-    statements.push(`INSERT INTO lake_parts VALUES ${values.join(", ")}`);
+      values.push(`(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`);
+    }
   }
-  for (const partition of before.keys()) {
-    const [dataset, program, day] = partition.split("/");
-    statements.push(`DELETE FROM lake_parts WHERE dataset = ${sqlString(dataset)} AND program = ${sqlString(program)} AND day = ${sqlString(day)}`);
-  }
-  for (let at = 0; at < statements.length; at += 200) await state.run(statements.slice(at, at + 200).join(";\n"));
+  rewrite.push(...before.keys()); // gone
+  if (rewrite.length === 0) return;
+  await state.run("CREATE OR REPLACE TEMP TABLE rewritten (partition VARCHAR)");
+  for (let at = 0; at < rewrite.length; at += 2000) await state.run(`INSERT INTO rewritten VALUES ${rewrite.slice(at, at + 2000).map((p) => `(${sqlString(p)})`).join(", ")}`);
+  await state.run("DELETE FROM lake_parts WHERE dataset || '/' || program || '/' || day IN (SELECT partition FROM rewritten); DROP TABLE rewritten");
+  for (let at = 0; at < values.length; at += 2000) await state.run(`INSERT INTO lake_parts VALUES ${values.slice(at, at + 2000).join(", ")}`);
 }
 
 /** A full rebuild's intake: each receipt day joined with its resolutions, then the later resolutions. */
@@ -412,6 +414,7 @@ function forgetSql(today: number): string {
     ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE day < ${cutoff}`, `DELETE FROM ${unitTable(r, "h")} WHERE hour < ${cutoff * 24}`]),
     `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs WHERE last_seen < ${cutoff * DAY_MS}`,
     `DELETE FROM unresolved WHERE received_at < ${cutoff * DAY_MS}`, `DELETE FROM late_resolutions WHERE received_at < ${cutoff * DAY_MS}`,
+    `DELETE FROM issue_examples WHERE received_at < ${cutoff * DAY_MS}`,
   ].join(";\n");
 }
 

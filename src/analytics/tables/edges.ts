@@ -8,7 +8,7 @@
 
 import { sqlString } from "../../lake/duckdb";
 import { ATTEMPT_NAMES, type StateDb } from "./state";
-import { ROLLUPS, unitTable, unitsOfRowsSql } from "./rollups";
+import { keptHoursFrom, ROLLUPS, unitTable, unitsOfRowsSql } from "./rollups";
 import { filesHaveColumn, type TakenPart } from "./intake";
 import { loadPayerHoursSql } from "./payers";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
@@ -34,7 +34,7 @@ const split = (key: string) => {
  * read from the lake. A fresh state (a full rebuild) has nothing to read: the needs are recorded
  * and the intake fills them.
  */
-export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPart[], fresh = false): Promise<number> {
+export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPart[], today: number, fresh = false): Promise<number> {
   const haveHourDays = new Set((await state.all<{ program: string; day: number }>("SELECT program, day FROM hour_days")).map((r) => `${r.program}\t${r.day}`));
   const haveEdges = new Set((await state.all<{ program: string; hour: number }>("SELECT program, hour FROM edge_hours")).map((r) => `${r.program}\t${r.hour}`));
   const havePayerDays = new Set((await state.all<{ day: number }>("SELECT day FROM payer_hour_days")).map((r) => Number(r.day)));
@@ -45,7 +45,8 @@ export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPar
   await insertPairs(state, "needed_hour_days", needs.hourDays);
   await insertPairs(state, "needed_edge_hours", needs.edgeHours);
   for (const r of ROLLUPS) {
-    await state.run(`DELETE FROM ${unitTable(r, "h")} u WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.day = u.hour // 24 AND (n.program = '*' OR n.program = u.program))`);
+    const kept = keptHoursFrom(r, today);
+    await state.run(`DELETE FROM ${unitTable(r, "h")} u WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.day = u.hour // 24 AND (n.program = '*' OR n.program = u.program))${kept === null ? "" : ` AND u.hour < ${kept}`}`);
   }
   await state.run(`DELETE FROM edge_rows e WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.hour = e.received_at // ${HOUR_MS} AND (n.program = '*' OR n.program = e.program));
     DELETE FROM hour_days WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.program = hour_days.program AND n.day = hour_days.day);

@@ -10,6 +10,9 @@ import { WINDOW_NAMES } from "../windows";
 import type { WindowBounds } from "./window-bounds";
 
 const KEYS = ["program", "account_id", "fingerprint", "payer"];
+/** Failures kept per issue and account for the issue page (it shows up to 20 examples and one event). */
+const EXAMPLES = 21;
+const EXAMPLE_COLUMNS = "program, account_id, fingerprint, sig, sent_at, received_at, payer, rpc_label, outcome, failing_program, instruction, err_code, err_name, drop_class";
 const ON = KEYS.map((k) => `issue_payers.${k} = d.${k}`).join(" AND ");
 
 /** Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30 days go. */
@@ -51,7 +54,20 @@ export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds): st
     DELETE FROM issue_lifetimes USING issue_lifetimes_delta d
       WHERE issue_lifetimes.program = d.program AND issue_lifetimes.account_id = d.account_id AND issue_lifetimes.fingerprint = d.fingerprint;
     INSERT INTO issue_lifetimes SELECT * FROM issue_lifetimes_merged;
-    DROP TABLE issue_lifetimes_delta; DROP TABLE issue_lifetimes_merged`;
+    DROP TABLE issue_lifetimes_delta; DROP TABLE issue_lifetimes_merged;
+    -- The newest ${EXAMPLES} failures of each issue per account, and the newest ${EXAMPLES} with a signature: the
+    -- issue page's first ${EXAMPLES} rows (examples of the window, then the newest others) are always among them.
+    CREATE OR REPLACE TEMP TABLE issue_examples_new AS SELECT ${EXAMPLE_COLUMNS} FROM ${changes} WHERE sign > 0 AND fingerprint IS NOT NULL;
+    CREATE OR REPLACE TEMP TABLE issue_examples_kept AS
+      SELECT ${EXAMPLE_COLUMNS} FROM (
+        SELECT *, row_number() OVER (PARTITION BY program, account_id, fingerprint ORDER BY received_at DESC, sig) AS newest,
+          row_number() OVER (PARTITION BY program, account_id, fingerprint, sig IS NULL ORDER BY received_at DESC, sig) AS newest_of_kind
+        FROM (SELECT e.* FROM issue_examples e SEMI JOIN issue_examples_new k USING (program, account_id, fingerprint) UNION ALL SELECT * FROM issue_examples_new))
+      WHERE newest <= ${EXAMPLES} OR (sig IS NOT NULL AND newest_of_kind <= ${EXAMPLES});
+    DELETE FROM issue_examples USING (SELECT DISTINCT program, account_id, fingerprint FROM issue_examples_new) k
+      WHERE issue_examples.program = k.program AND issue_examples.account_id = k.account_id AND issue_examples.fingerprint = k.fingerprint;
+    INSERT INTO issue_examples SELECT * FROM issue_examples_kept;
+    DROP TABLE issue_examples_new; DROP TABLE issue_examples_kept`;
 }
 
 /** Failures whose receipt a window's start passed since the previous refresh leave it (edge_rows: their state before this refresh). */

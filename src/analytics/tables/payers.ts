@@ -1,11 +1,13 @@
 // The bot score's units (sql/payer_scores.sql has the score itself). Per payer and hour, and per
 // payer and day: attempts, scripted-adapter attempts, failures, resolved, active hours, and the
-// send-time sequence's first, last and gaps (count, sum, sum of squares). Units merge in time
-// order: the gap between two units is the later one's first send time minus the earlier one's
-// last, so the window's gaps are the units' own plus those between them — exact whenever send
-// times do not cross an hour boundary out of order (a few hundred milliseconds of client clock;
-// docs/api.md#payerbotscore--version-bot-v1). A refresh's arrivals are one unit per (payer, hour),
-// merged into the hour's unit the same way. Only payers whose window changed are scored again.
+// send-time sequence's first and last send and its gaps (a count, and their sketch: serving/sketch.ts,
+// from which the quartiles of bot-v2's regularity are read). Units merge in time order: the gap
+// between two units is the later one's first send time minus the earlier one's last, so a
+// window's gaps are the units' own plus those between them — the same gaps as the sorted send
+// times' whenever they do not cross an hour boundary out of order (a few hundred milliseconds of
+// client clock; docs/api.md#payerbotscore--version-bot-v2). A refresh's arrivals are one unit per
+// (payer, hour), merged into the hour's unit the same way. Only payers whose window changed are
+// scored again.
 
 import { sqlLiteral } from "../sql";
 import { sqlFile } from "../sql";
@@ -17,34 +19,54 @@ export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wal
 const SCRIPTED = `list_contains(${sqlLiteral(SCRIPTED_ADAPTERS)}, lower(coalesce(wallet_adapter, '')))`;
 const FAILURE = "outcome IN ('failed_onchain', 'preflight')";
 
-const UNIT = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps, gap_sum, gap_sq";
+const UNIT = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps, gap_sketch";
 /** What the payers' units read of a change (apply.ts gathers these over a refresh). */
 export const PAYER_CHANGE_COLUMNS = "sign, arrived, payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome";
 
+/** A sketch (list of {k: bucket, n: count}) of the values of `source`'s `value` column, per `by`. */
+function sketchOfSql(source: string, by: string): string {
+  return `SELECT ${by}, list({'k': k, 'n': n} ORDER BY k) AS gap_sketch FROM (
+      SELECT ${by}, sketch_key(value) AS k, count(*)::BIGINT AS n FROM ${source} WHERE value IS NOT NULL GROUP BY ALL) GROUP BY ${by}`;
+}
+
+/** Sketches (of `source`'s `gap_sketch` column) summed per `by`, plus extra single values (`extra`: by columns and `value`). */
+function mergeSketchesSql(source: string, extra: string, by: string): string {
+  return `SELECT ${by}, list({'k': k, 'n': n} ORDER BY k) AS gap_sketch FROM (
+      SELECT ${by}, k, sum(n)::BIGINT AS n FROM (
+        SELECT ${by}, e.k AS k, e.n AS n FROM (SELECT ${by}, unnest(gap_sketch) AS e FROM ${source})
+        UNION ALL SELECT ${by}, sketch_key(value) AS k, 1::BIGINT AS n FROM ${extra} WHERE value IS NOT NULL
+      ) GROUP BY ALL) GROUP BY ${by}`;
+}
+
 /** One unit per (payer, group) from attempt rows of `source` matching `where`, gaps in send-time order. */
 function unitsOfAttemptsSql(source: string, where: string, group: string): string {
-  return `SELECT payer, ${group} AS t, count(*)::BIGINT AS n, count(*) FILTER (WHERE scripted)::BIGINT AS scripted,
-      count(*) FILTER (WHERE ${FAILURE})::BIGINT AS failures, count(outcome)::BIGINT AS resolved, count(DISTINCT received_at // ${HOUR_MS})::BIGINT AS hours,
-      min(sent_at) AS first_sent, max(sent_at) AS last_sent, count(gap)::BIGINT AS gaps, coalesce(sum(gap), 0)::BIGINT AS gap_sum,
-      coalesce(sum(gap::HUGEINT * gap), 0)::HUGEINT AS gap_sq
-    FROM (SELECT payer, received_at, sent_at, outcome, ${SCRIPTED} AS scripted,
-            sent_at - lag(sent_at) OVER (PARTITION BY payer, ${group} ORDER BY sent_at, attempt_key) AS gap
-          FROM ${source} WHERE ${where})
-    GROUP BY payer, ${group}`;
+  return `WITH a AS (
+      SELECT payer, ${group} AS t, received_at, sent_at, outcome, ${SCRIPTED} AS scripted,
+        sent_at - lag(sent_at) OVER (PARTITION BY payer, ${group} ORDER BY sent_at, attempt_key) AS value
+      FROM ${source} WHERE ${where}
+    ), stats AS (
+      SELECT payer, t, count(*)::BIGINT AS n, count(*) FILTER (WHERE scripted)::BIGINT AS scripted,
+        count(*) FILTER (WHERE ${FAILURE})::BIGINT AS failures, count(outcome)::BIGINT AS resolved, count(DISTINCT received_at // ${HOUR_MS})::BIGINT AS hours,
+        min(sent_at) AS first_sent, max(sent_at) AS last_sent, count(value)::BIGINT AS gaps
+      FROM a GROUP BY payer, t
+    )
+    SELECT s.*, coalesce(g.gap_sketch, []) AS gap_sketch FROM stats s LEFT JOIN (${sketchOfSql("a", "payer, t")}) g USING (payer, t)`;
 }
 
 /**
  * Units merged in time order (`source`: payer, group columns, t, and the unit columns): the gap
- * between consecutive units is added to the gaps.
+ * between consecutive units joins the gaps.
  */
 function foldUnitsSql(source: string, group: string[]): string {
   const by = ["payer", ...group].join(", ");
-  return `SELECT ${by}, sum(n)::BIGINT AS n, sum(scripted)::BIGINT AS scripted, sum(failures)::BIGINT AS failures, sum(resolved)::BIGINT AS resolved,
-      sum(hours)::BIGINT AS hours, arg_min(first_sent, t) AS first_sent, arg_max(last_sent, t) AS last_sent,
-      (sum(gaps) + count(*) - 1)::BIGINT AS gaps, (sum(gap_sum) + coalesce(sum(boundary), 0))::BIGINT AS gap_sum,
-      (sum(gap_sq) + coalesce(sum(boundary::HUGEINT * boundary), 0))::HUGEINT AS gap_sq
-    FROM (SELECT *, first_sent - lag(last_sent) OVER (PARTITION BY ${by} ORDER BY t) AS boundary FROM ${source} WHERE n > 0)
-    GROUP BY ${by}`;
+  return `WITH u AS (
+      SELECT *, first_sent - lag(last_sent) OVER (PARTITION BY ${by} ORDER BY t) AS value FROM ${source} WHERE n > 0
+    ), stats AS (
+      SELECT ${by}, sum(n)::BIGINT AS n, sum(scripted)::BIGINT AS scripted, sum(failures)::BIGINT AS failures, sum(resolved)::BIGINT AS resolved,
+        sum(hours)::BIGINT AS hours, arg_min(first_sent, t) AS first_sent, arg_max(last_sent, t) AS last_sent, (sum(gaps) + count(*) - 1)::BIGINT AS gaps
+      FROM u GROUP BY ${by}
+    )
+    SELECT s.*, coalesce(g.gap_sketch, []) AS gap_sketch FROM stats s LEFT JOIN (${mergeSketchesSql("u", "u", by)}) g USING (${by})`;
 }
 
 /**
@@ -64,7 +86,7 @@ export function refreshPayerUnitsSql(changes: string): string {
     -- Hours kept per hour: existing unit and arrivals merged in send-time order, resolutions added.
     CREATE OR REPLACE TEMP TABLE payer_h_new AS
       SELECT m.payer, m.hour, m.n, m.scripted, m.failures + coalesce(r.failures, 0) AS failures, m.resolved + coalesce(r.resolved, 0) AS resolved,
-        1::BIGINT AS hours, m.first_sent, m.last_sent, m.gaps, m.gap_sum, m.gap_sq
+        1::BIGINT AS hours, m.first_sent, m.last_sent, m.gaps, m.gap_sketch
       FROM (${foldUnitsSql(`(SELECT payer, hour, first_sent AS t, ${UNIT} FROM payer_h p SEMI JOIN payer_batch b USING (payer, hour)
               UNION ALL SELECT payer, hour, first_sent AS t, ${UNIT} FROM payer_batch WHERE ${keep})`, ["hour"])}) m
       LEFT JOIN payer_resolved_h r USING (payer, hour);
@@ -134,11 +156,28 @@ export function scorePayersSql(bounds: WindowBounds, everyone: boolean): string 
       SELECT payer, 24 * (day - ${startDay}) AS t, ${UNIT} FROM payer_d SEMI JOIN dirty_payers USING (payer) WHERE day > ${startDay};
     CREATE OR REPLACE TEMP TABLE payer_window_programs AS
       SELECT payer, count(*)::BIGINT AS programs FROM payer_programs SEMI JOIN dirty_payers USING (payer) WHERE last_seen >= ${since} GROUP BY payer;
+    CREATE OR REPLACE TEMP TABLE payer_window AS ${foldUnitsSql("payer_window_units", [])};
+    -- Quartiles of the gaps as quantile_cont reads them (interpolated between order statistics), each
+    -- order statistic the value its sketch bucket stands for.
+    CREATE OR REPLACE TEMP TABLE payer_gap_quartiles AS
+      SELECT payer, ${["q1", "q3"].map((q) => `${quartileSql(q === "q1" ? 0.25 : 0.75)} AS gap_${q}`).join(", ")}
+      FROM (SELECT payer, e.k AS k, sum(e.n) OVER (PARTITION BY payer ORDER BY e.k ROWS UNBOUNDED PRECEDING) AS cum, sum(e.n) OVER (PARTITION BY payer) AS total
+            FROM (SELECT payer, unnest(gap_sketch) AS e FROM payer_window))
+      GROUP BY payer;
     CREATE OR REPLACE TEMP TABLE payer_features AS
-      SELECT f.payer, f.n AS attempts, f.hours AS active_hours, coalesce(p.programs, 0) AS programs, f.scripted, f.failures, f.resolved, f.gaps, f.gap_sum, f.gap_sq
-      FROM (${foldUnitsSql("payer_window_units", [])}) f LEFT JOIN payer_window_programs p USING (payer);
+      SELECT f.payer, f.n AS attempts, f.hours AS active_hours, coalesce(p.programs, 0) AS programs, f.scripted, f.failures, f.resolved, f.gaps, q.gap_q1, q.gap_q3
+      FROM payer_window f LEFT JOIN payer_window_programs p USING (payer) LEFT JOIN payer_gap_quartiles q USING (payer);
     ${sqlFile("payer_scores")};
     DELETE FROM payer_scores USING dirty_payers d WHERE payer_scores.payer = d.payer;
     INSERT INTO payer_scores BY NAME SELECT * FROM payer_scores_new;
-    DROP TABLE dirty_payers; DROP TABLE payer_window_units; DROP TABLE payer_window_programs; DROP TABLE payer_features; DROP TABLE payer_scores_new`;
+    DROP TABLE dirty_payers; DROP TABLE payer_window_units; DROP TABLE payer_window; DROP TABLE payer_gap_quartiles; DROP TABLE payer_window_programs;
+    DROP TABLE payer_features; DROP TABLE payer_scores_new`;
+}
+
+/** quantile_cont's interpolation at q over the sketch's order statistics (columns k, cum, total of one payer). */
+function quartileSql(q: number): string {
+  // `total` is the same on every row of a payer: per row inside a FILTER, any_value outside.
+  const stat = (round: "floor" | "ceil") => `sketch_value(min(k) FILTER (WHERE cum > ${round}(${q} * (total - 1))))`;
+  const at = `${q} * (any_value(total) - 1)`;
+  return `${stat("floor")} + (${at} - floor(${at})) * (${stat("ceil")} - ${stat("floor")})`;
 }

@@ -15,6 +15,8 @@ export type Rollup = {
   where: string;
   dims: Dim[];
   measures: Measure[];
+  /** Hour units kept for the last days too (besides the days ranges need): the issue page's hourly series. */
+  hoursForDays?: number;
 };
 
 const count = (name: string, condition = "true"): Measure => ({ name, type: "BIGINT", merge: "sum", of: `(${condition})::INT` });
@@ -81,6 +83,7 @@ export const ROLLUPS: Rollup[] = [
     // Failures per issue (release diff, issue lifetimes, the issue detail's series).
     name: "issues",
     where: "fingerprint IS NOT NULL",
+    hoursForDays: 8,
     dims: [text("fingerprint")],
     measures: [
       count("n"),
@@ -156,17 +159,23 @@ export const emptyStateSql = (r: Rollup) => {
   return sums.length === 0 ? "false" : sums.map((m) => `${m.name} = 0`).join(" AND ");
 };
 
+/** The first hour a rollup keeps hour units for whatever ranges need (null: only what they need). */
+export const keptHoursFrom = (r: Rollup, today: number): number | null => (r.hoursForDays ? (today - r.hoursForDays + 1) * 24 : null);
+
 /**
- * Adds the signed delta of `changes` to the units of a level. Only units of `days` (a table of day
- * numbers) are touched at the hour level: hours are kept only for the days that need them.
+ * Adds the signed delta of `changes` to the units of a level. Only units of `hourDays` (a table of
+ * (program, day), program '*' for every program) and of the rollup's own kept days are touched at
+ * the hour level: hours are kept only for the days that need them.
  */
-export function applyDeltaSql(r: Rollup, level: Level, changes: string, hourDays: string): string {
+export function applyDeltaSql(r: Rollup, level: Level, changes: string, hourDays: string, today: number): string {
   const table = unitTable(r, level);
   const unit = LEVEL[level].column;
   const delta = `delta_${r.name}_${level}`;
   const keys = keyColumns(r, level);
-  // hourDays: (program, day) with program '*' for every program.
-  const onlyEnabled = level === "h" ? ` d WHERE EXISTS (SELECT 1 FROM ${hourDays} e WHERE e.day = d.hour // 24 AND (e.program = '*' OR e.program = d.program))` : "";
+  const kept = keptHoursFrom(r, today);
+  const onlyEnabled = level === "h"
+    ? ` d WHERE EXISTS (SELECT 1 FROM ${hourDays} e WHERE e.day = d.hour // 24 AND (e.program = '*' OR e.program = d.program))${kept === null ? "" : ` OR d.hour >= ${kept}`}`
+    : "";
   return `
     CREATE OR REPLACE TEMP TABLE ${delta} AS SELECT * FROM (${unitsOfRowsSql(r, level, changes, true)})${onlyEnabled};
     CREATE OR REPLACE TEMP TABLE ${delta}_touched AS SELECT DISTINCT program, ${unit} FROM ${delta};

@@ -25,7 +25,9 @@ async function mergeRanges(state: StateDb): Promise<void> {
     ["cu", ["window", "release"]],
     ["cu_used", ["window", "trend", "release"]],
     ["cu_requested", ["window"]],
-    ["issues", ["window", "release"]],
+    ["issues", ["window", "release", "trend"]],
+    ["issue_providers", ["window"]],
+    ["issue_adapters", ["window"]],
   ];
   for (const [name, kinds] of uses) {
     await state.run(`CREATE OR REPLACE TEMP TABLE range_parts_now AS SELECT * FROM range_parts WHERE range IN (SELECT range FROM ranges WHERE kind IN (${kinds.map((k) => `'${k}'`).join(", ")}))`);
@@ -35,7 +37,9 @@ async function mergeRanges(state: StateDb): Promise<void> {
   await state.run("DROP TABLE range_parts_now");
 }
 
-export async function writeServingTables(state: StateDb, target: string, info: { clock: number; version: number; schema: number; botScoreVersion: string }): Promise<void> {
+export async function writeServingTables(
+  state: StateDb, target: string, info: { clock: number; version: number; schema: number; botScoreVersion: string; since7d: number },
+): Promise<void> {
   await mergeRanges(state);
   const t = target;
   await state.run(`
@@ -104,12 +108,29 @@ export async function writeServingTables(state: StateDb, target: string, info: {
       WHERE c.kind = 'release' AND c.ix_attempts > 0
       GROUP BY c.program, c.slot, c.win, c.scope, c.instruction;
     ${issueServingTablesSql(t)};
+    -- The issue page (queries/issue-detail.ts): per account, the hourly counts of the last 7 days
+    -- (the first hour from the window's start), the daily counts of 30, the window's providers and
+    -- wallet adapters, and the newest failures.
+    CREATE TABLE ${t}.issue_series AS
+      SELECT program, account_id, fingerprint, 'hour' AS kind, hour AS unit, sum(n)::BIGINT AS n FROM (
+        SELECT program, account_id, fingerprint, hour, n FROM u_issues_h WHERE hour > ${Math.floor(info.since7d / 3_600_000)}
+        UNION ALL
+        SELECT program, account_id, fingerprint, received_at // 3600000, 1 FROM edge_rows
+        WHERE fingerprint IS NOT NULL AND received_at >= ${info.since7d} AND received_at < ${(Math.floor(info.since7d / 3_600_000) + 1) * 3_600_000}
+      ) GROUP BY ALL
+      UNION ALL
+      SELECT program, account_id, fingerprint, 'day', (epoch_ms(day::DATE) // 86400000)::INTEGER, sum(n)::BIGINT FROM r_issues WHERE kind = 'trend' GROUP BY ALL;
+    CREATE TABLE ${t}.issue_breakdowns AS
+      SELECT program, account_id, win, fingerprint, 'provider' AS kind, rpc_label AS key, sum(n)::BIGINT AS n FROM r_issue_providers GROUP BY ALL
+      UNION ALL
+      SELECT program, account_id, win, fingerprint, 'walletAdapter', wallet_adapter, sum(n)::BIGINT FROM r_issue_adapters GROUP BY ALL;
+    CREATE TABLE ${t}.issue_examples AS SELECT * FROM issue_examples;
     CREATE TABLE ${t}.meta AS SELECT * FROM (VALUES ('version', '${info.version}'), ('clock', '${info.clock}'), ('schema', '${info.schema}'),
       ('botScoreVersion', '${info.botScoreVersion}')) v(key, value)`);
   for (const table of ["land_scoped", "land_quantiles", "cu_used_scoped", "cu_used_quantiles", "cu_requested_scoped", "cu_requested_quantiles", "cu_scoped", "issue_window_bounds"]) {
     await state.run(`DROP TABLE IF EXISTS ${table}`);
   }
-  for (const name of ["outcomes", "land", "cu", "cu_used", "cu_requested", "issues"]) await state.run(`DROP TABLE IF EXISTS r_${name}`);
+  for (const name of ["outcomes", "land", "cu", "cu_used", "cu_requested", "issues", "issue_providers", "issue_adapters"]) await state.run(`DROP TABLE IF EXISTS r_${name}`);
 }
 
 /** The deploys and their release periods (sql/deploys.sql, sql/release_periods.sql), as temp tables of the state's connection. */

@@ -15,7 +15,7 @@ import { ROLLUPS, createUnitTableSql } from "./rollups";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 2;
+export const STATE_SCHEMA = 4;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -45,13 +45,16 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS issue_identity (program VARCHAR, fingerprint VARCHAR, outcome VARCHAR, failing_program VARCHAR,
      instruction VARCHAR, err_code BIGINT, err_name VARCHAR, drop_class VARCHAR)`,
   "CREATE TABLE IF NOT EXISTS issue_lifetimes (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, first_seen BIGINT, last_seen BIGINT)",
+  // Each issue's newest failures per account (the issue page's examples and representative event).
+  `CREATE TABLE IF NOT EXISTS issue_examples (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, sig VARCHAR, sent_at BIGINT, received_at BIGINT,
+     payer VARCHAR, rpc_label VARCHAR, outcome VARCHAR, failing_program VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR, drop_class VARCHAR)`,
   // The payers' units (bot score): additive counts plus the send-time sequence's first, last and gaps.
   `CREATE TABLE IF NOT EXISTS payer_h (${PAYER_UNIT_COLUMNS("hour")})`,
   `CREATE TABLE IF NOT EXISTS payer_d (${PAYER_UNIT_COLUMNS("day")})`,
   "CREATE TABLE IF NOT EXISTS payer_programs (payer VARCHAR, program VARCHAR, last_seen BIGINT)",
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
   `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
-     gap_cv DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
+     gap_dispersion DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
   // What a refresh gathers over its steps for its end: new attempt versions (the wallet store) and
   // the payers' changes (payers.ts), kept until the end's transaction commits.
   `CREATE TABLE IF NOT EXISTS wallet_changes (${ATTEMPT_COLUMNS})`,
@@ -63,7 +66,7 @@ const SCHEMA = [
 
 function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {
   return `payer VARCHAR, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
-    first_sent BIGINT, last_sent BIGINT, gaps BIGINT, gap_sum BIGINT, gap_sq HUGEINT`;
+    first_sent BIGINT, last_sent BIGINT, gaps BIGINT, gap_sketch STRUCT(k INTEGER, n BIGINT)[]`;
 }
 
 export type StateDb = {
@@ -93,7 +96,13 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
         await connection.run(sql);
         if (process.env.TXRAY_DEBUG_TABLES && performance.now() - at > Number(process.env.TXRAY_DEBUG_TABLES)) console.error(`${Math.round(performance.now() - at)} ms: ${sql.replace(/\s+/g, " ").slice(0, 160)}`);
       } catch (error) {
-        if (process.env.TXRAY_DEBUG_TABLES) console.error("FAILED SQL:", sql.slice(0, 600));
+        if (process.env.TXRAY_DEBUG_TABLES) {
+          console.error("FAILED SQL:", sql.slice(0, 600));
+          try {
+            console.error(JSON.stringify((await connection.runAndReadAll("SELECT tag, memory_usage_bytes // 1000000 AS mb, temporary_storage_bytes // 1000000 AS tmp FROM duckdb_memory() WHERE memory_usage_bytes > 1000000")).getRowObjectsJS(), (k, v) => (typeof v === "bigint" ? Number(v) : v)));
+            console.error(JSON.stringify((await connection.runAndReadAll("SELECT database_name, schema_name, table_name, estimated_size FROM duckdb_tables() WHERE temporary ORDER BY estimated_size DESC LIMIT 8")).getRowObjectsJS(), (k, v) => (typeof v === "bigint" ? Number(v) : v)));
+          } catch {}
+        }
         throw error;
       }
     },
