@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import {
-  baseline, cuHeadroom, ecosystem, issueSummary, payerFeatures, providerReport, releaseDiff, topIssues, walletHistory,
+  baseline, cuHeadroom, ecosystem, issueDetail, issueSummary, payerFeatures, providerReport, releaseDiff, topIssues, walletHistory,
 } from "../../src/analytics/queries";
+import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createAccountKey } from "../../src/control";
@@ -75,6 +76,7 @@ async function refresh(options: { full?: boolean } = {}) {
 async function everything() {
   const out: Record<string, unknown> = {};
   const scopes = [null, ...accounts];
+  const idls = loadIdls(ctx.paths.root);
   for (const program of world.programs) {
     for (const window of WINDOW_NAMES) {
       for (const accountId of scopes) {
@@ -100,7 +102,12 @@ async function everything() {
   const fingerprints = await ctx.duck.all<{ fingerprint: string }>(
     `SELECT DISTINCT fingerprint FROM read_parquet('${ctx.paths.datasetGlob("resolutions")}') WHERE fingerprint IS NOT NULL ORDER BY fingerprint LIMIT 40`,
   );
-  for (const { fingerprint } of fingerprints) out[`issue/${fingerprint}`] = await issueSummary(ctx, fingerprint);
+  for (const { fingerprint } of fingerprints) {
+    out[`issue-summary/${fingerprint}`] = await issueSummary(ctx, fingerprint);
+    for (const window of WINDOW_NAMES) {
+      for (const accountId of scopes) out[`issue/${fingerprint}/${window}/${accountId}`] = await issueDetail(ctx, { idls }, { fingerprint, window, accountId }).catch((error) => String(error));
+    }
+  }
   return out;
 }
 
