@@ -38,7 +38,7 @@ export const SETTINGS = {
   FLUSH_INTERVAL_MS: { schema: milliseconds.default(2000), doc: "Scheduler: spool → Parquet." },
   RESOLVE_INTERVAL_MS: { schema: milliseconds.default(60_000), doc: "Scheduler: resolve pending attempts against the chain." },
   DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
-  TABLES_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: rebuild serving tables." },
+  TABLES_INTERVAL_MS: { schema: milliseconds.default(30_000), doc: "Scheduler: refresh the serving tables from what arrived in the lake (docs/serving.md)." },
   COMPACT_INTERVAL_MS: { schema: milliseconds.default(600_000), doc: "Scheduler: merge small Parquet parts." },
   TXRAY_SNAPSHOTS_DIR: { schema: z.string().min(1).default("./snapshots"), doc: "Where published snapshots (the Landing Score) are written." },
   LANDING_SCORE_MIN_ACCOUNTS: { schema: positiveInt.default(1), doc: "Landing Score: fewest accounts that must have reported a program's sampled sends for it to be listed." },
