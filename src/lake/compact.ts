@@ -6,7 +6,7 @@
 
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isResolutionBatchCommitted, isSegmentCommitted, withLease, type ControlDb } from "../control";
+import { isResolutionBatchCommitted, isSegmentCommitted, lakeTakenBefore, withLease, type ControlDb } from "../control";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
@@ -18,7 +18,14 @@ import type { DataPaths } from "./paths";
 import type { DatasetName } from "./schema";
 
 export type CompactDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger };
-export type CompactOptions = { minParts?: number; smallPartBytes?: number; /** Graceful shutdown: stop between partitions. */ signal?: AbortSignal };
+export type CompactOptions = { minParts?: number; smallPartBytes?: number; /** Graceful shutdown: stop between partitions. */ signal?: AbortSignal; now?: number };
+
+/**
+ * Parts published after the tables job last took the lake in are left for a later run, so the job
+ * never has to read a merged part again for the rows it had not read (docs/serving.md). A mark older
+ * than this (the tables job not running) is ignored: small parts must not pile up meanwhile.
+ */
+const TAKEN_MARK_MAX_AGE_MS = 3_600_000;
 
 const PART_NAME = /^part-(.+)-(\d+)\.parquet$/;
 const COMPACTED_PREFIX = "part-c";
@@ -30,12 +37,15 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
   // from 4 s to 41 s as each day's single compacted part was rewritten every two minutes).
   const smallPartBytes = options.smallPartBytes ?? 64 * 1024 * 1024;
   sweepStaging(deps.paths, "compact"); // work directories of a killed run
+  const now = options.now ?? Date.now();
+  const mark = lakeTakenBefore(deps.control);
+  const takenBefore = mark !== null && now - mark <= TAKEN_MARK_MAX_AGE_MS ? mark : Number.POSITIVE_INFINITY;
   let partitions = 0;
   let partsMerged = 0;
   for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
     for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
       checkStop(options.signal);
-      const merged = await compactPartition(deps, dir, minParts, smallPartBytes);
+      const merged = await compactPartition(deps, dir, minParts, smallPartBytes, takenBefore);
       if (merged > 0) {
         partitions++;
         partsMerged += merged;
@@ -63,10 +73,13 @@ function isCommitted(control: ControlDb, name: string): boolean {
   return isSegmentCommitted(control, match[1]) || isResolutionBatchCommitted(control, match[1]);
 }
 
-async function compactPartition(deps: CompactDeps, dir: string, minParts: number, smallPartBytes: number): Promise<number> {
-  const candidates = readdirSync(dir).filter(
-    (name) => name.endsWith(".parquet") && statSync(join(dir, name)).size < smallPartBytes && isCommitted(deps.control, name),
-  );
+async function compactPartition(deps: CompactDeps, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<number> {
+  // A part's ctime is when it was renamed into the lake (a rename changes it).
+  const candidates = readdirSync(dir).filter((name) => {
+    if (!name.endsWith(".parquet")) return false;
+    const stat = statSync(join(dir, name));
+    return stat.size < smallPartBytes && stat.ctimeMs < takenBefore && isCommitted(deps.control, name);
+  });
   if (candidates.length < minParts) return 0;
 
   const work = join(deps.paths.staging, `compact-${Bun.randomUUIDv7()}`);

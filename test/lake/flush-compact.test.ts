@@ -4,6 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compactLake } from "../../src/lake/compact";
+import { recordLakeTakenBefore } from "../../src/control";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope, PROGRAMS } from "../helpers/envelopes";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
@@ -124,6 +125,29 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     // Recovery then replaces the uncommitted part; still 6 rows, none twice.
     await flushSpool(t.ctx);
     expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 6, d: 6 });
+  });
+
+  test("compaction leaves parts the tables job has not taken in alone (issue 23), unless its mark is an hour old", async () => {
+    t = await testServer({ FLUSH_NATIVE });
+    const key = t.key("acme");
+    const flushOne = async () => {
+      await t!.ingest({ apiKey: key, envelopes: [makeEnvelope()] });
+      await t!.server.spool!.seal();
+      await flushSpool(t!.ctx);
+    };
+    for (let i = 0; i < 4; i++) await flushOne();
+    await Bun.sleep(5);
+    const mark = Date.now();
+    recordLakeTakenBefore(t.ctx.control, mark);
+    await Bun.sleep(5);
+    for (let i = 0; i < 3; i++) await flushOne();
+    // The four older parts are merged; the three published after the mark are not.
+    expect(await compactLake(t.ctx, { minParts: 4, now: mark + 1000 })).toEqual({ partitions: 1, partsMerged: 4 });
+    expect(parquetFiles(t.ctx.paths.dataset("envelopes")).length).toBe(4);
+    // An hour later the mark is stale (the tables job is not running): everything small is merged.
+    await flushOne();
+    expect(await compactLake(t.ctx, { minParts: 4, now: mark + 3_600_001 })).toEqual({ partitions: 1, partsMerged: 5 });
+    expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 8, d: 8 });
   });
 
   test("several sealed segments flush in one pass: one part per partition, each segment recorded with its own rows", async () => {

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { byteSize, sqlString } from "../../lake/duckdb";
-import { withLease } from "../../control";
+import { recordLakeTakenBefore, withLease } from "../../control";
 import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, walletManifestFile, writePointer } from "../serving/pointer";
 import { readWalletManifest, walletsDir } from "../serving/wallets";
 import { WINDOWS, WINDOW_NAMES } from "../windows";
@@ -107,9 +107,15 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   const result = { attempts: 0, resolutions: 0, partsRead: 0, daysLoaded: 0, written: 0, merged: 0, live: 0, answers: 0 };
   let committed = false;
   let clock = 0;
+  let listedAt = 0;
   try {
     // What arrived: listed under the lake lease, so no publish or compaction is half seen.
-    const listed = await step("list", () => withLease(ctx.control, "lake", () => listLakeParts(ctx.paths), { waitMs: 120_000 }));
+    const listed = await step("list", () =>
+      withLease(ctx.control, "lake", () => {
+        listedAt = Date.now();
+        return listLakeParts(ctx.paths);
+      }, { waitMs: 120_000 }),
+    );
     let taken = full ? [] : await takenParts(state, ctx);
     let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
     if (!full && plan.gone.length > 0) {
@@ -220,6 +226,8 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     await state.setMeta({ schema: STATE_SCHEMA, clock, version });
     await step("commit", () => state.run("COMMIT"));
     committed = true;
+    // Everything published before the listing is taken in: compaction may merge it.
+    recordLakeTakenBefore(ctx.control, listedAt);
 
     // The version: the serving database, its answers, its wallet manifest (written above).
     const file = servingFile(ctx.paths, version);
