@@ -29,7 +29,7 @@ import {
   resolutionRowsSql, type LakePart, type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
-import { scorePayersSql } from "./payers";
+import { scorePayers } from "./payers";
 import { dayOf, partNeeds, rangeParts, rangePartsTableSql, type Range } from "./ranges";
 import { ROLLUPS, unitTable } from "./rollups";
 import { deployTablesSql, writeServingTables, type RangeKind } from "./serving-tables";
@@ -203,7 +203,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     await step("payers", async () => {
       await applyPayerChanges(state);
       await state.run(forgetSql(today));
-      await state.run(scorePayersSql(bounds, full));
+      await scorePayers(state, bounds, full);
     });
 
     await step("wallets", async () => {
@@ -420,7 +420,7 @@ function forgetSql(today: number): string {
   const cutoff = today - RETENTION_DAYS;
   return [
     ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE day < ${cutoff}`, `DELETE FROM ${unitTable(r, "h")} WHERE hour < ${cutoff * 24}`]),
-    `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs WHERE last_seen < ${cutoff * DAY_MS}`,
+    `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_gaps_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs WHERE last_seen < ${cutoff * DAY_MS}`,
     `DELETE FROM unresolved WHERE received_at < ${cutoff * DAY_MS}`, `DELETE FROM late_resolutions WHERE received_at < ${cutoff * DAY_MS}`,
     `DELETE FROM issue_examples WHERE received_at < ${cutoff * DAY_MS}`,
   ].join(";\n");

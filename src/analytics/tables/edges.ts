@@ -52,7 +52,8 @@ export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPar
     DELETE FROM hour_days WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.program = hour_days.program AND n.day = hour_days.day);
     DELETE FROM edge_hours WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.program = edge_hours.program AND n.hour = edge_hours.hour)`);
   const payerKeep = [...needs.payerDays].join(", ") || "NULL";
-  await state.run(`DELETE FROM payer_h WHERE hour // 24 NOT IN (${payerKeep}); DELETE FROM payer_hour_days WHERE day NOT IN (${payerKeep})`);
+  await state.run(`DELETE FROM payer_h WHERE hour // 24 NOT IN (${payerKeep}); DELETE FROM payer_gaps_h WHERE hour // 24 NOT IN (${payerKeep});
+    DELETE FROM payer_hour_days WHERE day NOT IN (${payerKeep})`);
 
   // What is missing, per day: which programs ('*': all) and for what.
   type DayLoad = { programs: Set<string>; hourUnits: Set<string>; edgeHours: Set<string>; payers: boolean };

@@ -1,16 +1,17 @@
 // The bot score's units (sql/payer_scores.sql has the score itself). Per payer and hour, and per
-// payer and day: attempts, scripted-adapter attempts, failures, resolved, active hours, and the
-// send-time sequence's first and last send and its gaps (a count, and their sketch: serving/sketch.ts,
-// from which the quartiles of bot-v2's regularity are read). Units merge in time order: the gap
-// between two units is the later one's first send time minus the earlier one's last, so a
-// window's gaps are the units' own plus those between them — the same gaps as the sorted send
-// times' whenever they do not cross an hour boundary out of order (a few hundred milliseconds of
-// client clock; docs/api.md#payerbotscore--version-bot-v2). A refresh's arrivals are one unit per
+// payer and day: attempts, scripted-adapter attempts, failures, resolved, active hours, the
+// send-time sequence's first and last send, and its gaps: their count, and their sketch (per bucket
+// of serving/sketch.ts, in payer_gaps_h/_d) from which bot-v2's quartiles are read. Units merge in
+// time order: the gap between two units is the later one's first send time minus the earlier one's
+// last, so a window's gaps are the units' own plus those between them — the same gaps as the sorted
+// send times' whenever they do not cross an hour boundary out of order (a few hundred milliseconds
+// of client clock; docs/api.md#payerbotscore--version-bot-v2). A refresh's arrivals are one unit per
 // (payer, hour), merged into the hour's unit the same way. Only payers whose window changed are
-// scored again.
+// scored again. Everything is plain rows (no list columns): groups of list aggregates are held in
+// memory, and scoring every payer of a rebuild that way ran out of DUCKDB_MEMORY_LIMIT.
 
-import { sqlLiteral } from "../sql";
-import { sqlFile } from "../sql";
+import { sqlFile, sqlLiteral } from "../sql";
+import type { StateDb } from "./state";
 import type { WindowBounds } from "./window-bounds";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
@@ -19,54 +20,52 @@ export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wal
 const SCRIPTED = `list_contains(${sqlLiteral(SCRIPTED_ADAPTERS)}, lower(coalesce(wallet_adapter, '')))`;
 const FAILURE = "outcome IN ('failed_onchain', 'preflight')";
 
-const UNIT = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps, gap_sketch";
+const STATS = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps";
 /** What the payers' units read of a change (apply.ts gathers these over a refresh). */
 export const PAYER_CHANGE_COLUMNS = "sign, arrived, payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome";
+/** Payers scored per step of a rebuild (each step's merge is held in memory). */
+const SCORE_BATCH = 20_000;
 
-/** A sketch (list of {k: bucket, n: count}) of the values of `source`'s `value` column, per `by`. */
-function sketchOfSql(source: string, by: string): string {
-  return `SELECT ${by}, list({'k': k, 'n': n} ORDER BY k) AS gap_sketch FROM (
-      SELECT ${by}, sketch_key(value) AS k, count(*)::BIGINT AS n FROM ${source} WHERE value IS NOT NULL GROUP BY ALL) GROUP BY ${by}`;
-}
-
-/** Sketches (of `source`'s `gap_sketch` column) summed per `by`, plus extra single values (`extra`: by columns and `value`). */
-function mergeSketchesSql(source: string, extra: string, by: string): string {
-  return `SELECT ${by}, list({'k': k, 'n': n} ORDER BY k) AS gap_sketch FROM (
-      SELECT ${by}, k, sum(n)::BIGINT AS n FROM (
-        SELECT ${by}, e.k AS k, e.n AS n FROM (SELECT ${by}, unnest(gap_sketch) AS e FROM ${source})
-        UNION ALL SELECT ${by}, sketch_key(value) AS k, 1::BIGINT AS n FROM ${extra} WHERE value IS NOT NULL
-      ) GROUP BY ALL) GROUP BY ${by}`;
-}
-
-/** One unit per (payer, group) from attempt rows of `source` matching `where`, gaps in send-time order. */
-function unitsOfAttemptsSql(source: string, where: string, group: string): string {
-  return `WITH a AS (
+/**
+ * Units of attempt rows (`source` matching `where`), one per (payer, `group`): `<out>` (payer, t,
+ * stats) and `<out>_gaps` (payer, t, k, n), the gaps in send-time order within the unit.
+ */
+function unitsOfAttemptsSql(out: string, source: string, where: string, group: string): string {
+  return `
+    CREATE OR REPLACE TEMP TABLE ${out}_attempts AS
       SELECT payer, ${group} AS t, received_at, sent_at, outcome, ${SCRIPTED} AS scripted,
-        sent_at - lag(sent_at) OVER (PARTITION BY payer, ${group} ORDER BY sent_at, attempt_key) AS value
-      FROM ${source} WHERE ${where}
-    ), stats AS (
+        sent_at - lag(sent_at) OVER (PARTITION BY payer, ${group} ORDER BY sent_at, attempt_key) AS gap
+      FROM ${source} WHERE ${where};
+    CREATE OR REPLACE TEMP TABLE ${out} AS
       SELECT payer, t, count(*)::BIGINT AS n, count(*) FILTER (WHERE scripted)::BIGINT AS scripted,
         count(*) FILTER (WHERE ${FAILURE})::BIGINT AS failures, count(outcome)::BIGINT AS resolved, count(DISTINCT received_at // ${HOUR_MS})::BIGINT AS hours,
-        min(sent_at) AS first_sent, max(sent_at) AS last_sent, count(value)::BIGINT AS gaps
-      FROM a GROUP BY payer, t
-    )
-    SELECT s.*, coalesce(g.gap_sketch, []) AS gap_sketch FROM stats s LEFT JOIN (${sketchOfSql("a", "payer, t")}) g USING (payer, t)`;
+        min(sent_at) AS first_sent, max(sent_at) AS last_sent, count(gap)::BIGINT AS gaps
+      FROM ${out}_attempts GROUP BY payer, t;
+    CREATE OR REPLACE TEMP TABLE ${out}_gaps AS
+      SELECT payer, t, sketch_key(gap) AS k, count(*)::BIGINT AS n FROM ${out}_attempts WHERE gap IS NOT NULL GROUP BY ALL;
+    DROP TABLE ${out}_attempts`;
 }
 
 /**
- * Units merged in time order (`source`: payer, group columns, t, and the unit columns): the gap
- * between consecutive units joins the gaps.
+ * Units merged in time order: `units` (payer, the `by` columns, t, stats) and their gaps `gaps`
+ * (payer, the `by` columns, k, n) into `<out>` and `<out>_gaps` per (payer, by); the gap between
+ * consecutive units joins the gaps.
  */
-function foldUnitsSql(source: string, group: string[]): string {
-  const by = ["payer", ...group].join(", ");
-  return `WITH u AS (
-      SELECT *, first_sent - lag(last_sent) OVER (PARTITION BY ${by} ORDER BY t) AS value FROM ${source} WHERE n > 0
-    ), stats AS (
-      SELECT ${by}, sum(n)::BIGINT AS n, sum(scripted)::BIGINT AS scripted, sum(failures)::BIGINT AS failures, sum(resolved)::BIGINT AS resolved,
+function foldSql(out: string, units: string, gaps: string, by: string[]): string {
+  const keys = ["payer", ...by].join(", ");
+  return `
+    CREATE OR REPLACE TEMP TABLE ${out}_between AS
+      SELECT ${keys}, first_sent - lag(last_sent) OVER (PARTITION BY ${keys} ORDER BY t) AS gap FROM ${units} WHERE n > 0;
+    CREATE OR REPLACE TEMP TABLE ${out} AS
+      SELECT ${keys}, sum(n)::BIGINT AS n, sum(scripted)::BIGINT AS scripted, sum(failures)::BIGINT AS failures, sum(resolved)::BIGINT AS resolved,
         sum(hours)::BIGINT AS hours, arg_min(first_sent, t) AS first_sent, arg_max(last_sent, t) AS last_sent, (sum(gaps) + count(*) - 1)::BIGINT AS gaps
-      FROM u GROUP BY ${by}
-    )
-    SELECT s.*, coalesce(g.gap_sketch, []) AS gap_sketch FROM stats s LEFT JOIN (${mergeSketchesSql("u", "u", by)}) g USING (${by})`;
+      FROM ${units} WHERE n > 0 GROUP BY ${keys};
+    CREATE OR REPLACE TEMP TABLE ${out}_gaps AS
+      SELECT ${keys}, k, sum(n)::BIGINT AS n FROM (
+        SELECT ${keys}, k, n FROM ${gaps}
+        UNION ALL SELECT ${keys}, sketch_key(gap) AS k, 1::BIGINT AS n FROM ${out}_between WHERE gap IS NOT NULL
+      ) GROUP BY ALL;
+    DROP TABLE ${out}_between`;
 }
 
 /**
@@ -76,44 +75,53 @@ function foldUnitsSql(source: string, group: string[]): string {
  * failures added; day units follow (merged again from the day's hours when it has them).
  */
 export function refreshPayerUnitsSql(changes: string): string {
-  const keep = `hour // 24 IN (SELECT day FROM payer_hour_days)`;
-  const resolutionDelta = (unit: string) =>
-    `SELECT payer, ${unit}, sum(sign * (${FAILURE})::INT)::BIGINT AS failures, sum(sign * (outcome IS NOT NULL)::INT)::BIGINT AS resolved FROM ${changes} WHERE NOT arrived GROUP BY ALL`;
+  const kept = (hour: string) => `${hour} // 24 IN (SELECT day FROM payer_hour_days)`;
   return `
-    CREATE OR REPLACE TEMP TABLE payer_batch AS
-      SELECT payer, t AS hour, ${UNIT} FROM (${unitsOfAttemptsSql(changes, "arrived AND sign > 0", `received_at // ${HOUR_MS}`)});
-    CREATE OR REPLACE TEMP TABLE payer_resolved_h AS ${resolutionDelta(`received_at // ${HOUR_MS} AS hour`)};
-    -- Hours kept per hour: existing unit and arrivals merged in send-time order, resolutions added.
-    CREATE OR REPLACE TEMP TABLE payer_h_new AS
-      SELECT m.payer, m.hour, m.n, m.scripted, m.failures + coalesce(r.failures, 0) AS failures, m.resolved + coalesce(r.resolved, 0) AS resolved,
-        1::BIGINT AS hours, m.first_sent, m.last_sent, m.gaps, m.gap_sketch
-      FROM (${foldUnitsSql(`(SELECT payer, hour, first_sent AS t, ${UNIT} FROM payer_h p SEMI JOIN payer_batch b USING (payer, hour)
-              UNION ALL SELECT payer, hour, first_sent AS t, ${UNIT} FROM payer_batch WHERE ${keep})`, ["hour"])}) m
-      LEFT JOIN payer_resolved_h r USING (payer, hour);
-    UPDATE payer_h SET failures = payer_h.failures + r.failures, resolved = payer_h.resolved + r.resolved
-      FROM payer_resolved_h r WHERE payer_h.payer = r.payer AND payer_h.hour = r.hour
-        AND NOT EXISTS (SELECT 1 FROM payer_h_new k WHERE k.payer = r.payer AND k.hour = r.hour);
+    ${unitsOfAttemptsSql("payer_batch", changes, "arrived AND sign > 0", `received_at // ${HOUR_MS}`)};
+    CREATE OR REPLACE TEMP TABLE payer_resolved AS
+      SELECT payer, received_at // ${HOUR_MS} AS hour, sum(sign * (${FAILURE})::INT)::BIGINT AS failures, sum(sign * (outcome IS NOT NULL)::INT)::BIGINT AS resolved
+      FROM ${changes} WHERE NOT arrived GROUP BY ALL;
+    -- Hours kept per hour: the hour's unit and the arrivals merged in send-time order.
+    CREATE OR REPLACE TEMP TABLE payer_hour_members AS
+      SELECT payer, hour, first_sent AS t, ${STATS} FROM payer_h p SEMI JOIN payer_batch b ON b.payer = p.payer AND b.t = p.hour
+      UNION ALL SELECT payer, t AS hour, first_sent AS t, ${STATS} FROM payer_batch WHERE ${kept("t")};
+    CREATE OR REPLACE TEMP TABLE payer_hour_member_gaps AS
+      SELECT payer, hour, k, n FROM payer_gaps_h g SEMI JOIN payer_batch b ON b.payer = g.payer AND b.t = g.hour
+      UNION ALL SELECT payer, t AS hour, k, n FROM payer_batch_gaps WHERE ${kept("t")};
+    ${foldSql("payer_h_new", "payer_hour_members", "payer_hour_member_gaps", ["hour"])};
+    UPDATE payer_h_new SET hours = 1;
     DELETE FROM payer_h USING payer_h_new k WHERE payer_h.payer = k.payer AND payer_h.hour = k.hour;
+    DELETE FROM payer_gaps_h USING payer_h_new k WHERE payer_gaps_h.payer = k.payer AND payer_gaps_h.hour = k.hour;
     INSERT INTO payer_h BY NAME SELECT * FROM payer_h_new;
+    INSERT INTO payer_gaps_h BY NAME SELECT * FROM payer_h_new_gaps;
+    UPDATE payer_h SET failures = payer_h.failures + r.failures, resolved = payer_h.resolved + r.resolved
+      FROM payer_resolved r WHERE payer_h.payer = r.payer AND payer_h.hour = r.hour;
     -- Day units: a day kept per hour is the merge of its hours; another (an old day: late arrivals
-    -- are rare there) takes the arrivals merged into it and the resolutions added.
+    -- are rare there) takes the arrivals merged into its unit.
     CREATE OR REPLACE TEMP TABLE payer_touched_days AS
-      SELECT DISTINCT payer, hour // 24 AS day FROM payer_batch UNION SELECT DISTINCT payer, hour // 24 FROM payer_resolved_h;
-    CREATE OR REPLACE TEMP TABLE payer_d_new AS
-      ${foldUnitsSql(`(SELECT payer, hour // 24 AS day, hour AS t, ${UNIT} FROM payer_h p
-          SEMI JOIN payer_touched_days k ON k.payer = p.payer AND k.day = p.hour // 24 WHERE ${keep})`, ["day"])}
-      UNION ALL BY NAME
-      SELECT m.* REPLACE (m.failures + coalesce(r.failures, 0) AS failures, m.resolved + coalesce(r.resolved, 0) AS resolved)
-      FROM (${foldUnitsSql(`(SELECT payer, day, first_sent AS t, ${UNIT} FROM payer_d p
-              SEMI JOIN payer_touched_days k USING (payer, day) WHERE day NOT IN (SELECT day FROM payer_hour_days)
-            UNION ALL SELECT payer, hour // 24 AS day, first_sent AS t, ${UNIT} FROM payer_batch WHERE NOT (${keep}))`, ["day"])}) m
-      LEFT JOIN (SELECT payer, hour // 24 AS day, sum(failures) AS failures, sum(resolved) AS resolved FROM payer_resolved_h GROUP BY ALL) r USING (payer, day);
-    UPDATE payer_d SET failures = payer_d.failures + r.failures, resolved = payer_d.resolved + r.resolved
-      FROM (SELECT payer, hour // 24 AS day, sum(failures) AS failures, sum(resolved) AS resolved FROM payer_resolved_h
-            WHERE hour // 24 NOT IN (SELECT day FROM payer_hour_days) GROUP BY ALL) r
-      WHERE payer_d.payer = r.payer AND payer_d.day = r.day AND NOT EXISTS (SELECT 1 FROM payer_d_new k WHERE k.payer = r.payer AND k.day = r.day);
+      SELECT DISTINCT payer, t // 24 AS day FROM payer_batch UNION SELECT DISTINCT payer, hour // 24 FROM payer_resolved;
+    CREATE OR REPLACE TEMP TABLE payer_day_members AS
+      SELECT payer, hour // 24 AS day, hour AS t, ${STATS} FROM payer_h p
+        SEMI JOIN payer_touched_days k ON k.payer = p.payer AND k.day = p.hour // 24 WHERE ${kept("hour")}
+      UNION ALL SELECT payer, day, first_sent AS t, ${STATS} FROM payer_d p
+        SEMI JOIN payer_touched_days k USING (payer, day) WHERE day NOT IN (SELECT day FROM payer_hour_days)
+      UNION ALL SELECT payer, t // 24 AS day, first_sent AS t, ${STATS} FROM payer_batch WHERE NOT (${kept("t")});
+    CREATE OR REPLACE TEMP TABLE payer_day_member_gaps AS
+      SELECT payer, hour // 24 AS day, k, n FROM payer_gaps_h g
+        SEMI JOIN payer_touched_days k ON k.payer = g.payer AND k.day = g.hour // 24 WHERE ${kept("hour")}
+      UNION ALL SELECT payer, day, k, n FROM payer_gaps_d g
+        SEMI JOIN payer_touched_days k USING (payer, day) WHERE day NOT IN (SELECT day FROM payer_hour_days)
+      UNION ALL SELECT payer, t // 24 AS day, k, n FROM payer_batch_gaps WHERE NOT (${kept("t")});
+    ${foldSql("payer_d_new", "payer_day_members", "payer_day_member_gaps", ["day"])};
+    -- A day not kept per hour takes its resolutions here (its hours' did above).
+    UPDATE payer_d_new SET failures = payer_d_new.failures + r.failures, resolved = payer_d_new.resolved + r.resolved
+      FROM (SELECT payer, hour // 24 AS day, sum(failures) AS failures, sum(resolved) AS resolved FROM payer_resolved
+            WHERE NOT (${kept("hour")}) GROUP BY ALL) r
+      WHERE payer_d_new.payer = r.payer AND payer_d_new.day = r.day;
     DELETE FROM payer_d USING payer_d_new k WHERE payer_d.payer = k.payer AND payer_d.day = k.day;
+    DELETE FROM payer_gaps_d USING payer_d_new k WHERE payer_gaps_d.payer = k.payer AND payer_gaps_d.day = k.day;
     INSERT INTO payer_d BY NAME SELECT * FROM payer_d_new;
+    INSERT INTO payer_gaps_d BY NAME SELECT * FROM payer_d_new_gaps;
     -- Programs per payer (breadth): when each was last sent to; a program is in a window when that is in it.
     CREATE OR REPLACE TEMP TABLE payer_programs_delta AS
       SELECT payer, program, max(received_at) AS last_seen FROM ${changes} WHERE arrived AND sign > 0 GROUP BY ALL;
@@ -121,57 +129,77 @@ export function refreshPayerUnitsSql(changes: string): string {
       FROM payer_programs_delta d WHERE payer_programs.payer = d.payer AND payer_programs.program = d.program;
     INSERT INTO payer_programs SELECT * FROM payer_programs_delta d
       WHERE NOT EXISTS (SELECT 1 FROM payer_programs p WHERE p.payer = d.payer AND p.program = d.program);
-    DROP TABLE payer_batch; DROP TABLE payer_resolved_h; DROP TABLE payer_h_new; DROP TABLE payer_touched_days; DROP TABLE payer_d_new;
-    DROP TABLE payer_programs_delta`;
+    DROP TABLE payer_batch; DROP TABLE payer_batch_gaps; DROP TABLE payer_resolved; DROP TABLE payer_hour_members; DROP TABLE payer_hour_member_gaps;
+    DROP TABLE payer_h_new; DROP TABLE payer_h_new_gaps; DROP TABLE payer_touched_days; DROP TABLE payer_day_members; DROP TABLE payer_day_member_gaps;
+    DROP TABLE payer_d_new; DROP TABLE payer_d_new_gaps; DROP TABLE payer_programs_delta`;
 }
 
 /** A day's hour units computed from every attempt of the day in `source` (a day becoming a window's start day). */
 export function loadPayerHoursSql(source: string, day: number): string {
   return `
+    ${unitsOfAttemptsSql("payer_loaded", source, `received_at // ${DAY_MS} = ${day}`, `received_at // ${HOUR_MS}`)};
     DELETE FROM payer_h WHERE hour // 24 = ${day};
-    INSERT INTO payer_h SELECT payer, t AS hour, ${UNIT} FROM (${unitsOfAttemptsSql(source, `received_at // ${DAY_MS} = ${day}`, `received_at // ${HOUR_MS}`)});
-    INSERT INTO payer_hour_days SELECT ${day} WHERE ${day} NOT IN (SELECT day FROM payer_hour_days)`;
+    DELETE FROM payer_gaps_h WHERE hour // 24 = ${day};
+    INSERT INTO payer_h SELECT payer, t AS hour, ${STATS} FROM payer_loaded;
+    INSERT INTO payer_gaps_h SELECT payer, t AS hour, k, n FROM payer_loaded_gaps;
+    INSERT INTO payer_hour_days SELECT ${day} WHERE ${day} NOT IN (SELECT day FROM payer_hour_days);
+    DROP TABLE payer_loaded; DROP TABLE payer_loaded_gaps`;
 }
 
 /**
  * Scores the payers whose 30-day window changed: those in this refresh's changes and those whose
- * attempts its start passed. Their units over [since, clock] are the start hour's attempts from
- * the start onwards (edge_rows), the start day's later hours, then whole days.
+ * attempts its start passed (every payer in a rebuild, SCORE_BATCH at a time). Their units over
+ * [since, clock] are the start hour's attempts from the start onwards (edge_rows), the start day's
+ * later hours, then whole days.
  */
-export function scorePayersSql(bounds: WindowBounds, everyone: boolean): string {
+export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone: boolean): Promise<void> {
   const since = bounds.since["30d"];
   const was = bounds.previousSince["30d"];
+  await state.run(`CREATE OR REPLACE TEMP TABLE dirty_all AS ${
+    everyone
+      ? "SELECT DISTINCT payer FROM payer_d"
+      : `SELECT DISTINCT payer FROM wallet_changes UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
+  }`);
+  const [{ n }] = await state.all<{ n: number }>("SELECT count(*) AS n FROM dirty_all");
+  const batches = Math.max(1, Math.ceil(Number(n) / SCORE_BATCH));
+  for (let batch = 0; batch < batches; batch++) {
+    await state.run(`CREATE OR REPLACE TEMP TABLE dirty_payers AS SELECT payer FROM dirty_all WHERE hash(payer) % ${batches} = ${batch}`);
+    await state.run(scoreDirtySql(since));
+  }
+  await state.run("DROP TABLE dirty_all; DROP TABLE IF EXISTS dirty_payers");
+}
+
+function scoreDirtySql(since: number): string {
   const startHour = Math.floor(since / HOUR_MS);
   const startDay = Math.floor(since / DAY_MS);
-  const dirty = everyone
-    ? "SELECT DISTINCT payer FROM payer_d"
-    : `SELECT DISTINCT payer FROM wallet_changes UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`;
+  const inStartDay = `hour > ${startHour} AND hour < ${(startDay + 1) * 24}`;
   return `
-    CREATE OR REPLACE TEMP TABLE dirty_payers AS ${dirty};
+    ${unitsOfAttemptsSql("payer_edge", "(SELECT e.* FROM edge_rows e SEMI JOIN dirty_payers USING (payer))", `received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}`, `received_at // ${HOUR_MS}`)};
     CREATE OR REPLACE TEMP TABLE payer_window_units AS
-      SELECT payer, 0 AS t, ${UNIT} FROM (${unitsOfAttemptsSql("(SELECT e.* FROM edge_rows e SEMI JOIN dirty_payers USING (payer))", `received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}`, `received_at // ${HOUR_MS}`)})
-      UNION ALL
-      SELECT payer, hour - ${startHour} AS t, ${UNIT} FROM payer_h SEMI JOIN dirty_payers USING (payer) WHERE hour > ${startHour} AND hour < ${(startDay + 1) * 24}
-      UNION ALL
-      SELECT payer, 24 * (day - ${startDay}) AS t, ${UNIT} FROM payer_d SEMI JOIN dirty_payers USING (payer) WHERE day > ${startDay};
-    CREATE OR REPLACE TEMP TABLE payer_window_programs AS
-      SELECT payer, count(*)::BIGINT AS programs FROM payer_programs SEMI JOIN dirty_payers USING (payer) WHERE last_seen >= ${since} GROUP BY payer;
-    CREATE OR REPLACE TEMP TABLE payer_window AS ${foldUnitsSql("payer_window_units", [])};
+      SELECT payer, 0 AS t, ${STATS} FROM payer_edge
+      UNION ALL SELECT payer, hour - ${startHour} AS t, ${STATS} FROM payer_h SEMI JOIN dirty_payers USING (payer) WHERE ${inStartDay}
+      UNION ALL SELECT payer, 24 * (day - ${startDay}) AS t, ${STATS} FROM payer_d SEMI JOIN dirty_payers USING (payer) WHERE day > ${startDay};
+    CREATE OR REPLACE TEMP TABLE payer_window_unit_gaps AS
+      SELECT payer, k, n FROM payer_edge_gaps
+      UNION ALL SELECT payer, k, n FROM payer_gaps_h SEMI JOIN dirty_payers USING (payer) WHERE ${inStartDay}
+      UNION ALL SELECT payer, k, n FROM payer_gaps_d SEMI JOIN dirty_payers USING (payer) WHERE day > ${startDay};
+    ${foldSql("payer_window", "payer_window_units", "payer_window_unit_gaps", [])};
     -- Quartiles of the gaps as quantile_cont reads them (interpolated between order statistics), each
     -- order statistic the value its sketch bucket stands for.
     CREATE OR REPLACE TEMP TABLE payer_gap_quartiles AS
-      SELECT payer, ${["q1", "q3"].map((q) => `${quartileSql(q === "q1" ? 0.25 : 0.75)} AS gap_${q}`).join(", ")}
-      FROM (SELECT payer, e.k AS k, sum(e.n) OVER (PARTITION BY payer ORDER BY e.k ROWS UNBOUNDED PRECEDING) AS cum, sum(e.n) OVER (PARTITION BY payer) AS total
-            FROM (SELECT payer, unnest(gap_sketch) AS e FROM payer_window))
+      SELECT payer, ${quartileSql(0.25)} AS gap_q1, ${quartileSql(0.75)} AS gap_q3
+      FROM (SELECT payer, k, sum(n) OVER (PARTITION BY payer ORDER BY k ROWS UNBOUNDED PRECEDING) AS cum, sum(n) OVER (PARTITION BY payer) AS total FROM payer_window_gaps)
       GROUP BY payer;
+    CREATE OR REPLACE TEMP TABLE payer_window_programs AS
+      SELECT payer, count(*)::BIGINT AS programs FROM payer_programs SEMI JOIN dirty_payers USING (payer) WHERE last_seen >= ${since} GROUP BY payer;
     CREATE OR REPLACE TEMP TABLE payer_features AS
       SELECT f.payer, f.n AS attempts, f.hours AS active_hours, coalesce(p.programs, 0) AS programs, f.scripted, f.failures, f.resolved, f.gaps, q.gap_q1, q.gap_q3
       FROM payer_window f LEFT JOIN payer_window_programs p USING (payer) LEFT JOIN payer_gap_quartiles q USING (payer);
     ${sqlFile("payer_scores")};
     DELETE FROM payer_scores USING dirty_payers d WHERE payer_scores.payer = d.payer;
     INSERT INTO payer_scores BY NAME SELECT * FROM payer_scores_new;
-    DROP TABLE dirty_payers; DROP TABLE payer_window_units; DROP TABLE payer_window; DROP TABLE payer_gap_quartiles; DROP TABLE payer_window_programs;
-    DROP TABLE payer_features; DROP TABLE payer_scores_new`;
+    DROP TABLE payer_edge; DROP TABLE payer_edge_gaps; DROP TABLE payer_window_units; DROP TABLE payer_window_unit_gaps; DROP TABLE payer_window;
+    DROP TABLE payer_window_gaps; DROP TABLE payer_gap_quartiles; DROP TABLE payer_window_programs; DROP TABLE payer_features; DROP TABLE payer_scores_new`;
 }
 
 /** quantile_cont's interpolation at q over the sketch's order statistics (columns k, cum, total of one payer). */

@@ -15,7 +15,7 @@ import { ROLLUPS, createUnitTableSql } from "./rollups";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 4;
+export const STATE_SCHEMA = 5;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -51,6 +51,8 @@ const SCHEMA = [
   // The payers' units (bot score): additive counts plus the send-time sequence's first, last and gaps.
   `CREATE TABLE IF NOT EXISTS payer_h (${PAYER_UNIT_COLUMNS("hour")})`,
   `CREATE TABLE IF NOT EXISTS payer_d (${PAYER_UNIT_COLUMNS("day")})`,
+  "CREATE TABLE IF NOT EXISTS payer_gaps_h (payer VARCHAR, hour INTEGER, k INTEGER, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_gaps_d (payer VARCHAR, day INTEGER, k INTEGER, n BIGINT)",
   "CREATE TABLE IF NOT EXISTS payer_programs (payer VARCHAR, program VARCHAR, last_seen BIGINT)",
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
   `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
@@ -66,7 +68,7 @@ const SCHEMA = [
 
 function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {
   return `payer VARCHAR, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
-    first_sent BIGINT, last_sent BIGINT, gaps BIGINT, gap_sketch STRUCT(k INTEGER, n BIGINT)[]`;
+    first_sent BIGINT, last_sent BIGINT, gaps BIGINT`;
 }
 
 export type StateDb = {
