@@ -73,7 +73,7 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-async function measure(attempts: number): Promise<{ refresh: BuildResult; bytesPerAttempt: number; lakeBytes: number; servingBytes: number; buildSeconds: number }> {
+export async function measure(attempts: number): Promise<{ refresh: BuildResult; bytesPerAttempt: number; lakeBytes: number; servingBytes: number; buildSeconds: number }> {
   const lake = await cachedLake(attempts);
   const work = join(tmpdir(), "txray-bench", `refresh-${attempts}-run`);
   workingCopy(lake.dir, work);

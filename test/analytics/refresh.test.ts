@@ -4,6 +4,7 @@
 // across midnight (windows' starts pass attempts, new start days are read back) — and then rebuilt
 // from the whole lake at the same clock. Every answer of every route, scope and window is equal,
 // wallet pages and bot scores included. Each incremental run reads only what it had not read.
+// Days the retention job removes are forgotten without a rebuild when no window covers them.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -17,6 +18,7 @@ import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createAccountKey } from "../../src/control";
+import { applyRetention } from "../../src/ops/retention";
 import { sqlString } from "../../src/lake/duckdb";
 import { WINDOW_NAMES } from "../../src/analytics/windows";
 import { testContext } from "../helpers/context";
@@ -159,4 +161,29 @@ test("incremental refreshes give the answers of a full rebuild, reading only wha
   const rebuilt = await everything();
   expect(Object.keys(incremental).length).toBeGreaterThan(300);
   for (const key of Object.keys(rebuilt)) expect({ key, answer: incremental[key] }).toEqual({ key, answer: rebuilt[key] });
+}, HEAVY_MS);
+
+test("days retention removes before every window are forgotten without a rebuild; the answers equal a rebuild's", async () => {
+  // Days later: the oldest generated days are now before the 30-day window and the day before it.
+  clock = END_MS + 5 * 24 * HOUR;
+  expect(await refresh()).toMatchObject({ full: false });
+  const lakeDays = () => new Set(readdirSync(ctx.paths.dataset("envelopes")).flatMap((program) => readdirSync(join(ctx.paths.dataset("envelopes"), program))));
+  const before = lakeDays();
+  const removed = await applyRetention(ctx, { days: 31 });
+  expect((removed as { partitionsRemoved: number }).partitionsRemoved).toBeGreaterThan(0);
+  expect(lakeDays().size).toBeLessThan(before.size);
+
+  const forgotten = await refresh();
+  expect(forgotten).toMatchObject({ full: false, partsRead: 0 });
+  const incremental = await everything();
+  expect(await refresh({ full: true })).toMatchObject({ full: true });
+  const rebuilt = await everything();
+  for (const key of Object.keys(rebuilt)) expect({ key, answer: incremental[key] }).toEqual({ key, answer: rebuilt[key] });
+
+  // Removing a day a window still covers starts over.
+  const program = world.programs[0];
+  const covered = join(ctx.paths.dataset("envelopes"), `program=${program}`, `day=${new Date(END_MS - 24 * HOUR).toISOString().slice(0, 10)}`);
+  expect(readdirSync(covered).length).toBeGreaterThan(0);
+  rmSync(covered, { recursive: true });
+  expect(await refresh()).toMatchObject({ full: true });
 }, HEAVY_MS);

@@ -118,12 +118,17 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     );
     let taken = full ? [] : await takenParts(state, ctx);
     let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+    // Partitions that left the lake (retention): whole days before every window are forgotten like
+    // the state's own old days; anything else (a day a window still covers, part of a day) starts over.
+    let goneDays: number[] = [];
     if (!full && plan.gone.length > 0) {
-      // Partitions left the lake (retention): their attempts leave every figure, so start over.
-      full = true;
-      state = await reopenFresh(state, tablesDir, ctx);
-      taken = [];
-      plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+      goneDays = forgettableDays(plan.gone, listed, Math.max(ctx.clock(), Number(await state.meta("clock"))));
+      if (goneDays.length === 0) {
+        full = true;
+        state = await reopenFresh(state, tablesDir, ctx);
+        taken = [];
+        plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+      }
     }
     const previousClock = full ? null : Number(await state.meta("clock"));
     const envelopeFiles = full ? listed.filter((p) => p.dataset === "envelopes").map((p) => p.path) : plan.reads.filter((r) => r.dataset === "envelopes").flatMap((r) => r.files);
@@ -202,7 +207,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     await state.run("BEGIN TRANSACTION");
     await step("payers", async () => {
       await applyPayerChanges(state);
-      await state.run(forgetSql(today));
+      await state.run(forgetSql(today, goneDays));
       await scorePayers(state, bounds, full);
     });
 
@@ -210,7 +215,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       const written = await writeChanges(state, tablesDir, version);
       await state.run("DELETE FROM wallet_changes");
       result.written = written.length;
-      let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS), ...written];
+      let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS && !goneDays.includes(f.day)), ...written];
       const merges = runMerges(tablesDir, mergePlan(live, clock, chunkRows * 4), version, clock);
       result.merged = merges.removed.length;
       live = [...live.filter((f) => !merges.removed.some((r) => r.name === f.name)), ...merges.added];
@@ -301,9 +306,29 @@ async function recordTaken(state: StateDb, listed: LakePart[], files: string[], 
   }
 }
 
+/**
+ * A new, empty state. Issues' first and last seen outlive the lake's retention: they are carried
+ * over from the current version (the rebuild merges them with what the lake still holds).
+ */
 async function reopenFresh(state: StateDb, tablesDir: string, ctx: Context): Promise<StateDb> {
   state.close();
-  return await openState(tablesDir, ctx.duckOptions("tables"), { fresh: true });
+  const fresh = await openState(tablesDir, ctx.duckOptions("tables"), { fresh: true });
+  const current = readPointer(ctx.paths);
+  const file = current ? servingFile(ctx.paths, current.version) : null;
+  if (file && existsSync(file)) {
+    try {
+      await fresh.run(`ATTACH ${sqlString(file)} AS previous_version (READ_ONLY)`);
+      const [found] = await fresh.all<{ n: number }>("SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = 'previous_version' AND table_name = 'issue_lifetimes' AND column_name IN ('program', 'scope', 'fingerprint', 'first_seen', 'last_seen')");
+      if (Number(found?.n) === 5) {
+        await fresh.run("INSERT INTO issue_lifetimes SELECT program, scope, fingerprint, first_seen, last_seen FROM previous_version.issue_lifetimes WHERE scope <> '*'");
+      }
+    } catch (error) {
+      ctx.logger.warn("tables: issues' first seen not carried over from the current version", { error: (error as Error).message });
+    } finally {
+      await fresh.run("DETACH DATABASE IF EXISTS previous_version").catch(() => undefined);
+    }
+  }
+  return fresh;
 }
 
 /** The parts the state took in (with their paths). */
@@ -382,7 +407,6 @@ async function fullIntake(
     rowsInChunk += n;
   }
   let attempts = 0;
-  const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
   for (const chunk of chunks) {
     const first = dayNumber(chunk[0]);
     const last = dayNumber(chunk[chunk.length - 1]);
@@ -415,14 +439,32 @@ async function fullIntake(
   return { attempts, resolutions: resolved };
 }
 
-/** Units and rows older than the kept days. */
-function forgetSql(today: number): string {
+/**
+ * Days removed from the lake that can be forgotten as the state forgets its own old days: whole days
+ * (no part of the day left in the lake) before the 30-day window's first day and the day before it
+ * (no window, edge or bot score reads them). Empty when any gone partition is not such a day.
+ */
+function forgettableDays(gone: { day: string }[], listed: LakePart[], clockAtLeast: number): number[] {
+  const firstNeeded = dayOf(clockAtLeast - WINDOWS["30d"]) - 1;
+  const listedDays = new Set(listed.map((p) => p.day));
+  const days = [...new Set(gone.map((g) => g.day))];
+  if (days.some((day) => listedDays.has(day) || dayNumber(day) >= firstNeeded)) return [];
+  return days.map(dayNumber);
+}
+
+const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+
+/** Units and rows older than the kept days, and of the given days (removed from the lake). */
+function forgetSql(today: number, days: number[] = []): string {
   const cutoff = today - RETENTION_DAYS;
+  // A condition on a day number column and one on a time column.
+  const onDay = (column: string) => [`${column} < ${cutoff}`, ...days.map((d) => `${column} = ${d}`)].join(" OR ");
+  const onTime = (column: string) => [`${column} < ${cutoff * DAY_MS}`, ...days.map((d) => `(${column} >= ${d * DAY_MS} AND ${column} < ${(d + 1) * DAY_MS})`)].join(" OR ");
   return [
-    ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE day < ${cutoff}`, `DELETE FROM ${unitTable(r, "h")} WHERE hour < ${cutoff * 24}`]),
-    `DELETE FROM payer_d WHERE day < ${cutoff}`, `DELETE FROM payer_gaps_d WHERE day < ${cutoff}`, `DELETE FROM payer_programs WHERE last_seen < ${cutoff * DAY_MS}`,
-    `DELETE FROM unresolved WHERE received_at < ${cutoff * DAY_MS}`, `DELETE FROM late_resolutions WHERE received_at < ${cutoff * DAY_MS}`,
-    `DELETE FROM issue_examples WHERE received_at < ${cutoff * DAY_MS}`,
+    ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE ${onDay("day")}`, `DELETE FROM ${unitTable(r, "h")} WHERE ${onDay("hour // 24")}`]),
+    `DELETE FROM payer_d WHERE ${onDay("day")}`, `DELETE FROM payer_gaps_d WHERE ${onDay("day")}`, `DELETE FROM payer_programs WHERE ${onTime("last_seen")}`,
+    `DELETE FROM unresolved WHERE ${onTime("received_at")}`, `DELETE FROM late_resolutions WHERE ${onTime("received_at")}`,
+    `DELETE FROM issue_examples WHERE ${onTime("received_at")}`,
   ].join(";\n");
 }
 
