@@ -95,7 +95,13 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
     run: async (sql) => {
       const at = performance.now();
       try {
-        await connection.run(sql);
+        if (process.env.TXRAY_DEBUG_SPLIT) {
+          for (const one of sql.split(/;\s*\n/)) {
+            const t0 = performance.now();
+            if (one.trim()) await connection.run(one);
+            if (performance.now() - t0 > Number(process.env.TXRAY_DEBUG_TABLES ?? 100)) console.error(`  ${Math.round(performance.now() - t0)} ms: ${one.replace(/\s+/g, " ").slice(0, 140)}`);
+          }
+        } else await connection.run(sql);
         if (process.env.TXRAY_DEBUG_TABLES && performance.now() - at > Number(process.env.TXRAY_DEBUG_TABLES)) console.error(`${Math.round(performance.now() - at)} ms: ${sql.replace(/\s+/g, " ").slice(0, 160)}`);
       } catch (error) {
         if (process.env.TXRAY_DEBUG_TABLES) {
