@@ -15,3 +15,4 @@ export * from "./attempt-index";
 export * from "./chain-observations";
 export * from "./resolution-batches";
 export * from "./spool-integrity";
+export * from "./alerts";
