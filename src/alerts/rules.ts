@@ -78,11 +78,13 @@ export const isLoopbackUrl = (url: URL) => LOOPBACK.test(url.hostname);
 const destinationUrl = z
   .string({ message: "expected a URL" })
   .max(2048, "at most 2048 characters")
-  .refine((text) => URL.canParse(text), "expected an absolute URL")
-  .refine((text) => {
-    const url = new URL(text);
-    return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackUrl(url));
-  }, "must be https:// (http:// only to a loopback address)");
+  .superRefine((text, context) => {
+    const url = URL.parse(text);
+    if (url === null) context.addIssue({ code: "custom", message: "expected an absolute URL" });
+    else if (!(url.protocol === "https:" || (url.protocol === "http:" && isLoopbackUrl(url)))) {
+      context.addIssue({ code: "custom", message: "must be https:// (http:// only to a loopback address)" });
+    }
+  });
 
 /** A webhook secret given by the client: 16–256 printable ASCII characters. */
 const secret = z.string({ message: "expected a string" }).regex(/^[\x21-\x7e]{16,256}$/, "16 to 256 printable ASCII characters, no spaces");

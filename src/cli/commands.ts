@@ -10,6 +10,7 @@ import { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, runJobsFromOu
 import { Stopped } from "../shared/stop";
 import { checkDate } from "../analytics/landing-score";
 import { userConfigPath, writeUserConfig } from "./user-config";
+import { ALERTS_USAGE, AlertsUsageError, alertsCommand } from "./alerts";
 
 export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
 
@@ -27,7 +28,7 @@ const USAGE = `usage: txray <command>
                           register an Anchor (legacy or >= 0.30) or Shank IDL for decoding a program
   idl fetch <program>     fetch the program's on-chain Anchor IDL over SOLANA_RPC_URL and register it
   backup <dir>            copy a running instance consistently into <dir> (restore: docs/operations.md)
-`;
+${ALERTS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -45,10 +46,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "jobs" && action === "run") return await jobsRun(rest, config, io);
     if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
+    if (area === "alerts") return await alertsCommand(action, rest, config, io);
     if (area === "backup") return await backup([action, ...rest].filter((arg) => arg !== undefined), config, io);
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof AlertsUsageError) {
       io.stderr(`txray: ${error.message}\n\n${USAGE}`);
       return 2;
     }

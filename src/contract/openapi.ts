@@ -9,6 +9,9 @@ import {
   ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
 } from "../analytics/queries";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
+import {
+  AlertPayloadSchema, AlertRuleCreatedSchema, AlertRuleDeletedSchema, AlertRuleInputSchema, AlertRulesSchema, AlertRuleSchema, AlertTestResultSchema,
+} from "../alerts";
 import { VERSION } from "../shared/version";
 import { PARAMS, QUESTIONS, type ParamName } from "./questions";
 
@@ -53,11 +56,13 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 function componentSchemas(): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   const questionSchemas = QUESTIONS.map((q) => q.response);
-  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
+  const alertSchemas = [AlertRuleSchema, AlertRuleCreatedSchema, AlertRulesSchema, AlertRuleDeletedSchema, AlertTestResultSchema, AlertPayloadSchema];
+  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas, ...alertSchemas]) {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id && !registry.has(schema)) registry.add(schema, { id });
   }
   registry.add(ingestBodySchema, { id: "IngestBody" });
+  registry.add(AlertRuleInputSchema, { id: "AlertRuleInput" });
   const out = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => REF(id), unrepresentable: "any" }) as { schemas: Record<string, JsonObject> };
   // Components are addressed by name; the document declares the dialect once.
   for (const schema of Object.values(out.schemas)) {
@@ -134,6 +139,7 @@ function operations(options: { slack: boolean }): Operation[] {
     },
     security: [{ apiKey: [] }],
   });
+  ops.push(...alertOperations());
   ops.push({
     method: "post",
     path: "/mcp",
@@ -245,6 +251,49 @@ function operations(options: { slack: boolean }): Operation[] {
   return ops;
 }
 
+/** /v1/alerts (docs/alerts.md): an account's alert rules; never public. */
+function alertOperations(): Operation[] {
+  const json = (id: string, description: string) => ({ description, content: { "application/json": { schema: { $ref: REF(id) } } } });
+  const id = { name: "id", in: "path", required: true, description: "the rule's id (alr_…)", schema: { type: "string", pattern: "^alr_[0-9a-f]{16}$" } };
+  const tags = ["Alerts"];
+  return [
+    {
+      method: "post", path: "/v1/alerts", operationId: "createAlert", tags,
+      summary: "Create an alert rule",
+      description:
+        "A rule on one of the account's programs (one it has sent telemetry for) with a destination: a generic webhook (JSON body signed in `X-Txray-Signature`) or a Slack incoming webhook. " +
+        "URLs must be https:// (http:// only to a loopback address). The answer shows the destination's URL and the webhook secret (given, or generated) in full, once. Account key (txr_live_…) only. Body at most 16 KiB.",
+      requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertRuleInput") } } } },
+      responses: { "201": json("AlertRuleCreated", "The rule, with its id"), ...errorResponses(["bad_request", "unauthorized", "forbidden", "not_found", "payload_too_large", "rate_limited", "internal"]) },
+      security: [{ apiKey: [] }],
+    },
+    {
+      method: "get", path: "/v1/alerts", operationId: "listAlerts", tags,
+      summary: "The account's alert rules",
+      description: "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
+      parameters: [parameter("limit", "query"), parameter("cursor", "query")],
+      responses: { "200": json("AlertRules", "A page of rules"), ...errorResponses(["bad_request", "unauthorized", "rate_limited", "internal"]) },
+      security: [{ apiKey: [] }],
+    },
+    {
+      method: "delete", path: "/v1/alerts/{id}", operationId: "deleteAlert", tags,
+      summary: "Remove an alert rule",
+      description: "Removes the rule; its deliveries not yet sent are cancelled. Account key only; another account's rule is a 404.",
+      parameters: [id],
+      responses: { "200": json("AlertRuleDeleted", "Removed"), ...errorResponses(["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"]) },
+      security: [{ apiKey: [] }],
+    },
+    {
+      method: "post", path: "/v1/alerts/{id}/test", operationId: "testAlert", tags,
+      summary: "Send a sample alert",
+      description: "Sends a sample (`kind: \"test\"`) to the rule's destination now, one attempt, and answers with what the destination said. Recorded in the delivery log. Account key only.",
+      parameters: [id],
+      responses: { "200": json("AlertTestResult", "The attempt's result"), ...errorResponses(["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"]) },
+      security: [{ apiKey: [] }],
+    },
+  ];
+}
+
 const idOf = (schema: z.ZodType) => (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id ?? "unknown";
 
 const documents = new Map<boolean, JsonObject>();
@@ -275,6 +324,7 @@ function buildDocument(options: { slack: boolean }): JsonObject {
       { name: "Ingest", description: "Telemetry from the SDK" },
       { name: "Service", description: "Health and this description" },
       { name: "Surfaces", description: "MCP and chat" },
+      { name: "Alerts", description: "Alert rules and their webhook payload (docs/alerts.md)" },
     ],
     paths,
     components: {

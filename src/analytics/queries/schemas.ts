@@ -255,6 +255,18 @@ export const StatusSchema = z
     version: z.string(),
     lake: z.looseObject({ envelopes: count, spoolBacklog: count.nullable() }),
     jobs: z.record(z.string(), jobRun),
+    alerts: z
+      .looseObject({
+        rules: count,
+        firing: count.describe("subjects of all rules firing now"),
+        pending: count.describe("deliveries waiting to be sent or retried"),
+        held: count.describe("alerts held back by the flood cap"),
+        oldestPendingAt: ms.nullable(),
+        lastSentAt: ms.nullable(),
+        last24h: z.looseObject({ sent: count, failed: count, summarized: count }).describe("deliveries created in the last 24 hours, by outcome"),
+      })
+      .optional()
+      .describe("alert rules and deliveries (docs/alerts.md), counts only"),
   })
   .meta({ id: "Status" });
 
