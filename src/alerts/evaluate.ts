@@ -11,6 +11,7 @@ import {
   accountHasProgram, alertStates, commitAlertChanges, heldDeliveries, listAlertRules, messagesSince,
   type AlertRuleRecord, type AlertSubjectState, type DeliveryRecord, type DeliveryUpdate, type NewDelivery,
 } from "../control";
+import { freshServingTables } from "../analytics/serving/reader";
 import { describeError } from "../shared/logger";
 import { TxrayError } from "../shared/errors";
 import { CONDITIONS } from "./conditions";
@@ -35,6 +36,14 @@ type Candidate = { id: string; ruleId: string; destinationKey: string; record: N
 export async function evaluateRules(ctx: Context, now: number): Promise<EvaluationSummary> {
   const rules = listAlertRules(ctx.control, null);
   const summary: EvaluationSummary = { rules: rules.length, evaluated: 0, failedRules: 0, fired: 0, resolved: 0, summaries: 0, held: 0 };
+  if (rules.length === 0) return summary;
+  try {
+    // Right after a tables build: judge that build, not the one readers were still answering from.
+    await freshServingTables(ctx);
+  } catch (error) {
+    if (error instanceof TxrayError && error.code === "unavailable") return { ...summary, skipped: error.message };
+    throw error;
+  }
   const states: AlertSubjectState[] = [];
   const candidates: Candidate[] = [];
   const base = publicBaseUrl(ctx.config);
