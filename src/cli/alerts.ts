@@ -11,7 +11,8 @@ import { readUserConfig, userConfigPath } from "./user-config";
 
 export type AlertsIo = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
 
-export const ALERTS_USAGE = `  alerts add --program <id> --rule <new_issue|regression|landing_rate|provider_drops|cu_headroom>
+export const ALERTS_USAGE = `  jobs run alerts         evaluate every alert rule now and send what is due (also after each tables build)
+  alerts add --program <id> --rule <new_issue|regression|landing_rate|provider_drops|cu_headroom>
              (--webhook <url> [--secret <s>] | --slack <url>) [--param <name>=<value>]... [--account <name>] [--json]
                           create an alert rule (docs/alerts.md); a webhook's secret is shown once
   alerts list [--account <name>] [--json]
