@@ -251,46 +251,42 @@ function operations(options: { slack: boolean }): Operation[] {
   return ops;
 }
 
-/** /v1/alerts (docs/alerts.md): an account's alert rules; never public. */
+/** /v1/alerts (docs/alerts.md): an account's alert rules; never public (every operation needs a key). */
 function alertOperations(): Operation[] {
-  const json = (id: string, description: string) => ({ description, content: { "application/json": { schema: { $ref: REF(id) } } } });
   const id = { name: "id", in: "path", required: true, description: "the rule's id (alr_…)", schema: { type: "string", pattern: "^alr_[0-9a-f]{16}$" } };
-  const tags = ["Alerts"];
+  const changes: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"];
+  const operation = (
+    method: Operation["method"], path: string, operationId: string, summary: string, description: string,
+    answer: [status: string, schema: string, description: string], codes: ErrorCode[], extra: Partial<Operation> = {},
+  ): Operation => ({
+    method, path, operationId, summary, description, tags: ["Alerts"], ...extra,
+    responses: { [answer[0]]: { description: answer[2], content: { "application/json": { schema: { $ref: REF(answer[1]) } } } }, ...errorResponses(codes) },
+    security: [{ apiKey: [] }],
+  });
   return [
-    {
-      method: "post", path: "/v1/alerts", operationId: "createAlert", tags,
-      summary: "Create an alert rule",
-      description:
-        "A rule on one of the account's programs (one it has sent telemetry for) with a destination: a generic webhook (JSON body signed in `X-Txray-Signature`) or a Slack incoming webhook. " +
+    operation(
+      "post", "/v1/alerts", "createAlert", "Create an alert rule",
+      "A rule on one of the account's programs (one it has sent telemetry for) with a destination: a generic webhook (JSON body signed in `X-Txray-Signature`) or a Slack incoming webhook. " +
         "URLs must be https:// (http:// only to a loopback address). The answer shows the destination's URL and the webhook secret (given, or generated) in full, once. Account key (txr_live_…) only. Body at most 16 KiB.",
-      requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertRuleInput") } } } },
-      responses: { "201": json("AlertRuleCreated", "The rule, with its id"), ...errorResponses(["bad_request", "unauthorized", "forbidden", "not_found", "payload_too_large", "rate_limited", "internal"]) },
-      security: [{ apiKey: [] }],
-    },
-    {
-      method: "get", path: "/v1/alerts", operationId: "listAlerts", tags,
-      summary: "The account's alert rules",
-      description: "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
-      parameters: [parameter("limit", "query"), parameter("cursor", "query")],
-      responses: { "200": json("AlertRules", "A page of rules"), ...errorResponses(["bad_request", "unauthorized", "rate_limited", "internal"]) },
-      security: [{ apiKey: [] }],
-    },
-    {
-      method: "delete", path: "/v1/alerts/{id}", operationId: "deleteAlert", tags,
-      summary: "Remove an alert rule",
-      description: "Removes the rule; its deliveries not yet sent are cancelled. Account key only; another account's rule is a 404.",
-      parameters: [id],
-      responses: { "200": json("AlertRuleDeleted", "Removed"), ...errorResponses(["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"]) },
-      security: [{ apiKey: [] }],
-    },
-    {
-      method: "post", path: "/v1/alerts/{id}/test", operationId: "testAlert", tags,
-      summary: "Send a sample alert",
-      description: "Sends a sample (`kind: \"test\"`) to the rule's destination now, one attempt, and answers with what the destination said. Recorded in the delivery log. Account key only.",
-      parameters: [id],
-      responses: { "200": json("AlertTestResult", "The attempt's result"), ...errorResponses(["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"]) },
-      security: [{ apiKey: [] }],
-    },
+      ["201", "AlertRuleCreated", "The rule, with its id"], [...changes, "payload_too_large"],
+      { requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertRuleInput") } } } } },
+    ),
+    operation(
+      "get", "/v1/alerts", "listAlerts", "The account's alert rules",
+      "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
+      ["200", "AlertRules", "A page of rules"], ["bad_request", "unauthorized", "rate_limited", "internal"],
+      { parameters: [parameter("limit", "query"), parameter("cursor", "query")] },
+    ),
+    operation(
+      "delete", "/v1/alerts/{id}", "deleteAlert", "Remove an alert rule",
+      "Removes the rule; its deliveries not yet sent are cancelled. Account key only; another account's rule is a 404.",
+      ["200", "AlertRuleDeleted", "Removed"], changes, { parameters: [id] },
+    ),
+    operation(
+      "post", "/v1/alerts/{id}/test", "testAlert", "Send a sample alert",
+      "Sends a sample (`kind: \"test\"`) to the rule's destination now, one attempt, and answers with what the destination said. Recorded in the delivery log. Account key only.",
+      ["200", "AlertTestResult", "The attempt's result"], changes, { parameters: [id] },
+    ),
   ];
 }
 
