@@ -35,7 +35,7 @@ const key = createAccountKey(control, "bench", "live", Date.now()).key;
 control.close();
 const chain = await startLocalnet({ blockTimeMs: 400 });
 const receiver = startReceiver();
-const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: chain.url, TXRAY_SCHEDULER: "on", TXRAY_LOG_LEVEL: "warn", ...intervals });
+const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: chain.url, TXRAY_SCHEDULER: "on", TXRAY_LOG_LEVEL: "info", ...intervals });
 log(`server ${server.url}, intervals ${JSON.stringify(intervals)}`);
 
 const traffic = async (options: { attempts: number; redeployAt?: number }) => {
