@@ -1,12 +1,15 @@
 // bench alerts: how long after a breaking deploy's first failures the team hears of it. A txray
 // server process with its scheduler (the intervals under test), the LiteSVM local chain with ~400 ms
 // blocks, paced simulated traffic streamed to the server as an SDK would, alert rules (new_issue,
-// regression) to a webhook receiver on loopback; then the app program is redeployed with a broken
-// release while traffic continues. Measures, for each alert, the time from the first failed
-// transaction's send (its envelope's sentAt) to the webhook's arrival.
+// regression) to a webhook receiver on loopback, created while the healthy traffic runs; then the
+// app program is redeployed with a broken release while traffic continues. Measures, for each
+// alert, the time from the first failed transaction's send (its envelope's sentAt) to the webhook's
+// arrival.
 //
 // BENCH_RESOLVE_MS, BENCH_TABLES_MS, BENCH_DEPLOYS_MS: the scheduler's intervals (defaults: txray's,
-// 60 s / 300 s / 300 s). BENCH_TIMEOUT_S: the longest wait for both alerts (default 1200).
+// 60 s / 300 s / 300 s). BENCH_BREAK_AT: the attempt before which the app is redeployed broken
+// (default 160, ~30 s of healthy traffic; move it to move the break within the jobs' cycles, which
+// start with the server). BENCH_TIMEOUT_S: the longest wait for both alerts (default 1200).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
@@ -25,6 +28,7 @@ const intervals = {
   DEPLOYS_INTERVAL_MS: process.env.BENCH_DEPLOYS_MS ?? "300000",
 };
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_S ?? 1200) * 1000;
+const breakAt = Number(process.env.BENCH_BREAK_AT ?? 160);
 const PROVIDERS = [{ label: "alpha", dropRate: 0 }, { label: "bravo", dropRate: 0 }];
 const MIX = { app_call: 50, sol_transfer: 30, sol_insufficient: 10 };
 const log = (text: string) => console.error(`[${new Date().toISOString()}] ${text}`);
@@ -36,36 +40,39 @@ control.close();
 const chain = await startLocalnet({ blockTimeMs: 400 });
 const receiver = startReceiver();
 const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: chain.url, TXRAY_SCHEDULER: "on", TXRAY_LOG_LEVEL: "info", ...intervals });
+const serverStartedAt = Date.now();
 log(`server ${server.url}, intervals ${JSON.stringify(intervals)}`);
 
-const traffic = async (options: { attempts: number; redeployAt?: number }) => {
-  const stream = new EnvelopeStream(server.url, key).start(250);
-  const run = await runTraffic({ rpcUrl: chain.url, seed: 11, providers: PROVIDERS, mix: MIX, payers: 6, intervalMs: 150, ...options, onAttempt: (a) => stream.push(a.envelope) });
-  await stream.stop();
-  return run;
-};
-
 try {
-  log("healthy traffic…");
-  const before = await traffic({ attempts: 120 });
-  const app = before.world.appProgram!.toBase58();
-  // Rules can be created once the app program reached the lake (the account then "reported" it).
+  log("healthy traffic, then a broken redeploy…");
+  const stream = new EnvelopeStream(server.url, key).start(250);
+  let app: string | null = null;
+  const run = runTraffic({
+    rpcUrl: chain.url, seed: 11, providers: PROVIDERS, mix: MIX, payers: 6, intervalMs: 150, attempts: breakAt + 240, redeployAt: breakAt,
+    onAttempt: (a) => {
+      stream.push(a.envelope);
+      if (a.truth.scenario === "app_call") app ??= a.envelope.program;
+    },
+  });
+  // Rules are created once the app program reached the lake (the account then "reported" it), while the traffic is still healthy.
   const hook = { type: "webhook", url: `${receiver.url}/hook`, secret: "bench-secret-0123456789" };
+  while (app === null) await Bun.sleep(100);
   for (const [rule, params] of [["new_issue", {}], ["regression", { minAttempts: 20 }]] as const) {
     for (;;) {
       const response = await fetch(`${server.url}/v1/alerts`, { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ program: app, rule, params, destination: hook }) });
       if (response.status === 201) break;
       if (response.status !== 404) throw new Error(`creating ${rule}: ${response.status} ${await response.text()}`);
-      await Bun.sleep(500);
+      await Bun.sleep(250);
     }
   }
-  // A deploy of the healthy code first (createWorld redeploys it), seen by the deploys job, then the break.
-  log("rules created; traffic with a broken redeploy after 20 attempts…");
-  const broken = await traffic({ attempts: 240, redeployAt: 20 });
+  const rulesAt = Date.now();
+  log("rules created");
+  const broken = await run;
+  await stream.stop();
   const failures = broken.attempts.filter((a) => a.truth.scenario === "app_call" && a.truth.outcome === "failed_onchain");
   const firstFailure = Math.min(...failures.map((a) => a.envelope.sentAt));
-  const deployedAt = broken.deploys.at(-1)!;
-  log(`${failures.length} failed app calls, the first sent at ${new Date(firstFailure).toISOString()} (deploy at slot ${deployedAt.slot}); waiting for the alerts…`);
+  if (rulesAt > firstFailure) throw new Error("the rules were created after the break: raise BENCH_BREAK_AT");
+  log(`${failures.length} failed app calls, the first sent at ${new Date(firstFailure).toISOString()} (deploy at slot ${broken.deploys.at(-1)!.slot}); waiting for the alerts…`);
   const arrival = new Map<string, number>();
   const deadline = Date.now() + timeoutMs;
   while (arrival.size < 2 && Date.now() < deadline) {
@@ -82,6 +89,8 @@ try {
   console.log(
     JSON.stringify({
       intervals: Object.fromEntries(Object.entries(intervals).map(([name, value]) => [name, Number(value)])),
+      breakAt,
+      breakAfterServerStartSeconds: Number(((firstFailure - serverStartedAt) / 1000).toFixed(1)),
       failedAppCalls: failures.length,
       trafficAfterBreakSeconds: Number(((Math.max(...broken.attempts.map((a) => a.envelope.sentAt)) - firstFailure) / 1000).toFixed(1)),
       newIssueSeconds: seconds("new_issue"),
