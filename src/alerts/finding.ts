@@ -39,13 +39,6 @@ export const formatCount = (n: number) => n.toLocaleString("en-US");
 /** A p-value for people: "p = 0.003", "p < 0.0001". */
 export const formatP = (p: number) => (p < 0.0001 ? "p < 0.0001" : `p = ${p.toPrecision(2)}`);
 
-/** What an issue is, in a few words: its error (name, else code), drop class or outcome, and where. */
-export function describeIssue(issue: { outcome: string; instruction: string | null; errCode: number | null; errName: string | null; dropClass: string | null }): string {
-  const what = issue.errName ?? (issue.errCode !== null ? `error ${issue.errCode}` : (issue.dropClass ?? issue.outcome));
-  const where = issue.instruction ? ` in ${issue.instruction}` : "";
-  return `${what}${where} (${issue.outcome})`;
-}
-
 /** Top-issues' entries of one fingerprint merged across payer segments (counts add up). */
 export function issuesByFingerprint(segments: Record<string, Issue[]>): Map<string, Issue & { segmentCount: number }> {
   const merged = new Map<string, Issue & { segmentCount: number }>();

@@ -20,32 +20,3 @@ export function errorResponse(error: unknown, logger: Logger, headers: Record<st
   logger.error("internal error", { error: describeError(error) });
   return json(errorBody("internal", "internal error"), 500, headers);
 }
-
-/** The request body, at most `limit` bytes: a larger one (declared or actual) is a 413. */
-export async function readBoundedBody(request: Request, limit: number): Promise<Uint8Array> {
-  const tooLarge = () => new TxrayError("payload_too_large", `body exceeds ${limit} bytes`);
-  if (Number(request.headers.get("content-length") ?? "0") > limit) throw tooLarge();
-  // With a Content-Length the server has already bounded the body; without one, read with a cap.
-  if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
-}

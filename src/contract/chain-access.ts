@@ -6,6 +6,7 @@ import { createRpcClient } from "../chain/rpc";
 import type { Context } from "../context";
 import type { WhyDeps } from "../analytics/queries";
 import { issueSummary, payerBotScore } from "../analytics/queries";
+import { explorerCluster, explorerLinks } from "../shared/explorer-links";
 
 export function chainAccess(ctx: Context) {
   const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, maxRetries: 2, logger: ctx.logger });
@@ -18,9 +19,16 @@ export function chainAccess(ctx: Context) {
     }
     return idls;
   };
+  const cluster = explorerCluster(ctx.config.EXPLORER_CLUSTER, ctx.config.SOLANA_RPC_URL);
   return {
     rpc,
     idls: currentIdls,
-    whyDeps: (): WhyDeps => ({ rpc, idls: currentIdls(), payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null), issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null) }),
+    whyDeps: (): WhyDeps => ({
+      rpc,
+      idls: currentIdls(),
+      payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null),
+      issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null),
+      explorerLinks: cluster ? (sig) => explorerLinks(cluster, sig) : undefined,
+    }),
   };
 }

@@ -94,7 +94,12 @@ const MIGRATIONS: string[] = [
    DROP INDEX IF EXISTS pending_by_sig;
    CREATE INDEX IF NOT EXISTS attempt_index_by_sig_prefix ON attempt_index (substr(sig, 1, 8));
    DROP INDEX IF EXISTS attempt_index_by_sig;`,
-  // 9: alerts (src/control/alerts.ts, docs/alerts.md): each account's rules with their destination,
+  // 9: spool segments flush set aside because their rows cannot be read (src/control/quarantine.ts,
+  // docs/lake.md "Quarantined segments"): counted in /v1/status instead of being retried forever.
+  `CREATE TABLE IF NOT EXISTS quarantined_segments (
+     segment TEXT PRIMARY KEY, quarantined_at INTEGER NOT NULL, path TEXT NOT NULL, envelopes INTEGER NOT NULL,
+     bytes INTEGER NOT NULL, reason TEXT NOT NULL);`,
+  // 10: alerts (src/control/alerts.ts, docs/alerts.md): each account's rules with their destination,
   // the state of every subject a rule watches (firing or resolved), and the deliveries, stored before
   // they are sent and kept as the delivery log. `destination_key` names one destination (account, type,
   // URL and secret) for ordering and the flood cap.
@@ -165,6 +170,29 @@ export function snapshotControlDb(control: ControlDb, file: string): void {
     copy.exec("DELETE FROM meta WHERE key LIKE 'lease:%'");
   } finally {
     copy.close();
+  }
+}
+
+/**
+ * Why a SQLite control database file (a backup's copy) cannot be trusted: SQLite's integrity check
+ * fails, or it is no control database (no schema_version); null when it passes. Opens it read-only.
+ */
+export function controlDbFileProblem(file: string): string | null {
+  let db: Database;
+  try {
+    db = new Database(file, { readonly: true, strict: true });
+  } catch (error) {
+    return `not a readable SQLite database: ${(error as Error).message}`;
+  }
+  try {
+    const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
+    if (rows.length !== 1 || rows[0].integrity_check !== "ok") return `SQLite integrity check failed: ${rows.map((row) => row.integrity_check).join("; ").slice(0, 300)}`;
+    const version = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+    return version?.n === 1 ? null : "not a txray control database (no schema_version table)";
+  } catch (error) {
+    return `not a readable SQLite database: ${(error as Error).message}`;
+  } finally {
+    db.close();
   }
 }
 

@@ -47,10 +47,24 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
   // Due now: it is looked at by the next resolve run, at most RESOLVE_INTERVAL_MS (60 s) away.
   expect((await t.get(`/v1/why/${envelope.sig}`)).headers.get("retry-after")).toBe("60");
 
-  // A resolve run against the unreachable chain fails as a job and leaves the attempt pending.
+  // Waiting on the chain, said plainly.
+  expect((await t.get(`/v1/why/${envelope.sig}`)).body.error.message).toBe("not resolved yet: it has not landed and its blockhash has not expired");
+
+  // A resolve run against the unreachable chain fails as a job and leaves the attempt pending; the
+  // answer now says what is true: the chain out of reach since the first failed run, with the error
+  // (its URL, which may carry a key, never shown).
+  const before = Date.now();
   const outcome = await runJob(t.ctx, resolveJob);
   expect(outcome.ok).toBe(false);
   await expectPending(envelope.sig!);
+  const message: string = (await t.get(`/v1/why/${envelope.sig}`)).body.error.message;
+  expect(message).toStartWith("not resolved yet: txray has not been able to resolve attempts against the chain since ");
+  const since = Date.parse(/since (\S+Z)/.exec(message)![1]);
+  expect(since).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+  expect(since).toBeLessThanOrEqual(Date.now());
+  expect(message).not.toContain("key-abc123");
+  expect(message).not.toContain(new URL(rpcUrl).host);
+  expect(message).not.toContain("not expired");
 }, 60_000);
 
 test("a signature txray does not hold, with the chain unreachable: 503 unavailable with Retry-After, the URL never shown", async () => {

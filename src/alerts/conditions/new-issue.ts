@@ -4,7 +4,7 @@
 // the same ones top-issues reads); what the issue is, its example and wallets from top-issues.
 
 import { recentActivity, topIssues } from "../../analytics/queries";
-import { describeIssue, formatCount, issuePath, issuesByFingerprint, programPath, transactionPath, type Condition, type Finding } from "../finding";
+import { formatCount, issuePath, issuesByFingerprint, programPath, transactionPath, type Condition, type Finding } from "../finding";
 
 export const newIssue: Condition<"new_issue"> = async (ctx, rule) => {
   const { minCount, withinMinutes } = rule.params;
@@ -15,7 +15,7 @@ export const newIssue: Condition<"new_issue"> = async (ctx, rule) => {
   const known = issuesByFingerprint(top.segments);
   return fresh.map((issue): Finding => {
     const detail = known.get(issue.fingerprint);
-    const what = detail ? describeIssue(detail) : issue.fingerprint;
+    const what = detail?.title ?? issue.fingerprint; // docs/api.md#issue-titles
     return {
       subject: `issue:${issue.fingerprint}`,
       title: `New issue: ${what}`,
@@ -25,6 +25,7 @@ export const newIssue: Condition<"new_issue"> = async (ctx, rule) => {
       ],
       data: {
         fingerprint: issue.fingerprint,
+        title: detail?.title ?? null,
         count: issue.count,
         withinMinutes,
         minCount,

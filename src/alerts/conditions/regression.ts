@@ -1,14 +1,14 @@
 // regression (docs/alerts.md#regression): after the program's latest detected deploy, an issue that
 // is new or regressed, or the failure or drop rate, significantly higher than before. The test is
-// release-diff's own: its per-issue status and p-value (two-sided pooled two-proportion z-test) and,
-// for the rates, the same test on the periods' counts, in the direction of a regression. One deploy
+// release-diff's own: its per-issue status and p-value (two-sided pooled two-proportion z-test) and
+// its rate changes (the same test on the periods' counts), in the direction of a regression. One deploy
 // gets many tests at once, so each must pass alpha divided by their number (Bonferroni): the chance
 // of any false alarm per deploy stays at most alpha.
 
 import { releaseDiff, topIssues, type ReleaseDiffResponse } from "../../analytics/queries";
 import { TxrayError } from "../../shared/errors";
-import { twoProportionPValue, type Rates } from "../../shared/stats";
-import { describeIssue, formatCount, formatP, issuePath, issuesByFingerprint, percent, programPath, transactionPath, type Condition, type Finding } from "../finding";
+import type { Rates } from "../../shared/stats";
+import { formatCount, formatP, issuePath, issuesByFingerprint, percent, programPath, transactionPath, type Condition, type Finding } from "../finding";
 
 const RATES = [
   { name: "failureRate", label: "on-chain failure rate", count: (rates: Rates) => rates.failedOnchain },
@@ -40,7 +40,7 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
     const sample = known.get(issue.fingerprint)?.sampleSig ?? null;
     findings.push({
       subject: `deploy:${deploy.slot}:issue:${issue.fingerprint}`,
-      title: `Regression after ${deployed}: ${describeIssue(issue)} ${percent(issue.preRate)} → ${percent(issue.postRate)}`,
+      title: `Regression after ${deployed}: ${issue.title} ${percent(issue.preRate)} → ${percent(issue.postRate)}`,
       lines: [
         `${issue.status === "new" ? "New" : "Regressed"} since the ${deployed}: ${formatCount(issue.preCount)} of ${formatCount(pre.attempts)} attempts before, ${formatCount(issue.postCount)} of ${formatCount(post.attempts)} after`,
         `${percent(issue.preRate)} → ${percent(issue.postRate)} (${formatP(issue.pValue)}; alert level ${alpha} / ${tests} tests)`,
@@ -52,8 +52,8 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
   for (const rate of RATES) {
     const before = rate.count(pre);
     const after = rate.count(post);
-    const pValue = twoProportionPValue(before, pre.attempts, after, post.attempts);
-    if (!(pre[rate.name] < post[rate.name] && pValue < level)) continue;
+    const { delta, pValue } = diff.rateChanges[rate.name];
+    if (!(delta > 0 && pValue < level)) continue;
     findings.push({
       subject: `deploy:${deploy.slot}:${rate.name}`,
       title: `Regression after ${deployed}: ${rate.label} ${percent(pre[rate.name])} → ${percent(post[rate.name])}`,

@@ -4,7 +4,7 @@
 // 404 `pending` with Retry-After instead of looking it up on the chain.
 
 import type { Context } from "../../context";
-import { nextCheckOfSignature, segmentsAwaitingIntake } from "../../control";
+import { failingSince, nextCheckOfSignature, segmentsAwaitingIntake } from "../../control";
 import { spoolHolds } from "../../spool";
 import { readLake, sqlString } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
@@ -27,13 +27,23 @@ export async function unresolvedRetryAfter(ctx: Context, sig: string): Promise<n
   return null;
 }
 
-/** 404 `pending` with Retry-After when txray holds the signature but has not resolved it. */
+/**
+ * 404 `pending` with Retry-After when txray holds the signature but has not resolved it, saying
+ * why: waiting for the chain (it has not landed and its blockhash has not expired), or the chain
+ * out of reach, since when and with what error (the resolve job's failing runs).
+ */
 export async function throwIfUnresolved(ctx: Context, sig: string): Promise<void> {
   const seconds = await unresolvedRetryAfter(ctx, sig);
-  if (seconds !== null) {
-    throw new TxrayError("pending", "this attempt is not resolved yet: it has not landed and its blockhash has not expired", { retryAfterSeconds: seconds });
-  }
+  if (seconds === null) return;
+  const failing = failingSince(ctx.control, "resolve");
+  const message = failing
+    ? `not resolved yet: txray has not been able to resolve attempts against the chain since ${new Date(failing.since).toISOString().replace(".000Z", "Z")} (${scrubUrls(failing.error ?? "the resolve job fails")}); it is retried with backoff`
+    : "not resolved yet: it has not landed and its blockhash has not expired";
+  throw new TxrayError("pending", message, { retryAfterSeconds: seconds });
 }
+
+/** An error text without URLs (SOLANA_RPC_URL may carry an API key in its path or query). */
+const scrubUrls = (text: string) => text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"')]+/gi, "<the RPC endpoint>").slice(0, 300);
 
 /** Reads only the parts of segments flushed since the last intake (few, small), like intake does. */
 async function inLakeAwaitingIntake(ctx: Context, sig: string): Promise<boolean> {

@@ -7,13 +7,16 @@
 
 import type { Context } from "../../context";
 import { indexedAttemptsBySignature, issueCounts, type IndexedAttempt } from "../../control";
-import { decodeTransaction, storyFingerprint, type DecodedStory } from "../../chain/decode";
+import { callStack, decodeTransaction, storyFingerprint, type CallFrame, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import { transaction, type DropDiagnosis, type Outcome } from "../../chain/resolve";
 import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
 import { describeError } from "../../shared/logger";
+import { issueTitle } from "../../shared/issue-title";
+import type { ExplorerLinks } from "../../shared/explorer-links";
+import { evidenceByAttempt } from "./attempt-evidence";
 import { throwIfUnresolved } from "./held";
 
 export type WhyDeps = {
@@ -21,10 +24,14 @@ export type WhyDeps = {
   idls: IdlRegistry;
   payerBotScore?: (payer: string) => Promise<number | null>;
   /** The issue as the serving tables count it (top-issues); null before they know it. */
-  issueSummary?: (fingerprint: string) => Promise<IssueRef | null>;
+  issueSummary?: (fingerprint: string) => Promise<IssueCounts | null>;
+  /** Links to the transaction on public explorers (EXPLORER_CLUSTER); null when off (a local chain). */
+  explorerLinks?: (sig: string) => ExplorerLinks | null;
 };
 
-export type IssueRef = { fingerprint: string; count7d: number; firstSeen: number };
+export type IssueCounts = { fingerprint: string; count7d: number; firstSeen: number };
+/** The issue block of a story: its counts and its title (docs/api.md#issue-titles). */
+export type IssueRef = IssueCounts & { title: string };
 
 export type WhyAnswer = {
   sig: string;
@@ -53,6 +60,11 @@ export type WhyAnswer = {
   dropClass: string | null;
   rpcLabel: string | null;
   source: "ingested" | "chain";
+  /** Program logs of a failure (transaction or simulation), as recorded; null otherwise or when none were kept. */
+  logs: string[] | null;
+  /** The call stack rebuilt from those logs, the failing frame marked (docs/api.md#the-call-stack). */
+  callStack: CallFrame[] | null;
+  links: ExplorerLinks | null;
 };
 
 export type StoredStory = { outcome: Outcome; slot: number | null; blockTime: number | null; err: string | null; story: DecodedStory; drop: DropDiagnosis | null; fingerprint: string | null };
@@ -94,7 +106,7 @@ const CHAIN_RETRY_AFTER_SECONDS = 30;
  * fingerprint; otherwise counted from the attempt index, which is current to the last resolve run
  * (a new issue appears in why/ before the next tables build).
  */
-async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueRef | null> {
+async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueCounts | null> {
   if (fingerprint === null) return null;
   const fromTables = (await deps.issueSummary?.(fingerprint)) ?? null;
   if (fromTables) return fromTables;
@@ -102,7 +114,7 @@ async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | nul
 }
 
 /** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate). */
-export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueRef | null {
+export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueCounts | null {
   if (fingerprint === null) return null;
   const since = ctx.clock() - 7 * 86_400_000;
   const counts = issueCounts(ctx.control, fingerprint, since);
@@ -115,6 +127,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
   const [attempt] = attemptsBySig(ctx, sig);
   if (attempt) {
     const stored = JSON.parse(attempt.story) as StoredStory;
+    const evidence = failed(stored.outcome) ? await evidenceByAttempt(ctx, { program: attempt.program, attemptId: attempt.attempt_id, resolvedAt: attempt.resolved_at }) : null;
     return answer(sig, stored.outcome, stored.story, {
       program: attempt.program,
       payer: attempt.payer,
@@ -126,12 +139,14 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
       dropClass: stored.drop?.dropClass ?? null,
       rpcLabel: attempt.rpc_label,
       source: "ingested",
+      logs: evidence && evidence.logs.length > 0 ? evidence.logs : null,
+      links: deps.explorerLinks?.(sig) ?? null,
     });
   }
   await throwIfPending(ctx, sig);
 
   const tx = (await fetchFromChain(ctx, deps, sig)) as {
-    slot?: number; blockTime?: number | null; meta?: { err?: unknown } | null; transaction?: { message?: { accountKeys?: unknown[] } };
+    slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null; transaction?: { message?: { accountKeys?: unknown[] } };
   } | null;
   if (!tx) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
   const story = decodeTransaction(tx, deps.idls);
@@ -149,15 +164,22 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
     dropClass: null,
     rpcLabel: null,
     source: "chain",
+    logs: failed(outcome) && Array.isArray(tx.meta?.logMessages) && tx.meta.logMessages.length > 0 ? tx.meta.logMessages : null,
+    links: deps.explorerLinks?.(sig) ?? null,
   });
 }
+
+/** Outcomes whose logs the tx page shows (the lake keeps logs for failures, docs/lake.md). */
+const failed = (outcome: Outcome) => outcome === "failed_onchain" || outcome === "preflight";
 
 function answer(
   sig: string,
   outcome: Outcome,
   story: DecodedStory,
-  extra: Pick<WhyAnswer, "program" | "payer" | "payerBotScore" | "issue" | "slot" | "blockTime" | "sentAt" | "dropClass" | "rpcLabel" | "source">,
+  extra: Pick<WhyAnswer, "program" | "payer" | "payerBotScore" | "slot" | "blockTime" | "sentAt" | "dropClass" | "rpcLabel" | "source" | "logs" | "links"> & { issue: IssueCounts | null },
 ): WhyAnswer {
+  const failingInstruction = story.failingInstruction ?? null; // absent from stories stored before it existed
+  const title = issueTitle({ outcome, errName: story.errName, errCode: story.errCode, dropClass: extra.dropClass, instruction: story.instruction });
   return {
     sig,
     outcome,
@@ -171,9 +193,9 @@ function answer(
     cuRequested: story.cuRequested,
     payer: extra.payer,
     payerBotScore: extra.payerBotScore,
-    issue: extra.issue,
+    issue: extra.issue ? { ...extra.issue, title } : null,
     failingProgram: story.failingProgram,
-    failingInstruction: story.failingInstruction ?? null, // absent from stories stored before it existed
+    failingInstruction,
     errMessage: story.errMessage,
     computeExceeded: story.computeExceeded,
     logTruncated: story.logTruncated,
@@ -183,6 +205,11 @@ function answer(
     dropClass: extra.dropClass,
     rpcLabel: extra.rpcLabel,
     source: extra.source,
+    logs: extra.logs,
+    callStack: extra.logs
+      ? callStack(extra.logs, { program: extra.program, instruction: story.instruction, failingInstruction, ixPath: story.ixPath })
+      : null,
+    links: extra.links,
   };
 }
 

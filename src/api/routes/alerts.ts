@@ -9,7 +9,8 @@ import { requirePrincipal } from "../../contract";
 import type { Principal } from "../../control";
 import { TxrayError, badRequest } from "../../shared/errors";
 import { parseLimit, type Page } from "../../shared/pagination";
-import { json, readBoundedBody } from "../http";
+import { readBoundedBody } from "../../shared/bounded-body";
+import { json } from "../http";
 
 export const ALERT_BODY_MAX_BYTES = 16 * 1024;
 const RULE_ID = /^alr_[0-9a-f]{16}$/;

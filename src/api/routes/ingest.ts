@@ -6,7 +6,8 @@
 import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
 import type { Spool } from "../../spool";
 import { TxrayError } from "../../shared/errors";
-import { json, readBoundedBody } from "../http";
+import { readBoundedBody } from "../../shared/bounded-body";
+import { json } from "../http";
 import type { TokenBuckets } from "../rate-limit";
 
 export type IngestDeps = {
