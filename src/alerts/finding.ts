@@ -24,9 +24,10 @@ export type Finding = {
 export type WatchedRule<K extends RuleKind = RuleKind> = { id: string; accountId: string; program: string; createdAt: number; rule: K; params: RuleParams[K] };
 export type Condition<K extends RuleKind> = (ctx: Context, rule: WatchedRule<K>) => Promise<Finding[]>;
 
-export const programPath = (program: string) => `/p/${program}`;
-export const issuePath = (fingerprint: string) => `/i/${fingerprint}`;
-export const transactionPath = (sig: string) => `/tx/${sig}`;
+/** The web app's pages, with each segment encoded as the app's own links do (`v1:…` → `v1%3A…`). */
+export const programPath = (program: string) => `/p/${encodeURIComponent(program)}`;
+export const issuePath = (fingerprint: string) => `/i/${encodeURIComponent(fingerprint)}`;
+export const transactionPath = (sig: string) => `/tx/${encodeURIComponent(sig)}`;
 
 /** `JUP6…aV4`: enough of a program id to recognise it in a title. */
 export const shortId = (id: string) => (id.length > 12 ? `${id.slice(0, 4)}…${id.slice(-4)}` : id);

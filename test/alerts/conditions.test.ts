@@ -103,7 +103,7 @@ describe("what fires is what the condition says of the account's answers", () =>
       const issue = diff.issues.find((i) => alert.subject === `deploy:${diff.deploy.slot}:issue:${i.fingerprint}`)!;
       expect((alert.data as any).issue).toMatchObject({ preCount: issue.preCount, postCount: issue.postCount, pValue: issue.pValue, status: issue.status });
       expect(alert.data).toMatchObject({ tests: m, preAttempts: diff.pre.attempts, postAttempts: diff.post.attempts });
-      expect(alert.links.issue).toEndWith(`/i/${issue.fingerprint}`);
+      expect(alert.links.issue).toEndWith(`/i/${encodeURIComponent(issue.fingerprint)}`);
     }
   });
 

@@ -92,7 +92,7 @@ describe("a redeploy that breaks the app program", () => {
     expect((issueAlert.data as any).issue).toMatchObject({ preCount: issue.preCount, postCount: issue.postCount, pValue: issue.pValue, status: "new" });
     expect(issue.postCount).toBe(failuresAfterBreak().length);
     expect(issueAlert.data).toMatchObject({ preAttempts: diff.pre.attempts, postAttempts: diff.post.attempts, tests: diff.issues.length + 2 });
-    expect(issueAlert.links.issue).toEndWith(`/i/${issue.fingerprint}`);
+    expect(issueAlert.links.issue).toEndWith(`/i/${encodeURIComponent(issue.fingerprint)}`);
     expect(issueAlert.links.example).toMatch(/\/tx\/[1-9A-HJ-NP-Za-km-z]{80,90}$/);
     const rate = messages.find((m) => m.body.data.kind === "failureRate")!.body.data as any;
     expect(rate.before).toEqual({ count: diff.pre.failedOnchain, attempts: diff.pre.attempts, rate: diff.pre.failureRate });
@@ -111,7 +111,7 @@ describe("a redeploy that breaks the app program", () => {
     expect(text).toContain(`${count} occurrences in the last 60 min`);
     expect(text).toContain("error 12");
     expect(text).toContain(`/p/${app}|Program page>`);
-    expect(text).toMatch(/\/i\/v1:[0-9a-f]{16}\|Issue>/);
+    expect(text).toMatch(/\/i\/v1%3A[0-9a-f]{16}\|Issue>/);
     expect(text).toMatch(/\/tx\/[1-9A-HJ-NP-Za-km-z]+\|Example transaction>/);
   });
 
