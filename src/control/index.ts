@@ -16,3 +16,4 @@ export * from "./chain-observations";
 export * from "./resolution-batches";
 export * from "./spool-integrity";
 export * from "./quarantine";
+export * from "./alerts";
