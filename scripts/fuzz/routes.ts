@@ -21,13 +21,13 @@ export type FuzzWorld = {
 
 /** `json`: errors are `{error:{code,message}}`; `web`: HTML pages (errors JSON or HTML); `mcp`: JSON-RPC; `slack`: Slack's JSON. */
 export type AnswerKind = "json" | "web" | "mcp" | "slack";
-export type ParamKind = "program" | "sig" | "wallet" | "fingerprint" | "window" | "scope" | "limit" | "cursor" | "segment" | "deploy" | "any";
+export type ParamKind = "program" | "sig" | "wallet" | "fingerprint" | "window" | "scope" | "limit" | "cursor" | "segment" | "deploy" | "alert" | "any";
 
 export type Body = { bytes: Uint8Array | string; contentType: string | null; headers?: Record<string, string> };
 
 export type RouteSpec = {
   name: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** Path with `{param}` placeholders. */
   template: string;
   params?: Record<string, ParamKind>;
@@ -68,6 +68,8 @@ export function paramValue(rng: Rng, world: FuzzWorld, kind: ParamKind): string 
         return rng.pick(["human", "mixed", "bot"]);
       case "deploy":
         return String(rng.pick([1, 250_000_000, 0]));
+      case "alert":
+        return `alr_${Array.from({ length: 16 }, () => "0123456789abcdef"[rng.int(16)]).join("")}`;
       default:
         return nastyString(rng);
     }
@@ -117,6 +119,34 @@ export function ingestBody(rng: Rng, world: FuzzWorld): Body {
       return { bytes: JSON.stringify({ ...batch, envelopes: Array.from({ length: rng.pick([1001, 3000]) }, () => batch.envelopes && validEnvelope(rng, world)) }), contentType, headers };
     default:
       return { bytes: rng.chance(0.5) ? "" : "x".repeat(rng.pick([10, 1_100_000])), contentType, headers };
+  }
+}
+
+/**
+ * Alert rules (POST /v1/alerts): valid rules, mutated ones, random JSON, deep nesting, oversized.
+ * Destinations are loopback port 9 (nothing listens): a test send never leaves the machine.
+ */
+export function alertBody(rng: Rng, world: FuzzWorld): Body {
+  const rule = {
+    program: rng.pick(world.programs),
+    rule: rng.pick(["new_issue", "regression", "landing_rate", "provider_drops", "cu_headroom"]),
+    params: rng.chance(0.5) ? {} : { minCount: rng.int(10), window: rng.pick(["1d", "7d", "2d"]), threshold: rng.pick([0.5, 2, -1]) },
+    destination: rng.chance(0.5) ? { type: "webhook", url: `http://127.0.0.1:9/${base58String(rng, 8)}`, secret: base58String(rng, 24) } : { type: "slack", url: `http://127.0.0.1:9/services/${base58String(rng, 8)}` },
+  };
+  const contentType = rng.pick(["application/json", "text/plain", null]);
+  switch (rng.int(7)) {
+    case 0:
+    case 1:
+      return { bytes: JSON.stringify(rule), contentType };
+    case 2:
+    case 3:
+      return { bytes: JSON.stringify(mutateJson(rng, rule)), contentType };
+    case 4:
+      return { bytes: mutateBytes(rng, encoder.encode(JSON.stringify(rule))), contentType };
+    case 5:
+      return { bytes: JSON.stringify(randomJson(rng, 5)), contentType };
+    default:
+      return { bytes: rng.chance(0.5) ? deepNesting(rng, rng.pick([100, 10_000])) : "x".repeat(rng.pick([10, 20_000])), contentType };
   }
 }
 
@@ -179,6 +209,10 @@ export const ROUTES: RouteSpec[] = [
   },
   { name: "provider-report", method: "GET", template: "/v1/provider-report/{program}", params: { program: "program" }, query: WINDOWED, answer: "json" },
   { name: "issue", method: "GET", template: "/v1/issue/{fingerprint}", params: { fingerprint: "fingerprint" }, query: WINDOWED, answer: "json" },
+  { name: "alerts-create", method: "POST", template: "/v1/alerts", body: alertBody, answer: "json" },
+  { name: "alerts-list", method: "GET", template: "/v1/alerts", query: { limit: "limit", cursor: "cursor" }, answer: "json" },
+  { name: "alerts-delete", method: "DELETE", template: "/v1/alerts/{alert}", params: { alert: "alert" }, answer: "json" },
+  { name: "alerts-test", method: "POST", template: "/v1/alerts/{alert}/test", params: { alert: "alert" }, answer: "json" },
   { name: "unknown-v1", method: "GET", template: "/v1/{any}", params: { any: "any" }, answer: "json" },
   { name: "unknown-deep", method: "GET", template: "/v1/{any}/{sig}/{any2}", params: { any: "any", sig: "sig", any2: "any" }, answer: "json" },
   // Surfaces added by other work (docs/architecture.md): fuzzed once they exist.

@@ -17,6 +17,7 @@ import { prepareBatch } from "../ingest/prepare";
 import type { IngestWorkers } from "../ingest/workers";
 import type { NativeEncoder } from "../ingest/native";
 import { listPrograms } from "./routes/programs";
+import { alertRoutes } from "./routes/alerts";
 import { serviceStatus } from "../contract";
 import { chainAccess } from "../contract";
 import { analyticsRoutes } from "./routes/analytics";
@@ -117,6 +118,13 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   if (allows("read")) {
     app
       .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)));
+    // Alert rules (docs/alerts.md): an account key's, never public.
+    const alerts = alertRoutes(ctx);
+    app
+      .post("/v1/alerts", limited((request) => alerts.create(request)), { parse: "none" })
+      .get("/v1/alerts", limited((request) => alerts.list(request)))
+      .delete("/v1/alerts/:id", limited((request, params) => alerts.remove(request, params)), { parse: "none" })
+      .post("/v1/alerts/:id/test", limited((request, params) => alerts.test(request, params)), { parse: "none" });
     // why, diagnose-drop, the analytical routes and the ecosystem: the question table (src/contract).
     for (const route of analyticsRoutes(ctx, chain)) app.get(route.path, read(route.handler));
 

@@ -12,6 +12,7 @@ import { Stopped } from "../shared/stop";
 import { configureFault } from "../shared/fault";
 import { checkDate } from "../analytics/landing-score";
 import { userConfigPath, writeUserConfig } from "./user-config";
+import { ALERTS_USAGE, AlertsUsageError, alertsCommand } from "./alerts";
 
 export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
 
@@ -37,7 +38,7 @@ const USAGE = `usage: txray <command>
                           verify a backup, then restore it into an absent or empty data directory
                           (and its snapshots into <dir>) through a temporary directory and a rename;
                           refuses, writing nothing, a backup that fails verification or a non-empty target
-`;
+${ALERTS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -56,11 +57,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
     if (area === "backup" && action === "verify") return await backupVerify(rest, io);
+    if (area === "alerts") return await alertsCommand(action, rest, config, io);
     if (area === "backup") return await backup([action, ...rest].filter((arg) => arg !== undefined), config, io);
     if (area === "restore") return await restore([action, ...rest].filter((arg) => arg !== undefined), config, io);
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof AlertsUsageError) {
       io.stderr(`txray: ${error.message}\n\n${USAGE}`);
       return 2;
     }

@@ -9,6 +9,9 @@ import {
   CallFrameSchema, ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
 } from "../analytics/queries";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
+import {
+  AlertPayloadSchema, AlertRuleCreatedSchema, AlertRuleDeletedSchema, AlertRuleInputSchema, AlertRulesSchema, AlertRuleSchema, AlertTestResultSchema,
+} from "../alerts";
 import { VERSION } from "../shared/version";
 import { PARAMS, QUESTIONS, type ParamName } from "./questions";
 
@@ -53,11 +56,13 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 function componentSchemas(): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   const questionSchemas = QUESTIONS.map((q) => q.response);
-  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, CallFrameSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
+  const alertSchemas = [AlertRuleSchema, AlertRuleCreatedSchema, AlertRulesSchema, AlertRuleDeletedSchema, AlertTestResultSchema, AlertPayloadSchema];
+  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, CallFrameSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas, ...alertSchemas]) {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id && !registry.has(schema)) registry.add(schema, { id });
   }
   registry.add(ingestBodySchema, { id: "IngestBody" });
+  registry.add(AlertRuleInputSchema, { id: "AlertRuleInput" });
   const out = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => REF(id), unrepresentable: "any" }) as { schemas: Record<string, JsonObject> };
   // Components are addressed by name; the document declares the dialect once.
   for (const schema of Object.values(out.schemas)) {
@@ -134,6 +139,7 @@ function operations(options: { slack: boolean }): Operation[] {
     },
     security: [{ apiKey: [] }],
   });
+  ops.push(...alertOperations());
   ops.push({
     method: "post",
     path: "/mcp",
@@ -278,6 +284,45 @@ function operations(options: { slack: boolean }): Operation[] {
   return ops;
 }
 
+/** /v1/alerts (docs/alerts.md): an account's alert rules; never public (every operation needs a key). */
+function alertOperations(): Operation[] {
+  const id = { name: "id", in: "path", required: true, description: "the rule's id (alr_…)", schema: { type: "string", pattern: "^alr_[0-9a-f]{16}$" } };
+  const changes: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"];
+  const operation = (
+    method: Operation["method"], path: string, operationId: string, summary: string, description: string,
+    answer: [status: string, schema: string, description: string], codes: ErrorCode[], extra: Partial<Operation> = {},
+  ): Operation => ({
+    method, path, operationId, summary, description, tags: ["Alerts"], ...extra,
+    responses: { [answer[0]]: { description: answer[2], content: { "application/json": { schema: { $ref: REF(answer[1]) } } } }, ...errorResponses(codes) },
+    security: [{ apiKey: [] }],
+  });
+  return [
+    operation(
+      "post", "/v1/alerts", "createAlert", "Create an alert rule",
+      "A rule on one of the account's programs (one it has sent telemetry for) with a destination: a generic webhook (JSON body signed in `X-Txray-Signature`) or a Slack incoming webhook. " +
+        "URLs must be https:// (http:// only to a loopback address). The answer shows the destination's URL and the webhook secret (given, or generated) in full, once. Account key (txr_live_…) only. Body at most 16 KiB.",
+      ["201", "AlertRuleCreated", "The rule, with its id"], [...changes, "payload_too_large"],
+      { requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertRuleInput") } } } } },
+    ),
+    operation(
+      "get", "/v1/alerts", "listAlerts", "The account's alert rules",
+      "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
+      ["200", "AlertRules", "A page of rules"], ["bad_request", "unauthorized", "rate_limited", "internal"],
+      { parameters: [parameter("limit", "query"), parameter("cursor", "query")] },
+    ),
+    operation(
+      "delete", "/v1/alerts/{id}", "deleteAlert", "Remove an alert rule",
+      "Removes the rule; its deliveries not yet sent are cancelled. Account key only; another account's rule is a 404.",
+      ["200", "AlertRuleDeleted", "Removed"], changes, { parameters: [id] },
+    ),
+    operation(
+      "post", "/v1/alerts/{id}/test", "testAlert", "Send a sample alert",
+      "Sends a sample (`kind: \"test\"`) to the rule's destination now, one attempt, and answers with what the destination said. Recorded in the delivery log. Account key only.",
+      ["200", "AlertTestResult", "The attempt's result"], changes, { parameters: [id] },
+    ),
+  ];
+}
+
 const idOf = (schema: z.ZodType) => (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id ?? "unknown";
 
 const documents = new Map<boolean, JsonObject>();
@@ -309,6 +354,7 @@ function buildDocument(options: { slack: boolean }): JsonObject {
       { name: "Ingest", description: "Telemetry from the SDK" },
       { name: "Service", description: "Health and this description" },
       { name: "Surfaces", description: "MCP and chat" },
+      { name: "Alerts", description: "Alert rules and their webhook payload (docs/alerts.md)" },
     ],
     paths,
     components: {

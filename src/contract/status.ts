@@ -1,7 +1,7 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, quarantineSummary, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
+import { alertCounts, consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, quarantineSummary, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
 import { unrecordedFailures } from "../jobs";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
@@ -62,5 +62,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
     jobs,
     // Additive (docs/api.md): bytes on disk by part and per attempt in the lake.
     disk: diskUsage(ctx.paths, envelopes, ctx.clock()),
+    // Additive (docs/alerts.md#status): rules, firing subjects and deliveries, as counts only (this route is public).
+    alerts: alertCounts(ctx.control, ctx.clock()),
   };
 }

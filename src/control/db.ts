@@ -99,6 +99,28 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE IF NOT EXISTS quarantined_segments (
      segment TEXT PRIMARY KEY, quarantined_at INTEGER NOT NULL, path TEXT NOT NULL, envelopes INTEGER NOT NULL,
      bytes INTEGER NOT NULL, reason TEXT NOT NULL);`,
+  // 10: alerts (src/control/alerts.ts, docs/alerts.md): each account's rules with their destination,
+  // the state of every subject a rule watches (firing or resolved), and the deliveries, stored before
+  // they are sent and kept as the delivery log. `destination_key` names one destination (account, type,
+  // URL and secret) for ordering and the flood cap.
+  `CREATE TABLE IF NOT EXISTS alert_rules (
+     id TEXT PRIMARY KEY, account_id TEXT NOT NULL, program TEXT NOT NULL, rule TEXT NOT NULL, params TEXT NOT NULL,
+     destination_type TEXT NOT NULL, destination_url TEXT NOT NULL, destination_secret TEXT, destination_key TEXT NOT NULL,
+     created_at INTEGER NOT NULL, deleted_at INTEGER);
+   CREATE INDEX IF NOT EXISTS alert_rules_by_account ON alert_rules (account_id, id);
+   CREATE TABLE IF NOT EXISTS alert_states (
+     rule_id TEXT NOT NULL, subject TEXT NOT NULL, state TEXT NOT NULL, changed_at INTEGER NOT NULL, clear_since INTEGER,
+     evaluated_at INTEGER NOT NULL, title TEXT NOT NULL, data TEXT NOT NULL,
+     PRIMARY KEY (rule_id, subject)) WITHOUT ROWID;
+   CREATE TABLE IF NOT EXISTS alert_deliveries (
+     id TEXT PRIMARY KEY, rule_id TEXT NOT NULL, account_id TEXT NOT NULL, destination_key TEXT NOT NULL, kind TEXT NOT NULL,
+     subject TEXT, state TEXT NOT NULL, title TEXT NOT NULL, payload TEXT NOT NULL, status TEXT NOT NULL,
+     created_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, give_up_at INTEGER NOT NULL,
+     last_attempt_at INTEGER, last_status INTEGER, last_error TEXT, sent_at INTEGER, summary_id TEXT);
+   CREATE INDEX IF NOT EXISTS alert_deliveries_by_status ON alert_deliveries (status, destination_key, created_at);
+   CREATE INDEX IF NOT EXISTS alert_deliveries_by_destination ON alert_deliveries (destination_key, created_at);
+   CREATE INDEX IF NOT EXISTS alert_deliveries_by_rule ON alert_deliveries (rule_id, created_at);
+   CREATE INDEX IF NOT EXISTS alert_deliveries_by_account ON alert_deliveries (account_id, created_at);`,
 ];
 
 /** Which SQL engine a control database runs on (for the few statements that must differ). */

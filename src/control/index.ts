@@ -17,3 +17,4 @@ export * from "./resolution-batches";
 export * from "./spool-integrity";
 export * from "./quarantine";
 export * from "./lake-watermark";
+export * from "./alerts";

@@ -69,6 +69,11 @@ export function listKeys(db: ControlDb): KeyRecord[] {
     .map((row) => ({ id: row.id, accountId: row.account_id, accountName: row.name, scope: row.scope, createdAt: row.created_at, revokedAt: row.revoked_at }));
 }
 
+/** An account's id by its name, or null. */
+export function accountIdByName(db: ControlDb, name: string): string | null {
+  return db.query<{ id: string }, [string]>("SELECT id FROM accounts WHERE name = ?").get(name)?.id ?? null;
+}
+
 /** Revokes by key id (`key_…`); returns false when no such active key exists. */
 export function revokeKey(db: ControlDb, keyId: string, now: number): boolean {
   return db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, keyId).changes > 0;

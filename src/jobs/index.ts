@@ -1,5 +1,5 @@
 // Public surface of the jobs: each job a module (flush, resolve, deploys, tables, compact, retention,
-// landing-score), the registry that lists them, runJob (leases, run records), the scheduler (which
+// landing-score, alerts), the registry that lists them, runJob (leases, run records), the scheduler (which
 // receives its schedule and knows no job by name) and the runner for jobs started outside the server.
 export { runJob, unrecordedFailures, type Job, type JobNeed, type JobOutcome, type JobRuntime } from "./run";
 export { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, schedule } from "./registry";

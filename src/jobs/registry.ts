@@ -13,15 +13,17 @@ import { landingScoreJob, landingScoreJobFor } from "./landing-score";
 import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
 import type { ScheduledJob } from "./scheduler";
 import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
+import { alertsJob } from "./alerts";
 
 /** In data-flow order: `jobs run all` runs them like this. */
 export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob, retentionJob];
 
 /**
- * Publishing jobs: run by name (`jobs run landing-score`) and on their own schedule, never by
- * `jobs run all`, which keeps the data fresh and should not write public files as a side effect.
+ * Jobs with effects beyond the data directory: publishing (`jobs run landing-score`) and telling
+ * people (`jobs run alerts`). Run by name and on their own schedule, never by `jobs run all`, which
+ * keeps the data fresh and should not write public files or send messages as a side effect.
  */
-export const PUBLISHING_JOBS: Job[] = [landingScoreJob];
+export const PUBLISHING_JOBS: Job[] = [landingScoreJob, alertsJob];
 
 export function jobByName(name: string): Job | undefined {
   return [...JOBS, ...PUBLISHING_JOBS].find((job) => job.name === name);
@@ -55,5 +57,7 @@ export function schedule(config: Config) {
   const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
   entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
+  // Alerts read the serving tables: evaluated right after each build; the interval sends retries.
+  entries.push({ job: alertsJob, intervalMs: config.ALERTS_INTERVAL_MS, after: [tablesJob.name] });
   return entries;
 }

@@ -8,6 +8,9 @@
 // the running jobs' signal (they end at a safe point) and waits for them. A job whose run reports
 // `backlog: true` (the resolver took its per-run cap and more is waiting) runs again after
 // BACKLOG_DELAY_MS instead of a whole interval, so a busy instance is not held to cap ÷ interval.
+// An interval entry may also run `after` other jobs: each successful run of one of them starts it at
+// once (or right after its current run), so a job that reads another's output sees every new one
+// (the alerts job after each tables build); its interval still runs it when nothing else does.
 
 import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
@@ -18,7 +21,7 @@ const DAY_MS = 86_400_000;
 const BACKLOG_DELAY_MS = 200;
 
 export type ScheduledJob =
-  | { job: Job; intervalMs: number }
+  | { job: Job; intervalMs: number; after?: readonly string[] }
   | { job: Job; dailyAtMs: number; missed?: (ctx: Context) => boolean };
 
 /** The first time strictly after `now` that is `atMs` past a UTC midnight. */
@@ -45,7 +48,10 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
       fn();
     }, Math.max(0, delayMs));
     timers.add(timer);
+    return timer;
   };
+  /** Jobs to start after a successful run of the named job (`after`). */
+  const followers = new Map<string, (() => void)[]>();
   const start = (job: Job, then: (outcome: JobOutcome | null) => void) => {
     if (stopped) return;
     let result: JobOutcome | null = null;
@@ -55,24 +61,49 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
       })
       .finally(() => {
         running.delete(run);
-        if (!stopped) then(result);
+        if (stopped) return;
+        then(result);
+        if (result?.ok && !result.skipped) for (const follow of followers.get(job.name) ?? []) follow();
       });
     running.add(run);
   };
   for (const entry of schedule) {
     if ("intervalMs" in entry) {
+      const { job, intervalMs } = entry;
       let failures = 0;
-      const tick = () =>
-        start(entry.job, (outcome) => {
+      // One run at a time: a trigger during a run asks for another right after it.
+      const state: { timer: ReturnType<typeof setTimeout> | null; running: boolean; again: boolean } = { timer: null, running: false, again: false };
+      const next = (delayMs: number) => (state.timer = later(tick, delayMs));
+      function tick() {
+        state.timer = null;
+        state.running = true;
+        start(job, (outcome) => {
+          state.running = false;
           if (outcome && !outcome.skipped && !outcome.stopped) {
             failures = outcome.ok ? 0 : failures + 1;
-            if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: entry.job.name, failures, retryInMs: retryDelayMs(entry.intervalMs, failures) });
+            if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: job.name, failures, retryInMs: retryDelayMs(intervalMs, failures) });
           }
           // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
           const backlog = outcome?.ok === true && outcome.details?.backlog === true;
-          later(tick, backlog ? Math.min(entry.intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(entry.intervalMs, failures));
+          if (state.again) {
+            state.again = false;
+            next(0);
+          } else next(backlog ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures));
         });
-      later(tick, Math.min(entry.intervalMs, 1000));
+      }
+      const trigger = () => {
+        if (state.running) {
+          state.again = true;
+          return;
+        }
+        if (state.timer) {
+          clearTimeout(state.timer);
+          timers.delete(state.timer);
+        }
+        next(0);
+      };
+      for (const name of entry.after ?? []) followers.set(name, [...(followers.get(name) ?? []), trigger]);
+      next(Math.min(intervalMs, 1000));
       continue;
     }
     // Plan each run from the previous planned time, so a timer that fires a little early never

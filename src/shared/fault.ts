@@ -24,6 +24,8 @@ export const FAULT_POINTS = [
   "tables:after-pointer", // pointer switched, old versions not yet removed
   "backup:mid-copy", // a staged file copied into the backup target (n-th file with @n), backup.json not yet written
   "restore:mid-copy", // a backup file copied into the restore's temporary directory (n-th with @n), not yet renamed into place
+  "alerts:before-send", // a due alert delivery's attempt recorded, its request not yet sent
+  "alerts:after-send", // the receiver answered 2xx, the delivery not yet marked sent
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

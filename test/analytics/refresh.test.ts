@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import {
-  baseline, cuHeadroom, ecosystem, issueDetail, issueSummary, payerFeatures, providerReport, releaseDiff, topIssues, walletHistory,
+  baseline, cuHeadroom, ecosystem, issueDetail, issueSummary, payerFeatures, providerReport, recentActivity, releaseDiff, topIssues, walletHistory,
 } from "../../src/analytics/queries";
 import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
@@ -87,6 +87,7 @@ async function everything() {
         out[`top-issues/${at}`] = await topIssues(ctx, { program, window, accountId, limit: 500 });
         out[`cu-headroom/${at}`] = await cuHeadroom(ctx, { program, window, accountId });
         out[`provider-report/${at}`] = await providerReport(ctx, { program, window, accountId });
+        for (const minutes of [1, 7, 90, 1440]) out[`recent/${at}/${minutes}`] = await recentActivity(ctx, { program, accountId, minutes });
         for (const deploy of world.deploys.filter((d) => d.program === program)) {
           out[`release-diff/${at}/${deploy.slot}`] = await releaseDiff(ctx, { program, window, accountId, deploy: deploy.slot });
         }
@@ -113,9 +114,31 @@ async function everything() {
   return out;
 }
 
+/** Resolved attempts and failures per issue of the lake received at or after `since`. */
+async function lakeRecent(program: string, since: number) {
+  const rows = await ctx.duck.all<{ outcome: string; fingerprint: string | null; n: number }>(
+    `SELECT r.outcome, r.fingerprint, count(*)::INTEGER AS n
+     FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) e JOIN read_parquet('${ctx.paths.datasetGlob("resolutions")}', hive_partitioning = true, union_by_name = true) r USING (attempt_id)
+     WHERE e.program = ${sqlString(program)} AND e.received_at >= ${since} GROUP BY ALL`,
+  );
+  const count = (outcome: string) => rows.filter((r) => r.outcome === outcome).reduce((sum, r) => sum + r.n, 0);
+  const issues = new Map<string, number>();
+  for (const row of rows) if (row.fingerprint !== null) issues.set(row.fingerprint, (issues.get(row.fingerprint) ?? 0) + row.n);
+  return { landed: count("landed"), failedOnchain: count("failed_onchain"), dropped: count("dropped"), preflight: count("preflight"), issues };
+}
+
 test("incremental refreshes give the answers of a full rebuild, reading only what arrived", async () => {
   const first = await refresh();
   expect(first.full).toBe(true);
+  // Recent activity: whole minutes from the one holding clock − N minutes, as the lake counts them.
+  for (const minutes of [317, 1440]) {
+    const recent = await recentActivity(ctx, { program: world.programs[1], accountId: null, minutes });
+    expect(recent.since).toBe(Math.floor((END_MS - minutes * MINUTE) / MINUTE) * MINUTE);
+    const lake = await lakeRecent(world.programs[1], recent.since);
+    expect(recent.rates).toMatchObject({ landed: lake.landed, failedOnchain: lake.failedOnchain, dropped: lake.dropped, preflight: lake.preflight });
+    expect(new Map(recent.issues.map((i) => [i.fingerprint, i.count]))).toEqual(lake.issues);
+    expect(recent.rates.attempts).toBeGreaterThan(minutes === 317 ? 0 : 100);
+  }
   const unchanged = await refresh();
   expect(unchanged).toMatchObject({ full: false, partsRead: 0, attempts: 0, resolutions: 0 });
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { responsePoster, slackSignature } from "../../src/chat";
 import { makeAnswersWorld, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
+import { blockKitProblems } from "../helpers/block-kit";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 let world: AnswersWorld;
@@ -120,6 +121,7 @@ describe("commands", () => {
       expect({ text, status }).toEqual({ text, status: 200 });
       expect(body.response_type).toBe("in_channel");
       expect(body.blocks[0].type).toBe("header");
+      expect({ text, problems: blockKitProblems(body) }).toEqual({ text, problems: [] });
       for (const fragment of expected) expect({ text, contains: allText(body).includes(fragment) }).toEqual({ text, contains: true });
     }
   });
@@ -131,6 +133,8 @@ describe("commands", () => {
     expect(unknown.body.response_type).toBe("ephemeral");
     expect(allText(unknown.body)).toContain("Unknown command `explain`");
     expect(allText(unknown.body)).toContain("/txray why <signature>");
+    expect(blockKitProblems(help.body)).toEqual([]);
+    expect(blockKitProblems(unknown.body)).toEqual([]);
     const empty = await slack(server.url, form(""));
     expect(allText(empty.body)).toContain("/txray baseline <program>");
   });

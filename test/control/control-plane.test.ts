@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  addProgramCounts, authenticate, controlDialect, createAccountKey, ifLeaseFree, isSegmentCommitted, lakeRowCount, lastJobRuns,
+  addProgramCounts, alertCounts, alertRuleById, alertStates, commitAlertChanges, deliveryLog, firingCounts, insertAlertRule, listAlertRules, messagesSince,
+  pendingDeliveries, pruneAlertHistory, recordDeliveryAttempt, recordDeliveryOutcome, removeAlertRule, authenticate, controlDialect, createAccountKey, ifLeaseFree, isSegmentCommitted, lakeRowCount, lastJobRuns,
   listAccountPrograms, listKeys, openControlDb, PrincipalCache, recordJobEnd, recordJobStart, recordSegment, revokeKey, serverSecret,
   withLease, type ControlDb,
 } from "../../src/control";
@@ -115,6 +116,46 @@ for (const backend of backends) {
       expect(isSegmentCommitted(b, "node2-0001")).toBe(false);
       expect(() => recordSegment(b, "node1-0001", 1, [], 1)).toThrow();
       expect(lakeRowCount(b)).toBe(2_500_000_000);
+    });
+
+    test("alerts: a rule, its states and deliveries written on one node are read on the other; counts, removal and pruning", () => {
+      const rule = {
+        id: "alr_00000000000000a1", accountId: "acc_alerts", program: "P1", rule: "new_issue", params: '{"minCount":1}',
+        destination: { type: "webhook" as const, url: "https://example.com/h", secret: "s3cr3t-0123456789abcdef" }, destinationKey: "dk1", createdAt: 1_000, deletedAt: null,
+      };
+      insertAlertRule(a, rule);
+      expect(alertRuleById(b, rule.id)).toEqual(rule);
+      expect(listAlertRules(b, "acc_alerts").map((r) => r.id)).toEqual([rule.id]);
+      const delivery = (id: string, status: "pending" | "sent" | "held", createdAt: number) => ({
+        id, ruleId: rule.id, accountId: "acc_alerts", destinationKey: "dk1", kind: "alert" as const, subject: `issue:${id}`, state: "firing", title: id,
+        payload: "{}", status, createdAt, nextAttemptAt: createdAt, giveUpAt: createdAt + 1000, summaryId: null,
+      });
+      commitAlertChanges(a, {
+        states: [{ ruleId: rule.id, subject: "issue:x", state: "firing", changedAt: 2_000, clearSince: null, evaluatedAt: 2_000, title: "x", data: "{}" }],
+        deliveries: [delivery("dlv_1", "pending", 2_000), delivery("dlv_2", "held", 2_001)],
+        updates: [],
+      });
+      // Upsert of a state, and a held delivery released.
+      commitAlertChanges(b, {
+        states: [{ ruleId: rule.id, subject: "issue:x", state: "firing", changedAt: 2_000, clearSince: 2_500, evaluatedAt: 2_500, title: "x2", data: "{}" }],
+        deliveries: [],
+        updates: [{ id: "dlv_2", status: "pending", summaryId: null, nextAttemptAt: 2_600 }],
+      });
+      expect(alertStates(a, rule.id)).toEqual([{ ruleId: rule.id, subject: "issue:x", state: "firing", changedAt: 2_000, clearSince: 2_500, evaluatedAt: 2_500, title: "x2", data: "{}" }]);
+      expect(firingCounts(a, "acc_alerts").get(rule.id)).toBe(1);
+      expect(pendingDeliveries(b).map((d) => [d.id, d.destination.secret])).toEqual([["dlv_1", rule.destination.secret], ["dlv_2", rule.destination.secret]]);
+      recordDeliveryAttempt(a, "dlv_1", 3_000);
+      recordDeliveryOutcome(b, "dlv_1", { status: "sent", httpStatus: 200, error: null, at: 3_001 });
+      expect(messagesSince(a, "dk1", 0)).toBe(2);
+      expect(alertCounts(b, 3_002)).toEqual({ rules: 1, firing: 1, pending: 1, held: 0, oldestPendingAt: 2_001, lastSentAt: 3_001, last24h: { sent: 1, failed: 0, summarized: 0 } });
+      expect(deliveryLog(a, { accountId: "acc_alerts", ruleId: null, limit: 10 }).map((d) => [d.id, d.status, d.attempts])).toEqual([["dlv_2", "pending", 0], ["dlv_1", "sent", 1]]);
+      expect(removeAlertRule(b, "acc_other", rule.id, 4_000)).toBe(false);
+      expect(removeAlertRule(b, "acc_alerts", rule.id, 4_000)).toBe(true);
+      expect(deliveryLog(a, { accountId: null, ruleId: rule.id, limit: 10 }).map((d) => d.status)).toEqual(["cancelled", "sent"]);
+      expect(alertStates(a, rule.id)).toEqual([]);
+      pruneAlertHistory(a, 10_000);
+      expect(deliveryLog(a, { accountId: null, ruleId: null, limit: 10 })).toEqual([]);
+      expect(a.query("SELECT count(*) AS n FROM alert_rules").get()).toEqual({ n: 0 });
     });
 
     test("INSERT OR IGNORE / OR REPLACE keep their SQLite meaning", () => {

@@ -65,3 +65,56 @@ test("a run that reports a backlog is followed by the next within a second, not 
   // First run after a second, two more 200 ms apart each; the fourth would wait the minute.
   expect(runs).toBe(3);
 }, 15_000);
+
+test("a job scheduled `after` another runs right after each of its successful runs, never after a failed one, one run at a time", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  const order: string[] = [];
+  let producerRuns = 0;
+  // The producer fails every third run; a failed run starts nothing.
+  const producer: Job = {
+    name: "producer",
+    async run() {
+      const failing = ++producerRuns % 3 === 0;
+      order.push(failing ? "P-" : "P+");
+      if (failing) throw new Error("no data");
+      return {};
+    },
+  };
+  let running = 0;
+  let overlapped = false;
+  const follower: Job = {
+    name: "follower",
+    async run() {
+      overlapped ||= running > 0;
+      running++;
+      order.push("F");
+      await Bun.sleep(10);
+      running--;
+      return {};
+    },
+  };
+  // The follower's own interval is a minute: apart from its first tick (at 1 s), every run was started by the producer.
+  const scheduler = startScheduler(ctx, [{ job: producer, intervalMs: 300 }, { job: follower, intervalMs: 60_000, after: ["producer"] }], {});
+  await Bun.sleep(3_500);
+  await scheduler.stop();
+  expect(overlapped).toBe(false);
+  expect(producerRuns).toBeGreaterThanOrEqual(6);
+  const successes = order.filter((name) => name === "P+").length;
+  const followerRuns = order.filter((name) => name === "F").length;
+  // One follower run per successful producer run (the last may have been cut by stop), plus the first tick.
+  expect(followerRuns).toBeGreaterThanOrEqual(successes - 1);
+  expect(followerRuns).toBeLessThanOrEqual(successes + 1);
+  // Each successful producer run (but the last) is directly followed by the follower; failed ones are not, but for the single interval tick.
+  const afterSuccess = order.slice(0, -2).map((name, i) => (name === "P+" ? order[i + 1] : null)).filter((next) => next !== null);
+  expect(afterSuccess.every((next) => next === "F")).toBe(true);
+  const afterFailure = order.map((name, i) => (name === "P-" ? order[i + 1] : null)).filter((next) => next === "F");
+  expect(afterFailure.length).toBeLessThanOrEqual(1);
+}, 15_000);
+
+test("the registry runs the alerts job after every tables build and on its own interval", async () => {
+  const { schedule } = await import("../../src/jobs/registry");
+  const { loadConfig } = await import("../../src/config");
+  const entry = schedule(loadConfig({ ALERTS_INTERVAL_MS: "7000" })).find((e) => e.job.name === "alerts") as { intervalMs: number; after?: string[] };
+  expect(entry).toMatchObject({ intervalMs: 7000, after: ["tables"] });
+});

@@ -115,6 +115,25 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
   }
   expect(Object.keys(jobs).sort()).toEqual(expect.arrayContaining(["compact", "deploys", "flush", "resolve", "tables"]));
 
+  // Alerts: a signed webhook and a Slack URL (itself a credential), a failing test send, the CLI's views and a run.
+  const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("nope", { status: 500 }) });
+  const WEBHOOK_SECRET = "whsec_logs_" + randomAddress();
+  const SLACK_TOKEN = "slacktoken" + randomAddress();
+  const alertIds: string[] = [];
+  for (const destination of [{ type: "webhook", url: `http://127.0.0.1:${hook.port}/hook`, secret: WEBHOOK_SECRET }, { type: "slack", url: `http://127.0.0.1:${hook.port}/services/T0/B0/${SLACK_TOKEN}` }]) {
+    const response = await fetch(`${url}/v1/alerts`, { method: "POST", headers: { "x-api-key": liveKey }, body: JSON.stringify({ program, rule: "landing_rate", params: { threshold: 1, minAttempts: 1 }, destination }) });
+    expect(response.status).toBe(201);
+    alertIds.push(((await response.json()) as { id: string }).id);
+  }
+  for (const id of alertIds) expect((await fetch(`${url}/v1/alerts/${id}/test`, { method: "POST", headers: { "x-api-key": liveKey } })).status).toBe(200);
+  // What the alerts commands print (the rules, the delivery log, a test's result) is for people too: no secret either.
+  for (const args of [["alerts", "list"], ["alerts", "log"], ["alerts", "test", alertIds[0]], ["jobs", "run", "alerts"]]) {
+    const result = await cli(args);
+    logs.push(result.stderr, result.stdout);
+  }
+  hook.stop(true);
+  expect(logs.join("\n")).toContain("HTTP 500: nope");
+
   const keyId = (await cli(["keys", "list"])).stdout.split("\n").find((line) => line.includes("logs-b"))!.split("\t")[0];
   logs.push((await cli(["keys", "revoke", keyId])).stderr);
   const jobsRun = await cli(["jobs", "run", "all"]);
@@ -130,7 +149,7 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
   expect(text).toContain("txray listening");
   expect(text).toContain('"job":"flush"');
   expect(rpcCalls).toBeGreaterThan(2);
-  const secrets = { liveKey, readKey, revokedKey, unknownKey, SLACK_SECRET, RPC_CREDENTIAL, ...Object.fromEntries(payers.map((p, i) => [`payer${i}`, p])) };
+  const secrets = { liveKey, readKey, revokedKey, unknownKey, SLACK_SECRET, RPC_CREDENTIAL, WEBHOOK_SECRET, SLACK_TOKEN, ...Object.fromEntries(payers.map((p, i) => [`payer${i}`, p])) };
   const leaks = Object.entries(secrets).filter(([, secret]) => text.includes(secret)).map(([name]) => name);
   expect(leaks).toEqual([]);
   expect(text).not.toMatch(/txr_(live|read)_[1-9A-HJ-NP-Za-km-z]{32}/);

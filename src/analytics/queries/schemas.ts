@@ -293,6 +293,18 @@ export const StatusSchema = z
       quarantine: z.object({ segments: count, envelopes: count, lastAt: ms.nullable(), lastSegment: z.string().nullable() }),
     }),
     jobs: z.record(z.string(), jobRun),
+    alerts: z
+      .looseObject({
+        rules: count,
+        firing: count.describe("subjects of all rules firing now"),
+        pending: count.describe("deliveries waiting to be sent or retried"),
+        held: count.describe("alerts held back by the flood cap"),
+        oldestPendingAt: ms.nullable(),
+        lastSentAt: ms.nullable(),
+        last24h: z.looseObject({ sent: count, failed: count, summarized: count }).describe("deliveries created in the last 24 hours, by outcome"),
+      })
+      .optional()
+      .describe("alert rules and deliveries (docs/alerts.md), counts only"),
   })
   .meta({ id: "Status" });
 

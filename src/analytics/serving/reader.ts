@@ -189,6 +189,23 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
   return handle.current ?? opening;
 }
 
+/**
+ * The serving tables of the latest build, waiting for it to open when the pointer has just moved
+ * (servingTables answers from the previous version meanwhile). For a reader that must see every
+ * build, such as the alerts job run right after one (docs/alerts.md); the query functions called
+ * next get this version too.
+ */
+export async function freshServingTables(ctx: Context): Promise<ServingTables> {
+  const handle = handles.get(ctx.paths.tables);
+  if (handle) {
+    await handle.opening?.catch(() => undefined);
+    handle.checkedAt = 0; // read the pointer now
+  }
+  const tables = await servingTables(ctx);
+  const opening = handles.get(ctx.paths.tables)?.opening;
+  return opening ? await opening : tables;
+}
+
 /** Opens a version and makes it current (retiring the previous one); keeps the current one on failure. */
 async function switchTo(dir: string, handle: Handle, pointer: ServingPointer, options: Record<string, string>): Promise<ServingTables> {
   try {

@@ -6,7 +6,8 @@
 // hands them on.
 
 import { ATTEMPT_NAMES, type StateDb } from "./state";
-import { ROLLUPS, applyDeltaSql } from "./rollups";
+import { ROLLUPS, applyDeltaSql, keptHoursSql } from "./rollups";
+import { MINUTE_ROLLUPS, firstRecentMinute } from "./recent";
 import { applyIssueArrivalsSql } from "./issues";
 import { PAYER_CHANGE_COLUMNS, refreshPayerUnitsSql } from "./payers";
 import type { WindowBounds } from "./window-bounds";
@@ -63,9 +64,10 @@ async function applyChanges(state: StateDb, context: ApplyContext, walletChanges
   if (Number(n) === 0) return 0;
   const today = Math.floor(context.bounds.clock / 86_400_000);
   for (const r of ROLLUPS) {
-    await state.run(applyDeltaSql(r, "d", "changes", "hour_days", today));
-    await state.run(applyDeltaSql(r, "h", "changes", "hour_days", today));
+    await state.run(applyDeltaSql(r, "d", "changes", null));
+    await state.run(applyDeltaSql(r, "h", "changes", keptHoursSql(r, "hour_days", today)));
   }
+  for (const r of MINUTE_ROLLUPS) await state.run(applyDeltaSql(r, "m", "changes", `d.minute >= ${firstRecentMinute(context.bounds.clock)}`));
   await state.run(applyIssueArrivalsSql("changes", context.bounds));
   // The payers' units take a refresh's arrivals at once (payers.ts: arrivals split over steps could interleave).
   await state.run(`INSERT INTO payer_changes SELECT ${PAYER_CHANGE_COLUMNS} FROM changes`);

@@ -31,6 +31,7 @@ import {
 import { applyIssueDeparturesSql } from "./issues";
 import { scorePayers } from "./payers";
 import { dayOf, partNeeds, rangeParts, rangePartsTableSql, type Range } from "./ranges";
+import { forgetRecentSql } from "./recent";
 import { ROLLUPS, unitTable } from "./rollups";
 import { deployTablesSql, writeServingTables, type RangeKind } from "./serving-tables";
 import { openState, STATE_SCHEMA, stateIsUsable, type StateDb } from "./state";
@@ -38,7 +39,7 @@ import { mergePlan, runMerges, writeChanges, writeSegment, type WalletFile } fro
 import { DAY_MS, HOUR_MS, windowBounds } from "./window-bounds";
 
 /** Bump when the serving tables change shape (readers check it). */
-export const SERVING_SCHEMA = 4;
+export const SERVING_SCHEMA = 5;
 /** Days of units kept: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
 export { WINDOWS, type WindowName } from "../windows";
@@ -208,6 +209,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     await step("payers", async () => {
       await applyPayerChanges(state);
       await state.run(forgetSql(today, goneDays));
+      await state.run(forgetRecentSql(clock));
       await scorePayers(state, bounds, full);
     });
 

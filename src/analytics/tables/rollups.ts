@@ -108,11 +108,12 @@ export const ROLLUPS: Rollup[] = [
 
 export const rollup = (name: string): Rollup => ROLLUPS.find((r) => r.name === name)!;
 
-export type Level = "h" | "d";
-/** The unit column of a level and its SQL from received_at. */
+export type Level = "h" | "d" | "m";
+/** The unit column of a level and its SQL from received_at (minutes: recent.ts's rollups only). */
 export const LEVEL = {
   h: { column: "hour", of: "received_at // 3600000" },
   d: { column: "day", of: "received_at // 86400000" },
+  m: { column: "minute", of: "received_at // 60000" },
 } as const;
 
 export const unitTable = (r: Rollup, level: Level) => `u_${r.name}_${level}`;
@@ -163,21 +164,23 @@ export const emptyStateSql = (r: Rollup) => {
 export const keptHoursFrom = (r: Rollup, today: number): number | null => (r.hoursForDays ? (today - r.hoursForDays + 1) * 24 : null);
 
 /**
- * Adds the signed delta of `changes` to the units of a level. Only units of `hourDays` (a table of
- * (program, day), program '*' for every program) and of the rollup's own kept days are touched at
- * the hour level: hours are kept only for the days that need them.
+ * The hour units a refresh touches: those of `hourDays` (a table of (program, day), program '*' for
+ * every program) and of the rollup's own kept days (hours are kept only for the days that need
+ * them). A condition on the delta's rows `d`.
  */
-export function applyDeltaSql(r: Rollup, level: Level, changes: string, hourDays: string, today: number): string {
+export function keptHoursSql(r: Rollup, hourDays: string, today: number): string {
+  const kept = keptHoursFrom(r, today);
+  return `EXISTS (SELECT 1 FROM ${hourDays} e WHERE e.day = d.hour // 24 AND (e.program = '*' OR e.program = d.program))${kept === null ? "" : ` OR d.hour >= ${kept}`}`;
+}
+
+/** Adds the signed delta of `changes` to the units of a level (only those meeting `kept`, a condition on the delta's rows `d`). */
+export function applyDeltaSql(r: Rollup, level: Level, changes: string, kept: string | null): string {
   const table = unitTable(r, level);
   const unit = LEVEL[level].column;
   const delta = `delta_${r.name}_${level}`;
   const keys = keyColumns(r, level);
-  const kept = keptHoursFrom(r, today);
-  const onlyEnabled = level === "h"
-    ? ` d WHERE EXISTS (SELECT 1 FROM ${hourDays} e WHERE e.day = d.hour // 24 AND (e.program = '*' OR e.program = d.program))${kept === null ? "" : ` OR d.hour >= ${kept}`}`
-    : "";
   return `
-    CREATE OR REPLACE TEMP TABLE ${delta} AS SELECT * FROM (${unitsOfRowsSql(r, level, changes, true)})${onlyEnabled};
+    CREATE OR REPLACE TEMP TABLE ${delta} AS SELECT * FROM (${unitsOfRowsSql(r, level, changes, true)}) d${kept === null ? "" : ` WHERE ${kept}`};
     CREATE OR REPLACE TEMP TABLE ${delta}_touched AS SELECT DISTINCT program, ${unit} FROM ${delta};
     CREATE OR REPLACE TEMP TABLE ${delta}_merged AS ${mergeStatesSql(r, keys, `(SELECT t.* FROM ${table} t SEMI JOIN ${delta}_touched k ON t.program = k.program AND t.${unit} = k.${unit} UNION ALL BY NAME SELECT * FROM ${delta})`)};
     DELETE FROM ${table} USING ${delta}_touched k WHERE ${table}.program = k.program AND ${table}.${unit} = k.${unit};

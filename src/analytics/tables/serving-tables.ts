@@ -7,6 +7,7 @@ import { sqlFile } from "../sql";
 import { sketchQuantilesSql } from "../serving/sketch";
 import { issueServingTablesSql } from "./issues";
 import { mergeRangesSql } from "./ranges";
+import { recentServingTablesSql } from "./recent";
 import { rollup } from "./rollups";
 import type { StateDb } from "./state";
 
@@ -125,6 +126,7 @@ export async function writeServingTables(
       UNION ALL
       SELECT program, account_id, win, fingerprint, 'walletAdapter', wallet_adapter, sum(n)::BIGINT FROM r_issue_adapters GROUP BY ALL;
     CREATE TABLE ${t}.issue_examples AS SELECT * FROM issue_examples;
+    ${recentServingTablesSql(t, info.clock)};
     CREATE TABLE ${t}.meta AS SELECT * FROM (VALUES ('version', '${info.version}'), ('clock', '${info.clock}'), ('schema', '${info.schema}'),
       ('botScoreVersion', '${info.botScoreVersion}')) v(key, value)`);
   for (const table of ["land_scoped", "land_quantiles", "cu_used_scoped", "cu_used_quantiles", "cu_requested_scoped", "cu_requested_quantiles", "cu_scoped", "issue_window_bounds"]) {

@@ -12,10 +12,11 @@ import { join } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
 import { ROLLUPS, createUnitTableSql } from "./rollups";
+import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 5;
+export const STATE_SCHEMA = 6;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -38,6 +39,7 @@ const SCHEMA = [
   // Days whose rollups are kept per hour as well as per day.
   "CREATE TABLE IF NOT EXISTS hour_days (program VARCHAR, day INTEGER)",
   ...ROLLUPS.flatMap((r) => [createUnitTableSql(r, "h"), createUnitTableSql(r, "d")]),
+  ...MINUTE_ROLLUPS.map((r) => createUnitTableSql(r, "m")),
   // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
   `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,

@@ -67,7 +67,8 @@ export async function writeSegment(state: StateDb, tablesDir: string, source: st
       ORDER BY l.key, l.program, l.payer, l.chunk
     ) TO ${sqlString(linesFile)} (FORMAT csv, HEADER false, DELIMITER '\u0001', QUOTE '\u0002', ESCAPE '\u0002')`);
   } finally {
-    await state.run("SET preserve_insertion_order = false");
+    // Not thrown: after a failed COPY the transaction is aborted, and this error would hide the COPY's.
+    await state.run("SET preserve_insertion_order = false").catch(() => undefined);
   }
   try {
     const writer = new SegmentWriter(join(dir, name), day);

@@ -1,0 +1,69 @@
+// regression (docs/alerts.md#regression): after the program's latest detected deploy, an issue that
+// is new or regressed, or the failure or drop rate, significantly higher than before. The test is
+// release-diff's own: its per-issue status and p-value (two-sided pooled two-proportion z-test) and
+// its rate changes (the same test on the periods' counts), in the direction of a regression. One deploy
+// gets many tests at once, so each must pass alpha divided by their number (Bonferroni): the chance
+// of any false alarm per deploy stays at most alpha.
+
+import { releaseDiff, topIssues, type ReleaseDiffResponse } from "../../analytics/queries";
+import { TxrayError } from "../../shared/errors";
+import type { Rates } from "../../shared/stats";
+import { formatCount, formatP, issuePath, issuesByFingerprint, percent, programPath, transactionPath, type Condition, type Finding } from "../finding";
+
+const RATES = [
+  { name: "failureRate", label: "on-chain failure rate", count: (rates: Rates) => rates.failedOnchain },
+  { name: "dropRate", label: "drop rate", count: (rates: Rates) => rates.dropped },
+] as const;
+
+export const regression: Condition<"regression"> = async (ctx, rule) => {
+  const { window, alpha, minCount, minAttempts } = rule.params;
+  let diff: ReleaseDiffResponse;
+  try {
+    diff = await releaseDiff(ctx, { program: rule.program, window, accountId: rule.accountId });
+  } catch (error) {
+    if (error instanceof TxrayError && error.code === "not_found") return []; // no deploy observed (or no data) yet
+    throw error;
+  }
+  const { pre, post, deploy } = diff;
+  if (pre.attempts < minAttempts || post.attempts < minAttempts) return [];
+  const tests = diff.issues.length + RATES.length;
+  const level = alpha / tests;
+  const deployed = `deploy at slot ${deploy.slot}`;
+  const evidence = { deploy, periods: diff.periods, window, alpha, tests, level, preAttempts: pre.attempts, postAttempts: post.attempts };
+  const findings: Finding[] = [];
+
+  const regressed = diff.issues.filter(
+    (issue) => (issue.status === "new" || issue.status === "regressed") && issue.delta > 0 && issue.postCount >= minCount && issue.pValue < level,
+  );
+  const known = regressed.length > 0 ? issuesByFingerprint((await topIssues(ctx, { program: rule.program, window: "1d", accountId: rule.accountId, limit: 500 })).segments) : new Map();
+  for (const issue of regressed) {
+    const sample = known.get(issue.fingerprint)?.sampleSig ?? null;
+    findings.push({
+      subject: `deploy:${deploy.slot}:issue:${issue.fingerprint}`,
+      title: `Regression after ${deployed}: ${issue.title} ${percent(issue.preRate)} → ${percent(issue.postRate)}`,
+      lines: [
+        `${issue.status === "new" ? "New" : "Regressed"} since the ${deployed}: ${formatCount(issue.preCount)} of ${formatCount(pre.attempts)} attempts before, ${formatCount(issue.postCount)} of ${formatCount(post.attempts)} after`,
+        `${percent(issue.preRate)} → ${percent(issue.postRate)} (${formatP(issue.pValue)}; alert level ${alpha} / ${tests} tests)`,
+      ],
+      data: { ...evidence, kind: "issue", issue: { ...issue }, sampleSig: sample },
+      links: { program: programPath(rule.program), issue: issuePath(issue.fingerprint), ...(sample ? { example: transactionPath(sample) } : {}) },
+    });
+  }
+  for (const rate of RATES) {
+    const before = rate.count(pre);
+    const after = rate.count(post);
+    const { delta, pValue } = diff.rateChanges[rate.name];
+    if (!(delta > 0 && pValue < level)) continue;
+    findings.push({
+      subject: `deploy:${deploy.slot}:${rate.name}`,
+      title: `Regression after ${deployed}: ${rate.label} ${percent(pre[rate.name])} → ${percent(post[rate.name])}`,
+      lines: [
+        `${formatCount(before)} of ${formatCount(pre.attempts)} attempts before the deploy, ${formatCount(after)} of ${formatCount(post.attempts)} after`,
+        `${percent(pre[rate.name])} → ${percent(post[rate.name])} (${formatP(pValue)}; alert level ${alpha} / ${tests} tests)`,
+      ],
+      data: { ...evidence, kind: rate.name, before: { count: before, attempts: pre.attempts, rate: pre[rate.name] }, after: { count: after, attempts: post.attempts, rate: post[rate.name] }, pValue },
+      links: { program: programPath(rule.program) },
+    });
+  }
+  return findings;
+};

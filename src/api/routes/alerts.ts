@@ -1,0 +1,69 @@
+// /v1/alerts (docs/api.md#alerts, docs/alerts.md): an account's alert rules over HTTP, with an
+// account key in x-api-key (never public). A read-only key (txr_read_…) lists; only an account key
+// (txr_live_…) creates, removes or tests. Bodies are JSON of at most ALERT_BODY_MAX_BYTES; every
+// problem is answered in the error shape by app.ts.
+
+import type { Context } from "../../context";
+import { createRule, listRules, removeRule, sendTest, defaultSendEffects, type AlertRuleView } from "../../alerts";
+import { requirePrincipal } from "../../contract";
+import type { Principal } from "../../control";
+import { TxrayError, badRequest } from "../../shared/errors";
+import { parseLimit, type Page } from "../../shared/pagination";
+import { readBoundedBody } from "../../shared/bounded-body";
+import { json } from "../http";
+
+export const ALERT_BODY_MAX_BYTES = 16 * 1024;
+const RULE_ID = /^alr_[0-9a-f]{16}$/;
+
+/** The key's principal, which must be an account key to change anything. */
+function accountKey(ctx: Context, request: Request): Principal {
+  const principal = requirePrincipal(ctx.control, request);
+  if (principal.scope !== "live") throw new TxrayError("forbidden", "a read-only key cannot change alert rules: use an account key (txr_live_…)");
+  return principal;
+}
+
+function ruleId(params: Record<string, string>): string {
+  const id = params.id;
+  if (typeof id !== "string" || !RULE_ID.test(id)) throw badRequest("id: expected an alert rule id (alr_ and 16 hex digits)");
+  return id;
+}
+
+async function jsonBody(request: Request): Promise<unknown> {
+  const bytes = await readBoundedBody(request, ALERT_BODY_MAX_BYTES);
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw badRequest("body: expected a JSON object");
+  }
+}
+
+const isPosition = (value: unknown): value is { after: string } =>
+  typeof value === "object" && value !== null && typeof (value as { after?: unknown }).after === "string";
+
+export function alertRoutes(ctx: Context) {
+  return {
+    async create(request: Request): Promise<Response> {
+      const principal = accountKey(ctx, request);
+      const body = await jsonBody(request);
+      return json(createRule(ctx.control, principal.accountId, body, ctx.clock()), 201);
+    },
+    list(request: Request): Response {
+      const principal = requirePrincipal(ctx.control, request);
+      const url = new URL(request.url);
+      const limit = parseLimit(url.searchParams.get("limit"));
+      const position = ctx.cursors.decode(url.searchParams.get("cursor"), isPosition);
+      const rules = listRules(ctx.control, principal.accountId, position?.after ?? null, limit + 1);
+      const items = rules.slice(0, limit);
+      const page: Page<AlertRuleView> = { items, nextCursor: rules.length > limit ? ctx.cursors.encode({ after: items[items.length - 1].id }) : null };
+      return json(page);
+    },
+    remove(request: Request, params: Record<string, string>): Response {
+      const principal = accountKey(ctx, request);
+      return json(removeRule(ctx.control, principal.accountId, ruleId(params), ctx.clock()));
+    },
+    async test(request: Request, params: Record<string, string>): Promise<Response> {
+      const principal = accountKey(ctx, request);
+      return json(await sendTest(ctx, principal.accountId, ruleId(params), defaultSendEffects(ctx.clock)));
+    },
+  };
+}
