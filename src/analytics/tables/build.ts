@@ -25,7 +25,7 @@ import { writeAnswers } from "./answers";
 import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
 import { ensureLoaded, type Needs } from "./edges";
 import {
-  deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, fullDayRowsSql, listLakeParts, newestReceivedAt, parquetRows, planIntake,
+  deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, filesResolving, fullDayRowsSql, listLakeParts, newestReceivedAt, parquetRows, planIntake,
   resolutionRowsSql, type LakePart, type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
@@ -214,7 +214,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     });
 
     await step("wallets", async () => {
-      const written = await writeChanges(state, tablesDir, version);
+      const written = await writeChanges(state, tablesDir, version, walletPassRows(chunkRows));
       await state.run("DELETE FROM wallet_changes");
       result.written = written.length;
       let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS && !goneDays.includes(f.day)), ...written];
@@ -276,6 +276,9 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     seconds: (performance.now() - started) / 1000, steps,
   };
 }
+
+/** Attempts per pass of a wallet segment's lines (their aggregation holds strings: a quarter of a chunk). */
+const walletPassRows = (chunkRows: number) => Math.max(100, Math.floor(chunkRows / 4));
 
 /** Runs `work` in one transaction of the state. */
 async function transaction<T>(state: StateDb, work: () => Promise<T>): Promise<T> {
@@ -421,16 +424,17 @@ async function fullIntake(
       await applyPayerChanges(state); // whole days: a chunk's arrivals never interleave with another's
       // Each day's wallet segment, whole (its later resolutions follow in small segments, merged later).
       for (const day of chunk) {
-        const segment = await writeSegment(state, tablesDir, "day_rows", dayNumber(day), version, 9, "full");
+        const segment = await writeSegment(state, tablesDir, "day_rows", dayNumber(day), version, 9, "full", walletPassRows(chunkRows));
         if (segment) walletFiles.push(segment);
       }
       await state.run("DELETE FROM wallet_changes; DROP TABLE day_rows");
     });
   }
-  // Resolutions stored more than three days after their attempt's day.
+  // Resolutions stored more than three days after their attempt's day (only the files holding one are read whole).
   let resolved = 0;
-  for (let at = 0; at < resolutions.length; at += 200) {
-    const files = resolutions.slice(at, at + 200).map((p) => p.path);
+  const late = await filesResolving(state, resolutions.map((p) => p.path), "unresolved");
+  for (let at = 0; at < late.length; at += 200) {
+    const files = late.slice(at, at + 200);
     await transaction(state, async () => {
       await state.run(resolutionRowsSql("chunk_resolutions", files, await filesHaveColumn(state, files, "sample_weight")));
       await state.run("DELETE FROM chunk_resolutions WHERE attempt_key NOT IN (SELECT attempt_key FROM unresolved)");

@@ -161,6 +161,20 @@ export function resolutionRowsSql(target: string, files: string[], weighted: boo
       FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true))`;
 }
 
+/** The resolution files holding a resolution of an attempt in `attempts` (a table with attempt_key); only attempt ids are read. */
+export async function filesResolving(state: StateDb, files: string[], attempts: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let at = 0; at < files.length; at += 500) {
+    const slice = files.slice(at, at + 500);
+    const rows = await state.all<{ filename: string }>(
+      `SELECT DISTINCT filename FROM read_parquet([${slice.map(sqlString).join(", ")}], filename = true, hive_partitioning = false)
+       WHERE hash(attempt_id) IN (SELECT attempt_key FROM ${attempts})`,
+    );
+    out.push(...rows.map((row) => row.filename));
+  }
+  return out.sort();
+}
+
 /** Whether any of the files has a column (footers only). */
 export async function filesHaveColumn(state: StateDb, files: string[], column: string): Promise<boolean> {
   for (let at = 0; at < files.length; at += 500) {

@@ -23,16 +23,59 @@ const FINAL_LEVEL = 9;
 export const walletsDir = (tablesDir: string) => join(tablesDir, "wallets");
 export type WalletFile = { day: number; name: string; level: number; items: number; bytes: number };
 
+/** The first wallet key (4 hex digits) of the `pass`-th of `passes` even key ranges. */
+const keyBound = (pass: number, passes: number) => Math.floor((pass * 0x10000) / passes).toString(16).padStart(4, "0");
+
 /**
  * Writes the lines of `source` (attempt rows, several versions of an attempt allowed: the resolved
- * one wins) received on `day` as one segment; null when there are none.
+ * one wins) received on `day` as one segment; null when there are none. The lines are built in key
+ * ranges of about `passRows` attempts each (the aggregation holds a range's lines in memory: a
+ * whole day of a large lake at once ran out of DUCKDB_MEMORY_LIMIT), then written in key order.
  */
-export async function writeSegment(state: StateDb, tablesDir: string, source: string, day: number, version: number, level: number, suffix: string): Promise<WalletFile | null> {
+export async function writeSegment(
+  state: StateDb, tablesDir: string, source: string, day: number, version: number, level: number, suffix: string, passRows: number,
+): Promise<WalletFile | null> {
   const dir = walletsDir(tablesDir);
   mkdirSync(dir, { recursive: true });
   const name = `${new Date(day * DAY_MS).toISOString().slice(0, 10)}-v${version}-${suffix}.wseg`;
-  const linesFile = join(dir, `${name}.lines`);
+  const [{ n }] = await state.all<{ n: number }>(`SELECT count(*) AS n FROM ${source} WHERE received_at // ${DAY_MS} = ${day}`);
+  if (Number(n) === 0) return null;
+  const passes = Math.min(0x10000, Math.max(1, Math.ceil(Number(n) / passRows)));
+  const linesFiles = Array.from({ length: passes }, (_, pass) => join(dir, `${name}.lines-${pass}`));
   await state.run(sqlFile("json_text"));
+  try {
+    for (let pass = 0; pass < passes; pass++) {
+      const key = "md5(program || '/' || payer)[1:16]";
+      const range = [pass > 0 ? `${key} >= '${keyBound(pass, passes)}'` : "true", pass < passes - 1 ? `${key} < '${keyBound(pass + 1, passes)}'` : "true"].join(" AND ");
+      await writeLines(state, source, day, range, version, linesFiles[pass]);
+    }
+    const writer = new SegmentWriter(join(dir, name), day);
+    let written = 0;
+    try {
+      for (const file of linesFiles) {
+        for (const row of readLines(file)) {
+          const cut = row.lastIndexOf("\u0001");
+          writer.add(row.slice(0, cut), Number(row.slice(cut + 1)));
+          written++;
+        }
+      }
+    } catch (error) {
+      writer.abort();
+      throw error;
+    }
+    const result = writer.close();
+    if (written === 0) {
+      rmSync(join(dir, name), { force: true });
+      return null;
+    }
+    return { day, name, level, items: result.items, bytes: result.bytes };
+  } finally {
+    for (const file of linesFiles) rmSync(file, { force: true });
+  }
+}
+
+/** One key range's lines of a day, in key order, to a text file (line \u0001 item count). */
+async function writeLines(state: StateDb, source: string, day: number, range: string, version: number, linesFile: string): Promise<void> {
   await state.run("SET preserve_insertion_order = true");
   try {
     // Items of a line are not ordered (an ordered string_agg cost 5× the plain one): readers sort
@@ -45,7 +88,7 @@ export async function writeSegment(state: StateDb, tablesDir: string, source: st
             coalesce('"' || drop_class || '"', 'null') || ',' || json_text(instruction) || ',' || json_text(err_name) || ',' || json_text(rpc_label) || ',"' ||
             attempt_key || '",' || json_text(account_id) || ',' || ${version} || ']' AS item,
           count(*) OVER (PARTITION BY program, payer) AS wallet_items
-        FROM (SELECT DISTINCT ON (attempt_key) * FROM ${source} WHERE received_at // ${DAY_MS} = ${day} ORDER BY attempt_key, resolved_at IS NULL)
+        FROM (SELECT DISTINCT ON (attempt_key) * FROM ${source} WHERE received_at // ${DAY_MS} = ${day} AND ${range} ORDER BY attempt_key, resolved_at IS NULL)
       ), items AS (
         SELECT * EXCLUDE (wallet_items), 0 AS chunk FROM rows WHERE wallet_items <= ${LINE_ITEMS}
         UNION ALL
@@ -70,28 +113,6 @@ export async function writeSegment(state: StateDb, tablesDir: string, source: st
     // Not thrown: after a failed COPY the transaction is aborted, and this error would hide the COPY's.
     await state.run("SET preserve_insertion_order = false").catch(() => undefined);
   }
-  try {
-    const writer = new SegmentWriter(join(dir, name), day);
-    let written = 0;
-    try {
-      for (const row of readLines(linesFile)) {
-        const cut = row.lastIndexOf("\u0001");
-        writer.add(row.slice(0, cut), Number(row.slice(cut + 1)));
-        written++;
-      }
-    } catch (error) {
-      writer.abort();
-      throw error;
-    }
-    const result = writer.close();
-    if (written === 0) {
-      rmSync(join(dir, name), { force: true });
-      return null;
-    }
-    return { day, name, level, items: result.items, bytes: result.bytes };
-  } finally {
-    rmSync(linesFile, { force: true });
-  }
 }
 
 /** The lines of a text file, read 8 MiB at a time. */
@@ -115,11 +136,11 @@ function* readLines(file: string): Generator<string> {
 }
 
 /** This refresh's new versions (wallet_changes) as one segment per receipt day. */
-export async function writeChanges(state: StateDb, tablesDir: string, version: number): Promise<WalletFile[]> {
+export async function writeChanges(state: StateDb, tablesDir: string, version: number, passRows: number): Promise<WalletFile[]> {
   const days = await state.all<{ day: number }>(`SELECT DISTINCT received_at // ${DAY_MS} AS day FROM wallet_changes ORDER BY day`);
   const files: WalletFile[] = [];
   for (const { day } of days) {
-    const file = await writeSegment(state, tablesDir, "wallet_changes", Number(day), version, 0, "0");
+    const file = await writeSegment(state, tablesDir, "wallet_changes", Number(day), version, 0, "0", passRows);
     if (file) files.push(file);
   }
   return files;
