@@ -30,7 +30,7 @@ import {
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
 import { scorePayers } from "./payers";
-import { dayOf, partNeeds, rangeParts, rangePartsTableSql, type Range } from "./ranges";
+import { dayOf, partNeeds, rangeParts, writeRangeParts, type Range } from "./ranges";
 import { forgetRecentSql } from "./recent";
 import { ROLLUPS, unitTable } from "./rollups";
 import { deployTablesSql, writeServingTables, type RangeKind } from "./serving-tables";
@@ -154,8 +154,9 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     const needs = needsOf(parts, bounds, today);
 
     await step("ranges", async () => {
-      for (const sql of rangePartsTableSql(parts)) await state.run(sql);
-      for (const sql of ranges.tableSql) await state.run(sql);
+      await writeRangeParts(state, parts);
+      await state.run("CREATE OR REPLACE TEMP TABLE ranges (range INTEGER, program VARCHAR, kind VARCHAR, win VARCHAR, day VARCHAR, slot BIGINT, period VARCHAR)");
+      await state.insertRows("ranges", ["integer", "varchar", "varchar", "varchar", "varchar", "bigint", "varchar"], ranges.described);
     });
     // One transaction per step of work: a transaction holds its changes in memory until it commits
     // (one over a whole rebuild ran out of DUCKDB_MEMORY_LIMIT). Each leaves a state the next run
@@ -481,15 +482,14 @@ function windowTablesSql(clock: number): string {
     CREATE OR REPLACE TEMP TABLE window_lengths AS SELECT win, length_ms FROM windows_def`;
 }
 
-/** Every range a version's figures merge: windows, trend days, all kept days, deploy periods. */
-async function rangesOf(state: StateDb, programs: string[], since: Record<string, number>, clock: number): Promise<{ list: Range[]; tableSql: string[] }> {
+/** Every range a version's figures merge (windows, trend days, all kept days, deploy periods), and each one's row of `ranges`. */
+async function rangesOf(state: StateDb, programs: string[], since: Record<string, number>, clock: number): Promise<{ list: Range[]; described: (string | number | null)[][] }> {
   const list: Range[] = [];
-  const described: string[] = [];
+  const described: (string | number | null)[][] = [];
   const add = (program: string, from: number, to: number | null, kind: RangeKind, extra: { win?: string; day?: string; slot?: number; period?: string }) => {
     const id = list.length;
     list.push({ id, program, from, to });
-    const value = (v: string | number | undefined) => (v === undefined ? "NULL" : typeof v === "number" ? String(v) : sqlString(v));
-    described.push(`(${id}, ${sqlString(program)}, '${kind}', ${value(extra.win)}, ${value(extra.day)}, ${value(extra.slot)}, ${value(extra.period)})`);
+    described.push([id, program, kind, extra.win ?? null, extra.day ?? null, extra.slot ?? null, extra.period ?? null]);
   };
   const today = dayOf(clock);
   const trendFrom = since["30d"];
@@ -505,9 +505,7 @@ async function rangesOf(state: StateDb, programs: string[], since: Record<string
     "SELECT program, slot, win, period, starts, ends FROM release_periods ORDER BY program, slot, win, period",
   );
   for (const p of periods) add(p.program, Number(p.starts), Number(p.ends) > clock ? null : Number(p.ends), "release", { win: p.win, slot: Number(p.slot), period: p.period });
-  const tableSql = ["CREATE OR REPLACE TEMP TABLE ranges (range INTEGER, program VARCHAR, kind VARCHAR, win VARCHAR, day VARCHAR, slot BIGINT, period VARCHAR)"];
-  for (let at = 0; at < described.length; at += 5000) tableSql.push(`INSERT INTO ranges VALUES ${described.slice(at, at + 5000).join(", ")}`);
-  return { list, tableSql };
+  return { list, described };
 }
 
 /** What must be at hand: the ranges' hours and edges, today's and yesterday's hours, the departures' edges, the bot score's days. */

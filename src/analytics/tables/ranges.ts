@@ -4,7 +4,7 @@
 // attempt taken in is after (`to` = null: everything from `from` on). This module cuts ranges into
 // those parts, says which hours and days they need loaded (edges.ts), and writes the merge.
 
-import { sqlString } from "../../lake/duckdb";
+import type { StateDb } from "./state";
 import { LEVEL, mergeStatesSql, unitTable, unitsOfRowsSql, type Rollup } from "./rollups";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
@@ -65,17 +65,11 @@ export function partNeeds(parts: RangePart[]): { hourDays: Set<string>; edgeHour
 }
 
 /** The parts as a temp table `range_parts` (range, program, kind, unit, from_ms, to_ms). */
-export function rangePartsTableSql(parts: RangePart[]): string[] {
-  const statements = ["CREATE OR REPLACE TEMP TABLE range_parts (range INTEGER, program VARCHAR, kind VARCHAR, unit INTEGER, from_ms BIGINT, to_ms BIGINT)"];
-  for (let at = 0; at < parts.length; at += 5000) {
-    const rows = parts.slice(at, at + 5000).map((p) =>
-      p.kind === "edge"
-        ? `(${p.range}, ${sqlString(p.program)}, 'edge', NULL, ${p.from}, ${p.to})`
-        : `(${p.range}, ${sqlString(p.program)}, '${p.kind}', ${p.unit}, NULL, NULL)`,
-    );
-    statements.push(`INSERT INTO range_parts VALUES ${rows.join(", ")}`);
-  }
-  return statements;
+export async function writeRangeParts(state: StateDb, parts: RangePart[]): Promise<void> {
+  await state.run("CREATE OR REPLACE TEMP TABLE range_parts (range INTEGER, program VARCHAR, kind VARCHAR, unit INTEGER, from_ms BIGINT, to_ms BIGINT)");
+  await state.insertRows("range_parts", ["integer", "varchar", "varchar", "integer", "bigint", "bigint"], parts.map((p) =>
+    p.kind === "edge" ? [p.range, p.program, "edge", null, p.from, p.to] : [p.range, p.program, p.kind, p.unit, null, null],
+  ));
 }
 
 /** A rollup merged over each range of `parts` (a range_parts table), per range, account and the rollup's dims, into `target`. */

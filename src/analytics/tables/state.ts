@@ -73,10 +73,14 @@ function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {
     first_sent BIGINT, last_sent BIGINT, gaps BIGINT`;
 }
 
+export type ColumnKind = "integer" | "bigint" | "varchar";
+
 export type StateDb = {
   connection: DuckDBConnection;
   run(sql: string): Promise<void>;
   all<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** Appends rows to a table (an appender: a statement of thousands of VALUES took a second to parse). */
+  insertRows(table: string, columns: ColumnKind[], rows: (string | number | null)[][]): Promise<void>;
   meta(key: string): Promise<string | null>;
   setMeta(values: Record<string, string | number>): Promise<void>;
   close(): void;
@@ -117,6 +121,23 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
       }
     },
     all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
+    async insertRows(table, columns, rows) {
+      const appender = await connection.createAppender(table);
+      try {
+        for (const row of rows) {
+          columns.forEach((kind, i) => {
+            const value = row[i];
+            if (value === null) appender.appendNull();
+            else if (kind === "varchar") appender.appendVarchar(String(value));
+            else if (kind === "integer") appender.appendInteger(Number(value));
+            else appender.appendBigInt(BigInt(value));
+          });
+          appender.endRow();
+        }
+      } finally {
+        appender.closeSync();
+      }
+    },
     async meta(key) {
       const rows = await state.all<{ value: string }>(`SELECT value FROM state_meta WHERE key = ${sqlString(key)}`);
       return rows[0]?.value ?? null;
