@@ -6,8 +6,9 @@
 // hands them on.
 
 import { ATTEMPT_NAMES, type StateDb } from "./state";
-import { ROLLUPS, applyDeltaSql, keptHoursSql } from "./rollups";
-import { MINUTE_ROLLUPS, firstRecentMinute } from "./recent";
+import { ROLLUPS, applyDeltaSql, keptHoursFrom } from "./rollups";
+import { MINUTE_MS, MINUTE_ROLLUPS, firstRecentMinute } from "./recent";
+import { DAY_MS, HOUR_MS } from "./window-bounds";
 import { applyIssueArrivalsSql } from "./issues";
 import { PAYER_CHANGE_COLUMNS, refreshPayerUnitsSql } from "./payers";
 import type { WindowBounds } from "./window-bounds";
@@ -59,21 +60,44 @@ export async function applyLoadedDay(state: StateDb, source: string, context: Ap
   return await applyChanges(state, context, false);
 }
 
+/**
+ * `changes_h`: the changes in hours kept per hour, flagged `in_hour_days` when their day is one
+ * ranges read per hour (hour_days: of their program, or of every program '*'); the others are in
+ * the last days some rollup keeps whole (from `keptFrom`, an hour).
+ */
+function changesInKeptHoursSql(keptFrom: number): string {
+  const day = `c.received_at // ${DAY_MS}`;
+  const inHourDays = `(${day} IN (SELECT day FROM hour_days WHERE program = '*') OR k.day IS NOT NULL)`;
+  return `CREATE OR REPLACE TEMP TABLE changes_h AS
+    SELECT c.*, ${inHourDays} AS in_hour_days FROM changes c
+    LEFT JOIN (SELECT DISTINCT program, day FROM hour_days WHERE program <> '*') k ON k.program = c.program AND k.day = ${day}
+    WHERE ${inHourDays}${Number.isFinite(keptFrom) ? ` OR c.received_at >= ${keptFrom * HOUR_MS}` : ""}`;
+}
+
 async function applyChanges(state: StateDb, context: ApplyContext, walletChanges = true): Promise<number> {
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) FILTER (WHERE sign > 0) AS n FROM changes");
   if (Number(n) === 0) return 0;
   const today = Math.floor(context.bounds.clock / 86_400_000);
+  // Hour and minute units are kept for few days: only the changes in those go into their deltas.
+  const keptFrom = Math.min(...ROLLUPS.map((r) => keptHoursFrom(r, today) ?? Number.POSITIVE_INFINITY));
+  await state.run(changesInKeptHoursSql(keptFrom));
   for (const r of ROLLUPS) {
+    const kept = keptHoursFrom(r, today);
     await state.run(applyDeltaSql(r, "d", "changes", null));
-    await state.run(applyDeltaSql(r, "h", "changes", keptHoursSql(r, "hour_days", today)));
+    await state.run(applyDeltaSql(r, "h", `(SELECT * EXCLUDE (in_hour_days) FROM changes_h WHERE in_hour_days${kept === null ? "" : ` OR received_at >= ${kept * HOUR_MS}`})`, null));
   }
-  for (const r of MINUTE_ROLLUPS) await state.run(applyDeltaSql(r, "m", "changes", `d.minute >= ${firstRecentMinute(context.bounds.clock)}`));
+  const firstMinute = firstRecentMinute(context.bounds.clock);
+  for (const r of MINUTE_ROLLUPS) await state.run(applyDeltaSql(r, "m", `(SELECT * FROM changes WHERE received_at >= ${firstMinute * MINUTE_MS})`, null));
+  await state.run("DROP TABLE changes_h");
   await state.run(applyIssueArrivalsSql("changes", context.bounds));
   // The payers' units take a refresh's arrivals at once (payers.ts: arrivals split over steps could interleave).
   await state.run(`INSERT INTO payer_changes SELECT ${PAYER_CHANGE_COLUMNS} FROM changes`);
   // Attempt rows of the edge hours follow their attempts (a resolution changes an edge's figures).
-  await state.run(`CREATE OR REPLACE TEMP TABLE edge_changes AS SELECT ${COLUMNS} FROM changes c WHERE sign > 0
-      AND EXISTS (SELECT 1 FROM edge_hours e WHERE e.hour = c.received_at // 3600000 AND (e.program = '*' OR e.program = c.program));
+  // (Equality joins and IN lists: a join condition with OR ran as a nested loop.)
+  await state.run(`CREATE OR REPLACE TEMP TABLE edge_changes AS
+      SELECT ${ATTEMPT_NAMES.map((name) => `c.${name}`).join(", ")} FROM changes c
+      LEFT JOIN (SELECT DISTINCT program, hour FROM edge_hours WHERE program <> '*') k ON k.program = c.program AND k.hour = c.received_at // ${HOUR_MS}
+      WHERE sign > 0 AND (c.received_at // ${HOUR_MS} IN (SELECT hour FROM edge_hours WHERE program = '*') OR k.hour IS NOT NULL);
     DELETE FROM edge_rows USING edge_changes c WHERE edge_rows.attempt_key = c.attempt_key;
     INSERT INTO edge_rows SELECT * FROM edge_changes;
     DROP TABLE edge_changes`);

@@ -163,16 +163,6 @@ export const emptyStateSql = (r: Rollup) => {
 /** The first hour a rollup keeps hour units for whatever ranges need (null: only what they need). */
 export const keptHoursFrom = (r: Rollup, today: number): number | null => (r.hoursForDays ? (today - r.hoursForDays + 1) * 24 : null);
 
-/**
- * The hour units a refresh touches: those of `hourDays` (a table of (program, day), program '*' for
- * every program) and of the rollup's own kept days (hours are kept only for the days that need
- * them). A condition on the delta's rows `d`.
- */
-export function keptHoursSql(r: Rollup, hourDays: string, today: number): string {
-  const kept = keptHoursFrom(r, today);
-  return `EXISTS (SELECT 1 FROM ${hourDays} e WHERE e.day = d.hour // 24 AND (e.program = '*' OR e.program = d.program))${kept === null ? "" : ` OR d.hour >= ${kept}`}`;
-}
-
 /** Adds the signed delta of `changes` to the units of a level (only those meeting `kept`, a condition on the delta's rows `d`). */
 export function applyDeltaSql(r: Rollup, level: Level, changes: string, kept: string | null): string {
   const table = unitTable(r, level);
