@@ -8,7 +8,7 @@
 // ratio, bytesPerAttempt (large lake: lake + serving on disk ÷ attempts), ... } — targets: each
 // refresh ≤ 10 s, the large one ≤ 1.5 × the small one, bytes per attempt ≤ 200.
 
-import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
@@ -47,7 +47,7 @@ async function cachedLake(attempts: number): Promise<{ dir: string; generated: {
   return { dir, generated: JSON.parse(readFileSync(marker, "utf8")) };
 }
 
-/** A working copy: immutable files hard-linked, the tables job's state (changed in place) copied. */
+/** A working copy: immutable files hard-linked, the tables job's state (changed in place) copied and synced. */
 function workingCopy(from: string, to: string): void {
   rmSync(to, { recursive: true, force: true });
   const walk = (source: string, target: string) => {
@@ -56,8 +56,14 @@ function workingCopy(from: string, to: string): void {
       const s = join(source, entry.name);
       const t = join(target, entry.name);
       if (entry.isDirectory()) walk(s, t);
-      else if (s.includes(`${join("tables", "state")}`) || entry.name === "control.sqlite" || entry.name.endsWith(".json")) cpSync(s, t);
-      else linkSync(s, t);
+      else if (s.includes(`${join("tables", "state")}`) || entry.name === "control.sqlite" || entry.name.endsWith(".json")) {
+        cpSync(s, t);
+        // On disk before the refresh: its first checkpoint would otherwise flush the whole copy
+        // (a state that has been running has nothing of it left to flush).
+        const fd = openSync(t, "r+");
+        fsyncSync(fd);
+        closeSync(fd);
+      } else linkSync(s, t);
     }
   };
   walk(from, to);

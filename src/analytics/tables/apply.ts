@@ -15,7 +15,8 @@ import type { WindowBounds } from "./window-bounds";
 
 const COLUMNS = ATTEMPT_NAMES.join(", ");
 
-export type ApplyContext = { bounds: WindowBounds };
+/** `full`: a rebuild (the issues' per-segment figures are aggregated once at its end, not logged per change). */
+export type ApplyContext = { bounds: WindowBounds; full: boolean };
 
 /** Applies the payer changes gathered since the last call (payers.ts). */
 export async function applyPayerChanges(state: StateDb): Promise<void> {
@@ -89,7 +90,7 @@ async function applyChanges(state: StateDb, context: ApplyContext, walletChanges
   const firstMinute = firstRecentMinute(context.bounds.clock);
   for (const r of MINUTE_ROLLUPS) await state.run(applyDeltaSql(r, "m", `(SELECT * FROM changes WHERE received_at >= ${firstMinute * MINUTE_MS})`, null));
   await state.run("DROP TABLE changes_h");
-  await state.run(applyIssueArrivalsSql("changes", context.bounds));
+  await state.run(applyIssueArrivalsSql("changes", context.bounds, !context.full));
   // The payers' units take a refresh's arrivals at once (payers.ts: arrivals split over steps could interleave).
   await state.run(`INSERT INTO payer_changes SELECT ${PAYER_CHANGE_COLUMNS} FROM changes`);
   // Attempt rows of the edge hours follow their attempts (a resolution changes an edge's figures).

@@ -7,9 +7,10 @@
 // not the history. `full` (or a state that is missing, of another schema, or behind a retention
 // removal) rebuilds the state from the whole lake, day by day, with the same code and answers.
 //
-// Crash safety: the state changes in one transaction, committed only once the new wallet segments
-// are on disk; the version's files are written after, then the pointer. Killed before the commit,
-// the next run redoes the same intake; after it, the next run writes the next version.
+// Crash safety: the state changes in transactions (one per step of a large intake, one for a small
+// one), the last committed only once the new wallet segments are on disk; the version's files are
+// written after, then the pointer. Killed before a commit, the next run redoes that step's intake;
+// after the last, the next run writes the next version.
 
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,6 +30,7 @@ import {
   resolutionRowsSql, type LakePart, type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
+import { refreshIssueWindows } from "./issue-windows";
 import { scorePayers } from "./payers";
 import { dayOf, partNeeds, rangeParts, writeRangeParts, type Range } from "./ranges";
 import { forgetRecentSql } from "./recent";
@@ -131,6 +133,11 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
       }
     }
+    // A refresh that takes in little runs in one transaction: what its steps gather for its end
+    // (wallet and payer changes, intermediate versions) then never reaches the write-ahead log.
+    const oneTransaction = !full && plan.reads.reduce((sum, read) => sum + read.rows, 0) <= chunkRows / 4;
+    if (oneTransaction) await state.run("BEGIN TRANSACTION");
+    const inStep = <T>(work: () => Promise<T>) => (oneTransaction ? work() : transaction(state, work));
     const previousClock = full ? null : Number(await state.meta("clock"));
     const envelopeFiles = full ? listed.filter((p) => p.dataset === "envelopes").map((p) => p.path) : plan.reads.filter((r) => r.dataset === "envelopes").flatMap((r) => r.files);
     const newest = await step("clock", () => newestReceivedAt(state, envelopeFiles));
@@ -164,8 +171,8 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     // recorded as taken with its changes, and what a refresh gathers for its end (payer changes,
     // wallet changes) is kept in tables until that end commits.
     result.daysLoaded = await step("load", () =>
-      transaction(state, async () => {
-        const loaded = await ensureLoaded(state, needs, taken, today, full);
+      inStep(async () => {
+        const loaded = await ensureLoaded(state, needs, taken, today, previousClock === null ? null : dayOf(previousClock), full);
         if (!full) {
           await state.run(applyIssueDeparturesSql(bounds));
           await state.setMeta({ clock });
@@ -174,7 +181,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       }),
     );
 
-    const context: ApplyContext = { bounds };
+    const context: ApplyContext = { bounds, full };
     const walletFiles: WalletFile[] = full ? [] : await state.all<WalletFile>("SELECT day, name, level, items, bytes FROM wallet_files");
     const segments = new Map<string, string[]>();
     if (full) {
@@ -189,7 +196,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         for (const read of plan.reads) {
           checkStop(options.signal);
           result.partsRead += read.files.length;
-          await transaction(state, async () => {
+          await inStep(async () => {
             if (read.dataset === "envelopes") {
               await state.run(envelopeRowsSql("chunk_envelopes", read.files, read.skipSegments));
               for (const [file, list] of await chunkSegments(state)) segments.set(file, list);
@@ -206,12 +213,14 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         await state.run("DROP TABLE IF EXISTS chunk_envelopes; DROP TABLE IF EXISTS chunk_resolutions");
       });
     }
-    await state.run("BEGIN TRANSACTION");
+    if (!oneTransaction) await state.run("BEGIN TRANSACTION");
     await step("payers", async () => {
       await applyPayerChanges(state);
       await state.run(forgetSql(today, goneDays));
       await state.run(forgetRecentSql(clock));
       await scorePayers(state, bounds, full);
+      await refreshIssueWindows(state, "payer_segments_before", full);
+      await state.run("DROP TABLE payer_segments_before");
     });
 
     await step("wallets", async () => {

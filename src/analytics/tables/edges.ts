@@ -34,26 +34,34 @@ const split = (key: string) => {
  * read from the lake. A fresh state (a full rebuild) has nothing to read: the needs are recorded
  * and the intake fills them.
  */
-export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPart[], today: number, fresh = false): Promise<number> {
+export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPart[], today: number, previousToday: number | null, fresh = false): Promise<number> {
   const haveHourDays = new Set((await state.all<{ program: string; day: number }>("SELECT program, day FROM hour_days")).map((r) => `${r.program}\t${r.day}`));
   const haveEdges = new Set((await state.all<{ program: string; hour: number }>("SELECT program, hour FROM edge_hours")).map((r) => `${r.program}\t${r.hour}`));
   const havePayerDays = new Set((await state.all<{ day: number }>("SELECT day FROM payer_hour_days")).map((r) => Number(r.day)));
 
-  // Drop what no range needs any more.
+  // Drop what no range needs any more (the tables are scanned only when something is to go: a
+  // refresh within the same needs and day drops nothing).
   await state.run(`CREATE OR REPLACE TEMP TABLE needed_hour_days (program VARCHAR, day INTEGER);
     CREATE OR REPLACE TEMP TABLE needed_edge_hours (program VARCHAR, hour INTEGER)`);
   await insertPairs(state, "needed_hour_days", needs.hourDays);
   await insertPairs(state, "needed_edge_hours", needs.edgeHours);
-  for (const r of ROLLUPS) {
-    const kept = keptHoursFrom(r, today);
-    await state.run(`DELETE FROM ${unitTable(r, "h")} u WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.day = u.hour // 24 AND (n.program = '*' OR n.program = u.program))${kept === null ? "" : ` AND u.hour < ${kept}`}`);
+  const unneeded = (have: Set<string>, need: Set<string>) => [...have].some((key) => !need.has(key));
+  if (today !== previousToday || unneeded(haveHourDays, needs.hourDays)) {
+    for (const r of ROLLUPS) {
+      const kept = keptHoursFrom(r, today);
+      await state.run(`DELETE FROM ${unitTable(r, "h")} u WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.day = u.hour // 24 AND (n.program = '*' OR n.program = u.program))${kept === null ? "" : ` AND u.hour < ${kept}`}`);
+    }
+    await state.run("DELETE FROM hour_days WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.program = hour_days.program AND n.day = hour_days.day)");
   }
-  await state.run(`DELETE FROM edge_rows e WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.hour = e.received_at // ${HOUR_MS} AND (n.program = '*' OR n.program = e.program));
-    DELETE FROM hour_days WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.program = hour_days.program AND n.day = hour_days.day);
-    DELETE FROM edge_hours WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.program = edge_hours.program AND n.hour = edge_hours.hour)`);
-  const payerKeep = [...needs.payerDays].join(", ") || "NULL";
-  await state.run(`DELETE FROM payer_h WHERE hour // 24 NOT IN (${payerKeep}); DELETE FROM payer_gaps_h WHERE hour // 24 NOT IN (${payerKeep});
-    DELETE FROM payer_hour_days WHERE day NOT IN (${payerKeep})`);
+  if (unneeded(haveEdges, needs.edgeHours)) {
+    await state.run(`DELETE FROM edge_rows e WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.hour = e.received_at // ${HOUR_MS} AND (n.program = '*' OR n.program = e.program));
+      DELETE FROM edge_hours WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.program = edge_hours.program AND n.hour = edge_hours.hour)`);
+  }
+  if ([...havePayerDays].some((day) => !needs.payerDays.has(day))) {
+    const payerKeep = [...needs.payerDays].join(", ") || "NULL";
+    await state.run(`DELETE FROM payer_h WHERE hour // 24 NOT IN (${payerKeep}); DELETE FROM payer_gaps_h WHERE hour // 24 NOT IN (${payerKeep});
+      DELETE FROM payer_hour_days WHERE day NOT IN (${payerKeep})`);
+  }
 
   // What is missing, per day: which programs ('*': all) and for what.
   type DayLoad = { programs: Set<string>; hourUnits: Set<string>; edgeHours: Set<string>; payers: boolean };

@@ -7,6 +7,7 @@
 // newest, which stays in a window as long as any of the issue's failures does.
 
 import { WINDOW_NAMES } from "../windows";
+import { issueSegmentsSql, logIssuePayersSql } from "./issue-windows";
 import type { WindowBounds } from "./window-bounds";
 
 const KEYS = ["program", "account_id", "fingerprint", "payer"];
@@ -15,9 +16,13 @@ const EXAMPLES = 21;
 const EXAMPLE_COLUMNS = "program, account_id, fingerprint, sig, sent_at, received_at, payer, rpc_label, outcome, failing_program, instruction, err_code, err_name, drop_class";
 const ON = KEYS.map((k) => `issue_payers.${k} = d.${k}`).join(" AND ");
 
-/** Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30 days go. */
-function mergeSql(delta: string): string {
+/**
+ * Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30
+ * days go. `log`: record what it touches for the issues' per-segment figures (issue-windows.ts).
+ */
+function mergeSql(delta: string, log: boolean): string {
   return `
+    ${log ? `${logIssuePayersSql(delta)};` : ""}
     CREATE OR REPLACE TEMP TABLE issue_payers_merged AS
     SELECT ${KEYS.join(", ")}, sum(c1d)::BIGINT AS c1d, sum(c7d)::BIGINT AS c7d, sum(c30d)::BIGINT AS c30d, max(last_at) AS last_at,
       max(last_sig_at) AS last_sig_at, arg_max(last_sig, last_sig_at) AS last_sig
@@ -29,8 +34,8 @@ function mergeSql(delta: string): string {
 }
 
 
-/** Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. */
-export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds): string {
+/** Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. `log`: as mergeSql's. */
+export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds, log: boolean): string {
   const { since } = bounds;
   return `
     CREATE OR REPLACE TEMP TABLE issue_payers_delta AS
@@ -39,7 +44,7 @@ export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds): st
       arg_max(sig, received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig
     FROM ${changes} WHERE sign > 0 AND fingerprint IS NOT NULL AND received_at >= ${since["30d"]}
     GROUP BY ${KEYS.join(", ")};
-    ${mergeSql("issue_payers_delta")};
+    ${mergeSql("issue_payers_delta", log)};
     INSERT INTO issue_identity
       SELECT DISTINCT ON (program, fingerprint) program, fingerprint, outcome, failing_program, instruction, err_code, err_name, drop_class
       FROM ${changes} c WHERE sign > 0 AND fingerprint IS NOT NULL
@@ -82,30 +87,19 @@ export function applyIssueDeparturesSql(bounds: WindowBounds): string {
       NULL::BIGINT AS last_at, NULL::BIGINT AS last_sig_at, NULL::VARCHAR AS last_sig
     FROM edge_rows WHERE fingerprint IS NOT NULL AND received_at >= ${from} AND received_at < ${to}
     GROUP BY ${KEYS.join(", ")};
-    ${mergeSql("issue_payers_departed")}`;
+    ${mergeSql("issue_payers_departed", true)}`;
 }
 
 /**
  * The serving version's issue tables (the shapes the query layer reads): `issues` per program ×
- * scope × window × payer segment × issue, `issue_totals` across segments, `issue_lifetimes`.
+ * scope × window × payer segment × issue (from issue_windows, issue-windows.ts), `issue_totals`
+ * across segments, `issue_lifetimes`.
  * `issue_window_bounds` (program, scope, win, fingerprint, first_in_window) comes from the
  * issues rollup merged over each window (windows.ts).
  */
 export function issueServingTablesSql(target: string): string {
-  // The public scope counts a payer once across accounts.
-  const scoped = `(SELECT program, account_id AS scope, fingerprint, payer, c1d, c7d, c30d, last_at, last_sig_at, last_sig FROM issue_payers
-    UNION ALL
-    SELECT program, '*', fingerprint, payer, sum(c1d)::BIGINT, sum(c7d)::BIGINT, sum(c30d)::BIGINT, max(last_at), max(last_sig_at), arg_max(last_sig, last_sig_at)
-    FROM issue_payers GROUP BY program, fingerprint, payer)`;
   return `
-    CREATE OR REPLACE TEMP TABLE issue_segments AS
-    SELECT ip.program, ip.scope, w.win, coalesce(s.segment, 'human') AS segment, ip.fingerprint,
-      sum(CASE w.win WHEN '1d' THEN ip.c1d WHEN '7d' THEN ip.c7d ELSE ip.c30d END)::BIGINT AS count,
-      count(*)::BIGINT AS wallets, max(ip.last_at) AS last_in_window,
-      CASE WHEN max(ip.last_sig_at) >= any_value(w.since) THEN arg_max(ip.last_sig, ip.last_sig_at) END AS sample_sig
-    FROM ${scoped} ip CROSS JOIN ${target}.windows w LEFT JOIN payer_scores s ON s.payer = ip.payer
-    WHERE CASE w.win WHEN '1d' THEN ip.c1d WHEN '7d' THEN ip.c7d ELSE ip.c30d END > 0
-    GROUP BY ALL;
+    ${issueSegmentsSql(`${target}.windows`)};
     CREATE TABLE ${target}.issues AS
     SELECT g.program, g.scope, g.win, g.segment, g.fingerprint, i.outcome, i.failing_program, i.instruction, i.err_code, i.err_name, i.drop_class,
       g.count, g.wallets, coalesce(b.first_in_window, g.last_in_window) AS first_in_window, g.last_in_window, g.sample_sig,

@@ -148,7 +148,8 @@ export function loadPayerHoursSql(source: string, day: number): string {
 
 /**
  * Scores the payers whose 30-day window changed: those in this refresh's changes and those whose
- * attempts its start passed (every payer in a rebuild, SCORE_BATCH at a time). Their units over
+ * attempts its start passed (every payer in a rebuild, SCORE_BATCH at a time). Leaves their
+ * segments before in `payer_segments_before` (payer, segment). Their units over
  * [since, clock] are the start hour's attempts from the start onwards (edge_rows), the start day's
  * later hours, then whole days.
  */
@@ -160,6 +161,8 @@ export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone
       ? "SELECT DISTINCT payer FROM payer_d"
       : `SELECT DISTINCT payer FROM wallet_changes UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
   }`);
+  // Their segments before (issue-windows.ts moves their issues' figures between segments).
+  await state.run("CREATE OR REPLACE TEMP TABLE payer_segments_before AS SELECT d.payer, s.segment FROM dirty_all d LEFT JOIN payer_scores s USING (payer)");
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) AS n FROM dirty_all");
   const batches = Math.max(1, Math.ceil(Number(n) / SCORE_BATCH));
   for (let batch = 0; batch < batches; batch++) {

@@ -163,17 +163,21 @@ export const emptyStateSql = (r: Rollup) => {
 /** The first hour a rollup keeps hour units for whatever ranges need (null: only what they need). */
 export const keptHoursFrom = (r: Rollup, today: number): number | null => (r.hoursForDays ? (today - r.hoursForDays + 1) * 24 : null);
 
-/** Adds the signed delta of `changes` to the units of a level (only those meeting `kept`, a condition on the delta's rows `d`). */
+/**
+ * Adds the signed delta of `changes` to the units of a level (only those meeting `kept`, a condition
+ * on the delta's rows `d`): the rows of the keys it touches are merged with it and replaced, so a
+ * refresh rewrites what it changed, not whole units (a day's unit grows all day).
+ */
 export function applyDeltaSql(r: Rollup, level: Level, changes: string, kept: string | null): string {
   const table = unitTable(r, level);
-  const unit = LEVEL[level].column;
   const delta = `delta_${r.name}_${level}`;
   const keys = keyColumns(r, level);
+  // NULL dims (an unnamed instruction) are keys too.
+  const same = (a: string, b: string) => keys.map((k) => `${a}.${k} IS NOT DISTINCT FROM ${b}.${k}`).join(" AND ");
   return `
     CREATE OR REPLACE TEMP TABLE ${delta} AS SELECT * FROM (${unitsOfRowsSql(r, level, changes, true)}) d${kept === null ? "" : ` WHERE ${kept}`};
-    CREATE OR REPLACE TEMP TABLE ${delta}_touched AS SELECT DISTINCT program, ${unit} FROM ${delta};
-    CREATE OR REPLACE TEMP TABLE ${delta}_merged AS ${mergeStatesSql(r, keys, `(SELECT t.* FROM ${table} t SEMI JOIN ${delta}_touched k ON t.program = k.program AND t.${unit} = k.${unit} UNION ALL BY NAME SELECT * FROM ${delta})`)};
-    DELETE FROM ${table} USING ${delta}_touched k WHERE ${table}.program = k.program AND ${table}.${unit} = k.${unit};
+    CREATE OR REPLACE TEMP TABLE ${delta}_merged AS ${mergeStatesSql(r, keys, `(SELECT t.* FROM ${table} t SEMI JOIN ${delta} d ON ${same("t", "d")} UNION ALL BY NAME SELECT * FROM ${delta})`)};
+    DELETE FROM ${table} USING ${delta} d WHERE ${same(table, "d")};
     INSERT INTO ${table} BY NAME SELECT * FROM ${delta}_merged WHERE NOT (${emptyStateSql(r)});
-    DROP TABLE ${delta}; DROP TABLE ${delta}_touched; DROP TABLE ${delta}_merged`;
+    DROP TABLE ${delta}; DROP TABLE ${delta}_merged`;
 }

@@ -13,10 +13,11 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
 import { ROLLUPS, createUnitTableSql } from "./rollups";
 import { MINUTE_ROLLUPS } from "./recent";
+import { aggregateIssueWindowsSql, ISSUE_WINDOW_TABLES } from "./issue-windows";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 6;
+export const STATE_SCHEMA = 7;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -40,6 +41,7 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS hour_days (program VARCHAR, day INTEGER)",
   ...ROLLUPS.flatMap((r) => [createUnitTableSql(r, "h"), createUnitTableSql(r, "d")]),
   ...MINUTE_ROLLUPS.map((r) => createUnitTableSql(r, "m")),
+  ...ISSUE_WINDOW_TABLES,
   // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
   `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
@@ -153,7 +155,7 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
     },
   };
   try {
-    await state.run("SET preserve_insertion_order = false");
+    await state.run(`SET preserve_insertion_order = false${process.env.TXRAY_CKPT ? `; SET checkpoint_threshold = '${process.env.TXRAY_CKPT}'` : ""}`);
     await state.run(SCHEMA.join(";\n"));
     await state.run(SKETCH_MACROS_SQL);
   } catch (error) {
@@ -163,9 +165,27 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
   return state;
 }
 
-/** Whether the state is one this code can continue from. */
+/** Upgrades from an older schema this code can continue from: what each adds, filled from the state itself. */
+const UPGRADES: Record<number, () => string> = {
+  6: aggregateIssueWindowsSql, // 7: the issues' per-segment figures kept by deltas (issue-windows.ts)
+};
+
+/** Whether the state is one this code can continue from (upgrading it when an upgrade exists). */
 export async function stateIsUsable(state: StateDb): Promise<boolean> {
-  return (await state.meta("schema")) === String(STATE_SCHEMA) && (await state.meta("clock")) !== null;
+  if ((await state.meta("clock")) === null) return false;
+  let schema = Number(await state.meta("schema"));
+  while (schema !== STATE_SCHEMA && UPGRADES[schema]) {
+    try {
+      await state.run(`BEGIN TRANSACTION; ${UPGRADES[schema]()}`);
+      await state.setMeta({ schema: schema + 1 });
+      await state.run("COMMIT");
+    } catch {
+      await state.run("ROLLBACK").catch(() => undefined);
+      return false; // a rebuild then
+    }
+    schema++;
+  }
+  return schema === STATE_SCHEMA;
 }
 
 export function removeState(tablesDir: string): void {
