@@ -4,7 +4,8 @@
 // across midnight (windows' starts pass attempts, new start days are read back) — and then rebuilt
 // from the whole lake at the same clock. Every answer of every route, scope and window is equal,
 // wallet pages and bot scores included. Each incremental run reads only what it had not read.
-// Days the retention job removes are forgotten without a rebuild when no window covers them.
+// Days the retention job removes are forgotten without a rebuild when no window covers them; a
+// state of the previous schema is upgraded in place.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -17,6 +18,7 @@ import {
 import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
+import { openState } from "../../src/analytics/tables/state";
 import { createAccountKey } from "../../src/control";
 import { applyRetention } from "../../src/ops/retention";
 import { sqlString } from "../../src/lake/duckdb";
@@ -210,4 +212,17 @@ test("days retention removes before every window are forgotten without a rebuild
   expect(readdirSync(covered).length).toBeGreaterThan(0);
   rmSync(covered, { recursive: true });
   expect(await refresh()).toMatchObject({ full: true });
+}, HEAVY_MS);
+
+test("a state of the previous schema is upgraded in place, not rebuilt", async () => {
+  const before = await everything();
+  // What schema 6 had: no per-segment issue figures.
+  const state = await openState(ctx.paths.tables, ctx.duckOptions("test"));
+  await state.run("DELETE FROM issue_windows");
+  await state.setMeta({ schema: 6 });
+  state.close();
+  const upgraded = await refresh();
+  expect(upgraded).toMatchObject({ full: false, partsRead: 0 });
+  const after = await everything();
+  for (const key of Object.keys(before)) expect({ key, answer: after[key] }).toEqual({ key, answer: before[key] });
 }, HEAVY_MS);

@@ -37,6 +37,7 @@ import { forgetRecentSql } from "./recent";
 import { ROLLUPS, unitTable } from "./rollups";
 import { deployTablesSql, writeServingTables, type RangeKind } from "./serving-tables";
 import { openState, STATE_SCHEMA, stateIsUsable, type StateDb } from "./state";
+import { upgradeState } from "./upgrade";
 import { mergePlan, runMerges, writeChanges, writeSegment, type WalletFile } from "./wallet-store";
 import { DAY_MS, HOUR_MS, windowBounds } from "./window-bounds";
 
@@ -103,7 +104,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   const chunkRows = options.chunkRows ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048));
 
   let state = await openState(tablesDir, ctx.duckOptions("tables"));
-  let full = options.full === true || !(await stateIsUsable(state));
+  let full = options.full === true || !(await upgradeState(state, STATE_SCHEMA)) || !(await stateIsUsable(state));
   if (full) state = await reopenFresh(state, tablesDir, ctx);
   const version = nextVersion(ctx.paths);
   const manifestFile = walletManifestFile(tablesDir, version);

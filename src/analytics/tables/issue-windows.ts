@@ -14,16 +14,6 @@ const KEYS = ["program", "account_id", "fingerprint", "payer"];
 const GROUP = ["program", "scope", "fingerprint", "segment", "win"];
 const PAYER_COLUMNS = "program, account_id, fingerprint, payer, c1d, c7d, c30d, last_at, last_sig_at, last_sig";
 
-/** State tables of this module (state.ts creates them). */
-export const ISSUE_WINDOW_TABLES = [
-  `CREATE TABLE IF NOT EXISTS issue_windows (program VARCHAR, scope VARCHAR, fingerprint VARCHAR, segment VARCHAR, win VARCHAR,
-     count BIGINT, wallets BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
-  // A refresh's touched issue_payers keys, and the rows they had before it (kept until its end commits).
-  "CREATE TABLE IF NOT EXISTS issue_payers_touched (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR)",
-  `CREATE TABLE IF NOT EXISTS issue_payers_before (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
-     c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
-];
-
 const on = (a: string, b: string, keys = KEYS) => keys.map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
 
 /** Before issue_payers takes `delta` (rows keyed by KEYS): records the keys and, the first time in a refresh, their rows. */

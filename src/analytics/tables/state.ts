@@ -13,7 +13,6 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
 import { ROLLUPS, createUnitTableSql } from "./rollups";
 import { MINUTE_ROLLUPS } from "./recent";
-import { aggregateIssueWindowsSql, ISSUE_WINDOW_TABLES } from "./issue-windows";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
@@ -41,7 +40,13 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS hour_days (program VARCHAR, day INTEGER)",
   ...ROLLUPS.flatMap((r) => [createUnitTableSql(r, "h"), createUnitTableSql(r, "d")]),
   ...MINUTE_ROLLUPS.map((r) => createUnitTableSql(r, "m")),
-  ...ISSUE_WINDOW_TABLES,
+  // Top-issues' figures per payer segment (issue-windows.ts), a refresh's touched issue_payers keys
+  // and the rows they had before it (kept until its end commits).
+  `CREATE TABLE IF NOT EXISTS issue_windows (program VARCHAR, scope VARCHAR, fingerprint VARCHAR, segment VARCHAR, win VARCHAR,
+     count BIGINT, wallets BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
+  "CREATE TABLE IF NOT EXISTS issue_payers_touched (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR)",
+  `CREATE TABLE IF NOT EXISTS issue_payers_before (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
+     c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
   // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
   `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
@@ -165,27 +170,9 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
   return state;
 }
 
-/** Upgrades from an older schema this code can continue from: what each adds, filled from the state itself. */
-const UPGRADES: Record<number, () => string> = {
-  6: aggregateIssueWindowsSql, // 7: the issues' per-segment figures kept by deltas (issue-windows.ts)
-};
-
-/** Whether the state is one this code can continue from (upgrading it when an upgrade exists). */
+/** Whether the state is one this code can continue from (after upgrade.ts's upgrades). */
 export async function stateIsUsable(state: StateDb): Promise<boolean> {
-  if ((await state.meta("clock")) === null) return false;
-  let schema = Number(await state.meta("schema"));
-  while (schema !== STATE_SCHEMA && UPGRADES[schema]) {
-    try {
-      await state.run(`BEGIN TRANSACTION; ${UPGRADES[schema]()}`);
-      await state.setMeta({ schema: schema + 1 });
-      await state.run("COMMIT");
-    } catch {
-      await state.run("ROLLBACK").catch(() => undefined);
-      return false; // a rebuild then
-    }
-    schema++;
-  }
-  return schema === STATE_SCHEMA;
+  return (await state.meta("schema")) === String(STATE_SCHEMA) && (await state.meta("clock")) !== null;
 }
 
 export function removeState(tablesDir: string): void {
