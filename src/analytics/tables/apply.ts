@@ -66,11 +66,13 @@ export async function applyLoadedDay(state: StateDb, source: string, context: Ap
  * ranges read per hour (hour_days: of their program, or of every program '*'); the others are in
  * the last days some rollup keeps whole (from `keptFrom`, an hour).
  */
-function changesInKeptHoursSql(keptFrom: number): string {
+function changesInKeptHoursSql(keptFrom: number, hourDays: number[]): string {
   const day = `c.received_at // ${DAY_MS}`;
   const inHourDays = `(${day} IN (SELECT day FROM hour_days WHERE program = '*') OR k.day IS NOT NULL)`;
+  // Any day of hour_days (a constant list first: a rebuild's changes are mostly of other days).
+  const candidate = [`received_at // ${DAY_MS} IN (${hourDays.join(", ") || "NULL"})`, ...(Number.isFinite(keptFrom) ? [`received_at >= ${keptFrom * HOUR_MS}`] : [])].join(" OR ");
   return `CREATE OR REPLACE TEMP TABLE changes_h AS
-    SELECT c.*, ${inHourDays} AS in_hour_days FROM changes c
+    SELECT c.*, ${inHourDays} AS in_hour_days FROM (SELECT * FROM changes WHERE ${candidate}) c
     LEFT JOIN (SELECT DISTINCT program, day FROM hour_days WHERE program <> '*') k ON k.program = c.program AND k.day = ${day}
     WHERE ${inHourDays}${Number.isFinite(keptFrom) ? ` OR c.received_at >= ${keptFrom * HOUR_MS}` : ""}`;
 }
@@ -81,7 +83,8 @@ async function applyChanges(state: StateDb, context: ApplyContext, walletChanges
   const today = Math.floor(context.bounds.clock / 86_400_000);
   // Hour and minute units are kept for few days: only the changes in those go into their deltas.
   const keptFrom = Math.min(...ROLLUPS.map((r) => keptHoursFrom(r, today) ?? Number.POSITIVE_INFINITY));
-  await state.run(changesInKeptHoursSql(keptFrom));
+  const hourDays = (await state.all<{ day: number }>("SELECT DISTINCT day FROM hour_days")).map((row) => Number(row.day));
+  await state.run(changesInKeptHoursSql(keptFrom, hourDays));
   for (const r of ROLLUPS) {
     const kept = keptHoursFrom(r, today);
     await state.run(applyDeltaSql(r, "d", "changes", null));
@@ -95,8 +98,9 @@ async function applyChanges(state: StateDb, context: ApplyContext, walletChanges
   await state.run(`INSERT INTO payer_changes SELECT ${PAYER_CHANGE_COLUMNS} FROM changes`);
   // Attempt rows of the edge hours follow their attempts (a resolution changes an edge's figures).
   // (Equality joins and IN lists: a join condition with OR ran as a nested loop.)
+  const edgeHours = (await state.all<{ hour: number }>("SELECT DISTINCT hour FROM edge_hours")).map((row) => Number(row.hour));
   await state.run(`CREATE OR REPLACE TEMP TABLE edge_changes AS
-      SELECT ${ATTEMPT_NAMES.map((name) => `c.${name}`).join(", ")} FROM changes c
+      SELECT ${ATTEMPT_NAMES.map((name) => `c.${name}`).join(", ")} FROM (SELECT * FROM changes WHERE received_at // ${HOUR_MS} IN (${edgeHours.join(", ") || "NULL"})) c
       LEFT JOIN (SELECT DISTINCT program, hour FROM edge_hours WHERE program <> '*') k ON k.program = c.program AND k.hour = c.received_at // ${HOUR_MS}
       WHERE sign > 0 AND (c.received_at // ${HOUR_MS} IN (SELECT hour FROM edge_hours WHERE program = '*') OR k.hour IS NOT NULL);
     DELETE FROM edge_rows USING edge_changes c WHERE edge_rows.attempt_key = c.attempt_key;
