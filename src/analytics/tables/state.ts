@@ -106,26 +106,7 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
   const state: StateDb = {
     connection,
     run: async (sql) => {
-      const at = performance.now();
-      try {
-        if (process.env.TXRAY_DEBUG_SPLIT) {
-          for (const one of sql.split(/;\s*\n/)) {
-            const t0 = performance.now();
-            if (one.trim()) await connection.run(one);
-            if (performance.now() - t0 > Number(process.env.TXRAY_DEBUG_TABLES ?? 100)) console.error(`  ${Math.round(performance.now() - t0)} ms: ${one.replace(/\s+/g, " ").slice(0, 140)}`);
-          }
-        } else await connection.run(sql);
-        if (process.env.TXRAY_DEBUG_TABLES && performance.now() - at > Number(process.env.TXRAY_DEBUG_TABLES)) console.error(`${Math.round(performance.now() - at)} ms: ${sql.replace(/\s+/g, " ").slice(0, 160)}`);
-      } catch (error) {
-        if (process.env.TXRAY_DEBUG_TABLES) {
-          console.error("FAILED SQL:", sql.slice(0, 600));
-          try {
-            console.error(JSON.stringify((await connection.runAndReadAll("SELECT tag, memory_usage_bytes // 1000000 AS mb, temporary_storage_bytes // 1000000 AS tmp FROM duckdb_memory() WHERE memory_usage_bytes > 1000000")).getRowObjectsJS(), (k, v) => (typeof v === "bigint" ? Number(v) : v)));
-            console.error(JSON.stringify((await connection.runAndReadAll("SELECT database_name, schema_name, table_name, estimated_size FROM duckdb_tables() WHERE temporary ORDER BY estimated_size DESC LIMIT 8")).getRowObjectsJS(), (k, v) => (typeof v === "bigint" ? Number(v) : v)));
-          } catch {}
-        }
-        throw error;
-      }
+      await connection.run(sql);
     },
     all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
     async insertRows(table, columns, rows) {
@@ -160,7 +141,7 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
     },
   };
   try {
-    await state.run(`SET preserve_insertion_order = false${process.env.TXRAY_CKPT ? `; SET checkpoint_threshold = '${process.env.TXRAY_CKPT}'` : ""}`);
+    await state.run("SET preserve_insertion_order = false");
     await state.run(SCHEMA.join(";\n"));
     await state.run(SKETCH_MACROS_SQL);
   } catch (error) {
