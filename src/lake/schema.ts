@@ -30,6 +30,7 @@ export const ENVELOPE_COLUMNS: Column[] = [
   { name: "skip_preflight", type: "BOOLEAN", doc: "Whether preflight was skipped, when known." },
   { name: "send_path", type: "VARCHAR", doc: "How it was sent (`rpc`, `sender`, `jito-bundle`, ...), when known." },
   { name: "nonce", type: "BOOLEAN", doc: "Durable-nonce transaction (no blockhash expiry), when known." },
+  { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it." },
 ];
 
 /** data/lake/resolutions/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per resolved attempt (day = UTC date of resolved_at). */

@@ -200,6 +200,7 @@ describe("envelopes the server receives", () => {
     expect(envelopeOf(sigs.web3Failed)[0]).toMatchObject({ kind: "send", skipPreflight: true, maxRetries: 2 });
     const [versioned] = envelopeOf(sigs.web3Versioned);
     expect(versioned).toMatchObject({ kind: "send", program: SYSTEM, cuLimit: 5_000, cuPriceMicroLamports: 12_345, maxRetries: 0 });
+    expect(versioned.ixPrefix).toMatch(/^02000000[0-9a-f]{8}$/); // System Transfer (u32 2) and the low bytes of its lamports
     expect(envelopeOf(sigs.kitFailed)[0]).toMatchObject({ kind: "send", skipPreflight: true, maxRetries: 3 });
   });
 
