@@ -58,7 +58,8 @@ export type Question = {
   /** A representative answer for the reference page (validated against `response` by the tests). */
   example?: Record<string, unknown>;
   errors: ErrorCode[];
-  answer(deps: QuestionDeps, args: QuestionArgs, accountId: string | null): Promise<unknown>;
+  /** `client`: who asks (the HTTP client's IP), for limits that are per client (why's chain look-ups). */
+  answer(deps: QuestionDeps, args: QuestionArgs, accountId: string | null, client?: string): Promise<unknown>;
 };
 
 const analyticErrors: ErrorCode[] = ["bad_request", "unauthorized", "not_found", "rate_limited", "unavailable", "internal"];
@@ -84,7 +85,7 @@ export const QUESTIONS: Question[] = [
       rpcLabel: "helius", source: "ingested",
     },
     errors: ["bad_request", "not_found", "pending", "rate_limited", "internal"],
-    answer: (deps, args) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "" }),
+    answer: (deps, args, _accountId, client) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "", client }),
   },
   {
     name: "diagnose_drop",

@@ -11,7 +11,7 @@ import { deploysJob } from "./deploys";
 import { tablesJob, tablesJobFor } from "./tables";
 import { landingScoreJob, landingScoreJobFor } from "./landing-score";
 import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
-import type { ScheduledJob } from "./scheduler";
+import type { ScheduledJob, Wake } from "./scheduler";
 import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
 
 /** In data-flow order: `jobs run all` runs them like this. */
@@ -52,7 +52,9 @@ export function schedule(config: Config) {
     tables: config.TABLES_INTERVAL_MS,
     retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
   };
-  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
+  // New envelopes in the lake start a resolve run at once (continuous resolution, docs/operations.md).
+  const wakes: Record<string, Wake> = { flush: { job: resolveJob.name, when: (details) => Number(details.rows ?? 0) > 0 } };
+  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name], wakes: wakes[job.name] }));
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
   entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
   return entries;

@@ -8,6 +8,9 @@
 // the running jobs' signal (they end at a safe point) and waits for them. A job whose run reports
 // `backlog: true` (the resolver took its per-run cap and more is waiting) runs again after
 // BACKLOG_DELAY_MS instead of a whole interval, so a busy instance is not held to cap ÷ interval.
+// A run may also say when it wants to run next (`nextRunInMs`: the resolver's next due look-up), and
+// an entry may wake another job when its run reports new data (flush wakes resolve): work driven by
+// data runs within moments of the data, and the interval is only the longest wait.
 
 import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
@@ -17,9 +20,15 @@ const DAY_MS = 86_400_000;
 /** Long enough for the other jobs' timers and requests to get the thread between back-to-back runs. */
 const BACKLOG_DELAY_MS = 200;
 
+/** Wake job `job` (by name) as soon as a run of this entry's job ends with details for which `when` holds. */
+export type Wake = { job: string; when: (details: Record<string, unknown>) => boolean };
+
 export type ScheduledJob =
-  | { job: Job; intervalMs: number }
+  | { job: Job; intervalMs: number; wakes?: Wake }
   | { job: Job; dailyAtMs: number; missed?: (ctx: Context) => boolean };
+
+/** The shortest wait a run's `nextRunInMs` or a wake can ask for (no busy loop between runs). */
+const MIN_DELAY_MS = 50;
 
 /** The first time strictly after `now` that is `atMs` past a UTC midnight. */
 export function nextDailyRun(now: number, atMs: number): number {
@@ -59,20 +68,50 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
       });
     running.add(run);
   };
+  /** Interval jobs by name: wake() runs one soon (or again right after its current run). */
+  const wakeable = new Map<string, () => void>();
   for (const entry of schedule) {
     if ("intervalMs" in entry) {
       let failures = 0;
-      const tick = () =>
+      let running = false;
+      let wokenWhileRunning = false;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const plan = (delayMs: number) => {
+        if (timer !== null) {
+          clearTimeout(timer);
+          timers.delete(timer);
+        }
+        timer = setTimeout(() => {
+          if (timer !== null) timers.delete(timer);
+          timer = null;
+          tick();
+        }, Math.max(0, delayMs));
+        timers.add(timer);
+      };
+      const tick = () => {
+        running = true;
+        wokenWhileRunning = false;
         start(entry.job, (outcome) => {
+          running = false;
           if (outcome && !outcome.skipped && !outcome.stopped) {
             failures = outcome.ok ? 0 : failures + 1;
             if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: entry.job.name, failures, retryInMs: retryDelayMs(entry.intervalMs, failures) });
           }
+          const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
+          if (details && entry.wakes?.when(details)) wakeable.get(entry.wakes.job)?.();
           // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
-          const backlog = outcome?.ok === true && outcome.details?.backlog === true;
-          later(tick, backlog ? Math.min(entry.intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(entry.intervalMs, failures));
+          let delay = details?.backlog === true ? Math.min(entry.intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(entry.intervalMs, failures);
+          if (details && typeof details.nextRunInMs === "number") delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
+          if (wokenWhileRunning && failures === 0) delay = MIN_DELAY_MS;
+          plan(delay);
         });
-      later(tick, Math.min(entry.intervalMs, 1000));
+      };
+      wakeable.set(entry.job.name, () => {
+        if (stopped) return;
+        if (running) wokenWhileRunning = true;
+        else if (failures === 0) plan(MIN_DELAY_MS); // a failing job keeps its backoff
+      });
+      plan(Math.min(entry.intervalMs, 1000));
       continue;
     }
     // Plan each run from the previous planned time, so a timer that fires a little early never

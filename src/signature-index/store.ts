@@ -37,15 +37,18 @@ export class SignatureIndex {
   /**
    * Every attempt with this signature, one entry per attempt id (the newest run's), newest run
    * first. Several attempts share a signature when a client sent the same signed transaction
-   * again (each send is an attempt).
+   * again (each send is an attempt). `visible` may hide runs (the resolver's run of a batch that has
+   * not committed yet).
    */
-  lookup(sig: string): IndexEntry[] {
+  lookup(sig: string, visible: (footer: RunFooter) => boolean = () => true): IndexEntry[] {
     for (let tries = 0; ; tries++) {
       try {
         const seen = new Set<string>();
         const found: IndexEntry[] = [];
         for (const run of this.runsNewestFirst()) {
-          for (const text of this.reader(run).lookup(sig)) {
+          const reader = this.reader(run);
+          if (!visible(reader.footer)) continue;
+          for (const text of reader.lookup(sig)) {
             const entry = parseLine(text);
             if (seen.has(entry.attemptId)) continue;
             seen.add(entry.attemptId);

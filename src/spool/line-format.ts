@@ -76,3 +76,25 @@ function sameTail(a: Envelope, b: Envelope): boolean {
     a.maxRetries === b.maxRetries && a.skipPreflight === b.skipPreflight && a.sendPath === b.sendPath && a.nonce === b.nonce && a.ixPrefix === b.ixPrefix
   );
 }
+
+export type SpoolColumn = (typeof SPOOL_COLUMNS)[number];
+
+/**
+ * One spool line back into its fields (what `why` reads of an envelope not flushed yet): `\N` is
+ * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line of
+ * the previous version (22 fields) has no ix_prefix. Null when the line is not one.
+ */
+export function decodeSpoolLine(line: string): Record<SpoolColumn, string | null> | null {
+  const fields = line.split("\t");
+  if (fields.length !== SPOOL_COLUMNS.length && fields.length !== SPOOL_COLUMNS.length - 1) return null;
+  const out = {} as Record<SpoolColumn, string | null>;
+  try {
+    SPOOL_COLUMNS.forEach((column, i) => {
+      const value = fields[i];
+      out[column] = value === undefined || value === NULL ? null : SPOOL_TEXT_COLUMNS.has(column) && value.startsWith('"') ? (JSON.parse(value) as string) : value;
+    });
+  } catch {
+    return null;
+  }
+  return out;
+}

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeSpoolBatch } from "../../src/spool/line-format";
+import { decodeSpoolLine, encodeSpoolBatch } from "../../src/spool/line-format";
 import { openDuck } from "../../src/lake/duckdb";
 import { spoolRowsSql } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
@@ -89,4 +89,12 @@ test("lines written before ix_prefix existed (22 fields) are still read, with ix
   const rows = await duck.all<Record<string, unknown>>(`SELECT sig, nonce, ix_prefix FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
   duck.close();
   expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, nonce: null, ix_prefix: null })));
+});
+
+test("a line read back from the spool gives its fields (why reads envelopes not flushed yet)", () => {
+  const e = makeEnvelope({ walletAdapter: 'quote " tab\t', cuLimit: 5, ixPrefix: "0a0b", nonce: true });
+  const [line] = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0196-batch", [e])).split("\n");
+  const fields = decodeSpoolLine(line)!;
+  expect(fields).toMatchObject({ account_id: "acc_1", received_at: "1763700000123", attempt_id: "0196-batch-0", sig: e.sig, wallet_adapter: 'quote " tab\t', cu_limit: "5", ix_prefix: "0a0b", nonce: "true", max_retries: null, simulation_logs: "[]" });
+  expect(decodeSpoolLine("not\ta\tline")).toBeNull();
 });

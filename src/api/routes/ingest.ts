@@ -7,7 +7,7 @@ import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
 import type { Spool } from "../../spool";
 import { TxrayError } from "../../shared/errors";
 import { json } from "../http";
-import type { TokenBuckets } from "../rate-limit";
+import type { TokenBuckets } from "../../shared/token-buckets";
 
 export type IngestDeps = {
   prepare: (request: PrepareRequest) => PreparedBatch | Promise<PreparedBatch>;

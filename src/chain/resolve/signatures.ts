@@ -1,0 +1,75 @@
+// What the signature index holds for an attempt (src/signature-index; docs/scaling.md "Finding a
+// signature"): the resolver writes a `resolved` entry with everything `why` and `diagnose-drop`
+// answer, or, for an attempt it took in and has not resolved yet, an `open` entry with its envelope
+// (so `why` can ask the chain about it at once and answer the way the resolver will record it).
+// Read back through indexedAttempts, newest entry per attempt.
+
+import { isResolutionBatchCommitted, type ControlDb } from "../../control";
+import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
+import type { DecodedStory } from "../decode";
+import type { Attempt, DropDiagnosis, Outcome, Resolution } from "./types";
+
+type Common = Pick<Attempt, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "rpcLabel" | "sentAt">;
+
+export type ResolvedEntry = Common & {
+  state: "resolved";
+  /** resolvedAt (retention dates the entry by it). */
+  at: number;
+  outcome: Outcome;
+  slot: number | null;
+  blockTime: number | null;
+  err: string | null;
+  story: DecodedStory;
+  drop: DropDiagnosis | null;
+  fingerprint: string | null;
+};
+
+export type OpenEntry = Common & {
+  state: "open";
+  /** When it was taken in. */
+  at: number;
+  attempt: Attempt;
+};
+
+export type IndexedAttempt = ResolvedEntry | OpenEntry;
+
+const common = (a: Attempt): Common => ({ attemptId: a.attemptId, accountId: a.accountId, program: a.program, payer: a.payer, rpcHash: a.rpcHash, rpcLabel: a.rpcLabel, sentAt: a.sentAt });
+
+export function resolvedEntry(r: Resolution): IndexEntry {
+  const value: ResolvedEntry = {
+    ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: r.story, drop: r.drop, fingerprint: r.fingerprint,
+  };
+  return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value };
+}
+
+export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
+  const value: OpenEntry = { ...common(attempt), state: "open", at: takenAt, attempt: { ...attempt, simulationLogs: null, preflightError: null } };
+  return { sig: attempt.sig!, attemptId: attempt.attemptId, value };
+}
+
+export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
+
+/** Preference when one signature stands for several attempts: one that reached the chain, then the newest. */
+const RANK: Record<string, number> = { failed_onchain: 0, landed: 1, preflight: 2, dropped: 3 };
+
+/** Batches seen committed (a committed batch stays committed): their runs need no second look. */
+const committed = new Set<string>();
+
+/** A run counts once its batch committed (record.ts writes the run just before the commit); runs without a batch always count. */
+function runVisible(control: ControlDb, footer: RunFooter): boolean {
+  if (footer.batch === null || committed.has(footer.batch)) return true;
+  if (!isResolutionBatchCommitted(control, footer.batch)) return false;
+  if (committed.size > 10_000) committed.clear();
+  committed.add(footer.batch);
+  return true;
+}
+
+/**
+ * The attempts a signature stands for, best first: resolved ones (one that reached the chain before
+ * a drop of a resend, then the newest resolution), then open ones.
+ */
+export function indexedAttempts(index: SignatureIndex, control: ControlDb, sig: string): IndexedAttempt[] {
+  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map((e) => e.value as IndexedAttempt);
+  const rank = (e: IndexedAttempt) => (e.state === "open" ? 4 : (RANK[e.outcome] ?? 3));
+  return entries.sort((a, b) => rank(a) - rank(b) || b.at - a.at);
+}
