@@ -67,6 +67,24 @@ export class SignatureIndex {
     }
   }
 
+  /**
+   * Every entry that counts, one per attempt (the newest run's), in no particular order: a whole
+   * read, for checks over everything (`bun run chaos`), never for a request.
+   */
+  *scan(visible: (footer: RunFooter) => boolean = () => true): Generator<IndexEntry> {
+    const seen = new Set<string>();
+    for (const run of this.runsNewestFirst()) {
+      const reader = this.reader(run);
+      if (!visible(reader.footer)) continue;
+      for (const text of reader.lines()) {
+        const entry = parseLine(text);
+        if (seen.has(entry.attemptId)) continue;
+        seen.add(entry.attemptId);
+        yield entry;
+      }
+    }
+  }
+
   /** The runs and their entries (status, tests). */
   stats(): { runs: number; entries: number } {
     const runs = this.current();

@@ -97,7 +97,7 @@ export function serveRoutes(ctx: Context) {
         if (!match) continue;
         try {
           const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
-          return json(await route.handler(request, url, params));
+          return json(await route.handler(request, url, params, "test"));
         } catch (error) {
           return errorResponse(error, ctx.logger);
         }

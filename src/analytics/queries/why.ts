@@ -173,7 +173,7 @@ async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: R
     program: entry.program,
     payer: entry.payer,
     payerBotScore: (await deps.payerBotScore?.(entry.payer)) ?? null,
-    issue: await issueBlock(ctx, deps, entry.fingerprint),
+    issue: await issueBlock(ctx, deps, entry.fingerprint, entry.sentAt),
     slot: entry.slot,
     blockTime: entry.blockTime,
     sentAt: entry.sentAt,
@@ -189,7 +189,14 @@ async function answerHeld(ctx: Context, deps: WhyDeps, sig: string, attempt: Att
   let cached = deps.recentAnswers?.get(sig, ctx.clock());
   if (!cached) {
     askChain(deps, client, () => pendingError());
-    const value = await fromChain(ctx, () => resolveOnDemand(deps.rpc, deps.idls, attempt, ctx.clock(), deps.sampleRate));
+    let value: Resolution | null;
+    try {
+      value = await resolveOnDemand(deps.rpc, deps.idls, attempt, ctx.clock(), deps.sampleRate);
+    } catch (error) {
+      // The chain cannot be asked now: txray holds the attempt, which the resolver decides later.
+      ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
+      throw pendingError();
+    }
     deps.recentAnswers?.set(sig, value, ctx.clock());
     cached = { value };
   }

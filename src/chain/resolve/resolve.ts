@@ -18,7 +18,7 @@ import type { Context } from "../../context";
 import { blockHeightObservations, forgetResolvedHoursBefore, recordBlockHeight, recordResolverProgress } from "../../control";
 import type { IdlRegistry } from "../idl";
 import type { RpcClient } from "../rpc";
-import { checkStop } from "../../shared/stop";
+import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
 import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet, type SamePayerSend } from "./drops";
@@ -148,6 +148,30 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
     nextRunInMs: Number.isFinite(nextDueAt) ? Math.max(0, nextDueAt - ctx.clock()) : null,
     stepsMs: steps,
   };
+}
+
+/**
+ * Runs until nothing is left to decide soon (`txray jobs run resolve`, tests): a run looks each due
+ * attempt up once and a drop needs a second look in a later run, so this runs again, as the scheduler
+ * would, until no attempt is open or the next one is due later than `settleMs` (an attempt that has
+ * not landed and whose blockhash has not expired stays open). The summary adds up the runs.
+ */
+export async function resolveSettled(ctx: Context, options: ResolveOptions, { settleMs = 3_000, maxMs = 120_000 } = {}): Promise<ResolveSummary & { runs: number }> {
+  const started = Date.now();
+  const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
+  const intake = { segments: 0, attempts: 0, chunksReadByDay: 0 };
+  let discardedBatches = 0;
+  let runs = 0;
+  for (;;) {
+    const last = await resolvePending(ctx, options);
+    runs++;
+    discardedBatches += last.discardedBatches;
+    for (const [outcome, n] of Object.entries(last.resolved)) resolved[outcome] = (resolved[outcome] ?? 0) + n;
+    for (const key of ["segments", "attempts", "chunksReadByDay"] as const) intake[key] += last.intake[key];
+    const settled = !last.backlog && (last.stillPending === 0 || last.nextRunInMs === null || last.nextRunInMs > settleMs);
+    if (settled || Date.now() - started > maxMs) return { ...last, intake, resolved, discardedBatches, runs };
+    if (!last.backlog) await stoppableSleep(Math.max(1, last.nextRunInMs ?? 0), options.signal);
+  }
 }
 
 /** The due attempts looked up on the chain (as few calls as possible), decoded and classified; the rest rescheduled. */

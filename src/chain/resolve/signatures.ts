@@ -49,6 +49,11 @@ export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
 
 export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
 
+/** Every attempt the index holds, one entry each (a check over everything, never a request). */
+export function* everyIndexedAttempt(index: SignatureIndex, control: ControlDb): Generator<IndexedAttempt> {
+  for (const entry of index.scan((footer) => runVisible(control, footer))) yield entry.value as IndexedAttempt;
+}
+
 /** Preference when one signature stands for several attempts: one that reached the chain, then the newest. */
 const RANK: Record<string, number> = { failed_onchain: 0, landed: 1, preflight: 2, dropped: 3 };
 
