@@ -32,7 +32,7 @@ import {
 } from "@solana/web3.js";
 import { loadIdls } from "../../src/chain/idl";
 import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { resolvePending } from "../../src/chain/resolve";
+import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { encodeBase58 } from "../../src/shared/base58";
@@ -151,7 +151,7 @@ beforeAll(async () => {
   await txray.flush();
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
-  const summary = await resolvePending(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
   expect(summary.stillPending).toBe(0);
 }, 60_000);
 
