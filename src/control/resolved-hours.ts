@@ -5,12 +5,16 @@
 // in one transaction, so they never count a batch twice or count one that was discarded.
 
 import type { ControlDb } from "./types";
+import { markSegmentsTaken } from "./segments";
 
 export type ProviderHour = { rpcHash: string; hour: number; sends: number; dropped: number };
 export type IssueHour = { fingerprint: string; hour: number; attempts: number; firstSeen: number };
 
-/** The commit of a resolve run's batch: the hourly counts grow and the batch is marked committed, all or nothing. */
-export function commitResolutionBatch(db: ControlDb, batch: string, providers: ProviderHour[], issues: IssueHour[]): void {
+/**
+ * The commit of a resolve run's batch: the hourly counts grow, the segments the run took in are
+ * marked taken at its time, and the batch is marked committed, all or nothing.
+ */
+export function commitResolutionBatch(db: ControlDb, batch: string, providers: ProviderHour[], issues: IssueHour[], taken: { segments: string[]; at: number } = { segments: [], at: 0 }): void {
   const providerHour = db.query(
     `INSERT INTO provider_hours (rpc_hash, hour, sends, dropped) VALUES (?, ?, ?, ?)
      ON CONFLICT (rpc_hash, hour) DO UPDATE SET sends = provider_hours.sends + excluded.sends, dropped = provider_hours.dropped + excluded.dropped`,
@@ -22,6 +26,7 @@ export function commitResolutionBatch(db: ControlDb, batch: string, providers: P
   db.transaction(() => {
     for (const h of providers) providerHour.run(h.rpcHash, h.hour, h.sends, h.dropped);
     for (const h of issues) issueHour.run(h.fingerprint, h.hour, h.attempts, h.firstSeen);
+    markSegmentsTaken(db, taken.segments, taken.at);
     db.query("UPDATE resolution_batches SET committed = 1 WHERE batch = ?").run(batch);
   }).immediate();
 }

@@ -24,9 +24,13 @@ export function segmentsAwaitingIntake(db: ControlDb, limit = 500): AwaitingSegm
     .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows), flushBatch: row.flush_batch }));
 }
 
+/** Marks segments taken in by the resolver at `now` (one transaction; inside the caller's when there is one). */
 export function markSegmentsTaken(db: ControlDb, segments: string[], now: number): void {
+  if (segments.length === 0) return;
   const mark = db.query("UPDATE lake_segments SET intake_at = ? WHERE segment = ?");
-  for (const segment of segments) mark.run(now, segment);
+  db.transaction(() => {
+    for (const segment of segments) mark.run(now, segment);
+  })();
 }
 
 export function lakeRowCount(db: ControlDb): number {

@@ -2,15 +2,16 @@
 // and become the resolver's open attempts (open-attempts.ts; sends wait for the chain, preflight
 // failures resolve in the same run from their own logs). A segment is read from the parts its
 // flush wrote (control migration 6), or, once compaction has merged those, from its days'
-// partitions by spool_segment. The segment is marked taken with the run's time (one row per
-// segment, never per attempt): after a crash, segments taken since the last checkpoint are read
-// again (checkpoint.ts). Segments are taken in chunks of about INTAKE_CHUNK_ROWS envelopes with a
+// partitions by spool_segment. The run marks the segments taken, with its time, when it records
+// (in the commit of its batch: one row per segment, never per attempt); until then they still await
+// intake, so a run that dies reads them again, and `why` finds their attempts in their parts. After
+// a crash, segments taken since the last checkpoint are read again too (checkpoint.ts). Segments are taken in chunks of about INTAKE_CHUNK_ROWS envelopes with a
 // pause for the event loop between chunks, and at most about INTAKE_MAX_ROWS per run: a backlog of
 // millions of envelopes (a server that fell behind) is taken over several runs instead of being
 // held in memory at once while ingest waits.
 
 import { join } from "node:path";
-import { markSegmentsTaken, segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
+import { segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import type { SpoolColumn } from "../../spool";
@@ -39,14 +40,13 @@ export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?:
 export async function intakeNewSegments(
   ctx: Context,
   take: (attempts: Attempt[]) => void,
-  takenAt: number,
   limits: IntakeLimits = {},
-): Promise<{ segments: number; attempts: number; more: boolean; chunksReadByDay: number }> {
+): Promise<{ segments: number; attempts: number; more: boolean; chunksReadByDay: number; names: string[] }> {
   const maxRows = limits.maxRows ?? INTAKE_MAX_ROWS;
   const chunkRows = limits.chunkRows ?? INTAKE_CHUNK_ROWS;
   const maxSegments = limits.maxSegments ?? 200;
   const waiting = segmentsAwaitingIntake(ctx.control, maxSegments);
-  const taken = { segments: 0, attempts: 0, more: false, chunksReadByDay: 0 };
+  const taken = { segments: 0, attempts: 0, more: false, chunksReadByDay: 0, names: [] as string[] };
   let next = 0;
   while (next < waiting.length && taken.attempts < maxRows) {
     const chunk = [waiting[next++]];
@@ -58,7 +58,7 @@ export async function intakeNewSegments(
     if (taken.segments > 0) await yieldToEventLoop();
     const read = await readSegments(ctx, chunk);
     take(read.attempts);
-    markSegmentsTaken(ctx.control, chunk.map((s) => s.segment), takenAt);
+    taken.names.push(...chunk.map((s) => s.segment));
     taken.attempts += read.attempts.length;
     if (read.byDay) taken.chunksReadByDay++;
     taken.segments += chunk.length;

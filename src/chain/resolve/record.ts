@@ -1,10 +1,14 @@
 // Recording a resolve run: its resolutions go to data/lake/resolutions (Parquet, one batch per run)
 // and to the signature index, and the batch commits in the control database with the hourly
-// provider and issue counts (never a row per attempt). In order:
+// provider and issue counts and the marks of the segments the run took in (never a row per
+// attempt). In order:
+//   0. attempts taken in and still open get their open entries (an index run without a batch:
+//      they are open whatever happens next);
 //   1. the Parquet parts are staged;
 //   2. the batch is recorded, not committed, with its partitions;
-//   3. the signature index run is written, named after the batch;
-//   4. under the lake lease, the parts are renamed into place and the batch commits.
+//   3. the signature index run of its resolutions is written, naming the batch;
+//   4. under the lake lease, the parts are renamed into place and the batch commits, marking the
+//      run's segments taken (a run without resolutions marks them after step 0).
 // Until 4, readers ignore the index run (src/chain/resolve/signatures.ts: only runs of committed
 // batches count). A run killed anywhere before 4 leaves a batch that never committed: the next run
 // removes its parts and its index run (discardUncommittedBatches), and its attempts, still open in
@@ -13,19 +17,27 @@
 import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
-import { commitResolutionBatch, forgetResolutionBatch, recordResolutionBatch, uncommittedResolutionBatches, type IssueHour, type ProviderHour } from "../../control";
+import { commitResolutionBatch, forgetResolutionBatch, markSegmentsTaken, recordResolutionBatch, uncommittedResolutionBatches, type IssueHour, type ProviderHour } from "../../control";
 import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
 import { sweepStaging } from "../../lake/staging";
+import { utcDay } from "../../lake/paths";
 import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "./pause";
-import { entryTime, resolvedEntry } from "./signatures";
-import type { Resolution } from "./types";
+import { entryTime, openEntry, resolvedEntry } from "./signatures";
+import type { Attempt, Resolution } from "./types";
 
 const ROWS_PER_WRITE = 2_000;
 
 const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
+
+/** A resolution row as JSON for DuckDB's reader: columns without a value are left out (read as NULL), a success's row is half the text. */
+function lakeRowJson(r: Resolution): string {
+  const row = lakeRow(r) as Record<string, unknown>;
+  for (const key in row) if (row[key] === null) delete row[key];
+  return JSON.stringify(row);
+}
 
 function lakeRow(r: Resolution) {
   const s = r.story;
@@ -61,9 +73,15 @@ function lakeRow(r: Resolution) {
   };
 }
 
-/** A run's resolutions. */
-export async function recordRun(ctx: Context, resolutions: Resolution[], now: number, options: { beforeCommit?: () => void } = {}): Promise<void> {
-  if (resolutions.length === 0) return;
+/** What a run records: its resolutions, the open attempts the signature index does not hold yet, and the segments it took in. */
+export type RunRecord = { resolutions: Resolution[]; open: Attempt[]; segments: string[] };
+
+export async function recordRun(ctx: Context, { resolutions, open, segments }: RunRecord, now: number, options: { beforeCommit?: () => void } = {}): Promise<void> {
+  ctx.signatures.append(open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
+  if (resolutions.length === 0) {
+    markSegmentsTaken(ctx.control, segments, now);
+    return;
+  }
   const entries = resolutions.filter((r) => r.attempt.sig !== null).map(resolvedEntry);
   const batch = `r-${Bun.randomUUIDv7()}`;
   const input = join(ctx.paths.staging, `${batch}.ndjson`);
@@ -73,13 +91,16 @@ export async function recordRun(ctx: Context, resolutions: Resolution[], now: nu
   try {
     for (let i = 0; i < resolutions.length; i += ROWS_PER_WRITE) {
       if (i > 0) await yieldToEventLoop();
-      writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => JSON.stringify(lakeRow(r)) + "\n").join(""));
+      writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => lakeRowJson(r) + "\n").join(""));
     }
   } finally {
     closeSync(file);
   }
   try {
-    const { staging, parts } = await stagePartitioned(
+    // The batch is recorded with the partitions its parts will be in (program, UTC day of resolved_at)
+    // before anything else exists: its index run, then its parts, are removed with it if it never commits.
+    recordResolutionBatch(ctx.control, batch, [...new Set(resolutions.map((r) => `program=${r.attempt.program}/day=${utcDay(r.resolvedAt)}`))], now);
+    const staged = stagePartitioned(
       ctx.duck,
       ctx.paths,
       batch,
@@ -87,8 +108,9 @@ export async function recordRun(ctx: Context, resolutions: Resolution[], now: nu
        FROM read_json(${sqlString(input)}, format = 'newline_delimited', columns = ${readColumns})`,
       ["program", "day"],
     );
-    recordResolutionBatch(ctx.control, batch, [...new Set(parts.map((p) => p.partitionDir))], now);
-    ctx.signatures.append(entries, entryTime, batch);
+    staged.catch(() => {}); // awaited below; a failure while the index run is written is not unhandled
+    ctx.signatures.append(entries, entryTime, batch); // on this thread while DuckDB writes the parts on its own
+    const { staging, parts } = await staged;
     const { providers, issues } = hourlyCounts(resolutions);
     await publishStaged(
       ctx.control,
@@ -96,7 +118,7 @@ export async function recordRun(ctx: Context, resolutions: Resolution[], now: nu
       "resolutions",
       batch,
       parts,
-      () => commitResolutionBatch(ctx.control, batch, providers, issues),
+      () => commitResolutionBatch(ctx.control, batch, providers, issues, { segments, at: now }),
       () => {
         fault("resolve:after-rename");
         options.beforeCommit?.();

@@ -28,7 +28,6 @@ import { dropped, isConfirmed, landedFromStatus, needsTransaction, resolveFromTr
 import { yieldToEventLoop } from "./pause";
 import { readResolvedSends } from "./recent-sends";
 import { discardUncommittedBatches, recordRun } from "./record";
-import { entryTime, openEntry } from "./signatures";
 import { checkpoint, currentState, dropState, nextVersion, type ResolverState } from "./state";
 import type { Attempt, Resolution } from "./types";
 
@@ -66,6 +65,12 @@ export type ResolveSummary = {
 };
 
 export const DEFAULT_SAMPLE_RATE = 1 / 32;
+/**
+ * Due attempts looked up per run: a whole intake's worth (everything a run takes in is due at once),
+ * so an attempt is normally resolved by the run that took it in and never needs an open entry in
+ * the signature index; a backlog beyond it waits for the next run (`backlog`: moments later).
+ */
+const MAX_ATTEMPTS_PER_RUN = 100_000;
 const DEFAULT_BATCH_CALLS = 10;
 const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
@@ -104,18 +109,13 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
 }
 
 async function run(ctx: Context, options: ResolveOptions, state: ResolverState, discardedBatches: number, lap: () => number, steps: Record<string, number>): Promise<ResolveSummary> {
-  const maxAttempts = options.maxAttempts ?? 20_000;
+  const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_PER_RUN;
   // Every mark this run makes carries `now`, later than any mark before (checkpoint.ts).
   const now = Math.max(ctx.clock(), state.through + 1);
   steps.state = lap();
   const intake = await intakeNewSegments(ctx, (attempts) => {
     for (const attempt of attempts) state.open.add(openAttempt(attempt, now));
-  }, now);
-  // Every attempt taken in is findable by why/ from now on, before any chain look-up (an open entry,
-  // replaced by its resolved entry; replayed attempts are written again, which changes nothing).
-  const unindexed: OpenAttempt[] = [];
-  for (const attempt of state.open.values()) if (!attempt.indexed) unindexed.push(attempt);
-  indexOpen(ctx, unindexed, now);
+  });
   steps.intake = lap();
   checkStop(options.signal);
 
@@ -124,7 +124,13 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
   checkStop(options.signal);
   if (resolutions.length > 0) fault("resolve:after-read");
 
-  await recordRun(ctx, resolutions, now, { beforeCommit: options.beforeCommit });
+  // Attempts the signature index does not hold yet (taken in this run, or replayed after a restart)
+  // and still open get an open entry; those resolved in the same run get only their resolved one.
+  const resolvedIds = new Set(resolutions.map((r) => r.attempt.attemptId));
+  const unindexed: OpenAttempt[] = [];
+  for (const attempt of state.open.values()) if (!attempt.indexed && !resolvedIds.has(attempt.attemptId)) unindexed.push(attempt);
+  await recordRun(ctx, { resolutions, open: unindexed, segments: intake.names }, now, { beforeCommit: options.beforeCommit });
+  for (const attempt of unindexed) attempt.indexed = true;
   steps.record = lap();
 
   for (const r of resolutions) state.open.remove(r.attempt.attemptId);
@@ -248,13 +254,6 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
     steps.drops = lap();
   }
   return resolutions;
-}
-
-/** Open entries of attempts the signature index does not hold yet (a run of their own: no batch, visible at once). */
-function indexOpen(ctx: Context, attempts: OpenAttempt[], now: number): void {
-  if (attempts.length === 0) return;
-  ctx.signatures.append(attempts.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
-  for (const attempt of attempts) attempt.indexed = true;
 }
 
 /** 1 s, 2 s, 4 s, … up to 30 s between look-ups of an attempt that is neither found nor expired. */

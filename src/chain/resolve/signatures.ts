@@ -6,7 +6,7 @@
 
 import { isResolutionBatchCommitted, type ControlDb } from "../../control";
 import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
-import type { DecodedStory } from "../decode";
+import { EMPTY_STORY, type DecodedStory } from "../decode";
 import type { Attempt, DropDiagnosis, Outcome, Resolution } from "./types";
 
 type Common = Pick<Attempt, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "rpcLabel" | "sentAt">;
@@ -35,9 +35,22 @@ export type IndexedAttempt = ResolvedEntry | OpenEntry;
 
 const common = (a: Attempt): Common => ({ attemptId: a.attemptId, accountId: a.accountId, program: a.program, payer: a.payer, rpcHash: a.rpcHash, rpcLabel: a.rpcLabel, sentAt: a.sentAt });
 
+/**
+ * The story as the index keeps it: only the fields that differ from EMPTY_STORY (a success decided
+ * from its status has two or three), read back whole by indexedAttempts.
+ */
+function compactStory(story: DecodedStory): Partial<DecodedStory> {
+  const compact: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(story)) if (value !== EMPTY_STORY[field as keyof DecodedStory]) compact[field] = value;
+  return compact as Partial<DecodedStory>;
+}
+
+const withFullStory = (entry: IndexedAttempt): IndexedAttempt => (entry.state === "resolved" ? { ...entry, story: { ...EMPTY_STORY, ...entry.story } } : entry);
+
 export function resolvedEntry(r: Resolution): IndexEntry {
   const value: ResolvedEntry = {
-    ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: r.story, drop: r.drop, fingerprint: r.fingerprint,
+    ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err,
+    story: compactStory(r.story) as DecodedStory, drop: r.drop, fingerprint: r.fingerprint,
   };
   return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value };
 }
@@ -51,7 +64,7 @@ export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
 
 /** Every attempt the index holds, one entry each (a check over everything, never a request). */
 export function* everyIndexedAttempt(index: SignatureIndex, control: ControlDb): Generator<IndexedAttempt> {
-  for (const entry of index.scan((footer) => runVisible(control, footer))) yield entry.value as IndexedAttempt;
+  for (const entry of index.scan((footer) => runVisible(control, footer))) yield withFullStory(entry.value as IndexedAttempt);
 }
 
 /** Preference when one signature stands for several attempts: one that reached the chain, then the newest. */
@@ -74,7 +87,7 @@ function runVisible(control: ControlDb, footer: RunFooter): boolean {
  * a drop of a resend, then the newest resolution), then open ones.
  */
 export function indexedAttempts(index: SignatureIndex, control: ControlDb, sig: string): IndexedAttempt[] {
-  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map((e) => e.value as IndexedAttempt);
+  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map((e) => withFullStory(e.value as IndexedAttempt));
   const rank = (e: IndexedAttempt) => (e.state === "open" ? 4 : (RANK[e.outcome] ?? 3));
   return entries.sort((a, b) => rank(a) - rank(b) || b.at - a.at);
 }

@@ -4,7 +4,7 @@
 // compaction has merged those (or for a segment flushed before control migration 6), from its days.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { intakeNewSegments } from "../../../src/chain/resolve/intake";
-import { segmentsAwaitingIntake } from "../../../src/control";
+import { markSegmentsTaken, segmentsAwaitingIntake } from "../../../src/control";
 import { compactLake } from "../../../src/lake/compact";
 import { flushSpool } from "../../../src/lake/flush-spool";
 import type { Attempt } from "../../../src/chain/resolve";
@@ -20,7 +20,12 @@ afterAll(async () => await t.stop());
 /** What intake hands over, by signature. */
 const taken: Attempt[] = [];
 const take = (attempts: Attempt[]) => taken.push(...attempts);
-const intake = (limits?: Parameters<typeof intakeNewSegments>[3]) => intakeNewSegments(t.ctx, take, Date.now(), limits);
+/** An intake as a run makes it: the segments it read are marked taken when the run records. */
+const intake = async (limits?: Parameters<typeof intakeNewSegments>[2]) => {
+  const { names, ...taken } = await intakeNewSegments(t.ctx, take, limits);
+  markSegmentsTaken(t.ctx.control, names, Date.now());
+  return taken;
+};
 
 test("a backlog of segments is taken over several runs within the row budget, each envelope once", async () => {
   const key = t.key("acme");
