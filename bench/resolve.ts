@@ -15,6 +15,7 @@ import { createRpcClient } from "../src/chain/rpc";
 import { flushSpool } from "../src/lake/flush-spool";
 import { encodeBase58 } from "../src/shared/base58";
 import { testServer } from "../test/helpers/server";
+import { uniqueSignatures } from "../devkit/standin";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 100_000);
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -34,22 +35,7 @@ const height = (await (await fetch(url, { method: "POST", body: JSON.stringify({
 
 const t = await testServer({ SOLANA_RPC_URL: url, INGEST_BURST: "100000000", INGEST_RATE_PER_SECOND: "100000000" });
 const key = t.key("bench");
-// Unique signatures without a base58 encoding each: random prefixes and a counter in the last 4 characters (as the soak makes them).
-const POOL = Array.from({ length: 1024 }, () => {
-  const bytes = randomBytes(64);
-  bytes[0] = 2 + (bytes[0] % 253);
-  return encodeBase58(bytes).slice(0, -4);
-});
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-const signature = (n: number) => {
-  let rest = Math.floor(n / POOL.length);
-  let tail = "";
-  for (let i = 0; i < 4; i++) {
-    tail = ALPHABET[rest % 58] + tail;
-    rest = Math.floor(rest / 58);
-  }
-  return POOL[n % POOL.length] + tail;
-};
+const signature = uniqueSignatures(1024);
 const PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
 const payers = Array.from({ length: 500 }, () => encodeBase58(randomBytes(32)));
 const blockhash = encodeBase58(randomBytes(32));

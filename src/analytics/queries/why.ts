@@ -14,7 +14,9 @@ import type { Context } from "../../context";
 import { issueCounts } from "../../control";
 import { decodeTransaction, storyFingerprint, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
-import { fetchTransactionCached, indexedAttempts, resolveOnDemand, type Attempt, type DropDiagnosis, type IndexedAttempt, type Outcome, type Resolution, type ResolvedEntry } from "../../chain/resolve";
+import {
+  fetchTransactionCached, indexedAttempts, resolvedValue, resolveOnDemand, type Attempt, type IndexedAttempt, type Outcome, type Resolution, type ResolvedEntry,
+} from "../../chain/resolve";
 import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
@@ -200,20 +202,8 @@ async function answerHeld(ctx: Context, deps: WhyDeps, sig: string, attempt: Att
     deps.recentAnswers?.set(sig, value, ctx.clock());
     cached = { value };
   }
-  const r = cached.value;
-  if (r === null) throw pendingError();
-  return answer(sig, r.outcome, r.story, {
-    program: attempt.program,
-    payer: attempt.payer,
-    payerBotScore: (await deps.payerBotScore?.(attempt.payer)) ?? null,
-    issue: await issueBlock(ctx, deps, r.fingerprint, attempt.sentAt),
-    slot: r.slot,
-    blockTime: r.blockTime,
-    sentAt: attempt.sentAt,
-    dropClass: null,
-    rpcLabel: attempt.rpcLabel,
-    source: "ingested",
-  });
+  if (cached.value === null) throw pendingError();
+  return answerResolved(ctx, deps, sig, resolvedValue(cached.value));
 }
 
 function answer(

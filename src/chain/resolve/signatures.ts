@@ -7,22 +7,16 @@
 import { isResolutionBatchCommitted, type ControlDb } from "../../control";
 import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
 import { EMPTY_STORY, type DecodedStory } from "../decode";
-import type { Attempt, DropDiagnosis, Outcome, Resolution } from "./types";
+import type { Attempt, Resolution } from "./types";
 
 type Common = Pick<Attempt, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "rpcLabel" | "sentAt">;
 
-export type ResolvedEntry = Common & {
-  state: "resolved";
-  /** resolvedAt (retention dates the entry by it). */
-  at: number;
-  outcome: Outcome;
-  slot: number | null;
-  blockTime: number | null;
-  err: string | null;
-  story: DecodedStory;
-  drop: DropDiagnosis | null;
-  fingerprint: string | null;
-};
+export type ResolvedEntry = Common &
+  Pick<Resolution, "outcome" | "slot" | "blockTime" | "err" | "story" | "drop" | "fingerprint"> & {
+    state: "resolved";
+    /** resolvedAt (retention dates the entry by it). */
+    at: number;
+  };
 
 export type OpenEntry = Common & {
   state: "open";
@@ -47,12 +41,14 @@ function compactStory(story: DecodedStory): Partial<DecodedStory> {
 
 const withFullStory = (entry: IndexedAttempt): IndexedAttempt => (entry.state === "resolved" ? { ...entry, story: { ...EMPTY_STORY, ...entry.story } } : entry);
 
+/** What the index answers for a resolution (why answers an attempt decided on demand from the same). */
+export function resolvedValue(r: Resolution): ResolvedEntry {
+  return { ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: r.story, drop: r.drop, fingerprint: r.fingerprint };
+}
+
 export function resolvedEntry(r: Resolution): IndexEntry {
-  const value: ResolvedEntry = {
-    ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err,
-    story: compactStory(r.story) as DecodedStory, drop: r.drop, fingerprint: r.fingerprint,
-  };
-  return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value };
+  const value = resolvedValue(r);
+  return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value: { ...value, story: compactStory(value.story) } };
 }
 
 export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
