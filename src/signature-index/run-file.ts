@@ -198,7 +198,9 @@ export class RunReader {
     }
     const found: string[] = [];
     for (let b = Math.max(0, lo - 1); b < this.index.length && (b < lo || this.index[b][0] === prefix); b++) {
-      for (const text of this.blockLines(b)) if (text.startsWith(sig) && text.charCodeAt(sig.length) === 9) found.push(text);
+      // The block's lines for `sig`, found in its text without splitting every line.
+      const text = "\n" + this.blockText(b) + "\n";
+      for (let at = text.indexOf(`\n${sig}\t`); at >= 0; at = text.indexOf(`\n${sig}\t`, at + 1)) found.push(text.slice(at + 1, text.indexOf("\n", at + 1)));
     }
     return found;
   }
@@ -209,10 +211,14 @@ export class RunReader {
   }
 
   private blockLines(b: number): string[] {
+    return this.blockText(b).split("\n");
+  }
+
+  private blockText(b: number): string {
     const [, offset, length] = this.index[b];
     const bytes = new Uint8Array(length);
     readSync(this.fd, bytes, 0, length, offset);
-    return decoder.decode(Bun.zstdDecompressSync(bytes)).split("\n");
+    return decoder.decode(Bun.zstdDecompressSync(bytes));
   }
 }
 
