@@ -39,7 +39,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
       spoolIntegrity: readSpoolIntegrity(ctx.control),
     },
-    // Additive (docs/api.md): attempts waiting for the chain and envelopes not yet queued for it.
+    // Additive (docs/api.md): the resolver's open attempts and envelopes not yet taken in.
     resolver: cachedResolverBacklog(ctx),
     freshness: { lastFlushAt: lastFlush, lastResolveAt: jobs.resolve?.lastRunAt ?? null, lastTablesAt: jobs.tables?.lastRunAt ?? null },
     jobs,
