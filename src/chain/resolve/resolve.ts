@@ -15,7 +15,7 @@
 // runs it again then, or as soon as flush commits new segments.
 
 import type { Context } from "../../context";
-import { blockHeightObservations, forgetResolvedHoursBefore, recordBlockHeight, recordResolverProgress } from "../../control";
+import { blockHeightObservations, forgetResolvedHoursBefore, forgetTransactionsFetchedBefore, recordBlockHeight, recordResolverProgress } from "../../control";
 import type { IdlRegistry } from "../idl";
 import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
@@ -79,6 +79,8 @@ const NONCE_WAIT_MS = 30 * 60_000;
 const MAX_PENDING_MS = 24 * 3600_000;
 /** How long the signature index keeps an attempt (why, diagnose-drop); shorter when TXRAY_RETENTION_DAYS is. */
 const INDEX_RETENTION_MS = 30 * 86_400_000;
+/** How long why's answers for signatures txray never ingested are kept (the control database's transaction cache). */
+const TRANSACTION_CACHE_MS = 7 * 86_400_000;
 /** diagnose-drop reads 7 days of provider hours and why 7 days of issue hours; a day more is kept. */
 const HOURS_RETENTION_MS = 8 * 86_400_000;
 /** Block height observations (for the height at a past send time) at most this often. */
@@ -261,13 +263,14 @@ function retryMs(attempt: OpenAttempt): number {
   return Math.min(30_000, 1_000 * 2 ** Math.min(Math.max(0, attempt.checks - 1), 5));
 }
 
-/** The run's upkeep: signature index merges and retention, hourly counts trimmed once an hour. */
+/** The run's upkeep: signature index merges and retention; hourly counts and why's cached transactions trimmed once an hour. */
 async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<void> {
   const retention = ctx.config.TXRAY_RETENTION_DAYS === undefined ? INDEX_RETENTION_MS : Math.min(INDEX_RETENTION_MS, ctx.config.TXRAY_RETENTION_DAYS * 86_400_000);
   await ctx.signatures.maintain(now - retention, yieldToEventLoop);
   const hour = Math.floor(now / 3_600_000);
   if (hour !== state.trimmedHour) {
     forgetResolvedHoursBefore(ctx.control, Math.floor((now - HOURS_RETENTION_MS) / 3_600_000));
+    forgetTransactionsFetchedBefore(ctx.control, now - TRANSACTION_CACHE_MS);
     state.trimmedHour = hour;
   }
 }
