@@ -21,6 +21,8 @@ import { compareEntries, lineKey, parseLine, RunReader, RunWriter, writeRun, typ
 /** Runs of a tier merged at once; a tier holds runs of FANOUT^tier first-level runs. */
 export const FANOUT = 8;
 const NAME = /^(\d{12})-(\d{12})\.run$/;
+/** A temporary file older than this was abandoned (a write takes well under a minute). */
+const ABANDONED_MS = 10 * 60_000;
 const runName = (lo: number, hi: number) => `${String(lo).padStart(12, "0")}-${String(hi).padStart(12, "0")}.run`;
 
 type Listed = { name: string; lo: number; hi: number };
@@ -31,6 +33,7 @@ export class SignatureIndex {
   private listedAt = -1;
   private listed: Listed[] = [];
   private readonly open = new Map<string, RunReader>();
+  private closed = false;
 
   constructor(readonly dir: string) {}
 
@@ -118,14 +121,19 @@ export class SignatureIndex {
   }
 
   /**
-   * The writer's upkeep: removes runs contained in others (an interrupted merge) and runs whose
-   * newest entry is older than `retainFrom`, then merges tiers that are full. `pause` lets the
+   * The upkeep (one process at a time: the caller holds a lease; it may run beside the writer's
+   * appends): removes runs contained in others (an interrupted merge), runs whose newest entry is
+   * older than `retainFrom` and temporary files abandoned long ago, then merges tiers that are full,
+   * of runs `mergeable` accepts (the run of a batch that has not committed is not). `pause` lets the
    * event loop run between blocks of a long merge.
    */
-  async maintain(retainFrom: number, pause: () => Promise<void>): Promise<MaintainResult> {
+  async maintain(retainFrom: number, pause: () => Promise<void>, mergeable: (footer: RunFooter) => boolean = () => true): Promise<MaintainResult> {
     const result: MaintainResult = { merged: 0, removed: 0 };
     if (!existsSync(this.dir)) return result;
-    for (const name of readdirSync(this.dir)) if (name.endsWith(".tmp")) unlinkSync(join(this.dir, name)); // a write the writer never finished
+    for (const name of readdirSync(this.dir)) {
+      // A write nobody finished (a process died): an append in progress is younger than this.
+      if (name.endsWith(".tmp") && Date.now() - statSync(join(this.dir, name)).mtimeMs > ABANDONED_MS) unlinkSync(join(this.dir, name));
+    }
     const all = this.list(true);
     const kept = this.withoutContained(all);
     for (const run of all) {
@@ -136,7 +144,7 @@ export class SignatureIndex {
     }
     this.listedAt = -1;
     for (;;) {
-      const group = this.fullTier();
+      const group = this.fullTier(mergeable);
       if (group === null) break;
       await this.merge(group, pause);
       result.merged++;
@@ -144,15 +152,19 @@ export class SignatureIndex {
     return result;
   }
 
-  /** Lets go of every open run (the context closes). */
+  /** Lets go of every open run (the context closes; a merge in progress stops at its next pause). */
   close(): void {
+    this.closed = true;
     for (const reader of this.open.values()) reader.close();
     this.open.clear();
   }
 
-  /** The newest FANOUT runs of one tier when they follow each other, else null. */
-  private fullTier(): Listed[] | null {
-    const runs = this.current().sort((a, b) => a.lo - b.lo);
+  /** The newest FANOUT runs of one tier when they follow each other (and may be merged), else null. */
+  private fullTier(mergeable: (footer: RunFooter) => boolean): Listed[] | null {
+    const all = this.current().sort((a, b) => a.lo - b.lo);
+    // Runs after one that may not be merged yet wait with it (merged runs must stay adjacent).
+    const blocked = all.findIndex((run) => !mergeable(this.reader(run).footer));
+    const runs = blocked < 0 ? all : all.slice(0, blocked);
     const tier = (run: Listed) => Math.floor(Math.log(this.reader(run).footer.weight) / Math.log(FANOUT) + 1e-9);
     for (let end = runs.length; end >= FANOUT; ) {
       const t = tier(runs[end - 1]);
@@ -192,7 +204,10 @@ export class SignatureIndex {
         for (const head of heads) while (head.key !== null && compareEntries(head.key, key) === 0) advance(head);
         if (writer.blocks !== blocks) {
           blocks = writer.blocks;
-          if (blocks % 16 === 0) await pause();
+          if (blocks % 16 === 0) {
+            await pause();
+            if (this.closed) throw new Error("signature index closed during a merge");
+          }
         }
       }
       const footers = readers.map((reader) => reader.footer);

@@ -3,7 +3,7 @@
 export { resolvePending, resolveSettled, DEFAULT_SAMPLE_RATE, type ResolveOptions, type ResolveSummary } from "./resolve";
 export { classifyDrop, DROP_ADVICE, DROP_CLASSES, type DropClass } from "./drops";
 export { openAttemptIds } from "./state";
-export { everyIndexedAttempt, indexedAttempts, resolvedValue, type IndexedAttempt, type OpenEntry, type ResolvedEntry } from "./signatures";
+export { everyIndexedAttempt, indexedAttempts, indexUpkeepDone, resolvedValue, type IndexedAttempt, type OpenEntry, type ResolvedEntry } from "./signatures";
 export { resolveOnDemand, type OnDemandAnswer } from "./on-demand";
 export { resolveFromTransaction } from "./outcomes";
 export { inSuccessSample, samplePoint } from "./sample";

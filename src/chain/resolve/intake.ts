@@ -27,7 +27,8 @@ export type EnvelopeColumns = {
 };
 
 const INTAKE_CHUNK_ROWS = 50_000;
-const INTAKE_MAX_ROWS = 200_000;
+/** At most half a run's look-ups (resolve.ts MAX_ATTEMPTS_PER_RUN): a run looks up all it took in, and the open attempts due again. */
+const INTAKE_MAX_ROWS = 100_000;
 
 const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 

@@ -28,6 +28,7 @@ import { dropped, isConfirmed, landedFromStatus, needsTransaction, resolveFromTr
 import { yieldToEventLoop } from "./pause";
 import { readResolvedSends } from "./recent-sends";
 import { discardUncommittedBatches, recordRun } from "./record";
+import { startIndexUpkeep } from "./signatures";
 import { checkpoint, currentState, dropState, nextVersion, type ResolverState } from "./state";
 import type { Attempt, Resolution } from "./types";
 
@@ -66,11 +67,12 @@ export type ResolveSummary = {
 
 export const DEFAULT_SAMPLE_RATE = 1 / 32;
 /**
- * Due attempts looked up per run: a whole intake's worth (everything a run takes in is due at once),
- * so an attempt is normally resolved by the run that took it in and never needs an open entry in
- * the signature index; a backlog beyond it waits for the next run (`backlog`: moments later).
+ * Due attempts looked up per run: twice an intake's worth (everything a run takes in is due at once,
+ * beside the open attempts due again), so an attempt is normally looked up by the run that took it
+ * in and, when it is decided then, never needs an open entry in the signature index; a backlog
+ * beyond it waits for the next run (`backlog`: moments later).
  */
-const MAX_ATTEMPTS_PER_RUN = 100_000;
+const MAX_ATTEMPTS_PER_RUN = 200_000;
 const DEFAULT_BATCH_CALLS = 10;
 const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
@@ -263,10 +265,10 @@ function retryMs(attempt: OpenAttempt): number {
   return Math.min(30_000, 1_000 * 2 ** Math.min(Math.max(0, attempt.checks - 1), 5));
 }
 
-/** The run's upkeep: signature index merges and retention; hourly counts and why's cached transactions trimmed once an hour. */
+/** The run's upkeep: the signature index's merges and retention started in the background; hourly counts and why's cached transactions trimmed once an hour. */
 async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<void> {
   const retention = ctx.config.TXRAY_RETENTION_DAYS === undefined ? INDEX_RETENTION_MS : Math.min(INDEX_RETENTION_MS, ctx.config.TXRAY_RETENTION_DAYS * 86_400_000);
-  await ctx.signatures.maintain(now - retention, yieldToEventLoop);
+  startIndexUpkeep(ctx, now - retention, yieldToEventLoop);
   const hour = Math.floor(now / 3_600_000);
   if (hour !== state.trimmedHour) {
     forgetResolvedHoursBefore(ctx.control, Math.floor((now - HOURS_RETENTION_MS) / 3_600_000));

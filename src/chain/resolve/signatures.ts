@@ -4,7 +4,9 @@
 // (so `why` can ask the chain about it at once and answer the way the resolver will record it).
 // Read back through indexedAttempts, newest entry per attempt.
 
-import { isResolutionBatchCommitted, type ControlDb } from "../../control";
+import { ifLeaseFree, isResolutionBatchCommitted, type ControlDb } from "../../control";
+import type { Context } from "../../context";
+import { describeError } from "../../shared/logger";
 import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
 import { EMPTY_STORY, type DecodedStory } from "../decode";
 import type { Attempt, Resolution } from "./types";
@@ -57,6 +59,29 @@ export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
 }
 
 export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
+
+/** Upkeeps in progress in this process, by index directory. */
+const upkeeps = new Map<string, Promise<void>>();
+
+/**
+ * The signature index's upkeep (merges, retention) in the background, under its own lease (one
+ * process at a time), beside the resolver's runs rather than inside them: a merge of large runs
+ * takes seconds, which a resolve run must not wait for. Runs of a batch that has not committed are
+ * left alone. Returns at once; an upkeep already running in this process is not started twice.
+ */
+export function startIndexUpkeep(ctx: Context, retainFrom: number, pause: () => Promise<void>): void {
+  const index = ctx.signatures;
+  if (upkeeps.has(index.dir)) return;
+  const running = ifLeaseFree(ctx.control, "signature-index", () => index.maintain(retainFrom, pause, (footer) => runVisible(ctx.control, footer)))
+    .then(() => {}, (error) => ctx.logger.warn("signature index upkeep failed; the next one retries", { error: describeError(error) }))
+    .finally(() => upkeeps.delete(index.dir));
+  upkeeps.set(index.dir, running);
+}
+
+/** Waits for this process's upkeep of the context's index (tests, benchmarks, a clean stop). */
+export async function indexUpkeepDone(ctx: Context): Promise<void> {
+  await upkeeps.get(ctx.signatures.dir);
+}
 
 /** Every attempt the index holds, one entry each (a check over everything, never a request). */
 export function* everyIndexedAttempt(index: SignatureIndex, control: ControlDb): Generator<IndexedAttempt> {
