@@ -84,7 +84,7 @@ export const QUESTIONS: Question[] = [
       computeExceeded: false, logTruncated: false, slot: 289000001, blockTime: 1763700001000, sentAt: 1763700000000, dropClass: null,
       rpcLabel: "helius", source: "ingested",
     },
-    errors: ["bad_request", "not_found", "pending", "rate_limited", "internal"],
+    errors: ["bad_request", "not_found", "pending", "rate_limited", "unavailable", "internal"],
     answer: (deps, args, _accountId, client) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "", client }),
   },
   {
