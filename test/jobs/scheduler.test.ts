@@ -65,3 +65,35 @@ test("a run that reports a backlog is followed by the next within a second, not 
   // First run after a second, two more 200 ms apart each; the fourth would wait the minute.
   expect(runs).toBe(3);
 }, 15_000);
+
+test("a run that reports new data wakes the job it feeds, whatever that job's interval", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  let consumerRuns = 0;
+  // The producer (like flush) reports new rows at every run; the consumer (like resolve) has an hour-long interval.
+  const producer: Job = { name: "producer", run: async () => ({ rows: 10 }) };
+  const consumer: Job = { name: "consumer", run: async () => (consumerRuns++, {}) };
+  const scheduler = startScheduler(
+    ctx,
+    [
+      { job: producer, intervalMs: 200, wakes: { job: "consumer", when: (details) => Number(details.rows) > 0 } },
+      { job: consumer, intervalMs: 3_600_000 },
+    ],
+    {},
+  );
+  await Bun.sleep(1_500);
+  await scheduler.stop();
+  expect(consumerRuns).toBeGreaterThanOrEqual(3); // only wakes run it more than once within its hour
+});
+
+test("a run's nextRunInMs brings the job's next run forward", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  let runs = 0;
+  // Like the resolver with attempts due soon: four runs ask to run again in 50 ms, then none.
+  const job: Job = { name: "due-soon", run: async () => ({ nextRunInMs: ++runs <= 4 ? 50 : null }) };
+  const scheduler = startScheduler(ctx, [{ job, intervalMs: 3_600_000 }], {});
+  await Bun.sleep(1_800);
+  await scheduler.stop();
+  expect(runs).toBe(5);
+});
