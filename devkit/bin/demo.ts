@@ -3,23 +3,28 @@
 // process; drives real transactions (System, SPL Token and an app program; providers that drop 0%,
 // 5% and 30% of sends; human wallets and a bot; a redeploy of the app that makes every call fail),
 // streams their envelopes to the server, and prints the dashboard URL as soon as it has data.
+// Before any traffic it registers the app program's IDL as a user would (`txray idl add`), so the
+// app's failures read by name; once the chain has resolved enough sends it publishes a Landing Score
+// snapshot of the demo's own traffic (today's date) and refreshes it every minute.
 // Ctrl-C (SIGINT/SIGTERM) stops the traffic, the server and the chain, then exits.
 //
 // Settings: API_PORT and LOCALNET_PORT (default: free ports), TXRAY_DATA_DIR (default: a fresh
 // temporary directory, removed on exit), DEMO_ATTEMPTS (default: until stopped), DEMO_REDEPLOY_AT
 // (attempt number of the breaking redeploy, default 800: about 40 s in), TXRAY_LOG_LEVEL (default warn).
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { startLocalnet } from "../localnet";
-import { runTraffic } from "../simulate";
-import { ConfigError, loadConfig } from "../../src/config";
+import { APP_IDL_FILE, appProgramId, runTraffic } from "../simulate";
+import { ConfigError, loadConfig, type Config } from "../../src/config";
 import { createAccountKey } from "../../src/control";
 import { createContext } from "../../src/context";
 import { startServer } from "../../src/server";
 import { EnvelopeStream } from "../demo/stream";
+import { run as txray } from "../../src/cli/commands";
+import { landingScoreDir, runLandingScore } from "../../src/analytics/landing-score";
 
 class DemoStopped extends Error {}
 
@@ -43,8 +48,9 @@ const dataDir = process.env.TXRAY_DATA_DIR || mkdtempSync(join(tmpdir(), "txray-
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 
-const localnet = await startLocalnet({ port: settings.LOCALNET_PORT, blockTimeMs: 400, seed: 7 });
-let config;
+const SEED = 7;
+const localnet = await startLocalnet({ port: settings.LOCALNET_PORT, blockTimeMs: 400, seed: SEED });
+let config: Config;
 try {
   config = loadConfig({
     ...process.env,
@@ -54,6 +60,7 @@ try {
     API_PORT: String(settings.API_PORT),
     SOLANA_RPC_URL: localnet.url,
     TXRAY_SCHEDULER: "on",
+    EXPLORER_CLUSTER: "off",
     FLUSH_INTERVAL_MS: "1000",
     RESOLVE_INTERVAL_MS: "3000",
     DEPLOYS_INTERVAL_MS: "5000",
@@ -68,6 +75,13 @@ try {
   }
   throw error;
 }
+// The app program's IDL, registered the way a user would: `bun run txray idl add <program> <file>`.
+const app = appProgramId(SEED);
+const quiet = { stdout: () => {}, stderr: (text: string) => console.error(text.trimEnd()), env: { ...process.env, TXRAY_DATA_DIR: dataDir } };
+if ((await txray(["idl", "add", app, APP_IDL_FILE], quiet)) !== 0) console.error("demo: could not register the app program's IDL: its failures show by code");
+// Display names for the Landing Score page (snapshots/programs.json, docs/publishing.md); well-known programs are named already.
+mkdirSync(config.snapshotsDir, { recursive: true });
+writeFileSync(join(config.snapshotsDir, "programs.json"), JSON.stringify({ [app]: "txray demo app" }, null, 2) + "\n");
 const ctx = await createContext(config);
 const server = await startServer(ctx, { port: settings.API_PORT, scheduler: true });
 const { key } = createAccountKey(ctx.control, "demo", "live", Date.now());
@@ -83,7 +97,6 @@ let redeployed = false;
 const traffic = runTraffic({
   rpcUrl: localnet.url,
   attempts: settings.DEMO_ATTEMPTS,
-  seed: 7,
   payers: 12,
   providers: [
     { label: "alpha", dropRate: 0 },
@@ -92,6 +105,7 @@ const traffic = runTraffic({
   ],
   redeployAt: settings.DEMO_REDEPLOY_AT,
   intervalMs: settings.DEMO_INTERVAL_MS,
+  seed: SEED,
   onAttempt: (attempt, index) => {
     if (stopping) throw new DemoStopped();
     stream.push(attempt.envelope);
@@ -124,6 +138,33 @@ async function announce(): Promise<void> {
 }
 void announce();
 
+/**
+ * The demo's own Landing Score: the nightly job publishes yesterday's, when the demo had no traffic.
+ * Once every program has enough resolved sends (the method's minimum), today's snapshot is published
+ * and refreshed every minute; the home page links it.
+ */
+const MIN_RESOLVED_SENDS = 150;
+let published = false;
+let publishedAt = 0;
+async function publishLandingScore(): Promise<void> {
+  if (stopping || Date.now() - publishedAt < 60_000) return;
+  const eco = (await fetch(`${server.url}/v1/ecosystem?window=1d`).then((r) => (r.ok ? r.json() : null), () => null)) as { programs?: { rates: { attempts: number; preflight: number } }[] } | null;
+  const programs = eco?.programs ?? [];
+  if (programs.length < 3 || programs.some((p) => p.rates.attempts - p.rates.preflight < MIN_RESOLVED_SENDS)) return;
+  try {
+    const result = await runLandingScore(ctx, { date: new Date(ctx.clock()).toISOString().slice(0, 10) });
+    if (!published && result.listed > 0) console.log(`[${elapsed()}] Landing Score of the demo's traffic published: ${server.url}/landing-score/ (${result.listed} programs; files in ${landingScoreDir(config.snapshotsDir)})`);
+    published ||= result.listed > 0;
+    if (published) publishedAt = Date.now();
+  } catch (error) {
+    console.error(`demo: landing score: ${error instanceof Error ? error.message : error}`);
+  }
+}
+let publishing: Promise<void> | null = null;
+const landingScore = setInterval(() => {
+  publishing ??= publishLandingScore().finally(() => (publishing = null));
+}, 5_000);
+
 const progress = setInterval(async () => {
   const status = (await fetch(`${server.url}/v1/status`).then((r) => r.json(), () => null)) as { lake?: { envelopes?: number } } | null;
   console.log(`[${elapsed()}] attempts sent ${sent} · accepted ${stream.accepted} · lake envelopes ${status?.lake?.envelopes ?? "?"}${redeployed ? " · after redeploy" : ""}`);
@@ -146,6 +187,8 @@ async function shutdown(signal: string): Promise<void> {
   }, 20_000).unref();
   console.log(`\n${signal}: stopping traffic, server and chain…`);
   clearInterval(progress);
+  clearInterval(landingScore);
+  await publishing;
   await traffic;
   await stream.stop();
   await server.stop();

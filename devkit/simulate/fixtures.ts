@@ -2,6 +2,8 @@
 // (each with a wallet-adapter name), funded recipients, an SPL Token mint with token accounts for
 // everyone, and an "app" program deployed under the upgradeable loader (a memo program: the
 // tracked program of release-diff). All keys derive from the seed, so a seed replays the same world.
+// The app's IDL (app-idl.json, Shank: its one instruction's tag is the memo's first byte, `t`; its
+// error 12 is what the broken release answers) names its instruction and error once registered.
 
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import { createHash } from "node:crypto";
@@ -42,6 +44,12 @@ export interface WorldOptions {
 
 export const keypairFromSeed = (label: string) => Keypair.fromSeed(createHash("sha256").update(label).digest());
 
+/** The app program's id in the world of `seed` (known before the world exists: to register its IDL first). */
+export const appProgramId = (seed: number) => keypairFromSeed(`txray-sim/${seed}/app`).publicKey.toBase58();
+
+/** The app program's IDL, as a user would register it: `txray idl add <app program> devkit/simulate/app-idl.json`. */
+export const APP_IDL_FILE = new URL("./app-idl.json", import.meta.url).pathname;
+
 async function sendSetup(connection: Connection, client: ChainClient, instructions: TransactionInstruction[], signers: Keypair[]) {
   const { blockhash } = await connection.getLatestBlockhash();
   const tx = new Transaction({ feePayer: signers[0].publicKey, recentBlockhash: blockhash }).add(...instructions);
@@ -59,7 +67,8 @@ export async function createWorld(connection: Connection, client: ChainClient, o
     const keypair = keypairFromSeed(`txray-sim/${options.seed}/${role}/${i}`);
     return { keypair, walletAdapter: adapter, tokenAccount: PublicKey.default, weight };
   };
-  // The last payer is a bot: no wallet adapter, and it sends several times more than a human.
+  // The last payer is a bot: no wallet adapter, and it sends several times more than a human, on a
+  // timer (runner.ts: every few attempts) where people send at random.
   const payers: Wallet[] = Array.from({ length: payerCount }, (_, i) =>
     i === payerCount - 1 && payerCount > 1 ? wallet("payer", i, BOT_ADAPTER, 4) : wallet("payer", i, WALLET_ADAPTERS[i % WALLET_ADAPTERS.length], 1),
   );
@@ -92,7 +101,7 @@ export async function createWorld(connection: Connection, client: ChainClient, o
 
   let appProgram: PublicKey | null = null;
   if (options.deployApp !== false) {
-    const programId = keypairFromSeed(`txray-sim/${options.seed}/app`).publicKey.toBase58();
+    const programId = appProgramId(options.seed);
     const deployed = await client.deployProgram({ programId, template: "memo" });
     appProgram = new PublicKey(deployed.programId);
   }

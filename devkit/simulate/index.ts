@@ -6,7 +6,7 @@ export { runTraffic, DEFAULT_MIX, DEFAULT_PROVIDERS } from "./runner.ts";
 export type { RunOptions, RunResult, ProviderSpec } from "./runner.ts";
 export { runAttempt, planFor, BROKEN_APP_ERROR } from "./scenarios.ts";
 export type { AttemptContext, ProviderEndpoint } from "./scenarios.ts";
-export { createWorld, keypairFromSeed, BOT_ADAPTER, WALLET_ADAPTERS } from "./fixtures.ts";
+export { createWorld, keypairFromSeed, appProgramId, APP_IDL_FILE, BOT_ADAPTER, WALLET_ADAPTERS } from "./fixtures.ts";
 export type { World, Wallet, WorldOptions } from "./fixtures.ts";
 export { envelopeSchema, type Envelope } from "../../src/shared/envelope.ts";
 export { rpcHash } from "../../src/shared/rpc-identity.ts";

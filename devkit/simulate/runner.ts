@@ -10,7 +10,7 @@ import type { DeployResult } from "../localnet/chain.ts";
 import { mulberry32, type Random } from "../localnet/prng.ts";
 import { ChainClient, ChainRpcError } from "./chain-client.ts";
 import { rpcHash } from "../../src/shared/rpc-identity.ts";
-import { createWorld, type Wallet, type World } from "./fixtures.ts";
+import { BOT_ADAPTER, createWorld, type Wallet, type World } from "./fixtures.ts";
 import { type ProviderEndpoint, runAttempt } from "./scenarios.ts";
 import { summarize, type Summary } from "./summary.ts";
 import { type Attempt, SCENARIOS, type ScenarioKind } from "./truth.ts";
@@ -101,6 +101,56 @@ async function openProviders(client: ChainClient, specs: ProviderSpec[]): Promis
   return out;
 }
 
+/**
+ * Who sends each attempt: the bot is a script on a timer, the people send at random (by weight) in
+ * between. The bot's period is its share of the traffic in time: `every` attempts' worth (from its
+ * weight among all payers), measured over the first attempts of the run; until then it takes every
+ * `every`-th attempt, and for good when the clock did not move (a frozen `now`: the run then replays
+ * exactly). When its tick is less than one attempt's time away, the run waits for it, so the bot
+ * sends on time rather than whenever the previous attempt happens to end; a tick missed during a
+ * long pause (the redeploy) is skipped, not caught up. Regular inter-arrival times are what the bot
+ * score's regularity feature sees (docs/api.md).
+ */
+export class PayerSchedule {
+  private readonly bot: Wallet | undefined;
+  private readonly people: Wallet[];
+  private readonly every: number;
+  private started = 0;
+  private period = 0;
+  private nextBotAt = 0;
+
+  constructor(
+    private readonly payers: Wallet[],
+    private readonly clock: () => number = Date.now,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => Bun.sleep(ms),
+  ) {
+    this.bot = payers.find((w) => w.walletAdapter === BOT_ADAPTER);
+    this.people = payers.filter((w) => w !== this.bot);
+    const total = payers.reduce((sum, w) => sum + w.weight, 0);
+    this.every = this.bot ? Math.max(1, Math.round(total / this.bot.weight)) : 0;
+  }
+
+  async payerFor(index: number, random: Random): Promise<Wallet> {
+    if (!this.bot || this.people.length === 0) return pick(random, this.payers, (w) => w.weight);
+    let now = this.clock();
+    if (index === 0) this.started = now;
+    const warmup = 3 * this.every;
+    if (index === warmup) {
+      this.period = ((now - this.started) / warmup) * this.every;
+      this.nextBotAt = now;
+    }
+    if (index < warmup || this.period <= 0) return index % this.every === this.every - 1 ? this.bot : pick(random, this.people, (w) => w.weight);
+    const attemptMs = this.period / this.every;
+    if (now < this.nextBotAt - attemptMs) return pick(random, this.people, (w) => w.weight);
+    if (now < this.nextBotAt) {
+      await this.sleep(this.nextBotAt - now);
+      now = this.clock();
+    }
+    this.nextBotAt = now - this.nextBotAt > this.period ? now + this.period : this.nextBotAt + this.period;
+    return this.bot;
+  }
+}
+
 export async function runTraffic(options: RunOptions): Promise<RunResult> {
   const seed = options.seed ?? 1;
   const random = mulberry32(seed);
@@ -114,6 +164,7 @@ export async function runTraffic(options: RunOptions): Promise<RunResult> {
   const kinds = SCENARIOS.filter((kind) => (mix[kind] ?? 0) > 0 && (kind !== "app_call" || world.appProgram));
   const deploys: DeployResult[] = [];
   const attempts: Attempt[] = [];
+  const schedule = new PayerSchedule(world.payers, now);
   let appBroken = false;
 
   const count = options.attempts ?? 100;
@@ -128,7 +179,7 @@ export async function runTraffic(options: RunOptions): Promise<RunResult> {
       appBroken = true;
     }
     const kind = pick(random, kinds, (k) => mix[k] ?? 0);
-    const payer = pick(random, world.payers, (w: Wallet) => w.weight);
+    const payer = await schedule.payerFor(index, random);
     const recipient = pick(random, world.recipients, () => 1);
     const provider = pick(random, providers, (p) => specs.find((s) => s.label === p.label)?.weight ?? 1);
     const attempt = await runAttempt(kind, {

@@ -112,10 +112,14 @@ export async function createFuzzHarness(options: { seed?: number; envelopes?: nu
   const sample = await ctx.duck.all<{ sig: string | null; payer: string }>(
     `SELECT sig, payer FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}') USING SAMPLE 60 ROWS`,
   );
+  const issues = await ctx.duck.all<{ fingerprint: string }>(
+    `SELECT DISTINCT fingerprint FROM read_parquet('${ctx.paths.datasetGlob("resolutions")}') WHERE fingerprint IS NOT NULL ORDER BY fingerprint LIMIT 40`,
+  );
   const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
   const app = createApp({ ctx, spool: server.spool });
   const world: FuzzWorld = {
     programs: generated.programs,
+    fingerprints: issues.map((row) => row.fingerprint),
     sigs: sample.map((row) => row.sig).filter((sig): sig is string => sig !== null),
     wallets: [...new Set(sample.map((row) => row.payer))],
     keys: { liveA: a.key, readA: readA.key, liveB: b.key, revoked: revoked.key },

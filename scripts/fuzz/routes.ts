@@ -10,6 +10,8 @@ import { base58String, deepNesting, ENVELOPE_KEYS, hostileValue, mutateBytes, mu
 /** What the fuzzer knows about the world it runs against (valid ids, keys and cursors to start from). */
 export type FuzzWorld = {
   programs: string[];
+  /** Issue fingerprints the lake holds. */
+  fingerprints: string[];
   sigs: string[];
   wallets: string[];
   keys: { liveA: string; readA: string; liveB: string; revoked: string };
@@ -19,7 +21,7 @@ export type FuzzWorld = {
 
 /** `json`: errors are `{error:{code,message}}`; `web`: HTML pages (errors JSON or HTML); `mcp`: JSON-RPC; `slack`: Slack's JSON. */
 export type AnswerKind = "json" | "web" | "mcp" | "slack";
-export type ParamKind = "program" | "sig" | "wallet" | "window" | "scope" | "limit" | "cursor" | "segment" | "deploy" | "any";
+export type ParamKind = "program" | "sig" | "wallet" | "fingerprint" | "window" | "scope" | "limit" | "cursor" | "segment" | "deploy" | "any";
 
 export type Body = { bytes: Uint8Array | string; contentType: string | null; headers?: Record<string, string> };
 
@@ -52,6 +54,8 @@ export function paramValue(rng: Rng, world: FuzzWorld, kind: ParamKind): string 
         return rng.chance(0.5) && world.sigs.length > 0 ? rng.pick(world.sigs) : base58String(rng, 88);
       case "wallet":
         return rng.chance(0.8) && world.wallets.length > 0 ? rng.pick(world.wallets) : base58String(rng, 44);
+      case "fingerprint":
+        return rng.chance(0.8) && world.fingerprints.length > 0 ? rng.pick(world.fingerprints) : `v1:${rng.pick(["", "0".repeat(16), "g".repeat(16), "F".repeat(16), "0".repeat(17)])}`;
       case "window":
         return rng.pick(["1d", "7d", "30d"]);
       case "scope":
@@ -116,14 +120,14 @@ export function ingestBody(rng: Rng, world: FuzzWorld): Body {
   }
 }
 
-const MCP_TOOLS = ["why", "diagnose_drop", "baseline", "release_diff", "top_issues", "cu_headroom", "wallet_history", "provider_report", nastyString];
+const MCP_TOOLS = ["why", "diagnose_drop", "baseline", "release_diff", "top_issues", "issue", "cu_headroom", "wallet_history", "provider_report", nastyString];
 
 /** MCP (JSON-RPC 2.0 over Streamable HTTP): tool calls with hostile arguments, malformed messages. */
 export function mcpBody(rng: Rng, world: FuzzWorld): Body {
   const tool = rng.pick(MCP_TOOLS);
   const name = typeof tool === "function" ? tool(rng) : tool;
   const args: Record<string, unknown> = {};
-  for (const field of ["sig", "program", "wallet", "window", "scope", "limit", "cursor", "segment", "deploy"]) {
+  for (const field of ["sig", "program", "wallet", "fingerprint", "window", "scope", "limit", "cursor", "segment", "deploy"]) {
     if (rng.chance(0.5)) args[field] = rng.chance(0.5) ? paramValue(rng, world, field as ParamKind) : hostileValue(rng);
   }
   const message = { jsonrpc: "2.0", id: rng.int(1000), method: rng.pick(["tools/call", "tools/call", "tools/list", "initialize", nastyString(rng)]), params: { name, arguments: rng.chance(0.9) ? args : hostileValue(rng) } };
@@ -140,7 +144,7 @@ export function mcpBody(rng: Rng, world: FuzzWorld): Body {
 
 /** Slack slash commands: signed (with the test secret) and unsigned, hostile command text. */
 export function slackBody(rng: Rng, world: FuzzWorld): Body {
-  const text = rng.chance(0.5) ? `${rng.pick(["why", "drop", "baseline", "top", "help", nastyString(rng)])} ${paramValue(rng, world, rng.pick(["sig", "program", "any"]))}` : nastyString(rng);
+  const text = rng.chance(0.5) ? `${rng.pick(["why", "drop", "baseline", "top", "issue", "help", nastyString(rng)])} ${paramValue(rng, world, rng.pick(["sig", "program", "fingerprint", "any"]))}` : nastyString(rng);
   const fields: Record<string, string> = { command: rng.pick(["/txray", nastyString(rng)]), text, user_id: "U1", team_id: "T1", response_url: "https://hooks.slack.invalid/x" };
   let body: string | Uint8Array = new URLSearchParams(fields).toString();
   if (rng.chance(0.2)) body = mutateBytes(rng, encoder.encode(body));
@@ -174,6 +178,7 @@ export const ROUTES: RouteSpec[] = [
     answer: "json",
   },
   { name: "provider-report", method: "GET", template: "/v1/provider-report/{program}", params: { program: "program" }, query: WINDOWED, answer: "json" },
+  { name: "issue", method: "GET", template: "/v1/issue/{fingerprint}", params: { fingerprint: "fingerprint" }, query: WINDOWED, answer: "json" },
   { name: "unknown-v1", method: "GET", template: "/v1/{any}", params: { any: "any" }, answer: "json" },
   { name: "unknown-deep", method: "GET", template: "/v1/{any}/{sig}/{any2}", params: { any: "any", sig: "sig", any2: "any" }, answer: "json" },
   // Surfaces added by other work (docs/architecture.md): fuzzed once they exist.
@@ -185,6 +190,8 @@ export const ROUTES: RouteSpec[] = [
   { name: "web-program", method: "GET", template: "/p/{program}", params: { program: "program" }, query: { window: "window" }, answer: "web", optional: "web app not served yet", probe: "/p/{program}" },
   { name: "web-tx", method: "GET", template: "/tx/{sig}", params: { sig: "sig" }, answer: "web", optional: "web app not served yet", probe: "/tx/{sig}" },
   { name: "web-wallet", method: "GET", template: "/w/{program}/{wallet}", params: { program: "program", wallet: "wallet" }, query: { cursor: "cursor" }, answer: "web", optional: "web app not served yet", probe: "/w/{program}/{wallet}" },
+  { name: "web-issue", method: "GET", template: "/i/{fingerprint}", params: { fingerprint: "fingerprint" }, query: { window: "window" }, answer: "web" },
+  { name: "landing-score", method: "GET", template: "/landing-score/{any}", params: { any: "any" }, answer: "json" },
 ];
 
 export { ENVELOPE_KEYS };

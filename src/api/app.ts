@@ -8,6 +8,8 @@ import { PrincipalCache } from "../control";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
 import { TxrayError } from "../shared/errors";
+import { tooLarge } from "../shared/bounded-body";
+import { MCP_MAX_BODY_BYTES } from "../mcp";
 import { errorResponse, json } from "./http";
 import { TokenBuckets } from "../shared/token-buckets";
 import { handleIngest, type IngestDeps } from "./routes/ingest";
@@ -20,7 +22,7 @@ import { chainAccess } from "../contract";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
-import { ASSET_PREFIX, assetResponse, LANDING_SCORE_PATH, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
+import { ASSET_PREFIX, assetResponse, FAVICON_PATH, faviconResponse, LANDING_SCORE_PREFIX, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
 import { parseRoles } from "../config";
 
 /**
@@ -82,7 +84,14 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     });
   const chain = chainAccess(ctx);
 
+  // A declared body above every route's limit is refused before routing, whatever the path or
+  // method (src/server/index.ts sets no limit at Bun's layer: its 413 would have no body).
+  const bodyCeiling = Math.max(config.INGEST_MAX_BODY_BYTES, MCP_MAX_BODY_BYTES);
   const app = new Elysia()
+    .onRequest(({ request }) => {
+      const declared = request.headers.get("content-length");
+      if (declared !== null && Number(declared) > bodyCeiling) return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close" });
+    })
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") {
         const node = roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : "";
@@ -127,7 +136,15 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     };
     for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
     app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
-    app.get(LANDING_SCORE_PATH, () => web(() => landingScoreResponse(config.snapshotsDir)));
+    for (const path of [FAVICON_PATH, "/favicon.ico"]) app.get(path, ({ request }) => web(() => faviconResponse(request)));
+    // The published Landing Score. Its page links its files relatively, so /landing-score (which
+    // Elysia routes here too) is sent to /landing-score/.
+    app.get(LANDING_SCORE_PREFIX, ({ request }) =>
+      new URL(request.url).pathname.endsWith("/")
+        ? web(() => landingScoreResponse(config.snapshotsDir, ""))
+        : new Response(null, { status: 308, headers: { location: LANDING_SCORE_PREFIX } }),
+    );
+    app.get(`${LANDING_SCORE_PREFIX}:name`, ({ params }) => web(() => landingScoreResponse(config.snapshotsDir, params.name)));
   }
   return app;
 }

@@ -1,16 +1,29 @@
 // GET /docs: a readable API reference rendered by Redoc from /openapi.json. The renderer is Redoc's
 // standalone bundle from node_modules (the `redoc` npm package), served by this server: the page
-// works offline and loads nothing from a CDN.
+// works offline and loads nothing from a CDN (the one image the bundle would fetch from its
+// vendor's CDN, a logo in its footer, is pointed at this server's icon instead). GET /docs/api.md:
+// the human-written reference the page links, as the repository has it.
 
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
+import { FAVICON_PATH } from "./web";
 
 const require = createRequire(import.meta.url);
 export const REDOC_BUNDLE_PATH = "/docs/redoc.standalone.js";
+export const API_REFERENCE_PATH = "/docs/api.md";
+const VENDOR_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
 
-const bundlePath = () => require.resolve("redoc/bundles/redoc.standalone.js");
+let bundle: string | null = null;
 
 export function redocBundle(): Response {
-  return new Response(Bun.file(bundlePath()), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } });
+  bundle ??= readFileSync(require.resolve("redoc/bundles/redoc.standalone.js"), "utf8").replaceAll(VENDOR_LOGO, FAVICON_PATH);
+  return new Response(bundle, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } });
+}
+
+/** docs/api.md as text (a link from the reference page: the prose next to the schemas). */
+export function apiReferenceText(): Response {
+  return new Response(Bun.file(join(import.meta.dir, "..", "..", "docs", "api.md")), { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": "no-cache" } });
 }
 
 const PAGE = `<!doctype html>
@@ -19,6 +32,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>txray API reference</title>
+  <link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
   <style>body { margin: 0; }</style>
 </head>
 <body>
@@ -37,9 +51,8 @@ const PAGE = `<!doctype html>
 `;
 
 /**
- * Nothing but this server: the renderer would otherwise fetch its vendor's logo from a CDN (it
- * hides the image when the load is refused). Inline script and styles are the page's own and
- * Redoc's (styled-components); its search runs in a blob: worker.
+ * Nothing but this server (the bundle's vendor logo is rewritten to this server's icon). Inline
+ * script and styles are the page's own and Redoc's (styled-components); its search runs in a blob: worker.
  */
 const CSP = [
   "default-src 'self'",

@@ -6,7 +6,7 @@ import type { Elysia } from "elysia";
 import { handleSlackCommand, type SlackOptions } from "../chat";
 import { openApiDocument, type QuestionDeps } from "../contract";
 import { handleMcpRequest } from "../mcp";
-import { docsPage, REDOC_BUNDLE_PATH, redocBundle } from "./docs-page";
+import { API_REFERENCE_PATH, apiReferenceText, docsPage, REDOC_BUNDLE_PATH, redocBundle } from "./docs-page";
 
 type RateLimited = (handler: (request: Request) => Promise<Response> | Response) => (context: any) => Promise<Response>;
 
@@ -27,6 +27,7 @@ export function mountSurfaces(app: Elysia<any, any, any, any, any, any, any>, { 
   app.get("/openapi.json", limited(() => Response.json(openApiDocument({ slack }))));
   app.get("/docs", limited(() => docsPage()));
   app.get(REDOC_BUNDLE_PATH, limited(() => redocBundle()));
+  app.get(API_REFERENCE_PATH, limited(() => apiReferenceText()));
   if (slack) {
     const options: SlackOptions = { signingSecret: config.SLACK_SIGNING_SECRET!, questions, clock: questions.ctx.clock, ...chat };
     app.post("/chat/slack", limited((request) => handleSlackCommand(request, options)), { parse: "none" });

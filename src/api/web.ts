@@ -1,17 +1,37 @@
 // Serves the web app (src/web) from the read server: the bundle is built with Bun's bundler the
 // first time a page or asset is asked for (so server start stays fast) and kept in memory (nothing
-// is written or committed). Page paths (/, /p/…, /tx/…, /w/…) all answer the app's index.html; the
-// app routes on the client. The Landing Score snapshot is served read-only from one fixed file
-// under TXRAY_SNAPSHOTS_DIR: no path is ever built from the request.
+// is written or committed). Page paths (/, /p/…, /tx/…, /w/…, /i/…) all answer the app's index.html;
+// the app routes on the client. The published Landing Score files (its static page, latest.json and
+// the dated JSON and Parquet files, docs/publishing.md) are served read-only from
+// TXRAY_SNAPSHOTS_DIR/landing-score/ by exact name: a request names a file only if it matches one of
+// those names, so no other path is ever built from it.
 
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 const WEB_DIR = join(import.meta.dir, "..", "web");
 /** Client-side routes: the server answers each with index.html. */
-export const PAGE_PATHS = ["/", "/p/:program", "/tx/:sig", "/w/:program/:wallet"] as const;
+export const PAGE_PATHS = ["/", "/p/:program", "/tx/:sig", "/w/:program/:wallet", "/i/:fingerprint"] as const;
 export const ASSET_PREFIX = "/assets/";
-export const LANDING_SCORE_PATH = "/snapshots/landing-score/latest.json";
+export const LANDING_SCORE_PREFIX = "/landing-score/";
+/** The names publish.ts writes: nothing else under the directory is served. */
+const LANDING_SCORE_FILE = /^(?:index\.html|latest\.json|\d{4}-\d{2}-\d{2}\.(?:json|parquet))$/;
+const LANDING_SCORE_TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  parquet: "application/vnd.apache.parquet",
+};
+/** The page's own meta CSP, sent as a header too: it loads nothing, its script only re-sorts the table. */
+const LANDING_SCORE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+
+/** The site's icon (src/web/favicon.svg, bundled with the app) at a fixed path, and at /favicon.ico, which browsers ask for by themselves. */
+export const FAVICON_PATH = "/favicon.svg";
+
+export async function faviconResponse(request: Request): Promise<Response | null> {
+  const bundle = await webBundle();
+  const icon = [...bundle.assets].find(([name]) => name.startsWith("favicon-") && name.endsWith(".svg"))?.[1];
+  return icon ? respond(request, { ...icon, type: "image/svg+xml" }, "public, max-age=86400") : null;
+}
 
 export type WebAsset = { body: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; type: string };
 export type WebBundle = { index: WebAsset; assets: Map<string, WebAsset> };
@@ -74,9 +94,14 @@ export async function assetResponse(request: Request, name: string): Promise<Res
   return file ? respond(request, file, "public, max-age=31536000, immutable") : null;
 }
 
-/** The latest Landing Score snapshot, or null when none was published. */
-export async function landingScoreResponse(snapshotsDir: string): Promise<Response | null> {
-  const file = Bun.file(join(snapshotsDir, "landing-score", "latest.json"));
+/** A published Landing Score file by name ("" = the page); null for any other name or one not published. */
+export async function landingScoreResponse(snapshotsDir: string, name: string): Promise<Response | null> {
+  const fileName = name === "" ? "index.html" : name;
+  if (!LANDING_SCORE_FILE.test(fileName)) return null;
+  const file = Bun.file(join(snapshotsDir, "landing-score", fileName));
   if (!(await file.exists())) return null;
-  return new Response(file, { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" } });
+  const extension = fileName.slice(fileName.lastIndexOf(".") + 1);
+  const headers: Record<string, string> = { "content-type": LANDING_SCORE_TYPES[extension], "cache-control": "no-cache", "x-content-type-options": "nosniff" };
+  if (extension === "html") headers["content-security-policy"] = LANDING_SCORE_CSP;
+  return new Response(file, { headers });
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// `txray` — the command-line tool (`bun run txray …`, also the package bin). Keys, jobs and IDLs;
+// `txray` — the command-line tool (`bun run txray …`, also the package bin). Keys, jobs, IDLs, backups;
 // prints results to stdout, errors to stderr with a non-zero exit.
 
 import { run } from "../cli/commands";

@@ -8,6 +8,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { questionByName, type QuestionArgs, type QuestionDeps } from "../contract";
 import { TxrayError } from "../shared/errors";
+import { readBoundedBody } from "../shared/bounded-body";
 import { describeError } from "../shared/logger";
 import { answerMessage, errorMessage, helpMessage, type SlackMessage } from "./blocks";
 
@@ -58,10 +59,11 @@ export function verifySlackRequest(secret: string, headers: Headers, body: strin
 type Command = { question: string; args: QuestionArgs; usage: string };
 
 /** Words after the command name → (question, route arguments). A `1d|7d|30d` word anywhere sets the window. */
-const COMMANDS: Record<string, { question: string; params: ("sig" | "program" | "wallet")[]; usage: string }> = {
+const COMMANDS: Record<string, { question: string; params: ("sig" | "program" | "wallet" | "fingerprint")[]; usage: string }> = {
   why: { question: "why", params: ["sig"], usage: "why <signature>" },
   drop: { question: "diagnose_drop", params: ["sig"], usage: "drop <signature>" },
   top: { question: "top_issues", params: ["program"], usage: "top <program> [1d|7d|30d]" },
+  issue: { question: "issue", params: ["fingerprint"], usage: "issue <fingerprint> [1d|7d|30d]" },
   baseline: { question: "baseline", params: ["program"], usage: "baseline <program> [1d|7d|30d]" },
   cu: { question: "cu_headroom", params: ["program"], usage: "cu <program> [1d|7d|30d]" },
   providers: { question: "provider_report", params: ["program"], usage: "providers <program> [1d|7d|30d]" },
@@ -100,10 +102,7 @@ async function answer(command: Command, deps: QuestionDeps): Promise<SlackMessag
 
 /** POST /chat/slack. Returns the HTTP response Slack gets within its 3 seconds. */
 export async function handleSlackCommand(request: Request, options: SlackOptions): Promise<Response> {
-  const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new TxrayError("payload_too_large", "Slack command body too large");
-  const body = await request.text();
-  if (body.length > MAX_BODY_BYTES) throw new TxrayError("payload_too_large", "Slack command body too large");
+  const body = new TextDecoder().decode(await readBoundedBody(request, MAX_BODY_BYTES, "Slack command body"));
   verifySlackRequest(options.signingSecret, request.headers, body, options.clock());
   const form = new URLSearchParams(body);
   // Slack checks the endpoint's certificate now and then with a signed `ssl_check=1`: nothing to answer.

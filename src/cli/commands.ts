@@ -2,12 +2,14 @@
 // in-process and see exactly what a user sees.
 
 import { parseArgs } from "node:util";
+import { existsSync } from "node:fs";
 import { loadConfig, ConfigError } from "../config";
 import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
 import { createContext } from "../context";
 import { dataPaths } from "../lake/paths";
 import { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, runJobsFromOutside } from "../jobs";
 import { Stopped } from "../shared/stop";
+import { configureFault } from "../shared/fault";
 import { checkDate } from "../analytics/landing-score";
 import { userConfigPath, writeUserConfig } from "./user-config";
 
@@ -26,7 +28,15 @@ const USAGE = `usage: txray <command>
   idl add <program> <file>
                           register an Anchor (legacy or >= 0.30) or Shank IDL for decoding a program
   idl fetch <program>     fetch the program's on-chain Anchor IDL over SOLANA_RPC_URL and register it
-  backup <dir>            copy a running instance consistently into <dir> (restore: docs/operations.md)
+  backup <dir>            copy a running instance consistently into <dir> (absent or empty), with the
+                          SHA-256 of every file in <dir>/backup.json, written last; prints that manifest
+                          without its file list (docs/operations.md)
+  backup verify <dir>     check a backup: its manifest, every file's size and SHA-256, every Parquet
+                          footer, the control database; exit 0 when good, else 1 naming each bad file
+  restore <backup> <data dir> [--snapshots <dir>]
+                          verify a backup, then restore it into an absent or empty data directory
+                          (and its snapshots into <dir>) through a temporary directory and a rename;
+                          refuses, writing nothing, a backup that fails verification or a non-empty target
 `;
 
 class UsageError extends Error {}
@@ -45,7 +55,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "jobs" && action === "run") return await jobsRun(rest, config, io);
     if (area === "idl" && action === "add") return await idlAdd(rest, config.dataDir, io);
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
+    if (area === "backup" && action === "verify") return await backupVerify(rest, io);
     if (area === "backup") return await backup([action, ...rest].filter((arg) => arg !== undefined), config, io);
+    if (area === "restore") return await restore([action, ...rest].filter((arg) => arg !== undefined), config, io);
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -195,19 +207,61 @@ async function idlFetch(args: string[], config: ReturnType<typeof loadConfig>, i
   return 0;
 }
 
-// --- backup (src/ops/backup.ts) ---
+// --- backup, verify and restore (src/ops/backup.ts, backup-verify.ts, restore.ts) ---
 async function backup(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   const target = positionals[0];
-  if (!target || positionals.length > 1) throw new UsageError("backup needs one target directory");
-  const { backupInstance } = await import("../ops/backup");
+  if (!target || positionals.length > 1) throw new UsageError("backup needs one target directory (to back up into a directory named verify, write ./verify)");
   const paths = dataPaths(config.dataDir);
+  if (!existsSync(paths.controlDb)) throw new Error(`no txray instance at ${config.dataDir} (no control.sqlite): set TXRAY_DATA_DIR to the server's data directory`);
+  configureFault(config.TXRAY_FAULT_POINT);
+  const { backupInstance } = await import("../ops/backup");
   const control = openControlDb(paths.controlDb);
   try {
-    const manifest = await backupInstance({ paths, control, snapshotsDir: config.snapshotsDir, clock: Date.now }, target);
-    io.stdout(JSON.stringify(manifest) + "\n");
+    const { files: _files, ...summary } = await backupInstance({ paths, control, snapshotsDir: config.snapshotsDir, clock: Date.now }, target);
+    io.stdout(JSON.stringify(summary) + "\n");
     return 0;
   } finally {
     control.close();
+  }
+}
+
+/** Prints each problem on stderr (`txray: <file>: <problem>`). */
+const reportProblems = (io: Io, problems: { file: string; problem: string }[]) => {
+  for (const { file, problem } of problems) io.stderr(`txray: ${file}: ${problem}\n`);
+};
+
+async function backupVerify(args: string[], io: Io): Promise<number> {
+  const { positionals } = parse(args, {});
+  if (positionals.length !== 1) throw new UsageError("backup verify needs one backup directory");
+  const [{ verifyBackup }, { openDuck }] = await Promise.all([import("../ops/backup-verify"), import("../lake/duckdb")]);
+  const duck = await openDuck();
+  try {
+    const { manifest: _manifest, ...report } = await verifyBackup(positionals[0], duck);
+    io.stdout(JSON.stringify(report) + "\n");
+    reportProblems(io, report.problems);
+    if (!report.ok) io.stderr(`txray: backup ${positionals[0]} failed verification (${report.problems.length} problem${report.problems.length === 1 ? "" : "s"})\n`);
+    return report.ok ? 0 : 1;
+  } finally {
+    duck.close();
+  }
+}
+
+async function restore(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
+  const { positionals, values } = parse(args, { snapshots: { type: "string" } });
+  if (positionals.length !== 2) throw new UsageError("restore needs <backup> <data dir>");
+  configureFault(config.TXRAY_FAULT_POINT);
+  const [{ restoreBackup, RestoreRefused }, { openDuck }] = await Promise.all([import("../ops/restore"), import("../lake/duckdb")]);
+  const duck = await openDuck();
+  try {
+    const result = await restoreBackup(positionals[0], positionals[1], { duck, snapshotsDir: values.snapshots as string | undefined });
+    io.stdout(JSON.stringify(result) + "\n");
+    if (result.snapshotsSkipped) io.stderr("txray: the backup's snapshots were not restored (pass --snapshots <dir> to restore them)\n");
+    return 0;
+  } catch (error) {
+    if (error instanceof RestoreRefused) reportProblems(io, error.problems);
+    throw error;
+  } finally {
+    duck.close();
   }
 }

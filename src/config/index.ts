@@ -23,6 +23,7 @@ export const SETTINGS = {
   SOLANA_RPC_BATCH_CALLS: { schema: z.coerce.number().int().min(1).max(1000).default(10), doc: "Most JSON-RPC calls the resolver packs into one HTTP request (a JSON-RPC batch; `1` sends plain requests, for providers that refuse batches). Providers bill each call, not each request; some cap batches (often at 10 for archival methods such as getTransaction)." },
   SOLANA_RPC_TIMEOUT_MS: { schema: milliseconds.default(30_000), doc: "Longest wait for one JSON-RPC HTTP request; a slower answer counts as a failure and is retried." },
   LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
+  EXPLORER_CLUSTER: { schema: z.enum(["auto", "mainnet-beta", "devnet", "testnet", "off"]).default("auto"), doc: "Cluster of the Solana Explorer and Solscan links on transaction pages; `auto`: off when `SOLANA_RPC_URL` is on this machine (a local chain), devnet or testnet when its host names one, else mainnet-beta." },
   INGEST_WORKERS: { schema: z.string().regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads").default("auto"), doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread." },
   INGEST_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native ingest fast path when possible; `off`: JavaScript only." },
   INGEST_MAX_BODY_BYTES: { schema: positiveInt.default(1024 * 1024), doc: "Largest ingest body accepted; larger gets 413." },

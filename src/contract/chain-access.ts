@@ -8,6 +8,7 @@ import { createRpcClient } from "../chain/rpc";
 import type { Context } from "../context";
 import { RecentAnswers, type WhyDeps } from "../analytics/queries";
 import { issueSummary, payerBotScore } from "../analytics/queries";
+import { explorerCluster, explorerLinks } from "../shared/explorer-links";
 import { TokenBuckets } from "../shared/token-buckets";
 
 /** How long a chain answer is reused (a transaction confirms within about a second of landing). */
@@ -27,6 +28,7 @@ export function chainAccess(ctx: Context) {
   const perMinute = ctx.config.WHY_CHAIN_PER_MINUTE;
   const budgets = new TokenBuckets(perMinute, perMinute / 60, ctx.clock);
   const recentAnswers = new RecentAnswers(ANSWER_REUSE_MS);
+  const cluster = explorerCluster(ctx.config.EXPLORER_CLUSTER, ctx.config.SOLANA_RPC_URL);
   return {
     rpc,
     idls: currentIdls,
@@ -38,6 +40,7 @@ export function chainAccess(ctx: Context) {
       recentAnswers,
       payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null),
       issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null),
+      explorerLinks: cluster ? (sig) => explorerLinks(cluster, sig) : undefined,
     }),
   };
 }

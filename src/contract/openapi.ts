@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ingestBodySchema } from "../shared/envelope";
 import {
-  ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
+  CallFrameSchema, ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
 } from "../analytics/queries";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
 import { VERSION } from "../shared/version";
@@ -53,7 +53,7 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 function componentSchemas(): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   const questionSchemas = QUESTIONS.map((q) => q.response);
-  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
+  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, CallFrameSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas]) {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id && !registry.has(schema)) registry.add(schema, { id });
   }
@@ -88,7 +88,7 @@ function operations(options: { slack: boolean }): Operation[] {
       operationId: q.name,
       summary: q.summary,
       description: `${q.description}\n\nMCP tool twin: \`${q.name}\`.`,
-      tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : "Programs"],
+      tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : q.pathParams.includes("fingerprint") ? "Issues" : "Programs"],
       parameters: [...q.pathParams.map((p) => parameter(p, "path")), ...q.queryParams.map((p) => parameter(p, "query"))],
       responses: {
         "200": { description: q.summary, content: { "application/json": { schema: { $ref: REF(idOf(q.response)) }, ...(q.example ? { example: q.example } : {}) } } },
@@ -204,6 +204,25 @@ function operations(options: { slack: boolean }): Operation[] {
     tags: ["Service"],
     responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
   });
+  ops.push({
+    method: "get",
+    path: "/docs/api.md",
+    operationId: "docsReference",
+    summary: "The human-written reference",
+    description: "docs/api.md as the repository has it (Markdown): the prose, definitions and error rules next to these schemas.",
+    tags: ["Service"],
+    responses: { "200": { description: "Markdown", content: { "text/markdown": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+  });
+  for (const path of ["/favicon.svg", "/favicon.ico"])
+    ops.push({
+      method: "get",
+      path,
+      operationId: path === "/favicon.svg" ? "favicon" : "faviconIco",
+      summary: "The site's icon",
+      description: "txray's icon (SVG), also at /favicon.ico where browsers ask for it by themselves.",
+      tags: ["Web app"],
+      responses: { "200": { description: "SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } } },
+    });
   // The web app (src/web): HTML pages that read the routes above, their assets, and the latest
   // Landing Score snapshot file (served as it was published; nothing is computed on request).
   const pages: [string, string][] = [
@@ -211,6 +230,7 @@ function operations(options: { slack: boolean }): Operation[] {
     ["/p/{program}", "One program: rates, top issues, release diff, providers, compute units"],
     ["/tx/{sig}", "One signature's story (and drop diagnosis)"],
     ["/w/{program}/{wallet}", "One wallet's attempts at a program"],
+    ["/i/{fingerprint}", "One issue: events over time, who hits it, a recent event's call stack and logs, examples"],
   ];
   for (const [path, summary] of pages)
     ops.push({
@@ -235,12 +255,25 @@ function operations(options: { slack: boolean }): Operation[] {
   });
   ops.push({
     method: "get",
-    path: "/snapshots/landing-score/latest.json",
-    operationId: "landingScoreLatest",
-    summary: "The latest published Landing Score snapshot",
-    description: "The static file the landing-score job last published (docs/publishing.md, docs/landing-score.schema.json); 404 when none exists.",
+    path: "/landing-score/",
+    operationId: "landingScorePage",
+    summary: "The published Landing Score page",
+    description: "The static leaderboard page the landing-score job last published (docs/publishing.md), as it was written; 404 when none exists. `/landing-score` without the slash answers 308 to here (the page links its files relatively).",
     tags: ["Web app"],
-    responses: { "200": { description: "Snapshot", content: { "application/json": { schema: { type: "object" } } } }, "404": { description: "No snapshot yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, "308": { description: "From /landing-score to /landing-score/" }, "404": { description: "Nothing published yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+  });
+  ops.push({
+    method: "get",
+    path: "/landing-score/{name}",
+    operationId: "landingScoreFile",
+    summary: "A published Landing Score file",
+    description: "`latest.json`, `index.html`, or a dated `YYYY-MM-DD.json` / `YYYY-MM-DD.parquet` snapshot (docs/publishing.md, docs/landing-score.schema.json), served read-only; 404 for any other name or a file not published.",
+    tags: ["Web app"],
+    parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^(index\\.html|latest\\.json|\\d{4}-\\d{2}-\\d{2}\\.(json|parquet))$" } }],
+    responses: {
+      "200": { description: "The file", content: { "application/json": { schema: { type: "object" } }, "text/html": { schema: { type: "string" } }, "application/vnd.apache.parquet": { schema: { type: "string", format: "binary" } } } },
+      "404": { description: "No such file", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+    },
   });
   return ops;
 }
@@ -267,11 +300,12 @@ function buildDocument(options: { slack: boolean }): JsonObject {
       description:
         "Transaction failure observability for Solana programs. JSON everywhere; timestamps are Unix milliseconds; counts are JSON numbers. " +
         "Errors are `{ error: { code, message } }`. Read routes are public (rate-limited per client IP); with a key, `scope=account` restricts answers to its account. " +
-        "Human-written reference: docs/api.md.",
+        "Human-written reference: [docs/api.md](/docs/api.md).",
     },
     tags: [
       { name: "Signatures", description: "One transaction" },
       { name: "Programs", description: "One program's attempts, from the serving tables" },
+      { name: "Issues", description: "One failure issue (a fingerprint), its events, logs and call stack" },
       { name: "Ingest", description: "Telemetry from the SDK" },
       { name: "Service", description: "Health and this description" },
       { name: "Surfaces", description: "MCP and chat" },

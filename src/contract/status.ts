@@ -1,7 +1,7 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
+import { consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, quarantineSummary, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
 import { unrecordedFailures } from "../jobs";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
@@ -38,6 +38,8 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       lastFlushAt: lastFlush,
       // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
       spoolIntegrity: readSpoolIntegrity(ctx.control),
+      // Additive (docs/api.md): spool segments flush set aside because their rows cannot be read, and the envelopes they hold.
+      quarantine: quarantineSummary(ctx.control),
     },
     // Additive (docs/api.md): the resolver's open attempts and envelopes not yet taken in.
     resolver: cachedResolverBacklog(ctx),

@@ -3,7 +3,7 @@
 // object does not carry; it picks the few that answer the question at a glance.
 
 import type {
-  BaselineBody, CuHeadroomBody, DiagnoseDropBody, EcosystemBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
+  BaselineBody, CuHeadroomBody, DiagnoseDropBody, EcosystemBody, IssueDetailBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
 } from "../analytics/queries";
 
 export type Summary = { title: string; lines: string[] };
@@ -24,10 +24,11 @@ function why(a: WhyBody): Summary {
   else {
     const failing = a.failingInstruction ?? a.instruction;
     lines.push(`Failed in ${failing ?? "an instruction"}${a.ixPath ? ` (ix ${a.ixPath}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`);
-    lines.push(`Error: ${a.errName ?? "unknown"}${a.errCode !== null ? ` (${a.errCode})` : ""}${a.errMessage ? ` — ${a.errMessage}` : ""}`);
+    lines.push(errorLine(a));
     if (a.cuUsed !== null) lines.push(`Compute: ${num(a.cuUsed)} of ${num(a.cuRequested)} CU${a.computeExceeded ? " (budget exceeded)" : ""}.`);
   }
-  if (a.issue) lines.push(`Issue ${a.issue.fingerprint}: ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`);
+  if (a.callStack) lines.push(...callStackLines(a.callStack));
+  if (a.issue) lines.push(`Issue ${a.issue.fingerprint} "${a.issue.title}": ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`);
   return { title: `why ${short(a.sig)}`, lines };
 }
 
@@ -48,9 +49,20 @@ function baseline(a: BaselineBody): Summary {
   return { title: `baseline ${short(a.program)} (${a.window.name})`, lines };
 }
 
-/** An issue's name, the same in release-diff and top-issues: error name, drop class, custom code, else the outcome. */
-const issueName = (i: { errName: string | null; dropClass: string | null; errCode: number | null; outcome: string }) =>
-  i.errName ?? i.dropClass ?? (i.errCode !== null ? `Custom ${i.errCode}` : i.outcome);
+/** The error of a story or an issue: name, custom code, the program's message. */
+const errorLine = (e: { errName: string | null; errCode: number | null; errMessage: string | null }) =>
+  `Error: ${e.errName ?? "unnamed"}${e.errCode !== null ? ` (code ${e.errCode})` : ""}${e.errMessage ? ` — ${e.errMessage}` : ""}`;
+
+/** The frames of a call stack, indented by depth, the failing one marked (at most `limit`). */
+function callStackLines(frames: NonNullable<WhyBody["callStack"]>, limit = 12): string[] {
+  const lines = frames.slice(0, limit).map((f) => {
+    const name = f.programName ?? short(f.program);
+    const cu = f.computeUnits !== null ? `, ${num(f.computeUnits)} CU` : "";
+    return `${"  ".repeat(f.depth - 1)}${f.failing ? "✗" : f.result === "failed" ? "↑" : "·"} ${name}${f.instruction ? ` ${f.instruction}` : ""}${f.path ? ` [${f.path}]` : ""}${cu}${f.failing && f.error ? ` — ${f.error}` : ""}`;
+  });
+  if (frames.length > limit) lines.push(`… ${frames.length - limit} more frame(s)`);
+  return ["Call stack:", ...lines];
+}
 
 function releaseDiff(a: ReleaseDiffBody): Summary {
   const lines = [
@@ -58,7 +70,7 @@ function releaseDiff(a: ReleaseDiffBody): Summary {
     `Before: failed ${pct(a.pre.failureRate)}, dropped ${pct(a.pre.dropRate)} of ${num(a.pre.attempts)}; after: failed ${pct(a.post.failureRate)}, dropped ${pct(a.post.dropRate)} of ${num(a.post.attempts)}.`,
   ];
   const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);
-  for (const i of notable) lines.push(`• ${i.status}: ${issueName(i)}${i.instruction ? ` in ${i.instruction}` : ""} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)})`);
+  for (const i of notable) lines.push(`• ${i.status}: ${i.title} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)}) · ${i.fingerprint}`);
   if (notable.length === 0) lines.push("No new or regressed issues.");
   return { title: `release-diff ${short(a.program)}`, lines };
 }
@@ -70,10 +82,25 @@ function topIssues(a: TopIssuesBody): Summary {
     if (issues.length === 0) continue;
     lines.push(`${segment}:`);
     for (const i of issues.slice(0, 5))
-      lines.push(`• ${num(i.count)}× ${issueName(i)}${i.instruction ? ` in ${i.instruction}` : ""} (${pct(i.share)}, ${num(i.wallets)} wallets) e.g. ${short(i.sampleSig)}`);
+      lines.push(`• ${num(i.count)}× ${i.title} (${pct(i.share)}, ${num(i.wallets)} wallets) · ${i.fingerprint}`);
   }
   if (lines.length === 0) lines.push("No failures in this window.");
   return { title: `top issues ${short(a.program)} (${a.window.name})`, lines };
+}
+
+function issue(a: IssueDetailBody): Summary {
+  const slices = (list: { key: string | null; share: number }[]) => list.slice(0, 4).map((s) => `${s.key || "(none)"} ${pct(s.share)}`).join(", ") || "—";
+  const lines = [
+    `Program ${short(a.program)}; ${a.outcome}${a.failingProgram && a.failingProgram !== a.program ? `, raised by ${short(a.failingProgram)}${a.failingInstruction ? ` ${a.failingInstruction}` : ""}` : ""}.`,
+  ];
+  if (a.errName || a.errCode !== null || a.errMessage) lines.push(errorLine(a));
+  lines.push(`${num(a.counts["1d"])} in 1 day, ${num(a.counts["7d"])} in 7 days, ${num(a.counts["30d"])} in 30 days; ${num(a.wallets)} wallet(s) in ${a.window.name}; bot share ${pct(a.botShare)}.`);
+  lines.push(`First seen ${when(a.firstSeen)}${a.introducedBy ? ` after the deploy at slot ${a.introducedBy.slot} (${when(a.introducedBy.deployedAt)})` : ""}; last seen ${when(a.lastSeen)}.`);
+  lines.push(`Providers: ${slices(a.breakdowns.providers)} · segments: ${slices(a.breakdowns.segments.filter((s) => s.count > 0))}`);
+  if (a.representative?.callStack) lines.push(...callStackLines(a.representative.callStack));
+  const examples = a.examples.slice(0, 3).map((e) => short(e.sig));
+  if (examples.length) lines.push(`Examples: ${examples.join(", ")}`);
+  return { title: a.title, lines };
 }
 
 function cuHeadroom(a: CuHeadroomBody): Summary {
@@ -114,7 +141,7 @@ function ecosystemSummary(a: EcosystemBody): Summary {
 
 const SUMMARIES: Record<string, (answer: any) => Summary> = {
   ecosystem: ecosystemSummary,
-  why, diagnose_drop: diagnoseDrop, baseline, release_diff: releaseDiff, top_issues: topIssues, cu_headroom: cuHeadroom,
+  why, diagnose_drop: diagnoseDrop, baseline, release_diff: releaseDiff, top_issues: topIssues, issue, cu_headroom: cuHeadroom,
   wallet_history: walletHistory, provider_report: providerReport, status,
 };
 

@@ -94,7 +94,12 @@ const MIGRATIONS: string[] = [
    DROP INDEX IF EXISTS pending_by_sig;
    CREATE INDEX IF NOT EXISTS attempt_index_by_sig_prefix ON attempt_index (substr(sig, 1, 8));
    DROP INDEX IF EXISTS attempt_index_by_sig;`,
-  // 9 (issue 22): the resolver keeps no row per attempt here any more. Its open attempts live in its
+  // 9: spool segments flush set aside because their rows cannot be read (src/control/quarantine.ts,
+  // docs/lake.md "Quarantined segments"): counted in /v1/status instead of being retried forever.
+  `CREATE TABLE IF NOT EXISTS quarantined_segments (
+     segment TEXT PRIMARY KEY, quarantined_at INTEGER NOT NULL, path TEXT NOT NULL, envelopes INTEGER NOT NULL,
+     bytes INTEGER NOT NULL, reason TEXT NOT NULL);`,
+  // 10 (issue 22): the resolver keeps no row per attempt here any more. Its open attempts live in its
   // memory and checkpoint (src/chain/resolve/checkpoint.ts) and resolved attempts in the signature
   // index (src/signature-index); pending_attempts and attempt_index are read once by the first run
   // of the new resolver and emptied. What stays is per segment, per batch and per hour: segments
@@ -157,6 +162,29 @@ export function snapshotControlDb(control: ControlDb, file: string): void {
     copy.exec("DELETE FROM meta WHERE key LIKE 'lease:%'");
   } finally {
     copy.close();
+  }
+}
+
+/**
+ * Why a SQLite control database file (a backup's copy) cannot be trusted: SQLite's integrity check
+ * fails, or it is no control database (no schema_version); null when it passes. Opens it read-only.
+ */
+export function controlDbFileProblem(file: string): string | null {
+  let db: Database;
+  try {
+    db = new Database(file, { readonly: true, strict: true });
+  } catch (error) {
+    return `not a readable SQLite database: ${(error as Error).message}`;
+  }
+  try {
+    const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
+    if (rows.length !== 1 || rows[0].integrity_check !== "ok") return `SQLite integrity check failed: ${rows.map((row) => row.integrity_check).join("; ").slice(0, 300)}`;
+    const version = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+    return version?.n === 1 ? null : "not a txray control database (no schema_version table)";
+  } catch (error) {
+    return `not a readable SQLite database: ${(error as Error).message}`;
+  } finally {
+    db.close();
   }
 }
 

@@ -52,3 +52,17 @@ export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
   }
   return out;
 }
+
+/**
+ * Since when a job has been failing: the start of its first failed run after its last success and
+ * its latest error; null when its latest run succeeded (or it never ran).
+ */
+export function failingSince(db: ControlDb, job: string): { since: number; error: string | null } | null {
+  const row = db
+    .query<{ since: number | null; error: string | null }, [string, string, string]>(
+      `SELECT min(started_at) AS since, (SELECT error FROM job_runs WHERE job = ? AND ok = 0 ORDER BY id DESC LIMIT 1) AS error FROM job_runs
+       WHERE job = ? AND ok = 0 AND id > coalesce((SELECT max(id) FROM job_runs WHERE job = ? AND ok = 1), 0)`,
+    )
+    .get(job, job, job);
+  return row?.since === null || row?.since === undefined ? null : { since: row.since, error: row.error };
+}

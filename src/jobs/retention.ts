@@ -1,11 +1,14 @@
 // Job: apply TXRAY_RETENTION_DAYS (src/ops/retention.ts): expired lake partitions leave the lake
 // and their control-plane rows go; when anything was removed, the serving tables are rebuilt at
 // once so the answers forget those days too. Unset, it keeps everything (and only purges what an
-// earlier run retired). Runs hourly in the scheduler; `txray jobs run retention` runs it now.
+// earlier run retired). It also does the data directory's housekeeping: the staging directories of
+// backups that died (src/ops/backup.ts) go, unless a backup is running. Runs hourly in the
+// scheduler; `txray jobs run retention` runs it now.
 
 import type { Job } from "./run";
 import { runJob } from "./run";
 import { applyRetention } from "../ops/retention";
+import { sweepDeadBackupStages } from "../ops/backup";
 import { tablesJob } from "./tables";
 
 export const RETENTION_INTERVAL_MS = 3_600_000;
@@ -13,7 +16,8 @@ export const RETENTION_INTERVAL_MS = 3_600_000;
 export const retentionJob: Job = {
   name: "retention",
   async run(ctx) {
-    const result = await applyRetention(ctx, { days: ctx.config.TXRAY_RETENTION_DAYS });
+    const deadBackupStagesRemoved = await sweepDeadBackupStages(ctx);
+    const result = { ...(await applyRetention(ctx, { days: ctx.config.TXRAY_RETENTION_DAYS })), deadBackupStagesRemoved };
     if (!("partitionsRemoved" in result) || result.partitionsRemoved === 0) return result;
     const tables = await runJob(ctx, tablesJob);
     return { ...result, tablesRebuilt: tables.ok && !tables.skipped };

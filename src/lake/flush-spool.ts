@@ -9,13 +9,17 @@
 // Before a segment is read its checksums are verified (src/spool/frames.ts): a segment with a
 // torn or corrupted batch is read through a copy in staging holding only its verified batches (the
 // spool file itself is never rewritten, so a redo after a crash makes the same copy).
+// A segment whose rows DuckDB cannot read (a batch that passed its checksum but does not parse, or a
+// legacy segment without checksums) is set aside whole into the node's quarantine directory,
+// recorded and logged, and the other segments of its pass are flushed: it never blocks flush
+// (docs/lake.md, "Quarantined segments").
 
 import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ControlDb } from "../control";
-import { addProgramCounts, addSpoolIntegrity, isSegmentCommitted, recordSegment } from "../control";
-import { cutTornTail, liveOwner, recoverActiveSegments, removeSegment, sealedSegmentFiles, segmentNameOf } from "../spool";
+import { addProgramCounts, addSpoolIntegrity, isSegmentCommitted, recordQuarantinedSegment, recordSegment, withLease } from "../control";
+import { cutTornTail, liveOwner, moveToQuarantine, quarantinedPathOf, recoverActiveSegments, removeSegment, sealedSegmentFiles, segmentLineCount, segmentNameOf } from "../spool";
 import { checkFrames, hasFrames, writeVerifiedCopy, type FrameCheck } from "../spool";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
@@ -41,8 +45,11 @@ export type FlushDeps = {
   /** Graceful shutdown: stop between passes (a pass already begun is finished). */
   signal?: AbortSignal;
 };
-/** corruptFrames / tornBytes: present when flush skipped damaged or torn batches (spool-frames.ts). */
-export type FlushResult = { segments: number; rows: number; corruptFrames?: number; tornBytes?: number };
+/**
+ * corruptFrames / tornBytes: present when flush skipped damaged or torn batches (src/spool/frames.ts);
+ * quarantined: segments set aside because their rows cannot be read.
+ */
+export type FlushResult = { segments: number; rows: number; corruptFrames?: number; tornBytes?: number; quarantined?: number };
 /** A segment of a pass: the spool file (deleted once committed) and the file flush reads (a verified copy when it needed one). */
 type SegmentInput = { file: string; read: string; check: FrameCheck | null };
 
@@ -145,7 +152,7 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
       }
       if (batch.length > 0 && batchBytes + size > maxBatchBytes) {
         checkStop(deps.signal);
-        result.rows += await flushBatch(deps, batch);
+        result.rows += await flushOrSetAside(deps, batch, result);
         batch = [];
         batchBytes = 0;
       }
@@ -153,7 +160,7 @@ export async function flushSpool(deps: FlushDeps): Promise<FlushResult> {
       batchBytes += size;
     }
     checkStop(deps.signal);
-    if (batch.length > 0) result.rows += await flushBatch(deps, batch);
+    if (batch.length > 0) result.rows += await flushOrSetAside(deps, batch, result);
   }
   return result;
 }
@@ -180,6 +187,66 @@ function verifiedInput(deps: FlushDeps, file: string): SegmentInput {
     keptBytes: copy.bytes,
   });
   return { file, read: copy.file, check };
+}
+
+/**
+ * A pass, and when DuckDB cannot read its rows: each segment is read alone (every column converted,
+ * nothing written); those that fail are set aside and the pass is redone without them. A failure no
+ * single segment reproduces (a full disk, a DuckDB fault) is thrown as it is: the pass is retried on
+ * the next run with nothing set aside.
+ */
+async function flushOrSetAside(deps: FlushDeps, inputs: SegmentInput[], result: FlushResult): Promise<number> {
+  try {
+    return await flushBatch(deps, inputs);
+  } catch (error) {
+    if (!isUnreadableInput(error)) throw error;
+    rmSync(join(deps.paths.staging, segmentNameOf(inputs[0].file)), { recursive: true, force: true });
+    const unreadable: { input: SegmentInput; reason: string }[] = [];
+    for (const input of inputs) {
+      const reason = await readProblem(deps, input);
+      if (reason !== null) unreadable.push({ input, reason });
+    }
+    if (unreadable.length === 0) throw error;
+    for (const { input, reason } of unreadable) await setAside(deps, input, reason);
+    result.quarantined = (result.quarantined ?? 0) + unreadable.length;
+    const rest = inputs.filter((input) => !unreadable.some((bad) => bad.input === input));
+    return rest.length > 0 ? await flushOrSetAside(deps, rest, result) : 0;
+  }
+}
+
+/** DuckDB's errors about the input itself (a value that does not convert, a malformed line), as opposed to I/O or resources. */
+function isUnreadableInput(error: unknown): boolean {
+  return /^(Conversion Error|Invalid Input Error)\b/.test(error instanceof Error ? error.message : String(error));
+}
+
+/** Why DuckDB cannot read this segment's rows (the error's first line), or null when it can. */
+async function readProblem(deps: FlushDeps, input: SegmentInput): Promise<string | null> {
+  if (statSync(input.read).size === 0) return null;
+  const formats = isLegacySegment(input.read) ? { tsv: [], ndjson: [input.read] } : { tsv: [input.read], ndjson: [] };
+  try {
+    // hash(t) takes every column of the row: without it DuckDB skips converting the columns a count does not need.
+    await deps.duck.all(`SELECT count(*) AS n, max(hash(t)) AS h FROM (${spoolRowsSql(formats)}) t`);
+    return null;
+  } catch (error) {
+    if (!isUnreadableInput(error)) throw error;
+    return (error as Error).message.split("\n")[0].slice(0, 300);
+  }
+}
+
+/**
+ * Sets a segment aside: recorded in the control database, then moved with its sidecar into the
+ * node's quarantine directory, both under the lake lease (a backup sees it in the spool or in
+ * quarantine, never counted in neither), and logged with its path and envelope count.
+ */
+async function setAside(deps: FlushDeps, input: SegmentInput, reason: string): Promise<void> {
+  const segment = segmentNameOf(input.file);
+  const entry = { segment, at: deps.clock(), path: quarantinedPathOf(input.file), envelopes: segmentLineCount(input.file), bytes: statSync(input.file).size, reason };
+  await withLease(deps.control, "lake", () => {
+    recordQuarantinedSegment(deps.control, entry);
+    moveToQuarantine(input.file);
+  });
+  if (input.read !== input.file) rmSync(dirname(input.read), { recursive: true, force: true });
+  deps.logger.error("spool segment cannot be read; it is set aside (quarantined) and not retried", entry);
 }
 
 /**

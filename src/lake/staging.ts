@@ -5,18 +5,21 @@
 //   flush    `<segment>` pass directories and `verified-<segment>` copies
 //   resolve  `r-<uuid>` batch directories and their `.ndjson` inputs
 //   compact  `compact-<uuid>` work directories
+//   backup   `backup-<uuid>` hard-link stages of `txray backup` (src/ops/backup.ts): swept by the next
+//            backup, or by the retention job's housekeeping, while holding the "backup" lease
 
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { DataPaths } from "./paths";
 
-export type StagingOwner = "flush" | "resolve" | "compact";
+export type StagingOwner = "flush" | "resolve" | "compact" | "backup";
 
 const SEGMENT = /^(verified-)?[a-z0-9][a-z0-9-]{0,31}-\d{13}-[0-9a-f]{6}$/;
 
-/** Whose leftover a staging entry is; null: not one of these three (left alone). */
+/** Whose leftover a staging entry is; null: not one of these (left alone). */
 function ownerOf(name: string): StagingOwner | null {
   if (name.startsWith("compact-")) return "compact";
+  if (/^backup-[0-9a-f-]{36}$/.test(name)) return "backup";
   if (/^r-[0-9a-f-]{36}(\.ndjson)?$/.test(name)) return "resolve";
   return SEGMENT.test(name) ? "flush" : null;
 }

@@ -9,7 +9,11 @@ import { authenticate } from "../control";
 import { presentedKey } from "../contract";
 import type { QuestionDeps } from "../contract";
 import { errorBody, TxrayError } from "../shared/errors";
+import { readBoundedBody } from "../shared/bounded-body";
 import { createMcpServer } from "./tools";
+
+/** Largest JSON-RPC body /mcp reads (a tool call is a few hundred bytes; a batch of them a few KB). */
+export const MCP_MAX_BODY_BYTES = 1024 * 1024;
 
 export async function handleMcpRequest(request: Request, deps: QuestionDeps): Promise<Response> {
   if (request.method !== "POST") {
@@ -19,11 +23,14 @@ export async function handleMcpRequest(request: Request, deps: QuestionDeps): Pr
   }
   const key = presentedKey(request);
   if (key !== null && !authenticate(deps.ctx.control, key)) throw new TxrayError("unauthorized", "invalid or revoked API key");
+  // The transport reads the body itself, unbounded: hand it a copy of the request with the body read here.
+  const body = await readBoundedBody(request, MCP_MAX_BODY_BYTES, "MCP request body");
+  const bounded = new Request(request.url, { method: request.method, headers: request.headers, body });
   const server = createMcpServer(deps, key);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(bounded);
   } finally {
     // With JSON responses the answer is complete once handleRequest resolves.
     void server.close();

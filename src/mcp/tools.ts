@@ -18,7 +18,8 @@ import { VERSION } from "../shared/version";
 
 const INSTRUCTIONS =
   "txray answers why Solana transactions of a program fail, drop or land: per signature (why, diagnose_drop) and per program " +
-  "(baseline, top_issues, release_diff, cu_headroom, provider_report, wallet_history). Program ids, wallets and signatures are base58. " +
+  "(baseline, top_issues, release_diff, cu_headroom, provider_report, wallet_history), and per issue (issue: a fingerprint from top_issues, why or release_diff, " +
+  "with its call stack and logs). Program ids, wallets and signatures are base58. " +
   "Analytical answers come from tables rebuilt every few minutes; status tells how fresh they are.";
 
 /** A question's input schema: documented types, validated by the query layer (see header). */

@@ -1,89 +1,135 @@
 // `txray backup <dir>`: a consistent copy of a running instance — the control database, the lake's
-// Parquet parts, the spool's acknowledged-but-unflushed segments, the current serving tables, the
-// IDLs and the snapshots — that restores by copying it back (docs/operations.md).
+// Parquet parts, the spool's acknowledged-but-unflushed segments with their checksum sidecars, the
+// current serving tables, the IDLs and the snapshots — with the SHA-256 of every file in its
+// manifest, restored by `txray restore` (docs/operations.md, "Backup").
 //
 // Consistency: flush, resolve, compaction and retention change the lake and the control database
 // together only under the "lake" lease. The backup takes that lease for a moment, snapshots the
-// control database (snapshotControlDb), and hard-links every lake part, sealed spool segment,
-// serving file and IDL into a staging directory beside them (instant, same filesystem; these files
-// are never modified in place, only replaced); the acknowledged prefix of each active spool segment
-// is copied. Then the lease is released and the staged files are copied to the target at leisure,
-// while ingest and jobs go on. So the copy is one moment of the instance: every part the snapshot
-// counts is there, no part it does not count is, and everything acknowledged by then is in the
-// lake or the spool copy.
+// control database (snapshotControlDb), and hard-links every lake part, uncommitted sealed spool
+// segment and its sidecar, serving file and IDL into a staging directory beside them (instant, same
+// filesystem; these files are never modified in place, only replaced); the acknowledged prefix of
+// each active spool segment (and of its checksums) is copied. Then the lease is released and the
+// staged files are copied to the target at leisure, hashed on the way, while ingest and jobs go on.
+// So the copy is one moment of the instance: every part the snapshot counts is there, no part it
+// does not count is, and everything acknowledged by then is in the lake or the spool copy.
+//
+// Completeness: the target gets `backup.incomplete` first and `backup.json` last, so a backup that
+// died midway is known as such (`txray backup verify` fails it, `txray restore` refuses it). Its
+// staging directory is removed by the next backup or by the retention job's housekeeping; only one
+// backup of a data directory runs at a time (the "backup" lease), so any other backup stage is dead.
 
-import { closeSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { controlDialect, lakeRowCount, openControlDbReadOnly, snapshotControlDb, withLease, type ControlDb } from "../control";
+import { controlDialect, ifLeaseFree, isSegmentCommitted, lakeRowCount, openControlDbReadOnly, snapshotControlDb, withLease, type ControlDb } from "../control";
 import { readPointer } from "../analytics/serving/pointer";
 import type { DataPaths } from "../lake/paths";
+import { sweepStaging } from "../lake/staging";
+import { FRAME_RECORD_BYTES, framesFileOf, FRAMES_SUFFIX, QUARANTINE_DIR, segmentNameOf } from "../spool";
+import { syncDirectory, writeFileDurably } from "../shared/durable-files";
+import { eachConcurrently } from "../shared/each-concurrently";
+import { fault } from "../shared/fault";
+import { processAlive } from "../shared/process-alive";
 import { VERSION } from "../shared/version";
-
-export type BackupManifest = {
-  format: 1;
-  txrayVersion: string;
-  createdAt: number;
-  source: string;
-  /** Envelopes the copied lake holds (as its control database counts them); spool segments add to it once flushed. */
-  envelopes: number;
-  lakeFiles: number;
-  spoolSegments: number;
-  servingVersion: number | null;
-  idlFiles: number;
-  snapshots: boolean;
-  bytes: number;
-  seconds: number;
-};
+import { FILES_AT_ONCE, hashFile, INCOMPLETE_FILE, MANIFEST_FILE, MANIFEST_FORMAT, type BackupFile, type BackupManifest } from "./backup-manifest";
 
 export type BackupDeps = { paths: DataPaths; control: ControlDb; snapshotsDir: string; clock: () => number };
+
+/** Held for a whole backup: one backup of a data directory at a time, and its stage is never swept from under it. */
+const BACKUP_LEASE = "backup";
+/** Staging and the control snapshot block the event loop (no renewal meanwhile): the lease outlives a long one. */
+const LEASE_TTL_MS = 10 * 60_000;
 
 export async function backupInstance(deps: BackupDeps, targetDir: string): Promise<BackupManifest> {
   const started = performance.now();
   const target = resolve(targetDir);
   const source = resolve(deps.paths.root);
   if (target === source || target.startsWith(source + "/")) throw new Error(`backup target ${target} is inside the data directory ${source}`);
-  if (existsSync(target) && readdirSync(target).length > 0) throw new Error(`backup target ${target} is not empty`);
   if (controlDialect(deps.control) === "postgres")
     throw new Error("txray backup copies an embedded (SQLite) control plane; this one is on PostgreSQL (TXRAY_CONTROL_URL): back it up with pg_dump and the data directory with a filesystem snapshot (docs/operations.md)");
+  const interrupted = checkTarget(target);
 
-  const stage = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
-  mkdirSync(stage, { recursive: true });
-  try {
-    const counts = await withLease(deps.control, "lake", () => {
-      snapshotControlDb(deps.control, join(stage, "control.sqlite"));
-      const lakeFiles = linkTree(deps.paths.lake, join(stage, "lake"), (name) => name.endsWith(".parquet"));
-      const spoolSegments = stageSpool(deps.paths.spoolRoot, join(stage, "spool"));
-      const servingVersion = stageServing(deps.paths, join(stage, "tables"));
-      const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
-      // The signature index (why, diagnose-drop) and the resolver's checkpoint of its open attempts:
-      // both replaced by rename, never modified in place. Read under the lease, the checkpoint holds
-      // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).
-      linkTree(deps.paths.signatureIndex, join(stage, "index", "signatures"), (name) => name.endsWith(".run"));
-      linkTree(deps.paths.resolver, join(stage, "resolver"), (name) => name === "checkpoint.json");
-      return { lakeFiles, spoolSegments, servingVersion, idlFiles };
-    }, { ttlMs: 10 * 60_000 });
-    const envelopes = countEnvelopes(join(stage, "control.sqlite"));
-
+  const run = await ifLeaseFree(deps.control, BACKUP_LEASE, async () => {
+    sweepStaging(deps.paths, "backup"); // stages of backups that died (none can be running: we hold the lease)
+    if (interrupted) rmSync(target, { recursive: true, force: true });
     mkdirSync(target, { recursive: true });
-    copyTree(stage, join(target, "data"));
-    const snapshots = existsSync(deps.snapshotsDir);
-    if (snapshots) cpSync(deps.snapshotsDir, join(target, "snapshots"), { recursive: true });
-    const manifest: BackupManifest = {
-      format: 1,
-      txrayVersion: VERSION,
-      createdAt: deps.clock(),
-      source,
-      envelopes,
-      ...counts,
-      snapshots,
-      bytes: treeSize(target),
-      seconds: Math.round((performance.now() - started) / 100) / 10,
-    };
-    writeFileSync(join(target, "backup.json"), JSON.stringify(manifest, null, 2) + "\n");
-    return manifest;
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
+    writeFileDurably(join(target, INCOMPLETE_FILE), JSON.stringify({ owner: `${hostname()}:${process.pid}`, startedAt: deps.clock(), source }) + "\n");
+    const stage = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
+    mkdirSync(stage, { recursive: true });
+    try {
+      const counts = await withLease(deps.control, "lake", () => {
+        snapshotControlDb(deps.control, join(stage, "control.sqlite"));
+        const lakeFiles = linkTree(deps.paths.lake, join(stage, "lake"), (name) => name.endsWith(".parquet"));
+        const spool = stageSpool(deps.control, deps.paths.spoolRoot, join(stage, "spool"));
+        const servingVersion = stageServing(deps.paths, join(stage, "tables"));
+        const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
+        // The signature index (why, diagnose-drop) and the resolver's checkpoint of its open attempts:
+        // both replaced by rename, never modified in place. Read under the lease, the checkpoint holds
+        // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).
+        linkTree(deps.paths.signatureIndex, join(stage, "index", "signatures"), (name) => name.endsWith(".run"));
+        linkTree(deps.paths.resolver, join(stage, "resolver"), (name) => name === "checkpoint.json");
+        return { lakeFiles, ...spool, servingVersion, idlFiles };
+      }, { ttlMs: LEASE_TTL_MS });
+      const envelopes = countEnvelopes(join(stage, "control.sqlite"));
+
+      const files: BackupFile[] = [];
+      await copyHashedTree(stage, target, "data", files);
+      const snapshots = existsSync(deps.snapshotsDir);
+      if (snapshots) await copyHashedTree(deps.snapshotsDir, target, "snapshots", files);
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const manifest: BackupManifest = {
+        format: MANIFEST_FORMAT,
+        txrayVersion: VERSION,
+        createdAt: deps.clock(),
+        source,
+        envelopes,
+        ...counts,
+        snapshots,
+        bytes: files.reduce((sum, file) => sum + file.bytes, 0),
+        seconds: Math.round((performance.now() - started) / 100) / 10,
+        files,
+      };
+      writeFileDurably(join(target, MANIFEST_FILE), JSON.stringify(manifest, null, 1) + "\n");
+      rmSync(join(target, INCOMPLETE_FILE), { force: true });
+      syncDirectory(target);
+      return manifest;
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+  }, LEASE_TTL_MS);
+  if (!run.ran) throw new Error(`another backup of ${source} is running; wait for it to finish`);
+  return run.value;
+}
+
+/**
+ * Housekeeping (the retention job): removes the staging directories of backups that died, unless a
+ * backup is running now. Returns how many went.
+ */
+export async function sweepDeadBackupStages(deps: Pick<BackupDeps, "paths" | "control">): Promise<number> {
+  const run = await ifLeaseFree(deps.control, BACKUP_LEASE, async () => sweepStaging(deps.paths, "backup"), LEASE_TTL_MS);
+  return run.ran ? run.value : 0;
+}
+
+/**
+ * The target must be absent or empty, or hold only a backup that died midway here (its
+ * `backup.incomplete` names a process of this host that is gone, and there is no `backup.json`):
+ * returns true for the latter, which the backup replaces. Refuses anything else, writing nothing.
+ */
+function checkTarget(target: string): boolean {
+  if (!existsSync(target)) return false;
+  if (!statSync(target).isDirectory()) throw new Error(`backup target ${target} is not a directory`);
+  const names = readdirSync(target);
+  if (names.length === 0) return false;
+  if (!names.includes(INCOMPLETE_FILE) || names.includes(MANIFEST_FILE) || !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", `.${MANIFEST_FILE}.tmp`].includes(name)))
+    throw new Error(`backup target ${target} is not empty`);
+  let owner = "";
+  try {
+    owner = String((JSON.parse(readFileSync(join(target, INCOMPLETE_FILE), "utf8")) as { owner?: unknown }).owner ?? "");
+  } catch {}
+  const [host, pid] = owner.split(":");
+  if (host === hostname() && processAlive(Number(pid))) throw new Error(`a backup into ${target} is running (process ${pid})`);
+  if (host !== hostname()) throw new Error(`backup target ${target} holds an interrupted backup started on host ${host || "unknown"}; remove it or pick another target`);
+  return true;
 }
 
 function countEnvelopes(file: string): number {
@@ -116,39 +162,70 @@ function linkTree(from: string, to: string, keep: (name: string) => boolean): nu
 }
 
 /**
- * Sealed segments are linked; an active segment's acknowledged prefix (up to its last newline) is
- * copied as a sealed one, so the restored instance flushes it. The owner file is left out: the
- * restored spool belongs to whichever process opens it.
+ * Under the lake lease. Sealed segments not yet committed are linked with their sidecars (a
+ * committed one's rows are in the lake copy already; none can be committed or set aside while the
+ * lease is held, so none vanishes meanwhile); an active segment's acknowledged prefix is copied as
+ * a sealed one, with the checksum records that cover it, so the restored instance flushes it and
+ * still verifies it. Quarantined segments are linked for inspection. The owner file is left out:
+ * the restored spool belongs to whichever process opens it.
  */
-function stageSpool(spoolRoot: string, to: string): number {
-  if (!existsSync(spoolRoot)) return 0;
-  let count = 0;
+function stageSpool(control: ControlDb, spoolRoot: string, to: string): { spoolSegments: number; quarantinedSegments: number } {
+  const counts = { spoolSegments: 0, quarantinedSegments: 0 };
+  if (!existsSync(spoolRoot)) return counts;
   for (const node of readdirSync(spoolRoot)) {
     const dir = join(spoolRoot, node);
     if (!statSync(dir).isDirectory()) continue;
     mkdirSync(join(to, node), { recursive: true });
     for (let attempt = 0; attempt < 5; attempt++) {
-      // A segment may be sealed (renamed) between the listing and the copy: list again.
+      // An active segment may be sealed (renamed) between the listing and the copy: list again.
       try {
         for (const name of readdirSync(dir)) {
           const destination = join(to, node, name.replace(/\.active$/, ".sealed"));
           if (existsSync(destination)) continue;
           if (name.endsWith(".sealed")) {
+            if (isSegmentCommitted(control, segmentNameOf(name))) continue;
             linkSync(join(dir, name), destination);
-            count++;
-          } else if (name.endsWith(".active") && copyAcknowledged(join(dir, name), destination)) count++;
+            if (existsSync(framesFileOf(join(dir, name)))) linkSync(framesFileOf(join(dir, name)), framesFileOf(destination));
+            counts.spoolSegments++;
+          } else if (name.endsWith(".active") && copyAcknowledged(join(dir, name), destination)) counts.spoolSegments++;
         }
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt === 4) throw error;
       }
     }
+    counts.quarantinedSegments += linkTree(join(dir, QUARANTINE_DIR), join(to, node, QUARANTINE_DIR), (name) => name.endsWith(".sealed"));
+    linkTree(join(dir, QUARANTINE_DIR), join(to, node, QUARANTINE_DIR), (name) => name.endsWith(FRAMES_SUFFIX));
   }
-  return count;
+  return counts;
 }
 
-/** Copies a file up to and including its last newline (every line before it is complete); false when empty. */
+/**
+ * Copies the acknowledged part of an active segment to `destination` (as sealed); false when it
+ * has none. With checksums: the batches its whole records cover (records are read first, and each
+ * batch's bytes reach the file before its record), and those records. Without (a legacy segment):
+ * up to and including its last newline.
+ */
 function copyAcknowledged(file: string, destination: string): boolean {
+  const frames = existsSync(framesFileOf(file)) ? readFileSync(framesFileOf(file)) : null;
+  const data = readWhole(file);
+  let end: number;
+  let records: Uint8Array | null = null;
+  if (frames) {
+    const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
+    let whole = Math.floor(frames.length / FRAME_RECORD_BYTES);
+    const endOf = (i: number) => Number(view.getBigUint64(i * FRAME_RECORD_BYTES, true)) + view.getUint32(i * FRAME_RECORD_BYTES + 8, true);
+    while (whole > 0 && endOf(whole - 1) > data.length) whole--; // a write that failed and is being cut: never acknowledged
+    end = whole > 0 ? endOf(whole - 1) : 0;
+    records = frames.subarray(0, whole * FRAME_RECORD_BYTES);
+  } else end = data.lastIndexOf(10) + 1;
+  if (end === 0) return false;
+  writeFileSync(destination, data.subarray(0, end));
+  if (records) writeFileSync(framesFileOf(destination), records);
+  return true;
+}
+
+function readWhole(file: string): Buffer {
   const fd = openSync(file, "r");
   try {
     const size = statSync(file).size;
@@ -159,10 +236,7 @@ function copyAcknowledged(file: string, destination: string): boolean {
       if (n === 0) break;
       read += n;
     }
-    const end = data.subarray(0, read).lastIndexOf(10) + 1;
-    if (end === 0) return false;
-    writeFileSync(destination, data.subarray(0, end));
-    return true;
+    return data.subarray(0, read);
   } finally {
     closeSync(fd);
   }
@@ -186,22 +260,26 @@ function stageServing(paths: DataPaths, to: string): number | null {
   return pointer.version;
 }
 
-/** Copies a tree file by file (the staged hard links become independent copies). */
-function copyTree(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const source = join(from, entry.name);
-    const destination = join(to, entry.name);
-    if (entry.isDirectory()) copyTree(source, destination);
-    else if (entry.isFile()) copyFileSync(source, destination);
-  }
-}
-
-function treeSize(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    total += entry.isDirectory() ? treeSize(path) : entry.isFile() ? statSync(path).size : 0;
-  }
-  return total;
+/**
+ * Copies a tree into `<target>/<prefix>/…` (the staged hard links become independent copies), a few
+ * files at once, hashing each file on the way and listing it in `files`; then syncs every directory.
+ */
+async function copyHashedTree(from: string, target: string, prefix: string, files: BackupFile[]): Promise<void> {
+  const sources: string[] = [];
+  const directories: string[] = [];
+  const walk = (dir: string) => {
+    directories.push(join(target, prefix, relative(from, dir)));
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else if (entry.isFile()) sources.push(join(dir, entry.name));
+    }
+  };
+  walk(from);
+  for (const dir of directories) mkdirSync(dir, { recursive: true });
+  await eachConcurrently(sources, FILES_AT_ONCE, async (source) => {
+    const { bytes, sha256 } = await hashFile(source, join(target, prefix, relative(from, source)));
+    files.push({ path: [prefix, relative(from, source)].join("/"), bytes, sha256 });
+    fault("backup:mid-copy");
+  });
+  for (const dir of directories) syncDirectory(dir);
 }

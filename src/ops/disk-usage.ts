@@ -1,6 +1,8 @@
 // Disk use of a data directory, by part (lake, spool, serving tables, control database, IDLs,
-// retired partitions awaiting deletion), and per attempt held in the lake: what an operator needs to
-// size a disk and to pick TXRAY_RETENTION_DAYS. Walking a large lake costs a few milliseconds per
+// retired partitions awaiting deletion, staging), and per attempt held in the lake: what an operator
+// needs to size a disk and to pick TXRAY_RETENTION_DAYS. A file with several hard links (a backup's
+// staging links lake parts) is counted once, in the first part that holds it: staging shows only
+// the bytes it alone keeps on disk (e.g. parts a dead backup still pins after compaction removed them). Walking a large lake costs a few milliseconds per
 // thousand files, so a result is reused for CACHE_MS (GET /v1/status is public).
 
 import { existsSync, lstatSync, readdirSync } from "node:fs";
@@ -18,6 +20,8 @@ export type DiskUsage = {
   controlBytes: number;
   idlBytes: number;
   retiredBytes: number;
+  /** data/staging: work in progress of jobs and backups, and what killed ones left until it is swept. */
+  stagingBytes: number;
   totalBytes: number;
   /** totalBytes / envelopes in the lake; null while the lake is empty. */
   bytesPerAttempt: number | null;
@@ -32,20 +36,26 @@ export function diskUsage(paths: DataPaths, envelopes: number, now: number): Dis
 }
 
 function measure(paths: DataPaths, envelopes: number, now: number): DiskUsage {
+  const linked = new Set<string>();
   const parts = {
-    lakeBytes: treeBytes(paths.lake),
-    spoolBytes: treeBytes(paths.spoolRoot),
-    tablesBytes: treeBytes(paths.tables),
-    controlBytes: ["", "-wal", "-shm"].reduce((sum, suffix) => sum + treeBytes(paths.controlDb + suffix), 0),
-    idlBytes: treeBytes(paths.idl),
-    retiredBytes: treeBytes(retiredRoot(paths)),
+    lakeBytes: treeBytes(paths.lake, linked),
+    spoolBytes: treeBytes(paths.spoolRoot, linked),
+    tablesBytes: treeBytes(paths.tables, linked),
+    controlBytes: ["", "-wal", "-shm"].reduce((sum, suffix) => sum + treeBytes(paths.controlDb + suffix, linked), 0),
+    idlBytes: treeBytes(paths.idl, linked),
+    retiredBytes: treeBytes(retiredRoot(paths), linked),
+    stagingBytes: treeBytes(paths.staging, linked),
   };
   const totalBytes = Object.values(parts).reduce((sum, n) => sum + n, 0);
   return { ...parts, totalBytes, bytesPerAttempt: envelopes > 0 ? Math.round((totalBytes / envelopes) * 10) / 10 : null, measuredAt: now };
 }
 
-/** Bytes of the regular files under a path (symbolic links are not followed; vanishing files are skipped). */
-export function treeBytes(path: string): number {
+/**
+ * Bytes of the regular files under a path (symbolic links are not followed; vanishing files are
+ * skipped). With `linked`, a file of several hard links already counted (its device and inode in
+ * the set) is not counted again.
+ */
+export function treeBytes(path: string, linked?: Set<string>): number {
   if (!existsSync(path)) return 0;
   let total = 0;
   const visit = (at: string) => {
@@ -55,7 +65,14 @@ export function treeBytes(path: string): number {
     } catch {
       return; // removed while we walked
     }
-    if (stat.isFile()) total += stat.size;
+    if (stat.isFile()) {
+      if (linked && stat.nlink > 1) {
+        const id = `${stat.dev}:${stat.ino}`;
+        if (linked.has(id)) return;
+        linked.add(id);
+      }
+      total += stat.size;
+    }
     else if (stat.isDirectory()) {
       let names: string[] = [];
       try {

@@ -38,8 +38,10 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
   app.listen({
     port: options.port ?? ctx.config.API_PORT,
     hostname: options.hostname ?? ctx.config.API_HOST,
-    // Ingest enforces its own (configurable) limit and answers 413 itself; this is only a backstop.
-    maxRequestBodySize: ctx.config.INGEST_MAX_BODY_BYTES * 4,
+    // No limit at this layer: Bun's own refusal is a 413 with an empty body. Every route that reads a
+    // body bounds it and answers 413 with the error shape (shared/bounded-body.ts), and the app
+    // refuses a declared size above every route's limit before routing (api/app.ts).
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   });
   const server = app.server!;
   const runScheduler = options.scheduler ?? (ctx.config.TXRAY_SCHEDULER === "on" && roles.allows("jobs"));

@@ -22,6 +22,8 @@ export const FAULT_POINTS = [
   "tables:mid-build", // between two statements of the serving-file build (n-th statement with @n)
   "tables:after-build", // new serving file complete, pointer not yet switched
   "tables:after-pointer", // pointer switched, old versions not yet removed
+  "backup:mid-copy", // a staged file copied into the backup target (n-th file with @n), backup.json not yet written
+  "restore:mid-copy", // a backup file copied into the restore's temporary directory (n-th with @n), not yet renamed into place
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

@@ -10,13 +10,14 @@
 // Each batch also gets a checksum record in the segment's `.frames` sidecar (spool-frames.ts),
 // written and synced with it: flush skips a torn or corrupted batch whole instead of half-reading it.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "../shared/logger";
 import { fault } from "../shared/fault";
+import { syncDirectory } from "../shared/durable-files";
 import { processAlive } from "../shared/process-alive";
 import { encodeFrames, framesFileOf, FRAMES_SUFFIX, hasFrames } from "./frames";
 
@@ -266,15 +267,6 @@ export function cutTornTail(file: string): number {
     }
     truncateSync(file, 0);
     return 0;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function syncDirectory(dir: string) {
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -67,7 +67,7 @@ export async function api<T>(path: string, query: Query = {}, options: { scoped?
 
 /** The Landing Score snapshot, or null when none was published. */
 export async function landingScore<T>(): Promise<T | null> {
-  const response = await fetch("/snapshots/landing-score/latest.json").catch(() => null);
+  const response = await fetch("/landing-score/latest.json").catch(() => null);
   if (!response || !response.ok) return null;
   return (await response.json().catch(() => null)) as T | null;
 }

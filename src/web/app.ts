@@ -1,6 +1,6 @@
 // The txray web app: a client of the /v1 HTTP API (it imports nothing from the server). Client-side
 // routing over stable URLs the server answers with this app: /, /p/{program}, /tx/{sig},
-// /w/{program}/{wallet}. The search box takes a signature, a program or a wallet.
+// /w/{program}/{wallet}, /i/{fingerprint}. The search box takes a signature, a program or a wallet.
 
 import { api, ApiError, enc, settings } from "./api";
 import { empty, failure, h, link, loading, replace } from "./dom";
@@ -9,6 +9,7 @@ import type { Ecosystem, ProgramsPage, WalletPage } from "./types";
 import { homePage } from "./pages/home";
 import { programPage } from "./pages/program";
 import { txPage } from "./pages/tx";
+import { issuePage } from "./pages/issue";
 import { walletPage } from "./pages/wallet";
 
 type Page = (main: HTMLElement, params: any, query: URLSearchParams, signal: AbortSignal) => void;
@@ -17,6 +18,7 @@ const ROUTES: [RegExp, Page, string[], string][] = [
   [/^\/p\/([^/]+)\/?$/, programPage, ["program"], "Program"],
   [/^\/tx\/([^/]+)\/?$/, txPage, ["sig"], "Transaction"],
   [/^\/w\/([^/]+)\/([^/]+)\/?$/, walletPage, ["program", "wallet"], "Wallet"],
+  [/^\/i\/([^/]+)\/?$/, issuePage, ["fingerprint"], "Issue"],
 ];
 
 const main = document.getElementById("main")!;

@@ -59,12 +59,17 @@ function niceMax(value: number): number {
   return 1;
 }
 
-/** Pre → post per row (release diff): an arrow from the old rate to the new one. */
-export function prePostPlot(title: string, rows: { label: string; pre: number; post: number }[]): HTMLElement {
+/**
+ * Pre → post per row (release diff): a line from the old rate to the new one, coloured by the row's
+ * tone (its status: red only when new or significantly worse, green when resolved, neutral otherwise).
+ */
+export function prePostPlot(title: string, rows: { label: string; pre: number; post: number; tone: "bad" | "good" | "muted" }[]): HTMLElement {
   const max = niceMax(Math.max(...rows.flatMap((r) => [r.pre, r.post]), 0.0001));
   const rowHeight = 30;
-  const { width, labelWidth } = layout(170);
+  const { width, labelWidth } = layout(200);
   const plotWidth = width - labelWidth - (width < 500 ? 84 : 96);
+  // Labels are issue titles: cut to what fits left of the axis (about 7 px a character at 13 px).
+  const maxChars = Math.floor((labelWidth - 12) / 7.2);
   const height = rows.length * rowHeight + 28;
   const x = (v: number) => labelWidth + (Math.min(v, max) / max) * plotWidth;
   const summary = rows.map((r) => `${r.label}: ${pct(r.pre)} before, ${pct(r.post)} after`).join("; ");
@@ -77,9 +82,10 @@ export function prePostPlot(title: string, rows: { label: string; pre: number; p
   }
   rows.forEach((row, i) => {
     const y = 4 + i * rowHeight + rowHeight / 2;
-    const worse = row.post > row.pre;
-    const tone = worse ? "bad" : "good";
-    svg.appendChild(s("text", { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" }, row.label.length > 24 ? row.label.slice(0, 23) + "…" : row.label));
+    const tone = row.tone === "muted" ? "ref" : row.tone;
+    const label = s("text", { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" }, row.label.length > maxChars ? row.label.slice(0, maxChars - 1) + "…" : row.label);
+    label.appendChild(s("title", {}, row.label));
+    svg.appendChild(label);
     svg.appendChild(s("line", { x1: x(row.pre), x2: x(row.post), y1: y, y2: y, class: `whisker ${tone}` }));
     svg.appendChild(s("circle", { cx: x(row.pre), cy: y, r: 4, class: "dot ref" }));
     svg.appendChild(s("circle", { cx: x(row.post), cy: y, r: 5, class: `dot ${tone}` }));
@@ -133,7 +139,7 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
         cursor: { show: true },
         legend: { show: true, live: false },
         scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
-        axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 60 }],
+        axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 72 }],
         series: [
           {},
           { label: "CU p95", stroke: "#5ab0ff", width: 2, points: { show: true, size: 6, fill: "#5ab0ff" }, spanGaps: true },
@@ -151,4 +157,93 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
     else requestAnimationFrame(wait);
   });
   return figure;
+}
+
+export type Marker = { at: number; label: string };
+
+/**
+ * Events over time: one bar per bucket (an hour or a day), the deploys as dashed vertical markers
+ * with their slot. SVG, like the forest plots: crisp, small, and read out by screen readers (the
+ * label sums the series and names the busiest bucket and every marker).
+ */
+export function seriesPlot(title: string, series: { since: number; stepMs: number; counts: number[] }, markers: Marker[]): HTMLElement {
+  // As wide as the card it fills (a full-width plot: text keeps its size rather than scaling up).
+  const width = window.innerWidth < 600 ? 380 : Math.min(1100, Math.max(560, window.innerWidth - 120));
+  const height = 170;
+  const left = 36;
+  const right = 8;
+  const top = 14;
+  const bottom = 24;
+  const n = series.counts.length;
+  const max = Math.max(1, ...series.counts);
+  const ceiling = niceCount(max);
+  const until = series.since + n * series.stepMs;
+  const x = (t: number) => left + ((t - series.since) / (until - series.since)) * (width - left - right);
+  const y = (v: number) => height - bottom - (v / ceiling) * (height - top - bottom);
+  const barWidth = Math.max(1, (width - left - right) / n - (n > 60 ? 0.5 : 2));
+  const busiest = series.counts.indexOf(Math.max(...series.counts));
+  const total = series.counts.reduce((a, b) => a + b, 0);
+  const unit = series.stepMs >= 86_400_000 ? "day" : "hour";
+  const stamp = (t: number) => new Date(t).toISOString().slice(0, unit === "day" ? 10 : 13).replace("T", " ") + (unit === "hour" ? ":00" : "");
+  const summary =
+    `${total} events, per ${unit}` +
+    (total > 0 ? `; busiest ${unit} ${stamp(series.since + busiest * series.stepMs)} UTC with ${series.counts[busiest]}` : "") +
+    (markers.length ? `; deploys: ${markers.map((m) => `${m.label} at ${stamp(m.at)} UTC`).join(", ")}` : "");
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${summary}`, class: "series" });
+  svg.appendChild(s("title", {}, `${title}: ${summary}`));
+  for (const v of [0, ceiling / 2, ceiling]) {
+    svg.appendChild(s("line", { x1: left, x2: width - right, y1: y(v), y2: y(v), class: "grid" }));
+    svg.appendChild(s("text", { x: left - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" }, String(Math.round(v))));
+  }
+  series.counts.forEach((count, i) => {
+    if (count === 0) return;
+    const bar = s("rect", { x: x(series.since + i * series.stepMs), y: y(count), width: barWidth, height: Math.max(1, y(0) - y(count)), class: "bar" });
+    bar.appendChild(s("title", {}, `${stamp(series.since + i * series.stepMs)} UTC: ${count}`));
+    svg.appendChild(bar);
+  });
+  // Axis labels: the first and last bucket, and the middle one.
+  for (const i of [0, Math.floor(n / 2), n - 1]) {
+    const t = series.since + i * series.stepMs;
+    svg.appendChild(s("text", { x: x(t) + barWidth / 2, y: height - 6, class: "tick", "text-anchor": i === 0 ? "start" : i === n - 1 ? "end" : "middle" }, unit === "day" ? stamp(t).slice(5) : stamp(t).slice(5, 13) + "h"));
+  }
+  for (const marker of markers) {
+    if (marker.at < series.since || marker.at > until) continue;
+    const mx = x(marker.at);
+    svg.appendChild(s("line", { x1: mx, x2: mx, y1: top - 4, y2: height - bottom, class: "marker" }));
+    const nearRight = mx > width - 90;
+    svg.appendChild(s("text", { x: nearRight ? mx - 4 : mx + 4, y: top + 4, class: "marker-label", "text-anchor": nearRight ? "end" : "start" }, marker.label));
+  }
+  return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
+}
+
+function niceCount(value: number): number {
+  for (const step of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000]) if (value <= step) return step;
+  return Math.ceil(value / 100_000) * 100_000;
+}
+
+/** A breakdown as horizontal bars: each value's share of the whole, with its count. */
+export function shareBars(title: string, slices: { key: string | null; count: number; share: number }[], label: (key: string | null) => string = (k) => k || "(none)"): HTMLElement {
+  const top = slices.slice(0, 6);
+  const rest = slices.slice(6);
+  const rows = rest.length ? [...top, { key: `${rest.length} more`, count: rest.reduce((a, r) => a + r.count, 0), share: rest.reduce((a, r) => a + r.share, 0) }] : top;
+  return h(
+    "figure",
+    { class: "bars" },
+    h("figcaption", {}, title),
+    rows.length === 0
+      ? h("p", { class: "dim" }, "None in this window.")
+      : h(
+          "ul",
+          {},
+          rows.map((r) =>
+            h(
+              "li",
+              {},
+              h("span", { class: "bar-label" }, label(r.key)),
+              h("span", { class: "bar-track", "aria-hidden": "true" }, h("span", { class: "bar-fill", style: `width:${(r.share * 100).toFixed(1)}%` })),
+              h("span", { class: "bar-value" }, `${pct(r.share, 0)} · ${r.count.toLocaleString("en-US")}`),
+            ),
+          ),
+        ),
+  );
 }

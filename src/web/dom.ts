@@ -47,7 +47,8 @@ export function failure(error: unknown, retry?: () => void): HTMLElement {
     return box;
   }
   if (error instanceof ApiError && (error.code === "unavailable" || error.code === "pending")) {
-    const text = error.code === "pending" ? "This attempt is not resolved yet." : "The numbers are not built yet.";
+    // The server's message says what is true (waiting for expiry, or the chain out of reach since when): shown once.
+    const text = error.code === "pending" ? "Pending" : "The numbers are not built yet.";
     // The server says when to ask again; ask then (an aborted page's retry ends at its aborted fetch).
     if (retry && error.retryAfterSeconds) setTimeout(retry, Math.min(error.retryAfterSeconds, 60) * 1000);
     return h("div", { class: "state empty", role: "status" }, h("strong", {}, text), h("p", {}, error.message), retry ? h("button", { type: "button", onclick: retry }, "Try again") : null);

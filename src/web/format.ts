@@ -1,5 +1,7 @@
 // Number, time and address formatting shared by the pages.
 
+import type { CallFrame } from "./types";
+
 export const pct = (value: number | null | undefined, digits = 1) => (value === null || value === undefined || !Number.isFinite(value) ? "–" : `${(value * 100).toFixed(digits)}%`);
 export const num = (value: number | null | undefined) => (value === null || value === undefined ? "–" : value.toLocaleString("en-US"));
 export const interval = (ci: [number, number] | null | undefined) => (ci ? `${pct(ci[0])} – ${pct(ci[1])}` : "–");
@@ -19,13 +21,25 @@ export function ago(ms: number | null | undefined, now = Date.now()): string {
   return `${Math.round(seconds / 86400)} d ago`;
 }
 
+/**
+ * Display names of well-known programs: the web app's copy of the server's table (the app imports
+ * nothing of the server; test/web/names.test.ts checks the two agree). Call stacks carry the
+ * server's names in their frames.
+ */
 const NAMES: Record<string, string> = {
   "11111111111111111111111111111111": "System Program",
+  ComputeBudget111111111111111111111111111111: "Compute Budget",
   TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA: "SPL Token",
   TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb: "Token-2022",
   ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL: "Associated Token",
-  ComputeBudget111111111111111111111111111111: "Compute Budget",
+  Vote111111111111111111111111111111111111111: "Vote Program",
+  Stake11111111111111111111111111111111111111: "Stake Program",
   JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4: "Jupiter v6",
+  "675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8": "Raydium AMM v4",
+  CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK: "Raydium CLMM",
+  whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc: "Orca Whirlpool",
+  LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo: "Meteora DLMM",
+  "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P": "pump.fun",
 };
 export const programName = (program: string | null | undefined) => (program ? NAMES[program] ?? null : null);
 
@@ -43,23 +57,22 @@ export const OUTCOME_LABEL: Record<string, string> = { landed: "Landed", failed_
 export const outcomeLabel = (outcome: string | null | undefined) => (outcome ? OUTCOME_LABEL[outcome] ?? outcome : "Pending");
 export const dropLabel = (dropClass: string | null | undefined) => (dropClass ? dropClass.replaceAll("_", " ") : "–");
 
-/**
- * An issue's name, the same wherever an issue is listed (top issues, the release diff): its error
- * name, else its drop class, else its custom error code, else "Unknown error".
- */
-export function issueName(issue: { errName: string | null; errCode?: number | null; dropClass?: string | null }): string {
-  if (issue.errName) return issue.errName;
-  if (issue.dropClass) return dropLabel(issue.dropClass);
-  if (issue.errCode !== null && issue.errCode !== undefined) return `Custom ${issue.errCode}`;
-  return "Unknown error";
-}
+/** A frame's program as a person reads it: the server's name for it, the app's, else a short id. */
+export const frameName = (frame: CallFrame) => frame.programName ?? programName(frame.program) ?? short(frame.program, 4);
 
 /**
- * Where in the transaction an instruction sits (ixPath, docs/architecture.md, "Outcomes, drops and issues"): "2" is the third top-level
- * instruction (indexes count from 0, as the runtime's "Error processing Instruction 2" does, and
- * Compute Budget instructions count too); "2.1" is the second instruction that top-level 2 invoked.
+ * Where a failure happened, in plain words (ixPath, docs/api.md#the-call-stack): the top-level
+ * instruction (counted from 0, as the runtime's "Error processing Instruction 2" does, Compute
+ * Budget instructions included) and, for a failure inside a CPI, the chain of programs that called
+ * down to it: "instruction 2, inside a call from Jupiter v6 to Raydium CLMM".
  */
-export function ixPathLabel(ixPath: string): string {
-  const [top, ...inner] = ixPath.split(".");
-  return inner.length === 0 ? `top-level #${top} (from 0)` : `${ixPath} (inside top-level #${top})`;
+export function failurePlace(ixPath: string | null, stack: CallFrame[] | null | undefined): string | null {
+  if (ixPath === null) return null;
+  const top = ixPath.split(".")[0];
+  const failing = stack?.find((frame) => frame.failing);
+  if (!stack || !failing) return ixPath.includes(".") ? `instruction ${top}, inside the call at ${ixPath}` : `instruction ${top}`;
+  const chain: CallFrame[] = [];
+  for (let frame: CallFrame | undefined = failing; frame; frame = frame.parent === null ? undefined : stack[frame.parent]) chain.unshift(frame);
+  if (chain.length === 1) return `instruction ${top}, in ${frameName(failing)} itself`;
+  return `instruction ${top}, inside a call from ${chain.map(frameName).join(" to ")}`;
 }

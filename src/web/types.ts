@@ -12,7 +12,7 @@ export type Ecosystem = { window: Window; rates: Rates; programs: { program: str
 export type ProgramsPage = { items: { program: string; attempts: number; lastSeen: number }[]; nextCursor: string | null };
 export type Baseline = { program: string; window: Window; rates: Rates; ecosystem: Rates; providers: ({ rpcLabel: string; rpcHash: string } & Rates)[]; pending?: number };
 export type Issue = {
-  fingerprint: string; outcome: string; failingProgram: string | null; instruction: string | null; errCode: number | null; errName: string | null;
+  fingerprint: string; title: string; outcome: string; failingProgram: string | null; instruction: string | null; errCode: number | null; errName: string | null;
   dropClass: string | null; count: number; count7d: number; share: number; wallets: number; firstSeen: number; lastSeen: number; sampleSig: string | null; botShare: number;
 };
 export type Segment = "human" | "mixed" | "bot";
@@ -28,15 +28,37 @@ export type ProviderReport = {
 export type Deploy = { slot: number; deployedAt: number | null; detectedAt?: number; effectiveAt?: number; authority?: string | null };
 export type ReleaseDiff = {
   program: string; deploy: Deploy; previousDeploy: Deploy | null; pre: Rates; post: Rates;
-  issues: { fingerprint: string; instruction: string | null; errName: string | null; outcome?: string; failingProgram?: string | null; errCode?: number | null; dropClass?: string | null; preCount?: number; postCount?: number; preRate: number; postRate: number; delta: number; pValue: number | null; status: string }[];
+  rateChanges?: Partial<Record<"landingRate" | "failureRate" | "dropRate" | "preflightRate", RateChange>>;
+  issues: { fingerprint: string; title: string; instruction: string | null; errName: string | null; outcome?: string; failingProgram?: string | null; errCode?: number | null; dropClass?: string | null; preCount?: number; postCount?: number; preRate: number; postRate: number; delta: number; pValue: number | null; status: string }[];
   instructions: { instruction: string; preAttempts?: number; postAttempts?: number; preFailureRate: number | null; postFailureRate: number | null; cuP95Pre: number | null; cuP95Post: number | null }[];
+};
+export type RateChange = { delta: number; pValue: number; significant: boolean };
+export type CallFrame = {
+  index: number; parent: number | null; program: string; programName: string | null; instruction: string | null; depth: number; path: string | null;
+  computeUnits: number | null; computeLimit: number | null; result: "success" | "failed" | "unfinished"; error: string | null; failing: boolean; lines: [number, number];
 };
 export type Why = {
   sig: string; outcome: string; program: string | null; instruction: string | null; ixPath: string | null; cpiDepth: number | null;
   errCode: number | null; errName: string | null; cuUsed: number | null; cuRequested: number | null; payer: string | null; payerBotScore: number | null;
-  issue: { fingerprint: string; count7d: number; firstSeen: number } | null;
+  issue: { fingerprint: string; count7d: number; firstSeen: number; title: string } | null;
   failingProgram?: string | null; failingInstruction?: string | null; errMessage?: string | null; computeExceeded?: boolean; logTruncated?: boolean;
   slot?: number | null; blockTime?: number | null; sentAt?: number | null; dropClass?: string | null; rpcLabel?: string | null; source?: string;
+  logs?: string[] | null; callStack?: CallFrame[] | null; links?: { solanaExplorer: string; solscan: string } | null;
+};
+export type Slice = { key: string | null; count: number; share: number };
+export type Series = { since: number; stepMs: number; counts: number[] };
+export type IssueDetail = {
+  fingerprint: string; program: string; title: string; outcome: string; instruction: string | null; failingProgram: string | null; failingInstruction: string | null;
+  errCode: number | null; errName: string | null; errMessage: string | null; dropClass: string | null; window: Window; firstSeen: number; lastSeen: number;
+  introducedBy: { slot: number; deployedAt: number } | null; counts: { "1d": number; "7d": number; "30d": number }; wallets: number; botShare: number;
+  series: { hourly: Series; daily: Series }; deploys: { slot: number; deployedAt: number }[];
+  breakdowns: { providers: Slice[]; walletAdapters: Slice[]; instructions: Slice[]; segments: Slice[] };
+  representative: {
+    sig: string | null; sentAt: number; receivedAt: number; payer: string; rpcLabel: string; outcome: string; slot: number | null; blockTime: number | null;
+    ixPath: string | null; cpiDepth: number | null; failingInstruction: string | null; cuUsed: number | null; cuRequested: number | null; logTruncated: boolean;
+    logs: string[] | null; callStack: CallFrame[] | null;
+  } | null;
+  examples: { sig: string; sentAt: number; receivedAt: number; payer: string; rpcLabel: string }[];
 };
 export type DiagnoseDrop = {
   sig: string; outcome: string; dropClass: string | null; confidence: number | null;

@@ -7,7 +7,7 @@ import { issueSummary, payerBotScore } from "../../src/analytics/queries";
 import { wilson } from "../../src/shared/stats";
 import { randomAddress } from "../helpers/envelopes";
 import { syntheticAddress } from "../../devkit/generate";
-import { DAY, END_MS, get, inWindow, makeWorld, nearestRank, weightedCu, weightedNearestRank, type Row, type World } from "./support";
+import { DAY, END_MS, get, inWindow, makeWorld, nearestRank, referenceBotScore, weightedCu, weightedNearestRank, type Row, type World } from "./support";
 
 let world: World;
 let program: string;
@@ -165,29 +165,7 @@ describe("top-issues", () => {
 });
 
 describe("payerBotScore", () => {
-  /** bot-v1 computed independently from the payer's raw rows (docs/api.md). */
-  function expectedScore(payer: string): number {
-    const rows = world.rows.filter((r) => r.payer === payer && r.received_at >= END_MS - 30 * DAY && r.received_at <= END_MS);
-    const hours = new Set(rows.map((r) => Math.floor(r.received_at / 3_600_000))).size;
-    const rate = rows.length / Math.max(hours, 1);
-    const times = rows.map((r) => r.sent_at).sort((a, b) => a - b);
-    const gaps = times.slice(1).map((t, i) => t - times[i]);
-    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
-    const sd = Math.sqrt(gaps.reduce((a, g) => a + (g - mean) ** 2, 0) / gaps.length);
-    const cv = gaps.length >= 5 && mean > 0 ? sd / mean : null;
-    const scripted = rows.filter((r) => ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"].includes(r.wallet_adapter.toLowerCase())).length / rows.length;
-    const resolvedRows = rows.filter((r) => r.outcome !== null);
-    const failures = resolvedRows.length ? resolvedRows.filter((r) => r.outcome === "failed_onchain" || r.outcome === "preflight").length / resolvedRows.length : 0;
-    const programs = new Set(rows.map((r) => r.program)).size;
-    const clamp = (x: number) => Math.min(1, Math.max(0, x));
-    return (
-      0.3 * clamp((Math.log10(rate) - Math.log10(6)) / (Math.log10(360) - Math.log10(6))) +
-      0.25 * (cv === null ? 0 : clamp((1 - cv) / 0.7)) +
-      0.25 * scripted +
-      0.1 * clamp((failures - 0.2) / 0.6) +
-      0.1 * clamp((programs - 2) / 6)
-    );
-  }
+  const expectedScore = (payer: string) => referenceBotScore(world.rows, payer);
   test("matches the documented formula for a bot and a human; segments", async () => {
     const bot = syntheticAddress(7, "bot:0");
     const human = syntheticAddress(7, "human:150");

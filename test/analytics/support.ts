@@ -146,3 +146,40 @@ export async function untilVersion(ctx: Context, version: number, timeoutMs = 60
     await Bun.sleep(25);
   }
 }
+
+/** payerBotScore (bot-v2, docs/api.md) computed independently from the payer's raw rows of the 30-day window. */
+export function referenceBotScore(all: Row[], payer: string): number {
+  const rows = all.filter((r) => r.payer === payer && r.received_at >= END_MS - 30 * DAY && r.received_at <= END_MS);
+  const hours = new Set(rows.map((r) => Math.floor(r.received_at / 3_600_000))).size;
+  const rate = rows.length / Math.max(hours, 1);
+  const times = rows.map((r) => r.sent_at).sort((a, b) => a - b);
+  const gaps = times.slice(1).map((t, i) => t - times[i]);
+  const q1 = interpolatedQuantile(gaps, 0.25);
+  const q3 = interpolatedQuantile(gaps, 0.75);
+  const dispersion = gaps.length >= 5 && q1 + q3 > 0 ? (q3 - q1) / (q3 + q1) : null;
+  const scripted = rows.filter((r) => ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"].includes(r.wallet_adapter.toLowerCase())).length / rows.length;
+  const resolvedRows = rows.filter((r) => r.outcome !== null);
+  const failures = resolvedRows.length ? resolvedRows.filter((r) => r.outcome === "failed_onchain" || r.outcome === "preflight").length / resolvedRows.length : 0;
+  const programs = new Set(rows.map((r) => r.program)).size;
+  const clamp = (x: number) => Math.min(1, Math.max(0, x));
+  return (
+    0.1 * clamp((Math.log10(rate) - Math.log10(6)) / (Math.log10(360) - Math.log10(6))) +
+    0.3 * (dispersion === null ? 0 : clamp((0.5 - dispersion) / 0.35)) +
+    0.4 * scripted +
+    0.1 * clamp((failures - 0.2) / 0.6) +
+    0.1 * clamp((programs - 2) / 6)
+  );
+}
+
+/** Linear interpolation between closest ranks (DuckDB's quantile_cont). */
+function interpolatedQuantile(values: number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const lo = Math.floor(position);
+  const hi = Math.ceil(position);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (position - lo);
+}
+
+/** The payer segment of a score (docs/api.md): human < 0.3 ≤ mixed < 0.7 ≤ bot. */
+export const segmentOf = (score: number) => (score < 0.3 ? "human" : score < 0.7 ? "mixed" : "bot");

@@ -55,8 +55,19 @@ test("the reference page renders every route offline", async () => {
   await page.screenshot({ path: join(artifacts, "docs.png") });
   expect(outside).toEqual([]);
   expect(pageErrors).toEqual([]);
-  // The only thing refused is the renderer's vendor logo, by the page's Content-Security-Policy.
-  expect(consoleErrors.filter((e) => !e.includes("cdn.redoc.ly/redoc/logo-mini.svg"))).toEqual([]);
+  // Nothing is refused: the renderer's vendor logo is this server's icon.
+  expect(consoleErrors).toEqual([]);
+  expect(await page.locator("img[alt='redocly logo']").getAttribute("src")).toBe("/favicon.svg");
+  // The human-written reference is a link, and the icon is served (also where browsers ask for it).
+  const reference = page.locator("a[href='/docs/api.md']").first();
+  expect(await reference.textContent()).toBe("docs/api.md");
+  const markdown = await fetch(`${t.url}/docs/api.md`);
+  expect(markdown.headers.get("content-type")).toContain("text/markdown");
+  expect(await markdown.text()).toContain("# txray HTTP API");
+  for (const icon of ["/favicon.svg", "/favicon.ico"]) {
+    const answer = await fetch(t.url + icon);
+    expect({ icon, status: answer.status, type: answer.headers.get("content-type") }).toEqual({ icon, status: 200, type: "image/svg+xml" });
+  }
   expect(response!.headers()["content-security-policy"]).toContain("default-src 'self'");
   await page.close();
 }, 40_000);

@@ -42,12 +42,26 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
   expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
   await expectPending(envelope.sig!); // in the lake, not taken into the resolver's queue
 
-  // A resolve run against the unreachable chain takes it in (open), then fails as a job and leaves it pending.
+  // Waiting for the chain, said plainly (in the lake, the chain not asked yet by a resolve run: why's own look-up fails).
+  expect((await t.get(`/v1/why/${envelope.sig}`)).body.error.message).toBe("not resolved yet: it has not landed and its blockhash has not expired");
+
+  // A resolve run against the unreachable chain takes it in (open), then fails as a job and leaves it
+  // pending; the answer now says what is true: the chain out of reach since the first failed run, with
+  // the error (its URL, which may carry a key, never shown).
+  const before = Date.now();
   const outcome = await runJob(t.ctx, resolveJob);
   expect(outcome.ok).toBe(false);
   await expectPending(envelope.sig!);
   // The resolver looks an open attempt up again within seconds.
   expect((await t.get(`/v1/why/${envelope.sig}`)).headers.get("retry-after")).toBe("2");
+  const message: string = (await t.get(`/v1/why/${envelope.sig}`)).body.error.message;
+  expect(message).toStartWith("not resolved yet: txray has not been able to resolve attempts against the chain since ");
+  const since = Date.parse(/since (\S+Z)/.exec(message)![1]);
+  expect(since).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+  expect(since).toBeLessThanOrEqual(Date.now());
+  expect(message).not.toContain("key-abc123");
+  expect(message).not.toContain(new URL(rpcUrl).host);
+  expect(message).not.toContain("not expired");
 }, 60_000);
 
 test("a signature txray does not hold, with the chain unreachable: 503 unavailable with Retry-After, the URL never shown", async () => {

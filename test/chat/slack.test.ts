@@ -103,11 +103,13 @@ describe("commands", () => {
     const providers = await route(`/v1/provider-report/${program}`);
     const walletAnswer = await route(`/v1/wallet/${program}/${wallet}?window=30d`);
     const release = await route(`/v1/release-diff/${program}?window=30d`);
+    const issue = await route(`/v1/issue/${world.fingerprint}?window=30d`);
     const cases: [string, string[]][] = [
+      [`issue ${world.fingerprint} 30d`, [issue.title, `${issue.counts["30d"].toLocaleString("en-US")} in 30 days`]],
       [`why ${sigs.failed}`, ["SlippageToleranceExceeded", "6001", "104,305"]],
       [`drop ${sigs.dropped}`, ["rpc_not_forwarding", "public dropped 30 of 60"]],
       [`baseline ${program}`, [`${baseline.rates.attempts.toLocaleString("en-US")} attempts`, "Ecosystem"]],
-      [`top ${program}`, [`${top.segments.human[0].count.toLocaleString("en-US")}×`]],
+      [`top ${program}`, [`${top.segments.human[0].count.toLocaleString("en-US")}× ${top.segments.human[0].title}`, top.segments.human[0].fingerprint]],
       [`cu ${program}`, [cu.instructions[0].instruction, cu.instructions[0].cuUsed.p95.toLocaleString("en-US")]],
       [`providers ${program}`, [providers.providers[0].rpcLabel, `of ${providers.providers[0].attempts.toLocaleString("en-US")}`]],
       [`wallet ${program} ${wallet} 30d`, [`${walletAnswer.summary.attempts.toLocaleString("en-US")} attempts`, "(30d)"]],

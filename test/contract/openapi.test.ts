@@ -120,6 +120,8 @@ describe("real answers validate against the documented schemas", () => {
           ["wallet_history", `/v1/wallet/${p}/${wallet}?window=${window}&limit=500`],
         );
     asks.push(["baseline", `/v1/baseline/${program}?window=30d&scope=account`]);
+    const top = (await server.get(`/v1/top-issues/${program}?window=30d&limit=3`)).body;
+    for (const issue of [...top.segments.human, ...top.segments.bot].slice(0, 3)) asks.push(["issue", `/v1/issue/${issue.fingerprint}?window=7d`], ["issue", `/v1/issue/${issue.fingerprint}?window=30d&scope=account`]);
     let validated = 0;
     for (const [name, path] of asks) {
       const question = QUESTIONS.find((q) => q.name === name)!;
@@ -154,6 +156,9 @@ describe("real answers validate against the documented schemas", () => {
       ["/v1/provider-report/{program}", `/v1/provider-report/${program}?window=1w`],
       ["/v1/wallet/{program}/{wallet}", `/v1/wallet/${program}/${wallet}?cursor=garbage`],
       ["/v1/programs", `/v1/programs`],
+      ["/v1/issue/{fingerprint}", `/v1/issue/not-a-fingerprint`],
+      ["/v1/issue/{fingerprint}", `/v1/issue/v1:0000000000000000`],
+      ["/v1/issue/{fingerprint}", `/v1/issue/v1:0000000000000000?scope=account`],
     ];
     for (const [documentedPath, path, headers] of errors) {
       const response = await server.get(path, headers);

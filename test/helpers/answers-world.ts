@@ -30,6 +30,8 @@ export type AnswersWorld = {
   program: string;
   otherProgram: string;
   wallet: string;
+  /** The program's busiest issue. */
+  fingerprint: string;
   keys: { a: string; b: string };
   sigs: { failed: string; dropped: string; landed: string; pending: string; chain: string; unknown: string };
   rpc: ReturnType<typeof startRecordedRpc>;
@@ -52,12 +54,15 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
   const [{ payer: wallet }] = await ctx.duck.all<{ payer: string }>(
     `SELECT payer, count(*) AS n FROM read_parquet('${ctx.paths.lake}/envelopes/**/*.parquet', hive_partitioning = true) WHERE program = '${program}' GROUP BY payer ORDER BY n DESC, payer LIMIT 1`,
   );
+  const [{ fingerprint }] = await ctx.duck.all<{ fingerprint: string }>(
+    `SELECT fingerprint, count(*) AS n FROM read_parquet('${ctx.paths.lake}/resolutions/**/*.parquet', hive_partitioning = true) WHERE program = '${program}' AND fingerprint IS NOT NULL GROUP BY fingerprint ORDER BY n DESC, fingerprint LIMIT 1`,
+  );
   const sigs = { failed: randomSignature(), dropped: randomSignature(), landed: randomSignature(), pending: randomSignature(), chain: chainTx.sig, unknown: randomSignature() };
   indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
   closeServingTables(ctx);
   ctx.close();
   return {
-    dataDir, env, program, otherProgram: generated.programs[1], wallet, keys: { a: a.key, b: b.key }, sigs, rpc,
+    dataDir, env, program, otherProgram: generated.programs[1], wallet, fingerprint, keys: { a: a.key, b: b.key }, sigs, rpc,
     dispose() {
       rpc.stop();
       rmSync(dataDir, { recursive: true, force: true });

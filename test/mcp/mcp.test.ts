@@ -49,8 +49,10 @@ afterAll(async () => {
 
 /** Each question with arguments, and the route path that asks the same. */
 function cases() {
-  const { program, wallet, sigs } = world;
+  const { program, wallet, sigs, fingerprint } = world;
   return [
+    { tool: "issue", args: { fingerprint, window: "30d" }, path: `/v1/issue/${fingerprint}?window=30d` },
+    { tool: "issue", args: { fingerprint }, path: `/v1/issue/${fingerprint}` },
     { tool: "why", args: { sig: sigs.failed }, path: `/v1/why/${sigs.failed}` },
     { tool: "why", args: { sig: sigs.landed }, path: `/v1/why/${sigs.landed}` },
     { tool: "why", args: { sig: sigs.chain }, path: `/v1/why/${sigs.chain}` },

@@ -1,16 +1,15 @@
-// `txray backup <dir>` of a running instance, restored the way docs/operations.md shows (copy the
-// backup's data directory into place, start txray on it): the restored instance gives the same
-// answers on every route, holds every envelope acknowledged before the backup began exactly once
-// (flushed or still in the spool copy), and its control database counts exactly the lake parts the
-// copy holds, even with ingest, flush and the other jobs running during the backup.
+// `txray backup <dir>` of a running instance, restored with `txray restore` (docs/operations.md): the
+// restored instance gives the same answers on every route, holds every envelope acknowledged before
+// the backup began exactly once (flushed or still in the spool copy, with its checksums), and its
+// control database counts exactly the lake parts the copy holds, even with ingest, flush and the
+// other jobs running during the backup. backup.json lists every file with its SHA-256. The real
+// processes, kill -9 and damaged copies are in test/reliability/backup-restore.test.ts.
 
-import { afterEach, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { run } from "../../src/cli/commands";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
 import { createAccountKey } from "../../src/control";
@@ -18,19 +17,11 @@ import { EMPTY_STORY, type ResolvedEntry } from "../../src/chain/resolve";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { startServer, type RunningServer } from "../../src/server";
 import { silentLogger } from "../../src/shared/logger";
+import { cliInProcess, scratch } from "../helpers/backups";
 import { makeEnvelope, PROGRAMS, randomSignature } from "../helpers/envelopes";
 
 const END_MS = 1_763_700_000_000;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { defer, tempDir } = scratch();
 
 async function instance(dataDir: string, env: Record<string, string> = {}, clock?: () => number) {
   const config = loadConfig({
@@ -46,16 +37,11 @@ async function instance(dataDir: string, env: Record<string, string> = {}, clock
     await server.stop();
     ctx.close();
   };
-  cleanups.push(stop);
+  defer(stop);
   return { ctx, server, stop };
 }
 
-const cli = async (argv: string[], env: Record<string, string>) => {
-  let stdout = "";
-  let stderr = "";
-  const code = await run(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text), env });
-  return { code, stdout, stderr };
-};
+const cli = cliInProcess;
 
 async function answer(server: RunningServer, path: string, key?: string) {
   const response = await fetch(`${server.url}${path}`, { headers: key ? { "x-api-key": key } : {} });
@@ -67,11 +53,12 @@ async function ingest(server: RunningServer, key: string, envelopes: unknown[]) 
   return response.status;
 }
 
-/** Restores a backup as docs/operations.md says: its data directory (and snapshots) copied into place. */
-function restore(backupDir: string): string {
+/** Restores a backup as docs/operations.md says (`txray restore`, snapshots beside the data directory). */
+async function restore(backupDir: string): Promise<string> {
   const root = tempDir("txray-restored-");
-  cpSync(join(backupDir, "data"), join(root, "data"), { recursive: true });
-  if (existsSync(join(backupDir, "snapshots"))) cpSync(join(backupDir, "snapshots"), join(root, "snapshots"), { recursive: true });
+  const restored = await cli(["restore", backupDir, join(root, "data"), "--snapshots", join(root, "snapshots")], {});
+  expect(restored.stderr).toBe("");
+  expect(restored.code).toBe(0);
   return join(root, "data");
 }
 
@@ -114,14 +101,27 @@ test("a restored backup answers every route exactly as the instance did", async 
   expect(made.code).toBe(0);
   const manifest = JSON.parse(made.stdout);
   // The generated lake records no spool segments; the two envelopes flushed through the server do.
-  expect(manifest).toMatchObject({ format: 1, envelopes: 2, spoolSegments: 1, idlFiles: 1, snapshots: true });
+  expect(manifest).toMatchObject({ format: 2, envelopes: 2, spoolSegments: 1, quarantinedSegments: 0, idlFiles: 1, snapshots: true });
   expect(manifest.servingVersion).toEqual(expect.any(Number));
-  expect(JSON.parse(readFileSync(join(backupDir, "backup.json"), "utf8"))).toEqual(manifest);
+  const { files, ...written } = JSON.parse(readFileSync(join(backupDir, "backup.json"), "utf8"));
+  expect(written).toEqual(manifest);
+  // Every file, with its size and SHA-256; the spool segment with its checksum sidecar.
+  expect(existsSync(join(backupDir, "backup.incomplete"))).toBe(false);
+  expect(files.map((file: { path: string }) => file.path)).toEqual([...files.map((file: { path: string }) => file.path)].sort());
+  for (const file of files) {
+    const bytes = readFileSync(join(backupDir, file.path));
+    expect({ path: file.path, bytes: bytes.length, sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex") }).toEqual(file);
+  }
+  const spoolFiles = files.map((file: { path: string }) => file.path).filter((path: string) => path.startsWith("data/spool/"));
+  expect(spoolFiles.filter((path: string) => path.endsWith(".sealed")).map((path: string) => path.replace(/\.sealed$/, ".frames"))).toEqual(spoolFiles.filter((path: string) => path.endsWith(".frames")));
+  expect(spoolFiles).toHaveLength(2);
+  expect(manifest.bytes).toBe(files.reduce((sum: number, file: { bytes: number }) => sum + file.bytes, 0));
+  expect((await cli(["backup", "verify", backupDir], {})).code).toBe(0);
   // Refuses a non-empty target and a target inside the data directory.
   expect((await cli(["backup", backupDir], env)).code).toBe(1);
   expect((await cli(["backup", join(dataDir, "inside")], env)).code).toBe(1);
 
-  const restoredDir = restore(backupDir);
+  const restoredDir = await restore(backupDir);
   const restored = await instance(restoredDir, {}, clock);
   expect(existsSync(join(restoredDir, "..", "snapshots", "landing-score", "latest.json"))).toBe(true);
 
@@ -165,7 +165,7 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   const { startScheduler } = await import("../../src/jobs/scheduler");
   const { schedule } = await import("../../src/jobs/registry");
   const scheduler = startScheduler(source.ctx, schedule(source.ctx.config).filter((s) => ["flush", "compact", "tables"].includes(s.job.name)), { spool: source.server.spool ?? undefined });
-  cleanups.push(() => scheduler.stop());
+  defer(() => scheduler.stop());
   const key = createAccountKey(source.ctx.control, "live-load", "live", Date.now()).key;
 
   const acknowledged: string[] = [];
@@ -196,10 +196,10 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   await load;
   await scheduler.stop();
 
-  const restoredDir = restore(backupDir);
+  const restoredDir = await restore(backupDir);
   const config = loadConfig({ TXRAY_DATA_DIR: restoredDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" });
   const restored = await createContext(config, { logger: silentLogger });
-  cleanups.push(() => restored.close());
+  defer(() => restored.close());
   // Before anything runs: the control database counts exactly the parts the copy holds.
   const rows = await lakeRows(restored);
   const segments = restored.control.query<{ segment: string; rows: number }, []>("SELECT segment, rows FROM lake_segments").all();

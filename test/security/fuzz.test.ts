@@ -62,3 +62,28 @@ test("release-diff ?deploy= beyond 2^53 is a 400, not a 500", async () => {
     expect(response.status).toBe(400);
   }
 });
+
+test("a body above every limit gets 413 with the error shape on every route, declared or streamed without a length", async () => {
+  const url = harness.server.url;
+  const shaped = async (response: Response, what: string) => {
+    const text = await response.text();
+    expect({ what, status: response.status, type: response.headers.get("content-type") }).toEqual({ what, status: 413, type: "application/json" });
+    expect(JSON.parse(text).error.code).toBe("payload_too_large");
+    expect(JSON.parse(text).error.message).toMatch(/exceeds \d+ bytes/);
+  };
+  // Declared: far above the ingest limit, the MCP limit and Slack's, and above the 4 MiB the HTTP layer used to stop at with an empty 413.
+  const declared = new Uint8Array(48 * 1024 * 1024).fill(0x20);
+  for (const path of ["/v1/ingest", "/mcp", "/chat/slack", "/v1/why/x", "/no/such/route"]) {
+    await shaped(await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: declared }), `declared ${path}`);
+  }
+  // Streamed without a Content-Length: each route that reads a body stops at its limit.
+  for (const path of ["/v1/ingest", "/mcp", "/chat/slack"]) {
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 24; i++) controller.enqueue(new Uint8Array(1024 * 1024).fill(0x20));
+        controller.close();
+      },
+    });
+    await shaped(await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: stream }), `streamed ${path}`);
+  }
+}, 120_000);

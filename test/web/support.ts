@@ -11,7 +11,8 @@ import { loadIdls } from "../../src/chain/idl";
 import { startLocalnet, type Localnet } from "../../devkit/localnet";
 import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
-import { runTraffic, type Attempt } from "../../devkit/simulate";
+import { APP_IDL_FILE, appProgramId, runTraffic, type Attempt } from "../../devkit/simulate";
+import { run as txray } from "../../src/cli/commands";
 import { EnvelopeStream } from "../../devkit/demo/stream";
 import { runJob } from "../../src/jobs/run";
 import { flushJob } from "../../src/jobs/flush";
@@ -23,10 +24,13 @@ export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 
 export type SimulatedWorld = { chain: Localnet; t: TestServer; key: string; attempts: Attempt[]; appProgram: string; stop(): Promise<void> };
 
-export async function simulatedWorld(attempts = 220, env: Record<string, string> = {}): Promise<SimulatedWorld> {
+export async function simulatedWorld(attempts = 220, env: Record<string, string> = {}, options: { payers?: number } = {}): Promise<SimulatedWorld> {
   const chain = await startLocalnet({ blockTimeMs: 0 });
   const t = await testServer({ SOLANA_RPC_URL: chain.url, ...env });
   const key = t.key("demo");
+  // As the demo does (and a user would): the app program's IDL names its instruction and errors.
+  const quiet = { stdout: () => {}, stderr: () => {}, env: { TXRAY_DATA_DIR: t.ctx.config.dataDir } };
+  if ((await txray(["idl", "add", appProgramId(5), APP_IDL_FILE], quiet)) !== 0) throw new Error("could not register the app IDL");
   // Envelopes go in while the traffic runs (received times straddle the redeploy, as in production).
   const stream = new EnvelopeStream(t.url, key).start(100);
   const run = await runTraffic({
@@ -40,7 +44,7 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
     ],
     redeployAt: Math.floor(attempts * 0.55),
     blocksPerAttempt: 1,
-    payers: 8,
+    payers: options.payers ?? 8,
     onAttempt: (attempt) => stream.push(attempt.envelope),
   });
   await stream.stop();

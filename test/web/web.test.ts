@@ -1,7 +1,10 @@
 // The web app in a real Chromium against a real server filled with simulated traffic: the program
-// page draws its plots and names its top issue; a signature search opens the story; a wallet page
-// paginates; the empty, error and rate-limited states; the key box; the Landing Score table; and
-// the public overview route the home page reads. Screenshots go to test/artifacts/.
+// page draws its plots and names its top issue, which opens the issue page (events over time with
+// the deploy marked, breakdowns, the call stack with the failing frame highlighted, the logs, the
+// examples); a signature search opens the story (its call stack, logs and explorer links); a
+// wallet page paginates; phone width; the empty, error and rate-limited states; the key box; the
+// Landing Score served at /landing-score/ and linked from home; and the public overview route the
+// home page reads. Screenshots go to test/artifacts/.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -18,7 +21,8 @@ let snapshots: string;
 
 beforeAll(async () => {
   snapshots = mkdtempSync(join(tmpdir(), "txray-snapshots-"));
-  [world, browser] = await Promise.all([simulatedWorld(220, { TXRAY_SNAPSHOTS_DIR: snapshots }), launchBrowser()]);
+  // Explorer links on (the local chain has none, so `auto` would turn them off): their rendering is tested.
+  [world, browser] = await Promise.all([simulatedWorld(220, { TXRAY_SNAPSHOTS_DIR: snapshots, EXPLORER_CLUSTER: "mainnet-beta" }), launchBrowser()]);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -47,16 +51,22 @@ describe("program page", () => {
     await page.waitForSelector("figure[data-plot=ready] canvas", { timeout: 15_000 });
     expect(await page.locator("figure[data-plot=ready] svg.forest").count()).toBeGreaterThanOrEqual(3);
     const issues = page.getByRole("tabpanel");
-    await expect(issues.locator("tbody tr").first().locator(".issue-name").textContent()).resolves.toBe(issue.errName);
+    await expect(issues.locator("tbody tr").first().locator(".issue-name").textContent()).resolves.toBe(issue.title);
     // Every plot is labelled for screen readers with its numbers.
     const label = await page.locator("svg.forest").first().getAttribute("aria-label");
     expect(label).toContain("This program");
     expect(label).toMatch(/95% interval/);
-    // The sample signature opens its story.
+    // The issue opens its page; its newest example opens the story.
     await issues.locator("tbody tr").first().getByRole("link").click();
+    await page.waitForURL(/\/i\//);
+    await page.waitForSelector("h1.issue-title");
+    expect(await page.locator("h1.issue-title").textContent()).toBe(issue.title);
+    await page.locator("section[aria-labelledby=examples-title] tbody tr").first().getByRole("link").first().click();
     await page.waitForURL(/\/tx\//);
     await page.waitForSelector(".story");
     expect(await page.locator(".err-name").textContent()).toBe(issue.errName);
+    await page.goBack();
+    await page.waitForSelector("h1.issue-title");
     expect((page as any).errors).toEqual([]);
     await page.goBack();
     await page.waitForSelector("figure[data-plot=ready] canvas");
@@ -79,22 +89,12 @@ describe("program page", () => {
     const top = await api(`/v1/top-issues/${world.appProgram}?window=1d&limit=500`);
     const segment = (["human", "mixed", "bot"] as const).find((name) => top.segments[name].some((i: any) => i.fingerprint === broken.fingerprint))!;
     expect(top.segments[segment].find((i: any) => i.fingerprint === broken.fingerprint).errCode).toBe(broken.errCode);
-    const name = broken.errName ?? `Custom ${broken.errCode}`;
+    const name = broken.title;
+    expect(name).toBe("UnsupportedInstruction in PostMemo"); // the app's IDL names it, as in the demo
     await expect(release.locator(".issue-name").allTextContents()).resolves.toContain(name);
     await page.getByRole("tab", { name: new RegExp({ human: "Humans", mixed: "Mixed", bot: "Bots" }[segment]) }).click();
     await expect(page.getByRole("tabpanel").locator(".issue-name").allTextContents()).resolves.toContain(name);
     await shot(page, "program-app-release-diff");
-    await page.close();
-  });
-
-  test("readable on a phone", async () => {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${world.t.url}/p/${TOKEN}`);
-    await page.waitForSelector("figure[data-plot=ready] canvas");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await shot(page, "program-phone");
     await page.close();
   });
 });
@@ -113,8 +113,9 @@ describe("search and stories", () => {
     expect(await page.locator(".facts").textContent()).toContain(story.instruction);
     // ixPath is the runtime's failing top-level index (Compute Budget instructions count).
     expect(story.ixPath).toBe(String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]));
-    expect(await page.locator(".ix-path").textContent()).toBe(`top-level #${story.ixPath} (from 0)`);
+    expect(await page.locator(".ix-path").textContent()).toBe(`instruction ${story.ixPath}, in ${story.failingProgram === TOKEN ? "SPL Token" : "System Program"} itself`);
     expect(await page.locator(".issue-box").textContent()).toContain(story.issue.fingerprint);
+    expect(await page.locator(".issue-box a").getAttribute("href")).toBe(`/i/${encodeURIComponent(story.issue.fingerprint)}`);
     await shot(page, "tx-failed");
     await page.close();
   });
@@ -155,17 +156,178 @@ describe("search and stories", () => {
   });
 });
 
+describe("issue page", () => {
+  /** The broken release's issue of the app program (named by its IDL), as the API gives it. */
+  async function brokenIssue() {
+    const top = await api(`/v1/top-issues/${world.appProgram}?window=1d&limit=500`);
+    const issue = [...top.segments.human, ...top.segments.mixed, ...top.segments.bot].find((i: any) => i.title === "UnsupportedInstruction in PostMemo");
+    return await api(`/v1/issue/${issue.fingerprint}?window=1d`);
+  }
+
+  test("events over time with the deploy marked, breakdowns, the call stack with the failing frame highlighted, the logs, examples", async () => {
+    const issue = await brokenIssue();
+    // A local-chain failure: the representative event's logs are the chain's own for that signature.
+    const tx = (await (await fetch(world.chain.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [issue.representative.sig, { encoding: "json", maxSupportedTransactionVersion: 0 }] }) })).json()) as any;
+    expect(issue.representative.logs).toEqual(tx.result.meta.logMessages);
+    const failing = issue.representative.callStack.find((f: any) => f.failing);
+    expect(failing).toMatchObject({ program: world.appProgram, instruction: "PostMemo", depth: 1, result: "failed", error: "custom program error: 0xc" });
+    expect(issue.introducedBy).not.toBeNull();
+
+    const page = await open(`/i/${encodeURIComponent(issue.fingerprint)}?window=1d`);
+    await page.waitForSelector("figure[data-plot=ready] svg.series");
+    expect(await page.locator("h1.issue-title").textContent()).toBe("UnsupportedInstruction in PostMemo");
+    expect(await page.locator(".err-message").first().textContent()).toBe("This release does not understand the instruction it was sent");
+    // The plot: one bar per busy hour, the redeploy as a marker, all described for screen readers.
+    expect(await page.locator("svg.series rect.bar").count()).toBeGreaterThan(0);
+    expect(await page.locator("svg.series line.marker").count()).toBe(issue.deploys.filter((d: any) => d.deployedAt >= issue.series.hourly.since + (issue.series.hourly.counts.length - 25) * 3_600_000).length);
+    expect(await page.locator("svg.series").getAttribute("aria-label")).toContain(`${issue.counts["1d"]} events`);
+    expect(await page.locator("section[aria-labelledby=series-title]").textContent()).toContain(`deploy ${issue.introducedBy.slot.toLocaleString("en-US")}`);
+    // Breakdowns: four of them, the providers' as the API counts them.
+    expect(await page.locator("figure.bars").count()).toBe(4);
+    const providers = page.locator("figure.bars").first().locator("li");
+    expect(await providers.count()).toBe(Math.min(issue.breakdowns.providers.length, 7));
+    expect(await providers.first().locator(".bar-label").textContent()).toBe(issue.breakdowns.providers[0].key);
+    // The call stack: one failing frame, highlighted, with the runtime's error.
+    const frames = page.locator("ol.stack li.frame");
+    expect(await frames.count()).toBe(issue.representative.callStack.length);
+    expect(await page.locator("li.frame.failing").count()).toBe(1);
+    expect(await page.locator("li.frame.failing").textContent()).toContain("custom program error: 0xc");
+    expect(await page.locator("li.frame.failing").evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
+    // The logs: open on this page, numbered, exactly the failing frame's lines highlighted.
+    expect(await page.locator("details.logs-box").getAttribute("open")).not.toBeNull();
+    expect(await page.locator("pre.logs .line").count()).toBe(issue.representative.logs.length);
+    const highlighted = await page.locator("pre.logs .line.hl .ln").allTextContents();
+    expect(highlighted.map(Number)).toEqual(Array.from({ length: failing.lines[1] - failing.lines[0] + 1 }, (_, k) => failing.lines[0] + k));
+    // Examples open their stories.
+    const examples = await page.locator("section[aria-labelledby=examples-title] tbody tr td:first-child a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    expect(examples).toEqual(issue.examples.map((e: any) => `/tx/${e.sig}`));
+    expect((page as any).errors).toEqual([]);
+    await shot(page, "issue");
+    // The 30-day view draws the daily series.
+    await page.getByRole("link", { name: "30d" }).click();
+    await page.waitForURL(/window=30d/);
+    await page.waitForSelector("figure[data-plot=ready] svg.series");
+    expect(await page.locator("section[aria-labelledby=series-title] figcaption").textContent()).toContain("per day");
+    await page.close();
+  });
+
+  test("an unknown fingerprint is an empty state; a malformed one an error state", async () => {
+    const page = await open("/i/v1:0000000000000000");
+    await page.waitForSelector(".state.empty");
+    expect(await page.locator(".state.empty").textContent()).toContain("no attempts of it");
+    await page.goto(`${world.t.url}/i/nonsense`);
+    await page.waitForSelector(".state.error");
+    expect(await page.locator(".state.error").textContent()).toContain("fingerprint");
+    await page.close();
+  });
+});
+
+describe("tx page evidence", () => {
+  test("a failed attempt: the call stack, the logs (folded) with the failing lines highlighted, the explorer links", async () => {
+    const failed = world.attempts.find((a) => a.truth.outcome === "failed_onchain" && a.envelope.program === world.appProgram)!;
+    const story = await api(`/v1/why/${failed.envelope.sig}`);
+    const page = await open(`/tx/${failed.envelope.sig}`);
+    await page.waitForSelector("ol.stack");
+    expect(await page.locator(".story h2").textContent()).toBe("It failed on chain: UnsupportedInstruction in PostMemo.");
+    expect(await page.locator("li.frame").count()).toBe(story.callStack.length);
+    expect(await page.locator("li.frame.failing").count()).toBe(1);
+    const logs = page.locator("details.logs-box");
+    expect(await logs.getAttribute("open")).toBeNull();
+    await logs.locator("summary").click();
+    expect(await page.locator("pre.logs .line").count()).toBe(story.logs.length);
+    expect(await page.locator("pre.logs .line.hl").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("link", { name: "Solana Explorer" }).getAttribute("href")).toBe(`https://explorer.solana.com/tx/${failed.envelope.sig}`);
+    expect(await page.getByRole("link", { name: "Solscan" }).getAttribute("href")).toBe(`https://solscan.io/tx/${failed.envelope.sig}`);
+    expect(await page.locator(".ix-path").textContent()).toBe(`instruction ${story.ixPath}, in ${story.callStack.find((f: any) => f.failing).programName ?? world.appProgram.slice(0, 4) + "…" + world.appProgram.slice(-4)} itself`);
+    expect((page as any).errors).toEqual([]);
+    await shot(page, "tx-failed-stack");
+    await page.close();
+  });
+
+  test("a dropped attempt shows its drop story, not empty error rows", async () => {
+    const dropped = world.attempts.find((a) => a.truth.outcome === "dropped" && a.envelope.sig)!;
+    const page = await open(`/tx/${dropped.envelope.sig}`);
+    await page.waitForSelector(".evidence li");
+    const labels = await page.locator(".facts dt").allTextContents();
+    for (const absent of ["Instruction", "Error", "Where", "Compute", "Slot"]) expect(labels).not.toContain(absent);
+    expect(labels).toEqual(expect.arrayContaining(["Program", "Provider", "Payer", "Sent"]));
+    expect(await page.locator(".facts dd").allTextContents()).not.toContain("–");
+    expect(await page.locator("ol.stack").count()).toBe(0);
+    await page.close();
+  });
+});
+
+describe("phone width (390 px)", () => {
+  test("no page scrolls sideways; table rows are cards that show every column", async () => {
+    const top = await api(`/v1/top-issues/${TOKEN}?window=7d&limit=10`);
+    const fingerprint = (top.segments.human[0] ?? top.segments.bot[0]).fingerprint;
+    const failed = world.attempts.find((a) => a.truth.outcome === "failed_onchain")!;
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [path, ready, name] of [
+      ["/", "section[aria-labelledby=programs-title] tbody tr", "home-phone"],
+      [`/p/${TOKEN}`, "figure[data-plot=ready] canvas", "program-phone"],
+      [`/i/${encodeURIComponent(fingerprint)}`, "figure[data-plot=ready] svg.series", "issue-phone"],
+      [`/tx/${failed.envelope.sig}`, "ol.stack", "tx-phone"],
+    ] as const) {
+      await page.goto(world.t.url + path);
+      await page.waitForSelector(ready);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+      // Every cell of every table within the screen, labelled with its column.
+      const cells = await page.locator("table td").evaluateAll((tds) =>
+        tds.map((td) => ({ right: Math.round(td.getBoundingClientRect().right), label: td.getAttribute("data-label"), shown: getComputedStyle(td).display !== "none" })),
+      );
+      for (const cell of cells) expect({ path, ...cell, fits: cell.right <= 390 }).toEqual({ path, ...cell, fits: true });
+      await shot(page, name);
+    }
+    await page.close();
+  });
+});
+
+describe("Landing Score", () => {
+  test("served by the server at /landing-score/, linked from home, programs by name in the app's theme", async () => {
+    const { runLandingScore } = await import("../../src/analytics/landing-score");
+    const published = await runLandingScore(world.t.ctx, { date: new Date().toISOString().slice(0, 10), minimumSends: 10 });
+    expect(published.listed).toBeGreaterThan(0);
+    const page = await open("/");
+    await page.waitForSelector("#score-title");
+    await page.getByRole("link", { name: "The leaderboard page" }).click();
+    await page.waitForURL(`${world.t.url}/landing-score/`);
+    await page.waitForSelector("#board tbody tr");
+    const names = await page.locator("#board .name").allTextContents();
+    expect(names).toEqual(expect.arrayContaining(["SPL Token", "System Program"]));
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(14, 17, 23)"); // the app's --bg
+    // Its relative links resolve under /landing-score/.
+    const href = await page.locator("#data a[href='latest.json']").evaluate((a) => (a as HTMLAnchorElement).href);
+    expect(href).toBe(`${world.t.url}/landing-score/latest.json`);
+    expect((await fetch(href)).status).toBe(200);
+    await shot(page, "landing-score-served");
+    await page.close();
+    expect((await fetch(`${world.t.url}/landing-score/${published.date}.json`)).status).toBe(200);
+    expect((await fetch(`${world.t.url}/landing-score/${published.date}.parquet`)).headers.get("content-type")).toBe("application/vnd.apache.parquet");
+    for (const path of ["/landing-score/programs.json", "/landing-score/..%2F..%2Fcontrol.sqlite", "/landing-score/.tmp-1-latest.json", "/snapshots/landing-score/latest.json"])
+      expect({ path, status: (await fetch(world.t.url + path)).status }).toEqual({ path, status: 404 });
+    expect((await fetch(`${world.t.url}/landing-score`, { redirect: "manual" })).status).toBe(308);
+  });
+});
+
 describe("wallet page", () => {
   test("lists attempts newest first and pages with nextCursor", async () => {
-    const payer = world.attempts.filter((a) => a.envelope.program === TOKEN).map((a) => a.envelope.payer)[0];
+    // The busiest payer at the program (the simulated world's payers vary with timing): its attempts
+    // span more than one page of 5.
+    const perPayer = new Map<string, number>();
+    for (const a of world.attempts) if (a.envelope.program === TOKEN) perPayer.set(a.envelope.payer, (perPayer.get(a.envelope.payer) ?? 0) + 1);
+    const payer = [...perPayer].sort((x, y) => y[1] - x[1])[0][0];
     const first = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5`);
-    const second = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5&cursor=${encodeURIComponent(first.nextCursor)}`);
     expect(first.nextCursor).toBeString();
+    const second = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5&cursor=${encodeURIComponent(first.nextCursor)}`);
+    const shown = first.items.length + second.items.length;
     const page = await open(`/w/${TOKEN}/${payer}?window=30d&limit=5`);
     await page.waitForSelector("tbody tr");
     expect(await page.locator("tbody tr").count()).toBe(5);
     await page.getByRole("button", { name: "Show more" }).click();
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 10);
+    await page.waitForFunction((rows) => document.querySelectorAll("tbody tr").length === rows, shown);
     const links = await page.locator("tbody tr a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
     const expected = [...first.items, ...second.items].filter((i: any) => i.sig).map((i: any) => `/tx/${i.sig}`);
     expect(links).toEqual(expected);
@@ -209,8 +371,8 @@ describe("home", () => {
     expect(await page.locator("section[aria-labelledby=score-title]").textContent()).toContain("81.0%");
     await shot(page, "home-landing-score");
     await page.close();
-    expect((await fetch(`${world.t.url}/snapshots/landing-score/2026-11-23.json`)).status).toBe(404);
-    expect((await fetch(`${world.t.url}/snapshots/landing-score/..%2F..%2Fcontrol.db`)).status).toBe(404);
+    expect((await fetch(`${world.t.url}/landing-score/2026-11-23.json`)).status).toBe(404);
+    expect((await fetch(`${world.t.url}/landing-score/..%2F..%2Fcontrol.db`)).status).toBe(404);
   });
 });
 
@@ -284,7 +446,7 @@ describe("GET /v1/ecosystem", () => {
   });
 
   test("the web app's pages answer its HTML; the API's unknown paths stay JSON 404s", async () => {
-    for (const path of ["/", `/p/${TOKEN}`, `/tx/x`, `/w/${TOKEN}/y`]) {
+    for (const path of ["/", `/p/${TOKEN}`, `/tx/x`, `/w/${TOKEN}/y`, "/i/v1:0000000000000000"]) {
       const response = await fetch(world.t.url + path);
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toContain("text/html");

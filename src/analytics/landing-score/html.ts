@@ -1,7 +1,9 @@
 // The static leaderboard page (index.html): one self-contained file rendered from a snapshot. It
 // loads nothing (a Content-Security-Policy forbids any fetch), works without JavaScript (the table
 // is in the HTML, ranked), and a small inline script only re-sorts it. Readable on a phone: the
-// less important columns fold away on narrow screens. No time in it but the snapshot's own.
+// less important columns fold away on narrow screens. The web app's dark theme (src/web/style.css
+// colours), so the page reads as part of txray where the server serves it (/landing-score/). No
+// time in it but the snapshot's own.
 
 import type { ScoreRow, Snapshot } from "./snapshot";
 
@@ -71,12 +73,12 @@ const COLUMNS: { label: string; title: string; first: "asc" | "desc"; numeric: b
 ];
 
 const STYLE = `
-:root { color-scheme: light dark; --fg: #16181d; --muted: #5d6470; --line: #d9dde3; --band: #2f6fdf; --track: #d9dde3; --bg: #fff; --head: #f4f6f9; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e7e9ee; --muted: #9aa3b1; --line: #333a45; --band: #6ea0ff; --track: #333a45; --bg: #111418; --head: #1a1e24; } }
+:root { color-scheme: dark; --fg: #e6e9ef; --muted: #9aa4b2; --line: #2a3140; --band: #5ab0ff; --track: #2a3140; --bg: #0e1117; --head: #161b24; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 header, main { max-width: 1200px; margin: 0 auto; padding: 0 16px; }
-h1 { font-size: 1.6rem; margin: 20px 0 4px; }
+h1 { font-size: 1.6rem; margin: 4px 0 4px; }
+p.brand { margin: 16px 0 0; font-size: 1.2rem; }
 h2 { font-size: 1.15rem; margin: 28px 0 8px; }
 .sub, .scale, .interval, .notice, footer { color: var(--muted); }
 .notice { border-left: 3px solid var(--band); padding: 6px 10px; background: var(--head); }
@@ -85,6 +87,9 @@ table { border-collapse: collapse; width: 100%; margin-top: 12px; }
 th, td { padding: 8px 6px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: var(--head); position: sticky; top: 0; white-space: nowrap; }
 th button { font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; }
+a { color: var(--band); text-underline-offset: 2px; }
+.brand { font-weight: 800; letter-spacing: -0.5px; color: var(--fg); text-decoration: none; }
+.brand span { color: var(--band); }
 th[aria-sort=ascending] button::after { content: " ▲"; }
 th[aria-sort=descending] button::after { content: " ▼"; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -159,6 +164,7 @@ export function renderPage(snapshot: Snapshot): string {
 </head>
 <body>
 <header>
+<p class="brand">tx<span>ray</span></p>
 <h1>Landing Score</h1>
 <p class="sub">Solana programs ranked by how reliably their sent transactions land · the 7 days ending ${escapeHtml(snapshot.date)} (${windowText})</p>
 <p class="notice"><strong>This is a sample.</strong> Each program's figures come from a deterministic hash sample of its send attempts (its rate is in the Sample column on wider screens and in the JSON; about ${thousands(snapshot.sampling.maxSampledSends)} sends at most). Programs with fewer than ${snapshot.minimumSends} sampled sends are not listed. Ranked by the lower end of the landing rate's 95% interval.</p>

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { badRequest } from "../../shared/errors";
+import { PROGRAM_NAMES } from "../../chain/decode";
 import { computeLandingScore, type ScoreDetails } from "./compute";
 import { publishSnapshot } from "./publish";
 import { programNamesSchema, type ProgramNames } from "./snapshot";
@@ -30,7 +31,8 @@ export async function runLandingScore(ctx: Context, options: { date?: string; ma
       date,
       minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS,
       maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE,
-      names: readProgramNames(ctx.config.snapshotsDir),
+      // Well-known programs read by the names the web app shows; snapshots/programs.json names the rest (and wins).
+      names: { ...PROGRAM_NAMES, ...readProgramNames(ctx.config.snapshotsDir) },
       maxSampledSends: options.maxSampledSends,
       minimumSends: options.minimumSends,
     });

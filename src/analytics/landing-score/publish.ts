@@ -4,9 +4,10 @@
 // file. Nothing here reads the wall clock: the same snapshot always gives the same bytes.
 
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sqlString } from "../../lake/duckdb";
+import { writeFileDurably } from "../../shared/durable-files";
 import { renderPage } from "./html";
 import type { ScoreRow, Snapshot } from "./snapshot";
 
@@ -46,15 +47,7 @@ function temporaryName(dir: string, name: string): string {
 }
 
 function writeAtomically(dir: string, name: string, text: string): void {
-  const temporary = temporaryName(dir, name);
-  const fd = openSync(temporary, "w", 0o644);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, join(dir, name));
+  writeFileDurably(join(dir, name), text, temporaryName(dir, name));
 }
 
 /** Temporaries left by a run that died midway (never a complete file under its real name). */

@@ -15,7 +15,7 @@ export async function payerBotScore(ctx: Context, payer: string): Promise<number
 
 export type PayerFeatures = {
   payer: string; score: number; segment: "human" | "mixed" | "bot"; attempts: number; activeHours: number;
-  attemptsPerActiveHour: number; gaps: number; gapCv: number | null; scriptedAdapterShare: number; failureShare: number; programs: number;
+  attemptsPerActiveHour: number; gaps: number; gapDispersion: number | null; scriptedAdapterShare: number; failureShare: number; programs: number;
 };
 
 /** The features behind a payer's score (for explanations and tests). */
@@ -31,7 +31,7 @@ export async function payerFeatures(ctx: Context, payer: string): Promise<PayerF
     activeHours: Number(row.active_hours),
     attemptsPerActiveHour: Number(row.attempts_per_active_hour),
     gaps: Number(row.gaps),
-    gapCv: row.gap_cv === null ? null : Number(row.gap_cv),
+    gapDispersion: row.gap_dispersion === null ? null : Number(row.gap_dispersion),
     scriptedAdapterShare: Number(row.scripted_adapter_share),
     failureShare: Number(row.failure_share),
     programs: Number(row.programs),

@@ -31,7 +31,7 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   const stored = attempts.find((entry) => entry.state === "resolved");
   if (!stored) {
     // Only the resolver decides a drop (two look-ups after expiry): a held attempt is pending, not asked of the chain.
-    if (await heldAttempt(ctx, sig, attempts)) throw pendingError();
+    if (await heldAttempt(ctx, sig, attempts)) throw pendingError(ctx);
     throw notFound("txray has no attempt with this signature");
   }
   // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per request).

@@ -6,7 +6,7 @@
 // own parts (a few small files), the spool by its newest SPOOL_SCAN_BYTES, whatever it holds.
 
 import type { Context } from "../../context";
-import { segmentsAwaitingIntake } from "../../control";
+import { failingSince, segmentsAwaitingIntake } from "../../control";
 import { attemptFromSpoolFields, findInSegments, type Attempt, type IndexedAttempt } from "../../chain/resolve";
 import { decodeSpoolLine, spoolLineWith } from "../../spool";
 import { TxrayError } from "../../shared/errors";
@@ -31,7 +31,18 @@ export async function heldAttempt(ctx: Context, sig: string, indexed: IndexedAtt
   return attempt?.sig === sig ? attempt : null;
 }
 
-/** 404 `pending`: txray holds the attempt and has not resolved it (and the chain has not confirmed it either). */
-export function pendingError(): TxrayError {
-  return new TxrayError("pending", "this attempt is not resolved yet: it has not landed and its blockhash has not expired", { retryAfterSeconds: PENDING_RETRY_AFTER_SECONDS });
+/**
+ * 404 `pending`: txray holds the attempt and has not resolved it (and the chain has not confirmed
+ * it either), saying why: waiting for the chain (it has not landed and its blockhash has not
+ * expired), or the chain out of reach, since when and with what error (the resolve job's failing runs).
+ */
+export function pendingError(ctx: Context): TxrayError {
+  const failing = failingSince(ctx.control, "resolve");
+  const message = failing
+    ? `not resolved yet: txray has not been able to resolve attempts against the chain since ${new Date(failing.since).toISOString().replace(".000Z", "Z")} (${scrubUrls(failing.error ?? "the resolve job fails")}); it is retried with backoff`
+    : "not resolved yet: it has not landed and its blockhash has not expired";
+  return new TxrayError("pending", message, { retryAfterSeconds: PENDING_RETRY_AFTER_SECONDS });
 }
+
+/** An error text without URLs (SOLANA_RPC_URL may carry an API key in its path or query). */
+const scrubUrls = (text: string) => text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"')]+/gi, "<the RPC endpoint>").slice(0, 300);

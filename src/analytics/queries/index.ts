@@ -10,6 +10,7 @@ export type { BaseParams } from "./common";
 export { ecosystem, type EcosystemResponse, type EcosystemProgram, type EcosystemParams } from "./ecosystem";
 export { why, requireSignature, issueRef, attemptsBySig, RecentAnswers, type WhyDeps, type WhyAnswer, type IssueRef } from "./why";
 export { diagnoseDrop, type DiagnoseDropAnswer } from "./diagnose-drop";
+export { issueDetail, FINGERPRINT_PATTERN, type IssueDetailResponse, type IssueDetailParams, type IssueDetailDeps } from "./issue-detail";
 export { answerSlot, type AnswerScope, type RowSource } from "./common";
 export { baselineAnswers } from "./baseline";
 export { cuHeadroomAnswers } from "./cu-headroom";

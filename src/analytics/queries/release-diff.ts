@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
+import { issueTitle } from "../../shared/issue-title";
 import { rates, ratio, twoProportionPValue, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
@@ -21,7 +22,7 @@ export const RELEASE_ALPHA = 0.05;
 
 export type IssueStatus = "new" | "regressed" | "resolved" | "unchanged";
 export type ReleaseIssue = {
-  fingerprint: string; instruction: string | null; errName: string | null; outcome: string;
+  fingerprint: string; title: string; instruction: string | null; errName: string | null; outcome: string;
   // The issue's identity as top-issues gives it (the same fingerprint has the same values there).
   failingProgram: string | null; errCode: number | null; dropClass: string | null;
   preCount: number; postCount: number; preRate: number; postRate: number; delta: number; pValue: number; status: IssueStatus;
@@ -31,6 +32,9 @@ export type ReleaseInstruction = {
   cuP95Pre: number | null; cuP95Post: number | null; cuP95Shift: number | null;
 };
 export type DeployRef = { slot: number; deployedAt: number | null; detectedAt: number | null; effectiveAt: number; authority: string | null };
+/** A rate's change across the deploy: post − pre, its two-sided two-proportion p-value, and p < RELEASE_ALPHA. */
+export type RateChange = { delta: number; pValue: number; significant: boolean };
+export type RateName = "landingRate" | "failureRate" | "dropRate" | "preflightRate";
 export type ReleaseDiffResponse = {
   program: string;
   window: string;
@@ -39,6 +43,7 @@ export type ReleaseDiffResponse = {
   periods: { pre: { since: number; until: number }; post: { since: number; until: number } };
   pre: Rates;
   post: Rates;
+  rateChanges: Record<RateName, RateChange>;
   issues: ReleaseIssue[];
   instructions: ReleaseInstruction[];
 };
@@ -50,6 +55,18 @@ const releaseParams = baseParams.extend({
     .nullish(),
 });
 export type ReleaseDiffParams = BaseParams & { deploy?: string | number | null };
+
+const RATE_COUNTS: Record<RateName, keyof Rates> = { landingRate: "landed", failureRate: "failedOnchain", dropRate: "dropped", preflightRate: "preflight" };
+
+/** Whether each outcome rate changed significantly across the deploy (what the web app colours). */
+function rateChanges(pre: Rates, post: Rates): Record<RateName, RateChange> {
+  const change = (name: RateName): RateChange => {
+    const count = RATE_COUNTS[name];
+    const pValue = twoProportionPValue(pre[count] as number, pre.attempts, post[count] as number, post.attempts);
+    return { delta: post[name] - pre[name], pValue, significant: pValue < RELEASE_ALPHA };
+  };
+  return { landingRate: change("landingRate"), failureRate: change("failureRate"), dropRate: change("dropRate"), preflightRate: change("preflightRate") };
+}
 
 /** new: absent before; resolved: absent after; regressed: significantly more frequent; else unchanged. */
 export function issueStatus(preCount: number, postCount: number, delta: number, pValue: number): IssueStatus {
@@ -159,7 +176,9 @@ function diffAnswer(
     const delta = postRate - preRate;
     const pValue = twoProportionPValue(row.pre_count, pre.attempts, row.post_count, post.attempts);
     return {
-      fingerprint: row.fingerprint, instruction: row.instruction, errName: row.err_name, outcome: row.outcome,
+      fingerprint: row.fingerprint,
+      title: issueTitle({ outcome: row.outcome, errName: row.err_name, errCode: row.err_code, dropClass: row.drop_class, instruction: row.instruction }),
+      instruction: row.instruction, errName: row.err_name, outcome: row.outcome,
       failingProgram: row.failing_program, errCode: row.err_code, dropClass: row.drop_class,
       preCount: row.pre_count, postCount: row.post_count, preRate, postRate, delta, pValue,
       status: issueStatus(row.pre_count, row.post_count, delta, pValue),
@@ -179,6 +198,7 @@ function diffAnswer(
     periods: { pre: periodOf("pre"), post: periodOf("post") },
     pre,
     post,
+    rateChanges: rateChanges(pre, post),
     issues,
     instructions: instructionRows.map((row) => ({
       instruction: row.instruction,

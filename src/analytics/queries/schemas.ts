@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../../shared/errors";
 import type { BaselineResponse } from "./baseline";
 import type { EcosystemResponse } from "./ecosystem";
+import type { IssueDetailResponse } from "./issue-detail";
 import type { CuHeadroomResponse } from "./cu-headroom";
 import type { DiagnoseDropAnswer } from "./diagnose-drop";
 import type { ProviderReportResponse } from "./provider-report";
@@ -23,6 +24,7 @@ const share = z.number().min(0).max(1);
 const interval = z.tuple([z.number(), z.number()]).describe("95% Wilson interval [lo, hi]");
 const outcome = z.enum(OUTCOMES);
 const windowName = z.enum(["1d", "7d", "30d"]);
+const title = z.string().describe("the issue's title, the same on every surface (docs/api.md#issue-titles)");
 
 export const ErrorBodySchema = z
   .looseObject({
@@ -50,7 +52,30 @@ export const RatesSchema = z
 
 export const WindowRangeSchema = z.looseObject({ name: windowName, since: ms, until: ms }).meta({ id: "WindowRange" });
 
-const IssueRefSchema = z.looseObject({ fingerprint: z.string(), count7d: count, firstSeen: ms });
+const IssueRefSchema = z.looseObject({
+  fingerprint: z.string(),
+  count7d: count,
+  firstSeen: ms,
+  title,
+});
+
+export const CallFrameSchema = z
+  .looseObject({
+    index: count.describe("position in invocation order"),
+    parent: count.nullable().describe("index of the calling frame; null at top level"),
+    program: z.string(),
+    programName: z.string().nullable().describe("display name of a well-known program"),
+    instruction: z.string().nullable().describe("instruction name when the logs or the stored story name it"),
+    depth: z.number().int().min(1).describe("invoke depth: 1 = top level, +1 per CPI"),
+    path: z.string().nullable().describe("instruction path as why's ixPath (\"2\", \"2.1\")"),
+    computeUnits: count.nullable().describe("`consumed N of M`: N"),
+    computeLimit: count.nullable().describe("`consumed N of M`: M"),
+    result: z.enum(["success", "failed", "unfinished"]),
+    error: z.string().nullable().describe("the text after `failed: `"),
+    failing: z.boolean().describe("the innermost failing frame (where the error was raised)"),
+    lines: z.tuple([count, count]).describe("first and last log line of the frame (0-based, inclusive)"),
+  })
+  .meta({ id: "CallFrame", description: "One frame of the call stack, rebuilt from the program logs." });
 
 export const WhySchema = z
   .looseObject({
@@ -79,6 +104,9 @@ export const WhySchema = z
     dropClass: z.string().nullable(),
     rpcLabel: z.string().nullable(),
     source: z.enum(["ingested", "chain"]),
+    logs: z.array(z.string()).nullable().describe("program logs of a failure (transaction or simulation) as recorded; null otherwise"),
+    callStack: z.array(CallFrameSchema).nullable().describe("the call stack rebuilt from those logs, the failing frame marked"),
+    links: z.looseObject({ solanaExplorer: z.string(), solscan: z.string() }).nullable().describe("the transaction on public explorers; null when EXPLORER_CLUSTER is off"),
   })
   .meta({ id: "Why", description: "The decoded failure story of a signature; every field present, null where it does not apply." });
 
@@ -115,9 +143,13 @@ export const ReleaseDiffSchema = z
     periods: z.looseObject({ pre: periodSchema, post: periodSchema }),
     pre: RatesSchema,
     post: RatesSchema,
+    rateChanges: z
+      .record(z.enum(["landingRate", "failureRate", "dropRate", "preflightRate"]), z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() }))
+      .describe("each outcome rate's change across the deploy: post − pre, two-sided two-proportion p-value, significant at p < 0.05"),
     issues: z.array(
       z.looseObject({
         fingerprint: z.string(),
+        title,
         instruction: z.string().nullable(),
         errName: z.string().nullable(),
         outcome: z.string(),
@@ -151,6 +183,7 @@ export const ReleaseDiffSchema = z
 export const IssueSchema = z
   .looseObject({
     fingerprint: z.string(),
+    title,
     outcome: z.string(),
     failingProgram: z.string().nullable(),
     instruction: z.string().nullable(),
@@ -253,7 +286,12 @@ const jobRun = z.looseObject({
 export const StatusSchema = z
   .looseObject({
     version: z.string(),
-    lake: z.looseObject({ envelopes: count, spoolBacklog: count.nullable() }),
+    lake: z.looseObject({
+      envelopes: count,
+      spoolBacklog: count.nullable(),
+      // Spool segments flush set aside because their rows cannot be read (docs/lake.md, "Quarantined segments").
+      quarantine: z.object({ segments: count, envelopes: count, lastAt: ms.nullable(), lastSegment: z.string().nullable() }),
+    }),
     jobs: z.record(z.string(), jobRun),
   })
   .meta({ id: "Status" });
@@ -265,6 +303,49 @@ export const EcosystemSchema = z
     programs: z.array(z.looseObject({ program: z.string(), attempts: count, lastSeen: ms.nullable(), rates: RatesSchema })),
   })
   .meta({ id: "Ecosystem" });
+
+const sliceSchema = z.looseObject({ key: z.string().nullable(), count, share });
+const seriesSchema = z.looseObject({
+  since: ms.describe("start of the first bucket (UTC-aligned)"),
+  stepMs: z.number().int().describe("bucket length: 3600000 (hour) or 86400000 (day)"),
+  counts: z.array(count).describe("attempts per bucket, oldest first; the last bucket holds the build's clock"),
+});
+
+
+export const IssueDetailSchema = z
+  .looseObject({
+    fingerprint: z.string(),
+    program: z.string(),
+    title,
+    outcome: z.string(),
+    instruction: z.string().nullable(),
+    failingProgram: z.string().nullable(),
+    failingInstruction: z.string().nullable(),
+    errCode: z.number().int().nullable(),
+    errName: z.string().nullable(),
+    errMessage: z.string().nullable(),
+    dropClass: z.string().nullable(),
+    window: WindowRangeSchema,
+    firstSeen: ms,
+    lastSeen: ms,
+    introducedBy: z.looseObject({ slot: count, deployedAt: ms }).nullable().describe("the program's last deploy before firstSeen"),
+    counts: z.looseObject({ "1d": count, "7d": count, "30d": count }),
+    wallets: count.describe("distinct payers in the window"),
+    botShare: share,
+    series: z.looseObject({ hourly: seriesSchema, daily: seriesSchema }),
+    deploys: z.array(z.looseObject({ slot: count, deployedAt: ms })).describe("the program's deploys in the last 30 days"),
+    breakdowns: z.looseObject({ providers: z.array(sliceSchema), walletAdapters: z.array(sliceSchema), instructions: z.array(sliceSchema), segments: z.array(sliceSchema) }),
+    representative: z
+      .looseObject({
+        sig: z.string().nullable(), sentAt: ms, receivedAt: ms, payer: z.string(), rpcLabel: z.string(), outcome: z.string(),
+        slot: count.nullable(), blockTime: ms.nullable(), ixPath: z.string().nullable(), cpiDepth: z.number().int().nullable(),
+        failingInstruction: z.string().nullable(), cuUsed: count.nullable(), cuRequested: count.nullable(), logTruncated: z.boolean(),
+        logs: z.array(z.string()).nullable(), callStack: z.array(CallFrameSchema).nullable(),
+      })
+      .nullable(),
+    examples: z.array(z.looseObject({ sig: z.string(), sentAt: ms, receivedAt: ms, payer: z.string(), rpcLabel: z.string() })),
+  })
+  .meta({ id: "IssueDetail", description: "One issue: identity, when, how often, for whom, a representative event with its logs and call stack." });
 
 export const IngestAcceptedSchema = z.looseObject({ accepted: count }).meta({ id: "IngestAccepted" });
 
@@ -279,6 +360,7 @@ export type WalletHistoryBody = z.infer<typeof WalletHistorySchema>;
 export type ProviderReportBody = z.infer<typeof ProviderReportSchema>;
 export type StatusBody = z.infer<typeof StatusSchema>;
 export type EcosystemBody = z.infer<typeof EcosystemSchema>;
+export type IssueDetailBody = z.infer<typeof IssueDetailSchema>;
 
 // Static conformance: each query function's answer type fits its documented schema.
 type Fits<A, B> = A extends B ? true : never;
@@ -292,4 +374,5 @@ export const CONFORMS: [
   Fits<WalletHistoryResponse, WalletHistoryBody>,
   Fits<ProviderReportResponse, ProviderReportBody>,
   Fits<EcosystemResponse, EcosystemBody>,
-] = [true, true, true, true, true, true, true, true, true];
+  Fits<IssueDetailResponse, IssueDetailBody>,
+] = [true, true, true, true, true, true, true, true, true, true];

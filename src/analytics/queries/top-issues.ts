@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Context } from "../../context";
 import { MAX_LIMIT, parseLimit } from "../../shared/pagination";
 import { ratio } from "../../shared/stats";
+import { issueTitle } from "../../shared/issue-title";
 import { servingTables } from "../serving/reader";
 import {
   answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
@@ -19,6 +20,8 @@ export type Segment = (typeof SEGMENTS)[number];
 
 export type Issue = {
   fingerprint: string;
+  /** docs/api.md#issue-titles: the same wording on every surface. */
+  title: string;
   outcome: string;
   failingProgram: string | null;
   instruction: string | null;
@@ -110,6 +113,7 @@ function withLimit(full: TopIssuesResponse, segment: Segment | null, limit: numb
 function toIssue(row: IssueRow): Issue {
   return {
     fingerprint: row.fingerprint,
+    title: issueTitle({ outcome: row.outcome, errName: row.err_name, errCode: row.err_code, dropClass: row.drop_class, instruction: row.instruction }),
     outcome: row.outcome,
     failingProgram: row.failing_program,
     instruction: row.instruction,

@@ -9,10 +9,11 @@
 // Chain look-ups are limited per client (WHY_CHAIN_PER_MINUTE) and their answers reused for a few
 // seconds; a chain that cannot be reached is 503 `unavailable` with Retry-After. Every field of the
 // story is always present, `null` where it does not apply; `issue` is null for a landed transaction.
+// A failure's logs (read back from the lake for a resolved one) and its call stack come with it.
 
 import type { Context } from "../../context";
 import { issueCounts } from "../../control";
-import { decodeTransaction, storyFingerprint, type DecodedStory } from "../../chain/decode";
+import { callStack, decodeTransaction, storyFingerprint, type CallFrame, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import {
   fetchTransactionCached, indexedAttempts, resolvedValue, resolveOnDemand, type Attempt, type IndexedAttempt, type Outcome, type Resolution, type ResolvedEntry,
@@ -21,6 +22,9 @@ import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
 import { describeError } from "../../shared/logger";
+import { issueTitle } from "../../shared/issue-title";
+import type { ExplorerLinks } from "../../shared/explorer-links";
+import { evidenceByAttempt } from "./attempt-evidence";
 import { heldAttempt, pendingError } from "./held";
 
 export type WhyDeps = {
@@ -34,7 +38,9 @@ export type WhyDeps = {
   recentAnswers?: RecentAnswers;
   payerBotScore?: (payer: string) => Promise<number | null>;
   /** The issue as the serving tables count it (top-issues); null before they know it. */
-  issueSummary?: (fingerprint: string) => Promise<IssueRef | null>;
+  issueSummary?: (fingerprint: string) => Promise<IssueCounts | null>;
+  /** Links to the transaction on public explorers (EXPLORER_CLUSTER); null when off (a local chain). */
+  explorerLinks?: (sig: string) => ExplorerLinks | null;
 };
 
 /** Chain answers reused for a few seconds: a client polling why/{sig} costs the chain one look-up per interval. */
@@ -51,7 +57,9 @@ export class RecentAnswers {
   }
 }
 
-export type IssueRef = { fingerprint: string; count7d: number; firstSeen: number };
+export type IssueCounts = { fingerprint: string; count7d: number; firstSeen: number };
+/** The issue block of a story: its counts and its title (docs/api.md#issue-titles). */
+export type IssueRef = IssueCounts & { title: string };
 
 export type WhyAnswer = {
   sig: string;
@@ -80,6 +88,11 @@ export type WhyAnswer = {
   dropClass: string | null;
   rpcLabel: string | null;
   source: "ingested" | "chain";
+  /** Program logs of a failure (transaction or simulation), as recorded; null otherwise or when none were kept. */
+  logs: string[] | null;
+  /** The call stack rebuilt from those logs, the failing frame marked (docs/api.md#the-call-stack). */
+  callStack: CallFrame[] | null;
+  links: ExplorerLinks | null;
 };
 
 export function requireSignature(sig: string): string {
@@ -117,7 +130,7 @@ function askChain(deps: WhyDeps, client: string, refused: (retryAfterSeconds: nu
  * fingerprint; otherwise counted from the resolver's hourly issue counts, current to its last run
  * (a new issue appears in why/ before the next tables build).
  */
-async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueRef | null> {
+async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueCounts | null> {
   if (fingerprint === null) return null;
   const fromTables = (await deps.issueSummary?.(fingerprint)) ?? null;
   if (fromTables) return fromTables;
@@ -125,7 +138,7 @@ async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | nul
 }
 
 /** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate; the oldest hour may be whole). */
-export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueRef | null {
+export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueCounts | null {
   if (fingerprint === null) return null;
   const counts = issueCounts(ctx.control, fingerprint, Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000));
   // An issue txray has not counted yet (an answer given on demand) was first seen at that transaction.
@@ -146,7 +159,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
   if (cached?.value === null) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
   askChain(deps, client, (seconds) => new TxrayError("rate_limited", `too many chain look-ups from this client; retry in ${seconds}s`, { retryAfterSeconds: seconds }));
   const tx = (await fromChain(ctx, () => fetchTransactionCached(deps.rpc, ctx.control, sig, ctx.clock()))) as {
-    slot?: number; blockTime?: number | null; meta?: { err?: unknown } | null; transaction?: { message?: { accountKeys?: unknown[] } };
+    slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null; transaction?: { message?: { accountKeys?: unknown[] } };
   } | null;
   if (!tx) {
     deps.recentAnswers?.set(sig, null, ctx.clock());
@@ -167,10 +180,21 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
     dropClass: null,
     rpcLabel: null,
     source: "chain",
+    logs: failed(outcome) && Array.isArray(tx.meta?.logMessages) && tx.meta.logMessages.length > 0 ? tx.meta.logMessages : null,
+    links: deps.explorerLinks?.(sig) ?? null,
   });
 }
 
-async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: ResolvedEntry): Promise<WhyAnswer> {
+/** Outcomes whose logs the tx page shows (the lake keeps logs for failures, docs/lake.md). */
+const failed = (outcome: Outcome) => outcome === "failed_onchain" || outcome === "preflight";
+
+/**
+ * An attempt txray resolved (or decided now from the chain: `logs` then comes with it). A failure's
+ * logs are read back from its row in the lake.
+ */
+async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: ResolvedEntry, logs: string[] | null = null): Promise<WhyAnswer> {
+  const evidence = logs === null && failed(entry.outcome) ? await evidenceByAttempt(ctx, { program: entry.program, attemptId: entry.attemptId, resolvedAt: entry.at }) : null;
+  const kept = logs ?? evidence?.logs ?? null;
   return answer(sig, entry.outcome, entry.story, {
     program: entry.program,
     payer: entry.payer,
@@ -182,36 +206,40 @@ async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: R
     dropClass: entry.drop?.dropClass ?? null,
     rpcLabel: entry.rpcLabel,
     source: "ingested",
+    logs: kept && kept.length > 0 ? kept : null,
+    links: deps.explorerLinks?.(sig) ?? null,
   });
 }
 
 /** An attempt txray holds unresolved: the chain is asked now (or a few seconds ago); not confirmed yet: 404 pending. */
 async function answerHeld(ctx: Context, deps: WhyDeps, sig: string, attempt: Attempt & { sig: string }, client: string): Promise<WhyAnswer> {
-  if (attempt.kind === "preflight") throw pendingError(); // decoded from its own logs by the next resolve run (seconds)
+  if (attempt.kind === "preflight") throw pendingError(ctx); // decoded from its own logs by the next resolve run (seconds)
   let cached = deps.recentAnswers?.get(sig, ctx.clock());
   if (!cached) {
-    askChain(deps, client, () => pendingError());
+    askChain(deps, client, () => pendingError(ctx));
     let value: Resolution | null;
     try {
       value = await resolveOnDemand(deps.rpc, deps.idls, attempt, ctx.clock(), deps.sampleRate);
     } catch (error) {
       // The chain cannot be asked now: txray holds the attempt, which the resolver decides later.
       ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
-      throw pendingError();
+      throw pendingError(ctx);
     }
     deps.recentAnswers?.set(sig, value, ctx.clock());
     cached = { value };
   }
-  if (cached.value === null) throw pendingError();
-  return answerResolved(ctx, deps, sig, resolvedValue(cached.value));
+  if (cached.value === null) throw pendingError(ctx);
+  return answerResolved(ctx, deps, sig, resolvedValue(cached.value), cached.value.logMessages ?? []);
 }
 
 function answer(
   sig: string,
   outcome: Outcome,
   story: DecodedStory,
-  extra: Pick<WhyAnswer, "program" | "payer" | "payerBotScore" | "issue" | "slot" | "blockTime" | "sentAt" | "dropClass" | "rpcLabel" | "source">,
+  extra: Pick<WhyAnswer, "program" | "payer" | "payerBotScore" | "slot" | "blockTime" | "sentAt" | "dropClass" | "rpcLabel" | "source" | "logs" | "links"> & { issue: IssueCounts | null },
 ): WhyAnswer {
+  const failingInstruction = story.failingInstruction ?? null; // absent from stories stored before it existed
+  const title = issueTitle({ outcome, errName: story.errName, errCode: story.errCode, dropClass: extra.dropClass, instruction: story.instruction });
   return {
     sig,
     outcome,
@@ -225,9 +253,9 @@ function answer(
     cuRequested: story.cuRequested,
     payer: extra.payer,
     payerBotScore: extra.payerBotScore,
-    issue: extra.issue,
+    issue: extra.issue ? { ...extra.issue, title } : null,
     failingProgram: story.failingProgram,
-    failingInstruction: story.failingInstruction ?? null, // absent from stories stored before it existed
+    failingInstruction,
     errMessage: story.errMessage,
     computeExceeded: story.computeExceeded,
     logTruncated: story.logTruncated,
@@ -237,6 +265,11 @@ function answer(
     dropClass: extra.dropClass,
     rpcLabel: extra.rpcLabel,
     source: extra.source,
+    logs: extra.logs,
+    callStack: extra.logs
+      ? callStack(extra.logs, { program: extra.program, instruction: story.instruction, failingInstruction, ixPath: story.ixPath })
+      : null,
+    links: extra.links,
   };
 }
 

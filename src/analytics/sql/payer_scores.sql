@@ -1,12 +1,14 @@
--- payerBotScore, version bot-v1 (docs/api.md): per payer over the 30-day window, across
+-- payerBotScore, version bot-v2 (docs/api.md): per payer over the 30-day window, across
 -- all programs and accounts (a payer's behaviour is not account data). Five features, each mapped
 -- to a sub-score in [0,1], combined with fixed weights:
---   rate        attempts per active hour: log-scaled, 6/h → 0 … 360/h → 1            (weight 0.30)
---   regularity  coefficient of variation of inter-arrival gaps: CV ≥ 1 → 0, CV ≤ 0.3 → 1,
---               only with ≥ 5 gaps                                                    (weight 0.25)
---   adapter     share of attempts from scripted / unknown wallet adapters             (weight 0.25)
+--   rate        attempts per active hour: log-scaled, 6/h → 0 … 360/h → 1            (weight 0.10)
+--   regularity  quartile dispersion of inter-arrival gaps, (Q3 − Q1) / (Q3 + Q1): ≥ 0.5 → 0
+--               (random arrivals are ≈ 0.66), ≤ 0.15 → 1; only with ≥ 5 gaps         (weight 0.30)
+--   adapter     share of attempts from scripted / unknown wallet adapters             (weight 0.40)
 --   failures    share of resolved attempts failed on chain or in preflight: 0.2 → 0, 0.8 → 1 (0.10)
 --   breadth     distinct programs: ≤ 2 → 0, ≥ 8 → 1                                   (weight 0.10)
+-- bot-v1 used the gaps' coefficient of variation, which one long pause (a deploy, a restart)
+-- blows up for the most regular script, and weighed the rate most, which busy people share.
 -- Segments: human < 0.3 ≤ mixed < 0.7 ≤ bot.
 CREATE TABLE payer_scores AS
 WITH recent AS (
@@ -14,7 +16,7 @@ WITH recent AS (
 ), gaps AS (
   SELECT payer, sent_at - lag(sent_at) OVER (PARTITION BY payer ORDER BY sent_at) AS gap FROM recent
 ), regularity AS (
-  SELECT payer, count(gap) AS gaps, avg(gap) AS gap_mean, stddev_pop(gap) AS gap_sd FROM gaps GROUP BY payer
+  SELECT payer, count(gap) AS gaps, quantile_cont(gap, 0.25) AS gap_q1, quantile_cont(gap, 0.75) AS gap_q3 FROM gaps GROUP BY payer
 ), base AS (
   SELECT payer, count(*) AS attempts, count(DISTINCT received_at // 3600000) AS active_hours, count(DISTINCT program) AS programs,
     avg(CASE WHEN list_contains({{scriptedAdapters}}, lower(coalesce(wallet_adapter, ''))) THEN 1.0 ELSE 0.0 END) AS scripted_adapter_share,
@@ -23,21 +25,18 @@ WITH recent AS (
 ), features AS (
   SELECT b.*, r.gaps,
     b.attempts / greatest(b.active_hours, 1) AS attempts_per_active_hour,
-    CASE WHEN r.gaps >= 5 AND r.gap_mean > 0 THEN r.gap_sd / r.gap_mean END AS gap_cv,
+    CASE WHEN r.gaps >= 5 AND r.gap_q3 + r.gap_q1 > 0 THEN (r.gap_q3 - r.gap_q1) / (r.gap_q3 + r.gap_q1) END AS gap_dispersion,
     CASE WHEN b.resolved > 0 THEN b.failures / b.resolved ELSE 0 END AS failure_share
   FROM base b JOIN regularity r USING (payer)
 ), scored AS (
   SELECT *,
     least(1, greatest(0, (log10(greatest(attempts_per_active_hour, 1e-9)) - log10(6)) / (log10(360) - log10(6)))) AS s_rate,
-    CASE WHEN gap_cv IS NULL THEN 0 ELSE least(1, greatest(0, (1 - gap_cv) / 0.7)) END AS s_regularity,
+    CASE WHEN gap_dispersion IS NULL THEN 0 ELSE least(1, greatest(0, (0.5 - gap_dispersion) / 0.35)) END AS s_regularity,
     scripted_adapter_share AS s_adapter,
     least(1, greatest(0, (failure_share - 0.2) / 0.6)) AS s_failures,
     least(1, greatest(0, (programs - 2) / 6)) AS s_breadth
   FROM features
 )
-SELECT payer, attempts, active_hours, attempts_per_active_hour, gaps, gap_cv, scripted_adapter_share, failure_share, programs,
-  0.30 * s_rate + 0.25 * s_regularity + 0.25 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth AS score,
-  CASE WHEN 0.30 * s_rate + 0.25 * s_regularity + 0.25 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth < 0.3 THEN 'human'
-       WHEN 0.30 * s_rate + 0.25 * s_regularity + 0.25 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth < 0.7 THEN 'mixed'
-       ELSE 'bot' END AS segment
-FROM scored
+SELECT payer, attempts, active_hours, attempts_per_active_hour, gaps, gap_dispersion, scripted_adapter_share, failure_share, programs, score,
+  CASE WHEN score < 0.3 THEN 'human' WHEN score < 0.7 THEN 'mixed' ELSE 'bot' END AS segment
+FROM (SELECT *, 0.10 * s_rate + 0.30 * s_regularity + 0.40 * s_adapter + 0.10 * s_failures + 0.10 * s_breadth AS score FROM scored)

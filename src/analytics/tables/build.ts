@@ -27,7 +27,7 @@ export const SERVING_SCHEMA = 3;
 /** Days of attempts kept in the serving file: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
 export { WINDOWS, type WindowName } from "../windows";
-export const BOT_SCORE_VERSION = "bot-v1";
+export const BOT_SCORE_VERSION = "bot-v2";
 /** Wallet adapters that indicate a script rather than a person (lower-cased). */
 export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"];
 

@@ -6,6 +6,7 @@
 import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
 import type { Spool } from "../../spool";
 import { TxrayError } from "../../shared/errors";
+import { readBoundedBody } from "../../shared/bounded-body";
 import { json } from "../http";
 import type { TokenBuckets } from "../../shared/token-buckets";
 
@@ -18,10 +19,7 @@ export type IngestDeps = {
 };
 
 export async function handleIngest(request: Request, deps: IngestDeps): Promise<Response> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > deps.maxBodyBytes) throw tooLarge(deps.maxBodyBytes);
-  // With a Content-Length the server has already bounded the body; without one, read with a cap.
-  const body = request.headers.has("content-length") ? new Uint8Array(await request.arrayBuffer()) : await readBody(request, deps.maxBodyBytes);
+  const body = await readBoundedBody(request, deps.maxBodyBytes);
 
   const prepared = await deps.prepare({ body, headerKey: request.headers.get("x-api-key"), receivedAt: deps.clock() });
   if (!prepared.ok) throw new TxrayError(prepared.code, prepared.message, prepared.code === "unavailable" ? { retryAfterSeconds: 1 } : {});
@@ -38,33 +36,4 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
     }
   }
   return json({ accepted: prepared.accepted }, 202, rate.headers);
-}
-
-function tooLarge(limit: number) {
-  return new TxrayError("payload_too_large", `body exceeds ${limit} bytes`);
-}
-
-/** Reads the body, stopping as soon as it passes the limit (a missing or lying Content-Length). */
-async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
 }

@@ -1,9 +1,9 @@
 // Names and messages of custom error codes raised by programs the decoder knows without an IDL:
-// System, SPL Token, Token-2022, Associated Token Account, Compute Budget, and the codes the Anchor
+// System, SPL Token, Token-2022, Associated Token Account, Compute Budget, Vote, Stake, and the codes the Anchor
 // framework itself raises inside any Anchor program (100–5000). A custom code means nothing without
 // its program (System 0x1 ≠ Token 0x1 ≠ Raydium 0x1), so every look-up takes the program id.
 
-import { ASSOCIATED_TOKEN_PROGRAM, COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "./program-ids";
+import { ASSOCIATED_TOKEN_PROGRAM, COMPUTE_BUDGET_PROGRAM, STAKE_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, VOTE_PROGRAM } from "./program-ids";
 
 export interface KnownError {
   name: string;
@@ -237,12 +237,61 @@ export const ANCHOR_FRAMEWORK_ERRORS: ErrorTable = merged(
   sequential(5000, [["Deprecated", "The API being used is deprecated and should no longer be used"]]),
 );
 
+// Vote program: solana-vote-interface `src/error.rs` (VoteError, FromPrimitive from 0), its Display texts.
+export const VOTE_ERRORS: ErrorTable = sequential(0, [
+  ["VoteTooOld", "vote already recorded or not in slot hashes history"],
+  ["SlotsMismatch", "vote slots do not match bank history"],
+  ["SlotHashMismatch", "vote hash does not match bank hash"],
+  ["EmptySlots", "vote has no slots, invalid"],
+  ["TimestampTooOld", "vote timestamp not recent"],
+  ["TooSoonToReauthorize", "authorized voter has already been changed this epoch"],
+  ["LockoutConflict", "Old state had vote which should not have been popped off by vote in new state"],
+  ["NewVoteStateLockoutMismatch", "Proposed state had earlier slot which should have been popped off by later vote"],
+  ["SlotsNotOrdered", "Vote slots are not ordered"],
+  ["ConfirmationsNotOrdered", "Confirmations are not ordered"],
+  ["ZeroConfirmations", "Zero confirmations"],
+  ["ConfirmationTooLarge", "Confirmation exceeds limit"],
+  ["RootRollBack", "Root rolled back"],
+  ["ConfirmationRollBack", "Confirmations for same vote were smaller in new proposed state"],
+  ["SlotSmallerThanRoot", "New state contained a vote slot smaller than the root"],
+  ["TooManyVotes", "New state contained too many votes"],
+  ["VotesTooOldAllFiltered", "every slot in the vote was older than the SlotHashes history"],
+  ["RootOnDifferentFork", "Proposed root is not in slot hashes"],
+  ["ActiveVoteAccountClose", "Cannot close vote account unless it stopped voting at least one full epoch ago"],
+  ["CommissionUpdateTooLate", "Cannot update commission at this point in the epoch"],
+  ["AssertionFailed", "Assertion failed"],
+]);
+
+// Stake program: solana-stake-interface `src/error.rs` (StakeError, from 0), messages as in the
+// generated stake clients (the Core BPF stake program keeps the same codes).
+export const STAKE_ERRORS: ErrorTable = sequential(0, [
+  ["NoCreditsToRedeem", "Not enough credits to redeem"],
+  ["LockupInForce", "Lockup has not yet expired"],
+  ["AlreadyDeactivated", "Stake already deactivated"],
+  ["TooSoonToRedelegate", "One re-delegation permitted per epoch"],
+  ["InsufficientStake", "Split amount is more than is staked"],
+  ["MergeTransientStake", "Stake account with transient stake cannot be merged"],
+  ["MergeMismatch", "Stake account merge failed due to different authority, lockups or state"],
+  ["CustodianMissing", "Custodian address not present"],
+  ["CustodianSignatureMissing", "Custodian signature not present"],
+  ["InsufficientReferenceVotes", "Insufficient voting activity in the reference vote account"],
+  ["VoteAddressMismatch", "Stake account is not delegated to the provided vote account"],
+  ["MinimumDelinquentEpochsForDeactivationNotMet", "Stake account has not been delinquent for the minimum epochs required for deactivation"],
+  ["InsufficientDelegation", "Delegation amount is less than the minimum"],
+  ["RedelegateTransientOrInactiveStake", "Stake account with transient or inactive stake cannot be redelegated"],
+  ["RedelegateToSameVoteAccount", "Stake redelegation to the same vote account is not permitted"],
+  ["RedelegatedStakeMustFullyActivateBeforeDeactivationIsPermitted", "Redelegated stake must be fully activated before deactivation"],
+  ["EpochRewardsActive", "Stake action is not permitted while the epoch rewards period is active"],
+]);
+
 const BUILTIN_ERROR_TABLES: ReadonlyMap<string, ErrorTable> = new Map([
   [SYSTEM_PROGRAM, SYSTEM_ERRORS],
   [TOKEN_PROGRAM, TOKEN_ERRORS],
   [TOKEN_2022_PROGRAM, TOKEN_2022_ERRORS],
   [ASSOCIATED_TOKEN_PROGRAM, ASSOCIATED_TOKEN_ERRORS],
   [COMPUTE_BUDGET_PROGRAM, COMPUTE_BUDGET_ERRORS],
+  [VOTE_PROGRAM, VOTE_ERRORS],
+  [STAKE_PROGRAM, STAKE_ERRORS],
 ]);
 
 /** True for the programs whose custom codes come from a table here rather than an IDL. */

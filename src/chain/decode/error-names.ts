@@ -2,7 +2,8 @@
 // 1. the program's own `AnchorError ... Error Code: <Name>. Error Number: <n>` log line for that code
 //    (what the running binary says, even when no IDL is known or the IDL is stale);
 // 2. the program's IDL `errors`;
-// 3. the built-in tables of System, SPL Token, Token-2022, Associated Token Account, Compute Budget;
+// 3. the built-in tables of System, SPL Token, Token-2022, Associated Token Account, Compute Budget,
+//    Vote and Stake (builtin-errors.ts);
 // 4. the Anchor framework codes (100–5000), for programs not known to be native or Shank-built.
 
 import type { IdlRegistry } from "../idl";
@@ -31,4 +32,9 @@ export function nameCustomError(
     if (framework) return framework;
   }
   return { name: null, message: null };
+}
+
+/** The message a program's IDL or txray's tables give a custom code of that program (no logs needed). */
+export function customErrorMessage(programId: string, code: number, idls: IdlRegistry): string | null {
+  return nameCustomError(programId, code, null, idls).message;
 }

@@ -11,6 +11,8 @@
 // - decodePreflight({ preflightError, simulationLogs, program }): an envelope whose only evidence is the
 //   client's error text and captured logs (raw JSON-RPC body, web3.js SendTransactionError text, a
 //   library exception wrapping JSON, ...; see preflight-text.ts).
+// - callStack(logs, hints): the frames of an attempt from its stored logs, the failing one marked,
+//   named from the logs and the stored story (call-stack.ts), when a route answers.
 //
 // Decisions
 // - Failing frame: the owner of the first `Program X failed:` line, i.e. the innermost failing program;
@@ -87,8 +89,10 @@ export {
 export { normalizeErrorText, readPreflightError, type PreflightEvidence } from "./preflight-text";
 export { parseLogs, type LogFrame, type LogTrace } from "./logs";
 export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
-export { BUILTIN_PROGRAMS } from "./program-ids";
 export { instructionNameFromPrefix, instructionPrefixOf, INSTRUCTION_PREFIX_BYTES } from "./instruction-prefix";
+export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
+export { callStack, type CallFrame, type CallStackHints } from "./call-stack";
+export { customErrorMessage } from "./error-names";
 export {
   anchorFrameworkError,
   builtinProgramError,

@@ -36,6 +36,10 @@ export interface LogFrame {
   available: number | null;
   /** Text after `failed: ` when the frame failed. */
   failure: string | null;
+  /** Index of the frame's `invoke` line in the logs (-1 for a frame known only by its `failed:` line). */
+  openLine: number;
+  /** Index of its `success` / `failed:` line; -1 while the logs never close it (truncated, cut). */
+  closeLine: number;
 }
 
 export interface LogTrace {
@@ -69,7 +73,7 @@ export function parseAnchorErrorLog(text: string): AnchorErrorLog | null {
   return { name: match[1], number: Number(match[2]), message: match[3] };
 }
 
-function newFrame(programId: string, depth: number, parent: LogFrame | null, attached: boolean): LogFrame {
+function newFrame(programId: string, depth: number, parent: LogFrame | null, attached: boolean, openLine: number): LogFrame {
   return {
     programId,
     depth,
@@ -86,6 +90,8 @@ function newFrame(programId: string, depth: number, parent: LogFrame | null, att
     consumed: null,
     available: null,
     failure: null,
+    openLine,
+    closeLine: -1,
   };
 }
 
@@ -113,18 +119,20 @@ export function parseLogs(lines: readonly string[]): LogTrace {
   let meterExceeded = false;
   let justInvoked: LogFrame | null = null;
 
-  const closeFrame = (programId: string): LogFrame | null => {
+  const closeFrame = (programId: string, line: number): LogFrame | null => {
     for (let i = stack.length - 1; i >= 0; i--) {
       if (stack[i].programId === programId) {
         const frame = stack[i];
         stack.length = i;
+        frame.closeLine = line;
         return frame;
       }
     }
     return null;
   };
 
-  for (const line of lines) {
+  for (let at = 0; at < lines.length; at++) {
+    const line = lines[at];
     const invokedBefore = justInvoked;
     justInvoked = null;
     if (line.startsWith(PROGRAM_LOG)) {
@@ -152,13 +160,13 @@ export function parseLogs(lines: readonly string[]): LogTrace {
       while (stack.length > depth - 1) stack.pop();
       let frame: LogFrame;
       if (depth === 1) {
-        frame = newFrame(programId, 1, null, true);
+        frame = newFrame(programId, 1, null, true, at);
         frame.topOrdinal = topFrames.length;
         frame.childIndex = topFrames.length;
         topFrames.push(frame);
       } else {
         const parent = stack.length === depth - 1 ? stack[stack.length - 1] : null;
-        frame = newFrame(programId, depth, parent, parent !== null && parent.attached);
+        frame = newFrame(programId, depth, parent, parent !== null && parent.attached, at);
         if (parent) {
           frame.childIndex = parent.childCount++;
           const top = topFrameOf(parent);
@@ -178,10 +186,11 @@ export function parseLogs(lines: readonly string[]): LogTrace {
       frame.consumed = Number(used);
       frame.available = Number(available);
     } else if (rest === "success") {
-      closeFrame(programId);
+      closeFrame(programId, at);
     } else if (rest.startsWith("failed: ")) {
       const text = rest.slice("failed: ".length);
-      const frame = closeFrame(programId) ?? newFrame(programId, stack.length + 1, null, false);
+      const frame = closeFrame(programId, at) ?? newFrame(programId, stack.length + 1, null, false, -1);
+      frame.closeLine = at;
       frame.failure = text;
       if (failed === null) failed = frame;
       if (text.startsWith(METER_EXCEEDED)) meterExceeded = true;

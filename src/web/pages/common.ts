@@ -51,17 +51,21 @@ export function outcomeBadge(outcome: string | null): HTMLElement {
   return badge(outcome ? labels[outcome] ?? outcome : "pending", outcome ? tones[outcome] ?? "" : "muted");
 }
 
+/**
+ * A table; on a phone each row becomes a card (its first cell as the card's title, every other cell
+ * under its column's name, from `data-label`), so no column hides off screen.
+ */
 export function table(caption: string, head: string[], rows: (Node | string)[][], options: { numeric?: number[] } = {}): HTMLElement {
   const numeric = new Set(options.numeric ?? []);
   return h(
     "div",
-    { class: "table-wrap" },
+    { class: "table-wrap cards" },
     h(
       "table",
       {},
       h("caption", { class: "sr" }, caption),
       h("thead", {}, h("tr", {}, head.map((name, i) => h("th", { scope: "col", class: numeric.has(i) ? "num" : "" }, name)))),
-      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { class: numeric.has(i) ? "num" : "" }, cell))))),
+      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { class: numeric.has(i) ? "num" : "", "data-label": head[i] }, cell))))),
     ),
   );
 }

@@ -10,7 +10,7 @@ import { card, rateTiles, table, windowOf, windowSwitch } from "./common";
 
 export function homePage(main: HTMLElement, _params: Record<string, never>, query: URLSearchParams, signal: AbortSignal): void {
   const window = windowOf(query);
-  const overview = h("div");
+  const overview = h("div", { class: "slot-eco" });
   const programs = h("div");
   const score = h("div");
   main.append(
@@ -66,7 +66,14 @@ function landingScoreCard(snapshot: LandingScore): HTMLElement {
   return card(
     "Landing Score",
     "score-title",
-    h("p", { class: "dim" }, `Sampled snapshot of ${snapshot.date}. Ranked by the lower bound of the 95% interval; at least ${num(snapshot.minimumSends)} sampled sends to be listed. `, h("a", { href: "/snapshots/landing-score/latest.json" }, "JSON")),
+    h(
+      "p",
+      { class: "dim" },
+      `Sampled snapshot of ${snapshot.date}. Ranked by the lower bound of the 95% interval; at least ${num(snapshot.minimumSends)} sampled sends to be listed. `,
+      h("a", { href: "/landing-score/" }, "The leaderboard page"),
+      " · ",
+      h("a", { href: "/landing-score/latest.json" }, "JSON"),
+    ),
     snapshot.methodology
       ? h("details", {}, h("summary", {}, "Methodology"), typeof snapshot.methodology === "string" ? h("p", {}, snapshot.methodology) : h("pre", { class: "methodology" }, JSON.stringify(snapshot.methodology, null, 2)))
       : null,

@@ -5,7 +5,7 @@
 import { api, ApiError, enc } from "../api";
 import { cuTrendPlot, intervalPlot, outcomeBar, outcomeLegend, prePostPlot, type IntervalRow } from "../charts";
 import { empty, failure, h, link, loading, replace, section } from "../dom";
-import { ago, issueName, num, pct, programName, short, when } from "../format";
+import { ago, num, pct, programName, short, when } from "../format";
 import type { Baseline, CuHeadroom, Deploy, ProviderReport, ReleaseDiff, Segment, TopIssues } from "../types";
 import { badge, card, outcomeBadge, rateTiles, table, tile, windowOf, windowSwitch } from "./common";
 
@@ -14,7 +14,7 @@ export function programPage(main: HTMLElement, params: { program: string }, quer
   const window = windowOf(query);
   const name = programName(program);
   const opts = { signal };
-  const parts = { baseline: h("div"), issues: h("div"), cu: h("div"), providers: h("div"), release: h("div") };
+  const parts = { baseline: h("div", { class: "slot-baseline" }), issues: h("div", { class: "slot-issues" }), cu: h("div"), providers: h("div"), release: h("div") };
   main.append(
     h(
       "div",
@@ -72,18 +72,16 @@ function renderIssues(data: TopIssues) {
         ? empty(`No failures from ${SEGMENT_LABEL[segment].toLowerCase()} in this window.`)
         : table(
             `Top issues, ${segment}`,
-            ["Issue", "Instruction", "Outcome", "Count", "Share", "Wallets", "Last seen", "Example"],
+            ["Issue", "Count", "Share", "Wallets", "Outcome", "Last seen"],
             issues.map((issue) => [
-              h("span", { class: "issue-name" }, issueName(issue)),
-              issue.instruction ?? "–",
-              outcomeBadge(issue.outcome),
+              link(`/i/${enc(issue.fingerprint)}`, h("span", { class: "issue-name" }, issue.title)),
               num(issue.count),
               pct(issue.share),
               num(issue.wallets),
+              outcomeBadge(issue.outcome),
               ago(issue.lastSeen),
-              issue.sampleSig ? link(`/tx/${enc(issue.sampleSig)}`, short(issue.sampleSig, 5)) : "–",
             ]),
-            { numeric: [3, 4, 5] },
+            { numeric: [1, 2, 3] },
           ),
     );
   };
@@ -180,15 +178,17 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
     h(
       "div",
       { class: "tiles" },
-      tileRate("Failure rate", data.pre.failureRate, data.post.failureRate),
-      tileRate("Landing rate", data.pre.landingRate, data.post.landingRate, true),
-      tileRate("Drop rate", data.pre.dropRate, data.post.dropRate),
+      tileRate("Failure rate", data, "failureRate"),
+      tileRate("Landing rate", data, "landingRate", true),
+      tileRate("Drop rate", data, "dropRate"),
       tile("Attempts", `${num(data.pre.attempts)} → ${num(data.post.attempts)}`, "before → after"),
     ),
     h(
       "div",
       { class: "two" },
-      changed.length ? prePostPlot("Issue rate before → after the deploy", changed.map((i) => ({ label: issueName(i), pre: i.preRate, post: i.postRate }))) : empty("No issue changed around this deploy."),
+      changed.length
+        ? prePostPlot("Issue rate before → after the deploy", changed.map((i) => ({ label: i.title, pre: i.preRate, post: i.postRate, tone: statusTone(i.status) })))
+        : empty("No issue changed around this deploy."),
       data.instructions.length
         ? table(
             "Instructions around the deploy",
@@ -201,23 +201,33 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
     data.issues.length
       ? table(
           "Issues around the deploy",
-          ["Issue", "Instruction", "Status", "Before", "After", "p-value"],
+          ["Issue", "Status", "Before", "After", "p-value"],
           data.issues.slice(0, 12).map((i) => [
-            h("span", { class: "issue-name" }, issueName(i)),
-            i.instruction ?? "–",
-            badge(i.status, i.status === "new" || i.status === "regressed" ? "bad" : i.status === "resolved" ? "good" : "muted"),
+            link(`/i/${enc(i.fingerprint)}`, h("span", { class: "issue-name" }, i.title)),
+            badge(i.status, statusTone(i.status)),
             pct(i.preRate),
             pct(i.postRate),
             i.pValue === null ? "–" : i.pValue < 0.001 ? "< 0.001" : i.pValue.toFixed(3),
           ]),
-          { numeric: [3, 4, 5] },
+          { numeric: [2, 3, 4] },
         )
       : null,
   ];
 }
 
-function tileRate(label: string, before: number, after: number, higherIsBetter = false): HTMLElement {
+/** An issue's status as a colour: red only for a new or significantly worse issue, green for a resolved one. */
+const statusTone = (status: string) => (status === "new" || status === "regressed" ? "bad" : status === "resolved" ? "good" : "muted");
+
+/**
+ * A rate before → after the deploy, coloured only when the change is significant (its two-proportion
+ * test, `rateChanges`): a change within noise is neutral, whichever way it points.
+ */
+function tileRate(label: string, data: ReleaseDiff, name: "failureRate" | "landingRate" | "dropRate", higherIsBetter = false): HTMLElement {
+  const before = data.pre[name];
+  const after = data.post[name];
+  const change = data.rateChanges?.[name];
   const worse = higherIsBetter ? after < before : after > before;
-  const same = Math.abs(after - before) < 0.0005;
-  return tile(label, `${pct(before)} → ${pct(after)}`, same ? "no change" : worse ? "worse after the deploy" : "better after the deploy", same ? "" : worse ? "bad" : "good");
+  const text = `${pct(before)} → ${pct(after)}`;
+  if (!change || !change.significant) return tile(label, text, Math.abs(after - before) < 0.0005 ? "no change" : `no significant change${change ? ` (p = ${change.pValue.toFixed(2)})` : ""}`);
+  return tile(label, text, `${worse ? "worse" : "better"} after the deploy (p ${change.pValue < 0.001 ? "< 0.001" : `= ${change.pValue.toFixed(3)}`})`, worse ? "bad" : "good");
 }

@@ -1,14 +1,17 @@
-// `/tx/{sig}`: the why story as a card (outcome, program and instruction, instruction path, error, compute
-// used vs requested, the grouped issue) and, for drops, the diagnose-drop evidence and advice.
+// `/tx/{sig}`: the why story as a card that shows what means something for its outcome (a landed
+// transaction: where and for how much compute; a failure: the error, where it happened in plain
+// words, the call stack and the logs; a drop: its drop story, not empty error rows), the grouped
+// issue with a link to its page, and links to the public explorers when the chain has them.
 
 import { api, enc } from "../api";
 import { h, link, section } from "../dom";
-import { ago, dropLabel, ixPathLabel, num, pct, programName, short, when } from "../format";
+import { ago, dropLabel, failurePlace, num, pct, programName, short, when } from "../format";
 import type { DiagnoseDrop, Why } from "../types";
-import { badge, card, outcomeBadge } from "./common";
+import { badge, outcomeBadge } from "./common";
+import { callStackView, logsView } from "./evidence";
 
 export function txPage(main: HTMLElement, params: { sig: string }, _query: URLSearchParams, signal: AbortSignal): void {
-  const body = h("div");
+  const body = h("div", { class: "tx-body" });
   main.append(h("div", { class: "page-head" }, h("div", {}, h("p", { class: "crumb" }, link("/", "Programs"), " / transaction"), h("h1", {}, "Why this transaction ", h("span", { class: "dim" }, short(params.sig, 6))), h("p", { class: "mono dim break" }, params.sig))), body);
   void section(body, "the story", () => api<Why>(`why/${enc(params.sig)}`, {}, { scoped: false, signal }), (why) => {
     const drop = h("div");
@@ -17,59 +20,70 @@ export function txPage(main: HTMLElement, params: { sig: string }, _query: URLSe
   });
 }
 
-function row(label: string, ...value: (Node | string | null)[]) {
-  const present = value.filter((v) => v !== null);
-  return [h("dt", {}, label), h("dd", {}, ...(present.length ? present : ["–"]))];
+type Fact = [string, ...(Node | string | null)[]];
+
+/** Only the rows with something to say. */
+const facts = (rows: (Fact | null)[]) =>
+  h("dl", { class: "facts" }, rows.filter((r): r is Fact => r !== null).flatMap(([label, ...value]) => [h("dt", {}, label), h("dd", {}, ...value)]));
+
+const programLink = (program: string) => link(`/p/${enc(program)}`, programName(program) ?? short(program, 6));
+
+function headline(why: Why): string {
+  switch (why.outcome) {
+    case "landed":
+      return "It landed.";
+    case "dropped":
+      return `It never landed: ${dropLabel(why.dropClass)}.`;
+    case "preflight":
+      return `Simulation rejected it before it was sent: ${why.issue?.title ?? why.errName ?? "an error"}.`;
+    default:
+      return `It failed on chain: ${why.issue?.title ?? why.errName ?? "an error"}.`;
+  }
 }
 
 function story(why: Why): HTMLElement {
   const program = why.program;
-  const headline =
-    why.outcome === "landed"
-      ? "It landed."
-      : why.outcome === "dropped"
-        ? `It never landed: ${dropLabel(why.dropClass)}.`
-        : why.outcome === "preflight"
-          ? `Simulation rejected it before it was sent${why.errName ? `: ${why.errName}` : ""}.`
-          : `It failed on chain${why.errName ? ` with ${why.errName}` : ""}${why.instruction ? ` in ${why.instruction}` : ""}.`;
+  const failed = why.outcome === "failed_onchain" || why.outcome === "preflight";
   const cuShare = why.cuUsed !== null && why.cuRequested ? why.cuUsed / why.cuRequested : null;
   const meter =
-    why.cuUsed !== null && why.cuRequested
+    why.outcome !== "dropped" && why.cuUsed !== null && why.cuRequested
       ? h(
           "div",
           { class: "meter", role: "img", "aria-label": `Compute used ${why.cuUsed} of ${why.cuRequested} requested (${pct(cuShare)})` },
           h("span", { class: why.computeExceeded || (cuShare ?? 0) > 0.95 ? "bad" : "", style: `width:${Math.min(100, (cuShare ?? 0) * 100).toFixed(1)}%` }),
         )
       : null;
-  const failingDiffers = why.failingProgram && why.failingProgram !== program;
+  const failingElsewhere = why.failingProgram && why.failingProgram !== program;
+  const place = failed ? failurePlace(why.ixPath, why.callStack) : null;
+  const stack = why.callStack && why.callStack.length > 0 ? why.callStack : null;
   return h(
     "article",
     { class: `card story ${why.outcome}`, "aria-labelledby": "story-title" },
-    h("div", { class: "story-head" }, outcomeBadge(why.outcome), h("h2", { id: "story-title" }, headline)),
-    why.errMessage ? h("p", { class: "err-message" }, why.errMessage) : null,
-    h(
-      "dl",
-      { class: "facts" },
-      row("Program", program ? link(`/p/${enc(program)}`, programName(program) ?? short(program, 6)) : null),
-      row("Instruction", why.instruction),
-      row("Error", why.errName ? h("strong", { class: "err-name" }, why.errName) : null, why.errCode !== null ? h("span", { class: "dim" }, ` (code ${why.errCode})`) : null),
-      row("Instruction path", why.ixPath ? h("span", { class: "ix-path" }, ixPathLabel(why.ixPath)) : null, why.cpiDepth !== null && why.cpiDepth > 0 ? h("span", { class: "dim" }, ` · depth ${why.cpiDepth}`) : null),
-      why.failingProgram !== undefined ? row("Failing program", why.failingProgram ? (failingDiffers ? link(`/p/${enc(why.failingProgram)}`, programName(why.failingProgram) ?? short(why.failingProgram, 6)) : programName(why.failingProgram) ?? short(why.failingProgram, 6)) : null) : [],
-      why.failingInstruction !== undefined ? row("Failing instruction", why.failingInstruction ?? null) : [],
-      row("Compute", why.cuUsed !== null ? `${num(why.cuUsed)} used of ${num(why.cuRequested)} requested` : null, why.computeExceeded ? badge("budget exceeded", "bad") : null),
-      row("Provider", why.rpcLabel ?? null),
-      row("Payer", why.payer ? (program ? link(`/w/${enc(program)}/${enc(why.payer)}`, short(why.payer, 6)) : short(why.payer, 6)) : null, why.payerBotScore !== null ? h("span", { class: "dim" }, ` · bot score ${why.payerBotScore.toFixed(2)}`) : null),
-      row("Sent", why.sentAt ? when(why.sentAt) : null),
-      row("Slot", why.slot ? num(why.slot) : null, why.blockTime ? h("span", { class: "dim" }, ` · ${when(why.blockTime)}`) : null),
-    ),
+    h("div", { class: "story-head" }, outcomeBadge(why.outcome), h("h2", { id: "story-title" }, headline(why))),
+    failed && why.errMessage ? h("p", { class: "err-message" }, why.errMessage) : null,
+    facts([
+      program ? ["Program", programLink(program)] : null,
+      why.outcome !== "dropped" && why.instruction ? ["Instruction", why.instruction] : null,
+      failed && (why.errName || why.errCode !== null) ? ["Error", h("strong", { class: "err-name" }, why.errName ?? "unnamed"), why.errCode !== null ? h("span", { class: "dim" }, ` (code ${why.errCode})`) : null] : null,
+      place ? ["Where", h("span", { class: "ix-path" }, place)] : null,
+      failed && failingElsewhere ? ["Raised by", programLink(why.failingProgram!), why.failingInstruction ? ` ${why.failingInstruction}` : null] : null,
+      why.outcome !== "dropped" && why.cuUsed !== null ? ["Compute", `${num(why.cuUsed)} used of ${num(why.cuRequested)} requested`, why.computeExceeded ? badge("budget exceeded", "bad") : null] : null,
+      why.rpcLabel ? ["Provider", why.rpcLabel] : null,
+      why.payer ? ["Payer", program ? link(`/w/${enc(program)}/${enc(why.payer)}`, short(why.payer, 6)) : short(why.payer, 6), why.payerBotScore !== null && why.payerBotScore !== undefined ? h("span", { class: "dim" }, ` · bot score ${why.payerBotScore.toFixed(2)}`) : null] : null,
+      why.sentAt ? ["Sent", when(why.sentAt)] : null,
+      why.slot ? ["Slot", num(why.slot), why.blockTime ? h("span", { class: "dim" }, ` · ${when(why.blockTime)}`) : null] : null,
+      why.links ? ["On explorers", h("a", { href: why.links.solanaExplorer, rel: "noopener" }, "Solana Explorer"), " · ", h("a", { href: why.links.solscan, rel: "noopener" }, "Solscan")] : null,
+    ]),
     meter,
+    stack ? [h("h3", {}, "Call stack"), callStackView(stack)] : null,
+    why.logs && why.logs.length ? logsView(why.logs, stack, false, why.logTruncated ?? false) : null,
     why.issue
       ? h(
           "div",
           { class: "issue-box" },
           h("h3", {}, "Grouped issue"),
-          h("p", {}, h("code", {}, why.issue.fingerprint), ` · ${num(why.issue.count7d)} occurrences in 7 days · first seen ${ago(why.issue.firstSeen)}`),
-          program ? link(`/p/${enc(program)}`, "See the program's top issues →") : null,
+          h("p", {}, link(`/i/${enc(why.issue.fingerprint)}`, h("strong", {}, why.issue.title)), h("span", { class: "dim" }, ` · ${num(why.issue.count7d)} in 7 days · first seen ${ago(why.issue.firstSeen)}`)),
+          h("p", { class: "dim" }, h("code", {}, why.issue.fingerprint)),
         )
       : null,
     why.source === "chain" ? h("p", { class: "dim" }, "txray never received telemetry for this signature: decoded from the chain on demand.") : null,

@@ -31,6 +31,25 @@ describe("error tables", () => {
     expect(builtinProgramError(PROGRAMS.jupiterV6, 1)).toBeUndefined();
   });
 
+  test("native programs that publish an error enum: Vote and Stake, named without an IDL (and not as Anchor codes)", () => {
+    const VOTE = "Vote111111111111111111111111111111111111111";
+    const STAKE = "Stake11111111111111111111111111111111111111";
+    expect(builtinProgramError(VOTE, 0)).toEqual({ name: "VoteTooOld", message: "vote already recorded or not in slot hashes history" });
+    expect(builtinProgramError(VOTE, 20)?.name).toBe("AssertionFailed");
+    expect(builtinProgramError(VOTE, 21)).toBeUndefined();
+    expect(builtinProgramError(STAKE, 2)).toEqual({ name: "AlreadyDeactivated", message: "Stake already deactivated" });
+    expect(builtinProgramError(STAKE, 16)?.name).toBe("EpochRewardsActive");
+    expect(builtinProgramError(STAKE, 17)).toBeUndefined();
+    // From a failure's logs: a Stake instruction that fails with custom code 3.
+    const story = decodeSimulation({
+      err: { InstructionError: [0, { Custom: 3 }] },
+      logs: [`Program ${STAKE} invoke [1]`, `Program ${STAKE} failed: custom program error: 0x3`],
+    });
+    expect(story).toMatchObject({ failingProgram: STAKE, errCode: 3, errName: "TooSoonToRedelegate", errMessage: "One re-delegation permitted per epoch" });
+    // A code beyond the table stays unnamed (never an Anchor framework code for a native program).
+    expect(decodeSimulation({ err: { InstructionError: [0, { Custom: 2000 }] }, logs: [`Program ${VOTE} invoke [1]`, `Program ${VOTE} failed: custom program error: 0x7d0`] }).errName).toBeNull();
+  });
+
   test("Anchor framework codes", () => {
     expect(anchorFrameworkError(101)?.name).toBe("InstructionFallbackNotFound");
     expect(anchorFrameworkError(1500)?.name).toBe("EventInstructionStub");

@@ -1,0 +1,215 @@
+// issue/{fingerprint} (docs/api.md#get-v1issuefingerprint): everything about one issue on one page,
+// the way an error tracker's issue page answers "what broke, where, since when, for whom": its
+// identity and title, first/last seen and the deploy it followed, counts per window, a time series
+// (hourly over 7 days, daily over 30) with the program's deploys, distinct wallets, breakdowns by
+// provider, wallet adapter, instruction and payer segment, the newest examples, and a representative
+// event with its program logs and call stack (from the lake). Same scope and window rules as
+// top-issues. One module on purpose: it reads the serving tables' `attempts`, `payer_scores`,
+// `issue_lifetimes` and `deploys` only (sql/issue_detail_*.sql), so it moves onto other serving
+// tables without changing its answers (test/analytics/issue-detail.test.ts computes them apart).
+
+import { z } from "zod";
+import type { Context } from "../../context";
+import { callStack, customErrorMessage, decodeSimulation, type CallFrame } from "../../chain/decode";
+import type { IdlRegistry } from "../../chain/idl";
+import { notFound } from "../../shared/errors";
+import { issueTitle } from "../../shared/issue-title";
+import { ratio } from "../../shared/stats";
+import { sqlFile } from "../sql";
+import { servingTables, type ServingTables } from "../serving/reader";
+import { WINDOWS, type WindowName } from "../windows";
+import { evidenceBySignature, type AttemptEvidence } from "./attempt-evidence";
+import { answerKey, parseParams, scopeKey, windowName, windowRange, type WindowRange } from "./common";
+import { SEGMENTS } from "./top-issues";
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+export const MAX_EXAMPLES = 20;
+
+/** Fingerprints of any grouping version (`v1:` today, docs/architecture.md "Outcomes, drops and issues"). */
+export const FINGERPRINT_PATTERN = /^v[1-9][0-9]*:[0-9a-f]{16}$/;
+
+export type Slice = { key: string | null; count: number; share: number };
+/** Counts per bucket from `since`, one bucket per `stepMs` (UTC hours or days), oldest first. */
+export type Series = { since: number; stepMs: number; counts: number[] };
+export type IssueExample = { sig: string; sentAt: number; receivedAt: number; payer: string; rpcLabel: string };
+export type RepresentativeEvent = {
+  sig: string | null; sentAt: number; receivedAt: number; payer: string; rpcLabel: string; outcome: string;
+  slot: number | null; blockTime: number | null; ixPath: string | null; cpiDepth: number | null; failingInstruction: string | null;
+  cuUsed: number | null; cuRequested: number | null; logTruncated: boolean;
+  /** Program logs as recorded (transaction or simulation); null when the lake keeps none for it (drops). */
+  logs: string[] | null;
+  callStack: CallFrame[] | null;
+};
+export type IssueDetailResponse = {
+  fingerprint: string;
+  program: string;
+  title: string;
+  outcome: string;
+  instruction: string | null;
+  failingProgram: string | null;
+  failingInstruction: string | null;
+  errCode: number | null;
+  errName: string | null;
+  errMessage: string | null;
+  dropClass: string | null;
+  window: WindowRange;
+  firstSeen: number;
+  lastSeen: number;
+  /** The program's last deploy before the issue was first seen. */
+  introducedBy: { slot: number; deployedAt: number } | null;
+  counts: Record<WindowName, number>;
+  wallets: number;
+  botShare: number;
+  series: { hourly: Series; daily: Series };
+  deploys: { slot: number; deployedAt: number }[];
+  breakdowns: { providers: Slice[]; walletAdapters: Slice[]; instructions: Slice[]; segments: Slice[] };
+  representative: RepresentativeEvent | null;
+  examples: IssueExample[];
+};
+
+const issueParams = z.object({
+  fingerprint: z.string().regex(FINGERPRINT_PATTERN, "expected v1: followed by 16 lower-case hex digits"),
+  window: windowName,
+  accountId: z.string().min(1).nullable(),
+});
+export type IssueDetailParams = { fingerprint: string; window?: string | null; accountId: string | null };
+export type IssueDetailDeps = { idls: IdlRegistry };
+
+type FactRow = { kind: string; key: string | null; count: number; wallets: number | null; bots: number | null };
+type EventRow = {
+  program: string; sig: string | null; sent_at: number; received_at: number; payer: string; rpc_label: string; outcome: string;
+  failing_program: string | null; instruction: string | null; err_code: number | null; err_name: string | null; drop_class: string | null; example: boolean;
+};
+
+export async function issueDetail(ctx: Context, deps: IssueDetailDeps, input: IssueDetailParams): Promise<IssueDetailResponse> {
+  const params = parseParams(issueParams, input);
+  const tables = await servingTables(ctx);
+  return tables.cached(answerKey("issue", params), () => computeIssueDetail(ctx, deps, tables, params.fingerprint, params.window, scopeKey(params.accountId)));
+}
+
+async function computeIssueDetail(ctx: Context, deps: IssueDetailDeps, tables: ServingTables, fingerprint: string, window: WindowName, scope: string): Promise<IssueDetailResponse> {
+  const range = windowRange(tables, window);
+  const until = tables.clock;
+  const since = (name: WindowName) => until - WINDOWS[name];
+  const events = await tables.all<EventRow>(sqlFile("issue_detail_events"), [scope, fingerprint, range.since, until]);
+  if (events.length === 0) throw notFound(`issue ${fingerprint}: no attempts of it in this scope`);
+  const newest = events[0];
+  const [facts, [lifetime], deployRows] = await Promise.all([
+    tables.all<FactRow>(sqlFile("issue_detail_facts"), [scope, fingerprint, range.since, until, since("1d"), since("7d"), since("30d")]),
+    tables.all<{ first_seen: number | null; last_seen: number | null }>(sqlFile("issue_detail_lifetime"), [scope, fingerprint]),
+    tables.all<{ slot: number; effective_at: number }>(sqlFile("issue_detail_deploys"), [newest.program]),
+  ]);
+  const retained = events.map((e) => e.received_at);
+  const firstSeen = lifetime?.first_seen ?? Math.min(...retained);
+  const lastSeen = lifetime?.last_seen ?? Math.max(...retained);
+  const windows = new Map(facts.filter((f) => f.kind === "window").map((f) => [f.key as WindowName, f]));
+  const selected = windows.get(window);
+  const deploys = deployRows.map((d) => ({ slot: d.slot, deployedAt: d.effective_at }));
+  const introducedBy = deploys.filter((d) => d.deployedAt <= firstSeen).at(-1) ?? null;
+  const evidence = newest.sig !== null && newest.outcome !== "dropped" ? await evidenceBySignature(ctx, { program: newest.program, sig: newest.sig, receivedAt: newest.received_at }) : null;
+  const representative = representativeEvent(newest, evidence);
+  const identity = {
+    outcome: newest.outcome, errName: newest.err_name, errCode: newest.err_code, dropClass: newest.drop_class, instruction: newest.instruction,
+  };
+  return {
+    fingerprint,
+    program: newest.program,
+    title: issueTitle(identity),
+    ...identity,
+    failingProgram: newest.failing_program,
+    failingInstruction: representative?.failingInstruction ?? null,
+    errMessage: errorMessage(deps.idls, newest, evidence),
+    window: range,
+    firstSeen,
+    lastSeen,
+    introducedBy,
+    counts: { "1d": windows.get("1d")?.count ?? 0, "7d": windows.get("7d")?.count ?? 0, "30d": windows.get("30d")?.count ?? 0 },
+    wallets: selected?.wallets ?? 0,
+    botShare: ratio(selected?.bots ?? 0, selected?.count ?? 0),
+    series: {
+      hourly: series(facts, "hour", since("7d"), until, HOUR_MS),
+      daily: series(facts, "day", since("30d"), until, DAY_MS),
+    },
+    deploys: deploys.filter((d) => d.deployedAt >= since("30d") && d.deployedAt <= until),
+    breakdowns: {
+      providers: slices(facts, "provider"),
+      walletAdapters: slices(facts, "walletAdapter"),
+      instructions: slices(facts, "instruction"),
+      // Every segment, in their fixed order (an empty one is a finding too).
+      segments: SEGMENTS.map((segment) => facts.find((f) => f.kind === "segment" && f.key === segment) ?? { key: segment, count: 0 }).map((f) => ({
+        key: f.key, count: f.count, share: ratio(f.count, selected?.count ?? 0),
+      })),
+    },
+    representative,
+    examples: events
+      .filter((e) => e.example)
+      .slice(0, MAX_EXAMPLES)
+      .map((e) => ({ sig: e.sig!, sentAt: e.sent_at, receivedAt: e.received_at, payer: e.payer, rpcLabel: e.rpc_label })),
+  };
+}
+
+/** Buckets of `stepMs` (UTC-aligned) from the one holding `since` to the one holding `until`, zero-filled. */
+function series(facts: FactRow[], kind: string, since: number, until: number, stepMs: number): Series {
+  const first = Math.floor(since / stepMs);
+  const counts = new Array<number>(Math.floor(until / stepMs) - first + 1).fill(0);
+  for (const f of facts) if (f.kind === kind) counts[Number(f.key) - first] += f.count;
+  return { since: first * stepMs, stepMs, counts };
+}
+
+/** One breakdown of the selected window, largest first. */
+function slices(facts: FactRow[], kind: string): Slice[] {
+  const rows = facts.filter((f) => f.kind === kind);
+  const total = rows.reduce((sum, f) => sum + f.count, 0);
+  return rows
+    .map((f) => ({ key: f.key, count: f.count, share: ratio(f.count, total) }))
+    .sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key)));
+}
+
+/** The newest event, with its logs and call stack when the lake keeps them. */
+function representativeEvent(event: EventRow, evidence: AttemptEvidence | null): RepresentativeEvent {
+  const logs = evidence && evidence.logs.length > 0 ? evidence.logs : null;
+  return {
+    sig: event.sig,
+    sentAt: event.sent_at,
+    receivedAt: event.received_at,
+    payer: event.payer,
+    rpcLabel: event.rpc_label,
+    outcome: event.outcome,
+    slot: evidence?.slot ?? null,
+    blockTime: evidence?.blockTime ?? null,
+    ixPath: evidence?.ixPath ?? null,
+    cpiDepth: evidence?.cpiDepth ?? null,
+    failingInstruction: evidence?.failingInstruction ?? null,
+    cuUsed: evidence?.cuUsed ?? null,
+    cuRequested: evidence?.cuRequested ?? null,
+    logTruncated: logs?.includes("Log truncated") ?? false,
+    logs,
+    callStack: logs
+      ? callStack(logs, { program: event.program, instruction: evidence!.instruction, failingInstruction: evidence!.failingInstruction, ixPath: evidence!.ixPath })
+      : null,
+  };
+}
+
+/**
+ * What the program says the error means: its IDL's or txray's tables' message for the code, else
+ * what the representative event's logs say (an Anchor error line, a native `Error:` log, the
+ * runtime's `failed:` text).
+ */
+function errorMessage(idls: IdlRegistry, event: EventRow, evidence: AttemptEvidence | null): string | null {
+  if (event.err_code !== null && event.failing_program !== null) {
+    const known = customErrorMessage(event.failing_program, event.err_code, idls);
+    if (known) return known;
+  }
+  if (!evidence || evidence.logs.length === 0) return null;
+  return decodeSimulation({ err: parseJson(evidence.err), logs: evidence.logs }, idls, { program: event.program }).errMessage;
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,122 @@
+// `/i/{fingerprint}`: one issue on one page (GET /v1/issue/{fingerprint}): what broke (title,
+// error and message, failing program), since when (first seen, the deploy it followed), how often
+// (counts, events over time with the deploys marked), for whom (wallets, providers, wallet adapters,
+// segments), and a representative event with its call stack and logs; examples open their story.
+
+import { api, enc } from "../api";
+import { seriesPlot, shareBars } from "../charts";
+import { h, link, section } from "../dom";
+import { ago, num, pct, programName, short, when } from "../format";
+import type { IssueDetail } from "../types";
+import { badge, card, outcomeBadge, table, tile, windowOf, windowSwitch } from "./common";
+import { callStackView, logsView } from "./evidence";
+
+const SEGMENT_LABEL: Record<string, string> = { human: "Humans", mixed: "Mixed", bot: "Bots" };
+
+export function issuePage(main: HTMLElement, params: { fingerprint: string }, query: URLSearchParams, signal: AbortSignal): void {
+  const window = windowOf(query);
+  const body = h("div", { class: "issue-body" });
+  main.append(body);
+  void section(body, "the issue", () => api<IssueDetail>(`issue/${enc(params.fingerprint)}`, { window }, { signal }), (issue) => {
+    document.title = `${issue.title} · txray`;
+    return render(issue, window);
+  });
+}
+
+function render(issue: IssueDetail, window: string) {
+  const program = programName(issue.program) ?? short(issue.program, 6);
+  const rep = issue.representative;
+  const facts: [string, (Node | string | null)[]][] = [
+    ["First seen", [when(issue.firstSeen), h("span", { class: "dim" }, ` · ${ago(issue.firstSeen)}`)]],
+    ["Last seen", [when(issue.lastSeen), h("span", { class: "dim" }, ` · ${ago(issue.lastSeen)}`)]],
+    ["First appeared after", issue.introducedBy ? [`the deploy at slot ${num(issue.introducedBy.slot)}`, h("span", { class: "dim" }, ` · ${when(issue.introducedBy.deployedAt)}`)] : ["no deploy observed before it"]],
+  ];
+  if (issue.failingProgram && issue.failingProgram !== issue.program)
+    facts.push(["Raised by", [link(`/p/${enc(issue.failingProgram)}`, programName(issue.failingProgram) ?? short(issue.failingProgram, 6)), issue.failingInstruction ? ` ${issue.failingInstruction}` : null]]);
+  if (issue.errCode !== null) facts.push(["Error code", [`${issue.errCode} (0x${issue.errCode.toString(16)})`]]);
+  const hourly = window === "30d" ? null : window === "1d" ? lastBuckets(issue.series.hourly, 25) : issue.series.hourly;
+  const series = hourly ?? issue.series.daily;
+  return [
+    h(
+      "div",
+      { class: "page-head" },
+      h(
+        "div",
+        {},
+        h("p", { class: "crumb" }, link("/", "Programs"), " / ", link(`/p/${enc(issue.program)}`, program), " / issue"),
+        h("h1", { class: "issue-title" }, issue.title),
+        h("p", { class: "issue-sub" }, outcomeBadge(issue.outcome), " ", h("code", { class: "dim" }, issue.fingerprint)),
+        issue.errMessage ? h("p", { class: "err-message" }, issue.errMessage) : null,
+      ),
+      windowSwitch(`/i/${enc(issue.fingerprint)}`, window as "1d" | "7d" | "30d"),
+    ),
+    h(
+      "div",
+      { class: "tiles" },
+      tile("Last 24 hours", num(issue.counts["1d"]), "events", issue.counts["1d"] > 0 ? "bad" : ""),
+      tile("Last 7 days", num(issue.counts["7d"]), "events"),
+      tile("Last 30 days", num(issue.counts["30d"]), "events"),
+      tile("Wallets", num(issue.wallets), `in ${issue.window.name ?? window}`),
+      tile("Bot share", pct(issue.botShare, 0), "of the window's events"),
+    ),
+    h("dl", { class: "facts" }, facts.flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, ...value)])),
+    card(
+      "Events over time",
+      "series-title",
+      seriesPlot(
+        `Events per ${hourly ? "hour" : "day"}${issue.deploys.length ? ", deploys marked" : ""}`,
+        series,
+        issue.deploys.map((d) => ({ at: d.deployedAt, label: `deploy ${num(d.slot)}` })),
+      ),
+    ),
+    card(
+      "Who hits it",
+      "breakdowns-title",
+      h(
+        "div",
+        { class: "breakdowns" },
+        shareBars("RPC provider", issue.breakdowns.providers),
+        shareBars("Wallet adapter", issue.breakdowns.walletAdapters, (k) => k || "(none reported)"),
+        shareBars("Instruction", issue.breakdowns.instructions, (k) => k ?? "(unknown)"),
+        shareBars("Payer segment", issue.breakdowns.segments, (k) => SEGMENT_LABEL[k ?? ""] ?? String(k)),
+      ),
+    ),
+    card(
+      "A recent event",
+      "event-title",
+      rep === null
+        ? h("p", { class: "dim" }, "No event of this issue is retained.")
+        : h(
+            "div",
+            {},
+            h(
+              "p",
+              {},
+              rep.sig ? link(`/tx/${enc(rep.sig)}`, short(rep.sig, 8)) : "an unsigned attempt",
+              h("span", { class: "dim" }, ` · ${when(rep.receivedAt)} · via ${rep.rpcLabel}`),
+              rep.cuUsed !== null ? h("span", { class: "dim" }, ` · ${num(rep.cuUsed)} of ${num(rep.cuRequested)} CU`) : null,
+            ),
+            rep.callStack && rep.callStack.length ? [h("h3", {}, "Call stack"), callStackView(rep.callStack)] : h("p", { class: "dim" }, issue.outcome === "dropped" ? "A dropped transaction never ran: it has no call stack or logs." : "No program logs were kept for this event."),
+            rep.logs ? logsView(rep.logs, rep.callStack, true, rep.logTruncated) : null,
+          ),
+    ),
+    card(
+      "Newest examples",
+      "examples-title",
+      issue.examples.length === 0
+        ? h("p", { class: "dim" }, "No signed example in this window.")
+        : table(
+            "Newest examples",
+            ["Signature", "Received", "Payer", "Provider"],
+            issue.examples.map((e) => [link(`/tx/${enc(e.sig)}`, short(e.sig, 6)), when(e.receivedAt), link(`/w/${enc(issue.program)}/${enc(e.payer)}`, short(e.payer, 5)), e.rpcLabel]),
+          ),
+      issue.examples.length === 20 ? badge("the 20 newest", "muted") : null,
+    ),
+  ];
+}
+
+/** The newest `n` buckets of a series. */
+function lastBuckets(series: IssueDetail["series"]["hourly"], n: number) {
+  const skip = Math.max(0, series.counts.length - n);
+  return { since: series.since + skip * series.stepMs, stepMs: series.stepMs, counts: series.counts.slice(skip) };
+}
