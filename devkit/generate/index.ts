@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { addProgramCounts, type ControlDb } from "../../src/control";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
+import { DEFAULT_SAMPLE_RATE } from "../../src/chain/resolve";
 import { syntheticAddress, syntheticDeploys, type SyntheticDeploy } from "./catalog";
 import { attemptsViewSql, envelopesSelectSql, resolutionsSelectSql, worldSetupSql, type WorldParams } from "./sql";
 
@@ -28,6 +29,8 @@ export type GenerateOptions = {
   force?: boolean;
   /** DuckDB threads (default: all cores). */
   threads?: number;
+  /** Share of landed successes written as decoded from their transaction (default: the resolver's, 1/32; 1: every one, as in lake version 1). */
+  successSampleRate?: number;
 };
 
 export type GenerateResult = {
@@ -63,7 +66,7 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
   const regression = deploys.find((d) => d.regression)!;
   const humans = Math.max(200, Math.floor(options.envelopes / 200));
   const bots = Math.max(5, Math.floor(options.envelopes / 500_000));
-  const world: WorldParams = { envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt };
+  const world: WorldParams = { envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt, successSampleRate: options.successSampleRate ?? DEFAULT_SAMPLE_RATE };
 
   const duck = await openDuck(":memory:", options.threads ? { threads: String(options.threads) } : {});
   const connection = await duck.connect();

@@ -44,12 +44,12 @@ export type BuildResult = {
 const ATTEMPTS_TEMPLATE = `CREATE TEMP TABLE attempts_template (wallet_key UBIGINT, attempt_key UBIGINT, account_id VARCHAR,
   program VARCHAR, day VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR, payer VARCHAR, rpc_label VARCHAR, rpc_hash VARCHAR,
   wallet_adapter VARCHAR, kind VARCHAR, outcome VARCHAR, drop_class VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR,
-  failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT, cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT)`;
+  failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT, cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, sample_weight DOUBLE)`;
 
 const NO_RESOLUTION_ROWS = `CREATE OR REPLACE TEMP VIEW resolution_rows AS SELECT NULL::VARCHAR AS attempt_id, NULL::VARCHAR AS outcome,
   NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code, NULL::VARCHAR AS err_name,
   NULL::VARCHAR AS failing_program, NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested,
-  NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time WHERE false`;
+  NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time, NULL::DOUBLE AS sample_weight WHERE false`;
 
 const EMPTY_DEPLOYS = `CREATE TABLE deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR,
   effective_at BIGINT, previous_at BIGINT, previous_slot BIGINT, next_at BIGINT)`;
