@@ -12,8 +12,9 @@
 // After each kill the serving tables are checked (the pointer names a complete version a reader
 // opens). At the end txray recovers (restart, flush, resolve, tables) and the invariants are
 // checked: every 202'd envelope is in the lake exactly once, every resolved attempt has exactly one
-// resolution row, every flushed attempt was taken into the resolver exactly once, no serving table
-// is torn. Progress goes to stderr; the last line on stdout is the JSON summary
+// resolution row and one resolved entry in the signature index (why), every flushed attempt the
+// resolver took in is either open (its checkpoint and the replay, as a restarting process holds
+// them) or resolved, never both, never neither, and no serving table is torn. Progress goes to stderr; the last line on stdout is the JSON summary
 // { kills, lost, duplicated, tornTables, ... }. Loopback only; everything lives in a temp dir.
 
 import { spawn, type Subprocess } from "bun";
@@ -34,6 +35,7 @@ import { jobByName } from "../src/jobs/registry";
 import { encodeBase58 } from "../src/shared/base58";
 import { type FaultPoint } from "../src/shared/fault";
 import { silentLogger } from "../src/shared/logger";
+import { everyIndexedAttempt, openAttemptIds } from "../src/chain/resolve";
 import { mulberry32 } from "../devkit/localnet";
 
 export type Scenario =
@@ -330,15 +332,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       result.duplicated = lake.filter((row) => Number(row.n) > 1).length;
 
       const resolutions = existsSync(ctx.paths.dataset("resolutions"))
-        ? await ctx.duck.all<{ attempt_id: string; n: number }>(`SELECT attempt_id, count(*)::INTEGER AS n FROM read_parquet('${glob("resolutions")}', hive_partitioning = true) GROUP BY attempt_id`)
+        ? await ctx.duck.all<{ attempt_id: string; n: number; sig: string | null }>(`SELECT attempt_id, count(*)::INTEGER AS n, any_value(sig) AS sig FROM read_parquet('${glob("resolutions")}', hive_partitioning = true) GROUP BY attempt_id`)
         : [];
       const resolvedInLake = new Map(resolutions.map((row) => [row.attempt_id, Number(row.n)]));
-      const indexed = new Set(ctx.control.query<{ attempt_id: string }, []>("SELECT attempt_id FROM attempt_index").all().map((r) => r.attempt_id));
-      const pending = new Set(ctx.control.query<{ attempt_id: string }, []>("SELECT attempt_id FROM pending_attempts").all().map((r) => r.attempt_id));
+      // Resolved entries of the signature index (what why answers from), and the resolver's open attempts as a restarted process holds them.
+      const indexed = new Set<string>();
+      for (const entry of everyIndexedAttempt(ctx.signatures, ctx.control)) if (entry.state === "resolved") indexed.add(entry.attemptId);
+      const pending = await openAttemptIds(ctx);
       result.resolutions = resolutions.length;
       result.duplicatedResolutions = resolutions.filter((row) => Number(row.n) > 1).length;
       result.lostResolutions = [...indexed].filter((id) => !resolvedInLake.has(id)).length;
-      result.orphanResolutions = [...resolvedInLake.keys()].filter((id) => !indexed.has(id)).length;
+      // (An attempt without a signature, a preflight failure before signing, cannot be looked up by one: it has no index entry.)
+      result.orphanResolutions = resolutions.filter((row) => row.sig !== null && !indexed.has(row.attempt_id)).length;
       // Every attempt of a segment the resolver has taken in is pending or resolved, never both, never neither
       // (segments not yet taken in, at most 200 per run, are still waiting: their attempts are in neither).
       const taken = new Set(ctx.control.query<{ segment: string }, []>("SELECT segment FROM lake_segments WHERE intake_at IS NOT NULL").all().map((r) => r.segment));

@@ -12,7 +12,7 @@
 // answers requests. Memory is then the sum of both.
 
 import { spawn, type Subprocess } from "bun";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
 import { generateLake } from "../devkit/generate";
 import { encodeBase58 } from "../src/shared/base58";
+import { startStandInChain, uniqueSignatures } from "../devkit/standin";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -45,78 +46,9 @@ const hardStop = setTimeout(() => {
   process.exit(3);
 }, (minutes + 5) * 60_000);
 
-// --- the chain: block height advancing like mainnet, statuses and recorded transactions ---
-const fixture = (name: string) => {
-  const json = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "mainnet", name), "utf8"));
-  return json.result ?? json;
-};
-const LANDED_TX = fixture("17_agavesim_getTransaction_okx_dex_pumpswap_cpi_depth3_success.json");
-const FAILED_TX = fixture("18_metamask-snap_getTransaction_failed_lifi_system_transfer_insufficient_lamports_custom1.json");
-// A recorded transaction's JSON is serialised once, around a gap for its signature: the stand-in
-// chain stands for a provider outside the machine, and serialising 17 KB per transaction took CPU
-// from the server being measured.
-class RawJson {
-  constructor(readonly json: string) {}
-}
-const SIGNATURE_GAP = "\u0000signature\u0000";
-const aroundSignature = (template: any): [string, string] => {
-  const [before, after] = JSON.stringify({ ...template, transaction: { ...template.transaction, signatures: [SIGNATURE_GAP] } }).split(JSON.stringify(SIGNATURE_GAP));
-  return [before, after];
-};
-const LANDED_JSON = aroundSignature(LANDED_TX);
-const FAILED_JSON = aroundSignature(FAILED_TX);
-const chainStart = Date.now();
-const height = () => 300_000_000 + Math.floor((Date.now() - chainStart) / 400);
-/** Per signature, deterministic: 60% landed, 10% failed on chain, 30% never landed. */
-const fate = (sig: string) => {
-  const byte = createHash("sha256").update(sig).digest()[0];
-  return byte < 154 ? "landed" : byte < 180 ? "failed" : "dropped";
-};
-let rpcRequests = 0;
-const chain = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(request) {
-    rpcRequests++;
-    const body = (await request.json()) as any;
-    const answer = (call: any) => {
-      const params = call.params ?? [];
-      switch (call.method) {
-        case "getBlockHeight":
-        case "getSlot":
-          return { jsonrpc: "2.0", id: call.id, result: height() };
-        case "getSignatureStatuses":
-          return {
-            jsonrpc: "2.0", id: call.id,
-            result: {
-              context: { slot: height() },
-              value: (params[0] ?? []).map((sig: string) => {
-                const f = fate(sig);
-                if (f === "dropped") return null;
-                return { slot: height() - 5, confirmations: null, err: f === "failed" ? FAILED_TX.meta.err : null, confirmationStatus: "finalized" };
-              }),
-            },
-          };
-        case "getTransaction": {
-          const f = fate(params[0]);
-          if (f === "dropped") return { jsonrpc: "2.0", id: call.id, result: null };
-          const [before, after] = f === "failed" ? FAILED_JSON : LANDED_JSON;
-          return new RawJson(`{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":${before}${JSON.stringify(params[0])}${after}}`);
-        }
-        case "getAccountInfo":
-          return { jsonrpc: "2.0", id: call.id, result: { context: { slot: height() }, value: null } };
-        case "getMultipleAccounts":
-          return { jsonrpc: "2.0", id: call.id, result: { context: { slot: height() }, value: (params[0] ?? []).map(() => null) } };
-        default:
-          return { jsonrpc: "2.0", id: call.id, error: { code: -32601, message: "Method not found" } };
-      }
-    };
-    const text = (reply: unknown) => (reply instanceof RawJson ? reply.json : JSON.stringify(reply));
-    return new Response(Array.isArray(body) ? `[${body.map((call) => text(answer(call))).join(",")}]` : text(answer(body)), {
-      headers: { "content-type": "application/json" },
-    });
-  },
-});
+// --- the chain: a stand-in mainnet provider (devkit/standin): 60% landed, 10% failed on chain, 30% never landed ---
+const chain = startStandInChain();
+const height = chain.height;
 
 // --- the server: a real process with every job scheduled ---
 const dataDir = mkdtempSync(join(tmpdir(), "txray-soak-"));
@@ -141,8 +73,7 @@ const serverEnv: Record<string, string> = {
   API_PORT: "0",
   TXRAY_SCHEDULER: "on",
   TXRAY_LOG_LEVEL: "info", // "txray listening" (the URL) is an info line
-  SOLANA_RPC_URL: `http://127.0.0.1:${chain.port}`,
-  RESOLVE_INTERVAL_MS: "10000",
+  SOLANA_RPC_URL: chain.url,
   DEPLOYS_INTERVAL_MS: "60000",
   TABLES_INTERVAL_MS: "60000",
   COMPACT_INTERVAL_MS: "120000",
@@ -195,24 +126,7 @@ const payers = Array.from({ length: 2000 }, () => encodeBase58(randomBytes(32)))
 const blockhash = encodeBase58(randomBytes(32));
 const recentSigs: string[] = [];
 let envelopeCounter = 0;
-// Unique signatures without a base58 encoding each (11 µs, a fifth of a core at 20,000/s taken from
-// the server being measured): 4,096 random ones whose last 4 characters are replaced by a counter.
-// Their first byte is kept within 2..254 so that every variant still decodes to exactly 64 bytes.
-const SIGNATURE_POOL = Array.from({ length: 4096 }, () => {
-  const bytes = randomBytes(64);
-  bytes[0] = 2 + (bytes[0] % 253);
-  return encodeBase58(bytes).slice(0, -4);
-});
-const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-function uniqueSignature(n: number): string {
-  let rest = Math.floor(n / SIGNATURE_POOL.length);
-  let tail = "";
-  for (let i = 0; i < 4; i++) {
-    tail = BASE58_ALPHABET[rest % 58] + tail;
-    rest = Math.floor(rest / 58);
-  }
-  return SIGNATURE_POOL[n % SIGNATURE_POOL.length] + tail;
-}
+const uniqueSignature = uniqueSignatures();
 
 function makeBatch(): string {
   const now = Date.now();
@@ -457,7 +371,7 @@ for (const server of servers) {
   exits.push(code);
 }
 const exited = exits.every((code) => code === 0) ? 0 : exits.find((code) => code !== 0) ?? null;
-chain.stop(true);
+chain.stop();
 if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
 clearTimeout(hardStop);
 
@@ -502,7 +416,7 @@ const summary = {
   resolverLagMs: { afterWarmup: afterWarmup?.resolverLagMs ?? null, end: last?.resolverLagMs ?? null, max: Math.max(...reports.map((r) => (r.resolverLagMs as number | null) ?? 0)) },
   errors: reports.reduce((sum, r) => sum + r.errors, 0),
   mcp: mcpAvailable === null ? "skipped: /mcp answers 404" : { calls: reports.reduce((sum, r) => sum + (r.mcp as { calls: number }).calls, 0) },
-  rpcRequests,
+  rpcRequests: chain.counts().requests,
   serverExit: exited,
 };
 console.log(JSON.stringify(summary));

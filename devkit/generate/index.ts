@@ -10,6 +10,7 @@ import { addProgramCounts, type ControlDb } from "../../src/control";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
+import { DEFAULT_SAMPLE_RATE } from "../../src/chain/resolve";
 import { syntheticAddress, syntheticDeploys, type SyntheticDeploy } from "./catalog";
 import { attemptsViewSql, envelopesSelectSql, resolutionsSelectSql, worldSetupSql, type WorldParams } from "./sql";
 
@@ -41,6 +42,8 @@ export type GenerateOptions = {
    * Each pass writes its own part per partition.
    */
   chunkRows?: number;
+  /** Share of landed successes written as decoded from their transaction (default: the resolver's, 1/32; 1: every one, as in lake version 1). */
+  successSampleRate?: number;
 };
 
 export type GenerateResult = {
@@ -78,7 +81,10 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
   const regression = deploys.find((d) => d.regression)!;
   const humans = Math.max(200, Math.floor(options.envelopes / 200));
   const bots = Math.max(5, Math.floor(options.envelopes / 500_000));
-  const world: WorldParams = { envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt, variant };
+  const world: WorldParams = {
+    envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt, variant,
+    successSampleRate: options.successSampleRate ?? DEFAULT_SAMPLE_RATE,
+  };
 
   const duck = await openDuck(":memory:", options.threads ? { threads: String(options.threads) } : {});
   const connection = await duck.connect();

@@ -24,6 +24,8 @@ export type WorldParams = {
    * programs, payers and providers, other draws, attempt ids and signatures.
    */
   variant: number;
+  /** Share of landed successes decoded from their transaction (the resolver's RESOLVE_SAMPLE_RATE; docs/lake.md "The success sample"). */
+  successSampleRate: number;
 };
 
 /** The hash() arguments that make a draw or an id unique to the seed (and the variant, when appending). */
@@ -93,7 +95,7 @@ export function attemptsViewSql(p: WorldParams): string {
     CASE WHEN i < ${botRows} THEN ${botProvider} ELSE ${humanProvider} END AS prov_idx,
     ${instruction} AS iidx,
     ${errorRank} AS err_rank
-  FROM (SELECT i, u(i, 1) AS u1, u(i, 2) AS u2, u(i, 3) AS u3, u(i, 4) AS u4, u(i, 5) AS u5, u(i, 6) AS u6, u(i, 7) AS u7, u(i, 8) AS u8, u(i, 9) AS u9, u(i, 10) AS u10, u(i, 11) AS u11, u(i, 12) AS u12, u(i, 13) AS u13, u(i, 14) AS u14, u(i, 15) AS u15, u(i, 16) AS u16, u(i, 17) AS u17, u(i, 18) AS u18, u(i, 19) AS u19, u(i, 20) AS u20, u(i, 21) AS u21, u(i, 22) AS u22, u(i, 23) AS u23, u(i, 24) AS u24 FROM gen_ids);
+  FROM (SELECT i, u(i, 1) AS u1, u(i, 2) AS u2, u(i, 3) AS u3, u(i, 4) AS u4, u(i, 5) AS u5, u(i, 6) AS u6, u(i, 7) AS u7, u(i, 8) AS u8, u(i, 9) AS u9, u(i, 10) AS u10, u(i, 11) AS u11, u(i, 12) AS u12, u(i, 13) AS u13, u(i, 14) AS u14, u(i, 15) AS u15, u(i, 16) AS u16, u(i, 17) AS u17, u(i, 18) AS u18, u(i, 19) AS u19, u(i, 20) AS u20, u(i, 21) AS u21, u(i, 22) AS u22, u(i, 23) AS u23, u(i, 24) AS u24, u(i, 25) AS u25 FROM gen_ids);
 
   CREATE OR REPLACE VIEW gen_attempts AS
   WITH b AS NOT MATERIALIZED (
@@ -148,7 +150,10 @@ export function attemptsViewSql(p: WorldParams): string {
     CASE WHEN outcome IN ('landed', 'failed_onchain') THEN least(cu_would_use, cu_requested) END AS cu_used,
     CASE WHEN outcome IN ('landed', 'failed_onchain') THEN ((sent_at + (land_ms * (0.4 + 1.2 * u19))::BIGINT) // 1000) * 1000 END AS block_time,
     CASE WHEN is_preflight AND u20 < 0.5 THEN NULL ELSE '3' || replace(substr(md5(i::VARCHAR || ':s:${sigSalt(p)}') || md5(i::VARCHAR || ':t:${sigSalt(p)}') || md5(i::VARCHAR || ':u:${sigSalt(p)}'), 1, 87), '0', 'z') END AS sig,
-    substr(h1, 1, 8) || '-' || substr(h1, 9, 4) || '-7' || substr(h1, 14, 3) || '-8' || substr(h2, 2, 3) || '-' || substr(h2, 5, 12) AS attempt_id
+    substr(h1, 1, 8) || '-' || substr(h1, 9, 4) || '-7' || substr(h1, 14, 3) || '-8' || substr(h2, 2, 3) || '-' || substr(h2, 5, 12) AS attempt_id,
+    -- The targeted instruction's first 8 data bytes (an Anchor discriminator), sent by nine clients in ten.
+    substr(sha256('global:' || instruction_name), 1, 16) AS prefix,
+    CASE WHEN u25 < 0.9 THEN substr(sha256('global:' || instruction_name), 1, 16) END AS sent_prefix
   FROM (SELECT *, lower(lpad(to_hex(hash(i, 101, ${salted(p)})), 16, '0')) AS h1, lower(lpad(to_hex(hash(i, 102, ${salted(p)})), 16, '0')) AS h2 FROM e) e`;
 }
 
@@ -170,6 +175,7 @@ export function envelopesSelectSql(p: WorldParams): string {
       CASE WHEN is_bot THEN true END AS skip_preflight,
       CASE WHEN is_bot THEN 'sender' ELSE 'rpc' END AS send_path,
       false AS nonce,
+      sent_prefix AS ix_prefix,
       program, strftime(make_timestamp(received_at * 1000), '%Y-%m-%d') AS day
     FROM gen_attempts`;
 }
@@ -179,28 +185,38 @@ const fingerprintSql = `'v1:' || substr(sha256('[' || to_json(program) || ',' ||
     coalesce(to_json(failing_program), 'null') || ',' || coalesce(to_json(instruction), 'null') || ',' ||
     coalesce(err_code::VARCHAR, to_json(coalesce(drop_class, error_key_raw)), 'null') || ']'), 1, 16)`;
 
-/** Resolution columns of the lake contract; pending attempts get no row. Day is resolved_at's date. */
+/**
+ * Resolution columns of the lake contract (layout version 2); pending attempts get no row. Day is
+ * resolved_at's date. As the resolver writes them: a landed success outside the success sample is
+ * decided from its status (no compute units, the envelope's limit, named by its prefix when the
+ * client sent one); failures and sampled successes are decoded from their transaction.
+ */
 export function resolutionsSelectSql(p: WorldParams): string {
+  const rate = Math.min(1, p.successSampleRate);
   return `SELECT attempt_id, account_id, sig, outcome, resolved_at,
       CASE WHEN block_time IS NOT NULL THEN ${slotOf("block_time", p.endMs)} END AS slot, block_time,
       CASE WHEN outcome = 'failed_onchain' AND err_code IS NOT NULL THEN '{"InstructionError":[2,{"Custom":' || err_code || '}]}'
            WHEN compute_exceeded THEN '{"InstructionError":[2,"ComputationalBudgetExceeded"]}'
            WHEN outcome = 'preflight' THEN to_json(error_key_raw) END AS err,
-      instruction,
-      CASE WHEN instruction IS NOT NULL THEN CASE WHEN failing_program = '${TOKEN_PROGRAM}' THEN '2.1' ELSE '2' END END AS ix_path,
+      CASE WHEN status_only AND sent_prefix IS NULL THEN NULL ELSE instruction END AS instruction,
+      CASE WHEN status_only THEN NULL WHEN instruction IS NOT NULL THEN CASE WHEN failing_program = '${TOKEN_PROGRAM}' THEN '2.1' ELSE '2' END END AS ix_path,
       CASE WHEN failing_program = '${TOKEN_PROGRAM}' THEN 1 WHEN outcome IN ('failed_onchain', 'preflight') THEN 0 END AS cpi_depth,
       err_code, err_name, failing_program,
       CASE WHEN failing_program = '${TOKEN_PROGRAM}' THEN 'Transfer' WHEN failing_program IS NOT NULL THEN instruction END AS failing_instruction,
-      cu_used,
-      CASE WHEN outcome IN ('landed', 'failed_onchain') THEN cu_requested END AS cu_requested,
+      CASE WHEN status_only THEN NULL ELSE cu_used END AS cu_used,
+      CASE WHEN status_only THEN cu_limit WHEN outcome IN ('landed', 'failed_onchain') THEN cu_requested END AS cu_requested,
       CASE WHEN outcome = 'failed_onchain' THEN compute_exceeded END AS compute_exceeded,
       drop_class,
       CASE WHEN outcome = 'dropped' THEN 0.6 + 0.3 * u23 END AS drop_confidence,
       CASE WHEN outcome = 'dropped' THEN '[{"kind":"block_height","detail":"expired","value":null}]' END AS drop_evidence,
       CASE WHEN outcome = 'landed' THEN NULL ELSE coalesce(drop_class, error_key_raw) END AS error_key,
       CASE WHEN outcome = 'landed' THEN NULL ELSE ${fingerprintSql} END AS fingerprint,
-      []::VARCHAR[] AS log_messages,
+      CASE WHEN outcome = 'landed' THEN NULL ELSE []::VARCHAR[] END AS log_messages,
+      CASE WHEN outcome IN ('landed', 'failed_onchain') AND NOT status_only THEN prefix ELSE sent_prefix END AS ix_prefix,
+      outcome = 'landed' AND NOT status_only AS sampled,
+      CASE WHEN outcome = 'landed' AND NOT status_only THEN ${1 / rate} WHEN outcome = 'failed_onchain' THEN 1.0 END AS sample_weight,
       program, strftime(make_timestamp(resolved_at * 1000), '%Y-%m-%d') AS day
-    FROM (SELECT *, received_at + CASE WHEN outcome = 'dropped' THEN 90000 ELSE 2000 + floor(u24 * 30000)::BIGINT END AS resolved_at
+    FROM (SELECT *, received_at + CASE WHEN outcome = 'dropped' THEN 90000 ELSE 2000 + floor(u24 * 30000)::BIGINT END AS resolved_at,
+            outcome = 'landed' AND ('0x' || substr(sha256(attempt_id), 1, 8))::UBIGINT / 4294967296.0 >= ${rate} AS status_only
           FROM gen_attempts WHERE NOT is_pending)`;
 }

@@ -175,6 +175,12 @@ function customCode(err: TransactionErrorJson | null): number | null {
   return null;
 }
 
+/** The envelope's ixPrefix, as the SDK computes it: the first 8 data bytes of the program's first instruction. */
+function ixPrefixOf(plan: Plan): { ixPrefix?: string } {
+  const main = plan.instructions.find((ix) => ix.programId.equals(plan.program));
+  return main ? { ixPrefix: Buffer.from(main.data.subarray(0, 8)).toString("hex") } : {};
+}
+
 /** Runs one attempt of `kind` through `ctx.provider` and returns its envelope with the ground truth. */
 export async function runAttempt(kind: ScenarioKind, ctx: AttemptContext): Promise<Attempt> {
   const plan = planFor(kind, ctx);
@@ -199,6 +205,7 @@ export async function runAttempt(kind: ScenarioKind, ctx: AttemptContext): Promi
     ...(plan.cuPriceMicroLamports !== undefined ? { cuPriceMicroLamports: plan.cuPriceMicroLamports } : {}),
     skipPreflight: plan.skipPreflight,
     sendPath: "rpc",
+    ...ixPrefixOf(plan),
   });
   const finish = (env: Envelope, outcome: Outcome, err: TransactionErrorJson | null, extra: { dropCause?: DropCause; slot?: number } = {}): Attempt => {
     const dropCause = extra.dropCause ?? null;

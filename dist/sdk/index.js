@@ -426,6 +426,7 @@ var ENVELOPE_LIMITS = {
   simulationLogLines: 200,
   simulationLogLine: 2048
 };
+var IX_PREFIX_BYTES = 8;
 
 // src/shared/retry-after.ts
 function retryAfterMs(header, now = Date.now()) {
@@ -843,6 +844,15 @@ function targetProgram(tx, tracked) {
   }
   return tx.instructions[0]?.program ?? SYSTEM_PROGRAM;
 }
+function instructionPrefix(tx, program) {
+  const ix = tx.instructions.find((candidate) => candidate.program === program);
+  if (!ix)
+    return;
+  let hex = "";
+  for (const byte of ix.data.subarray(0, IX_PREFIX_BYTES))
+    hex += (byte < 16 ? "0" : "") + byte.toString(16);
+  return hex;
+}
 
 // src/sdk/recorder.ts
 var BLOCKHASH_VALIDITY = 150;
@@ -970,9 +980,10 @@ class Recorder {
     try {
       walletAdapter = String(this.options.walletAdapter() ?? "");
     } catch {}
+    const program = targetProgram(tx, this.options.programs);
     const envelope = {
       sig: tx.signature,
-      program: targetProgram(tx, this.options.programs),
+      program,
       blockhash: tx.blockhash,
       lastValidBlockHeight: 0,
       sentAt: o.sentAt,
@@ -996,6 +1007,9 @@ class Recorder {
     envelope.sendPath = "rpc";
     if (tx.nonce)
       envelope.nonce = true;
+    const prefix = instructionPrefix(tx, program);
+    if (prefix !== undefined)
+      envelope.ixPrefix = prefix;
     const known = tx.nonce ? undefined : this.blockhashes.get(tx.blockhash);
     if (known !== undefined) {
       envelope.lastValidBlockHeight = known;

@@ -11,7 +11,7 @@ import { TxrayError } from "../shared/errors";
 import { tooLarge } from "../shared/bounded-body";
 import { MCP_MAX_BODY_BYTES } from "../mcp";
 import { errorResponse, json } from "./http";
-import { TokenBuckets } from "./rate-limit";
+import { TokenBuckets } from "../shared/token-buckets";
 import { handleIngest, type IngestDeps } from "./routes/ingest";
 import { prepareBatch } from "../ingest/prepare";
 import type { IngestWorkers } from "../ingest/workers";
@@ -62,12 +62,13 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
    * else the handler's response (errors in the shape of docs/api.md#errors) with the RateLimit headers.
    */
   const limited =
-    (handler: (request: Request, params: Record<string, string>) => Promise<Response> | Response) =>
+    (handler: (request: Request, params: Record<string, string>, client: string) => Promise<Response> | Response) =>
     async ({ request, server, params }: { request: Request; server: any; params?: Record<string, string> }) => {
-      const rate = publicBuckets.take(clientIp(request, server));
+      const client = clientIp(request, server);
+      const rate = publicBuckets.take(client);
       if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
       try {
-        const response = await handler(request, params ?? {});
+        const response = await handler(request, params ?? {}, client);
         for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
         return response;
       } catch (error) {
@@ -75,12 +76,12 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       }
     };
   /** A JSON read route: rate limited, path segments checked, the answer as JSON. */
-  const read = (handler: (request: Request, url: URL, params: Record<string, string>) => unknown | Promise<unknown>) =>
-    limited(async (request, params) => {
+  const read = (handler: (request: Request, url: URL, params: Record<string, string>, client: string) => unknown | Promise<unknown>) =>
+    limited(async (request, params, client) => {
       // Elysia hands over null for a path segment that is not valid percent-encoding (found by the fuzzer).
       const undecodable = Object.entries(params).find(([, value]) => typeof value !== "string");
       if (undecodable) throw new TxrayError("bad_request", `${undecodable[0]}: invalid percent-encoding in the path`);
-      return json(await handler(request, new URL(request.url), params), 200);
+      return json(await handler(request, new URL(request.url), params, client), 200);
     });
   const chain = chainAccess(ctx);
 

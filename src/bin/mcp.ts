@@ -1,5 +1,5 @@
 // `bun run mcp`: the MCP tools over stdio for a local client (Claude Desktop, Claude Code, Cursor),
-// answering from the same TXRAY_DATA_DIR a txray server writes (serving tables, attempt index,
+// answering from the same TXRAY_DATA_DIR a txray server writes (serving tables, signature index,
 // control database: all read-only here). stdout carries only MCP messages; logs go to stderr.
 
 import { readdirSync, statSync } from "node:fs";

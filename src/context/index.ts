@@ -11,6 +11,7 @@ import { openControlDb, serverSecret, type ControlDb } from "../control";
 import { duckInstanceOptions, openDuck, type Duck } from "../lake/duckdb";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "../lake/native";
 import { dataPaths, type DataPaths } from "../lake/paths";
+import { SignatureIndex } from "../signature-index";
 import { createLogger, type Logger } from "../shared/logger";
 import { configureFault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
@@ -29,6 +30,8 @@ export type Context = {
    */
   duckOptions(purpose: string): Record<string, string>;
   cursors: CursorCodec;
+  /** The signature index why and diagnose-drop read and the resolver writes (one reader per process). */
+  signatures: SignatureIndex;
   /**
    * Flush's native Parquet writer (FLUSH_NATIVE, a C compiler and libzstd); null: DuckDB writes
    * every pass. Built on first use, so commands that never flush never compile it.
@@ -50,6 +53,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const duck = await openDuck(":memory:", duckOptions("jobs"));
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
+  const signatures = new SignatureIndex(paths.signatureIndex);
   return {
     config,
     paths,
@@ -59,11 +63,13 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
     duck,
     duckOptions,
     cursors: new CursorCodec(serverSecret(control, "cursor")),
+    signatures,
     get flushWriter() {
       if (writer === undefined) writer = config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null;
       return writer;
     },
     close() {
+      signatures.close();
       duck.close();
       control.close();
     },

@@ -1,12 +1,18 @@
-// What read routes need from the chain: the RPC client (SOLANA_RPC_URL) for on-demand decoding and
-// the IDL registry, reloaded at most once a minute so `txray idl add` takes effect without a restart.
+// What read routes need from the chain: the RPC client (SOLANA_RPC_URL) for `why`'s on-demand
+// look-ups, the IDL registry (reloaded at most once a minute so `txray idl add` takes effect without
+// a restart), each client's budget of chain look-ups (WHY_CHAIN_PER_MINUTE) and the answers of the
+// last second, so a client polling why/{sig} costs the chain one look-up per second at most.
 
 import { loadIdls, type IdlRegistry } from "../chain/idl";
 import { createRpcClient } from "../chain/rpc";
 import type { Context } from "../context";
-import type { WhyDeps } from "../analytics/queries";
+import { RecentAnswers, type WhyDeps } from "../analytics/queries";
 import { issueSummary, payerBotScore } from "../analytics/queries";
 import { explorerCluster, explorerLinks } from "../shared/explorer-links";
+import { TokenBuckets } from "../shared/token-buckets";
+
+/** How long a chain answer is reused (a transaction confirms within about a second of landing). */
+const ANSWER_REUSE_MS = 1_000;
 
 export function chainAccess(ctx: Context) {
   const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, maxRetries: 2, logger: ctx.logger });
@@ -19,6 +25,9 @@ export function chainAccess(ctx: Context) {
     }
     return idls;
   };
+  const perMinute = ctx.config.WHY_CHAIN_PER_MINUTE;
+  const budgets = new TokenBuckets(perMinute, perMinute / 60, ctx.clock);
+  const recentAnswers = new RecentAnswers(ANSWER_REUSE_MS);
   const cluster = explorerCluster(ctx.config.EXPLORER_CLUSTER, ctx.config.SOLANA_RPC_URL);
   return {
     rpc,
@@ -26,6 +35,9 @@ export function chainAccess(ctx: Context) {
     whyDeps: (): WhyDeps => ({
       rpc,
       idls: currentIdls(),
+      sampleRate: ctx.config.RESOLVE_SAMPLE_RATE,
+      mayAskChain: (client) => budgets.take(`why:${client}`),
+      recentAnswers,
       payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null),
       issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null),
       explorerLinks: cluster ? (sig) => explorerLinks(cluster, sig) : undefined,

@@ -60,7 +60,8 @@ export type Question = {
   /** A representative answer for the reference page (validated against `response` by the tests). */
   example?: Record<string, unknown>;
   errors: ErrorCode[];
-  answer(deps: QuestionDeps, args: QuestionArgs, accountId: string | null): Promise<unknown>;
+  /** `client`: who asks (the HTTP client's IP), for limits that are per client (why's chain look-ups). */
+  answer(deps: QuestionDeps, args: QuestionArgs, accountId: string | null, client?: string): Promise<unknown>;
 };
 
 const analyticErrors: ErrorCode[] = ["bad_request", "unauthorized", "not_found", "rate_limited", "unavailable", "internal"];
@@ -106,8 +107,8 @@ export const QUESTIONS: Question[] = [
         solscan: "https://solscan.io/tx/58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
       },
     },
-    errors: ["bad_request", "not_found", "pending", "rate_limited", "internal"],
-    answer: (deps, args) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "" }),
+    errors: ["bad_request", "not_found", "pending", "rate_limited", "unavailable", "internal"],
+    answer: (deps, args, _accountId, client) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "", client }),
   },
   {
     name: "diagnose_drop",

@@ -43,7 +43,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       // Additive (docs/api.md): spool segments flush set aside because their rows cannot be read, and the envelopes they hold.
       quarantine: quarantineSummary(ctx.control),
     },
-    // Additive (docs/api.md): attempts waiting for the chain and envelopes not yet queued for it.
+    // Additive (docs/api.md): the resolver's open attempts and envelopes not yet taken in.
     resolver: cachedResolverBacklog(ctx),
     freshness: {
       lastFlushAt: lastFlush,

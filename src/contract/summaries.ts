@@ -15,7 +15,11 @@ const when = (ms: number | null | undefined) => (ms === null || ms === undefined
 
 function why(a: WhyBody): Summary {
   const lines = [`Outcome: ${a.outcome}${a.source === "chain" ? " (decoded from chain)" : ""}`];
-  if (a.outcome === "landed") lines.push(`Landed in slot ${num(a.slot)}; ${num(a.cuUsed)} CU used of ${num(a.cuRequested)} requested.`);
+  if (a.outcome === "landed") {
+    // A success decided from its status alone has no compute units (docs/api.md#get-v1whysig).
+    const compute = a.cuUsed === null ? "compute units not fetched (decided from its status)" : `${num(a.cuUsed)} CU used of ${num(a.cuRequested)} requested`;
+    lines.push(`Landed in slot ${num(a.slot)}; ${compute}.`);
+  }
   else if (a.outcome === "dropped") lines.push(`Never landed: drop class ${a.dropClass ?? "unknown"} via ${a.rpcLabel ?? "?"}. See diagnose_drop for the evidence.`);
   else {
     const failing = a.failingInstruction ?? a.instruction;

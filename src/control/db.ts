@@ -121,6 +121,20 @@ const MIGRATIONS: string[] = [
    CREATE INDEX IF NOT EXISTS alert_deliveries_by_destination ON alert_deliveries (destination_key, created_at);
    CREATE INDEX IF NOT EXISTS alert_deliveries_by_rule ON alert_deliveries (rule_id, created_at);
    CREATE INDEX IF NOT EXISTS alert_deliveries_by_account ON alert_deliveries (account_id, created_at);`,
+  // 11: the resolver keeps no row per attempt here any more. Its open attempts live in its
+  // memory and checkpoint (src/chain/resolve/checkpoint.ts) and resolved attempts in the signature
+  // index (src/signature-index); pending_attempts and attempt_index are read once by the first run
+  // of the new resolver and emptied. What stays is per segment, per batch and per hour: segments
+  // taken after a checkpoint are found through their intake time, and each issue's attempts per
+  // hour of send time (why's count7d and firstSeen before the tables know the issue), seeded from
+  // the attempt index.
+  `CREATE INDEX IF NOT EXISTS lake_segments_by_intake ON lake_segments (intake_at);
+   CREATE INDEX IF NOT EXISTS resolution_batches_by_created ON resolution_batches (created_at);
+   CREATE TABLE IF NOT EXISTS issue_hours (
+     fingerprint TEXT NOT NULL, hour INTEGER NOT NULL, attempts INTEGER NOT NULL, first_seen INTEGER NOT NULL,
+     PRIMARY KEY (fingerprint, hour)) WITHOUT ROWID;
+   INSERT INTO issue_hours (fingerprint, hour, attempts, first_seen)
+     SELECT fingerprint, sent_at / 3600000, count(*), min(sent_at) FROM attempt_index WHERE fingerprint IS NOT NULL GROUP BY fingerprint, sent_at / 3600000;`,
 ];
 
 /** Which SQL engine a control database runs on (for the few statements that must differ). */
@@ -139,9 +153,9 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
-  // Up to 64 MB of pages per connection (SQLite's default is 2 MB), filled only as pages are read:
-  // the resolver's queue and attempt index take rows at random places in their signature indexes,
-  // and with the default every such insert and delete read its pages again from the kernel.
+  // Up to 64 MB of pages per connection (SQLite's default is 2 MB), filled only as pages are read
+  // (the resolver's queue and attempt index, before issue 22, took rows at random places in their
+  // signature indexes; a larger cache still helps the upgrade's one-time read of them).
   db.exec("PRAGMA cache_size = -65536;");
   migrate(db);
   return sqliteControlDb(db);

@@ -1,7 +1,7 @@
-// The resolver's batches (resolution_batches): a batch is recorded before its Parquet parts are
-// renamed into the lake and marked committed in the commit of its index rows
-// (src/control/attempt-index.ts). A batch never committed (a crash in between) has its parts removed
-// at the next run, and its attempts, still queued, are resolved again.
+// The resolver's batches (resolution_batches): a batch is recorded before its signature index run is
+// written and its Parquet parts are renamed into the lake, and marked committed with its hourly
+// counts (src/control/resolved-hours.ts). A batch never committed (a crash in between) has its parts
+// and its index run removed at the next run, and its attempts, still open, are resolved again.
 
 import type { ControlDb } from "./types";
 

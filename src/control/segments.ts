@@ -24,33 +24,17 @@ export function segmentsAwaitingIntake(db: ControlDb, limit = 500): AwaitingSegm
     .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows), flushBatch: row.flush_batch }));
 }
 
+/** Marks segments taken in by the resolver at `now` (one transaction; inside the caller's when there is one). */
 export function markSegmentsTaken(db: ControlDb, segments: string[], now: number): void {
+  if (segments.length === 0) return;
   const mark = db.query("UPDATE lake_segments SET intake_at = ? WHERE segment = ?");
-  for (const segment of segments) mark.run(now, segment);
+  db.transaction(() => {
+    for (const segment of segments) mark.run(now, segment);
+  })();
 }
 
 export function lakeRowCount(db: ControlDb): number {
   return db.query<{ n: number | null }, []>("SELECT sum(rows) AS n FROM lake_segments").get()?.n ?? 0;
-}
-
-/**
- * The resolver's backlog: attempts queued for a chain look-up, and envelopes in the lake not yet
- * queued (segments awaiting intake). Counting the queue walks an index (milliseconds per million
- * attempts), so callers on public routes reuse a result for a few seconds.
- *
- * `lagMs` is how long the oldest waiting work has waited: a due look-up past its time, or a flushed
- * segment not yet taken in. The queue's size alone does not say whether the resolver keeps up (a
- * send that never lands waits there until its blockhash expires, ~60-90 s, by design); a lag that
- * stays within a few resolve intervals does.
- */
-export function resolverBacklog(db: ControlDb, now: number): { pendingAttempts: number; awaitingIntake: number; lagMs: number } {
-  const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()?.n ?? 0;
-  const awaiting = db.query<{ n: number | null; oldest: number | null }, []>(
-    "SELECT sum(rows) AS n, min(committed_at) AS oldest FROM lake_segments WHERE intake_at IS NULL",
-  ).get();
-  const oldestDue = db.query<{ at: number | null }, []>("SELECT min(next_check_at) AS at FROM pending_attempts").get()?.at ?? null;
-  const waits = [oldestDue, awaiting?.oldest ?? null].filter((at): at is number => at !== null).map((at) => now - Number(at));
-  return { pendingAttempts: Number(pending), awaitingIntake: Number(awaiting?.n ?? 0), lagMs: Math.max(0, ...waits) };
 }
 
 /** When flush last committed a segment; null before the first. */

@@ -7,6 +7,7 @@
 import { isBase58Signature } from "../shared/base58";
 import { describeIssues, TxrayError } from "../shared/errors";
 import { ENVELOPE_LIMITS, HASHED_PAYER, ingestBodySchema, isAddress, type Envelope } from "../shared/envelope";
+import { IX_PREFIX } from "../shared/envelope-limits";
 
 const RPC_HASH = /^[0-9a-f]{16}$/;
 const MIN_TIME = 1_500_000_000_000;
@@ -54,6 +55,7 @@ export function fastEnvelope(value: unknown, seen: SeenAddresses = { program: nu
   if (v.skipPreflight !== undefined && typeof v.skipPreflight !== "boolean") return null;
   if (v.sendPath !== undefined && !isString(v.sendPath, ENVELOPE_LIMITS.label, 1)) return null;
   if (v.nonce !== undefined && typeof v.nonce !== "boolean") return null;
+  if (v.ixPrefix !== undefined && !(isString(v.ixPrefix, 16) && IX_PREFIX.test(v.ixPrefix))) return null;
   if (kind === "preflight" ? preflightError === null : preflightError !== null || sig === null) return null;
 
   const envelope: Envelope = {
@@ -77,6 +79,7 @@ export function fastEnvelope(value: unknown, seen: SeenAddresses = { program: nu
   if (v.skipPreflight !== undefined) envelope.skipPreflight = v.skipPreflight as boolean;
   if (v.sendPath !== undefined) envelope.sendPath = v.sendPath as string;
   if (v.nonce !== undefined) envelope.nonce = v.nonce as boolean;
+  if (v.ixPrefix !== undefined) envelope.ixPrefix = v.ixPrefix as string;
   return envelope;
 }
 

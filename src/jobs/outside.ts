@@ -48,7 +48,7 @@ export async function runJobsFromOutside(ctx: Context, steps: Job[], io: Outside
     }
   }
   for (const job of steps) {
-    const outcome = await runJob(ctx, job, { signal: options.signal }, { waitForLeaseMs: LEASE_WAIT_MS });
+    const outcome = await runJob(ctx, job, { signal: options.signal, settle: true }, { waitForLeaseMs: LEASE_WAIT_MS });
     io.outcome(outcome);
     ok &&= outcome.ok;
     if (options.signal?.aborted) break;

@@ -11,7 +11,7 @@ import { deploysJob } from "./deploys";
 import { tablesJob, tablesJobFor } from "./tables";
 import { landingScoreJob, landingScoreJobFor } from "./landing-score";
 import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
-import type { ScheduledJob } from "./scheduler";
+import type { RunAfter, ScheduledJob } from "./scheduler";
 import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
 import { alertsJob } from "./alerts";
 
@@ -54,10 +54,12 @@ export function schedule(config: Config) {
     tables: config.TABLES_INTERVAL_MS,
     retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
   };
-  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name] }));
+  // New envelopes in the lake start a resolve run at once (continuous resolution, docs/operations.md).
+  const after: Record<string, RunAfter[]> = { resolve: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }] };
+  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job, intervalMs: interval[job.name], after: after[job.name] }));
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
   entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
   // Alerts read the serving tables: evaluated right after each build; the interval sends retries.
-  entries.push({ job: alertsJob, intervalMs: config.ALERTS_INTERVAL_MS, after: [tablesJob.name] });
+  entries.push({ job: alertsJob, intervalMs: config.ALERTS_INTERVAL_MS, after: [{ job: tablesJob.name }] });
   return entries;
 }

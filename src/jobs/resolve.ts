@@ -1,16 +1,32 @@
-// Job: resolve pending attempts against SOLANA_RPC_URL (src/chain/resolve).
+// Job: resolve open attempts against SOLANA_RPC_URL (src/chain/resolve), with the batch size and the
+// success sample of the settings. A scheduled run is one step and reports when it should run next
+// (nextRunInMs); a run from outside the server (`txray jobs run resolve`) goes on until nothing is
+// due within seconds (a drop's second look-up included).
 
 import { loadIdls } from "../chain/idl";
-import { resolvePending } from "../chain/resolve";
+import { resolvePending, resolveSettled } from "../chain/resolve";
 import { createRpcClient } from "../chain/rpc";
+import type { Context } from "../context";
+import type { IdlRegistry } from "../chain/idl";
 import type { Job } from "./run";
+
+/** IDLs read again at most once a minute (`txray idl add` takes effect without a restart; a run every second must not reread them). */
+const idlCache = new WeakMap<Context, { idls: IdlRegistry; at: number }>();
+function idlsFor(ctx: Context): IdlRegistry {
+  const cached = idlCache.get(ctx);
+  if (cached && ctx.clock() - cached.at < 60_000) return cached.idls;
+  const idls = loadIdls(ctx.paths.root);
+  idlCache.set(ctx, { idls, at: ctx.clock() });
+  return idls;
+}
 
 export const resolveJob: Job = {
   name: "resolve",
   needs: ["chain"],
   async run(ctx, runtime) {
     const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
-    const summary = await resolvePending(ctx, { rpc, idls: loadIdls(ctx.paths.root), signal: runtime.signal });
+    const options = { rpc, idls: idlsFor(ctx), signal: runtime.signal, batchCalls: ctx.config.SOLANA_RPC_BATCH_CALLS, sampleRate: ctx.config.RESOLVE_SAMPLE_RATE };
+    const summary = runtime.settle ? await resolveSettled(ctx, options) : await resolvePending(ctx, options);
     return { ...summary, rpc: rpc.stats() };
   },
 };

@@ -12,7 +12,12 @@ import { Stopped } from "../shared/stop";
  * What a job may use besides the context: the spool when it runs inside the server, and the signal
  * a graceful shutdown aborts (the job then ends at its next safe point).
  */
-export type JobRuntime = { spool?: Spool; signal?: AbortSignal };
+export type JobRuntime = {
+  spool?: Spool;
+  signal?: AbortSignal;
+  /** Run from outside the server (`txray jobs run`): do all that can be done now (resolve: until nothing is due within seconds), not one scheduler step. */
+  settle?: boolean;
+};
 /**
  * What a run started outside the server must do first (src/jobs/outside.ts): `sealed-spool`, ask live
  * ingest nodes to seal so everything acknowledged is flushable; `fresh-lake`, flush first (implies the

@@ -8,9 +8,11 @@
 // the running jobs' signal (they end at a safe point) and waits for them. A job whose run reports
 // `backlog: true` (the resolver took its per-run cap and more is waiting) runs again after
 // BACKLOG_DELAY_MS instead of a whole interval, so a busy instance is not held to cap ÷ interval.
-// An interval entry may also run `after` other jobs: each successful run of one of them starts it at
-// once (or right after its current run), so a job that reads another's output sees every new one
-// (the alerts job after each tables build); its interval still runs it when nothing else does.
+// An interval entry may also run `after` other jobs: a successful run of one of them (whose details
+// meet the entry's condition, when it has one) starts it at once, or right after its current run
+// (the alerts job after each tables build; resolve after a flush that brought new rows). A run may
+// also say when it wants to run next (`nextRunInMs`: the resolver's next due look-up). Work driven
+// by data runs within moments of the data, and the interval is only the longest wait.
 
 import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
@@ -20,9 +22,15 @@ const DAY_MS = 86_400_000;
 /** Long enough for the other jobs' timers and requests to get the thread between back-to-back runs. */
 const BACKLOG_DELAY_MS = 200;
 
+/** Run this entry's job as soon as a run of `job` (by name) succeeds with details for which `when` holds (always, without one). */
+export type RunAfter = { job: string; when?: (details: Record<string, unknown>) => boolean };
+
 export type ScheduledJob =
-  | { job: Job; intervalMs: number; after?: readonly string[] }
+  | { job: Job; intervalMs: number; after?: readonly RunAfter[] }
   | { job: Job; dailyAtMs: number; missed?: (ctx: Context) => boolean };
+
+/** The shortest wait a run's `nextRunInMs` or a wake can ask for (no busy loop between runs). */
+const MIN_DELAY_MS = 50;
 
 /** The first time strictly after `now` that is `atMs` past a UTC midnight. */
 export function nextDailyRun(now: number, atMs: number): number {
@@ -50,8 +58,8 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
     timers.add(timer);
     return timer;
   };
-  /** Jobs to start after a successful run of the named job (`after`). */
-  const followers = new Map<string, (() => void)[]>();
+  /** What to start after a successful run of the named job (`after`), given that run's details. */
+  const followers = new Map<string, ((details: Record<string, unknown>) => void)[]>();
   const start = (job: Job, then: (outcome: JobOutcome | null) => void) => {
     if (stopped) return;
     let result: JobOutcome | null = null;
@@ -63,7 +71,8 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
         running.delete(run);
         if (stopped) return;
         then(result);
-        if (result?.ok && !result.skipped) for (const follow of followers.get(job.name) ?? []) follow();
+        const finished = result as JobOutcome | null;
+        if (finished?.ok && !finished.skipped) for (const follow of followers.get(job.name) ?? []) follow(finished.details ?? {});
       });
     running.add(run);
   };
@@ -71,39 +80,49 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
     if ("intervalMs" in entry) {
       const { job, intervalMs } = entry;
       let failures = 0;
-      // One run at a time: a trigger during a run asks for another right after it.
-      const state: { timer: ReturnType<typeof setTimeout> | null; running: boolean; again: boolean } = { timer: null, running: false, again: false };
-      const next = (delayMs: number) => (state.timer = later(tick, delayMs));
-      function tick() {
-        state.timer = null;
-        state.running = true;
+      let busy = false;
+      let again = false;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const plan = (delayMs: number) => {
+        if (timer !== null) {
+          clearTimeout(timer);
+          timers.delete(timer);
+        }
+        timer = setTimeout(() => {
+          if (timer !== null) timers.delete(timer);
+          timer = null;
+          tick();
+        }, Math.max(0, delayMs));
+        timers.add(timer);
+      };
+      const tick = () => {
+        busy = true;
+        again = false;
         start(job, (outcome) => {
-          state.running = false;
+          busy = false;
           if (outcome && !outcome.skipped && !outcome.stopped) {
             failures = outcome.ok ? 0 : failures + 1;
             if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: job.name, failures, retryInMs: retryDelayMs(intervalMs, failures) });
           }
+          const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
           // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
-          const backlog = outcome?.ok === true && outcome.details?.backlog === true;
-          if (state.again) {
-            state.again = false;
-            next(0);
-          } else next(backlog ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures));
+          let delay = details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
+          if (details && typeof details.nextRunInMs === "number") delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
+          if (again && failures === 0) delay = MIN_DELAY_MS;
+          plan(delay);
         });
-      }
-      const trigger = () => {
-        if (state.running) {
-          state.again = true;
-          return;
-        }
-        if (state.timer) {
-          clearTimeout(state.timer);
-          timers.delete(state.timer);
-        }
-        next(0);
       };
-      for (const name of entry.after ?? []) followers.set(name, [...(followers.get(name) ?? []), trigger]);
-      next(Math.min(intervalMs, 1000));
+      const trigger = () => {
+        if (busy) again = true;
+        else if (failures === 0) plan(MIN_DELAY_MS); // a failing job keeps its backoff
+      };
+      for (const after of entry.after ?? []) {
+        const follow = (details: Record<string, unknown>) => {
+          if (after.when === undefined || after.when(details)) trigger();
+        };
+        followers.set(after.job, [...(followers.get(after.job) ?? []), follow]);
+      }
+      plan(Math.min(intervalMs, 1000));
       continue;
     }
     // Plan each run from the previous planned time, so a timer that fires a little early never

@@ -59,7 +59,7 @@ const LEGACY_LINE_COLUMNS: Record<string, string> = {
   last_valid_block_height: "lastValidBlockHeight", sent_at: "sentAt", rpc_hash: "rpcHash", rpc_label: "rpcLabel",
   wallet_adapter: "walletAdapter", kind: "kind", preflight_error: "preflightError", simulation_logs: "simulationLogs",
   payer: "payer", sdk_version: "sdkVersion", cu_limit: "cuLimit", cu_price_micro_lamports: "cuPriceMicroLamports",
-  max_retries: "maxRetries", skip_preflight: "skipPreflight", send_path: "sendPath", nonce: "nonce",
+  max_retries: "maxRetries", skip_preflight: "skipPreflight", send_path: "sendPath", nonce: "nonce", ix_prefix: "ixPrefix",
 };
 
 const columnType = (name: string) => (name === "program" ? "VARCHAR" : ENVELOPE_COLUMNS.find((c) => c.name === name)!.type);
@@ -85,7 +85,7 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
     selects.push(
       `SELECT ${ENVELOPE_COLUMNS.map((c) => decodedColumn(c.name)).join(", ")}, program, ${dayOfReceipt("received_at")}
        FROM read_csv([${files.tsv.map(sqlString).join(", ")}], delim = '\t', quote = '', escape = '', nullstr = '\\N', header = false,
-         auto_detect = false, max_line_size = ${MAX_LINE_BYTES}, columns = ${spoolCsvColumns}, filename = true)`,
+         auto_detect = false, max_line_size = ${MAX_LINE_BYTES}, columns = ${spoolCsvColumns}, null_padding = true, filename = true)`,
     );
   }
   if (files.ndjson.length > 0) {

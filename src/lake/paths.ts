@@ -19,6 +19,10 @@ export function dataPaths(dataDir: string) {
     tables: join(dataDir, "tables"),
     idl: join(dataDir, "idl"),
     cache: join(dataDir, "cache"),
+    /** The resolver's checkpoint of its open attempts (src/chain/resolve/checkpoint.ts). */
+    resolver: join(dataDir, "resolver"),
+    /** The signature index why and diagnose-drop read (src/signature-index). */
+    signatureIndex: join(dataDir, "index", "signatures"),
     /** Where DuckDB spills what does not fit under DUCKDB_MEMORY_LIMIT. */
     duckTemp: join(dataDir, "tmp", "duckdb"),
     dataset: (name: DatasetName) => join(lake, name),

@@ -2,7 +2,7 @@
 // type. Data teams read these files directly (docs/lake.md renders this file); jobs build their SQL
 // from it so a column is named in exactly one place. Bump LAKE_VERSION on any incompatible change.
 
-export const LAKE_VERSION = 1;
+export const LAKE_VERSION = 2;
 
 export type Column = { name: string; type: string; doc: string };
 
@@ -30,6 +30,7 @@ export const ENVELOPE_COLUMNS: Column[] = [
   { name: "skip_preflight", type: "BOOLEAN", doc: "Whether preflight was skipped, when known." },
   { name: "send_path", type: "VARCHAR", doc: "How it was sent (`rpc`, `sender`, `jito-bundle`, ...), when known." },
   { name: "nonce", type: "BOOLEAN", doc: "Durable-nonce transaction (no blockhash expiry), when known." },
+  { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it." },
 ];
 
 /** data/lake/resolutions/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per resolved attempt (day = UTC date of resolved_at). */
@@ -39,25 +40,28 @@ export const RESOLUTION_COLUMNS: Column[] = [
   { name: "sig", type: "VARCHAR", doc: "Signature, when there was one." },
   { name: "outcome", type: "VARCHAR", doc: "`landed`, `failed_onchain`, `dropped` or `preflight`." },
   { name: "resolved_at", type: "BIGINT", doc: "When the outcome was decided, Unix ms." },
-  { name: "slot", type: "BIGINT", doc: "Slot the transaction landed in (landed, failed_onchain)." },
-  { name: "block_time", type: "BIGINT", doc: "Block time of that slot, Unix ms (second precision)." },
+  { name: "slot", type: "BIGINT", doc: "Slot the transaction landed in (landed, failed_onchain): from its signature status." },
+  { name: "block_time", type: "BIGINT", doc: "Block time of that slot, Unix ms (second precision): `getBlockTime` of the slot, or the fetched transaction's." },
   { name: "err", type: "VARCHAR", doc: "`meta.err` as JSON, or the preflight error's TransactionError as JSON." },
-  { name: "instruction", type: "VARCHAR", doc: "Name of the targeted program's instruction: on a failure, that of its frame enclosing the failure (else the failing top-level instruction's); otherwise the main instruction's." },
+  { name: "instruction", type: "VARCHAR", doc: "Name of the targeted program's instruction: on a failure, that of its frame enclosing the failure (else the failing top-level instruction's); otherwise the main instruction's (landed outside the sample: named from `ix_prefix`)." },
   { name: "ix_path", type: "VARCHAR", doc: "Instruction path: `2` top-level index, `2.1` an inner instruction." },
   { name: "cpi_depth", type: "INTEGER", doc: "Invoke depth − 1 of the failing frame (null for transaction-level errors)." },
   { name: "err_code", type: "BIGINT", doc: "Custom program error code." },
   { name: "err_name", type: "VARCHAR", doc: "Error name (IDL, Anchor log, built-in table or error variant)." },
   { name: "failing_program", type: "VARCHAR", doc: "Innermost program whose frame failed." },
   { name: "failing_instruction", type: "VARCHAR", doc: "Instruction name of that innermost failing frame." },
-  { name: "cu_used", type: "BIGINT", doc: "Compute units consumed." },
-  { name: "cu_requested", type: "BIGINT", doc: "Compute-unit limit requested (SetComputeUnitLimit, else the runtime default)." },
+  { name: "cu_used", type: "BIGINT", doc: "Compute units consumed (landed: only on sampled rows)." },
+  { name: "cu_requested", type: "BIGINT", doc: "Compute-unit limit requested (SetComputeUnitLimit, else the runtime default; landed outside the sample: the envelope's `cu_limit`)." },
   { name: "compute_exceeded", type: "BOOLEAN", doc: "The failure was compute-budget exhaustion." },
   { name: "drop_class", type: "VARCHAR", doc: "Drop class (outcome = dropped)." },
   { name: "drop_confidence", type: "DOUBLE", doc: "Confidence of the drop class in [0,1]." },
   { name: "drop_evidence", type: "VARCHAR", doc: "JSON array of `{kind, detail, value}` rows that decided the class." },
   { name: "error_key", type: "VARCHAR", doc: "Normalised, value-free error key used in the fingerprint." },
   { name: "fingerprint", type: "VARCHAR", doc: "Issue fingerprint (`v1:` + 16 hex); null for landed." },
-  { name: "log_messages", type: "VARCHAR[]", doc: "Program logs (transaction or simulation)." },
+  { name: "log_messages", type: "VARCHAR[]", doc: "Program logs (failed_onchain: the transaction's; preflight: the simulation's; dropped: empty); null on landed rows." },
+  { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes (hex) of the targeted top-level instruction: the envelope's, else the fetched transaction's." },
+  { name: "sampled", type: "BOOLEAN", doc: "A landed success whose transaction was fetched because its attempt is in the success sample." },
+  { name: "sample_weight", type: "DOUBLE", doc: "Attempts this row's transaction-derived figures stand for: 1 / sample rate (sampled), 1 (failed_onchain), else null." },
 ];
 
 /** data/lake/deploys/program=<base58>/part-*.parquet — one row per observed deploy. */

@@ -64,6 +64,11 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
         const spool = stageSpool(deps.control, deps.paths.spoolRoot, join(stage, "spool"));
         const servingVersion = stageServing(deps.paths, join(stage, "tables"));
         const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
+        // The signature index (why, diagnose-drop) and the resolver's checkpoint of its open attempts:
+        // both replaced by rename, never modified in place. Read under the lease, the checkpoint holds
+        // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).
+        linkTree(deps.paths.signatureIndex, join(stage, "index", "signatures"), (name) => name.endsWith(".run"));
+        linkTree(deps.paths.resolver, join(stage, "resolver"), (name) => name === "checkpoint.json");
         return { lakeFiles, ...spool, servingVersion, idlFiles };
       }, { ttlMs: LEASE_TTL_MS });
       const envelopes = countEnvelopes(join(stage, "control.sqlite"));

@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
-  forgetBlockHeightsBefore, forgetIndexedSentBefore, forgetPendingReceivedBefore, forgetSegmentsBefore, forgetTransactionsFetchedBefore, withLease, type ControlDb,
+  forgetBlockHeightsBefore, forgetResolvedHoursBefore, forgetSegmentsBefore, forgetTransactionsFetchedBefore, withLease, type ControlDb,
 } from "../control";
 import { sqlString, type Duck } from "../lake/duckdb";
 import { utcDay, type DataPaths } from "../lake/paths";
@@ -126,16 +126,16 @@ function removeIfEmpty(dir: string) {
 }
 
 /**
- * The control plane's rows about removed attempts: the attempt index (why / diagnose-drop), attempts
- * still pending from before the cutoff, chain observations, and the records of spool segments whose
- * every day is gone (so /v1/status counts what the lake holds). Accounts, keys and per-account
- * program totals are kept.
+ * The control plane's rows about removed attempts: hourly provider and issue counts, chain
+ * observations, and the records of spool segments whose every day is gone (so /v1/status counts
+ * what the lake holds). Accounts, keys and per-account program totals are kept. (The signature
+ * index that why / diagnose-drop read keeps no more than the retention either: the resolver drops
+ * its runs older than the cutoff, src/chain/resolve/signatures.ts.)
  */
 function forgetControlRows(control: ControlDb, cutoff: string, cutoffMs: number): Record<string, number> {
   return control.transaction(() => {
     const removed: Record<string, number> = {};
-    removed.attemptIndex = forgetIndexedSentBefore(control, cutoffMs);
-    removed.pendingAttempts = forgetPendingReceivedBefore(control, cutoffMs);
+    removed.resolvedHours = forgetResolvedHoursBefore(control, Math.floor(cutoffMs / 3_600_000));
     removed.rpcTransactions = forgetTransactionsFetchedBefore(control, cutoffMs);
     removed.blockHeights = forgetBlockHeightsBefore(control, cutoffMs);
     removed.lakeSegments = forgetSegmentsBefore(control, cutoff);

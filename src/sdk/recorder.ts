@@ -10,7 +10,7 @@ import type { Envelope } from "../shared/envelope";
 import { sha256Hex } from "./sha256";
 import { type Transport, unref } from "./transport";
 import { SDK_VERSION } from "./version";
-import { base64Bytes, parseTransaction, targetProgram } from "./wire";
+import { base64Bytes, instructionPrefix, parseTransaction, targetProgram } from "./wire";
 
 /** The blocks a blockhash stays valid after the block that produced it. */
 export const BLOCKHASH_VALIDITY = 150;
@@ -178,9 +178,10 @@ export class Recorder {
     try {
       walletAdapter = String(this.options.walletAdapter() ?? "");
     } catch {}
+    const program = targetProgram(tx, this.options.programs);
     const envelope: Envelope = {
       sig: tx.signature,
-      program: targetProgram(tx, this.options.programs),
+      program,
       blockhash: tx.blockhash,
       lastValidBlockHeight: 0,
       sentAt: o.sentAt,
@@ -199,6 +200,8 @@ export class Recorder {
     if (o.skipPreflight !== undefined) envelope.skipPreflight = o.skipPreflight;
     envelope.sendPath = "rpc";
     if (tx.nonce) envelope.nonce = true;
+    const prefix = instructionPrefix(tx, program);
+    if (prefix !== undefined) envelope.ixPrefix = prefix;
 
     const known = tx.nonce ? undefined : this.blockhashes.get(tx.blockhash);
     if (known !== undefined) {

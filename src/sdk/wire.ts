@@ -1,9 +1,10 @@
 // Reads what telemetry needs from a serialized transaction (legacy or v0), the one form every send
 // path shares: first signature, fee payer, recent blockhash, each instruction's program and the
-// Compute Budget requests. Program ids always sit among the static account keys (the runtime
+// Compute Budget requests, and the first data bytes of the targeted instruction (which name it). Program ids always sit among the static account keys (the runtime
 // refuses programs loaded from lookup tables), so lookup tables are never needed.
 
 import { encodeBase58 } from "../shared/base58-encode";
+import { IX_PREFIX_BYTES } from "../shared/envelope-limits";
 
 export const COMPUTE_BUDGET = "ComputeBudget111111111111111111111111111111";
 export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
@@ -146,4 +147,18 @@ export function targetProgram(tx: WireTransaction, tracked: ReadonlySet<string> 
     return program;
   }
   return tx.instructions[0]?.program ?? SYSTEM_PROGRAM;
+}
+
+/**
+ * The first (up to) 8 data bytes of the first top-level instruction of `program`, lower-case hex:
+ * the envelope's `ixPrefix` (docs/api.md#post-v1ingest). With an IDL these bytes name the
+ * instruction (Anchor's discriminator), so the server names a landed attempt without fetching its
+ * transaction. Undefined when no top-level instruction belongs to `program`.
+ */
+export function instructionPrefix(tx: WireTransaction, program: string): string | undefined {
+  const ix = tx.instructions.find((candidate) => candidate.program === program);
+  if (!ix) return undefined;
+  let hex = "";
+  for (const byte of ix.data.subarray(0, IX_PREFIX_BYTES)) hex += (byte < 16 ? "0" : "") + byte.toString(16);
+  return hex;
 }

@@ -9,7 +9,7 @@
 
 import { z } from "zod";
 import { isBase58Address, isBase58Signature } from "./base58";
-import { CU_LIMIT_MAX, ENVELOPE_LIMITS, HASHED_PAYER, MAX_RETRIES_MAX } from "./envelope-limits";
+import { CU_LIMIT_MAX, ENVELOPE_LIMITS, HASHED_PAYER, IX_PREFIX, MAX_RETRIES_MAX } from "./envelope-limits";
 
 export { ENVELOPE_LIMITS, HASHED_PAYER };
 
@@ -43,6 +43,7 @@ export const envelopeSchema = z
     skipPreflight: z.boolean().optional(),
     sendPath: z.string().min(1).max(ENVELOPE_LIMITS.label).optional(),
     nonce: z.boolean().optional(),
+    ixPrefix: z.string().max(16).regex(IX_PREFIX, "expected the hex of at most 8 bytes (lower-case, an even number of digits)").optional(),
   })
   .superRefine((envelope, context) => {
     if (envelope.kind === "preflight" && envelope.preflightError === null) {

@@ -1,5 +1,5 @@
 // Results reused for a while, per key (a data directory): a public route such as /v1/status must
-// not redo a costly measurement (walking the lake, counting the resolver's queue) for every request.
+// not redo a costly measurement (walking the lake, counting awaiting segments) for every request.
 
 /**
  * A function that answers `compute()` for a key, or the answer it gave less than `ms` ago for the

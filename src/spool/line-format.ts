@@ -1,5 +1,6 @@
 // The spool's line format (version 2): one tab-separated line per accepted envelope, in the order of
-// SPOOL_COLUMNS. Ingest builds every line of a batch on its hot path and flush reads them back with
+// SPOOL_COLUMNS (23 fields since ix_prefix; lines of 22 fields, written before it, are still read: flush
+// pads them with null). Ingest builds every line of a batch on its hot path and flush reads them back with
 // DuckDB's CSV reader, which is about twice as fast as its JSON reader on the same rows; both sides
 // are what the ingest and flush speed targets are made of (bench/README.md).
 //
@@ -18,7 +19,7 @@ import type { Envelope } from "../shared/envelope";
 export const SPOOL_COLUMNS = [
   "account_id", "received_at", "attempt_id", "program", "sig", "blockhash", "last_valid_block_height", "sent_at",
   "rpc_hash", "rpc_label", "wallet_adapter", "kind", "preflight_error", "simulation_logs", "payer", "sdk_version",
-  "cu_limit", "cu_price_micro_lamports", "max_retries", "skip_preflight", "send_path", "nonce",
+  "cu_limit", "cu_price_micro_lamports", "max_retries", "skip_preflight", "send_path", "nonce", "ix_prefix",
 ] as const;
 
 /** Spool columns holding free text (decoded by flush when they start with `"`). */
@@ -64,7 +65,7 @@ export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId:
 }
 
 function encodeTail(e: Envelope): string {
-  return `${e.rpcHash}\t${text(e.rpcLabel)}\t${text(e.walletAdapter)}\t${e.kind}\t${optionalText(e.preflightError)}\t${logs(e.simulationLogs)}\t${e.payer}\t${text(e.sdkVersion)}\t${optional(e.cuLimit)}\t${optional(e.cuPriceMicroLamports)}\t${optional(e.maxRetries)}\t${optional(e.skipPreflight)}\t${optionalText(e.sendPath)}\t${optional(e.nonce)}`;
+  return `${e.rpcHash}\t${text(e.rpcLabel)}\t${text(e.walletAdapter)}\t${e.kind}\t${optionalText(e.preflightError)}\t${logs(e.simulationLogs)}\t${e.payer}\t${text(e.sdkVersion)}\t${optional(e.cuLimit)}\t${optional(e.cuPriceMicroLamports)}\t${optional(e.maxRetries)}\t${optional(e.skipPreflight)}\t${optionalText(e.sendPath)}\t${optional(e.nonce)}\t${e.ixPrefix ?? NULL}`;
 }
 
 function sameTail(a: Envelope, b: Envelope): boolean {
@@ -72,6 +73,28 @@ function sameTail(a: Envelope, b: Envelope): boolean {
     a.rpcHash === b.rpcHash && a.rpcLabel === b.rpcLabel && a.walletAdapter === b.walletAdapter && a.kind === b.kind &&
     a.preflightError === b.preflightError && a.simulationLogs.length === 0 && b.simulationLogs.length === 0 &&
     a.payer === b.payer && a.sdkVersion === b.sdkVersion && a.cuLimit === b.cuLimit && a.cuPriceMicroLamports === b.cuPriceMicroLamports &&
-    a.maxRetries === b.maxRetries && a.skipPreflight === b.skipPreflight && a.sendPath === b.sendPath && a.nonce === b.nonce
+    a.maxRetries === b.maxRetries && a.skipPreflight === b.skipPreflight && a.sendPath === b.sendPath && a.nonce === b.nonce && a.ixPrefix === b.ixPrefix
   );
+}
+
+export type SpoolColumn = (typeof SPOOL_COLUMNS)[number];
+
+/**
+ * One spool line back into its fields (what `why` reads of an envelope not flushed yet): `\N` is
+ * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line of
+ * the previous version (22 fields) has no ix_prefix. Null when the line is not one.
+ */
+export function decodeSpoolLine(line: string): Record<SpoolColumn, string | null> | null {
+  const fields = line.split("\t");
+  if (fields.length !== SPOOL_COLUMNS.length && fields.length !== SPOOL_COLUMNS.length - 1) return null;
+  const out = {} as Record<SpoolColumn, string | null>;
+  try {
+    SPOOL_COLUMNS.forEach((column, i) => {
+      const value = fields[i];
+      out[column] = value === undefined || value === NULL ? null : SPOOL_TEXT_COLUMNS.has(column) && value.startsWith('"') ? (JSON.parse(value) as string) : value;
+    });
+  } catch {
+    return null;
+  }
+  return out;
 }

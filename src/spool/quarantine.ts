@@ -1,6 +1,6 @@
 // Setting a sealed segment aside (docs/lake.md, "Quarantined segments"): flush moves a segment whose
 // rows cannot be read, with its checksum sidecar, into `<node dir>/quarantine/`, where nothing
-// reads it again. The spool's readers (flush, backlog, spoolHolds) only look at the node
+// reads it again. The spool's readers (flush, backlog, why's spoolLineWith) only look at the node
 // directory's own `.sealed`/`.active` files, so a quarantined segment is out of every path at once;
 // it stays on disk for an operator to inspect or repair.
 

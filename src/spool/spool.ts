@@ -273,13 +273,16 @@ export function cutTornTail(file: string): number {
 }
 
 /**
- * Whether any segment (active or sealed) of any node under `root` holds `needle` (an ASCII token
- * such as a signature). Reads the files as they are: a segment being written may show the bytes of
- * a batch not acknowledged yet, which only makes an answer say "pending" a moment early.
+ * The spool line holding `needle` (a signature), looking at the newest segments first and reading at
+ * most `maxBytes` of spool in all: the end of each segment, where the newest lines are (docs/api.md
+ * #get-v1whysig). The spool normally holds a few seconds of envelopes; when flush has fallen behind,
+ * an envelope older than the last `maxBytes` is not found here (why then asks the chain as for a
+ * signature txray never saw). Null when not found.
  */
-export function spoolHolds(root: string, needle: string): boolean {
-  if (!existsSync(root)) return false;
+export function spoolLineWith(root: string, needle: string, maxBytes: number): string | null {
+  if (!existsSync(root)) return null;
   const bytes = Buffer.from(needle);
+  const files: { file: string; mtime: number; size: number }[] = [];
   for (const node of readdirSync(root)) {
     const dir = join(root, node);
     let names: string[];
@@ -290,11 +293,37 @@ export function spoolHolds(root: string, needle: string): boolean {
     }
     for (const name of names) {
       try {
-        if (readFileSync(join(dir, name)).includes(bytes)) return true;
+        const stat = statSync(join(dir, name));
+        files.push({ file: join(dir, name), mtime: stat.mtimeMs, size: stat.size });
       } catch {
-        // flushed (deleted) or sealed (renamed) meanwhile: the next place looked at holds it
+        // flushed (deleted) or sealed (renamed) meanwhile
       }
     }
   }
-  return false;
+  files.sort((a, b) => b.mtime - a.mtime);
+  let budget = maxBytes;
+  for (const { file, size } of files) {
+    if (budget <= 0) break;
+    const length = Math.min(size, budget);
+    budget -= length;
+    let chunk: Buffer;
+    try {
+      const fd = openSync(file, "r");
+      try {
+        chunk = Buffer.alloc(length);
+        readSync(fd, chunk, 0, length, size - length);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      continue; // flushed (deleted) or sealed (renamed) meanwhile: the next place looked at holds it
+    }
+    const at = chunk.indexOf(bytes);
+    if (at < 0) continue;
+    const start = chunk.lastIndexOf(10, at) + 1;
+    const end = chunk.indexOf(10, at);
+    if (start === 0 && length < size) continue; // the line began before the part read
+    return chunk.toString("utf8", start, end < 0 ? chunk.length : end);
+  }
+  return null;
 }

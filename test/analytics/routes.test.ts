@@ -7,7 +7,7 @@ import { issueSummary, payerBotScore } from "../../src/analytics/queries";
 import { wilson } from "../../src/shared/stats";
 import { randomAddress } from "../helpers/envelopes";
 import { syntheticAddress } from "../../devkit/generate";
-import { DAY, END_MS, expectNearQuantile, get, inWindow, makeWorld, nearestRank, referenceBotScore, type Row, type World } from "./support";
+import { DAY, END_MS, expectNearQuantile, get, inWindow, makeWorld, nearestRank, referenceBotScore, weightedCu, weightedNearestRank, type Row, type World } from "./support";
 
 let world: World;
 let program: string;
@@ -79,7 +79,7 @@ describe("provider-report", () => {
 });
 
 describe("cu-headroom", () => {
-  test("per-instruction p50/p95 (sketch, within its error), exact max, requested median and trend", async () => {
+  test("per-instruction p50/p95 over the attempts each decoded row stands for (sketch, within its error), exact max, requested median and trend", async () => {
     const { status, body } = await get(world, `/v1/cu-headroom/${program}?window=7d`);
     expect(status).toBe(200);
     const landedOrFailed = world.rows.filter(
@@ -88,23 +88,23 @@ describe("cu-headroom", () => {
     expect(body.instructions.length).toBeGreaterThan(0);
     for (const item of body.instructions) {
       const mine = landedOrFailed.filter((r) => r.instruction === item.instruction);
-      const used = mine.map((r) => r.cu_used!);
+      const used = mine.map(weightedCu);
       expect(item.samples).toBe(mine.length);
-      expectNearQuantile(item.cuUsed.p50, nearestRank(used, 0.5));
-      expectNearQuantile(item.cuUsed.p95, nearestRank(used, 0.95));
-      expect(item.cuUsed.max).toBe(Math.max(...used));
-      expectNearQuantile(item.cuRequestedP50, nearestRank(mine.map((r) => r.cu_requested!), 0.5));
+      expectNearQuantile(item.cuUsed.p50, weightedNearestRank(used, 0.5));
+      expectNearQuantile(item.cuUsed.p95, weightedNearestRank(used, 0.95));
+      expect(item.cuUsed.max).toBe(Math.max(...used.map((u) => u.value)));
+      expectNearQuantile(item.cuRequestedP50, weightedNearestRank(mine.map((r) => ({ value: r.cu_requested!, weight: r.sample_weight ?? 1 })), 0.5));
       expect(item.headroomP95).toBe(item.cuRequestedP50 - item.cuUsed.p95);
       expect(item.exceeded).toBe(mine.filter((r) => r.compute_exceeded).length);
       for (const point of item.trend) {
-        const day = mine.filter((r) => new Date(r.received_at).toISOString().slice(0, 10) === point.day).map((r) => r.cu_used!);
+        const day = mine.filter((r) => new Date(r.received_at).toISOString().slice(0, 10) === point.day);
         if (day.length > 0 && point.day >= new Date(END_MS - 7 * DAY).toISOString().slice(0, 10)) {
           // Trend days are whole UTC days of the 30-day range; the first may extend before the window.
           const all = world.rows
             .filter((r) => r.program === program && r.instruction === item.instruction && (r.outcome === "landed" || r.outcome === "failed_onchain") && r.cu_used !== null)
             .filter((r) => new Date(r.received_at).toISOString().slice(0, 10) === point.day && r.received_at <= END_MS)
-            .map((r) => r.cu_used!);
-          expectNearQuantile(point.cuP95, nearestRank(all, 0.95));
+            .map(weightedCu);
+          expectNearQuantile(point.cuP95, weightedNearestRank(all, 0.95));
         }
       }
     }
@@ -243,7 +243,7 @@ describe("release-diff", () => {
     expect(swap.cuP95Post).toBeGreaterThan(swap.cuP95Pre);
     const swapPost = post.filter((r) => r.instruction === "swap" && (r.outcome === "landed" || r.outcome === "failed_onchain"));
     expect(swap.postFailureRate).toBeCloseTo(swapPost.filter((r) => r.outcome === "failed_onchain").length / swapPost.length, 12);
-    expectNearQuantile(swap.cuP95Post, nearestRank(swapPost.map((r) => r.cu_used!), 0.95));
+    expectNearQuantile(swap.cuP95Post, weightedNearestRank(swapPost.filter((r) => r.cu_used !== null).map(weightedCu), 0.95));
   });
   test("issues carry top-issues' errCode, outcome, failingProgram and dropClass for the same fingerprint", async () => {
     const regression = world.generated.deploys.find((d) => d.regression)!;

@@ -20,6 +20,8 @@ export type Row = {
   rpc_label: string; rpc_hash: string; wallet_adapter: string; kind: string; outcome: string | null; drop_class: string | null;
   instruction: string | null; err_code: number | null; err_name: string | null; failing_program: string | null; fingerprint: string | null;
   cu_used: number | null; cu_requested: number | null; compute_exceeded: boolean | null; block_time: number | null; resolved_at: number | null;
+  /** How many attempts a decoded row stands for (lake version 2: 1 / rate for a sampled success, 1 for a failure). */
+  sample_weight: number | null;
 };
 
 export type World = {
@@ -77,7 +79,7 @@ export async function readLakeRows(ctx: Context): Promise<Row[]> {
       failing_program: (r?.failing_program as string) ?? null, fingerprint: (r?.fingerprint as string) ?? null,
       cu_used: (r?.cu_used as number) ?? null, cu_requested: (r?.cu_requested as number) ?? null,
       compute_exceeded: (r?.compute_exceeded as boolean) ?? null, block_time: (r?.block_time as number) ?? null,
-      resolved_at: (r?.resolved_at as number) ?? null,
+      resolved_at: (r?.resolved_at as number) ?? null, sample_weight: (r?.sample_weight as number) ?? null,
     } as Row;
   });
 }
@@ -98,7 +100,7 @@ export function serveRoutes(ctx: Context) {
         if (!match) continue;
         try {
           const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
-          return json(await route.handler(request, url, params));
+          return json(await route.handler(request, url, params, "test"));
         } catch (error) {
           return errorResponse(error, ctx.logger);
         }
@@ -127,6 +129,21 @@ export function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
 }
+
+/** Nearest rank over weighted values: the smallest value whose cumulative weight reaches q of the total (docs/lake.md). */
+export function weightedNearestRank(values: { value: number; weight: number }[], q: number): number {
+  const sorted = [...values].sort((x, y) => x.value - y.value);
+  const total = sorted.reduce((sum, v) => sum + v.weight, 0);
+  let running = 0;
+  for (const v of sorted) {
+    running += v.weight;
+    if (running >= q * total) return v.value;
+  }
+  return sorted[sorted.length - 1].value;
+}
+
+/** A decoded row's compute units and the attempts it stands for. */
+export const weightedCu = (r: Row) => ({ value: r.cu_used!, weight: r.sample_weight ?? 1 });
 
 export const inWindow = (row: Row, lengthMs: number) => row.received_at >= END_MS - lengthMs && row.received_at <= END_MS;
 

@@ -7,11 +7,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLocalnet, type Localnet } from "../../devkit/localnet";
 import { loadIdls } from "../../src/chain/idl";
-import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { flushJob } from "../../src/jobs/flush";
 import { runJob } from "../../src/jobs/run";
 import { testServer, type TestServer } from "../helpers/server";
+import { resolveUntilSettled } from "../helpers/resolve";
 
 let chain: Localnet;
 let t: TestServer;
@@ -38,7 +38,7 @@ test("the README's example envelope is accepted and resolves on the local chain"
   expect((await t.ingest(body)).status).toBe(202);
   expect((await runJob(t.ctx, flushJob, { spool: t.server.spool ?? undefined })).ok).toBe(true);
   const rpc = createRpcClient({ url: chain.url });
-  await resolvePending(t.ctx, { rpc, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 5 });
+  await resolveUntilSettled(t.ctx, { rpc, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 5 }); // a drop's second look-up is a later run, as `txray jobs run resolve` does
   const why = await t.get(`/v1/why/${sig}`);
   expect(why.status).toBe(200);
   expect(why.body.outcome).toBe("dropped");

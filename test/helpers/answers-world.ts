@@ -1,6 +1,6 @@
 // A data directory every surface can answer from: a generated lake with built serving tables (as
-// test/analytics does), resolved attempts in the attempt index (a failure, a drop with evidence, a
-// landing) and one still pending, plus a recorded-mainnet RPC for signatures txray never ingested.
+// test/analytics does), resolved attempts in the signature index (a failure, a drop with evidence, a
+// landing) and one still open, plus a recorded-mainnet RPC for signatures txray never ingested.
 // Then a real txray app over it on loopback (Date.now clock, like a deployment), so HTTP routes,
 // MCP (stdio child or /mcp) and Slack can be compared on the same data.
 
@@ -12,9 +12,11 @@ import { buildServingTables } from "../../src/analytics/tables/build";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { createApp, type AppDeps } from "../../src/api/app";
 import { EMPTY_STORY } from "../../src/chain/decode/story";
+import type { Attempt, IndexedAttempt, OpenEntry, ResolvedEntry } from "../../src/chain/resolve";
+import type { IndexEntry } from "../../src/signature-index";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
-import { createAccountKey } from "../../src/control";
+import { commitResolutionBatch, createAccountKey, recordResolutionBatch } from "../../src/control";
 import { Spool } from "../../src/spool/spool";
 import { silentLogger } from "../../src/shared/logger";
 import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
@@ -68,37 +70,39 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
   };
 }
 
-/** Resolved attempts as the resolver records them in the attempt index, and one pending. */
+/** Resolved attempts as the resolver records them in the signature index (a failure, a drop with evidence, a landing), and one still open. */
 function indexAttempts(ctx: Context, program: string, payer: string, accountId: string, sigs: AnswersWorld["sigs"]) {
   const now = Date.now();
-  const insert = ctx.control.query(
-    `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
-       cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   const failedStory = {
     ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", ixPath: "1", cpiDepth: 0, errCode: 6001, errName: "SlippageToleranceExceeded",
     errMessage: "Slippage tolerance exceeded", failingProgram: program, cuUsed: 104_305, cuRequested: 146_000, errorKey: "custom:6001", txError: '{"InstructionError":[1,{"Custom":6001}]}',
   };
-  const rows: [string, string, string, string | null, string | null, object][] = [
-    [sigs.failed, "failed_onchain", "helius", "v1:00000000000000aa", null, { outcome: "failed_onchain", slot: 289_000_001, blockTime: now - 3_600_000, err: failedStory.txError, story: failedStory, drop: null, fingerprint: "v1:00000000000000aa" }],
-    [sigs.landed, "landed", "triton", null, null, { outcome: "landed", slot: 289_000_002, blockTime: now - 3_500_000, err: null, story: { ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", cuUsed: 90_000, cuRequested: 200_000 }, drop: null, fingerprint: null }],
-    [sigs.dropped, "dropped", "public", "v1:00000000000000bb", "rpc_not_forwarding", {
-      outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: "v1:00000000000000bb",
+  const resolved: [string, Omit<ResolvedEntry, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "sentAt" | "state" | "at">][] = [
+    [sigs.failed, { rpcLabel: "helius", outcome: "failed_onchain", slot: 289_000_001, blockTime: now - 3_600_000, err: failedStory.txError, story: failedStory, drop: null, fingerprint: "v1:00000000000000aa" }],
+    [sigs.landed, { rpcLabel: "triton", outcome: "landed", slot: 289_000_002, blockTime: now - 3_500_000, err: null, story: { ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", cuRequested: 200_000 }, drop: null, fingerprint: null }],
+    [sigs.dropped, {
+      rpcLabel: "public", outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: "v1:00000000000000bb",
       drop: { dropClass: "rpc_not_forwarding", confidence: 0.78, evidence: [
         { kind: "blockhash_expired", detail: "confirmed block height 1001 passed lastValidBlockHeight 1000", value: 1 },
         { kind: "provider_drop_rate", detail: "public dropped 30 of 60 sends within 15 min", value: 0.5 },
       ] },
     }],
   ];
-  rows.forEach(([sig, outcome, label, fingerprint, dropClass, story], i) =>
-    insert.run(`att-${i}`, sig, accountId, program, outcome, payer, `${i}`.repeat(16), label, now - 3_600_000 + i, now - 3_000_000, null, fingerprint, dropClass, JSON.stringify(story)),
-  );
-  ctx.control
-    .query(
-      `INSERT INTO pending_attempts (attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer, next_check_at)
-       VALUES ('att-pending', ?, ?, ?, 1000, ?, ?, 'ffffffffffffffff', 'helius', ?, ?)`,
-    )
-    .run(accountId, program, sigs.pending, now, now, payer, now + 30_000);
+  const entries: IndexEntry[] = resolved.map(([sig, fields], i) => {
+    const value: ResolvedEntry = { attemptId: `att-${i}`, accountId, program, payer, rpcHash: `${i}`.repeat(16), sentAt: now - 3_600_000 + i, state: "resolved", at: now - 3_000_000, ...fields };
+    return { sig, attemptId: value.attemptId, value };
+  });
+  const open: Attempt = {
+    attemptId: "att-pending", accountId, program, sig: sigs.pending, kind: "send", lastValidBlockHeight: 1000, sentAt: now, receivedAt: now, rpcHash: "ffffffffffffffff",
+    rpcLabel: "helius", payer, cuLimit: null, cuPriceMicroLamports: null, ixPrefix: null, nonce: false, preflightError: null, simulationLogs: null,
+  };
+  const pending: OpenEntry = { attemptId: open.attemptId, accountId, program, payer, rpcHash: open.rpcHash, rpcLabel: open.rpcLabel, sentAt: now, state: "open", at: now, attempt: open };
+  entries.push({ sig: sigs.pending, attemptId: open.attemptId, value: pending });
+  ctx.signatures.append(entries, (value) => (value as IndexedAttempt).at);
+  // The hourly issue counts the resolver commits with its batch (why's count7d before the tables know an issue).
+  recordResolutionBatch(ctx.control, "r-world", [], now);
+  const issue = (i: number) => ({ fingerprint: (entries[i].value as ResolvedEntry).fingerprint!, hour: Math.floor((now - 3_600_000 + i) / 3_600_000), attempts: 1, firstSeen: now - 3_600_000 + i });
+  commitResolutionBatch(ctx.control, "r-world", [], [issue(0), issue(2)]);
 }
 
 /** A real txray app over the world's data dir on a free loopback port (as server.ts starts it, without jobs). */

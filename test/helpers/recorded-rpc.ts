@@ -31,6 +31,10 @@ export function startRecordedRpc(transactions: { sig: string; result: any }[], o
         const value = data ? { data: [Buffer.from(data).toString("base64"), "base64"], executable: false, lamports: 1, owner: "11111111111111111111111111111111", rentEpoch: 0, space: data.length } : null;
         return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value } };
       }
+      case "getBlockTime": {
+        const tx = [...bySig.values()].find((t) => t.slot === params[0]);
+        return tx ? { jsonrpc: "2.0", id: call.id, result: tx.blockTime ?? null } : { jsonrpc: "2.0", id: call.id, error: { code: -32004, message: "Block not available for slot" } };
+      }
       case "getBlockHeight":
         return { jsonrpc: "2.0", id: call.id, result: options.blockHeight ?? 300_000_000 };
       default:

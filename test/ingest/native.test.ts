@@ -35,14 +35,14 @@ function seededRandom(seed: number) {
 function sdkBatch(random: () => number) {
   const program = randomAddress();
   return Array.from({ length: 1 + Math.floor(random() * 20) }, (_, i) => {
-    const options = random() < 0.5 ? { cuLimit: Math.floor(random() * 1_400_000), cuPriceMicroLamports: Math.floor(random() * 1e9), maxRetries: 0, skipPreflight: random() < 0.5, sendPath: "rpc", nonce: false } : {};
+    const options = random() < 0.5 ? { cuLimit: Math.floor(random() * 1_400_000), cuPriceMicroLamports: Math.floor(random() * 1e9), maxRetries: 0, skipPreflight: random() < 0.5, sendPath: "rpc", nonce: false, ixPrefix: ["", "02", "0200000040420f00", "e517cb977ae3ad2a"][Math.floor(random() * 4)] } : {};
     const logs = random() < 0.5 ? [] : ["Program 11111111111111111111111111111111 invoke [1]", "Program log: Error: insufficient funds", ""];
     return random() < 0.15 ? makePreflightEnvelope({ program, simulationLogs: logs, ...(random() < 0.5 ? { sig: randomSignature() } : {}), ...options }) : makeEnvelope({ program, sentAt: 1_763_700_000_000 + i, ...options });
   });
 }
 
-const MUTANTS: unknown[] = [null, true, 0, -0, 1e3, 1.5, -1, 2 ** 53, "", " ", "x".repeat(70), "é", "a\"b", "a\\b", "\t", "\u0000", "\ud800", "send", "preflight", [], ["log"], ["a", "", "b c"], Array(200).fill("x"), Array(201).fill("x"), ["x".repeat(2048)], ["x".repeat(2049)], ["tab\there"], ["é"], [1], {}, "11111111111111111111111111111111", "0123456789abcdef"];
-const FIELDS = ["sig", "program", "blockhash", "lastValidBlockHeight", "sentAt", "rpcHash", "rpcLabel", "walletAdapter", "kind", "preflightError", "simulationLogs", "payer", "sdkVersion", "cuLimit", "cuPriceMicroLamports", "maxRetries", "skipPreflight", "sendPath", "nonce", "unknownField"];
+const MUTANTS: unknown[] = [null, true, 0, -0, 1e3, 1.5, -1, 2 ** 53, "", " ", "x".repeat(70), "é", "a\"b", "a\\b", "\t", "\u0000", "\ud800", "send", "preflight", [], ["log"], ["a", "", "b c"], Array(200).fill("x"), Array(201).fill("x"), ["x".repeat(2048)], ["x".repeat(2049)], ["tab\there"], ["é"], [1], {}, "11111111111111111111111111111111", "0123456789abcdef", "0", "0a", "0A", "0123456789abcdef01", "zz"];
+const FIELDS = ["sig", "program", "blockhash", "lastValidBlockHeight", "sentAt", "rpcHash", "rpcLabel", "walletAdapter", "kind", "preflightError", "simulationLogs", "payer", "sdkVersion", "cuLimit", "cuPriceMicroLamports", "maxRetries", "skipPreflight", "sendPath", "nonce", "ixPrefix", "unknownField"];
 
 test.skipIf(built !== null)("builds with this machine's C compiler", () => {
   expect(native).not.toBeNull();

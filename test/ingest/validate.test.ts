@@ -10,13 +10,13 @@ import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers
 const FIELDS = [
   "sig", "program", "blockhash", "lastValidBlockHeight", "sentAt", "rpcHash", "rpcLabel", "walletAdapter", "kind",
   "preflightError", "simulationLogs", "payer", "sdkVersion", "cuLimit", "cuPriceMicroLamports", "maxRetries",
-  "skipPreflight", "sendPath", "nonce", "extra",
+  "skipPreflight", "sendPath", "nonce", "ixPrefix", "extra",
 ];
 const VALUES: unknown[] = [
   undefined, null, "", "x", "send", "preflight", 0, -1, 1.5, 1_763_700_000_000, 1_763_700_000, 2 ** 53, 1_400_001, 1000, 1001,
   true, false, [], ["log"], [1], {}, "a1b2c3d4e5f60718", "A1B2C3D4E5F60718", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
   "11111111111111111111111111111111", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", randomSignature(), "x".repeat(65),
-  "deadbeefdeadbeef", "0".repeat(64), Array.from({ length: 201 }, () => "l"), ["y".repeat(2049)], "e".repeat(8193),
+  "deadbeefdeadbeef", "0".repeat(64), "0a", "0", "0a0b0c0d0e0f0a0b0c", "ABCD", Array.from({ length: 201 }, () => "l"), ["y".repeat(2049)], "e".repeat(8193),
 ];
 
 function seededRandom(seed: number) {

@@ -95,7 +95,7 @@ test("a job scheduled `after` another runs right after each of its successful ru
     },
   };
   // The follower's own interval is a minute: apart from its first tick (at 1 s), every run was started by the producer.
-  const scheduler = startScheduler(ctx, [{ job: producer, intervalMs: 300 }, { job: follower, intervalMs: 60_000, after: ["producer"] }], {});
+  const scheduler = startScheduler(ctx, [{ job: producer, intervalMs: 300 }, { job: follower, intervalMs: 60_000, after: [{ job: "producer" }] }], {});
   await Bun.sleep(3_500);
   await scheduler.stop();
   expect(overlapped).toBe(false);
@@ -115,6 +115,38 @@ test("a job scheduled `after` another runs right after each of its successful ru
 test("the registry runs the alerts job after every tables build and on its own interval", async () => {
   const { schedule } = await import("../../src/jobs/registry");
   const { loadConfig } = await import("../../src/config");
-  const entry = schedule(loadConfig({ ALERTS_INTERVAL_MS: "7000" })).find((e) => e.job.name === "alerts") as { intervalMs: number; after?: string[] };
-  expect(entry).toMatchObject({ intervalMs: 7000, after: ["tables"] });
+  const entry = schedule(loadConfig({ ALERTS_INTERVAL_MS: "7000" })).find((e) => e.job.name === "alerts") as { intervalMs: number; after?: { job: string }[] };
+  expect(entry).toMatchObject({ intervalMs: 7000, after: [{ job: "tables" }] });
+});
+
+test("a run that reports new data wakes the job it feeds, whatever that job's interval", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  let consumerRuns = 0;
+  // The producer (like flush) reports new rows at every run; the consumer (like resolve) has an hour-long interval.
+  const producer: Job = { name: "producer", run: async () => ({ rows: 10 }) };
+  const consumer: Job = { name: "consumer", run: async () => (consumerRuns++, {}) };
+  const scheduler = startScheduler(
+    ctx,
+    [
+      { job: producer, intervalMs: 200 },
+      { job: consumer, intervalMs: 3_600_000, after: [{ job: "producer", when: (details) => Number(details.rows) > 0 }] },
+    ],
+    {},
+  );
+  await Bun.sleep(1_500);
+  await scheduler.stop();
+  expect(consumerRuns).toBeGreaterThanOrEqual(3); // only wakes run it more than once within its hour
+});
+
+test("a run's nextRunInMs brings the job's next run forward", async () => {
+  const ctx = await testContext();
+  dispose = ctx.dispose;
+  let runs = 0;
+  // Like the resolver with attempts due soon: four runs ask to run again in 50 ms, then none.
+  const job: Job = { name: "due-soon", run: async () => ({ nextRunInMs: ++runs <= 4 ? 50 : null }) };
+  const scheduler = startScheduler(ctx, [{ job, intervalMs: 3_600_000 }], {});
+  await Bun.sleep(1_800);
+  await scheduler.stop();
+  expect(runs).toBe(5);
 });

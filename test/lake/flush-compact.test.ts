@@ -95,6 +95,9 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
         }
       }
     })();
+    // The reader is reading before compaction starts (on a loaded machine its first read could
+    // otherwise be the one a swap fails, leaving nothing seen).
+    while (seen.length === 0) await Bun.sleep(1);
     const result = await compactLake(t.ctx, { minParts: 4 });
     reading = false;
     await reader;

@@ -54,6 +54,7 @@ function awkwardEnvelopes(count: number, seed: number): Envelope[] {
       ...(n % 3 === 0 ? {} : { cuLimit: 200_000 + (n % 1000), cuPriceMicroLamports: n * 7, maxRetries: n % 4 }),
       ...(n % 2 === 0 ? { skipPreflight: n % 4 === 0, nonce: n % 8 === 0 } : {}),
       ...(n % 9 === 0 ? { sendPath: text || "rpc" } : {}),
+      ...(n % 4 === 1 ? { ixPrefix: ["", "02000000", "e517cb977ae3ad2a"][n % 3] } : {}),
       lastValidBlockHeight: 300_000_000 + n,
       sentAt: DAY_ONE - 5000 + n,
     };

@@ -13,6 +13,7 @@ import { buildServingTables } from "../../src/analytics/tables/build";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
 import { createAccountKey } from "../../src/control";
+import { EMPTY_STORY, type ResolvedEntry } from "../../src/chain/resolve";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { startServer, type RunningServer } from "../../src/server";
 import { silentLogger } from "../../src/shared/logger";
@@ -82,9 +83,12 @@ test("a restored backup answers every route exactly as the instance did", async 
   // Serving tables, an indexed attempt (why), an IDL and a snapshot.
   await buildServingTables(source.ctx);
   const sig = randomSignature();
-  source.ctx.control
-    .query("INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at, story) VALUES ('att-1', ?, ?, ?, 'dropped', 'payer', 'h', 'l', ?, ?, ?)")
-    .run(sig, a.record.accountId, generated.programs[0], END_MS - 1000, END_MS - 500, JSON.stringify({ outcome: "dropped" }));
+  const dropped: ResolvedEntry = {
+    attemptId: "att-1", accountId: a.record.accountId, program: generated.programs[0], payer: "payer", rpcHash: "h", rpcLabel: "l", sentAt: END_MS - 1000,
+    state: "resolved", at: END_MS - 500, outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: null,
+    drop: { dropClass: "expired_blockhash", confidence: 0.5, evidence: [{ kind: "blockhash_expired", detail: "expired", value: 1 }] },
+  };
+  source.ctx.signatures.append([{ sig, attemptId: "att-1", value: dropped }], () => END_MS - 500);
   const env = { TXRAY_DATA_DIR: dataDir, TXRAY_SNAPSHOTS_DIR: join(root, "snapshots") };
   const idlFile = join(import.meta.dir, "..", "fixtures", "mainnet", "04_idl_jupiter_v6_legacy.json");
   expect((await cli(["idl", "add", PROGRAMS.jupiter, idlFile], env)).code).toBe(0);

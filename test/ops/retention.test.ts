@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { createAccountKey, withLease } from "../../src/control";
+import { commitResolutionBatch, createAccountKey, recordResolutionBatch, withLease } from "../../src/control";
 import { applyRetention, cutoffDay, retiredRoot } from "../../src/ops/retention";
 import { runJob } from "../../src/jobs/run";
 import { jobByName, schedule } from "../../src/jobs/registry";
@@ -60,11 +60,14 @@ test("removes partitions and control rows older than the period; the answers for
   expect(days(ctx, "envelopes").some((day) => day < cutoff)).toBe(true);
   const before = await lakeCount(ctx);
   const baselineBefore = (await get(server, `/v1/baseline/${program}?window=30d`)).body.rates.attempts;
-  const insert = ctx.control.query(
-    "INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at, story) VALUES (?, ?, 'acc', ?, 'landed', 'p', 'h', 'l', ?, ?, '{}')",
+  // Hourly counts the resolver committed, 20 days and 1 day before the end.
+  const hour = (at: number) => Math.floor(at / 3_600_000);
+  recordResolutionBatch(ctx.control, "r-hours", [], END_MS);
+  commitResolutionBatch(
+    ctx.control, "r-hours",
+    [{ rpcHash: "old", hour: hour(END_MS - 20 * DAY), sends: 1, dropped: 0 }, { rpcHash: "new", hour: hour(END_MS - DAY), sends: 1, dropped: 0 }],
+    [{ fingerprint: "v1:old", hour: hour(END_MS - 20 * DAY), attempts: 1, firstSeen: END_MS - 20 * DAY }, { fingerprint: "v1:new", hour: hour(END_MS - DAY), attempts: 1, firstSeen: END_MS - DAY }],
   );
-  insert.run("old", "sig-old", program, END_MS - 20 * DAY, END_MS - 20 * DAY);
-  insert.run("new", "sig-new", program, END_MS - DAY, END_MS - DAY);
   // A stray directory that is not a partition is never touched.
   mkdirSync(join(ctx.paths.dataset("envelopes"), "program=not-a-program", "day=2000-01-01"), { recursive: true });
 
@@ -80,7 +83,8 @@ test("removes partitions and control rows older than the period; the answers for
   const after = await lakeCount(ctx);
   expect(after).toBe(before - details.envelopesRemoved);
   expect(after).toBeGreaterThan(0);
-  expect(ctx.control.query("SELECT attempt_id FROM attempt_index ORDER BY attempt_id").all()).toEqual([{ attempt_id: "new" }]);
+  expect(ctx.control.query("SELECT rpc_hash FROM provider_hours ORDER BY rpc_hash").all()).toEqual([{ rpc_hash: "new" }]);
+  expect(ctx.control.query("SELECT fingerprint FROM issue_hours ORDER BY fingerprint").all()).toEqual([{ fingerprint: "v1:new" }]);
 
   await untilVersion(ctx, readPointer(ctx.paths)!.version); // readers switch within 250 ms
   // Serving answers: fewer attempts over 30 days, no trend day before the cutoff, no wallet item before it.

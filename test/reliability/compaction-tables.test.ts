@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { loadIdls } from "../../src/chain/idl";
-import { resolvePending } from "../../src/chain/resolve";
+import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { compactLake } from "../../src/lake/compact";
 import { flushSpool } from "../../src/lake/flush-spool";
@@ -23,7 +23,7 @@ test("after compaction the merged parts have the flushed parts' columns and the 
       expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
       await t.server.spool!.seal();
       await flushSpool(t.ctx);
-      await resolvePending(t.ctx, { rpc: client, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 1 });
+      await resolveUntilSettled(t.ctx, { rpc: client, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 1 });
     }
     const columns = async (dataset: "envelopes" | "resolutions") =>
       (await t.ctx.duck.all<{ file_name: string; name: string }>(`SELECT file_name, name FROM parquet_schema('${t.ctx.paths.datasetGlob(dataset)}') WHERE name != 'duckdb_schema'`))

@@ -4,7 +4,7 @@
 // and a job runner stops its job at a safe point.
 import { afterAll, expect, test } from "bun:test";
 import { spawn } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccountKey, lastJobRuns, openControlDb } from "../../src/control";
@@ -13,6 +13,7 @@ import { createContext } from "../../src/context";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { dataPaths } from "../../src/lake/paths";
 import { silentLogger } from "../../src/shared/logger";
+import { openDuck } from "../../src/lake/duckdb";
 import { makeEnvelope } from "../helpers/envelopes";
 import { startFakeRpc } from "../helpers/fake-rpc";
 import { startServerProcess } from "../helpers/process";
@@ -118,7 +119,7 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
   const { dataDir, key } = dataDirWithKey();
   const rpc = await startFakeRpc();
   try {
-    // Attempts that expired long ago: the resolver looks them up, waits 2 s before the second look-up (where SIGTERM comes), then drops them.
+    // Attempts that expired long ago: `txray jobs run resolve` looks them up, waits 2 s for the second look-up (where SIGTERM comes), then drops them.
     const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir });
     const envelopes = Array.from({ length: 30 }, () => makeEnvelope({ lastValidBlockHeight: 10 }));
     expect((await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) })).status).toBe(202);
@@ -138,13 +139,16 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
 
     const control = openControlDb(dataPaths(dataDir).controlDb);
     expect(lastJobRuns(control).resolve.error).toContain("stopped by shutdown");
-    const pending = () => control.query<{ n: number }, []>("SELECT count(*) AS n FROM pending_attempts").get()!.n;
-    expect(pending()).toBe(30); // nothing half recorded
+    // Nothing half recorded: no resolution batch, no resolution row.
     expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches").get()!.n).toBe(0);
+    const resolutions = dataPaths(dataDir).dataset("resolutions");
+    expect(existsSync(resolutions) ? readdirSync(resolutions, { recursive: true }).filter((name) => String(name).endsWith(".parquet")) : []).toEqual([]);
 
     expect(await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
-    expect(pending()).toBe(0);
-    expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM attempt_index WHERE outcome = 'dropped'").get()!.n).toBe(30);
+    const duck = await openDuck();
+    const rows = await duck.all<{ outcome: string; n: number }>(`SELECT outcome, count(*)::INTEGER AS n FROM read_parquet('${dataPaths(dataDir).datasetGlob("resolutions")}') GROUP BY outcome`);
+    duck.close();
+    expect(rows).toEqual([{ outcome: "dropped", n: 30 }]);
     control.close();
   } finally {
     await rpc.stop();

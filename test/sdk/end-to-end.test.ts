@@ -32,7 +32,7 @@ import {
 } from "@solana/web3.js";
 import { loadIdls } from "../../src/chain/idl";
 import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { resolvePending } from "../../src/chain/resolve";
+import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { encodeBase58 } from "../../src/shared/base58";
@@ -151,7 +151,7 @@ beforeAll(async () => {
   await txray.flush();
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
-  const summary = await resolvePending(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
   expect(summary.stillPending).toBe(0);
 }, 60_000);
 
@@ -200,6 +200,7 @@ describe("envelopes the server receives", () => {
     expect(envelopeOf(sigs.web3Failed)[0]).toMatchObject({ kind: "send", skipPreflight: true, maxRetries: 2 });
     const [versioned] = envelopeOf(sigs.web3Versioned);
     expect(versioned).toMatchObject({ kind: "send", program: SYSTEM, cuLimit: 5_000, cuPriceMicroLamports: 12_345, maxRetries: 0 });
+    expect(versioned.ixPrefix).toMatch(/^02000000[0-9a-f]{8}$/); // System Transfer (u32 2) and the low bytes of its lamports
     expect(envelopeOf(sigs.kitFailed)[0]).toMatchObject({ kind: "send", skipPreflight: true, maxRetries: 3 });
   });
 

@@ -24,7 +24,7 @@ import { rpcHash as serverRpcHash } from "../../src/shared/rpc-identity";
 import { createTxray, rpcHash, rpcLabel } from "../../src/sdk";
 import { userConfigPath } from "../../src/sdk/config";
 import { transactionErrorFromKit } from "../../src/sdk/kit-errors";
-import { COMPUTE_BUDGET, parseTransaction, targetProgram } from "../../src/sdk/wire";
+import { COMPUTE_BUDGET, instructionPrefix, parseTransaction, targetProgram } from "../../src/sdk/wire";
 import { recordingFetch } from "./support";
 
 const BLOCKHASH = "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N";
@@ -64,6 +64,16 @@ describe("wire parser", () => {
     expect(tx).toMatchObject({ signature: encodeBase58(vtx.signatures[0]), payer: payer.publicKey.toBase58(), blockhash: BLOCKHASH, version: 0, cuLimit: 9 });
     expect(tx.cuPriceMicroLamports).toBeUndefined();
     expect(tx.instructions.map((ix) => ix.program)).toEqual([COMPUTE_BUDGET, APP.toBase58()]);
+  });
+
+  test("ixPrefix: the first 8 data bytes of the targeted program's first top-level instruction, as hex", () => {
+    const anchor = new TransactionInstruction({ programId: APP, keys: [], data: Buffer.from("e517cb977ae3ad2a0102030405", "hex") });
+    const tx = parseTransaction(legacy([ComputeBudgetProgram.setComputeUnitLimit({ units: 9 }), transfer, anchor, memo(APP)]));
+    expect(instructionPrefix(tx, APP.toBase58())).toBe("e517cb977ae3ad2a"); // cut at 8 bytes; the first of APP's instructions
+    expect(instructionPrefix(tx, SystemProgram.programId.toBase58())).toBe("0200000005000000"); // Transfer: u32 2, then the lamports
+    expect(instructionPrefix(tx, COMPUTE_BUDGET)).toBe("0209000000"); // shorter than 8 bytes: all of it
+    expect(instructionPrefix(tx, MEMO.toBase58())).toBeUndefined(); // no instruction of that program
+    expect(envelopeSchema.shape.ixPrefix.safeParse(instructionPrefix(tx, APP.toBase58())).success).toBe(true);
   });
 
   test("unsigned transactions have no signature; garbage throws (and is skipped by the recorder)", () => {

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeSpoolBatch } from "../../src/spool/line-format";
+import { decodeSpoolLine, encodeSpoolBatch } from "../../src/spool/line-format";
 import { openDuck } from "../../src/lake/duckdb";
 import { spoolRowsSql } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
@@ -15,7 +15,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test("every field survives the spool, including escaped free text, logs and optional fields", async () => {
   const envelopes = [
     makeEnvelope(),
-    makeEnvelope({ rpcLabel: 'quote " and \\ backslash', walletAdapter: "Phantom\ttab\nnewline", sdkVersion: "1.0.0-β", cuLimit: 1, cuPriceMicroLamports: 2, maxRetries: 0, skipPreflight: true, sendPath: "jito-bundle", nonce: false }),
+    makeEnvelope({ rpcLabel: 'quote " and \\ backslash', walletAdapter: "Phantom\ttab\nnewline", sdkVersion: "1.0.0-β", cuLimit: 1, cuPriceMicroLamports: 2, maxRetries: 0, skipPreflight: true, sendPath: "jito-bundle", nonce: false, ixPrefix: "e517cb977ae3ad2a" }),
+    makeEnvelope({ ixPrefix: "" }),
     makePreflightEnvelope({ preflightError: 'Transaction simulation failed: {"InstructionError":[0,{"Custom":1}]}', simulationLogs: ["Program log: \u0000 odd", "line 2\r\n", "emoji 🚀", "\\N"] }),
     makeEnvelope({ payer: "0123456789abcdef0123456789abcdef", walletAdapter: "", rpcLabel: "\\N", sdkVersion: '"quoted"' }),
     makeEnvelope({ walletAdapter: "lone \ud800 surrogate", sendPath: "[]" }),
@@ -26,7 +27,7 @@ test("every field survives the spool, including escaped free text, logs and opti
   const duck = await openDuck();
   const rows = await duck.all<Record<string, unknown>>(`SELECT * FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
   duck.close();
-  expect(rows).toHaveLength(6);
+  expect(rows).toHaveLength(7);
   envelopes.forEach((e, index) => {
     expect(rows[index]).toEqual({
       attempt_id: `0192-batch-${index.toString(36)}`,
@@ -51,18 +52,19 @@ test("every field survives the spool, including escaped free text, logs and opti
       skip_preflight: e.skipPreflight ?? null,
       send_path: e.sendPath ?? null,
       nonce: e.nonce ?? null,
+      ix_prefix: e.ixPrefix ?? null,
       program: e.program,
       day: "2025-11-21",
     });
   });
-  expect(rows[5].account_id).toBe("acc_2");
+  expect(rows[6].account_id).toBe("acc_2");
 });
 
 test("a spool line never holds a raw tab or newline inside a field, whatever the text", () => {
   const nasty = ["\t", "\n", "\r", "a\tb", "\u2028", "\"", "\\"].map((text) => makeEnvelope({ rpcLabel: text, walletAdapter: text, sdkVersion: text, sendPath: text }));
   const lines = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1, "b", nasty)).split("\n");
   expect(lines.at(-1)).toBe("");
-  for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(22);
+  for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(23);
 });
 
 test("a batch whose envelopes share, then change, then share again their provider and options encodes each one's own values", async () => {
@@ -74,4 +76,25 @@ test("a batch whose envelopes share, then change, then share again their provide
   const rows = await duck.all<Record<string, unknown>>(`SELECT sig, cu_limit, wallet_adapter, simulation_logs FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
   duck.close();
   expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, cu_limit: e.cuLimit ?? null, wallet_adapter: e.walletAdapter, simulation_logs: e.simulationLogs })));
+});
+
+test("lines written before ix_prefix existed (22 fields) are still read, with ix_prefix null", async () => {
+  const envelopes = [makeEnvelope({ ixPrefix: "02000000" }), makeEnvelope()];
+  const current = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0195-batch", envelopes));
+  // The previous version's bytes: the same lines without their last field.
+  const previous = current.split("\n").map((line) => (line === "" ? line : line.slice(0, line.lastIndexOf("\t")))).join("\n");
+  const file = join(dir, "node-0000000000003-abcdef.sealed");
+  writeFileSync(file, previous);
+  const duck = await openDuck();
+  const rows = await duck.all<Record<string, unknown>>(`SELECT sig, nonce, ix_prefix FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  duck.close();
+  expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, nonce: null, ix_prefix: null })));
+});
+
+test("a line read back from the spool gives its fields (why reads envelopes not flushed yet)", () => {
+  const e = makeEnvelope({ walletAdapter: 'quote " tab\t', cuLimit: 5, ixPrefix: "0a0b", nonce: true });
+  const [line] = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0196-batch", [e])).split("\n");
+  const fields = decodeSpoolLine(line)!;
+  expect(fields).toMatchObject({ account_id: "acc_1", received_at: "1763700000123", attempt_id: "0196-batch-0", sig: e.sig, wallet_adapter: 'quote " tab\t', cu_limit: "5", ix_prefix: "0a0b", nonce: "true", max_retries: null, simulation_logs: "[]" });
+  expect(decodeSpoolLine("not\ta\tline")).toBeNull();
 });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
 import { loadIdls } from "../../src/chain/idl";
 import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { resolvePending } from "../../src/chain/resolve";
+import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { APP_IDL_FILE, appProgramId, runTraffic, type Attempt } from "../../devkit/simulate";
 import { run as txray } from "../../src/cli/commands";
@@ -55,7 +55,7 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
     if (!outcome.ok) throw new Error(`${job.name} failed: ${outcome.error}`);
   };
   await must(flushJob);
-  const summary = await resolvePending(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
   if (summary.stillPending !== 0) throw new Error(`${summary.stillPending} attempts still pending`);
   await must(deploysJob);
   await must(tablesJob);

@@ -6,7 +6,8 @@ import type { Context } from "../../context";
 import { providerSendsSince } from "../../control";
 import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../chain/resolve";
 import { notFound } from "../../shared/errors";
-import { attemptsBySig, requireSignature, throwIfPending, type StoredStory } from "./why";
+import { heldAttempt, pendingError } from "./held";
+import { attemptsBySig, requireSignature } from "./why";
 
 export type DiagnoseDropAnswer = {
   sig: string;
@@ -27,19 +28,19 @@ const NOT_DROPPED_ADVICE: Record<Exclude<Outcome, "dropped">, string> = {
 export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promise<DiagnoseDropAnswer> {
   const sig = requireSignature(params.sig);
   const attempts = attemptsBySig(ctx, sig);
-  if (attempts.length === 0) {
-    await throwIfPending(ctx, sig);
+  const stored = attempts.find((entry) => entry.state === "resolved");
+  if (!stored) {
+    // Only the resolver decides a drop (two look-ups after expiry): a held attempt is pending, not asked of the chain.
+    if (await heldAttempt(ctx, sig, attempts)) throw pendingError(ctx);
     throw notFound("txray has no attempt with this signature");
   }
-  const attempt = attempts[0];
-  const stored = JSON.parse(attempt.story) as StoredStory;
   // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per request).
   const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);
-  const provider = providerSendsSince(ctx.control, attempt.rpc_hash, since);
+  const provider = providerSendsSince(ctx.control, stored.rpcHash, since);
   const base = {
     sig,
     outcome: stored.outcome,
-    provider: { rpcLabel: attempt.rpc_label, rpcHash: attempt.rpc_hash, dropRate: provider.sends > 0 ? provider.dropped / provider.sends : 0, sends7d: provider.sends },
+    provider: { rpcLabel: stored.rpcLabel, rpcHash: stored.rpcHash, dropRate: provider.sends > 0 ? provider.dropped / provider.sends : 0, sends7d: provider.sends },
   };
   if (stored.outcome !== "dropped" || !stored.drop) {
     const evidence: Evidence[] =

@@ -8,7 +8,7 @@ export { providerReport, type ProviderReportResponse } from "./provider-report";
 export { payerBotScore, payerFeatures, type PayerFeatures } from "./bot-score";
 export type { BaseParams } from "./common";
 export { ecosystem, type EcosystemResponse, type EcosystemProgram, type EcosystemParams } from "./ecosystem";
-export { why, requireSignature, throwIfPending, issueRef, attemptsBySig, type WhyDeps, type WhyAnswer, type IssueRef, type StoredStory } from "./why";
+export { why, requireSignature, issueRef, attemptsBySig, RecentAnswers, type WhyDeps, type WhyAnswer, type IssueRef } from "./why";
 export { diagnoseDrop, type DiagnoseDropAnswer } from "./diagnose-drop";
 export { issueDetail, FINGERPRINT_PATTERN, type IssueDetailResponse, type IssueDetailParams, type IssueDetailDeps } from "./issue-detail";
 export { recentActivity, MAX_RECENT_MINUTES, type RecentActivity, type RecentIssue, type RecentActivityParams } from "./recent";

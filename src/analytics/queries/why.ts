@@ -1,15 +1,23 @@
-// why/{sig} (docs/api.md#get-v1whysig): the decoded failure story of one signature. Answers from the attempt index
-// (resolved attempts txray ingested); a signature txray holds but has not resolved (spool, lake or
-// queue) is `pending` (404 with Retry-After); a signature txray never saw is fetched from the chain and
-// decoded on demand, like a block explorer would (cached, so it is fetched once); a chain that cannot
-// be reached is 503 `unavailable` with Retry-After. Every field of the story is always present,
-// `null` where it does not apply; `issue` is null for a landed transaction.
+// why/{sig} (docs/api.md#get-v1whysig): the decoded failure story of one signature, in one RPC
+// round trip once the chain has confirmed it:
+//   - resolved by txray: from the signature index (src/signature-index), no chain read;
+//   - held but not resolved yet (open in the resolver, flushed, or still in the spool; held.ts):
+//     asked of the chain at once (its status and transaction in one request) and decided by the
+//     resolver's own rules (src/chain/resolve/on-demand.ts), so the answer is the row the resolver
+//     records later; not confirmed yet: 404 `pending` with Retry-After;
+//   - never seen: fetched from the chain and decoded, like a block explorer would (cached).
+// Chain look-ups are limited per client (WHY_CHAIN_PER_MINUTE) and their answers reused for a few
+// seconds; a chain that cannot be reached is 503 `unavailable` with Retry-After. Every field of the
+// story is always present, `null` where it does not apply; `issue` is null for a landed transaction.
+// A failure's logs (read back from the lake for a resolved one) and its call stack come with it.
 
 import type { Context } from "../../context";
-import { indexedAttemptsBySignature, issueCounts, type IndexedAttempt } from "../../control";
+import { issueCounts } from "../../control";
 import { callStack, decodeTransaction, storyFingerprint, type CallFrame, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
-import { transaction, type DropDiagnosis, type Outcome } from "../../chain/resolve";
+import {
+  fetchTransactionCached, indexedAttempts, resolvedValue, resolveOnDemand, type Attempt, type IndexedAttempt, type Outcome, type Resolution, type ResolvedEntry,
+} from "../../chain/resolve";
 import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
@@ -17,17 +25,37 @@ import { describeError } from "../../shared/logger";
 import { issueTitle } from "../../shared/issue-title";
 import type { ExplorerLinks } from "../../shared/explorer-links";
 import { evidenceByAttempt } from "./attempt-evidence";
-import { throwIfUnresolved } from "./held";
+import { heldAttempt, pendingError } from "./held";
 
 export type WhyDeps = {
   rpc: RpcClient;
   idls: IdlRegistry;
+  /** RESOLVE_SAMPLE_RATE: an answer given on demand follows the resolver's sample. */
+  sampleRate: number;
+  /** Whether `client` may ask the chain now (WHY_CHAIN_PER_MINUTE), else when to retry. */
+  mayAskChain?: (client: string) => { allowed: boolean; retryAfterSeconds: number };
+  /** Answers asked of the chain in the last few seconds (chain-access.ts). */
+  recentAnswers?: RecentAnswers;
   payerBotScore?: (payer: string) => Promise<number | null>;
   /** The issue as the serving tables count it (top-issues); null before they know it. */
   issueSummary?: (fingerprint: string) => Promise<IssueCounts | null>;
   /** Links to the transaction on public explorers (EXPLORER_CLUSTER); null when off (a local chain). */
   explorerLinks?: (sig: string) => ExplorerLinks | null;
 };
+
+/** Chain answers reused for a few seconds: a client polling why/{sig} costs the chain one look-up per interval. */
+export class RecentAnswers {
+  private readonly answers = new Map<string, { at: number; value: Resolution | null }>();
+  constructor(private readonly ttlMs: number) {}
+  get(sig: string, now: number): { value: Resolution | null } | undefined {
+    const hit = this.answers.get(sig);
+    return hit && now - hit.at < this.ttlMs ? hit : undefined;
+  }
+  set(sig: string, value: Resolution | null, now: number): void {
+    if (this.answers.size > 10_000) this.answers.clear();
+    this.answers.set(sig, { at: now, value });
+  }
+}
 
 export type IssueCounts = { fingerprint: string; count7d: number; firstSeen: number };
 /** The issue block of a story: its counts and its title (docs/api.md#issue-titles). */
@@ -67,43 +95,39 @@ export type WhyAnswer = {
   links: ExplorerLinks | null;
 };
 
-export type StoredStory = { outcome: Outcome; slot: number | null; blockTime: number | null; err: string | null; story: DecodedStory; drop: DropDiagnosis | null; fingerprint: string | null };
-
 export function requireSignature(sig: string): string {
   if (!isBase58Signature(sig)) throw badRequest("sig: expected a base58 64-byte transaction signature");
   return sig;
 }
 
-/** The attempt a signature stands for: one that reached the chain wins over a drop of a resend. */
+/** The attempts txray holds for a signature, best first (one that reached the chain wins over a drop of a resend). */
 export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
-  return indexedAttemptsBySignature(ctx.control, sig);
+  return indexedAttempts(ctx.signatures, ctx.control, sig);
 }
 
-/** 404 `pending` with Retry-After when txray holds the signature unresolved (spool, lake or queue). */
-export async function throwIfPending(ctx: Context, sig: string): Promise<void> {
-  await throwIfUnresolved(ctx, sig);
-}
+const CHAIN_RETRY_AFTER_SECONDS = 30;
 
-/**
- * The chain's transaction for an on-demand answer. The chain is outside txray: when the RPC endpoint
- * cannot be reached or fails, the answer is 503 `unavailable` with Retry-After, never a 500.
- */
-async function fetchFromChain(ctx: Context, deps: WhyDeps, sig: string): Promise<unknown | null> {
+/** The chain is outside txray: when it cannot be reached or fails, the answer is 503 `unavailable` with Retry-After, never a 500. */
+async function fromChain<T>(ctx: Context, read: () => Promise<T>): Promise<T> {
   try {
-    return await transaction(deps.rpc, ctx.control, sig, ctx.clock());
+    return await read();
   } catch (error) {
-    ctx.logger.warn("on-demand transaction fetch failed", { error: describeError(error) });
+    ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
     throw new TxrayError("unavailable", "the Solana RPC endpoint could not be reached to look this signature up; try again later", {
       retryAfterSeconds: CHAIN_RETRY_AFTER_SECONDS,
     });
   }
 }
 
-const CHAIN_RETRY_AFTER_SECONDS = 30;
+/** A chain look-up for `client`, when its budget allows; `refused` is what to throw when it does not. */
+function askChain(deps: WhyDeps, client: string, refused: (retryAfterSeconds: number) => TxrayError): void {
+  const decision = deps.mayAskChain?.(client);
+  if (decision && !decision.allowed) throw refused(decision.retryAfterSeconds);
+}
 
 /**
  * The issue block: from the serving tables (the same numbers as top-issues) when they know the
- * fingerprint; otherwise counted from the attempt index, which is current to the last resolve run
+ * fingerprint; otherwise counted from the resolver's hourly issue counts, current to its last run
  * (a new issue appears in why/ before the next tables build).
  */
 async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueCounts | null> {
@@ -113,42 +137,34 @@ async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | nul
   return issueRef(ctx, fingerprint, seenAt);
 }
 
-/** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate). */
+/** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate; the oldest hour may be whole). */
 export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueCounts | null {
   if (fingerprint === null) return null;
-  const since = ctx.clock() - 7 * 86_400_000;
-  const counts = issueCounts(ctx.control, fingerprint, since);
-  // An issue txray has not seen before (a transaction decoded on demand) was first seen at that transaction.
+  const counts = issueCounts(ctx.control, fingerprint, Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000));
+  // An issue txray has not counted yet (an answer given on demand) was first seen at that transaction.
   return { fingerprint, count7d: counts.count, firstSeen: counts.firstSeen ?? seenAt ?? ctx.clock() };
 }
 
-export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }): Promise<WhyAnswer> {
+export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; client?: string }): Promise<WhyAnswer> {
   const sig = requireSignature(params.sig);
-  const [attempt] = attemptsBySig(ctx, sig);
-  if (attempt) {
-    const stored = JSON.parse(attempt.story) as StoredStory;
-    const evidence = failed(stored.outcome) ? await evidenceByAttempt(ctx, { program: attempt.program, attemptId: attempt.attempt_id, resolvedAt: attempt.resolved_at }) : null;
-    return answer(sig, stored.outcome, stored.story, {
-      program: attempt.program,
-      payer: attempt.payer,
-      payerBotScore: (await deps.payerBotScore?.(attempt.payer)) ?? null,
-      issue: await issueBlock(ctx, deps, stored.fingerprint),
-      slot: stored.slot,
-      blockTime: stored.blockTime,
-      sentAt: attempt.sent_at,
-      dropClass: stored.drop?.dropClass ?? null,
-      rpcLabel: attempt.rpc_label,
-      source: "ingested",
-      logs: evidence && evidence.logs.length > 0 ? evidence.logs : null,
-      links: deps.explorerLinks?.(sig) ?? null,
-    });
-  }
-  await throwIfPending(ctx, sig);
+  const client = params.client ?? "local";
+  const attempts = attemptsBySig(ctx, sig);
+  const resolved = attempts.find((entry): entry is ResolvedEntry => entry.state === "resolved");
+  if (resolved) return answerResolved(ctx, deps, sig, resolved);
 
-  const tx = (await fetchFromChain(ctx, deps, sig)) as {
+  const held = await heldAttempt(ctx, sig, attempts);
+  if (held) return answerHeld(ctx, deps, sig, { ...held, sig }, client);
+
+  const cached = deps.recentAnswers?.get(sig, ctx.clock());
+  if (cached?.value === null) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
+  askChain(deps, client, (seconds) => new TxrayError("rate_limited", `too many chain look-ups from this client; retry in ${seconds}s`, { retryAfterSeconds: seconds }));
+  const tx = (await fromChain(ctx, () => fetchTransactionCached(deps.rpc, ctx.control, sig, ctx.clock()))) as {
     slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null; transaction?: { message?: { accountKeys?: unknown[] } };
   } | null;
-  if (!tx) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
+  if (!tx) {
+    deps.recentAnswers?.set(sig, null, ctx.clock());
+    throw notFound("txray has no attempt with this signature and the chain has no such transaction");
+  }
   const story = decodeTransaction(tx, deps.idls);
   const outcome: Outcome = tx.meta?.err === null || tx.meta?.err === undefined ? "landed" : "failed_onchain";
   const program = story.topLevelProgram;
@@ -171,6 +187,50 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string }):
 
 /** Outcomes whose logs the tx page shows (the lake keeps logs for failures, docs/lake.md). */
 const failed = (outcome: Outcome) => outcome === "failed_onchain" || outcome === "preflight";
+
+/**
+ * An attempt txray resolved (or decided now from the chain: `logs` then comes with it). A failure's
+ * logs are read back from its row in the lake.
+ */
+async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: ResolvedEntry, logs: string[] | null = null): Promise<WhyAnswer> {
+  const evidence = logs === null && failed(entry.outcome) ? await evidenceByAttempt(ctx, { program: entry.program, attemptId: entry.attemptId, resolvedAt: entry.at }) : null;
+  const kept = logs ?? evidence?.logs ?? null;
+  return answer(sig, entry.outcome, entry.story, {
+    program: entry.program,
+    payer: entry.payer,
+    payerBotScore: (await deps.payerBotScore?.(entry.payer)) ?? null,
+    issue: await issueBlock(ctx, deps, entry.fingerprint, entry.sentAt),
+    slot: entry.slot,
+    blockTime: entry.blockTime,
+    sentAt: entry.sentAt,
+    dropClass: entry.drop?.dropClass ?? null,
+    rpcLabel: entry.rpcLabel,
+    source: "ingested",
+    logs: kept && kept.length > 0 ? kept : null,
+    links: deps.explorerLinks?.(sig) ?? null,
+  });
+}
+
+/** An attempt txray holds unresolved: the chain is asked now (or a few seconds ago); not confirmed yet: 404 pending. */
+async function answerHeld(ctx: Context, deps: WhyDeps, sig: string, attempt: Attempt & { sig: string }, client: string): Promise<WhyAnswer> {
+  if (attempt.kind === "preflight") throw pendingError(ctx); // decoded from its own logs by the next resolve run (seconds)
+  let cached = deps.recentAnswers?.get(sig, ctx.clock());
+  if (!cached) {
+    askChain(deps, client, () => pendingError(ctx));
+    let value: Resolution | null;
+    try {
+      value = await resolveOnDemand(deps.rpc, deps.idls, attempt, ctx.clock(), deps.sampleRate);
+    } catch (error) {
+      // The chain cannot be asked now: txray holds the attempt, which the resolver decides later.
+      ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
+      throw pendingError(ctx);
+    }
+    deps.recentAnswers?.set(sig, value, ctx.clock());
+    cached = { value };
+  }
+  if (cached.value === null) throw pendingError(ctx);
+  return answerResolved(ctx, deps, sig, resolvedValue(cached.value), cached.value.logMessages ?? []);
+}
 
 function answer(
   sig: string,

@@ -11,7 +11,7 @@ import { scopeAccount } from "../../contract";
 
 export type AnalyticsRoute = {
   path: string;
-  handler: (request: Request, url: URL, params: Record<string, string>) => Promise<unknown>;
+  handler: (request: Request, url: URL, params: Record<string, string>, client: string) => Promise<unknown>;
 };
 
 /**
@@ -23,7 +23,7 @@ export function analyticsRoutes(ctx: Context, chain = chainAccess(ctx)): Analyti
   const deps = { ctx, chain, spool: null };
   return QUESTIONS.filter((question) => question.name !== "status").map((question) => ({
     path: question.path,
-    handler: async (request, url, params) =>
-      question.answer(deps, argsFromRequest(question, params, url), question.queryParams.includes("scope") ? scopeAccount(ctx.control, request, url) : null),
+    handler: async (request, url, params, client) =>
+      question.answer(deps, argsFromRequest(question, params, url), question.queryParams.includes("scope") ? scopeAccount(ctx.control, request, url) : null, client),
   }));
 }

@@ -8,7 +8,7 @@ import type { Spool } from "../../spool";
 import { TxrayError } from "../../shared/errors";
 import { readBoundedBody } from "../../shared/bounded-body";
 import { json } from "../http";
-import type { TokenBuckets } from "../rate-limit";
+import type { TokenBuckets } from "../../shared/token-buckets";
 
 export type IngestDeps = {
   prepare: (request: PrepareRequest) => PreparedBatch | Promise<PreparedBatch>;

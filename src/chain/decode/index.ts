@@ -75,6 +75,7 @@ import { IdlRegistry } from "../idl";
 import { readPreflightError } from "./preflight-text";
 import { normalizeInnerInstructions, normalizeMessage, normalizeTransaction } from "./rpc-shapes";
 import { buildStory } from "./story-builder";
+import { instructionPrefixOf } from "./instruction-prefix";
 import type { DecodedStory } from "./story";
 
 export { DecodedStorySchema, EMPTY_STORY, type DecodedStory } from "./story";
@@ -88,6 +89,7 @@ export {
 export { normalizeErrorText, readPreflightError, type PreflightEvidence } from "./preflight-text";
 export { parseLogs, type LogFrame, type LogTrace } from "./logs";
 export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
+export { instructionNameFromPrefix, instructionPrefixOf, INSTRUCTION_PREFIX_BYTES } from "./instruction-prefix";
 export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
 export { callStack, type CallFrame, type CallStackHints } from "./call-stack";
 export { customErrorMessage } from "./error-names";
@@ -122,8 +124,21 @@ const NO_IDLS = new IdlRegistry();
 
 /** Decodes a `getTransaction`-like input (see header). Throws TxrayError("bad_request") on other input. */
 export function decodeTransaction(tx: unknown, idls: IdlRegistry = NO_IDLS, options: DecodeOptions = {}): DecodedStory {
+  return decodeTransactionWithPrefix(tx, idls, options).story;
+}
+
+/**
+ * decodeTransaction, plus the data prefix of the first top-level instruction of `options.program`
+ * and that instruction's index (instruction-prefix.ts), when the message has one.
+ */
+export function decodeTransactionWithPrefix(
+  tx: unknown,
+  idls: IdlRegistry = NO_IDLS,
+  options: DecodeOptions = {},
+): { story: DecodedStory; target: { prefix: string; index: number } | null } {
   const normalized = normalizeTransaction(tx);
-  return buildStory({ ...normalized, focusProgram: options.program ?? null }, idls);
+  const story = buildStory({ ...normalized, focusProgram: options.program ?? null }, idls);
+  return { story, target: options.program ? instructionPrefixOf(normalized.message, options.program) : null };
 }
 
 /** Decodes a simulation result (preflight -32002 `error.data`, or `simulateTransaction().value`). */

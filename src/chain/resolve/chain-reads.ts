@@ -1,74 +1,83 @@
-// The resolver's chain reads, shaped for cost: statuses 256 signatures per call with
-// searchTransactionHistory, several calls per HTTP request (JSON-RPC batch), and getTransaction only
-// for attempts that landed, batched too. What `why` fetches on demand (a signature txray never
-// ingested) is cached in the control DB so repeated questions cost one fetch; the resolver neither
-// reads nor fills that cache: its transactions are decoded and recorded in the same run (a look-up
-// per landed signature cost ~20 µs for nothing), and keeping every landed transaction's JSON for a
-// week would cost more disk than the lake itself.
+// The resolver's chain reads, shaped for cost (docs/scaling.md, "What resolving costs"): providers
+// bill per method call, so the resolver makes as few calls as it can and packs several into one HTTP
+// request (a JSON-RPC batch of at most SOLANA_RPC_BATCH_CALLS):
+//   getSignatureStatuses  256 signatures per call (the RPC's maximum), searchTransactionHistory
+//   getBlockTime          once per slot a landed success is decided in (cached: slot-times.ts)
+//   getTransaction        only for failures and the success sample (json encoding, confirmed)
+// A batch of one call is sent as a plain request, which every provider accepts.
 
-import { cacheTransaction, cachedTransaction, type ControlDb } from "../../control";
-import { RpcError, type RpcClient } from "../rpc";
+import { RpcError, type RpcCall, type RpcClient } from "../rpc";
 
 export type SignatureStatus = { slot: number; confirmations: number | null; err: unknown; confirmationStatus: "processed" | "confirmed" | "finalized" | null };
 
+/** getSignatureStatuses takes at most 256 signatures per call. */
 const STATUSES_PER_CALL = 256;
 
 export async function blockHeight(rpc: RpcClient): Promise<number> {
   return await rpc.call<number>("getBlockHeight", [{ commitment: "confirmed" }]);
 }
 
-/** Statuses for many signatures; `callsPerRequest` status calls share one HTTP request. */
-export async function signatureStatuses(rpc: RpcClient, sigs: string[], callsPerRequest: number): Promise<Map<string, SignatureStatus | null>> {
-  const out = new Map<string, SignatureStatus | null>();
+/**
+ * Calls in groups of at most `perRequest` per HTTP request (concurrently, up to the client's limit);
+ * each result or the RpcError the node answered for that call, in order. A failed request throws.
+ */
+async function batched<T>(rpc: RpcClient, calls: RpcCall[], perRequest: number): Promise<(T | RpcError)[]> {
+  const size = Math.max(1, perRequest);
+  const requests: Promise<(T | RpcError)[]>[] = [];
+  for (let i = 0; i < calls.length; i += size) {
+    const group = calls.slice(i, i + size);
+    requests.push(
+      group.length === 1
+        ? rpc.call<T>(group[0].method, group[0].params).then(
+            (value) => [value],
+            (error) => {
+              if (error instanceof RpcError && error.code !== null) return [error]; // the node's answer to this call
+              throw error;
+            },
+          )
+        : rpc.batch<T>(group),
+    );
+  }
+  return (await Promise.all(requests)).flat();
+}
+
+function orThrow<T>(reply: T | RpcError): T {
+  if (reply instanceof RpcError) throw reply;
+  return reply;
+}
+
+/** Statuses for many signatures: 256 per call, `perRequest` calls per HTTP request. */
+export async function signatureStatuses(rpc: RpcClient, sigs: string[], perRequest: number): Promise<Map<string, SignatureStatus | null>> {
   const chunks: string[][] = [];
   for (let i = 0; i < sigs.length; i += STATUSES_PER_CALL) chunks.push(sigs.slice(i, i + STATUSES_PER_CALL));
-  const requests: Promise<void>[] = [];
-  for (let i = 0; i < chunks.length; i += callsPerRequest) {
-    const group = chunks.slice(i, i + callsPerRequest);
-    requests.push(
-      rpc
-        .batch<{ value: (SignatureStatus | null)[] }>(group.map((chunk) => ({ method: "getSignatureStatuses", params: [chunk, { searchTransactionHistory: true }] })))
-        .then((replies) => {
-          replies.forEach((reply, index) => {
-            if (reply instanceof RpcError) throw reply;
-            group[index].forEach((sig, j) => out.set(sig, reply.value[j] ?? null));
-          });
-        }),
-    );
-  }
-  await Promise.all(requests);
+  const replies = await batched<{ value: (SignatureStatus | null)[] }>(
+    rpc,
+    chunks.map((chunk) => ({ method: "getSignatureStatuses", params: [chunk, { searchTransactionHistory: true }] })),
+    perRequest,
+  );
+  const out = new Map<string, SignatureStatus | null>();
+  replies.forEach((reply, i) => {
+    const { value } = orThrow(reply);
+    chunks[i].forEach((sig, j) => out.set(sig, value[j] ?? null));
+  });
   return out;
 }
 
-/** getTransaction results (json encoding) by signature; null where the node has none yet. `cache`: read and fill the control DB's cache. */
-export async function transactions(rpc: RpcClient, control: ControlDb, sigs: string[], perRequest: number, now: number, cache = false): Promise<Map<string, unknown | null>> {
-  const out = new Map<string, unknown | null>();
-  const missing: string[] = [];
-  for (const sig of sigs) {
-    const cached = cache ? cachedTransaction(control, sig) : null;
-    if (cached !== null) out.set(sig, cached);
-    else missing.push(sig);
-  }
-  const requests: Promise<void>[] = [];
-  for (let i = 0; i < missing.length; i += perRequest) {
-    const group = missing.slice(i, i + perRequest);
-    requests.push(
-      rpc
-        .batch<unknown>(group.map((sig) => ({ method: "getTransaction", params: [sig, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] })))
-        .then((replies) => {
-          replies.forEach((reply, index) => {
-            if (reply instanceof RpcError) throw reply;
-            out.set(group[index], reply ?? null);
-            if (reply && cache) cacheTransaction(control, group[index], reply, now);
-          });
-        }),
-    );
-  }
-  await Promise.all(requests);
-  return out;
+/** getTransaction results (json encoding, confirmed) by signature; null where the node has none yet. */
+export async function transactions(rpc: RpcClient, sigs: string[], perRequest: number): Promise<Map<string, unknown | null>> {
+  const replies = await batched<unknown>(
+    rpc,
+    sigs.map((sig) => ({ method: "getTransaction", params: [sig, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] })),
+    perRequest,
+  );
+  return new Map(sigs.map((sig, i) => [sig, orThrow(replies[i]) ?? null]));
 }
 
-/** One transaction, cached (used by `why` for a signature txray never ingested). */
-export async function transaction(rpc: RpcClient, control: ControlDb, sig: string, now: number): Promise<unknown | null> {
-  return (await transactions(rpc, control, [sig], 1, now, true)).get(sig) ?? null;
+/** Block times (Unix seconds) of slots; null where the node has none (an error for that slot counts as none). */
+export async function blockTimes(rpc: RpcClient, slots: number[], perRequest: number): Promise<Map<number, number | null>> {
+  const replies = await batched<number | null>(rpc, slots.map((slot) => ({ method: "getBlockTime", params: [slot] })), perRequest);
+  return new Map(slots.map((slot, i) => {
+    const reply = replies[i];
+    return [slot, typeof reply === "number" ? reply : null];
+  }));
 }

@@ -1,6 +1,12 @@
-// Public surface of chain resolution: pending attempts → outcomes, stories and drop diagnoses.
-export { resolvePending, resolveLanded, type ResolveOptions, type ResolveSummary } from "./resolve";
+// Public surface of chain resolution: open attempts → outcomes, stories and drop diagnoses, the
+// signature index entries why and diagnose-drop read, and the same decisions made on demand.
+export { resolvePending, resolveSettled, DEFAULT_SAMPLE_RATE, type ResolveOptions, type ResolveSummary } from "./resolve";
 export { classifyDrop, DROP_ADVICE, DROP_CLASSES, type DropClass } from "./drops";
-export { transaction } from "./chain-reads";
-export { indexedStory } from "./record";
+export { openAttemptIds } from "./state";
+export { everyIndexedAttempt, indexedAttempts, indexUpkeepDone, resolvedValue, type IndexedAttempt, type OpenEntry, type ResolvedEntry } from "./signatures";
+export { resolveOnDemand, type OnDemandAnswer } from "./on-demand";
+export { resolveFromTransaction } from "./outcomes";
+export { inSuccessSample, samplePoint } from "./sample";
+export { attemptFromSpoolFields, findInSegments } from "./intake";
+export { fetchTransactionCached } from "./on-demand";
 export * from "./types";

@@ -1,20 +1,34 @@
-// Intake: each newly committed spool segment's envelopes are read from the lake once and queued in
-// the control DB's pending_attempts (sends wait for the chain; preflight failures resolve on the
-// next step from their own logs). A segment is read from the parts its flush wrote (control
-// migration 6), or, once compaction has merged those, from its days' partitions by spool_segment.
-// Segments are taken in chunks of about INTAKE_CHUNK_ROWS envelopes, each chunk read, queued and
-// marked in one commit, with a pause for the event loop between chunks, and at most about
-// INTAKE_MAX_ROWS per run: a backlog of millions of envelopes (a server that fell behind) is taken
-// over several runs instead of being held in memory at once while ingest waits.
+// Intake: each newly committed spool segment's envelopes are read from the lake once, as columns,
+// and become the resolver's open attempts (open-attempts.ts; sends wait for the chain, preflight
+// failures resolve in the same run from their own logs). A segment is read from the parts its
+// flush wrote (control migration 6), or, once compaction has merged those, from its days'
+// partitions by spool_segment. The run marks the segments taken, with its time, when it records
+// (in the commit of its batch: one row per segment, never per attempt); until then they still await
+// intake, so a run that dies reads them again, and `why` finds their attempts in their parts. After
+// a crash, segments taken since the last checkpoint are read again too (checkpoint.ts). Segments are taken in chunks of about INTAKE_CHUNK_ROWS envelopes with a
+// pause for the event loop between chunks, and at most about INTAKE_MAX_ROWS per run: a backlog of
+// millions of envelopes (a server that fell behind) is taken over several runs instead of being
+// held in memory at once while ingest waits.
 
 import { join } from "node:path";
-import { queueAttempts, segmentsAwaitingIntake, type AwaitingSegment, type EnvelopeColumns } from "../../control";
+import { segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import type { SpoolColumn } from "../../spool";
 import { yieldToEventLoop } from "./pause";
+import type { Attempt } from "./types";
+
+/** The envelope columns intake reads from the lake (one array per column, a row per index). */
+export type EnvelopeColumns = {
+  attempt_id: string[]; account_id: string[]; program: string[]; sig: (string | null)[]; last_valid_block_height: number[];
+  sent_at: number[]; received_at: number[]; rpc_hash: string[]; rpc_label: string[]; payer: string[]; cu_limit: (number | null)[];
+  cu_price_micro_lamports: (number | null)[]; ix_prefix: (string | null)[]; nonce: (boolean | null)[]; kind: string[];
+  preflight_error: (string | null)[]; simulation_logs: (string[] | null)[];
+};
 
 const INTAKE_CHUNK_ROWS = 50_000;
-const INTAKE_MAX_ROWS = 200_000;
+/** At most half a run's look-ups (resolve.ts MAX_ATTEMPTS_PER_RUN): a run looks up all it took in, and the open attempts due again. */
+const INTAKE_MAX_ROWS = 100_000;
 
 const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 
@@ -24,12 +38,16 @@ export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?:
  * `more`: segments are still waiting after this intake (it reached its caps). `chunksReadByDay`:
  * chunks whose flushed parts were gone (compacted) or unrecorded, read from their days instead.
  */
-export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {}): Promise<{ segments: number; attempts: number; more: boolean; chunksReadByDay: number }> {
+export async function intakeNewSegments(
+  ctx: Context,
+  take: (attempts: Attempt[]) => void,
+  limits: IntakeLimits = {},
+): Promise<{ segments: number; attempts: number; more: boolean; chunksReadByDay: number; names: string[] }> {
   const maxRows = limits.maxRows ?? INTAKE_MAX_ROWS;
   const chunkRows = limits.chunkRows ?? INTAKE_CHUNK_ROWS;
   const maxSegments = limits.maxSegments ?? 200;
   const waiting = segmentsAwaitingIntake(ctx.control, maxSegments);
-  const taken = { segments: 0, attempts: 0, more: false, chunksReadByDay: 0 };
+  const taken = { segments: 0, attempts: 0, more: false, chunksReadByDay: 0, names: [] as string[] };
   let next = 0;
   while (next < waiting.length && taken.attempts < maxRows) {
     const chunk = [waiting[next++]];
@@ -39,8 +57,10 @@ export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {})
       chunk.push(waiting[next++]);
     }
     if (taken.segments > 0) await yieldToEventLoop();
-    const read = await intakeSegments(ctx, chunk);
-    taken.attempts += read.rows;
+    const read = await readSegments(ctx, chunk);
+    take(read.attempts);
+    taken.names.push(...chunk.map((s) => s.segment));
+    taken.attempts += read.attempts.length;
     if (read.byDay) taken.chunksReadByDay++;
     taken.segments += chunk.length;
   }
@@ -48,20 +68,64 @@ export async function intakeNewSegments(ctx: Context, limits: IntakeLimits = {})
   return taken;
 }
 
-async function intakeSegments(ctx: Context, segments: AwaitingSegment[]): Promise<{ rows: number; byDay: boolean }> {
+/** The segments' envelopes as attempts (a segment without rows has nothing to read). */
+export async function readSegments(ctx: Context, segments: AwaitingSegment[]): Promise<{ attempts: Attempt[]; byDay: boolean }> {
   const days = [...new Set(segments.flatMap((s) => s.days))];
-  // Segments without rows (no days) have nothing to read.
   const fromParts = days.length === 0 ? NO_ROWS : await readFlushedParts(ctx, segments);
   const c = fromParts ?? (await readDays(ctx, segments, days));
-  // Due from the moment it is taken in: first in, first looked up, and the resolver's lag (how long
-  // the oldest due look-up has waited, /v1/status) counts from here.
-  queueAttempts(ctx.control, c, segments.map((s) => s.segment), ctx.clock());
-  return { rows: c.attempt_id.length, byDay: fromParts === null };
+  return { attempts: attemptsOf(c), byDay: fromParts === null };
+}
+
+/** The attempt with this signature among segments' envelopes (why, for an envelope flushed but not taken in yet); null when none. */
+export async function findInSegments(ctx: Context, segments: AwaitingSegment[], sig: string): Promise<Attempt | null> {
+  // Only the parts their flush wrote (a few small files): parts already compacted are not looked at,
+  // so a look-up never scans a day's partitions (those attempts are taken in within seconds anyway).
+  const c = await readFlushedParts(ctx, segments, sig);
+  return c === null ? null : (attemptsOf(c)[0] ?? null);
+}
+
+/** An envelope read back from a spool line (decodeSpoolLine) as an attempt; null when a field is not what the spool writes. */
+export function attemptFromSpoolFields(f: Record<SpoolColumn, string | null>): Attempt | null {
+  const number = (text: string | null) => (text === null ? null : Number(text));
+  const attempt: Attempt = {
+    attemptId: f.attempt_id ?? "", accountId: f.account_id ?? "", program: f.program ?? "", sig: f.sig, kind: f.kind === "preflight" ? "preflight" : "send",
+    lastValidBlockHeight: number(f.last_valid_block_height) ?? 0, sentAt: number(f.sent_at) ?? 0, receivedAt: number(f.received_at) ?? 0,
+    rpcHash: f.rpc_hash ?? "", rpcLabel: f.rpc_label ?? "", payer: f.payer ?? "", cuLimit: number(f.cu_limit), cuPriceMicroLamports: number(f.cu_price_micro_lamports),
+    ixPrefix: f.ix_prefix, nonce: f.nonce === "true", preflightError: f.preflight_error,
+    simulationLogs: f.kind === "preflight" ? (JSON.parse(f.simulation_logs ?? "[]") as string[]) : null,
+  };
+  const numbers = [attempt.lastValidBlockHeight, attempt.sentAt, attempt.receivedAt, attempt.cuLimit ?? 0, attempt.cuPriceMicroLamports ?? 0];
+  return attempt.attemptId && attempt.program && numbers.every(Number.isFinite) ? attempt : null;
+}
+
+/** Rows of envelope columns as attempts; the few distinct programs, providers and accounts share one string each. */
+function attemptsOf(c: EnvelopeColumns): Attempt[] {
+  const intern = new Map<string, string>();
+  const shared = (text: string) => {
+    const known = intern.get(text);
+    if (known !== undefined) return known;
+    intern.set(text, text);
+    return text;
+  };
+  const attempts: Attempt[] = new Array(c.attempt_id.length);
+  for (let i = 0; i < attempts.length; i++) {
+    const preflight = c.kind[i] === "preflight";
+    attempts[i] = {
+      attemptId: c.attempt_id[i], accountId: shared(c.account_id[i]), program: shared(c.program[i]), sig: c.sig[i] ?? null, kind: preflight ? "preflight" : "send",
+      lastValidBlockHeight: Number(c.last_valid_block_height[i]), sentAt: Number(c.sent_at[i]), receivedAt: Number(c.received_at[i]),
+      rpcHash: shared(c.rpc_hash[i]), rpcLabel: shared(c.rpc_label[i]), payer: c.payer[i],
+      cuLimit: c.cu_limit[i] === null ? null : Number(c.cu_limit[i]), cuPriceMicroLamports: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]),
+      ixPrefix: c.ix_prefix[i] ?? null, nonce: c.nonce[i] === true,
+      preflightError: preflight ? c.preflight_error[i] : null, simulationLogs: preflight ? (c.simulation_logs[i] ?? []) : null,
+    };
+  }
+  return attempts;
 }
 
 const ENVELOPE_COLUMNS = `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
-  cu_price_micro_lamports, nonce, kind, preflight_error, simulation_logs`;
-const HIVE = "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}";
+  cu_limit, cu_price_micro_lamports, ix_prefix, nonce, kind, preflight_error, simulation_logs`;
+// union_by_name: parts flushed before a column existed (ix_prefix, lake version 2) lack it.
+const HIVE = "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true";
 const segmentFilter = (segments: AwaitingSegment[]) => `spool_segment IN (${segments.map((s) => sqlString(s.segment)).join(", ")})`;
 /** Flush batches are segment names (node id, time, hex); anything else would not be a safe glob. */
 const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
@@ -72,7 +136,7 @@ const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
  * instead) for segments flushed before the batch was recorded, or when compaction has merged some
  * of those parts already (fewer rows than flushed, or no file left to match).
  */
-async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Promise<EnvelopeColumns | null> {
+async function readFlushedParts(ctx: Context, segments: AwaitingSegment[], sig?: string): Promise<EnvelopeColumns | null> {
   const globs = new Set<string>();
   for (const s of segments) {
     if (s.flushBatch === null || !PLAIN_NAME.test(s.flushBatch)) return null;
@@ -80,9 +144,10 @@ async function readFlushedParts(ctx: Context, segments: AwaitingSegment[]): Prom
   }
   const expected = segments.reduce((sum, s) => sum + s.rows, 0);
   try {
-    const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${[...globs].map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}`;
+    const bySig = sig === undefined ? "" : ` AND sig = ${sqlString(sig)}`;
+    const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${[...globs].map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}${bySig}`;
     const columns = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
-    return columns.attempt_id.length === expected ? columns : null;
+    return sig !== undefined || columns.attempt_id.length === expected ? columns : null;
   } catch (error) {
     if (isPartGone(error)) return null;
     throw error;

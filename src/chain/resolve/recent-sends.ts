@@ -1,161 +1,159 @@
-// The resolved sends of the last RECENT_SENDS_MS (20 minutes), kept in memory between resolve runs for drop
-// classification (drops.ts), which compares each drop with every send within 15 minutes of it. At
-// 2,000 sends/s that window holds ~3.6M sends: read from the attempt index at every run it cost
-// seconds of the server's thread and millions of short-lived objects per run, and the resolver fell
-// behind. Held here, a run reads only what was indexed since the last one (through the index on
-// resolved_at) and merges it into a list kept in send-time order.
-//
-// Exact, not approximate: the list holds every indexed send (not preflight) with sent_at ≥ heldFrom,
-// as the index does. The resolve job runs under a lease, one run at a time, and only its runs add to
-// the index, so "indexed since the last run" is everything with resolved_at after the last run's
-// (those at exactly that time are told apart by attempt id, for a clock that did not move). Windows
-// reaching before heldFrom (a drop sent long before it was resolved) are read from the index instead.
+// The resolved sends of the last RECENT_SENDS_MS (20 minutes), kept in memory for drop
+// classification (drops.ts), which compares each drop with every send within 15 minutes of it, and
+// the retry check, which looks at the drop's payer's sends at the same program within 90 s. The
+// resolver adds each run's resolved sends as it commits them; a process that starts reads the
+// window from the lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds
+// ~2.4M sends, ~40 bytes each as columns; payers and signatures (what the retry check needs) are
+// kept only for the newest RETRY_HOLD_MS, and at most MAX_HELD_SENDS sends are held. A window
+// reaching before what is held (a drop resolved long after it was sent) is read from the lake.
 
-import { latestIndexed, latestSentSince, sendsIndexedAfter, sendsIndexedAt, sendsIndexedAtCount, sendsSentBetween, type ControlDb, type IndexedSendColumns } from "../../control";
-import { lowerBound, SendColumns, upperBound } from "./drops";
-import { yieldToEventLoop } from "./pause";
+import type { Context } from "../../context";
+import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { daysBetween, partsOfDays } from "../../lake/day-parts";
+import { lowerBound, payerProgramKey, SendColumns, upperBound, type SamePayerSend } from "./drops";
+import type { Outcome, Resolution } from "./types";
 
 /**
  * How far back sends are held: the 15-minute window before drops resolved up to 5 minutes after
- * they were sent (a blockhash lives ~60-90 s; the resolver looks again right after expiry). About
- * 40 bytes per send: ~100 MB at 2,000 resolved sends/s.
+ * they were sent (a blockhash lives ~60-90 s; the resolver looks again right after expiry).
  */
 export const RECENT_SENDS_MS = 20 * 60_000;
-/** Sends read from the index per query (a minute of them), with a pause for the event loop between. */
-const SLICE_MS = 60_000;
-/**
- * At most this many sends are held (~200 MB): beyond ~4,000 resolved sends/s, 20 minutes would not
- * fit, and the oldest are let go; windows reaching before what is held are read from the index.
- */
+/** Payers and signatures are held this long: the retry window (±90 s) of drops resolved up to ~2.5 min after their send. */
+export const RETRY_HOLD_MS = 4 * 60_000;
+/** At most this many sends are held (~200 MB); beyond, the oldest are let go and windows before them are read from the lake. */
 export const MAX_HELD_SENDS = 5_000_000;
 
+/** What the lake gives back about one resolved send. */
+type SendRow = { sentAt: number; rpcHash: string; program: string; outcome: Outcome; price: number | null; payer: string; sig: string | null };
 
 export class RecentSends {
-  /** Every indexed send with sent_at ≥ heldFrom, in send-time order (rows before heldFrom may linger until trimmed). */
+  /** Every resolved send (not preflight) with sent_at ≥ heldFrom, in send-time order. */
   readonly columns = new SendColumns();
+  /** Payer and signature of each row; null for rows sent before detailFrom. */
+  private payers: (string | null)[] = [];
+  private sigs: (string | null)[] = [];
   heldFrom = Infinity;
-  /** now - RECENT_SENDS_MS at the last refresh (heldFrom is later when the cap let older sends go). */
-  private windowFrom = Infinity;
-  /** The latest resolved_at read, and the attempts read at exactly that time. */
-  private readUpTo = -1;
-  private readAtLast = new Set<string>();
-  /** Providers and programs are few: each string is held once. */
-  private intern = stringPool();
+  private detailFrom = Infinity;
+  private loaded = false;
+  private readonly intern = new Map<string, string>();
 
   constructor(private readonly maxHeld = MAX_HELD_SENDS) {}
 
-  /** Brings the list up to date with the index at `now`. */
-  async refresh(control: ControlDb, now: number): Promise<void> {
-    // First use, or a clock that went back (the window would start before what is held): load.
-    if (this.windowFrom === Infinity || now - RECENT_SENDS_MS < this.windowFrom) await this.load(control, now);
-    else this.addIndexedSince(control);
-    this.trim(now - RECENT_SENDS_MS);
+  /** Loads the window from the lake the first time (a process that starts holds nothing). */
+  async ensureLoaded(ctx: Context, now: number): Promise<void> {
+    if (this.loaded) return;
+    const from = now - RECENT_SENDS_MS;
+    const rows = await readResolvedSends(ctx, from, now);
+    rows.sort((a, b) => a.sentAt - b.sentAt);
+    for (const row of rows) this.push(row);
+    this.heldFrom = from;
+    this.detailFrom = now - RETRY_HOLD_MS;
+    this.loaded = true;
+    this.trim(now);
+  }
+
+  /** A run's committed resolutions (sends only), merged in send-time order. */
+  add(resolutions: Resolution[], now: number): void {
+    if (!this.loaded) return; // loaded from the lake, with these, when first needed
+    const rows: SendRow[] = [];
+    for (const r of resolutions) {
+      if (r.outcome === "preflight" || r.attempt.sentAt < this.heldFrom) continue;
+      const a = r.attempt;
+      rows.push({ sentAt: a.sentAt, rpcHash: a.rpcHash, program: a.program, outcome: r.outcome, price: a.cuPriceMicroLamports, payer: a.payer, sig: a.sig });
+    }
+    if (rows.length > 0) {
+      rows.sort((a, b) => a.sentAt - b.sentAt);
+      // New sends are mostly the latest: only the tail after the earliest of them is rewritten.
+      const c = this.columns;
+      const cut = upperBound(c.times, rows[0].sentAt);
+      const tail = {
+        times: c.times.splice(cut), providers: c.providers.splice(cut), programs: c.programs.splice(cut), outcomes: c.outcomes.splice(cut), prices: c.prices.splice(cut),
+        payers: this.payers.splice(cut), sigs: this.sigs.splice(cut),
+      };
+      let k = 0;
+      for (let i = 0; i < tail.times.length; i++) {
+        for (; k < rows.length && rows[k].sentAt < tail.times[i]; k++) this.push(rows[k]);
+        c.push(tail.times[i], tail.providers[i], tail.programs[i], tail.outcomes[i], tail.prices[i]);
+        this.payers.push(tail.payers[i]);
+        this.sigs.push(tail.sigs[i]);
+      }
+      for (; k < rows.length; k++) this.push(rows[k]);
+    }
+    this.trim(now);
   }
 
   /** The held sends within [from, to] as a range of `columns`, or null when the window reaches before what is held. */
   range(from: number, to: number): { start: number; end: number } | null {
-    if (from < this.heldFrom) return null;
+    if (!this.loaded || from < this.heldFrom) return null;
     return { start: lowerBound(this.columns.times, from), end: upperBound(this.columns.times, to) };
   }
 
-  /** Everything from now - RECENT_SENDS_MS, a minute at a time through the index on sent_at. */
-  private async load(control: ControlDb, now: number): Promise<void> {
-    this.columns.times.length = this.columns.providers.length = this.columns.programs.length = this.columns.outcomes.length = this.columns.prices.length = 0;
-    this.intern = stringPool();
-    this.heldFrom = this.windowFrom = now - RECENT_SENDS_MS;
-    const latest = latestIndexed(control);
-    this.readUpTo = latest.resolvedAt ?? -1;
-    this.readAtLast = new Set(latest.attemptIds);
-    const last = latestSentSince(control, this.heldFrom);
-    if (last === null) return;
-    await readIndexedSends(control, this.heldFrom, last, (r) => this.pushRow(r));
-  }
-
-  /** What the index gained since the last read, merged in send-time order. */
-  private addIndexedSince(control: ControlDb): void {
-    const rows = sendsIndexedAfter(control, this.readUpTo);
-    // Sends indexed at the very time of the last read (a clock that did not move between runs).
-    if (sendsIndexedAtCount(control, this.readUpTo) !== this.readAtLast.size) {
-      const same = sendsIndexedAt(control, this.readUpTo).filter((r) => !this.readAtLast.has(r.attempt_id));
-      rows.push(...same);
-    }
-    for (const r of rows) {
-      if (r.resolved_at > this.readUpTo) {
-        this.readUpTo = r.resolved_at;
-        this.readAtLast = new Set();
-      }
-    }
-    for (const r of rows) if (r.resolved_at === this.readUpTo) this.readAtLast.add(r.attempt_id);
-    const held = rows.filter((r) => r.sent_at >= this.heldFrom).sort((a, b) => a.sent_at - b.sent_at);
-    if (held.length === 0) return;
-    // New sends are mostly the latest: only the tail after the earliest of them is rewritten.
+  /** The held sends of these payer+program pairs within [from, to]; null when their details are not held that far back. */
+  samePayerProgram(keys: ReadonlySet<string>, from: number, to: number): SamePayerSend[] | null {
+    if (!this.loaded || from < this.detailFrom) return null;
     const c = this.columns;
-    const cut = upperBound(c.times, held[0].sent_at);
-    const tail = { times: c.times.splice(cut), providers: c.providers.splice(cut), programs: c.programs.splice(cut), outcomes: c.outcomes.splice(cut), prices: c.prices.splice(cut) };
-    let k = 0;
-    for (let i = 0; i < tail.times.length; i++) {
-      for (; k < held.length && held[k].sent_at < tail.times[i]; k++) this.pushRow(held[k]);
-      c.push(tail.times[i], tail.providers[i], tail.programs[i], tail.outcomes[i], tail.prices[i]);
+    const out: SamePayerSend[] = [];
+    for (let i = lowerBound(c.times, from), end = upperBound(c.times, to); i < end; i++) {
+      const payer = this.payers[i];
+      if (payer === null || !keys.has(payerProgramKey(payer, c.programs[i]))) continue;
+      out.push({ sig: this.sigs[i], payer, program: c.programs[i], sentAt: c.times[i], outcome: c.outcomes[i] });
     }
-    for (; k < held.length; k++) this.pushRow(held[k]);
+    return out;
   }
 
-  private pushRow(r: IndexedSendColumns): void {
-    this.columns.push(r.sent_at, this.intern(r.rpc_hash), this.intern(r.program), r.outcome, r.cu_price_micro_lamports);
+  private shared(text: string): string {
+    const known = this.intern.get(text);
+    if (known !== undefined) return known;
+    if (this.intern.size > 10_000) this.intern.clear();
+    this.intern.set(text, text);
+    return text;
   }
 
-  /**
-   * Lets go of sends before `from`, and of the oldest beyond maxHeld (never splitting sends of the
-   * same time). The array fronts are cut once an eighth of the list is behind heldFrom (splicing
-   * moves everything); until then those rows linger unused.
-   */
-  private trim(from: number): void {
-    if (from > this.windowFrom) this.windowFrom = from;
+  private push(row: SendRow): void {
+    this.columns.push(row.sentAt, this.shared(row.rpcHash), this.shared(row.program), row.outcome, row.price);
+    this.payers.push(row.payer);
+    this.sigs.push(row.sig);
+  }
+
+  /** Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry hold. */
+  private trim(now: number): void {
     const c = this.columns;
-    if (this.windowFrom > this.heldFrom) this.heldFrom = this.windowFrom;
+    this.heldFrom = Math.max(this.heldFrom, now - RECENT_SENDS_MS);
     let k = lowerBound(c.times, this.heldFrom);
     if (c.times.length - k > this.maxHeld) {
       k = lowerBound(c.times, c.times[c.times.length - this.maxHeld]);
       this.heldFrom = c.times[k];
     }
-    if (k === 0 || k < c.times.length / 8) return;
-    c.times.splice(0, k);
-    c.providers.splice(0, k);
-    c.programs.splice(0, k);
-    c.outcomes.splice(0, k);
-    c.prices.splice(0, k);
-    if (this.intern.size() > 10_000) this.intern = stringPool(); // a long-lived list sheds strings no longer held
+    const newDetailFrom = Math.max(this.detailFrom, now - RETRY_HOLD_MS);
+    for (let i = lowerBound(c.times, this.detailFrom), end = lowerBound(c.times, newDetailFrom); i < end; i++) {
+      this.payers[i] = null;
+      this.sigs[i] = null;
+    }
+    this.detailFrom = newDetailFrom;
+    if (k === 0 || k < c.times.length / 8) return; // splicing moves everything: cut the fronts once an eighth is behind
+    for (const column of [c.times, c.providers, c.programs, c.outcomes, c.prices, this.payers, this.sigs] as unknown[][]) column.splice(0, k);
   }
-}
-
-const held = new WeakMap<ControlDb, RecentSends>();
-
-/** The recent sends of this control database, held for this process's resolve runs. */
-export function recentSends(control: ControlDb): RecentSends {
-  let sends = held.get(control);
-  if (!sends) held.set(control, (sends = new RecentSends()));
-  return sends;
 }
 
 /**
- * Every indexed send (not preflight) with sent_at in [from, to], in send-time order, read a minute
- * at a time through the index on sent_at with a pause for the event loop between minutes.
+ * Resolved sends (not preflight) with sent_at in [from, to], from the lake: envelopes of the days
+ * around the window joined with resolutions of the days since (a send is resolved after it is sent).
  */
-export async function readIndexedSends(control: ControlDb, from: number, to: number, each: (send: IndexedSendColumns) => void): Promise<void> {
-  for (let at = from; at <= to; at += SLICE_MS) {
-    for (const send of sendsSentBetween(control, at, Math.min(at + SLICE_MS, to + 1))) each(send);
-    await yieldToEventLoop();
-  }
-}
-
-/** A function that returns one shared copy of each string it is given (millions of sends, a few distinct providers and programs). */
-export function stringPool(): ((text: string) => string) & { size(): number } {
-  const pool = new Map<string, string>();
-  const intern = (text: string) => {
-    const known = pool.get(text);
-    if (known !== undefined) return known;
-    pool.set(text, text);
-    return text;
-  };
-  return Object.assign(intern, { size: () => pool.size });
+export async function readResolvedSends(ctx: Context, from: number, to: number): Promise<SendRow[]> {
+  const dayMs = 86_400_000;
+  const envelopeFiles = partsOfDays(ctx.paths, "envelopes", daysBetween(from - dayMs, to + dayMs));
+  const resolutionFiles = partsOfDays(ctx.paths, "resolutions", daysBetween(from, ctx.clock() + dayMs));
+  if (envelopeFiles.length === 0 || resolutionFiles.length === 0) return [];
+  const list = (files: string[]) => `[${files.map(sqlString).join(", ")}]`;
+  const sql = `SELECT e.sent_at, e.rpc_hash, e.program, r.outcome, e.cu_price_micro_lamports, e.payer, e.sig
+    FROM read_parquet(${list(envelopeFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) e
+    JOIN read_parquet(${list(resolutionFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) r USING (attempt_id)
+    WHERE e.sent_at BETWEEN ${Math.floor(from)} AND ${Math.ceil(to)} AND r.outcome <> 'preflight'`;
+  const c = await readAgainAfterSwap(() =>
+    ctx.duck.columns<{ sent_at: number[]; rpc_hash: string[]; program: string[]; outcome: Outcome[]; cu_price_micro_lamports: (number | null)[]; payer: string[]; sig: (string | null)[] }>(sql),
+  );
+  return c.sent_at.map((sentAt, i) => ({
+    sentAt: Number(sentAt), rpcHash: c.rpc_hash[i], program: c.program[i], outcome: c.outcome[i],
+    price: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]), payer: c.payer[i], sig: c.sig[i],
+  }));
 }

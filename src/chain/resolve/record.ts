@@ -1,23 +1,43 @@
-// Recording resolutions: rows go to data/lake/resolutions (Parquet, one batch per run) and, in the
-// same commit, resolved attempts leave the pending queue and enter the attempt index that `why`
-// and `diagnose-drop` read. A batch that was written but not committed (a crash in between) is
-// removed at the start of the next run and its attempts, still pending, are resolved again.
+// Recording a resolve run: its resolutions go to data/lake/resolutions (Parquet, one batch per run)
+// and to the signature index, and the batch commits in the control database with the hourly
+// provider and issue counts and the marks of the segments the run took in (never a row per
+// attempt). In order:
+//   0. attempts taken in and still open get their open entries (an index run without a batch:
+//      they are open whatever happens next);
+//   1. the Parquet parts are staged;
+//   2. the batch is recorded, not committed, with its partitions;
+//   3. the signature index run of its resolutions is written, naming the batch;
+//   4. under the lake lease, the parts are renamed into place and the batch commits, marking the
+//      run's segments taken (a run without resolutions marks them after step 0).
+// Until 4, readers ignore the index run (src/chain/resolve/signatures.ts: only runs of committed
+// batches count). A run killed anywhere before 4 leaves a batch that never committed: the next run
+// removes its parts and its index run (discardUncommittedBatches), and its attempts, still open in
+// the checkpoint and the replay (checkpoint.ts), are resolved again. Nothing is recorded twice.
 
 import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
-import { commitResolutionBatch, forgetResolutionBatch, recordResolutionBatch, uncommittedResolutionBatches, type IndexEntry, type ProviderHour } from "../../control";
+import { commitResolutionBatch, forgetResolutionBatch, markSegmentsTaken, recordResolutionBatch, uncommittedResolutionBatches, type IssueHour, type ProviderHour } from "../../control";
 import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
-import type { Resolution } from "./types";
-import { fault } from "../../shared/fault";
 import { sweepStaging } from "../../lake/staging";
+import { utcDay } from "../../lake/paths";
+import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "./pause";
+import { entryTime, openEntry, resolvedEntry } from "./signatures";
+import type { Attempt, Resolution } from "./types";
 
-const ROWS_PER_WRITE = 1_000;
+const ROWS_PER_WRITE = 2_000;
 
 const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
+
+/** A resolution row as JSON for DuckDB's reader: columns without a value are left out (read as NULL), a success's row is half the text. */
+function lakeRowJson(r: Resolution): string {
+  const row = lakeRow(r) as Record<string, unknown>;
+  for (const key in row) if (row[key] === null) delete row[key];
+  return JSON.stringify(row);
+}
 
 function lakeRow(r: Resolution) {
   const s = r.story;
@@ -46,41 +66,41 @@ function lakeRow(r: Resolution) {
     error_key: r.drop ? r.drop.dropClass : s.errorKey,
     fingerprint: r.fingerprint,
     log_messages: r.logMessages,
+    ix_prefix: r.ixPrefix,
+    sampled: r.sampled,
+    sample_weight: r.sampleWeight,
     program: r.attempt.program,
   };
 }
 
-/** The index entry: everything `why` needs without touching the lake. */
-export function indexedStory(r: Resolution) {
-  return {
-    outcome: r.outcome,
-    slot: r.slot,
-    blockTime: r.blockTime,
-    err: r.err,
-    story: r.story,
-    drop: r.drop,
-    fingerprint: r.fingerprint,
-  };
-}
+/** What a run records: its resolutions, the open attempts the signature index does not hold yet, and the segments it took in. */
+export type RunRecord = { resolutions: Resolution[]; open: Attempt[]; segments: string[] };
 
-export async function recordResolutions(ctx: Context, resolutions: Resolution[], options: { beforeCommit?: () => void } = {}): Promise<void> {
-  if (resolutions.length === 0) return;
+export async function recordRun(ctx: Context, { resolutions, open, segments }: RunRecord, now: number, options: { beforeCommit?: () => void } = {}): Promise<void> {
+  ctx.signatures.append(open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
+  if (resolutions.length === 0) {
+    markSegmentsTaken(ctx.control, segments, now);
+    return;
+  }
+  const entries = resolutions.filter((r) => r.attempt.sig !== null).map(resolvedEntry);
   const batch = `r-${Bun.randomUUIDv7()}`;
   const input = join(ctx.paths.staging, `${batch}.ndjson`);
   mkdirSync(ctx.paths.staging, { recursive: true }); // absent in a restored data directory that never flushed
-  // Written a thousand rows at a time with pauses for the event loop: rows carry their program logs
-  // (kilobytes each), and one string of a whole run's rows held the server's thread and ~100 MB.
+  // Written a few thousand rows at a time with pauses for the event loop (failures carry their logs).
   const file = openSync(input, "w");
   try {
     for (let i = 0; i < resolutions.length; i += ROWS_PER_WRITE) {
       if (i > 0) await yieldToEventLoop();
-      writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => JSON.stringify(lakeRow(r)) + "\n").join(""));
+      writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => lakeRowJson(r) + "\n").join(""));
     }
   } finally {
     closeSync(file);
   }
   try {
-    const { staging, parts } = await stagePartitioned(
+    // The batch is recorded with the partitions its parts will be in (program, UTC day of resolved_at)
+    // before anything else exists: its index run, then its parts, are removed with it if it never commits.
+    recordResolutionBatch(ctx.control, batch, [...new Set(resolutions.map((r) => `program=${r.attempt.program}/day=${utcDay(r.resolvedAt)}`))], now);
+    const staged = stagePartitioned(
       ctx.duck,
       ctx.paths,
       batch,
@@ -88,33 +108,17 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
        FROM read_json(${sqlString(input)}, format = 'newline_delimited', columns = ${readColumns})`,
       ["program", "day"],
     );
-    recordResolutionBatch(ctx.control, batch, [...new Set(parts.map((p) => p.partitionDir))], ctx.clock());
-    // Hourly sends and drops per provider (control migration 4), counted in the same commit as the index rows.
-    const hours = new Map<string, ProviderHour>();
-    for (const r of resolutions) {
-      if (r.outcome === "preflight") continue;
-      const hour = Math.floor(r.attempt.sentAt / 3_600_000);
-      const key = `${r.attempt.rpcHash}/${hour}`;
-      const counts = hours.get(key) ?? { rpcHash: r.attempt.rpcHash, hour, sends: 0, dropped: 0 };
-      counts.sends++;
-      if (r.outcome === "dropped") counts.dropped++;
-      hours.set(key, counts);
-    }
-    const entries: IndexEntry[] = resolutions.map((r) => {
-      const a = r.attempt;
-      return {
-        attemptId: a.attemptId, sig: a.sig, accountId: a.accountId, program: a.program, outcome: r.outcome, payer: a.payer, rpcHash: a.rpcHash, rpcLabel: a.rpcLabel,
-        sentAt: a.sentAt, resolvedAt: r.resolvedAt, cuPriceMicroLamports: a.cuPriceMicroLamports, fingerprint: r.fingerprint, dropClass: r.drop?.dropClass ?? null,
-        story: JSON.stringify(indexedStory(r)),
-      };
-    });
+    staged.catch(() => {}); // awaited below; a failure while the index run is written is not unhandled
+    ctx.signatures.append(entries, entryTime, batch); // on this thread while DuckDB writes the parts on its own
+    const { staging, parts } = await staged;
+    const { providers, issues } = hourlyCounts(resolutions);
     await publishStaged(
       ctx.control,
       ctx.paths,
       "resolutions",
       batch,
       parts,
-      () => commitResolutionBatch(ctx.control, batch, entries, [...hours.values()]),
+      () => commitResolutionBatch(ctx.control, batch, providers, issues, { segments, at: now }),
       () => {
         fault("resolve:after-rename");
         options.beforeCommit?.();
@@ -129,12 +133,36 @@ export async function recordResolutions(ctx: Context, resolutions: Resolution[],
   }
 }
 
-/** Removes the parts of batches that were written but never committed. */
+/** Hourly sends and drops per provider and attempts per issue, by hour of send time (control migrations 4 and 9). */
+function hourlyCounts(resolutions: Resolution[]): { providers: ProviderHour[]; issues: IssueHour[] } {
+  const providers = new Map<string, ProviderHour>();
+  const issues = new Map<string, IssueHour>();
+  for (const r of resolutions) {
+    const hour = Math.floor(r.attempt.sentAt / 3_600_000);
+    if (r.fingerprint !== null) {
+      const key = `${r.fingerprint}/${hour}`;
+      const issue = issues.get(key) ?? { fingerprint: r.fingerprint, hour, attempts: 0, firstSeen: r.attempt.sentAt };
+      issue.attempts++;
+      issue.firstSeen = Math.min(issue.firstSeen, r.attempt.sentAt);
+      issues.set(key, issue);
+    }
+    if (r.outcome === "preflight") continue;
+    const key = `${r.attempt.rpcHash}/${hour}`;
+    const counts = providers.get(key) ?? { rpcHash: r.attempt.rpcHash, hour, sends: 0, dropped: 0 };
+    counts.sends++;
+    if (r.outcome === "dropped") counts.dropped++;
+    providers.set(key, counts);
+  }
+  return { providers: [...providers.values()], issues: [...issues.values()] };
+}
+
+/** Removes the parts and the signature index run of batches that were written but never committed. */
 export function discardUncommittedBatches(ctx: Context): number {
-  sweepStaging(ctx.paths, "resolve"); // staged batches of a killed run (their attempts are still pending)
+  sweepStaging(ctx.paths, "resolve"); // staged batches of a killed run (their attempts are still open)
   const batches = uncommittedResolutionBatches(ctx.control);
   for (const { batch, partitionDirs } of batches) {
     removeBatchParts(ctx.paths, "resolutions", batch, partitionDirs);
+    ctx.signatures.discardBatch(batch);
     forgetResolutionBatch(ctx.control, batch);
   }
   return batches.length;

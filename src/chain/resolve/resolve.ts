@@ -1,41 +1,50 @@
-// Resolution of pending attempts against the chain (docs/architecture.md, "Outcomes, drops and issues"; docs/solana.md):
-//   found at confirmed or finalized → landed (meta.err null) or failed_onchain, decoded from getTransaction
-//   not found, block height past lastValidBlockHeight → looked up once more after a short wait, and
-//     only then dropped (declaring "expired" for a transaction that in fact landed is the classic bug)
-//   not found, not expired → still pending, checked again next run
-//   preflight → decoded from the envelope's own error text and simulation logs, no chain reads
+// A resolve run (docs/operations.md, "How resolving works"; docs/architecture.md "Outcomes, drops
+// and issues"): new segments of the lake become open attempts, and the attempts due are looked up:
+//   confirmed, no error          landed, from the status alone (block time of its slot), unless the
+//                                attempt is in the success sample: then decoded from its transaction
+//   confirmed, error             failed_onchain, decoded from its transaction
+//   processed only               looked up again in a second (it may still be forked out)
+//   not found, blockhash expired looked up once more RECHECK_DELAY_MS later, in a later run; still not
+//                                found: dropped, classified (drops.ts). Declaring "expired" for a
+//                                transaction that in fact landed is the classic confirmation bug.
+//   not found, not expired       looked up again after 1, 2, 4, … 30 s, and right after its expected expiry
+//   preflight                    decoded from the envelope's own error text and logs, no chain reads
 // Durable-nonce attempts cannot expire by block height: dropped as `unknown` after NONCE_WAIT_MS.
+// The run then records its resolutions (record.ts) and, every RESOLVE_CHECKPOINT_MS, checkpoints its
+// open attempts (checkpoint.ts). It reports when it should run next (`nextRunInMs`): the scheduler
+// runs it again then, or as soon as flush commits new segments.
 
 import type { Context } from "../../context";
-import {
-  blockHeightObservations, dueAttempts, forgetTransactionsFetchedBefore, payerSends, pendingAttemptCount, recordBlockHeight, rescheduleAttempts, trimAttemptIndex,
-  type PendingRow,
-} from "../../control";
-import { decodePreflight, decodeTransaction, issueFingerprint, storyFingerprint, type DecodedStory } from "../decode";
+import { blockHeightObservations, forgetResolvedHoursBefore, forgetTransactionsFetchedBefore, recordBlockHeight, recordResolverProgress } from "../../control";
 import type { IdlRegistry } from "../idl";
 import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
 import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet, type SamePayerSend } from "./drops";
-import { yieldToEventLoop } from "./pause";
-import { readIndexedSends, recentSends, stringPool } from "./recent-sends";
-import { discardUncommittedBatches, recordResolutions } from "./record";
 import { intakeNewSegments } from "./intake";
-import { EMPTY_STORY, type Attempt, type DropDiagnosis, type Resolution } from "./types";
+import { openAttempt, type OpenAttempt } from "./open-attempts";
+import { dropped, isConfirmed, landedFromStatus, needsTransaction, resolveFromTransaction, resolvePreflight } from "./outcomes";
+import { yieldToEventLoop } from "./pause";
+import { readResolvedSends } from "./recent-sends";
+import { discardUncommittedBatches, recordRun } from "./record";
+import { startIndexUpkeep } from "./signatures";
+import { checkpoint, currentState, dropState, nextVersion, type ResolverState } from "./state";
+import type { Attempt, Resolution } from "./types";
 
 export type ResolveOptions = {
   rpc: RpcClient;
   idls: IdlRegistry;
-  /** Most pending attempts handled per run. */
+  /** Most due attempts looked up per run. */
   maxAttempts?: number;
-  /** Status calls (256 signatures each) per HTTP request. */
-  statusCallsPerRequest?: number;
-  /** getTransaction calls per HTTP request. */
-  transactionsPerRequest?: number;
-  /** Wait before the second look-up of an attempt that just expired. */
+  /** JSON-RPC calls per HTTP request (SOLANA_RPC_BATCH_CALLS). */
+  batchCalls?: number;
+  /** Share of landed successes whose transaction is fetched (RESOLVE_SAMPLE_RATE). */
+  sampleRate?: number;
+  /** Wait before the second look-up of an attempt that was not found after its blockhash expired. */
   recheckDelayMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  /** How often the open attempts are checkpointed. */
+  checkpointMs?: number;
   beforeCommit?: () => void;
   /** Graceful shutdown: the run ends at a safe point (before reading the chain or recording). */
   signal?: AbortSignal;
@@ -45,24 +54,43 @@ export type ResolveSummary = {
   /** chunksReadByDay: chunks read from their days' partitions because their flushed parts were compacted (or unrecorded). */
   intake: { segments: number; attempts: number; chunksReadByDay: number };
   resolved: Record<string, number>;
+  /** Attempts still open (waiting to land or to expire). */
   stillPending: number;
   discardedBatches: number;
   /** More work is waiting than one run takes (due attempts or envelopes beyond this run's caps): the scheduler runs the job again soon. */
   backlog: boolean;
-  /** Milliseconds spent per step (intake, due, statuses, transactions, recheck, drops, record, reschedule; those the run reached). */
+  /** When the next open attempt is due (the scheduler runs the job again then at the latest); null when none is open. */
+  nextRunInMs: number | null;
+  /** Milliseconds spent per step (state, intake, statuses, times, transactions, drops, record, upkeep; those the run reached). */
   stepsMs: Record<string, number>;
 };
 
+export const DEFAULT_SAMPLE_RATE = 1 / 32;
+/**
+ * Due attempts looked up per run: twice an intake's worth (everything a run takes in is due at once,
+ * beside the open attempts due again), so an attempt is normally looked up by the run that took it
+ * in and, when it is decided then, never needs an open entry in the signature index; a backlog
+ * beyond it waits for the next run (`backlog`: moments later).
+ */
+const MAX_ATTEMPTS_PER_RUN = 200_000;
+const DEFAULT_BATCH_CALLS = 10;
+const RECHECK_DELAY_MS = 2_000;
+const CHECKPOINT_MS = 30_000;
 const NONCE_WAIT_MS = 30 * 60_000;
 /** Far beyond any blockhash lifetime (~90 s): an attempt still not found is dropped whatever its lastValidBlockHeight says. */
 const MAX_PENDING_MS = 24 * 3600_000;
-/** How long the attempt index (why, diagnose-drop, issue counts) and the transaction cache keep entries. */
+/** How long the signature index keeps an attempt (why, diagnose-drop); shorter when TXRAY_RETENTION_DAYS is. */
 const INDEX_RETENTION_MS = 30 * 86_400_000;
+/** How long why's answers for signatures txray never ingested are kept (the control database's transaction cache). */
 const TRANSACTION_CACHE_MS = 7 * 86_400_000;
-/** diagnose-drop reads 7 days of provider hours; a day more is kept. */
-const PROVIDER_HOURS_RETENTION_MS = 8 * 86_400_000;
-/** Attempts decoded between pauses for the event loop (a run holds up to 20,000). */
+/** diagnose-drop reads 7 days of provider hours and why 7 days of issue hours; a day more is kept. */
+const HOURS_RETENTION_MS = 8 * 86_400_000;
+/** Block height observations (for the height at a past send time) at most this often. */
+const HEIGHT_SAMPLE_MS = 15_000;
+/** Attempts decoded between pauses for the event loop. */
 const YIELD_EVERY = 2_000;
+/** Slot time on mainnet: an attempt not found is looked up again about when its blockhash should expire. */
+const SLOT_MS = 400;
 
 export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
   // Milliseconds per step of the run, in its details (/v1/status): where a slow run's time went.
@@ -75,212 +103,178 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
     return ms;
   };
   const discardedBatches = discardUncommittedBatches(ctx);
-  const maxAttempts = options.maxAttempts ?? 20_000;
-  const dueNow = (at: number) => dueAttempts(ctx.control, at, maxAttempts);
-  // Intake (queueing what flush committed since the last run) is the next runs' work when attempts
-  // are already due: it then runs while this run waits on the chain (status and transaction reads,
-  // the recheck's wait), which left the thread idle for about a second of every run. With nothing
-  // due, it comes first, so that an idle instance resolves new attempts in the same run.
-  let due = dueNow(ctx.clock());
-  let intakeMs = 0;
-  const takeIn = async () => {
-    const started = performance.now();
-    try {
-      return await intakeNewSegments(ctx);
-    } finally {
-      intakeMs = Math.round(performance.now() - started);
-    }
-  };
-  const intakeRun = due.length === 0 ? Promise.resolve(await takeIn()) : takeIn();
-  intakeRun.catch(() => {}); // awaited below; a failure while the chain is read is not unhandled
+  const state = await currentState(ctx);
   try {
-    if (due.length === 0) {
-      lap();
-      due = dueNow(ctx.clock());
-    }
-    steps.due = lap();
-    const summary = await resolveDue(ctx, options, due, intakeRun, lap, steps);
-    steps.intake = intakeMs; // overlapped with the chain reads when attempts were due
-    const backlog = due.length === maxAttempts || summary.intake.more;
-    return { intake: { segments: summary.intake.segments, attempts: summary.intake.attempts, chunksReadByDay: summary.intake.chunksReadByDay }, ...summary.outcome, discardedBatches, backlog, stepsMs: steps };
-  } finally {
-    await intakeRun.catch(() => {}); // never left running after the run (a stop, a failed chain read)
+    return await run(ctx, options, state, discardedBatches, lap, steps);
+  } catch (error) {
+    dropState(ctx); // half a run's changes are in memory only: rebuild from the checkpoint next time
+    throw error;
   }
 }
 
-/** One run's due attempts: read from the chain, decoded, classified and recorded; the rest rescheduled. */
-async function resolveDue(
-  ctx: Context,
-  options: ResolveOptions,
-  due: PendingRow[],
-  intakeRun: ReturnType<typeof intakeNewSegments>,
-  lap: () => number,
-  steps: Record<string, number>,
-): Promise<{ intake: Awaited<ReturnType<typeof intakeNewSegments>>; outcome: { resolved: Record<string, number>; stillPending: number } }> {
+async function run(ctx: Context, options: ResolveOptions, state: ResolverState, discardedBatches: number, lap: () => number, steps: Record<string, number>): Promise<ResolveSummary> {
+  const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_PER_RUN;
+  // Every mark this run makes carries `now`, later than any mark before (checkpoint.ts).
+  const now = Math.max(ctx.clock(), state.through + 1);
+  steps.state = lap();
+  const intake = await intakeNewSegments(ctx, (attempts) => {
+    for (const attempt of attempts) state.open.add(openAttempt(attempt, now));
+  });
+  steps.intake = lap();
   checkStop(options.signal);
-  const now = ctx.clock();
 
-  const resolutions: Resolution[] = [];
-  const sends: { row: PendingRow; attempt: Attempt }[] = [];
-  for (const row of due) {
-    const attempt = toAttempt(row);
-    if (row.kind === "preflight") resolutions.push(resolvePreflight(attempt, row, options.idls, now));
-    else sends.push({ row, attempt });
-  }
-
-  const reschedule: { attemptId: string; at: number; expiryObservedAt?: number; expiryHeight?: number }[] = [];
-  if (sends.length > 0) {
-    const height = await blockHeight(options.rpc);
-    recordBlockHeight(ctx.control, now, height);
-    const statuses = await signatureStatuses(options.rpc, sends.map((s) => s.attempt.sig!), options.statusCallsPerRequest ?? 8);
-    const landed: { attempt: Attempt; status: SignatureStatus }[] = [];
-    const expired: { row: PendingRow; attempt: Attempt }[] = [];
-    for (const send of sends) {
-      const status = statuses.get(send.attempt.sig!) ?? null;
-      if (status && status.confirmationStatus !== "processed" && status.confirmationStatus !== null) landed.push({ attempt: send.attempt, status });
-      else if (status) reschedule.push({ attemptId: send.attempt.attemptId, at: now + 2_000 }); // processed only: may still be forked out
-      else if (send.attempt.nonce) {
-        if (now - send.attempt.sentAt > NONCE_WAIT_MS) resolutions.push(dropped(send.attempt, unknownDrop(send.attempt, now - send.attempt.sentAt), now));
-        else reschedule.push({ attemptId: send.attempt.attemptId, at: now + 60_000 });
-      } else if (height > send.attempt.lastValidBlockHeight) expired.push(send);
-      else if (now - send.row.received_at > MAX_PENDING_MS) resolutions.push(dropped(send.attempt, unknownDrop(send.attempt, now - send.attempt.sentAt), now));
-      else reschedule.push({ attemptId: send.attempt.attemptId, at: now + backoffMs(send.row.checks) });
-    }
-
-    steps.statuses = lap();
-    // Second look-up for attempts that just expired, made after the expiry was observed. The wait
-    // runs while the landed attempts are fetched and decoded (it was idle time in every run).
-    const recheck =
-      expired.length === 0
-        ? Promise.resolve(new Map<string, SignatureStatus | null>())
-        : (options.sleep ?? ((ms: number) => stoppableSleep(ms, options.signal)))(options.recheckDelayMs ?? 2_000).then(() =>
-            signatureStatuses(options.rpc, expired.map((e) => e.attempt.sig!), options.statusCallsPerRequest ?? 8),
-          );
-    recheck.catch(() => {}); // awaited below; a failure while the landed ones are fetched is not unhandled
-
-    const decodeLanded = async (batch: { attempt: Attempt; status: SignatureStatus }[]) => {
-      if (batch.length === 0) return;
-      const txs = await transactions(options.rpc, ctx.control, batch.map((l) => l.attempt.sig!), options.transactionsPerRequest ?? 100, now);
-      for (const [i, { attempt, status }] of batch.entries()) {
-        if (i > 0 && i % YIELD_EVERY === 0) await yieldToEventLoop();
-        const tx = txs.get(attempt.sig!) ?? null;
-        if (tx === null) reschedule.push({ attemptId: attempt.attemptId, at: now + 5_000 }); // status is ahead of the ledger: next run
-        else resolutions.push(resolveLanded(attempt, status, tx, options.idls, now));
-      }
-    };
-    await decodeLanded(landed);
-    steps.transactions = lap();
-
-    const confirmedDrops: { attempt: Attempt; heightAtExpiry: number }[] = [];
-    const again = await recheck;
-    const landedLate: { attempt: Attempt; status: SignatureStatus }[] = [];
-    for (const e of expired) {
-      const status = again.get(e.attempt.sig!) ?? null;
-      if (status && status.confirmationStatus !== "processed") landedLate.push({ attempt: e.attempt, status });
-      else if (status) reschedule.push({ attemptId: e.attempt.attemptId, at: now + 2_000 });
-      else confirmedDrops.push({ attempt: e.attempt, heightAtExpiry: height });
-    }
-    await decodeLanded(landedLate);
-    steps.recheck = lap();
-
-    if (confirmedDrops.length > 0) {
-      const neighbours = await loadNeighbours(ctx, confirmedDrops.map((d) => d.attempt), resolutions);
-      await yieldToEventLoop();
-      const estimate = heightEstimator(ctx);
-      const diagnoses = classifyDropsFrom(confirmedDrops.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
-      confirmedDrops.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
-      steps.drops = lap();
-    }
-  }
-
-  const intake = await intakeRun;
+  const due = state.open.takeDue(now, maxAttempts);
+  const resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
   checkStop(options.signal);
   if (resolutions.length > 0) fault("resolve:after-read");
-  await recordResolutions(ctx, resolutions, { beforeCommit: options.beforeCommit });
+
+  // Attempts the signature index does not hold yet (taken in this run, or replayed after a restart)
+  // and still open get an open entry; those resolved in the same run get only their resolved one.
+  const resolvedIds = new Set(resolutions.map((r) => r.attempt.attemptId));
+  const unindexed: OpenAttempt[] = [];
+  for (const attempt of state.open.values()) if (!attempt.indexed && !resolvedIds.has(attempt.attemptId)) unindexed.push(attempt);
+  await recordRun(ctx, { resolutions, open: unindexed, segments: intake.names }, now, { beforeCommit: options.beforeCommit });
+  for (const attempt of unindexed) attempt.indexed = true;
   steps.record = lap();
-  rescheduleAttempts(ctx.control, reschedule);
+
+  for (const r of resolutions) state.open.remove(r.attempt.attemptId);
+  state.recent.add(resolutions, now);
+  state.through = now;
+  if (now - state.lastCheckpointAt >= (options.checkpointMs ?? CHECKPOINT_MS)) checkpoint(ctx, state, now);
+  const nextDueAt = state.open.nextDueAt();
+  state.version = nextVersion(state);
+  recordResolverProgress(ctx.control, { version: state.version, at: now, openAttempts: state.open.size, nextDueAt: Number.isFinite(nextDueAt) ? nextDueAt : null });
+  await upkeep(ctx, state, now);
+  steps.upkeep = lap();
 
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   for (const r of resolutions) resolved[r.outcome]++;
-  trimAttemptIndex(ctx.control, now - INDEX_RETENTION_MS, Math.floor((now - PROVIDER_HOURS_RETENTION_MS) / 3_600_000));
-  forgetTransactionsFetchedBefore(ctx.control, now - TRANSACTION_CACHE_MS);
-  const stillPending = pendingAttemptCount(ctx.control);
-  steps.reschedule = lap();
-  return { intake, outcome: { resolved, stillPending } };
-}
-
-function toAttempt(row: PendingRow): Attempt {
   return {
-    attemptId: row.attempt_id,
-    accountId: row.account_id,
-    program: row.program,
-    sig: row.sig === "" ? null : row.sig,
-    lastValidBlockHeight: row.last_valid_block_height,
-    sentAt: row.sent_at,
-    rpcHash: row.rpc_hash,
-    rpcLabel: row.rpc_label,
-    payer: row.payer,
-    cuPriceMicroLamports: row.cu_price_micro_lamports,
-    nonce: row.nonce === 1,
+    intake: { segments: intake.segments, attempts: intake.attempts, chunksReadByDay: intake.chunksReadByDay },
+    resolved,
+    stillPending: state.open.size,
+    discardedBatches,
+    backlog: due.length === maxAttempts || intake.more,
+    nextRunInMs: Number.isFinite(nextDueAt) ? Math.max(0, nextDueAt - ctx.clock()) : null,
+    stepsMs: steps,
   };
 }
 
-/** 5 s, 10 s, 20 s, … up to a minute between checks of an attempt that is neither found nor expired. */
-function backoffMs(checks: number): number {
-  return Math.min(60_000, 5_000 * 2 ** Math.min(checks, 4));
+/**
+ * Runs until nothing is left to decide soon (`txray jobs run resolve`, tests): a run looks each due
+ * attempt up once and a drop needs a second look in a later run, so this runs again, as the scheduler
+ * would, until no attempt is open or the next one is due later than `settleMs` (an attempt that has
+ * not landed and whose blockhash has not expired stays open). The summary adds up the runs.
+ */
+export async function resolveSettled(ctx: Context, options: ResolveOptions, { settleMs = 3_000, maxMs = 120_000 } = {}): Promise<ResolveSummary & { runs: number }> {
+  const started = Date.now();
+  const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
+  const intake = { segments: 0, attempts: 0, chunksReadByDay: 0 };
+  let discardedBatches = 0;
+  let runs = 0;
+  for (;;) {
+    const last = await resolvePending(ctx, options);
+    runs++;
+    discardedBatches += last.discardedBatches;
+    for (const [outcome, n] of Object.entries(last.resolved)) resolved[outcome] = (resolved[outcome] ?? 0) + n;
+    for (const key of ["segments", "attempts", "chunksReadByDay"] as const) intake[key] += last.intake[key];
+    const settled = !last.backlog && (last.stillPending === 0 || last.nextRunInMs === null || last.nextRunInMs > settleMs);
+    if (settled || Date.now() - started > maxMs) return { ...last, intake, resolved, discardedBatches, runs };
+    if (!last.backlog) await stoppableSleep(Math.max(1, last.nextRunInMs ?? 0), options.signal);
+  }
 }
 
-function resolvePreflight(attempt: Attempt, row: PendingRow, idls: IdlRegistry, now: number): Resolution {
-  const logs = row.simulation_logs ? (JSON.parse(row.simulation_logs) as string[]) : [];
-  const story = decodePreflight({ preflightError: row.preflight_error, simulationLogs: logs, program: attempt.program }, idls);
-  return {
-    attempt,
-    outcome: "preflight",
-    resolvedAt: now,
-    slot: null,
-    blockTime: null,
-    err: story.txError,
-    story,
-    drop: null,
-    fingerprint: storyFingerprint(attempt.program, "preflight", story),
-    logMessages: logs,
-  };
+/** The due attempts looked up on the chain (as few calls as possible), decoded and classified; the rest rescheduled. */
+async function resolveDue(ctx: Context, options: ResolveOptions, state: ResolverState, due: OpenAttempt[], now: number, lap: () => number, steps: Record<string, number>): Promise<Resolution[]> {
+  const resolutions: Resolution[] = [];
+  const sends: OpenAttempt[] = [];
+  for (const attempt of due) {
+    if (attempt.kind === "preflight") resolutions.push(resolvePreflight(attempt, options.idls, now));
+    else if (attempt.sig === null) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now)); // cannot happen: validation requires a signature on sends
+    else sends.push(attempt);
+  }
+  if (sends.length === 0) return resolutions;
+  const batchCalls = options.batchCalls ?? DEFAULT_BATCH_CALLS;
+  const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
+  const recheckDelay = options.recheckDelayMs ?? RECHECK_DELAY_MS;
+
+  const height = await blockHeight(options.rpc);
+  if (now - state.lastHeightAt >= HEIGHT_SAMPLE_MS) {
+    recordBlockHeight(ctx.control, now, height);
+    state.lastHeightAt = now;
+  }
+  const statuses = await signatureStatuses(options.rpc, sends.map((a) => a.sig!), batchCalls);
+  steps.statuses = lap();
+
+  const fetch: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
+  const fromStatus: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
+  const expired: { attempt: OpenAttempt; heightAtExpiry: number }[] = [];
+  for (const attempt of sends) {
+    const status = statuses.get(attempt.sig!) ?? null;
+    attempt.checks++;
+    if (isConfirmed(status)) (needsTransaction(attempt, status, sampleRate) ? fetch : fromStatus).push({ attempt, status });
+    else if (status !== null) state.open.reschedule(attempt, now + 1_000); // processed only: confirmed (or forked out) within about a second
+    else if (attempt.nonce) {
+      if (now - attempt.sentAt > NONCE_WAIT_MS) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
+      else state.open.reschedule(attempt, now + retryMs(attempt));
+    } else if (height > attempt.lastValidBlockHeight) {
+      if (attempt.expiry === null) {
+        attempt.expiry = { observedAt: now, height };
+        state.open.reschedule(attempt, now + recheckDelay);
+      } else if (now - attempt.expiry.observedAt >= recheckDelay) expired.push({ attempt, heightAtExpiry: attempt.expiry.height });
+      else state.open.reschedule(attempt, attempt.expiry.observedAt + recheckDelay);
+    } else if (now - attempt.receivedAt > MAX_PENDING_MS) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
+    else state.open.reschedule(attempt, now + Math.min(retryMs(attempt), Math.max(1_000, (attempt.lastValidBlockHeight - height) * SLOT_MS + 500)));
+  }
+
+  if (fromStatus.length > 0) {
+    const times = await state.slotTimes.of(options.rpc, fromStatus.map((s) => s.status.slot), batchCalls);
+    for (const { attempt, status } of fromStatus) resolutions.push(landedFromStatus(attempt, status, times.get(status.slot) ?? null, options.idls, state.names, now));
+    steps.times = lap();
+  }
+
+  if (fetch.length > 0) {
+    checkStop(options.signal);
+    const txs = await transactions(options.rpc, fetch.map((f) => f.attempt.sig!), batchCalls);
+    for (const [i, { attempt, status }] of fetch.entries()) {
+      if (i > 0 && i % YIELD_EVERY === 0) await yieldToEventLoop();
+      const tx = txs.get(attempt.sig!) ?? null;
+      if (tx === null) state.open.reschedule(attempt, now + 1_000); // the status is ahead of the node's ledger: next run
+      else {
+        const resolution = resolveFromTransaction(attempt, status, tx, options.idls, now, sampleRate, state.names);
+        if (resolution.slot !== null) state.slotTimes.remember(resolution.slot, resolution.blockTime);
+        resolutions.push(resolution);
+      }
+    }
+    steps.transactions = lap();
+  }
+
+  if (expired.length > 0) {
+    const neighbours = await loadNeighbours(ctx, state, expired.map((e) => e.attempt), resolutions, now);
+    await yieldToEventLoop();
+    const estimate = heightEstimator(ctx);
+    const diagnoses = classifyDropsFrom(expired.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
+    expired.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
+    steps.drops = lap();
+  }
+  return resolutions;
 }
 
-type TransactionJson = { slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null };
-
-export function resolveLanded(attempt: Attempt, status: Pick<SignatureStatus, "err" | "slot"> | null, tx: unknown, idls: IdlRegistry, now: number): Resolution {
-  const json = tx as TransactionJson;
-  const story: DecodedStory = decodeTransaction(tx, idls, { program: attempt.program });
-  const err = json.meta?.err ?? status?.err ?? null;
-  const outcome = err === null || err === undefined ? "landed" : "failed_onchain";
-  return {
-    attempt,
-    outcome,
-    resolvedAt: now,
-    slot: json.slot ?? status?.slot ?? null,
-    blockTime: typeof json.blockTime === "number" ? json.blockTime * 1000 : null,
-    err: outcome === "landed" ? null : JSON.stringify(err),
-    story,
-    drop: null,
-    fingerprint: outcome === "landed" ? null : storyFingerprint(attempt.program, outcome, story),
-    logMessages: json.meta?.logMessages ?? [],
-  };
+/** 1 s, 2 s, 4 s, … up to 30 s between look-ups of an attempt that is neither found nor expired. */
+function retryMs(attempt: OpenAttempt): number {
+  return Math.min(30_000, 1_000 * 2 ** Math.min(Math.max(0, attempt.checks - 1), 5));
 }
 
-function dropped(attempt: Attempt, diagnosis: DropDiagnosis, now: number): Resolution {
-  return {
-    attempt,
-    outcome: "dropped",
-    resolvedAt: now,
-    slot: null,
-    blockTime: null,
-    err: null,
-    story: EMPTY_STORY,
-    drop: diagnosis,
-    fingerprint: issueFingerprint({ program: attempt.program, outcome: "dropped", failingProgram: null, instruction: null, key: diagnosis.dropClass }),
-    logMessages: [],
-  };
+/** The run's upkeep: the signature index's merges and retention started in the background; hourly counts and why's cached transactions trimmed once an hour. */
+async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<void> {
+  const retention = ctx.config.TXRAY_RETENTION_DAYS === undefined ? INDEX_RETENTION_MS : Math.min(INDEX_RETENTION_MS, ctx.config.TXRAY_RETENTION_DAYS * 86_400_000);
+  startIndexUpkeep(ctx, now - retention, yieldToEventLoop);
+  const hour = Math.floor(now / 3_600_000);
+  if (hour !== state.trimmedHour) {
+    forgetResolvedHoursBefore(ctx.control, Math.floor((now - HOURS_RETENTION_MS) / 3_600_000));
+    forgetTransactionsFetchedBefore(ctx.control, now - TRANSACTION_CACHE_MS);
+    state.trimmedHour = hour;
+  }
 }
 
 /**
@@ -308,15 +302,13 @@ function heightEstimator(ctx: Context): (at: number) => number | null {
 }
 
 /**
- * What drop classification needs of the resolved sends around this run's drops (from the index)
- * and of this run's own sends (its drops are evidence for each other: a provider that drops many
- * at once). At a busy instance the window holds millions of sends: the recent ones are held in
- * memory between runs (recent-sends.ts); a window reaching further back is read a minute at a time
- * as columns without signatures or payers (the few distinct programs and providers share one
- * string each), with a pause for the event loop between minutes. Full rows are read only for the
- * drops' own payer+program pairs, through their index.
+ * What drop classification needs of the resolved sends around this run's drops and of this run's
+ * own sends (its drops are evidence for each other: a provider that drops many at once). The
+ * recent sends this process holds answer (recent-sends.ts); a window reaching before them (a drop
+ * resolved long after it was sent) is read from the lake.
  */
-export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Resolution[]): Promise<NeighbourSet> {
+export async function loadNeighbours(ctx: Context, state: ResolverState, drops: Attempt[], thisRun: Resolution[], now: number): Promise<NeighbourSet> {
+  await state.recent.ensureLoaded(ctx, now);
   const fresh: Neighbour[] = [];
   for (const r of thisRun) {
     if (r.outcome === "preflight") continue;
@@ -325,60 +317,51 @@ export async function loadNeighbours(ctx: Context, drops: Attempt[], thisRun: Re
   }
   for (const a of drops) fresh.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: "dropped", cuPriceMicroLamports: a.cuPriceMicroLamports });
 
-  // The retry check: each drop's payer+program, within SAME_PAYER_WINDOW_MS of its drops.
-  const pairs = new Map<string, { payer: string; program: string; first: number; last: number }>();
-  for (const a of drops) {
-    const key = payerProgramKey(a.payer, a.program);
-    const pair = pairs.get(key);
-    if (pair) {
-      pair.first = Math.min(pair.first, a.sentAt);
-      pair.last = Math.max(pair.last, a.sentAt);
-    } else pairs.set(key, { payer: a.payer, program: a.program, first: a.sentAt, last: a.sentAt });
-  }
-  // Only what the retry check reads (a busy payer has hundreds of sends in the window, every run).
-  const samePayerProgram: SamePayerSend[] = [];
-  for (const pair of pairs.values()) {
-    for (const r of payerSends(ctx.control, pair.payer, pair.program, pair.first - SAME_PAYER_WINDOW_MS, pair.last + SAME_PAYER_WINDOW_MS)) {
-      samePayerProgram.push({ sig: r.sig, payer: pair.payer, program: pair.program, sentAt: r.sent_at, outcome: r.outcome });
-    }
-  }
-  for (const n of fresh) if (pairs.has(payerProgramKey(n.payer, n.program))) samePayerProgram.push(n);
-
-  // The rate and fee checks: every send within NEIGHBOUR_WINDOW_MS, in time order.
   let first = Infinity;
   let last = -Infinity;
+  const keys = new Set<string>();
   for (const a of drops) {
     first = Math.min(first, a.sentAt);
     last = Math.max(last, a.sentAt);
+    keys.add(payerProgramKey(a.payer, a.program));
   }
   const from = first - NEIGHBOUR_WINDOW_MS;
   const to = last + NEIGHBOUR_WINDOW_MS;
   const ordered = fresh.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
+  const freshColumns = new SendColumns();
 
-  // Usually every drop was sent minutes ago: the recent sends this process holds answer.
-  const recent = recentSends(ctx.control);
-  await recent.refresh(ctx.control, ctx.clock());
-  const range = recent.range(from, to);
-  if (range !== null) {
-    const sends = new SendColumns();
-    for (const n of ordered) sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
-    return { samePayerProgram, sends, held: { columns: recent.columns, ...range } };
+  // Usually every drop was sent a minute or two ago: the recent sends this process holds answer.
+  let samePayer = state.recent.samePayerProgram(keys, first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS);
+  const range = state.recent.range(from, to);
+  let fromLake: Awaited<ReturnType<typeof readResolvedSends>> | null = null;
+  if (samePayer === null || range === null) {
+    fromLake = await readResolvedSends(ctx, from, to);
+    fromLake.sort((a, b) => a.sentAt - b.sentAt);
   }
+  if (samePayer === null) {
+    samePayer = fromLake!
+      .filter((r) => keys.has(payerProgramKey(r.payer, r.program)) && r.sentAt >= first - SAME_PAYER_WINDOW_MS && r.sentAt <= last + SAME_PAYER_WINDOW_MS)
+      .map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, sentAt: r.sentAt, outcome: r.outcome }));
+  }
+  const samePayerProgram: SamePayerSend[] = [...samePayer];
+  for (const n of fresh) if (keys.has(payerProgramKey(n.payer, n.program))) samePayerProgram.push(n);
 
-  const intern = stringPool();
-  const sends = new SendColumns();
+  if (range !== null) {
+    for (const n of ordered) freshColumns.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+    return { samePayerProgram, sends: freshColumns, held: { columns: state.recent.columns, ...range } };
+  }
+  // The lake's sends and this run's, in send-time order.
   let next = 0;
-  await readIndexedSends(ctx.control, from, to, (r) => {
-    for (; next < ordered.length && ordered[next].sentAt < r.sent_at; next++) {
+  for (const r of fromLake!) {
+    for (; next < ordered.length && ordered[next].sentAt < r.sentAt; next++) {
       const n = ordered[next];
-      sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+      freshColumns.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
     }
-    sends.push(r.sent_at, intern(r.rpc_hash), intern(r.program), r.outcome, r.cu_price_micro_lamports);
-  });
+    freshColumns.push(r.sentAt, r.rpcHash, r.program, r.outcome, r.price);
+  }
   for (; next < ordered.length; next++) {
     const n = ordered[next];
-    sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+    freshColumns.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
   }
-  return { samePayerProgram, sends };
+  return { samePayerProgram, sends: freshColumns };
 }
-

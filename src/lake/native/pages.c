@@ -36,7 +36,7 @@
 #include <emmintrin.h>
 #endif
 
-#define SPOOL_FIELDS 22
+#define SPOOL_FIELDS 23
 #define FIELD_ACCOUNT 0
 #define FIELD_RECEIVED_AT 1
 #define FIELD_PROGRAM 3

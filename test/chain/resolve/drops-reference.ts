@@ -154,6 +154,7 @@ export function generateRun(drops: number, neighbours: number, seed = 1): { item
     const attempt: Attempt = {
       attemptId: `a${i}`, accountId: "acc", program: pick(programs), sig: random() < 0.01 ? null : `d${i}`, lastValidBlockHeight: 10_000 + i,
       sentAt: at, rpcHash, rpcLabel: rpcHash.slice(0, 4), payer: pick(payers), cuPriceMicroLamports: price(), nonce: false,
+      kind: "send", receivedAt: at, cuLimit: null, ixPrefix: null, preflightError: null, simulationLogs: null,
     };
     const heightAtSend = random() < 0.3 ? null : attempt.lastValidBlockHeight - Math.floor(random() * 200) + 5;
     items.push({ attempt, heightAtExpiry: attempt.lastValidBlockHeight + 1 + Math.floor(random() * 5), heightAtSend });

@@ -7,6 +7,7 @@ const T = 1_763_700_000_000;
 const attempt: Attempt = {
   attemptId: "a1", accountId: "acc", program: "P", sig: "S0", lastValidBlockHeight: 1000, sentAt: T,
   rpcHash: "bad0000000000000", rpcLabel: "badrpc", payer: "payer-1", cuPriceMicroLamports: null, nonce: false,
+  kind: "send", receivedAt: T, cuLimit: null, ixPrefix: null, preflightError: null, simulationLogs: null,
 };
 const base = { heightAtExpiry: 1001, heightAtSend: 900 };
 

@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadIdls } from "../../../src/chain/idl";
 import { startLocalnet, type Localnet } from "../../../devkit/localnet";
-import { DROP_CLASSES, resolvePending } from "../../../src/chain/resolve";
+import { DROP_CLASSES } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { runTraffic, submitEnvelopes, type Attempt } from "../../../devkit/simulate";
 import { flushSpool } from "../../../src/lake/flush-spool";
 import { testServer, type TestServer } from "../../helpers/server";
+import { resolveUntilSettled } from "../../helpers/resolve";
 
 let chain: Localnet;
 let t: TestServer;
@@ -37,7 +38,7 @@ beforeAll(async () => {
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
   const rpc = createRpcClient({ url: chain.url });
-  const summary = await resolvePending(t.ctx, { rpc, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+  const summary = await resolveUntilSettled(t.ctx, { rpc, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
   resolveRequests = rpc.stats().httpRequests;
   expect(summary.stillPending).toBe(0);
 }, 120_000);

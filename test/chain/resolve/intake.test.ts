@@ -1,12 +1,13 @@
 // Intake of a spool backlog: segments are taken in chunks and at most a row budget per run, so a
-// server that fell behind works its backlog off over several runs; every envelope is queued exactly
-// once, and segments are never split. A segment is read from the parts its flush wrote; once
+// server that fell behind works its backlog off over several runs; every envelope is taken exactly
+// once (as an attempt handed to the resolver), and segments are never split. A segment is read from the parts its flush wrote; once
 // compaction has merged those (or for a segment flushed before control migration 6), from its days.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { intakeNewSegments } from "../../../src/chain/resolve/intake";
-import { segmentsAwaitingIntake } from "../../../src/control";
+import { markSegmentsTaken, segmentsAwaitingIntake } from "../../../src/control";
 import { compactLake } from "../../../src/lake/compact";
 import { flushSpool } from "../../../src/lake/flush-spool";
+import type { Attempt } from "../../../src/chain/resolve";
 import { makeEnvelope, PROGRAMS } from "../../helpers/envelopes";
 import { testServer, type TestServer } from "../../helpers/server";
 
@@ -15,6 +16,16 @@ beforeAll(async () => {
   t = await testServer({ SPOOL_SEAL_MS: "600000", INGEST_BURST: "1000000" });
 });
 afterAll(async () => await t.stop());
+
+/** What intake hands over, by signature. */
+const taken: Attempt[] = [];
+const take = (attempts: Attempt[]) => taken.push(...attempts);
+/** An intake as a run makes it: the segments it read are marked taken when the run records. */
+const intake = async (limits?: Parameters<typeof intakeNewSegments>[2]) => {
+  const { names, ...taken } = await intakeNewSegments(t.ctx, take, limits);
+  markSegmentsTaken(t.ctx.control, names, Date.now());
+  return taken;
+};
 
 test("a backlog of segments is taken over several runs within the row budget, each envelope once", async () => {
   const key = t.key("acme");
@@ -32,20 +43,21 @@ test("a backlog of segments is taken over several runs within the row budget, ea
   // until it has reached the budget, so 2 + 2 segments, then the last one.
   const limits = { chunkRows: 60, maxRows: 70 };
   // `more` tells the scheduler to run again soon instead of after a whole interval.
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 4, attempts: 120, more: true, chunksReadByDay: 0 });
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 1, attempts: 30, more: false, chunksReadByDay: 0 });
-  expect(await intakeNewSegments(t.ctx, limits)).toEqual({ segments: 0, attempts: 0, more: false, chunksReadByDay: 0 });
+  expect(await intake(limits)).toEqual({ segments: 4, attempts: 120, more: true, chunksReadByDay: 0 });
+  expect(await intake(limits)).toEqual({ segments: 1, attempts: 30, more: false, chunksReadByDay: 0 });
+  expect(await intake(limits)).toEqual({ segments: 0, attempts: 0, more: false, chunksReadByDay: 0 });
 
-  const queued = t.ctx.control.query<{ sig: string }, []>("SELECT sig FROM pending_attempts").all().map((r) => r.sig).sort();
-  expect(queued).toEqual([...sigs].sort());
+  expect(taken.map((a) => a.sig).sort()).toEqual([...sigs].sort());
+  expect(taken.every((a) => a.kind === "send" && a.ixPrefix === null && typeof a.receivedAt === "number")).toBe(true);
 }, 60_000);
 
 test("a segment larger than a chunk is still taken whole", async () => {
+  taken.length = 0;
   const key = t.key("bigco");
   expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 40 }, () => makeEnvelope()) })).status).toBe(202);
   await t.server.spool!.seal();
   expect(await flushSpool(t.ctx)).toMatchObject({ segments: 1, rows: 40 });
-  expect(await intakeNewSegments(t.ctx, { chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40, more: false, chunksReadByDay: 0 });
+  expect(await intake({ chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40, more: false, chunksReadByDay: 0 });
 }, 60_000);
 
 test("segments whose flushed parts were compacted, or whose flush batch is unrecorded, are read from their days, each envelope once", async () => {
@@ -70,10 +82,9 @@ test("segments whose flushed parts were compacted, or whose flush batch is unrec
   expect(segments.length).toBe(4);
   t.ctx.control.query("UPDATE lake_segments SET flush_batch = NULL WHERE segment = ?").run(segments[2].segment);
 
-  const taken = await intakeNewSegments(t.ctx, { chunkRows: 25 });
-  expect(taken).toEqual({ segments: 4, attempts: 100, more: false, chunksReadByDay: 3 });
-  const placeholders = sigs.map(() => "?").join(", ");
-  const queued = t.ctx.control.query<{ sig: string; n: number }, string[]>(`SELECT sig, count(*) AS n FROM pending_attempts WHERE sig IN (${placeholders}) GROUP BY sig`).all(...sigs);
-  expect(queued.length).toBe(100);
-  expect(queued.every((r) => r.n === 1)).toBe(true);
+  taken.length = 0;
+  expect(await intake({ chunkRows: 25 })).toEqual({ segments: 4, attempts: 100, more: false, chunksReadByDay: 3 });
+  const mine = taken.filter((a) => sigs.includes(a.sig!));
+  expect(mine.length).toBe(100);
+  expect(new Set(mine.map((a) => a.sig)).size).toBe(100);
 }, 60_000);

@@ -1,10 +1,16 @@
-// The resolver reads a run's drop neighbours from the attempt index in a compact form (full rows only
-// for the drops' payer+program pairs, every other send as columns, a minute at a time). The
-// classification must be exactly what the whole list of indexed neighbours gave.
+// The resolver classifies a run's drops against the resolved sends around them: held in memory
+// between runs (recent-sends.ts, fed by each run's resolutions), or read from the lake (envelopes ⋈
+// resolutions) when the window reaches before what is held. Either way the classification must be
+// exactly what the whole list of neighbours gives.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { classifyDrops, classifyDropsFrom, sendCount, type Neighbour } from "../../../src/chain/resolve/drops";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { classifyDrops, classifyDropsFrom, NEIGHBOUR_WINDOW_MS, sendCount, type Neighbour } from "../../../src/chain/resolve/drops";
 import { loadNeighbours } from "../../../src/chain/resolve/resolve";
 import { RECENT_SENDS_MS, RecentSends } from "../../../src/chain/resolve/recent-sends";
+import { ResolverState } from "../../../src/chain/resolve/state";
+import type { Resolution } from "../../../src/chain/resolve";
+import { sqlString } from "../../../src/lake/duckdb";
 import { testContext } from "../../helpers/context";
 import { generateRun } from "./drops-reference";
 
@@ -14,111 +20,103 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.dispose());
 
-test("compact neighbours from the index classify every drop as the whole list did", async () => {
-  for (const [drops, neighbours, seed] of [[400, 9000, 21], [1500, 3000, 22]] as const) {
-    ctx.control.query("DELETE FROM attempt_index").run();
-    const run = generateRun(drops, neighbours, seed);
-    const indexed = run.neighbours.slice(0, neighbours); // the rest are the drops themselves
-    const insert = ctx.control.query(
-      `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
-         cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, 'acc', ?, ?, ?, ?, 'label', ?, ?, ?, NULL, NULL, '{}')`,
-    );
-    ctx.control.transaction(() => {
-      indexed.forEach((n, i) => insert.run(`n${String(i).padStart(6, "0")}`, n.sig, n.program, n.outcome, n.payer, n.rpcHash, n.sentAt, n.sentAt + 1, n.cuPriceMicroLamports));
-    })();
-    // What the resolver used to classify against: every indexed send (not preflight) in time order,
-    // ties in index order, then this run's drops.
-    const whole: Neighbour[] = [
-      ...indexed.map((n, i) => ({ n, i })).filter(({ n }) => n.outcome !== "preflight").sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map(({ n }) => n),
-      ...run.neighbours.slice(neighbours),
-    ];
-    const compact = await loadNeighbours(ctx, run.items.map((item) => item.attempt), []);
-    expect(compact.held).toBeUndefined(); // sent long before now: read from the index
-    expect(compact.sends.length).toBe(whole.length);
-    expect(compact.samePayerProgram.length).toBeLessThan(whole.length);
-    const diagnoses = classifyDropsFrom(run.items, compact);
-    expect(diagnoses).toEqual(classifyDrops(run.items, whole));
-    expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(4);
-  }
+/** Resolved neighbours written to the lake as a data team would find them: envelopes and their resolutions. */
+async function writeLake(local: typeof ctx, neighbours: Neighbour[]): Promise<void> {
+  const staging = join(local.paths.staging, "neighbours");
+  mkdirSync(staging, { recursive: true });
+  const rows = neighbours.map((n, i) => ({ attempt_id: `n${String(i).padStart(6, "0")}`, sig: n.sig, program: n.program, payer: n.payer, rpc_hash: n.rpcHash, sent_at: n.sentAt, cu_price_micro_lamports: n.cuPriceMicroLamports, outcome: n.outcome }));
+  const file = join(staging, "rows.ndjson");
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n"));
+  const source = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {attempt_id: 'VARCHAR', sig: 'VARCHAR', program: 'VARCHAR', payer: 'VARCHAR', rpc_hash: 'VARCHAR', sent_at: 'BIGINT', cu_price_micro_lamports: 'BIGINT', outcome: 'VARCHAR'})`;
+  const day = "strftime(make_timestamp(sent_at * 1000), '%Y-%m-%d') AS day";
+  await local.duck.run(`COPY (SELECT attempt_id, sig, payer, rpc_hash, sent_at, sent_at AS received_at, cu_price_micro_lamports, program, ${day} FROM ${source})
+    TO ${sqlString(local.paths.dataset("envelopes"))} (FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE)`);
+  await local.duck.run(`COPY (SELECT attempt_id, outcome, sent_at + 1 AS resolved_at, program, ${day} FROM ${source})
+    TO ${sqlString(local.paths.dataset("resolutions"))} (FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE)`);
+}
+
+/** A neighbour as the resolver holds a committed resolution. */
+const resolutionOf = (n: Neighbour) => ({ attempt: { sentAt: n.sentAt, rpcHash: n.rpcHash, program: n.program, cuPriceMicroLamports: n.cuPriceMicroLamports, payer: n.payer, sig: n.sig }, outcome: n.outcome }) as unknown as Resolution;
+
+test("neighbours read from the lake (a window before what is held) classify every drop as the whole list did", async () => {
+  const run = generateRun(400, 9000, 21);
+  const resolved = run.neighbours.slice(0, 9000); // the rest are the drops themselves
+  await writeLake(ctx, resolved);
+  const whole: Neighbour[] = [
+    ...resolved.map((n, i) => ({ n, i })).filter(({ n }) => n.outcome !== "preflight").sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map(({ n }) => n),
+    ...run.neighbours.slice(9000),
+  ];
+  const compact = await loadNeighbours(ctx, new ResolverState(), run.items.map((item) => item.attempt), [], Date.now());
+  expect(compact.held).toBeUndefined(); // sent long before now: read from the lake
+  expect(compact.sends.length).toBe(whole.length);
+  expect(compact.samePayerProgram.length).toBeLessThan(whole.length);
+  const diagnoses = classifyDropsFrom(run.items, compact);
+  expect(diagnoses).toEqual(classifyDrops(run.items, whole));
+  expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(4);
 });
 
-test("recent sends held between runs classify as the whole index does, as the index grows", async () => {
+test("recent sends held between runs classify as the whole list does, as runs add to them", async () => {
   const local = await testContext();
   try {
     const run = generateRun(400, 9000, 23);
-    // The generated ~40 minutes moved to start 4 minutes ago, so every window (15 minutes before a
-    // drop) is within the 20 minutes held, with a minute to spare for the test's own run time.
-    const shift = Date.now() - 4 * 60_000 - Math.min(...run.neighbours.map((n) => n.sentAt));
+    // The generated ~40 minutes moved to end just now, so every window of the drops (sent in the
+    // last minutes) is within the 20 minutes held.
+    const shift = Date.now() - 60_000 - Math.max(...run.neighbours.map((n) => n.sentAt));
     const items = run.items.map((item) => ({ ...item, attempt: { ...item.attempt, sentAt: item.attempt.sentAt + shift } }));
-    const indexed = run.neighbours.slice(0, 9000).map((n) => ({ ...n, sentAt: n.sentAt + shift }));
+    const resolved = run.neighbours.slice(0, 9000).map((n) => ({ ...n, sentAt: n.sentAt + shift }));
     const drops = run.neighbours.slice(9000).map((n) => ({ ...n, sentAt: n.sentAt + shift }));
-    const insert = local.control.query(
-      `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
-         cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, ?, 'acc', ?, ?, ?, ?, 'label', ?, ?, ?, NULL, NULL, '{}')`,
-    );
-    const index = (from: number, to: number, resolvedAt: (i: number) => number) =>
-      local.control.transaction(() => {
-        for (let i = from; i < to; i++) {
-          const n = indexed[i];
-          insert.run(`n${String(i).padStart(6, "0")}`, n.sig, n.program, n.outcome, n.payer, n.rpcHash, n.sentAt, resolvedAt(i), n.cuPriceMicroLamports);
-        }
-      })();
-    const whole = (count: number): Neighbour[] => [...indexed.slice(0, count).filter((n) => n.outcome !== "preflight").sort((a, b) => a.sentAt - b.sentAt), ...drops];
-    const resolvedAt = Date.now() - 60_000;
+    // Drops whose retry window (±90 s) lies within the payers held (the last 4 minutes).
+    const recent = new Set(items.map((item, i) => (item.attempt.sentAt > Date.now() - 2 * 60_000 ? i : -1)).filter((i) => i >= 0));
+    const recentItems = items.filter((_, i) => recent.has(i));
+    const recentDrops = drops.filter((_, i) => recent.has(i)); // a run's own drops count among their neighbours
+    const whole = (count: number): Neighbour[] => [...resolved.slice(0, count).filter((n) => n.outcome !== "preflight").sort((a, b) => a.sentAt - b.sentAt), ...recentDrops];
+    const inWindow = (list: Neighbour[]) => list.filter((n) => n.sentAt >= Date.now() - RECENT_SENDS_MS);
 
-    index(0, 4000, () => resolvedAt);
-    const first = await loadNeighbours(local, items.map((item) => item.attempt), []);
-    expect(first.held).toBeDefined(); // answered from the held sends (loaded on first use)
-    expect(sendCount(first)).toBe(whole(4000).length);
-    expect(classifyDropsFrom(items, first)).toEqual(classifyDrops(items, whole(4000)));
+    const state = new ResolverState();
+    await state.recent.ensureLoaded(local, Date.now()); // an empty lake: nothing held yet
+    state.recent.add(resolved.slice(0, 4000).map(resolutionOf), Date.now());
+    const first = await loadNeighbours(local, state, recentItems.map((item) => item.attempt), [], Date.now());
+    expect(first.held).toBeDefined(); // answered from the held sends
+    expect(classifyDropsFrom(recentItems, first)).toEqual(classifyDrops(recentItems, inWindow(whole(4000))));
 
-    // Indexed since: some at the very time of the last read (a clock that did not move), the rest later.
-    index(4000, 9000, (i) => (i < 5000 ? resolvedAt : resolvedAt + 1 + (i % 3)));
-    const second = await loadNeighbours(local, items.map((item) => item.attempt), []);
-    expect(second.held).toBeDefined();
-    expect(sendCount(second)).toBe(whole(9000).length);
-    const diagnoses = classifyDropsFrom(items, second);
-    expect(diagnoses).toEqual(classifyDrops(items, whole(9000)));
-    expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(4);
-
-    // Nothing new: the same answer, nothing counted twice.
-    const third = await loadNeighbours(local, items.map((item) => item.attempt), []);
-    expect(sendCount(third)).toBe(whole(9000).length);
+    // The next runs' resolutions, in any order of send time.
+    state.recent.add(resolved.slice(4000, 9000).reverse().map(resolutionOf), Date.now());
+    const second = await loadNeighbours(local, state, recentItems.map((item) => item.attempt), [], Date.now());
+    const first_ = Math.min(...recentItems.map((item) => item.attempt.sentAt));
+    const last = Math.max(...recentItems.map((item) => item.attempt.sentAt));
+    const around = resolved.filter((n) => n.outcome !== "preflight" && n.sentAt >= first_ - NEIGHBOUR_WINDOW_MS && n.sentAt <= last + NEIGHBOUR_WINDOW_MS);
+    expect(sendCount(second)).toBe(around.length + recentDrops.length); // every held send of the drops' windows, and the drops
+    const diagnoses = classifyDropsFrom(recentItems, second);
+    expect(diagnoses).toEqual(classifyDrops(recentItems, inWindow(whole(9000))));
+    expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(3);
   } finally {
     local.dispose();
   }
 });
 
-test("beyond the cap the newest sends are held, never splitting a send time, and earlier windows go to the index", async () => {
+test("beyond the cap the newest sends are held, never splitting a send time, and earlier windows go to the lake", async () => {
   const local = await testContext();
   try {
     const now = Date.now();
-    const insert = local.control.query(
-      `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at,
-         cu_price_micro_lamports, fingerprint, drop_class, story) VALUES (?, NULL, 'acc', 'P1', ?, 'payer', 'rpc', 'label', ?, ?, 1000, NULL, NULL, '{}')`,
-    );
     // Three sends per send time, so a cut at the cap would split a time if it were careless.
     const sentAt = (i: number) => now - 10 * 60_000 + Math.floor(i / 3) * 300;
-    const index = (from: number, to: number, resolvedAt: number) =>
-      local.control.transaction(() => {
-        for (let i = from; i < to; i++) insert.run(`a${i}`, i % 4 === 0 ? "dropped" : "landed", sentAt(i), resolvedAt);
-      })();
-    const indexedSince = (from: number) => local.control.query<{ n: number }, [number]>("SELECT count(*) AS n FROM attempt_index WHERE sent_at >= ?").get(from)!.n;
-
-    index(0, 3000, now - 1_000);
+    const send = (i: number): Neighbour => ({ sig: null, payer: "payer", program: "P1", rpcHash: "rpc", sentAt: sentAt(i), outcome: i % 4 === 0 ? "dropped" : "landed", cuPriceMicroLamports: 1000 });
     const recent = new RecentSends(1_000);
-    await recent.refresh(local.control, now);
+    await recent.ensureLoaded(local, now);
+    recent.add(Array.from({ length: 3000 }, (_, i) => resolutionOf(send(i))), now);
     expect(recent.heldFrom).toBeGreaterThan(now - RECENT_SENDS_MS);
+    const heldSince = (from: number) => Array.from({ length: 3600 }, (_, i) => sentAt(i)).filter((t, i) => (i < 3000 || recentlyAdded) && t >= from).length;
+    let recentlyAdded = false;
     const first = recent.range(recent.heldFrom, now)!;
-    expect(first.end - first.start).toBe(indexedSince(recent.heldFrom)); // every send from heldFrom on, none split
+    expect(first.end - first.start).toBe(heldSince(recent.heldFrom)); // every send from heldFrom on, none split
     expect(first.end - first.start).toBeGreaterThanOrEqual(1_000);
     expect(first.end - first.start).toBeLessThan(1_003);
-    expect(recent.range(recent.heldFrom - 1, now)).toBeNull(); // the window reaches before: read from the index
+    expect(recent.range(recent.heldFrom - 1, now)).toBeNull(); // the window reaches before: read from the lake
 
-    index(3000, 3600, now); // indexed since the last read
-    await recent.refresh(local.control, now + 1_000);
+    recent.add(Array.from({ length: 600 }, (_, k) => resolutionOf(send(3000 + k))), now + 1_000);
+    recentlyAdded = true;
     const second = recent.range(recent.heldFrom, now + 1_000)!;
-    expect(second.end - second.start).toBe(indexedSince(recent.heldFrom));
+    expect(second.end - second.start).toBe(heldSince(recent.heldFrom));
     expect(second.end - second.start).toBeLessThan(1_003);
   } finally {
     local.dispose();

@@ -103,8 +103,10 @@ describe("scenarios", () => {
       cuPriceMicroLamports: envelope.cuPriceMicroLamports,
       skipPreflight: false,
       sendPath: "rpc",
+      ixPrefix: envelope.ixPrefix,
     });
     expect(envelope.cuPriceMicroLamports! % 1000).toBe(0);
+    expect(envelope.ixPrefix).toMatch(/^02000000[0-9a-f]{8}$/); // System Transfer (u32 2), then the lamports' low bytes
     expect(truth).toMatchObject({ scenario: "sol_transfer", outcome: "landed", err: null, slot: localnet.chain.slot, dropCause: null });
     expect(localnet.chain.ledger.get(envelope.sig!)?.err).toBeNull();
   });

@@ -24,3 +24,10 @@ export declare function parseTransaction(bytes: Uint8Array): WireTransaction;
  * given; else the first that is not Compute Budget (nor the durable-nonce advance); else the first.
  */
 export declare function targetProgram(tx: WireTransaction, tracked: ReadonlySet<string> | null): string;
+/**
+ * The first (up to) 8 data bytes of the first top-level instruction of `program`, lower-case hex:
+ * the envelope's `ixPrefix` (docs/api.md#post-v1ingest). With an IDL these bytes name the
+ * instruction (Anchor's discriminator), so the server names a landed attempt without fetching its
+ * transaction. Undefined when no top-level instruction belongs to `program`.
+ */
+export declare function instructionPrefix(tx: WireTransaction, program: string): string | undefined;

@@ -26,6 +26,7 @@ export declare const envelopeSchema: z.ZodObject<{
     skipPreflight: z.ZodOptional<z.ZodBoolean>;
     sendPath: z.ZodOptional<z.ZodString>;
     nonce: z.ZodOptional<z.ZodBoolean>;
+    ixPrefix: z.ZodOptional<z.ZodString>;
 }, z.core.$strip>;
 export type Envelope = z.infer<typeof envelopeSchema>;
 export declare const ingestBodySchema: z.ZodObject<{
@@ -53,5 +54,6 @@ export declare const ingestBodySchema: z.ZodObject<{
         skipPreflight: z.ZodOptional<z.ZodBoolean>;
         sendPath: z.ZodOptional<z.ZodString>;
         nonce: z.ZodOptional<z.ZodBoolean>;
+        ixPrefix: z.ZodOptional<z.ZodString>;
     }, z.core.$strip>>;
 }, z.core.$strip>;

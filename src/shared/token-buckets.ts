@@ -1,5 +1,6 @@
-// Token buckets, one per key (ingest, counted in envelopes) or per client IP (public reads, counted
-// in requests). In memory: limits protect this process; a multi-node deployment limits per node.
+// Token buckets, one per key (ingest, counted in envelopes), per client IP (public reads, counted
+// in requests) or per client asking `why` to look a signature up on the chain (counted in look-ups).
+// In memory: limits protect this process; a multi-node deployment limits per node.
 // Answers carry the IETF RateLimit-* headers; a refusal says when to retry.
 
 export type RateDecision = { allowed: boolean; headers: Record<string, string>; retryAfterSeconds: number };

@@ -1,0 +1,129 @@
+// The resolver's open attempts (docs/operations.md, "How resolving works"): every attempt taken in
+// from the lake and not resolved yet, held in this process's memory, ordered by when it is next
+// looked up (a binary heap; a rescheduled attempt leaves a stale heap entry behind, skipped when
+// popped). Nothing per attempt goes to the control database: the set is checkpointed to a file
+// (checkpoint.ts), and what happened since the checkpoint is replayed from the lake after a restart.
+
+import type { Attempt } from "./types";
+
+export type OpenAttempt = Attempt & {
+  /** Status look-ups so far. */
+  checks: number;
+  nextCheckAt: number;
+  /** Set at the first look-up that found nothing after the blockhash expired (the drop needs a second one). */
+  expiry: { observedAt: number; height: number } | null;
+  /** Whether the signature index holds an entry for it (written at the end of the run that took it in). */
+  indexed: boolean;
+  /** Heap bookkeeping: the version of its live heap entry. */
+  version: number;
+};
+
+type HeapEntry = { at: number; id: string; version: number };
+
+export class OpenAttempts {
+  private readonly byId = new Map<string, OpenAttempt>();
+  private readonly heap: HeapEntry[] = [];
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  has(attemptId: string): boolean {
+    return this.byId.has(attemptId);
+  }
+
+  get(attemptId: string): OpenAttempt | undefined {
+    return this.byId.get(attemptId);
+  }
+
+  values(): IterableIterator<OpenAttempt> {
+    return this.byId.values();
+  }
+
+  /** Adds an attempt (ignored when already open: a segment read again after a crash). */
+  add(attempt: OpenAttempt): boolean {
+    if (this.byId.has(attempt.attemptId)) return false;
+    this.byId.set(attempt.attemptId, attempt);
+    this.push({ at: attempt.nextCheckAt, id: attempt.attemptId, version: attempt.version });
+    return true;
+  }
+
+  remove(attemptId: string): void {
+    this.byId.delete(attemptId); // its heap entry goes stale
+  }
+
+  /** Takes up to `limit` attempts due at `now`, earliest first; the caller reschedules or removes each. */
+  takeDue(now: number, limit: number): OpenAttempt[] {
+    const due: OpenAttempt[] = [];
+    while (due.length < limit && this.heap.length > 0 && this.heap[0].at <= now) {
+      const top = this.pop();
+      const attempt = this.byId.get(top.id);
+      if (attempt && attempt.version === top.version) {
+        attempt.version++; // taken: no live heap entry until rescheduled
+        due.push(attempt);
+      }
+    }
+    return due;
+  }
+
+  /** Puts a taken attempt back, due at `at`. */
+  reschedule(attempt: OpenAttempt, at: number): void {
+    attempt.nextCheckAt = at;
+    attempt.version++;
+    if (this.byId.get(attempt.attemptId) === attempt) this.push({ at, id: attempt.attemptId, version: attempt.version });
+  }
+
+  /** When the next attempt is due (Infinity when none is open). */
+  nextDueAt(): number {
+    while (this.heap.length > 0) {
+      const top = this.heap[0];
+      const attempt = this.byId.get(top.id);
+      if (attempt && attempt.version === top.version) return top.at;
+      this.pop();
+    }
+    return Infinity;
+  }
+
+  private push(entry: HeapEntry): void {
+    const heap = this.heap;
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(heap[i], heap[parent])) break;
+      [heap[i], heap[parent]] = [heap[parent], heap[i]];
+      i = parent;
+    }
+  }
+
+  private pop(): HeapEntry {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < heap.length && before(heap[left], heap[smallest])) smallest = left;
+        if (right < heap.length && before(heap[right], heap[smallest])) smallest = right;
+        if (smallest === i) break;
+        [heap[i], heap[smallest]] = [heap[smallest], heap[i]];
+        i = smallest;
+      }
+    }
+    return top;
+  }
+}
+
+/** Earlier first; at equal times, in attempt id order (UUIDv7: taken in first, looked up first). */
+function before(a: HeapEntry, b: HeapEntry): boolean {
+  return a.at < b.at || (a.at === b.at && a.id < b.id);
+}
+
+/** A new open attempt, due at `at`. */
+export function openAttempt(attempt: Attempt, at: number): OpenAttempt {
+  return { ...attempt, checks: 0, nextCheckAt: at, expiry: null, indexed: false, version: 0 };
+}

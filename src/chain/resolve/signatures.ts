@@ -1,0 +1,114 @@
+// What the signature index holds for an attempt (src/signature-index; docs/scaling.md "Finding a
+// signature"): the resolver writes a `resolved` entry with everything `why` and `diagnose-drop`
+// answer, or, for an attempt it took in and has not resolved yet, an `open` entry with its envelope
+// (so `why` can ask the chain about it at once and answer the way the resolver will record it).
+// Read back through indexedAttempts, newest entry per attempt.
+
+import { ifLeaseFree, isResolutionBatchCommitted, type ControlDb } from "../../control";
+import type { Context } from "../../context";
+import { describeError } from "../../shared/logger";
+import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
+import { EMPTY_STORY, type DecodedStory } from "../decode";
+import type { Attempt, Resolution } from "./types";
+
+type Common = Pick<Attempt, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "rpcLabel" | "sentAt">;
+
+export type ResolvedEntry = Common &
+  Pick<Resolution, "outcome" | "slot" | "blockTime" | "err" | "story" | "drop" | "fingerprint"> & {
+    state: "resolved";
+    /** resolvedAt (retention dates the entry by it). */
+    at: number;
+  };
+
+export type OpenEntry = Common & {
+  state: "open";
+  /** When it was taken in. */
+  at: number;
+  attempt: Attempt;
+};
+
+export type IndexedAttempt = ResolvedEntry | OpenEntry;
+
+const common = (a: Attempt): Common => ({ attemptId: a.attemptId, accountId: a.accountId, program: a.program, payer: a.payer, rpcHash: a.rpcHash, rpcLabel: a.rpcLabel, sentAt: a.sentAt });
+
+/**
+ * The story as the index keeps it: only the fields that differ from EMPTY_STORY (a success decided
+ * from its status has two or three), read back whole by indexedAttempts.
+ */
+function compactStory(story: DecodedStory): Partial<DecodedStory> {
+  const compact: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(story)) if (value !== EMPTY_STORY[field as keyof DecodedStory]) compact[field] = value;
+  return compact as Partial<DecodedStory>;
+}
+
+const withFullStory = (entry: IndexedAttempt): IndexedAttempt => (entry.state === "resolved" ? { ...entry, story: { ...EMPTY_STORY, ...entry.story } } : entry);
+
+/** What the index answers for a resolution (why answers an attempt decided on demand from the same). */
+export function resolvedValue(r: Resolution): ResolvedEntry {
+  return { ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: r.story, drop: r.drop, fingerprint: r.fingerprint };
+}
+
+export function resolvedEntry(r: Resolution): IndexEntry {
+  const value = resolvedValue(r);
+  return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value: { ...value, story: compactStory(value.story) } };
+}
+
+export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
+  const value: OpenEntry = { ...common(attempt), state: "open", at: takenAt, attempt: { ...attempt, simulationLogs: null, preflightError: null } };
+  return { sig: attempt.sig!, attemptId: attempt.attemptId, value };
+}
+
+export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
+
+/** Upkeeps in progress in this process, by index directory. */
+const upkeeps = new Map<string, Promise<void>>();
+
+/**
+ * The signature index's upkeep (merges, retention) in the background, under its own lease (one
+ * process at a time), beside the resolver's runs rather than inside them: a merge of large runs
+ * takes seconds, which a resolve run must not wait for. Runs of a batch that has not committed are
+ * left alone. Returns at once; an upkeep already running in this process is not started twice.
+ */
+export function startIndexUpkeep(ctx: Context, retainFrom: number, pause: () => Promise<void>): void {
+  const index = ctx.signatures;
+  if (upkeeps.has(index.dir)) return;
+  const running = ifLeaseFree(ctx.control, "signature-index", () => index.maintain(retainFrom, pause, (footer) => runVisible(ctx.control, footer)))
+    .then(() => {}, (error) => ctx.logger.warn("signature index upkeep failed; the next one retries", { error: describeError(error) }))
+    .finally(() => upkeeps.delete(index.dir));
+  upkeeps.set(index.dir, running);
+}
+
+/** Waits for this process's upkeep of the context's index (tests, benchmarks, a clean stop). */
+export async function indexUpkeepDone(ctx: Context): Promise<void> {
+  await upkeeps.get(ctx.signatures.dir);
+}
+
+/** Every attempt the index holds, one entry each (a check over everything, never a request). */
+export function* everyIndexedAttempt(index: SignatureIndex, control: ControlDb): Generator<IndexedAttempt> {
+  for (const entry of index.scan((footer) => runVisible(control, footer))) yield withFullStory(entry.value as IndexedAttempt);
+}
+
+/** Preference when one signature stands for several attempts: one that reached the chain, then the newest. */
+const RANK: Record<string, number> = { failed_onchain: 0, landed: 1, preflight: 2, dropped: 3 };
+
+/** Batches seen committed (a committed batch stays committed): their runs need no second look. */
+const committed = new Set<string>();
+
+/** A run counts once its batch committed (record.ts writes the run just before the commit); runs without a batch always count. */
+function runVisible(control: ControlDb, footer: RunFooter): boolean {
+  if (footer.batch === null || committed.has(footer.batch)) return true;
+  if (!isResolutionBatchCommitted(control, footer.batch)) return false;
+  if (committed.size > 10_000) committed.clear();
+  committed.add(footer.batch);
+  return true;
+}
+
+/**
+ * The attempts a signature stands for, best first: resolved ones (one that reached the chain before
+ * a drop of a resend, then the newest resolution), then open ones.
+ */
+export function indexedAttempts(index: SignatureIndex, control: ControlDb, sig: string): IndexedAttempt[] {
+  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map((e) => withFullStory(e.value as IndexedAttempt));
+  const rank = (e: IndexedAttempt) => (e.state === "open" ? 4 : (RANK[e.outcome] ?? 3));
+  return entries.sort((a, b) => rank(a) - rank(b) || b.at - a.at);
+}

@@ -1,0 +1,237 @@
+// One run of the signature index (docs/scaling.md, "Finding a signature"): an immutable file of
+// entries sorted by signature. Layout, front to back:
+//   blocks        each up to BLOCK_ENTRIES lines `sig \t attemptId \t value-json`, zstd-compressed
+//   block index   zstd of JSON [[first sig's first 16 characters, offset, length], ...]
+//   Bloom filter  bloom.ts: one 64-byte block decides whether the run may hold a signature
+//   footer        JSON (RunFooter), then its length as u32 LE and the magic "TXSI"
+// A look-up reads the filter block (64 bytes), and only when it says "maybe" one compressed block
+// (about 20 KB). Written to a temporary name, fsynced and renamed, so a reader never sees half a run.
+
+import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { BLOOM_BLOCK_BYTES, bloomBlockMayHold, bloomBlockOf, bloomBlocks, buildBloom } from "./bloom";
+
+export type IndexEntry = { sig: string; attemptId: string; value: unknown };
+
+/** What a run says about itself. `lo`/`hi`: the write sequence numbers it covers (newer runs cover higher ones). */
+export type RunFooter = {
+  format: 1;
+  entries: number;
+  lo: number;
+  hi: number;
+  /** How many first-level runs were merged into it (1 for a run written by the resolver). */
+  weight: number;
+  /** Earliest and latest `at` of its entries (retention drops a run whose latest is too old). */
+  minAt: number;
+  maxAt: number;
+  /** The resolution batch whose commit it belongs to (removed with the batch when that never commits). */
+  batch: string | null;
+  blocksIndex: { offset: number; length: number };
+  bloom: { offset: number; blocks: number };
+};
+
+const MAGIC = "TXSI";
+const BLOCK_ENTRIES = 256;
+const BLOCK_RAW_BYTES = 256 * 1024;
+const PREFIX = 16;
+const TAIL_BYTES = 8;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** One line per entry: the value's JSON never holds a raw tab or newline. */
+const line = (e: IndexEntry) => `${e.sig}\t${e.attemptId}\t${JSON.stringify(e.value)}`;
+
+export function compareEntries(a: { sig: string; attemptId: string }, b: { sig: string; attemptId: string }): number {
+  return a.sig < b.sig ? -1 : a.sig > b.sig ? 1 : a.attemptId < b.attemptId ? -1 : a.attemptId > b.attemptId ? 1 : 0;
+}
+
+type FooterFields = Pick<RunFooter, "lo" | "hi" | "weight" | "batch" | "minAt" | "maxAt">;
+
+/**
+ * Writes a run line by line (lines in signature, then attempt id, order; `sig\tattemptId\tjson`)
+ * to `path + ".tmp"`, and `finish` fsyncs it and renames it to `path`.
+ */
+export class RunWriter {
+  private readonly temporary: string;
+  private readonly fd: number;
+  private offset = 0;
+  private readonly index: [string, number, number][] = [];
+  private readonly sigs: string[] = [];
+  private block: string[] = [];
+  private blockBytes = 0;
+  private first = "";
+
+  constructor(private readonly path: string) {
+    this.temporary = `${path}.tmp`;
+    this.fd = openSync(this.temporary, "w");
+  }
+
+  /** Blocks written so far (a long merge pauses for the event loop every few). */
+  get blocks(): number {
+    return this.index.length;
+  }
+
+  add(sig: string, text: string): void {
+    if (this.block.length === 0) this.first = sig;
+    this.block.push(text);
+    this.blockBytes += text.length;
+    this.sigs.push(sig);
+    if (this.block.length >= BLOCK_ENTRIES || this.blockBytes >= BLOCK_RAW_BYTES) this.flushBlock();
+  }
+
+  finish(footer: FooterFields): RunFooter {
+    try {
+      this.flushBlock();
+      const indexBytes = Bun.zstdCompressSync(encoder.encode(JSON.stringify(this.index)), { level: 1 });
+      const blocksIndex = { offset: this.offset, length: indexBytes.length };
+      this.write(indexBytes);
+      const blocks = bloomBlocks(this.sigs.length);
+      const bloom = { offset: this.offset, blocks };
+      this.write(buildBloom(this.sigs, blocks));
+      const full: RunFooter = { format: 1, entries: this.sigs.length, ...footer, blocksIndex, bloom };
+      const footerBytes = encoder.encode(JSON.stringify(full));
+      this.write(footerBytes);
+      const tail = new Uint8Array(TAIL_BYTES);
+      new DataView(tail.buffer).setUint32(0, footerBytes.length, true);
+      tail.set(encoder.encode(MAGIC), 4);
+      this.write(tail);
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      renameSync(this.temporary, this.path);
+      return full;
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
+  }
+
+  /** Closes and removes the temporary file (a failed or stopped write). */
+  abandon(): void {
+    try {
+      closeSync(this.fd);
+    } catch {}
+    try {
+      unlinkSync(this.temporary);
+    } catch {}
+  }
+
+  private write(bytes: Uint8Array): void {
+    writeSync(this.fd, bytes);
+    this.offset += bytes.length;
+  }
+
+  private flushBlock(): void {
+    if (this.block.length === 0) return;
+    const compressed = Bun.zstdCompressSync(encoder.encode(this.block.join("\n")), { level: 1 });
+    this.index.push([this.first.slice(0, PREFIX), this.offset, compressed.length]);
+    this.write(compressed);
+    this.block = [];
+    this.blockBytes = 0;
+  }
+}
+
+/** Writes `entries` (any order) as a run: sorted by signature, then attempt id; `at` dates each entry (retention). */
+export function writeRun(path: string, entries: IndexEntry[], at: (value: unknown) => number, footer: Pick<RunFooter, "lo" | "hi" | "weight" | "batch">): RunFooter {
+  const sorted = [...entries].sort(compareEntries);
+  let minAt = Infinity;
+  let maxAt = -Infinity;
+  for (const e of sorted) {
+    const t = at(e.value);
+    if (t < minAt) minAt = t;
+    if (t > maxAt) maxAt = t;
+  }
+  const writer = new RunWriter(path);
+  for (const e of sorted) writer.add(e.sig, line(e));
+  return writer.finish({ ...footer, ...(sorted.length > 0 ? { minAt, maxAt } : { minAt: 0, maxAt: 0 }) });
+}
+
+/** An open run: its footer and block index in memory, its file kept open for look-ups. */
+export class RunReader {
+  private constructor(
+    readonly path: string,
+    readonly footer: RunFooter,
+    private readonly fd: number,
+    private readonly index: [string, number, number][],
+  ) {}
+
+  static open(path: string): RunReader {
+    const fd = openSync(path, "r");
+    try {
+      const size = Bun.file(path).size;
+      const tail = new Uint8Array(TAIL_BYTES);
+      readSync(fd, tail, 0, TAIL_BYTES, size - TAIL_BYTES);
+      if (decoder.decode(tail.subarray(4)) !== MAGIC) throw new Error(`not a signature index run: ${path}`);
+      const footerLength = new DataView(tail.buffer).getUint32(0, true);
+      const footerBytes = new Uint8Array(footerLength);
+      readSync(fd, footerBytes, 0, footerLength, size - TAIL_BYTES - footerLength);
+      const footer = JSON.parse(decoder.decode(footerBytes)) as RunFooter;
+      const indexBytes = new Uint8Array(footer.blocksIndex.length);
+      readSync(fd, indexBytes, 0, indexBytes.length, footer.blocksIndex.offset);
+      const index = JSON.parse(decoder.decode(Bun.zstdDecompressSync(indexBytes))) as [string, number, number][];
+      return new RunReader(path, footer, fd, index);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {}
+  }
+
+  /** The lines holding `sig` (`sig\tattemptId\tjson`), in attempt id order; [] when the run has none. */
+  lookup(sig: string): string[] {
+    if (this.footer.entries === 0) return [];
+    const { offset, blocks } = this.footer.bloom;
+    const filterBlock = new Uint8Array(BLOOM_BLOCK_BYTES);
+    readSync(this.fd, filterBlock, 0, BLOOM_BLOCK_BYTES, offset + bloomBlockOf(sig, blocks) * BLOOM_BLOCK_BYTES);
+    if (!bloomBlockMayHold(filterBlock, sig, blocks)) return [];
+    const prefix = sig.slice(0, PREFIX);
+    // Blocks that may hold it: the last one starting before its prefix, and every one starting with it.
+    let lo = 0;
+    let hi = this.index.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.index[mid][0] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const found: string[] = [];
+    for (let b = Math.max(0, lo - 1); b < this.index.length && (b < lo || this.index[b][0] === prefix); b++) {
+      // The block's lines for `sig`, found in its text without splitting every line.
+      const text = "\n" + this.blockText(b) + "\n";
+      for (let at = text.indexOf(`\n${sig}\t`); at >= 0; at = text.indexOf(`\n${sig}\t`, at + 1)) found.push(text.slice(at + 1, text.indexOf("\n", at + 1)));
+    }
+    return found;
+  }
+
+  /** Every line of the run in order (merges read runs whole). */
+  *lines(): Generator<string> {
+    for (let b = 0; b < this.index.length; b++) yield* this.blockLines(b);
+  }
+
+  private blockLines(b: number): string[] {
+    return this.blockText(b).split("\n");
+  }
+
+  private blockText(b: number): string {
+    const [, offset, length] = this.index[b];
+    const bytes = new Uint8Array(length);
+    readSync(this.fd, bytes, 0, length, offset);
+    return decoder.decode(Bun.zstdDecompressSync(bytes));
+  }
+}
+
+/** A line's parts. */
+export function parseLine(text: string): IndexEntry {
+  const a = text.indexOf("\t");
+  const b = text.indexOf("\t", a + 1);
+  return { sig: text.slice(0, a), attemptId: text.slice(a + 1, b), value: JSON.parse(text.slice(b + 1)) };
+}
+
+/** The sort key of a line (signature, attempt id) without parsing its value. */
+export function lineKey(text: string): { sig: string; attemptId: string } {
+  const a = text.indexOf("\t");
+  const b = text.indexOf("\t", a + 1);
+  return { sig: text.slice(0, a), attemptId: text.slice(a + 1, b) };
+}

@@ -1,0 +1,281 @@
+// The signature index (docs/scaling.md, "Finding a signature"): where `why` and `diagnose-drop`
+// find any attempt txray took in by its signature, resolved or still open, without touching the
+// control database or scanning the lake. It is a set of immutable runs (run-file.ts) under
+// <data dir>/index/signatures, each covering an interval [lo, hi] of write sequence numbers:
+//   - the resolver writes one run per run of its own (the attempts it resolved, and those it took in
+//     and left open), under its lease: a single writer;
+//   - runs of the same size tier that follow each other are merged, FANOUT at a time, into one run
+//     covering their intervals (where an attempt appears twice, the newer run's entry is kept), so a
+//     look-up reads at most about FANOUT runs per tier;
+//   - a run whose entries are all older than the retention is deleted whole.
+// Readers (every process) list the directory again when its modification time changes. A run
+// merged away while a reader holds it open stays readable until the reader lets it go (unlinked
+// files live on while open); a merged run and its inputs never both count: a run whose interval
+// lies inside another's is ignored (and removed by the writer), which also repairs a merge that
+// was interrupted between writing its result and removing its inputs.
+
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { compareEntries, lineKey, parseLine, RunReader, RunWriter, writeRun, type IndexEntry, type RunFooter } from "./run-file";
+
+/** Runs of a tier merged at once; a tier holds runs of FANOUT^tier first-level runs. */
+export const FANOUT = 8;
+const NAME = /^(\d{12})-(\d{12})\.run$/;
+/** A temporary file older than this was abandoned (a write takes well under a minute). */
+const ABANDONED_MS = 10 * 60_000;
+const runName = (lo: number, hi: number) => `${String(lo).padStart(12, "0")}-${String(hi).padStart(12, "0")}.run`;
+
+type Listed = { name: string; lo: number; hi: number };
+
+export type MaintainResult = { merged: number; removed: number };
+
+export class SignatureIndex {
+  private listedAt = -1;
+  private listed: Listed[] = [];
+  private readonly open = new Map<string, RunReader>();
+  private closed = false;
+
+  constructor(readonly dir: string) {}
+
+  /**
+   * Every attempt with this signature, one entry per attempt id (the newest run's), newest run
+   * first. Several attempts share a signature when a client sent the same signed transaction
+   * again (each send is an attempt). `visible` may hide runs (the resolver's run of a batch that has
+   * not committed yet).
+   */
+  lookup(sig: string, visible: (footer: RunFooter) => boolean = () => true): IndexEntry[] {
+    for (let tries = 0; ; tries++) {
+      try {
+        const seen = new Set<string>();
+        const found: IndexEntry[] = [];
+        for (const run of this.runsNewestFirst()) {
+          const reader = this.reader(run);
+          if (!visible(reader.footer)) continue;
+          for (const text of reader.lookup(sig)) {
+            const entry = parseLine(text);
+            if (seen.has(entry.attemptId)) continue;
+            seen.add(entry.attemptId);
+            found.push(entry);
+          }
+        }
+        return found;
+      } catch (error) {
+        // A run merged away between listing and opening: list again (twice at most).
+        if (tries < 2 && (error as NodeJS.ErrnoException).code === "ENOENT") {
+          this.listedAt = -1;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Every entry that counts, one per attempt (the newest run's), in no particular order: a whole
+   * read, for checks over everything (`bun run chaos`), never for a request.
+   */
+  *scan(visible: (footer: RunFooter) => boolean = () => true): Generator<IndexEntry> {
+    const seen = new Set<string>();
+    for (const run of this.runsNewestFirst()) {
+      const reader = this.reader(run);
+      if (!visible(reader.footer)) continue;
+      for (const text of reader.lines()) {
+        const entry = parseLine(text);
+        if (seen.has(entry.attemptId)) continue;
+        seen.add(entry.attemptId);
+        yield entry;
+      }
+    }
+  }
+
+  /** The runs and their entries (status, tests). */
+  stats(): { runs: number; entries: number } {
+    const runs = this.current();
+    return { runs: runs.length, entries: runs.reduce((sum, run) => sum + this.reader(run).footer.entries, 0) };
+  }
+
+  /**
+   * Writes one run of `entries` (the writer holds the resolve lease). `batch`: the resolution batch
+   * it belongs to, so that a batch that never commits takes its run with it (discardBatch).
+   * `at` dates an entry for retention.
+   */
+  append(entries: IndexEntry[], at: (value: unknown) => number, batch: string | null = null): RunFooter | null {
+    if (entries.length === 0) return null;
+    mkdirSync(this.dir, { recursive: true });
+    const seq = this.nextSeq();
+    return writeRun(join(this.dir, runName(seq, seq)), entries, at, { lo: seq, hi: seq, weight: 1, batch });
+  }
+
+  /** Removes the runs written for a resolution batch that never committed. */
+  discardBatch(batch: string): number {
+    let removed = 0;
+    for (const run of this.current()) {
+      const reader = this.reader(run);
+      if (reader.footer.weight !== 1 || reader.footer.batch !== batch) continue;
+      this.forget(run.name);
+      unlinkSync(join(this.dir, run.name));
+      removed++;
+    }
+    if (removed > 0) this.listedAt = -1;
+    return removed;
+  }
+
+  /**
+   * The upkeep (one process at a time: the caller holds a lease; it may run beside the writer's
+   * appends): removes runs contained in others (an interrupted merge), runs whose newest entry is
+   * older than `retainFrom` and temporary files abandoned long ago, then merges tiers that are full,
+   * of runs `mergeable` accepts (the run of a batch that has not committed is not). `pause` lets the
+   * event loop run between blocks of a long merge.
+   */
+  async maintain(retainFrom: number, pause: () => Promise<void>, mergeable: (footer: RunFooter) => boolean = () => true): Promise<MaintainResult> {
+    const result: MaintainResult = { merged: 0, removed: 0 };
+    if (!existsSync(this.dir)) return result;
+    for (const name of readdirSync(this.dir)) {
+      // A write nobody finished (a process died): an append in progress is younger than this.
+      if (name.endsWith(".tmp") && Date.now() - statSync(join(this.dir, name)).mtimeMs > ABANDONED_MS) unlinkSync(join(this.dir, name));
+    }
+    const all = this.list(true);
+    const kept = this.withoutContained(all);
+    for (const run of all) {
+      if (kept.includes(run) && this.reader(run).footer.maxAt >= retainFrom) continue;
+      this.forget(run.name);
+      unlinkSync(join(this.dir, run.name));
+      result.removed++;
+    }
+    this.listedAt = -1;
+    for (;;) {
+      const group = this.fullTier(mergeable);
+      if (group === null) break;
+      await this.merge(group, pause);
+      result.merged++;
+    }
+    return result;
+  }
+
+  /** Lets go of every open run (the context closes; a merge in progress stops at its next pause). */
+  close(): void {
+    this.closed = true;
+    for (const reader of this.open.values()) reader.close();
+    this.open.clear();
+  }
+
+  /** The newest FANOUT runs of one tier when they follow each other (and may be merged), else null. */
+  private fullTier(mergeable: (footer: RunFooter) => boolean): Listed[] | null {
+    const all = this.current().sort((a, b) => a.lo - b.lo);
+    // Runs after one that may not be merged yet wait with it (merged runs must stay adjacent).
+    const blocked = all.findIndex((run) => !mergeable(this.reader(run).footer));
+    const runs = blocked < 0 ? all : all.slice(0, blocked);
+    const tier = (run: Listed) => Math.floor(Math.log(this.reader(run).footer.weight) / Math.log(FANOUT) + 1e-9);
+    for (let end = runs.length; end >= FANOUT; ) {
+      const t = tier(runs[end - 1]);
+      let start = end - 1;
+      while (start > 0 && tier(runs[start - 1]) === t) start--;
+      if (end - start >= FANOUT) return runs.slice(end - FANOUT, end);
+      end = start;
+    }
+    return null;
+  }
+
+  /** Merges adjacent runs into one covering their intervals; an attempt in several keeps the newest run's entry. */
+  private async merge(group: Listed[], pause: () => Promise<void>): Promise<void> {
+    const readers = group.map((run) => this.reader(run));
+    const lo = Math.min(...group.map((run) => run.lo));
+    const hi = Math.max(...group.map((run) => run.hi));
+    const writer = new RunWriter(join(this.dir, runName(lo, hi)));
+    try {
+      const heads = readers.map((reader, order) => ({ lines: reader.lines(), order: group[order].hi, current: null as string | null, key: null as { sig: string; attemptId: string } | null }));
+      const advance = (head: (typeof heads)[number]) => {
+        const next = head.lines.next();
+        head.current = next.done ? null : next.value;
+        head.key = head.current === null ? null : lineKey(head.current);
+      };
+      heads.forEach(advance);
+      let blocks = writer.blocks;
+      for (;;) {
+        let best: (typeof heads)[number] | null = null;
+        for (const head of heads) {
+          if (head.key === null) continue;
+          const order = best === null ? -1 : compareEntries(head.key, best.key!);
+          if (best === null || order < 0 || (order === 0 && head.order > best.order)) best = head;
+        }
+        if (best === null) break;
+        const key = best.key!;
+        writer.add(key.sig, best.current!);
+        for (const head of heads) while (head.key !== null && compareEntries(head.key, key) === 0) advance(head);
+        if (writer.blocks !== blocks) {
+          blocks = writer.blocks;
+          if (blocks % 16 === 0) {
+            await pause();
+            if (this.closed) throw new Error("signature index closed during a merge");
+          }
+        }
+      }
+      const footers = readers.map((reader) => reader.footer);
+      writer.finish({
+        lo, hi, weight: footers.reduce((sum, f) => sum + f.weight, 0), batch: null,
+        minAt: Math.min(...footers.filter((f) => f.entries > 0).map((f) => f.minAt), Infinity),
+        maxAt: Math.max(...footers.map((f) => f.maxAt), 0),
+      });
+    } catch (error) {
+      writer.abandon();
+      throw error;
+    }
+    for (const run of group) {
+      this.forget(run.name);
+      unlinkSync(join(this.dir, run.name));
+    }
+    this.listedAt = -1;
+  }
+
+  private nextSeq(): number {
+    return Math.max(0, ...this.list(true).map((run) => run.hi)) + 1;
+  }
+
+  /** Runs that count, newest first. */
+  private runsNewestFirst(): Listed[] {
+    return this.current().sort((a, b) => b.hi - a.hi);
+  }
+
+  private current(): Listed[] {
+    return this.withoutContained(this.list(false));
+  }
+
+  /** The runs in the directory, listed again when it changed (or always with `fresh`). */
+  private list(fresh: boolean): Listed[] {
+    let mtime: number;
+    try {
+      mtime = statSync(this.dir).mtimeMs;
+    } catch {
+      this.listed = [];
+      return [];
+    }
+    if (fresh || mtime !== this.listedAt) {
+      this.listed = [];
+      for (const name of readdirSync(this.dir)) {
+        const match = NAME.exec(name);
+        if (match) this.listed.push({ name, lo: Number(match[1]), hi: Number(match[2]) });
+      }
+      for (const name of [...this.open.keys()]) if (!this.listed.some((run) => run.name === name)) this.forget(name);
+      this.listedAt = mtime;
+    }
+    return [...this.listed];
+  }
+
+  private withoutContained(runs: Listed[]): Listed[] {
+    return runs.filter((run) => !runs.some((other) => other !== run && other.lo <= run.lo && other.hi >= run.hi && (other.lo < run.lo || other.hi > run.hi)));
+  }
+
+  private reader(run: Listed): RunReader {
+    let reader = this.open.get(run.name);
+    if (!reader) {
+      reader = RunReader.open(join(this.dir, run.name));
+      this.open.set(run.name, reader);
+    }
+    return reader;
+  }
+
+  private forget(name: string): void {
+    this.open.get(name)?.close();
+    this.open.delete(name);
+  }
+}

@@ -1,0 +1,85 @@
+// why/{sig} on demand (issue 22): an attempt txray holds but has not resolved is asked of the chain at
+// once and decided by the resolver's rules, so the answer is what the resolver records later, once;
+// a success outside the sample is answered from its status (no compute units, its instruction named
+// from the envelope's ixPrefix, its limit from cuLimit). Chain look-ups are limited per client.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { loadIdls } from "../../src/chain/idl";
+import { createRpcClient } from "../../src/chain/rpc";
+import { flushSpool } from "../../src/lake/flush-spool";
+import { makeEnvelope, randomSignature } from "../helpers/envelopes";
+import { recordedTransaction, startRecordedRpc } from "../helpers/recorded-rpc";
+import { resolveUntilSettled } from "../helpers/resolve";
+import { testServer, type TestServer } from "../helpers/server";
+
+const failure = recordedTransaction("18_"); // a failed System transfer (insufficient lamports)
+const success = recordedTransaction("17_"); // a landed OKX route
+const SYSTEM = "11111111111111111111111111111111";
+let rpc: ReturnType<typeof startRecordedRpc>;
+let t: TestServer;
+
+beforeAll(async () => {
+  rpc = startRecordedRpc([failure, success]);
+  // Successes are (practically) never in the sample here: the on-demand answer is the status-only one.
+  t = await testServer({ SOLANA_RPC_URL: rpc.url, RESOLVE_SAMPLE_RATE: "0.000001", WHY_CHAIN_PER_MINUTE: "6", SPOOL_SEAL_MS: "600000", TRUSTED_PROXY_HEADER: "x-forwarded-for" });
+  const envelopes = [
+    makeEnvelope({ sig: failure.sig, program: SYSTEM, ixPrefix: "0200000040420f00", cuLimit: 1_400_000 }),
+    makeEnvelope({ sig: success.sig, program: SYSTEM, ixPrefix: "0200000040420f00", cuLimit: 300_000, rpcLabel: "triton" }),
+  ];
+  expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
+});
+afterAll(async () => {
+  await t.stop();
+  rpc.stop();
+});
+
+const why = (sig: string, client = "10.0.0.1") => t.get(`/v1/why/${sig}`, { "x-forwarded-for": client });
+
+test("an attempt still in the spool is answered from the chain at once, as the resolver will record it", async () => {
+  const failed = await why(failure.sig);
+  expect(failed.status).toBe(200);
+  expect(failed.body).toMatchObject({ outcome: "failed_onchain", source: "ingested", program: SYSTEM, rpcLabel: "helius", errName: "ResultWithNegativeLamports", slot: failure.result.slot });
+  expect(typeof failed.body.cuUsed).toBe("number"); // a failure is always decoded from its transaction
+
+  const landed = await why(success.sig);
+  expect(landed.status).toBe(200);
+  expect(landed.body).toMatchObject({
+    outcome: "landed", source: "ingested", program: SYSTEM, rpcLabel: "triton", slot: success.result.slot, blockTime: success.result.blockTime * 1000,
+    instruction: "Transfer", cuRequested: 300_000, cuUsed: null, ixPath: null, errName: null, issue: null,
+  });
+  // diagnose-drop never asks the chain: still pending until the resolver decides.
+  expect((await t.get(`/v1/diagnose-drop/${success.sig}`)).body.error.code).toBe("pending");
+
+  // The resolver reaches them: one row each in the lake, and why answers the same from the index.
+  await t.server.spool!.seal();
+  await flushSpool(t.ctx);
+  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), sampleRate: 0.000001 });
+  expect(summary.resolved).toMatchObject({ landed: 1, failed_onchain: 1 });
+  const rows = await t.ctx.duck.all<{ sig: string; n: number }>(`SELECT sig, count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}') GROUP BY sig`);
+  expect(rows.map((r) => r.n)).toEqual([1, 1]);
+  await Bun.sleep(1_100); // the on-demand answers are reused for a second
+  for (const [sig, before] of [[failure.sig, failed.body], [success.sig, landed.body]] as const) {
+    const after = await why(sig);
+    expect(after.body).toEqual({ ...before, payerBotScore: after.body.payerBotScore, issue: after.body.issue });
+  }
+});
+
+test("chain look-ups are limited per client: 429 for a signature txray never saw, 404 pending for one it holds", async () => {
+  const client = "10.9.9.9";
+  let limited = null as null | { status: number; headers: Headers; body: any };
+  for (let i = 0; i < 8 && limited === null; i++) {
+    const answer = await why(randomSignature(), client);
+    if (answer.status === 429) limited = answer;
+    else expect(answer.body.error.code).toBe("not_found");
+  }
+  expect(limited).not.toBeNull();
+  expect(limited!.body.error.code).toBe("rate_limited");
+  expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  // Another client still has its own budget.
+  expect((await why(randomSignature(), "10.9.9.10")).body.error.code).toBe("not_found");
+  // A held attempt with the client's budget spent: pending, not an error.
+  const held = makeEnvelope({ sig: randomSignature(), program: SYSTEM });
+  expect((await t.ingest({ apiKey: t.key("acme"), envelopes: [held] })).status).toBe(202);
+  const pending = await why(held.sig!, client);
+  expect(pending.status).toBe(404);
+  expect(pending.body.error.code).toBe("pending");
+});

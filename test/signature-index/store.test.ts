@@ -1,0 +1,93 @@
+// The signature index on real files: every signature written is found (no false negatives from the
+// Bloom filters), an attempt written twice answers with its newest entry, merges keep every attempt
+// once, a merge interrupted before it removed its inputs is repaired, retention drops old runs, and
+// a batch that never committed takes its run with it.
+import { afterEach, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FANOUT, SignatureIndex } from "../../src/signature-index";
+import { randomSignature } from "../helpers/envelopes";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function index(): SignatureIndex {
+  const dir = mkdtempSync(join(tmpdir(), "txray-sigindex-"));
+  dirs.push(dir);
+  return new SignatureIndex(join(dir, "signatures"));
+}
+const at = (value: unknown) => (value as { at: number }).at;
+const noPause = async () => {};
+
+test("finds every signature it holds and nothing else", () => {
+  const idx = index();
+  const sigs = Array.from({ length: 3000 }, () => randomSignature());
+  idx.append(sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })), at);
+  sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]));
+  for (let i = 0; i < 200; i++) expect(idx.lookup(randomSignature())).toEqual([]);
+});
+
+test("the newest run's entry of an attempt wins; other attempts with the same signature are kept", () => {
+  const idx = index();
+  const sig = randomSignature();
+  idx.append([{ sig, attemptId: "a1", value: { at: 1, state: "pending" } }, { sig, attemptId: "a2", value: { at: 1, state: "pending" } }], at);
+  idx.append([{ sig, attemptId: "a1", value: { at: 2, state: "resolved" } }], at);
+  expect(idx.lookup(sig).map((e) => [e.attemptId, (e.value as { state: string }).state])).toEqual([["a1", "resolved"], ["a2", "pending"]]);
+});
+
+test("full tiers merge; every attempt is found once with its newest entry, and a reader that listed before the merge keeps answering", async () => {
+  const idx = index();
+  const reader = new SignatureIndex(idx.dir);
+  const written = new Map<string, { attemptId: string; round: number }>();
+  const sigs = Array.from({ length: 400 }, () => randomSignature());
+  for (let round = 0; round < FANOUT * FANOUT + 3; round++) {
+    const entries = Array.from({ length: 20 }, (_, k) => {
+      const sig = sigs[(round * 7 + k * 13) % sigs.length];
+      return { sig, attemptId: `att-${sig.slice(0, 6)}`, value: { at: round, round } };
+    });
+    idx.append(entries, at);
+    for (const e of entries) written.set(e.sig, { attemptId: e.attemptId, round });
+    if (round === 5) expect(reader.lookup(entries[0].sig)).toHaveLength(1);
+    await idx.maintain(0, noPause);
+  }
+  expect(idx.stats().runs).toBeLessThan(2 * FANOUT);
+  for (const [sig, { attemptId, round }] of written) {
+    expect(reader.lookup(sig)).toEqual([{ sig, attemptId, value: { at: round, round } }]);
+  }
+});
+
+test("a merge interrupted before it removed its inputs is repaired: nothing counts twice", async () => {
+  const idx = index();
+  const sig = randomSignature();
+  for (let i = 0; i < FANOUT; i++) idx.append([{ sig, attemptId: `a${i}`, value: { at: i } }], at);
+  const before = readdirSync(idx.dir);
+  const saved = join(idx.dir, "..", "saved");
+  rmSync(saved, { recursive: true, force: true });
+  mkdirSync(saved);
+  for (const name of before) copyFileSync(join(idx.dir, name), join(saved, name));
+  await idx.maintain(0, noPause);
+  expect(readdirSync(idx.dir)).toHaveLength(1);
+  // The inputs come back (as if the process died between the merged run's rename and their removal).
+  for (const name of before) copyFileSync(join(saved, name), join(idx.dir, name));
+  const reader = new SignatureIndex(idx.dir);
+  expect(reader.lookup(sig)).toHaveLength(FANOUT);
+  expect(reader.stats().runs).toBe(1);
+  await idx.maintain(0, noPause);
+  expect(readdirSync(idx.dir)).toHaveLength(1);
+});
+
+test("retention removes runs whose newest entry is too old; a batch that never committed takes its run with it", async () => {
+  const idx = index();
+  const [old, recent, uncommitted] = [randomSignature(), randomSignature(), randomSignature()];
+  idx.append([{ sig: old, attemptId: "o", value: { at: 100 } }], at);
+  idx.append([{ sig: recent, attemptId: "r", value: { at: 5000 } }], at);
+  idx.append([{ sig: uncommitted, attemptId: "u", value: { at: 6000 } }], at, "r-batch-1");
+  expect(idx.discardBatch("r-batch-1")).toBe(1);
+  expect(idx.lookup(uncommitted)).toEqual([]);
+  expect(await idx.maintain(1000, noPause)).toEqual({ merged: 0, removed: 1 });
+  expect(idx.lookup(old)).toEqual([]);
+  expect(idx.lookup(recent)).toHaveLength(1);
+  expect(existsSync(idx.dir)).toBe(true);
+});
