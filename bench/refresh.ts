@@ -13,6 +13,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
 import { buildServingTables, type BuildResult } from "../src/analytics/tables/build";
+import { STATE_SCHEMA } from "../src/analytics/tables/state";
+import { LAKE_VERSION } from "../src/lake/schema";
 import { closeServingTables } from "../src/analytics/serving/reader";
 import { loadConfig } from "../src/config";
 import { createContext, type Context } from "../src/context";
@@ -31,7 +33,10 @@ async function contextAt(dataDir: string, clock: number): Promise<Context> {
 async function cachedLake(attempts: number): Promise<{ dir: string; generated: { seconds: number; buildSeconds: number } }> {
   const dir = join(tmpdir(), "txray-bench", `refresh-${attempts}`);
   const marker = join(dir, "generated.json");
-  if (!existsSync(marker)) {
+  // A lake generated under another lake contract, or built into another tables state, is stale.
+  const cacheKey = { lakeVersion: LAKE_VERSION, stateSchema: STATE_SCHEMA };
+  const cached = existsSync(marker) ? JSON.parse(readFileSync(marker, "utf8")) : null;
+  if (cached?.lakeVersion !== cacheKey.lakeVersion || cached?.stateSchema !== cacheKey.stateSchema) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     console.error(`generating ${attempts} attempts…`);
@@ -42,7 +47,7 @@ async function cachedLake(attempts: number): Promise<{ dir: string; generated: {
     closeServingTables(ctx);
     ctx.close();
     console.error(`built in ${build.seconds.toFixed(0)} s`);
-    writeFileSync(marker, JSON.stringify({ seconds: generated.seconds, buildSeconds: build.seconds }));
+    writeFileSync(marker, JSON.stringify({ ...cacheKey, seconds: generated.seconds, buildSeconds: build.seconds }));
   }
   return { dir, generated: JSON.parse(readFileSync(marker, "utf8")) };
 }

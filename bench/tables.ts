@@ -11,6 +11,7 @@ import { buildServingTables } from "../src/analytics/tables/build";
 import { loadConfig } from "../src/config";
 import { createContext, type Context } from "../src/context";
 import { openDuck } from "../src/lake/duckdb";
+import { LAKE_VERSION } from "../src/lake/schema";
 import { silentLogger } from "../src/shared/logger";
 
 export const BENCH_END_MS = 1_763_700_000_000;
@@ -23,15 +24,18 @@ export function benchEnvelopes(): number {
 export async function benchLake(envelopes: number): Promise<{ ctx: Context; generated: { programs: string[]; seconds: number } }> {
   const dataDir = join(tmpdir(), "txray-bench", `lake-${envelopes}`);
   const marker = join(dataDir, "generated.json");
+  // A lake generated under another lake contract is stale.
+  const stale = !existsSync(marker) || JSON.parse(readFileSync(marker, "utf8")).lakeVersion !== LAKE_VERSION;
+  if (stale) rmSync(dataDir, { recursive: true, force: true });
   const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), {
     logger: silentLogger,
     clock: () => BENCH_END_MS,
   });
-  if (!existsSync(marker)) {
+  if (stale) {
     mkdirSync(dataDir, { recursive: true });
     const programs = Math.max(4, Math.min(50, Math.round(envelopes / 200_000)));
     const result = await generateLake({ dataDir, envelopes, programs, days: 30, endMs: BENCH_END_MS, control: ctx.control, force: true });
-    writeFileSync(marker, JSON.stringify({ programs: result.programs, seconds: result.seconds }));
+    writeFileSync(marker, JSON.stringify({ lakeVersion: LAKE_VERSION, programs: result.programs, seconds: result.seconds }));
     console.error(`generated ${envelopes} envelopes in ${result.seconds.toFixed(1)} s`);
   }
   return { ctx, generated: JSON.parse(readFileSync(marker, "utf8")) };
