@@ -7,7 +7,7 @@
 // arrival.
 //
 // BENCH_RESOLVE_MS, BENCH_TABLES_MS, BENCH_DEPLOYS_MS: the scheduler's intervals (defaults: txray's,
-// 60 s / 300 s / 300 s). BENCH_BREAK_AT: the attempt before which the app is redeployed broken
+// from its config: 5 s / 30 s / 300 s). BENCH_BREAK_AT: the attempt before which the app is redeployed broken
 // (default 160, ~30 s of healthy traffic; move it to move the break within the jobs' cycles, which
 // start with the server). BENCH_TIMEOUT_S: the longest wait for both alerts (default 1200).
 
@@ -18,14 +18,16 @@ import { startLocalnet } from "../devkit/localnet";
 import { runTraffic } from "../devkit/simulate";
 import { EnvelopeStream } from "../devkit/demo/stream";
 import { createAccountKey, openControlDb } from "../src/control";
+import { loadConfig } from "../src/config";
 import { dataPaths } from "../src/lake/paths";
 import { startServerProcess } from "../test/helpers/process";
 import { startReceiver } from "../test/helpers/webhook-receiver";
 
+const defaults = loadConfig({});
 const intervals = {
-  RESOLVE_INTERVAL_MS: process.env.BENCH_RESOLVE_MS ?? "60000",
-  TABLES_INTERVAL_MS: process.env.BENCH_TABLES_MS ?? "300000",
-  DEPLOYS_INTERVAL_MS: process.env.BENCH_DEPLOYS_MS ?? "300000",
+  RESOLVE_INTERVAL_MS: process.env.BENCH_RESOLVE_MS ?? String(defaults.RESOLVE_INTERVAL_MS),
+  TABLES_INTERVAL_MS: process.env.BENCH_TABLES_MS ?? String(defaults.TABLES_INTERVAL_MS),
+  DEPLOYS_INTERVAL_MS: process.env.BENCH_DEPLOYS_MS ?? String(defaults.DEPLOYS_INTERVAL_MS),
 };
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_S ?? 1200) * 1000;
 const breakAt = Number(process.env.BENCH_BREAK_AT ?? 160);

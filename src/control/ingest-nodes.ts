@@ -1,5 +1,5 @@
 // Live ingest processes and seal requests, shared through the control database so that a job started
-// outside the server (`txray jobs run`, `bun run jobs/<name>.ts`) can have every live ingest process on
+// outside the server (`txray jobs run <name>`) can have every live ingest process on
 // the data directory seal its active spool segment first (docs/lake.md, "Flushing on demand").
 //
 // Each ingest process registers its node (spool owner `host:pid`, the origin of its SOLANA_RPC_URL and
