@@ -14,10 +14,10 @@ import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
 import { buildServingTables, type BuildResult } from "../src/analytics/tables/build";
 import { STATE_SCHEMA } from "../src/analytics/tables/state";
-import { LAKE_VERSION } from "../src/lake/schema";
 import { closeServingTables } from "../src/analytics/serving/reader";
 import { loadConfig } from "../src/config";
 import { createContext, type Context } from "../src/context";
+import { LAKE_VERSION } from "../src/lake/schema";
 import { silentLogger } from "../src/shared/logger";
 
 const END_MS = 1_763_700_000_000;
