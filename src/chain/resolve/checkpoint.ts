@@ -13,6 +13,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { DataPaths } from "../../lake/paths";
+import { syncDirectory } from "../../shared/durable-files";
 import type { OpenAttempt } from "./open-attempts";
 
 export type Checkpoint = {
@@ -55,6 +56,8 @@ export function writeCheckpoint(paths: DataPaths, checkpoint: Checkpoint): void 
     closeSync(fd);
   }
   renameSync(temporary, file);
+  // The rename itself survives a power loss only once the directory is synced (shared/durable-files).
+  syncDirectory(paths.resolver);
 }
 
 /** The checkpoint, or null when none was written yet. */
