@@ -78,14 +78,16 @@ export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds, log
 /** Failures whose receipt a window's start passed since the previous refresh leave it (edge_rows: their state before this refresh). */
 export function applyIssueDeparturesSql(bounds: WindowBounds): string {
   const { since, previousSince: was } = bounds;
-  const from = Math.min(...WINDOW_NAMES.map((w) => was[w]));
-  const to = Math.max(...WINDOW_NAMES.map((w) => since[w]));
-  const left = (w: "1d" | "7d" | "30d") => `-count(*) FILTER (WHERE received_at >= ${was[w]} AND received_at < ${since[w]})`;
+  const passed = (w: "1d" | "7d" | "30d") => `received_at >= ${was[w]} AND received_at < ${since[w]}`;
+  const left = (w: "1d" | "7d" | "30d") => `-count(*) FILTER (WHERE ${passed(w)})`;
+  // Only rows some window's start passed: the edge hours hold whole hours (and the hours of release
+  // periods' edges), and a key with nothing departed would only make every later step touch it.
+  const departed = WINDOW_NAMES.map((w) => `(${passed(w)})`).join(" OR ");
   return `
     CREATE OR REPLACE TEMP TABLE issue_payers_departed AS
     SELECT ${KEYS.join(", ")}, ${left("1d")} AS c1d, ${left("7d")} AS c7d, ${left("30d")} AS c30d,
       NULL::BIGINT AS last_at, NULL::BIGINT AS last_sig_at, NULL::VARCHAR AS last_sig
-    FROM edge_rows WHERE fingerprint IS NOT NULL AND received_at >= ${from} AND received_at < ${to}
+    FROM edge_rows WHERE fingerprint IS NOT NULL AND (${departed})
     GROUP BY ${KEYS.join(", ")};
     ${mergeSql("issue_payers_departed", true)}`;
 }
