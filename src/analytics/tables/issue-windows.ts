@@ -16,11 +16,13 @@ const PAYER_COLUMNS = "program, account_id, fingerprint, payer, c1d, c7d, c30d, 
 
 const on = (a: string, b: string, keys = KEYS) => keys.map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
 
-/** Before issue_payers takes `delta` (rows keyed by KEYS): records the keys and, the first time in a refresh, their rows. */
-export function logIssuePayersSql(delta: string): string {
+/**
+ * Before issue_payers takes `delta` (rows keyed by KEYS): records the keys and, the first time in a
+ * refresh, their rows (`matched`: issue_payers' rows of the delta's keys, read once by the caller).
+ */
+export function logIssuePayersSql(delta: string, matched: string): string {
   return `
-    INSERT INTO issue_payers_before SELECT ip.* FROM issue_payers ip SEMI JOIN ${delta} d ON ${on("ip", "d")}
-      ANTI JOIN issue_payers_touched t ON ${on("ip", "t")};
+    INSERT INTO issue_payers_before SELECT m.* FROM ${matched} m ANTI JOIN issue_payers_touched t ON ${on("m", "t")};
     INSERT INTO issue_payers_touched SELECT DISTINCT ${KEYS.map((k) => `d.${k}`).join(", ")} FROM ${delta} d ANTI JOIN issue_payers_touched t ON ${on("d", "t")}`;
 }
 

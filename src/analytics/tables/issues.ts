@@ -21,16 +21,19 @@ const ON = KEYS.map((k) => `issue_payers.${k} = d.${k}`).join(" AND ");
  * days go. `log`: record what it touches for the issues' per-segment figures (issue-windows.ts).
  */
 function mergeSql(delta: string, log: boolean): string {
+  // The delta's rows of issue_payers, read once (each read scans the whole table: ~130 ms at 2.3M rows).
   return `
-    ${log ? `${logIssuePayersSql(delta)};` : ""}
+    CREATE OR REPLACE TEMP TABLE issue_payers_matched AS
+    SELECT ip.* FROM issue_payers ip SEMI JOIN ${delta} d ON ${KEYS.map((k) => `ip.${k} = d.${k}`).join(" AND ")};
+    ${log ? `${logIssuePayersSql(delta, "issue_payers_matched")};` : ""}
     CREATE OR REPLACE TEMP TABLE issue_payers_merged AS
     SELECT ${KEYS.join(", ")}, sum(c1d)::BIGINT AS c1d, sum(c7d)::BIGINT AS c7d, sum(c30d)::BIGINT AS c30d, max(last_at) AS last_at,
       max(last_sig_at) AS last_sig_at, arg_max(last_sig, last_sig_at) AS last_sig
-    FROM (SELECT ip.* FROM issue_payers ip SEMI JOIN ${delta} d ON ${KEYS.map((k) => `ip.${k} = d.${k}`).join(" AND ")} UNION ALL BY NAME SELECT * FROM ${delta})
+    FROM (SELECT * FROM issue_payers_matched UNION ALL BY NAME SELECT * FROM ${delta})
     GROUP BY ${KEYS.join(", ")};
     DELETE FROM issue_payers USING ${delta} d WHERE ${ON};
     INSERT INTO issue_payers BY NAME SELECT * FROM issue_payers_merged WHERE c30d > 0;
-    DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
+    DROP TABLE issue_payers_matched; DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
 }
 
 
