@@ -190,15 +190,26 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
   if (byPayer) {
     const from = lowerBound(byPayer.times, attempt.sentAt - RETRY_WINDOW_MS);
     const to = upperBound(byPayer.times, attempt.sentAt + RETRY_WINDOW_MS);
-    let next: SamePayerSend | undefined;
-    let reached = 0;
-    for (let k = from; k < to; k++) {
-      const n = byPayer.list[k];
-      if (n.sig === attempt.sig) continue;
-      if (!next && n.sentAt > attempt.sentAt) next = n;
-      if (reachedChain(n)) reached++;
+    // A busy payer has thousands of sends in the window: the prefix counts decide most cases without
+    // walking them (none reached the chain: no retry; one: it is the retry if it is the next send).
+    const reachedInWindow = byPayer.reachedBefore[to] - byPayer.reachedBefore[from];
+    let retry: SamePayerSend | null = null;
+    if (reachedInWindow === 1) {
+      let k = Math.max(from, upperBound(byPayer.times, attempt.sentAt));
+      while (k < to && byPayer.list[k].sig === attempt.sig) k++;
+      const next = k < to ? byPayer.list[k] : undefined;
+      if (next && reachedChain(next)) retry = next;
+    } else if (reachedInWindow > 1) {
+      let next: SamePayerSend | undefined;
+      let reached = 0;
+      for (let k = from; k < to && reached < 2; k++) {
+        const n = byPayer.list[k];
+        if (n.sig === attempt.sig) continue;
+        if (!next && n.sentAt > attempt.sentAt) next = n;
+        if (reachedChain(n)) reached++;
+      }
+      if (next && reachedChain(next) && reached === 1) retry = next;
     }
-    const retry = next && reachedChain(next) && reached === 1 ? next : null;
     if (retry) {
       return {
         dropClass: "superseded_by_retry",
@@ -265,8 +276,8 @@ const reachedChain = (n: Pick<Neighbour, "outcome">) => n.outcome === "landed" |
 export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
 
 type NeighbourIndex = {
-  /** Same payer and program, in send-time order (ties keep the list's order). */
-  byPayerProgram: Map<string, { list: SamePayerSend[]; times: number[] }>;
+  /** Same payer and program, in send-time order (ties keep the list's order); reachedBefore[k]: how many of list[0..k) reached the chain. */
+  byPayerProgram: Map<string, { list: SamePayerSend[]; times: number[]; reachedBefore: number[] }>;
   /** Non-preflight neighbours: counts and drops in a time window. */
   sends: WindowCounts;
   sendsByProvider: Map<string, WindowCounts>;
@@ -277,14 +288,14 @@ type NeighbourIndex = {
 function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to: number }): NeighbourIndex {
   // A stable sort by send time: equal times keep the list's order, as the filters did.
   const sorted = neighbours.samePayerProgram.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
-  const byPayerProgram = new Map<string, { list: SamePayerSend[]; times: number[] }>();
+  const byPayerProgram = new Map<string, { list: SamePayerSend[]; times: number[]; reachedBefore: number[] }>();
   for (const n of sorted) {
     const key = payerProgramKey(n.payer, n.program);
-    const same = byPayerProgram.get(key);
-    if (same) {
-      same.list.push(n);
-      same.times.push(n.sentAt);
-    } else byPayerProgram.set(key, { list: [n], times: [n.sentAt] });
+    let same = byPayerProgram.get(key);
+    if (!same) byPayerProgram.set(key, (same = { list: [], times: [], reachedBefore: [0] }));
+    same.list.push(n);
+    same.times.push(n.sentAt);
+    same.reachedBefore.push(same.reachedBefore[same.reachedBefore.length - 1] + (reachedChain(n) ? 1 : 0));
   }
   const all = new WindowCounts();
   const byProvider = new Map<string, WindowCounts>();
