@@ -41,7 +41,18 @@ function compactStory(story: DecodedStory): Partial<DecodedStory> {
   return compact as Partial<DecodedStory>;
 }
 
-const withFullStory = (entry: IndexedAttempt): IndexedAttempt => (entry.state === "resolved" ? { ...entry, story: { ...EMPTY_STORY, ...entry.story } } : entry);
+/**
+ * An entry as it was before it was stored compactly: a resolved one's whole story; an open one's
+ * whole attempt (stored without the fields the entry already holds, its signature and its
+ * simulation's text, which index runs written before kept in it).
+ */
+function readEntry(entry: IndexEntry): IndexedAttempt {
+  const value = entry.value as ResolvedEntry | (Omit<OpenEntry, "attempt"> & { attempt: Partial<Attempt> });
+  if (value.state === "resolved") return { ...value, story: { ...EMPTY_STORY, ...value.story } };
+  const { attemptId, accountId, program, payer, rpcHash, rpcLabel, sentAt } = value;
+  const attempt = { attemptId, accountId, program, payer, rpcHash, rpcLabel, sentAt, sig: entry.sig, simulationLogs: null, preflightError: null, ...value.attempt } as Attempt;
+  return { ...value, attempt };
+}
 
 /** What the index answers for a resolution (why answers an attempt decided on demand from the same). */
 export function resolvedValue(r: Resolution): ResolvedEntry {
@@ -54,8 +65,11 @@ export function resolvedEntry(r: Resolution): IndexEntry {
 }
 
 export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
-  const value: OpenEntry = { ...common(attempt), state: "open", at: takenAt, attempt: { ...attempt, simulationLogs: null, preflightError: null } };
-  return { sig: attempt.sig!, attemptId: attempt.attemptId, value };
+  // Every resolver run writes one per attempt still open (~30% of sends never land): the fields
+  // common() already holds and the signature (the entry's key) are not repeated (readEntry restores them).
+  const { attemptId, accountId, program, payer, rpcHash, rpcLabel, sentAt, sig, simulationLogs, preflightError, ...rest } = attempt;
+  const value = { ...common(attempt), state: "open" as const, at: takenAt, attempt: rest };
+  return { sig: sig!, attemptId, value };
 }
 
 export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
@@ -85,7 +99,7 @@ export async function indexUpkeepDone(ctx: Context): Promise<void> {
 
 /** Every attempt the index holds, one entry each (a check over everything, never a request). */
 export function* everyIndexedAttempt(index: SignatureIndex, control: ControlDb): Generator<IndexedAttempt> {
-  for (const entry of index.scan((footer) => runVisible(control, footer))) yield withFullStory(entry.value as IndexedAttempt);
+  for (const entry of index.scan((footer) => runVisible(control, footer))) yield readEntry(entry);
 }
 
 /** Preference when one signature stands for several attempts: one that reached the chain, then the newest. */
@@ -108,7 +122,7 @@ function runVisible(control: ControlDb, footer: RunFooter): boolean {
  * a drop of a resend, then the newest resolution), then open ones.
  */
 export function indexedAttempts(index: SignatureIndex, control: ControlDb, sig: string): IndexedAttempt[] {
-  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map((e) => withFullStory(e.value as IndexedAttempt));
+  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map(readEntry);
   const rank = (e: IndexedAttempt) => (e.state === "open" ? 4 : (RANK[e.outcome] ?? 3));
   return entries.sort((a, b) => rank(a) - rank(b) || b.at - a.at);
 }
