@@ -167,7 +167,7 @@ describe("wallet store", () => {
     tables = await untilVersion(world.ctx, current);
   }, 30_000);
 
-  test("segments: hash collisions lead to the right wallet, absent wallets find nothing, long histories span lines", () => {
+  test("segments: hash collisions lead to the right wallet, absent wallets find nothing, long histories span lines", async () => {
     const dir = mkdtempSync(join(tmpdir(), "txray-wallet-segments-"));
     try {
       const program = randomAddress();
@@ -200,7 +200,7 @@ describe("wallet store", () => {
       for (const text of walletLines(walletKey(program, wallets[3]), program, wallets[3], [item(1003, 2), item(3, 2)])) second.add(text.text, text.items);
       second.close();
       const b = WalletSegment.open(join(dir, "b.wseg"));
-      mergeSegments([segment, b], join(dir, "m.wseg"), 20_000);
+      await mergeSegments([segment, b], join(dir, "m.wseg"), 20_000);
       const merged = WalletSegment.open(join(dir, "m.wseg"));
       expect(merged.find(program, wallets[3]).flatMap((line) => line.items())).toEqual([item(1003, 2), item(3, 2)]);
       expect(merged.find(program, wallets[8]).flatMap((line) => line.items()).length).toBe(1200);
@@ -208,6 +208,34 @@ describe("wallet store", () => {
       for (const s of [segment, b, merged]) s.close();
       writeFileSync(join(dir, "broken.wseg"), "not a segment");
       expect(() => WalletSegment.open(join(dir, "broken.wseg"))).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a large merge lets the event loop run meanwhile (the server's requests are not held for its length)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "txray-wallet-merge-"));
+    try {
+      const program = randomAddress();
+      const inputs = ["a", "b"].map((name, half) => {
+        const writer = new SegmentWriter(join(dir, `${name}.wseg`), 20_000);
+        const wallets = Array.from({ length: 20_000 }, () => randomAddress()).map((payer) => ({ payer, key: walletKey(program, payer) }));
+        wallets.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+        for (const { payer, key } of wallets) {
+          const items: WalletItemTuple[] = [0, 1, 2].map((i) => [`sig-${payer}-${half}-${i}`, 1000 + i, 2000 + i, "landed", null, "swap", null, "helius", String(half * 10 + i + 1), "acc", 1]);
+          for (const text of walletLines(key, program, payer, items)) writer.add(text.text, text.items);
+        }
+        writer.close();
+        return WalletSegment.open(join(dir, `${name}.wseg`));
+      });
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const merged = await mergeSegments(inputs, join(dir, "m.wseg"), 20_000);
+      clearInterval(timer);
+      expect(merged.items).toBe(120_000);
+      // Without pauses the timer could not fire before the merge's promise settled.
+      expect(ticks).toBeGreaterThan(0);
+      for (const input of inputs) input.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

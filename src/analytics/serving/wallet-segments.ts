@@ -19,6 +19,7 @@
 
 import { closeSync, fsyncSync, openSync, readSync, renameSync, writeSync } from "node:fs";
 import { TxrayError } from "../../shared/errors";
+import { pauser } from "../../shared/pause";
 
 export const LINE_ITEMS = 500;
 const MAGIC = Buffer.from("TXWSEG1\n");
@@ -272,8 +273,10 @@ export function walletLines(key: string, program: string, payer: string, items: 
  * Merges segments into one (the wallet store's compaction): lines in key order; a wallet found in
  * several keeps each attempt once, in its newest version.
  */
-export function mergeSegments(inputs: WalletSegment[], path: string, day: number): { bytes: number; wallets: number; items: number } {
+export async function mergeSegments(inputs: WalletSegment[], path: string, day: number): Promise<{ bytes: number; wallets: number; items: number }> {
   const writer = new SegmentWriter(path, day);
+  // A day's merge of a busy lake takes seconds on the main thread: ingest and reads go on meanwhile.
+  const pause = pauser();
   try {
     const iterators = inputs.map((segment) => segment.lines()[Symbol.iterator]());
     const heads: (string | null)[] = iterators.map((it) => it.next().value ?? null);
@@ -284,6 +287,7 @@ export function mergeSegments(inputs: WalletSegment[], path: string, day: number
       return `${text.slice(0, 16)}\t${header.slice(1, header.indexOf(",", header.indexOf(",") + 1))}`;
     };
     for (;;) {
+      await pause.maybe();
       let smallest: string | null = null;
       for (const head of heads) if (head !== null && (smallest === null || wallet(head) < smallest)) smallest = wallet(head);
       if (smallest === null) break;

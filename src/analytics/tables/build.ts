@@ -229,7 +229,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       await state.run("DELETE FROM wallet_changes");
       result.written = written.length;
       let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS && !goneDays.includes(f.day)), ...written];
-      const merges = runMerges(tablesDir, mergePlan(live, clock, chunkRows * 4), version, clock);
+      const merges = await runMerges(tablesDir, mergePlan(live, clock, chunkRows * 4), version, clock);
       result.merged = merges.removed.length;
       live = [...live.filter((f) => !merges.removed.some((r) => r.name === f.name)), ...merges.added];
       result.live = live.length;

@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sqlString } from "../../lake/duckdb";
 import { sqlFile } from "../sql";
+import { pauser } from "../../shared/pause";
 import { mergeSegments, SegmentWriter, WalletSegment, LINE_ITEMS } from "../serving/wallet-segments";
 import type { StateDb } from "./state";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
@@ -51,9 +52,12 @@ export async function writeSegment(
     }
     const writer = new SegmentWriter(join(dir, name), day);
     let written = 0;
+    // Compressing a large day's lines takes seconds on the main thread: ingest and reads go on meanwhile.
+    const pause = pauser();
     try {
       for (const file of linesFiles) {
         for (const row of readLines(file)) {
+          await pause.maybe();
           const cut = row.lastIndexOf("\u0001");
           writer.add(row.slice(0, cut), Number(row.slice(cut + 1)));
           written++;
@@ -181,23 +185,23 @@ export function mergePlan(files: WalletFile[], clock: number, budgetItems: numbe
 }
 
 /** Runs the merges of a plan; returns the files that replace them. */
-export function runMerges(tablesDir: string, plans: WalletFile[][], version: number, clock: number): { removed: WalletFile[]; added: WalletFile[] } {
+export async function runMerges(tablesDir: string, plans: WalletFile[][], version: number, clock: number): Promise<{ removed: WalletFile[]; added: WalletFile[] }> {
   const dir = walletsDir(tablesDir);
   const removed: WalletFile[] = [];
   const added: WalletFile[] = [];
-  plans.forEach((group, i) => {
+  for (const [i, group] of plans.entries()) {
     const day = group[0].day;
     const settled = clock >= (day + 1) * DAY_MS + SETTLE_MS;
     const level = settled ? FINAL_LEVEL : Math.max(...group.map((f) => f.level)) + 1;
     const name = `${new Date(day * DAY_MS).toISOString().slice(0, 10)}-v${version}-m${i}.wseg`;
     const inputs = group.map((f) => WalletSegment.open(join(dir, f.name)));
     try {
-      const result = mergeSegments(inputs, join(dir, name), day);
+      const result = await mergeSegments(inputs, join(dir, name), day);
       added.push({ day, name, level, items: result.items, bytes: result.bytes });
       removed.push(...group);
     } finally {
       for (const input of inputs) input.close();
     }
-  });
+  }
   return { removed, added };
 }

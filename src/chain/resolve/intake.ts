@@ -15,7 +15,7 @@ import { segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import type { SpoolColumn } from "../../spool";
-import { yieldToEventLoop } from "./pause";
+import { yieldToEventLoop } from "../../shared/pause";
 import type { Attempt } from "./types";
 
 /** The envelope columns intake reads from the lake (one array per column, a row per index). */

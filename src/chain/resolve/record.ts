@@ -24,7 +24,7 @@ import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
 import { sweepStaging } from "../../lake/staging";
 import { utcDay } from "../../lake/paths";
 import { fault } from "../../shared/fault";
-import { yieldToEventLoop } from "./pause";
+import { yieldToEventLoop } from "../../shared/pause";
 import { entryTime, openEntry, resolvedEntry } from "./signatures";
 import type { Attempt, Resolution } from "./types";
 

@@ -25,7 +25,7 @@ import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WIN
 import { intakeNewSegments } from "./intake";
 import { openAttempt, type OpenAttempt } from "./open-attempts";
 import { dropped, isConfirmed, landedFromStatus, needsTransaction, resolveFromTransaction, resolvePreflight } from "./outcomes";
-import { yieldToEventLoop } from "./pause";
+import { yieldToEventLoop } from "../../shared/pause";
 import { readResolvedSends } from "./recent-sends";
 import { discardUncommittedBatches, recordRun } from "./record";
 import { startIndexUpkeep } from "./signatures";

@@ -20,7 +20,7 @@ import { readCheckpoint, writeCheckpoint } from "./checkpoint";
 import { readSegments } from "./intake";
 import { OpenAttempts, openAttempt, type OpenAttempt } from "./open-attempts";
 import { LearnedNames } from "./outcomes";
-import { yieldToEventLoop } from "./pause";
+import { yieldToEventLoop } from "../../shared/pause";
 import { RecentSends } from "./recent-sends";
 import { entryTime, type ResolvedEntry } from "./signatures";
 import { SlotTimes } from "./slot-times";

@@ -1,7 +1,0 @@
-// A resolve run is long synchronous work on the server's main thread (intake inserts, decoding,
-// classification): it pauses for a macrotask now and then so ingest and reads keep being answered.
-
-/** Lets timers, I/O and pending requests run before continuing. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
