@@ -5,9 +5,12 @@
 //   Bloom filter  bloom.ts: one 64-byte block decides whether the run may hold a signature
 //   footer        JSON (RunFooter), then its length as u32 LE and the magic "TXSI"
 // A look-up reads the filter block (64 bytes), and only when it says "maybe" one compressed block
-// (about 20 KB). Written to a temporary name, fsynced and renamed, so a reader never sees half a run.
+// (about 20 KB). Written to a temporary name, fsynced and renamed (the directory synced after), so a
+// reader never sees half a run and a run written stays written.
 
 import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { syncDirectory } from "../shared/durable-files";
 import { BLOOM_BLOCK_BYTES, bloomBlockMayHold, bloomBlockOf, bloomBlocks, buildBloom } from "./bloom";
 
 export type IndexEntry = { sig: string; attemptId: string; value: unknown };
@@ -97,6 +100,9 @@ export class RunWriter {
       fsyncSync(this.fd);
       closeSync(this.fd);
       renameSync(this.temporary, this.path);
+      // The rename survives a power loss only once the directory is synced; a merge removes its
+      // inputs after this, so their entries are never only in a run whose name was lost.
+      syncDirectory(dirname(this.path));
       return full;
     } catch (error) {
       this.abandon();
