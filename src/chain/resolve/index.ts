@@ -4,9 +4,8 @@ export { resolvePending, resolveSettled, DEFAULT_SAMPLE_RATE, type ResolveOption
 export { classifyDrop, DROP_ADVICE, DROP_CLASSES, type DropClass } from "./drops";
 export { openAttemptIds } from "./state";
 export { everyIndexedAttempt, indexedAttempts, indexUpkeepDone, resolvedValue, type IndexedAttempt, type OpenEntry, type ResolvedEntry } from "./signatures";
-export { resolveOnDemand, type OnDemandAnswer } from "./on-demand";
+export { fetchTransactionCached, resolveOnDemand, type OnDemandAnswer } from "./on-demand";
 export { resolveFromTransaction } from "./outcomes";
 export { inSuccessSample, samplePoint } from "./sample";
 export { attemptFromSpoolFields, findInSegments } from "./intake";
-export { fetchTransactionCached } from "./on-demand";
 export * from "./types";

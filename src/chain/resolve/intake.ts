@@ -14,8 +14,9 @@ import { join } from "node:path";
 import { segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
-import type { SpoolColumn } from "../../spool";
+import { stringInterner } from "../../shared/intern";
 import { yieldToEventLoop } from "../../shared/pause";
+import type { SpoolColumn } from "../../spool";
 import type { Attempt } from "./types";
 
 /** The envelope columns intake reads from the lake (one array per column, a row per index). */
@@ -100,13 +101,7 @@ export function attemptFromSpoolFields(f: Record<SpoolColumn, string | null>): A
 
 /** Rows of envelope columns as attempts; the few distinct programs, providers and accounts share one string each. */
 function attemptsOf(c: EnvelopeColumns): Attempt[] {
-  const intern = new Map<string, string>();
-  const shared = (text: string) => {
-    const known = intern.get(text);
-    if (known !== undefined) return known;
-    intern.set(text, text);
-    return text;
-  };
+  const shared = stringInterner(Infinity);
   const attempts: Attempt[] = new Array(c.attempt_id.length);
   for (let i = 0; i < attempts.length; i++) {
     const preflight = c.kind[i] === "preflight";

@@ -10,6 +10,7 @@
 import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
+import { stringInterner } from "../../shared/intern";
 import { lowerBound, payerProgramKey, SendColumns, upperBound, type SamePayerSend } from "./drops";
 import type { Outcome, Resolution } from "./types";
 
@@ -35,7 +36,7 @@ export class RecentSends {
   heldFrom = Infinity;
   private detailFrom = Infinity;
   private loaded = false;
-  private readonly intern = new Map<string, string>();
+  private readonly shared = stringInterner();
 
   constructor(private readonly maxHeld = MAX_HELD_SENDS) {}
 
@@ -99,14 +100,6 @@ export class RecentSends {
       out.push({ sig: this.sigs[i], payer, program: c.programs[i], sentAt: c.times[i], outcome: c.outcomes[i] });
     }
     return out;
-  }
-
-  private shared(text: string): string {
-    const known = this.intern.get(text);
-    if (known !== undefined) return known;
-    if (this.intern.size > 10_000) this.intern.clear();
-    this.intern.set(text, text);
-    return text;
   }
 
   private push(row: SendRow): void {

@@ -15,12 +15,12 @@ import {
   segmentsTakenAfter, type ControlDb, type LegacyIndexRow, type LegacyPendingRow,
 } from "../../control";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { yieldToEventLoop } from "../../shared/pause";
 import type { IndexEntry } from "../../signature-index";
 import { readCheckpoint, writeCheckpoint } from "./checkpoint";
 import { readSegments } from "./intake";
 import { OpenAttempts, openAttempt, type OpenAttempt } from "./open-attempts";
 import { LearnedNames } from "./outcomes";
-import { yieldToEventLoop } from "../../shared/pause";
 import { RecentSends } from "./recent-sends";
 import { entryTime, type ResolvedEntry } from "./signatures";
 import { SlotTimes } from "./slot-times";
