@@ -10,11 +10,13 @@
 
 import type { StateDb } from "./state";
 
-const KEYS = ["program", "account_id", "fingerprint", "payer"];
+/** The key of an issue_payers row (issues.ts merges by it too). */
+export const ISSUE_PAYER_KEYS = ["program", "account_id", "fingerprint", "payer"];
+const KEYS = ISSUE_PAYER_KEYS;
 const GROUP = ["program", "scope", "fingerprint", "segment", "win"];
-const PAYER_COLUMNS = "program, account_id, fingerprint, payer, c1d, c7d, c30d, last_at, last_sig_at, last_sig";
 
-const on = (a: string, b: string, keys = KEYS) => keys.map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
+/** `a.k = b.k AND …` over `keys` (by default an issue_payers row's key). */
+export const keysMatch = (a: string, b: string, keys = KEYS) => keys.map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
 
 /**
  * Before issue_payers takes `delta` (rows keyed by KEYS): records the keys and, the first time in a
@@ -22,8 +24,8 @@ const on = (a: string, b: string, keys = KEYS) => keys.map((k) => `${a}.${k} = $
  */
 export function logIssuePayersSql(delta: string, matched: string): string {
   return `
-    INSERT INTO issue_payers_before SELECT m.* FROM ${matched} m ANTI JOIN issue_payers_touched t ON ${on("m", "t")};
-    INSERT INTO issue_payers_touched SELECT DISTINCT ${KEYS.map((k) => `d.${k}`).join(", ")} FROM ${delta} d ANTI JOIN issue_payers_touched t ON ${on("d", "t")}`;
+    INSERT INTO issue_payers_before SELECT m.* FROM ${matched} m ANTI JOIN issue_payers_touched t ON ${keysMatch("m", "t")};
+    INSERT INTO issue_payers_touched SELECT DISTINCT ${KEYS.map((k) => `d.${k}`).join(", ")} FROM ${delta} d ANTI JOIN issue_payers_touched t ON ${keysMatch("d", "t")}`;
 }
 
 /**
@@ -84,9 +86,9 @@ export async function refreshIssueWindows(state: StateDb, segmentsBefore: string
     CREATE OR REPLACE TEMP TABLE window_triples AS SELECT DISTINCT program, fingerprint, payer FROM window_keys;
     -- Every account row of those (program, issue, payer) triples, before (−) and after (+) the refresh.
     CREATE OR REPLACE TEMP TABLE window_rows AS
-      WITH now AS (SELECT ip.* FROM issue_payers ip SEMI JOIN window_triples t ON ${on("ip", "t", ["program", "fingerprint", "payer"])}),
+      WITH now AS (SELECT ip.* FROM issue_payers ip SEMI JOIN window_triples t ON ${keysMatch("ip", "t", ["program", "fingerprint", "payer"])}),
       was AS (
-        SELECT * FROM now n ANTI JOIN issue_payers_touched t ON ${on("n", "t")}
+        SELECT * FROM now n ANTI JOIN issue_payers_touched t ON ${keysMatch("n", "t")}
         UNION ALL SELECT * FROM issue_payers_before
       )
       SELECT 1 AS sign, n.*, ${segmentNow} AS segment FROM now n LEFT JOIN payer_scores s USING (payer)
@@ -96,9 +98,9 @@ export async function refreshIssueWindows(state: StateDb, segmentsBefore: string
     CREATE OR REPLACE TEMP TABLE issue_windows_merged AS
       SELECT ${GROUP.join(", ")}, sum(count)::BIGINT AS count, sum(wallets)::BIGINT AS wallets, max(last_at) AS last_at, max(last_sig_at) AS last_sig_at,
         arg_max(last_sig, last_sig_at) AS last_sig
-      FROM (SELECT g.* FROM issue_windows g SEMI JOIN issue_windows_delta d ON ${on("g", "d", GROUP)} UNION ALL BY NAME SELECT * FROM issue_windows_delta)
+      FROM (SELECT g.* FROM issue_windows g SEMI JOIN issue_windows_delta d ON ${keysMatch("g", "d", GROUP)} UNION ALL BY NAME SELECT * FROM issue_windows_delta)
       GROUP BY ${GROUP.join(", ")};
-    DELETE FROM issue_windows USING issue_windows_delta d WHERE ${on("issue_windows", "d", GROUP)};
+    DELETE FROM issue_windows USING issue_windows_delta d WHERE ${keysMatch("issue_windows", "d", GROUP)};
     INSERT INTO issue_windows BY NAME SELECT * FROM issue_windows_merged WHERE wallets > 0;
     -- The groups moved payers left: their newest failure and signature may have been a moved payer's.
     CREATE OR REPLACE TEMP TABLE window_groups_left AS

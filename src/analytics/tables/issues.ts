@@ -7,14 +7,12 @@
 // newest, which stays in a window as long as any of the issue's failures does.
 
 import { WINDOW_NAMES } from "../windows";
-import { issueSegmentsSql, logIssuePayersSql } from "./issue-windows";
+import { ISSUE_PAYER_KEYS as KEYS, issueSegmentsSql, keysMatch, logIssuePayersSql } from "./issue-windows";
 import type { WindowBounds } from "./window-bounds";
 
-const KEYS = ["program", "account_id", "fingerprint", "payer"];
 /** Failures kept per issue and account for the issue page (it shows up to 20 examples and one event). */
 const EXAMPLES = 21;
 const EXAMPLE_COLUMNS = "program, account_id, fingerprint, sig, sent_at, received_at, payer, rpc_label, outcome, failing_program, instruction, err_code, err_name, drop_class";
-const ON = KEYS.map((k) => `issue_payers.${k} = d.${k}`).join(" AND ");
 
 /**
  * Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30
@@ -24,14 +22,14 @@ function mergeSql(delta: string, log: boolean): string {
   // The delta's rows of issue_payers, read once (each read scans the whole table: ~130 ms at 2.3M rows).
   return `
     CREATE OR REPLACE TEMP TABLE issue_payers_matched AS
-    SELECT ip.* FROM issue_payers ip SEMI JOIN ${delta} d ON ${KEYS.map((k) => `ip.${k} = d.${k}`).join(" AND ")};
+    SELECT ip.* FROM issue_payers ip SEMI JOIN ${delta} d ON ${keysMatch("ip", "d")};
     ${log ? `${logIssuePayersSql(delta, "issue_payers_matched")};` : ""}
     CREATE OR REPLACE TEMP TABLE issue_payers_merged AS
     SELECT ${KEYS.join(", ")}, sum(c1d)::BIGINT AS c1d, sum(c7d)::BIGINT AS c7d, sum(c30d)::BIGINT AS c30d, max(last_at) AS last_at,
       max(last_sig_at) AS last_sig_at, arg_max(last_sig, last_sig_at) AS last_sig
     FROM (SELECT * FROM issue_payers_matched UNION ALL BY NAME SELECT * FROM ${delta})
     GROUP BY ${KEYS.join(", ")};
-    DELETE FROM issue_payers USING ${delta} d WHERE ${ON};
+    DELETE FROM issue_payers USING ${delta} d WHERE ${keysMatch("issue_payers", "d")};
     INSERT INTO issue_payers BY NAME SELECT * FROM issue_payers_merged WHERE c30d > 0;
     DROP TABLE issue_payers_matched; DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
 }
