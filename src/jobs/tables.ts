@@ -1,15 +1,29 @@
 // Job: build the serving tables from the lake and switch readers to them atomically
-// (src/analytics/tables/build.ts). `txray jobs run tables --full` ignores the previous build.
+// (src/analytics/tables/build.ts). `txray jobs run tables --full` ignores the previous build. A
+// refresh takes in at most what its memory ceiling holds and reports the rest as `backlog` (the
+// scheduler runs it again at once); run from outside (`settle`), it refreshes until none is left.
 
 import type { Job } from "./run";
-import { buildServingTables } from "../analytics/tables/build";
+import { buildServingTables, type BuildResult } from "../analytics/tables/build";
 
-/** The tables job; `full`: rebuild every unit instead of reusing the previous build's. */
-export function tablesJobFor(options: { full?: boolean } = {}): Job {
+/** The tables job; `full`: rebuild every unit instead of reusing the previous build's; `maxRows`: per refresh (tests lower it). */
+export function tablesJobFor(options: { full?: boolean; maxRows?: number } = {}): Job {
   return {
     name: "tables",
     needs: ["fresh-lake"],
-    run: async (ctx, runtime) => await buildServingTables(ctx, { full: options.full === true, signal: runtime.signal }),
+    run: async (ctx, runtime) => {
+      let result: BuildResult = await buildServingTables(ctx, { full: options.full === true, maxRows: options.maxRows, signal: runtime.signal });
+      let { attempts, resolutions, partsRead } = result;
+      let refreshes = 1;
+      while (runtime.settle && result.backlog) {
+        result = await buildServingTables(ctx, { maxRows: options.maxRows, signal: runtime.signal });
+        attempts += result.attempts;
+        resolutions += result.resolutions;
+        partsRead += result.partsRead;
+        refreshes++;
+      }
+      return refreshes === 1 ? result : { ...result, attempts, resolutions, partsRead, refreshes };
+    },
   };
 }
 

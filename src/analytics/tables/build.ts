@@ -26,7 +26,7 @@ import { writeAnswers } from "./answers";
 import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
 import { ensureLoaded, type Needs } from "./edges";
 import {
-  deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, filesResolving, fullDayRowsSql, listLakeParts, newestReceivedAt, parquetRows, planIntake,
+  deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, filesResolving, fullDayRowsSql, limitIntake, listLakeParts, newestReceivedAt, parquetRows, planIntake,
   resolutionRowsSql, type LakePart, type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
@@ -54,6 +54,8 @@ export type BuildOptions = {
   full?: boolean;
   /** Rows read per intake step (tests lower it); default from DUCKDB_MEMORY_LIMIT. */
   chunkRows?: number;
+  /** Rows (envelopes and resolutions) one refresh takes in at most; the rest is its `backlog`. Default from DUCKDB_MEMORY_LIMIT. */
+  maxRows?: number;
   /** Graceful shutdown: stop between steps (the transaction is rolled back; the pointer never moves). */
   signal?: AbortSignal;
 };
@@ -66,6 +68,9 @@ export type BuildResult = {
   partsRead: number;
   /** Days read back from the lake for hour units or edge rows. */
   daysLoaded: number;
+  /** New rows left for the next refresh (more had arrived than one refresh takes in: `maxRows`); the scheduler runs it at once. */
+  deferredRows: number;
+  backlog: boolean;
   walletSegments: { written: number; merged: number; live: number };
   answers: number;
   clock: number;
@@ -101,14 +106,18 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   const tablesDir = ctx.paths.tables;
   mkdirSync(tablesDir, { recursive: true });
   // ~2 KB per attempt row in flight (joins, deltas), generously.
-  const chunkRows = options.chunkRows ?? Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048));
+  const memoryRows = Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048));
+  const chunkRows = options.chunkRows ?? memoryRows;
+  // A refresh's end (payers, wallet store) holds all it took in, in one transaction: 1.2M new
+  // attempts on a 5M lake ran the default 1 GB out of memory there, every retry (bench/README).
+  const maxRows = options.maxRows ?? memoryRows;
 
   let state = await openState(tablesDir, ctx.duckOptions("tables"));
   let full = options.full === true || !(await upgradeState(state, STATE_SCHEMA)) || !(await stateIsUsable(state));
   if (full) state = await reopenFresh(state, tablesDir, ctx);
   const version = nextVersion(ctx.paths);
   const manifestFile = walletManifestFile(tablesDir, version);
-  const result = { attempts: 0, resolutions: 0, partsRead: 0, daysLoaded: 0, written: 0, merged: 0, live: 0, answers: 0 };
+  const result = { attempts: 0, resolutions: 0, partsRead: 0, daysLoaded: 0, deferredRows: 0, written: 0, merged: 0, live: 0, answers: 0 };
   let committed = false;
   let clock = 0;
   let listedAt = 0;
@@ -121,7 +130,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       }, { waitMs: 120_000 }),
     );
     let taken = full ? [] : await takenParts(state, ctx);
-    let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+    let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), Math.min(chunkRows, maxRows)));
     // Partitions that left the lake (retention): whole days before every window are forgotten like
     // the state's own old days; anything else (a day a window still covers, part of a day) starts over.
     let goneDays: number[] = [];
@@ -131,9 +140,10 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         full = true;
         state = await reopenFresh(state, tablesDir, ctx);
         taken = [];
-        plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), chunkRows));
+        plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), Math.min(chunkRows, maxRows)));
       }
     }
+    if (!full) ({ plan, deferredRows: result.deferredRows } = limitIntake(plan, taken, maxRows));
     // A refresh that takes in little runs in one transaction: what its steps gather for its end
     // (wallet and payer changes, intermediate versions) then never reaches the write-ahead log.
     const oneTransaction = !full && plan.reads.reduce((sum, read) => sum + read.rows, 0) <= chunkRows / 4;
@@ -208,7 +218,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
               await state.run(resolutionRowsSql("chunk_resolutions", read.files, weighted));
               result.resolutions += await applyResolutions(state, "chunk_resolutions", context);
             }
-            await recordTaken(state, listed, read.files, plan.rows, segments, read.skipSegments !== null);
+            await recordTaken(state, plan.parts, read.files, plan.rows, segments, read.skipSegments !== null);
           });
         }
         await state.run("DROP TABLE IF EXISTS chunk_envelopes; DROP TABLE IF EXISTS chunk_resolutions");
@@ -240,12 +250,13 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       }
       writeFileSync(manifestFile, JSON.stringify({ segments: live.map((f) => ({ day: f.day, name: f.name })) }));
     });
-    await step("bookkeeping", () => recordParts(state, listed, plan.rows, segments));
+    await step("bookkeeping", () => recordParts(state, plan.parts, plan.rows, segments));
     await state.setMeta({ schema: STATE_SCHEMA, clock, version });
     await step("commit", () => state.run("COMMIT"));
     committed = true;
-    // Everything published before the listing is taken in: compaction may merge it.
-    recordLakeTakenBefore(ctx.control, listedAt);
+    // Everything published before the listing is taken in: compaction may merge it (not yet when
+    // some is left for the next refresh).
+    if (result.deferredRows === 0) recordLakeTakenBefore(ctx.control, listedAt);
 
     // The version: the serving database, its answers, its wallet manifest (written above).
     const file = servingFile(ctx.paths, version);
@@ -283,6 +294,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   removeUnreferencedSegments(tablesDir, kept);
   return {
     version, full, attempts: result.attempts, resolutions: result.resolutions, partsRead: result.partsRead, daysLoaded: result.daysLoaded,
+    deferredRows: result.deferredRows, backlog: result.deferredRows > 0,
     walletSegments: { written: result.written, merged: result.merged, live: result.live }, answers: result.answers, clock,
     seconds: (performance.now() - started) / 1000, steps,
   };

@@ -17,7 +17,8 @@ import { sqlString } from "../../lake/duckdb";
 import type { StateDb } from "./state";
 
 export type Dataset = "envelopes" | "resolutions";
-export type LakePart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number };
+/** `publishedMs`: the file's modification time (a part is written, then renamed into place: when it was published). */
+export type LakePart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number; publishedMs: number };
 export type TakenPart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number; rows: number; segments: string[] };
 
 /** Files to read and how: all rows, or (a replaced partition) only what was not taken in. */
@@ -41,13 +42,13 @@ export function listLakeParts(paths: DataPaths): LakePart[] {
     for (const [program, byDay] of listPartitions(paths.dataset(dataset))) {
       for (const [day, files] of byDay) {
         for (const path of files) {
-          let bytes: number;
+          let stat: { size: number; mtimeMs: number };
           try {
-            bytes = statSync(path).size;
+            stat = statSync(path);
           } catch {
             continue; // removed meanwhile (listing is under the lake lease, so only by something outside txray)
           }
-          out.push({ dataset, program, day, name: basename(path), path, bytes });
+          out.push({ dataset, program, day, name: basename(path), path, bytes: stat.size, publishedMs: stat.mtimeMs });
         }
       }
     }
@@ -92,8 +93,21 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
   }
 
   // Chunks: by day, envelopes before resolutions (a day's resolutions resolve that day's and the day
-  // before's attempts), at most chunkRows rows each (a single larger part is a chunk of its own).
-  toRead.sort((a, b) => (a.part.day < b.part.day ? -1 : a.part.day > b.part.day ? 1 : a.part.dataset === b.part.dataset ? 0 : a.part.dataset === "envelopes" ? -1 : 1));
+  // before's attempts), at most chunkRows rows each (a single larger part is a chunk of its own);
+  // within those in the order parts were published, so that when a refresh takes in only the first
+  // chunks (limitIntake), it takes the older sends of every payer and program, not one program's.
+  // A replaced partition's new parts stay together (limitIntake never splits them).
+  const publishedOf = new Map<string, number>();
+  for (const { part } of toRead) publishedOf.set(part.path, part.publishedMs);
+  for (const partition of replacedPartitions) {
+    const first = Math.min(...partition.parts.map((p) => p.publishedMs));
+    for (const part of partition.parts) publishedOf.set(part.path, first);
+  }
+  const order = (p: LakePart) => `${partitionKey(p)}/${p.name}`;
+  toRead.sort((a, b) =>
+    a.part.day < b.part.day ? -1 : a.part.day > b.part.day ? 1
+    : a.part.dataset !== b.part.dataset ? (a.part.dataset === "envelopes" ? -1 : 1)
+    : publishedOf.get(a.part.path)! - publishedOf.get(b.part.path)! || (order(a.part) < order(b.part) ? -1 : order(a.part) > order(b.part) ? 1 : 0));
   const reads: ReadPlan[] = [];
   for (const { part, skipSegments } of toRead) {
     const n = rows.get(part.path) ?? 0;
@@ -105,6 +119,39 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
     } else reads.push({ dataset: part.dataset, day: part.day, files: [part.path], rows: n, skipSegments });
   }
   return { reads, parts: listed, gone, replaced, rows };
+}
+
+/**
+ * The first reads of a plan up to about `maxRows` rows (at least one read): what one refresh takes
+ * in when a burst or a job that fell behind left more than its transaction holds under the memory
+ * ceiling. Any prefix of the reads is consistent (a day's envelopes come before its resolutions, and
+ * a resolution is stored on or after its envelope's day). A replaced partition's envelope reads
+ * (minus the segments taken) are never split. `parts` then records as taken only what was read: a
+ * fresh partition without its deferred parts, a replaced one with a deferred read as it was (its new
+ * parts are read again next time; resolutions apply idempotently).
+ */
+export function limitIntake(plan: IntakePlan, taken: TakenPart[], maxRows: number): { plan: IntakePlan; deferredRows: number } {
+  let keep = 0;
+  let rows = 0;
+  while (keep < plan.reads.length && (keep === 0 || rows + plan.reads[keep].rows <= maxRows)) rows += plan.reads[keep++].rows;
+  const partOf = new Map(plan.parts.map((part) => [part.path, part]));
+  const sameReplacedPartition = (a: ReadPlan, b: ReadPlan) =>
+    a.skipSegments !== null && b.skipSegments !== null && partitionKey(partOf.get(a.files[0])!) === partitionKey(partOf.get(b.files[0])!);
+  while (keep > 0 && keep < plan.reads.length && sameReplacedPartition(plan.reads[keep - 1], plan.reads[keep])) rows += plan.reads[keep++].rows;
+  if (keep === plan.reads.length) return { plan, deferredRows: 0 };
+
+  const deferred = plan.reads.slice(keep);
+  const deferredFiles = new Set(deferred.flatMap((read) => read.files));
+  const takenByPartition = new Map<string, TakenPart[]>();
+  for (const part of taken) takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
+  const listedNames = new Set(plan.parts.map((part) => `${partitionKey(part)}/${part.name}/${part.bytes}`));
+  const replaced = (key: string) => (takenByPartition.get(key) ?? []).some((part) => !listedNames.has(`${key}/${part.name}/${part.bytes}`));
+  const keptAsTaken = new Set([...deferredFiles].map((file) => partitionKey(partOf.get(file)!)).filter(replaced));
+  const parts: LakePart[] = [
+    ...plan.parts.filter((part) => !deferredFiles.has(part.path) && !keptAsTaken.has(partitionKey(part))),
+    ...[...keptAsTaken].flatMap((key) => takenByPartition.get(key)!.map(({ dataset, program, day, name, path, bytes }) => ({ dataset, program, day, name, path, bytes, publishedMs: 0 }))),
+  ];
+  return { plan: { ...plan, reads: plan.reads.slice(0, keep), parts }, deferredRows: deferred.reduce((n, read) => n + read.rows, 0) };
 }
 
 /** Row counts of Parquet files from their footers (no data read). */

@@ -1,0 +1,53 @@
+// What one refresh takes in when more arrived than it holds (limitIntake): a prefix of the plan in
+// publish order, never half of a compacted (replaced) envelope partition, and a record of taken
+// parts that makes the next refresh read exactly what was left: deferred parts of a fresh partition
+// as new, a deferred replaced partition as replaced again (minus the segments taken before).
+
+import { expect, test } from "bun:test";
+import { limitIntake, planIntake, type LakePart, type TakenPart } from "../../../src/analytics/tables/intake";
+
+const part = (dataset: "envelopes" | "resolutions", program: string, name: string, publishedMs: number, bytes = 100): LakePart => ({
+  dataset, program, day: "2025-11-21", name, path: `/lake/${dataset}/program=${program}/day=2025-11-21/${name}`, bytes, publishedMs,
+});
+const taken = (p: LakePart, rows: number, segments: string[]): TakenPart => ({ ...p, rows, segments });
+const rowsOf = (rows: Record<string, number>) => async (files: string[]) => new Map(files.map((f) => [f, rows[f.split("/").at(-1)!] ?? 0]));
+
+test("a refresh takes the oldest published parts first and records only those as taken", async () => {
+  const listed = [part("envelopes", "B", "e-b1", 1), part("envelopes", "A", "e-a2", 3), part("envelopes", "A", "e-a1", 1), part("envelopes", "B", "e-b2", 3), part("resolutions", "A", "r-a1", 2)];
+  const plan = await planIntake(listed, [], rowsOf({ "e-a1": 50, "e-b1": 50, "e-a2": 50, "e-b2": 50, "r-a1": 40 }), 100);
+  expect(plan.reads.map((r) => r.files.map((f) => f.split("/").at(-1)))).toEqual([["e-a1", "e-b1"], ["e-a2", "e-b2"], ["r-a1"]]);
+  const first = limitIntake(plan, [], 100);
+  expect(first.plan.reads).toHaveLength(1);
+  expect(first.deferredRows).toBe(140);
+  expect(first.plan.parts.map((p) => p.name).sort()).toEqual(["e-a1", "e-b1"]);
+  // The next refresh (the first one's parts taken) plans the rest as new.
+  const next = await planIntake(listed, first.plan.parts.map((p) => taken(p, 50, [])), rowsOf({ "e-a2": 50, "e-b2": 50, "r-a1": 40 }), 100);
+  expect(next.reads.flatMap((r) => r.files).map((f) => f.split("/").at(-1))).toEqual(["e-a2", "e-b2", "r-a1"]);
+  // Everything fits: the plan as it was.
+  expect(limitIntake(plan, [], 1_000)).toEqual({ plan, deferredRows: 0 });
+  // At least one read, however large.
+  expect(limitIntake(plan, [], 10).plan.reads).toHaveLength(1);
+});
+
+test("a compacted envelope partition is read whole or deferred whole, and then recorded as it was", async () => {
+  // Partition A was taken in as two parts (segments s1, s2); compaction merged them with a part not
+  // taken in yet into two new parts. Partition B has a new part published earlier.
+  const old1 = taken(part("envelopes", "A", "old-1", 1), 30, ["s1"]);
+  const old2 = taken(part("envelopes", "A", "old-2", 1), 30, ["s2"]);
+  const listed = [part("envelopes", "B", "b-new", 2), part("envelopes", "A", "c-1", 5), part("envelopes", "A", "c-2", 6)];
+  const plan = await planIntake(listed, [old1, old2], rowsOf({ "b-new": 80, "c-1": 60, "c-2": 40 }), 1_000);
+  expect(plan.reads.map((r) => [r.files.map((f) => f.split("/").at(-1)), r.skipSegments])).toEqual([[["b-new"], null], [["c-1"], ["s1", "s2"]], [["c-2"], ["s1", "s2"]]]);
+
+  // Room for B and part of A: A's parts are not split.
+  const whole = limitIntake(plan, [old1, old2], 150);
+  expect(whole.plan.reads).toHaveLength(3);
+  expect(whole.deferredRows).toBe(0);
+
+  // Room for B only: A is deferred and recorded with its old parts, so the next refresh sees it replaced again.
+  const deferred = limitIntake(plan, [old1, old2], 80);
+  expect(deferred.plan.reads).toHaveLength(1);
+  expect(deferred.deferredRows).toBe(100);
+  expect(deferred.plan.parts.map((p) => p.name).sort()).toEqual(["b-new", "old-1", "old-2"]);
+  const next = await planIntake(listed, [old1, old2, taken(part("envelopes", "B", "b-new", 2), 80, [])], rowsOf({ "c-1": 60, "c-2": 40 }), 1_000);
+  expect(next.reads.map((r) => r.skipSegments)).toEqual([["s1", "s2"], ["s1", "s2"]]);
+});

@@ -1,0 +1,62 @@
+// The tables job over a backlog: a refresh takes in at most `maxRows` and says what it left
+// (`backlog`, which the scheduler answers by running it again at once); run from outside
+// (`txray jobs run tables`: settle) it refreshes until nothing is left, so the command's answer
+// includes everything that was in the lake when it started.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { baseline } from "../../src/analytics/queries";
+import { closeServingTables } from "../../src/analytics/serving/reader";
+import { runJob } from "../../src/jobs/run";
+import { tablesJobFor } from "../../src/jobs/tables";
+import { testContext } from "../helpers/context";
+import { END_MS, untilVersion } from "../analytics/support";
+
+const HEAVY_MS = 120_000;
+const MINUTE = 60_000;
+
+let ctx: Awaited<ReturnType<typeof testContext>>;
+let world: GenerateResult;
+beforeAll(async () => {
+  ctx = await testContext();
+  (ctx as { clock: () => number }).clock = () => END_MS + 10 * MINUTE;
+  world = await generateLake({ dataDir: ctx.config.dataDir, envelopes: 3_000, programs: 3, days: 3, seed: 7, endMs: END_MS, threads: 2 });
+}, HEAVY_MS);
+afterAll(() => {
+  closeServingTables(ctx);
+  ctx.dispose();
+});
+
+async function attemptsToday() {
+  let total = 0;
+  for (const program of world.programs) {
+    const answer = await baseline(ctx, { program, window: "1d", accountId: null });
+    total += answer.rates.attempts + answer.pending;
+  }
+  return total;
+}
+
+test("a scheduled run leaves a backlog it reports; a run from outside refreshes until none is left", async () => {
+  const job = tablesJobFor({ maxRows: 500 });
+  const first = await runJob(ctx, job, { settle: true });
+  expect(first.ok).toBe(true);
+  const before = await attemptsToday();
+
+  for (const variant of [1, 2, 3]) {
+    await generateLake({ dataDir: ctx.config.dataDir, envelopes: 400, programs: 3, days: 2 / 1440, seed: 7, endMs: END_MS + (2 + 2 * variant) * MINUTE, threads: 2, append: { variant } });
+    await Bun.sleep(5);
+  }
+  const scheduled = await runJob(ctx, job, {});
+  expect(scheduled.ok).toBe(true);
+  expect(scheduled.details).toMatchObject({ backlog: true });
+  const taken = Number(scheduled.details?.attempts);
+  expect(taken).toBeWithin(1, 600);
+  expect(Number(scheduled.details?.deferredRows)).toBeGreaterThan(600);
+
+  const settled = await runJob(ctx, job, { settle: true });
+  expect(settled.ok).toBe(true);
+  expect(settled.details).toMatchObject({ backlog: false, deferredRows: 0, attempts: 1_200 - taken });
+  expect(Number(settled.details?.refreshes)).toBeGreaterThan(1);
+  await untilVersion(ctx, Number(settled.details?.version));
+  expect(await attemptsToday()).toBe(before + 1_200);
+}, HEAVY_MS);
