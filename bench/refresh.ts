@@ -20,17 +20,17 @@ import { createContext, type Context } from "../src/context";
 import { LAKE_VERSION } from "../src/lake/schema";
 import { silentLogger } from "../src/shared/logger";
 
-const END_MS = 1_763_700_000_000;
+export const END_MS = 1_763_700_000_000;
 const NEW_MS = 5 * 60_000;
 const NEW_ATTEMPTS = 30_000;
 const PROGRAMS = 20;
 
-async function contextAt(dataDir: string, clock: number): Promise<Context> {
+export async function contextAt(dataDir: string, clock: number): Promise<Context> {
   return await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), { logger: silentLogger, clock: () => clock });
 }
 
 /** The cached lake of `attempts` and its first build (generated and built the first time). */
-async function cachedLake(attempts: number): Promise<{ dir: string; generated: { seconds: number; buildSeconds: number } }> {
+export async function cachedLake(attempts: number): Promise<{ dir: string; generated: { seconds: number; buildSeconds: number } }> {
   const dir = join(tmpdir(), "txray-bench", `refresh-${attempts}`);
   const marker = join(dir, "generated.json");
   // A lake generated under another lake contract, or built into another tables state, is stale.
@@ -53,7 +53,7 @@ async function cachedLake(attempts: number): Promise<{ dir: string; generated: {
 }
 
 /** A working copy: immutable files hard-linked, the tables job's state (changed in place) copied and synced. */
-function workingCopy(from: string, to: string): void {
+export function workingCopy(from: string, to: string): void {
   rmSync(to, { recursive: true, force: true });
   const walk = (source: string, target: string) => {
     mkdirSync(target, { recursive: true });
