@@ -5,7 +5,10 @@
 // window from the lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds
 // ~2.4M sends, ~40 bytes each as columns; payers and signatures (what the retry check needs) are
 // kept only for the newest RETRY_HOLD_MS, and at most MAX_HELD_SENDS sends are held. A window
-// reaching before what is held (a drop resolved long after it was sent) is read from the lake.
+// reaching before what is held (a drop resolved long after it was sent) is read from the lake;
+// while the cap holds (more than MAX_HELD_SENDS resolved sends in 20 minutes: ~4,200/s), the
+// windows are what is held instead (resolve.ts loadNeighbours): at 20,000 envelopes/s the lake
+// read was tens of millions of rows per run, gigabytes of memory each time.
 
 import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
@@ -34,6 +37,8 @@ export class RecentSends {
   private payers: (string | null)[] = [];
   private sigs: (string | null)[] = [];
   heldFrom = Infinity;
+  /** Whether the cap (not the 20 minutes) set heldFrom at the last trim: a busy instance. */
+  capped = false;
   private detailFrom = Infinity;
   private loaded = false;
   private readonly shared = stringInterner();
@@ -113,7 +118,8 @@ export class RecentSends {
     const c = this.columns;
     this.heldFrom = Math.max(this.heldFrom, now - RECENT_SENDS_MS);
     let k = lowerBound(c.times, this.heldFrom);
-    if (c.times.length - k > this.maxHeld) {
+    this.capped = c.times.length - k > this.maxHeld;
+    if (this.capped) {
       k = lowerBound(c.times, c.times[c.times.length - this.maxHeld]);
       this.heldFrom = c.times[k];
     }
@@ -131,17 +137,20 @@ export class RecentSends {
 /**
  * Resolved sends (not preflight) with sent_at in [from, to], from the lake: envelopes of the days
  * around the window joined with resolutions of the days since (a send is resolved after it is sent).
+ * `payerPrograms`: only the sends of these payer+program pairs (the retry check's), not the window's every send.
  */
-export async function readResolvedSends(ctx: Context, from: number, to: number): Promise<SendRow[]> {
+export async function readResolvedSends(ctx: Context, from: number, to: number, payerPrograms?: { payer: string; program: string }[]): Promise<SendRow[]> {
   const dayMs = 86_400_000;
   const envelopeFiles = partsOfDays(ctx.paths, "envelopes", daysBetween(from - dayMs, to + dayMs));
   const resolutionFiles = partsOfDays(ctx.paths, "resolutions", daysBetween(from, ctx.clock() + dayMs));
-  if (envelopeFiles.length === 0 || resolutionFiles.length === 0) return [];
+  if (envelopeFiles.length === 0 || resolutionFiles.length === 0 || payerPrograms?.length === 0) return [];
   const list = (files: string[]) => `[${files.map(sqlString).join(", ")}]`;
+  // Base58 payers and programs hold no '/': the pair as one string.
+  const pairs = payerPrograms ? ` AND e.payer || '/' || e.program IN (${payerPrograms.map((p) => sqlString(`${p.payer}/${p.program}`)).join(", ")})` : "";
   const sql = `SELECT e.sent_at, e.rpc_hash, e.program, r.outcome, e.cu_price_micro_lamports, e.payer, e.sig
     FROM read_parquet(${list(envelopeFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) e
     JOIN read_parquet(${list(resolutionFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) r USING (attempt_id)
-    WHERE e.sent_at BETWEEN ${Math.floor(from)} AND ${Math.ceil(to)} AND r.outcome <> 'preflight'`;
+    WHERE e.sent_at BETWEEN ${Math.floor(from)} AND ${Math.ceil(to)} AND r.outcome <> 'preflight'${pairs}`;
   const c = await readAgainAfterSwap(() =>
     ctx.duck.columns<{ sent_at: number[]; rpc_hash: string[]; program: string[]; outcome: Outcome[]; cu_price_micro_lamports: (number | null)[]; payer: string[]; sig: (string | null)[] }>(sql),
   );

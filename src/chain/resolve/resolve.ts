@@ -331,12 +331,18 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
   const freshColumns = new SendColumns();
 
   // Usually every drop was sent a minute or two ago: the recent sends this process holds answer.
+  // A busy instance holds fewer than its windows' sends (the cap): its windows are what it holds,
+  // never a lake read of tens of millions of sends per run.
   let samePayer = state.recent.samePayerProgram(keys, first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS);
-  const range = state.recent.range(from, to);
+  const range = state.recent.range(from, to) ?? (state.recent.capped && to >= state.recent.heldFrom ? state.recent.range(state.recent.heldFrom, to) : null);
   let fromLake: Awaited<ReturnType<typeof readResolvedSends>> | null = null;
-  if (samePayer === null || range === null) {
+  if (range === null) {
     fromLake = await readResolvedSends(ctx, from, to);
     fromLake.sort((a, b) => a.sentAt - b.sentAt);
+  } else if (samePayer === null) {
+    // Drops decided long after their send (a resolver behind): only their payers' sends around them.
+    const pairs = [...keys].map((key) => key.split("\u0000")).map(([payer, program]) => ({ payer, program }));
+    fromLake = await readResolvedSends(ctx, first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS, pairs);
   }
   if (samePayer === null) {
     samePayer = fromLake!

@@ -111,13 +111,48 @@ test("beyond the cap the newest sends are held, never splitting a send time, and
     expect(first.end - first.start).toBe(heldSince(recent.heldFrom)); // every send from heldFrom on, none split
     expect(first.end - first.start).toBeGreaterThanOrEqual(1_000);
     expect(first.end - first.start).toBeLessThan(1_003);
-    expect(recent.range(recent.heldFrom - 1, now)).toBeNull(); // the window reaches before: read from the lake
+    expect(recent.range(recent.heldFrom - 1, now)).toBeNull(); // the window reaches before what is held
+    expect(recent.capped).toBe(true); // … because of the cap: the resolver's windows are then what is held
 
     recent.add(Array.from({ length: 600 }, (_, k) => resolutionOf(send(3000 + k))), now + 1_000);
     recentlyAdded = true;
     const second = recent.range(recent.heldFrom, now + 1_000)!;
     expect(second.end - second.start).toBe(heldSince(recent.heldFrom));
     expect(second.end - second.start).toBeLessThan(1_003);
+  } finally {
+    local.dispose();
+  }
+});
+
+test("a busy instance (more sends than the cap) classifies against what it holds; a drop decided late reads only its payers' sends from the lake", async () => {
+  const local = await testContext();
+  try {
+    const now = Date.now();
+    const run = generateRun(400, 9000, 27);
+    // The generated ~40 minutes end 5 minutes ago: the drops were decided late (the payers and
+    // signatures held are the last 4 minutes'), and more sends than the cap are within 20 minutes.
+    const shift = now - 5 * 60_000 - Math.max(...run.neighbours.map((n) => n.sentAt));
+    const resolved = run.neighbours.slice(0, 9000).map((n) => ({ ...n, sentAt: n.sentAt + shift }));
+    await writeLake(local, resolved);
+    const recent = new ResolverState();
+    (recent as { recent: RecentSends }).recent = new RecentSends(2_000);
+    await recent.recent.ensureLoaded(local, now);
+    expect(recent.recent.capped).toBe(true);
+    const heldFrom = recent.recent.heldFrom;
+    expect(heldFrom).toBeGreaterThan(now - RECENT_SENDS_MS);
+
+    // The drops whose retry window lies within what is held.
+    const picked = run.items.map((item, i) => ({ item: { ...item, attempt: { ...item.attempt, sentAt: item.attempt.sentAt + shift } }, drop: { ...run.neighbours[9000 + i], sentAt: run.neighbours[9000 + i].sentAt + shift } }))
+      .filter(({ item }) => item.attempt.sentAt >= heldFrom + 90_000);
+    expect(picked.length).toBeGreaterThan(20);
+    const items = picked.map((p) => p.item);
+    const compact = await loadNeighbours(local, recent, items.map((item) => item.attempt), [], now);
+    expect(compact.held).toBeDefined(); // the held sends, not the lake's 20 minutes
+    const held = resolved.filter((n) => n.outcome !== "preflight" && n.sentAt >= heldFrom).sort((a, b) => a.sentAt - b.sentAt);
+    expect(sendCount(compact)).toBe(held.filter((n) => n.sentAt <= Math.max(...items.map((i) => i.attempt.sentAt)) + NEIGHBOUR_WINDOW_MS).length + picked.length);
+    const diagnoses = classifyDropsFrom(items, compact);
+    expect(diagnoses).toEqual(classifyDrops(items, [...held, ...picked.map((p) => p.drop)]));
+    expect(diagnoses.some((d) => d.dropClass === "superseded_by_retry")).toBe(true); // the payers' sends came from the lake
   } finally {
     local.dispose();
   }
