@@ -4,7 +4,7 @@
 // resolver adds each run's resolved sends as it commits them; a process that starts reads the
 // window from the lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds
 // ~2.4M sends, ~40 bytes each as columns; payers and signatures (what the retry check needs) are
-// kept only for the newest RETRY_HOLD_MS, and at most MAX_HELD_SENDS sends are held. A window
+// kept only for the newest RETRY_HOLD_MS of sends, and at most MAX_HELD_SENDS sends are held. A window
 // reaching before what is held (a drop resolved long after it was sent) is read from the lake;
 // while the cap holds (more than MAX_HELD_SENDS resolved sends in 20 minutes: ~4,200/s), the
 // windows are what is held instead (resolve.ts loadNeighbours): at 20,000 envelopes/s the lake
@@ -53,7 +53,8 @@ export class RecentSends {
     rows.sort((a, b) => a.sentAt - b.sentAt);
     for (const row of rows) this.push(row);
     this.heldFrom = from;
-    this.detailFrom = now - RETRY_HOLD_MS;
+    // Every send of the window was loaded with its payer; trim lets go of those before the hold.
+    this.detailFrom = from;
     this.loaded = true;
     this.trim(now);
   }
@@ -123,7 +124,10 @@ export class RecentSends {
       k = lowerBound(c.times, c.times[c.times.length - this.maxHeld]);
       this.heldFrom = c.times[k];
     }
-    const newDetailFrom = Math.max(this.detailFrom, now - RETRY_HOLD_MS);
+    // Payers and signatures are held for the newest RETRY_HOLD_MS of sends taken in, not of the
+    // clock: a resolver minutes behind decides drops sent minutes ago, and their payers' sends
+    // would otherwise be read from the lake every run (at 20,000/s, ~2M rows a run).
+    const newDetailFrom = c.times.length === 0 ? this.detailFrom : Math.max(this.detailFrom, Math.min(now, c.times[c.times.length - 1]) - RETRY_HOLD_MS);
     for (let i = lowerBound(c.times, this.detailFrom), end = lowerBound(c.times, newDetailFrom); i < end; i++) {
       this.payers[i] = null;
       this.sigs[i] = null;
