@@ -20,6 +20,16 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.dispose());
 
+/** A test on a data directory of its own (its lake holds only what it writes). */
+async function inOwnContext(work: (local: typeof ctx) => Promise<void>): Promise<void> {
+  const local = await testContext();
+  try {
+    await work(local);
+  } finally {
+    local.dispose();
+  }
+}
+
 /** Resolved neighbours written to the lake as a data team would find them: envelopes and their resolutions. */
 async function writeLake(local: typeof ctx, neighbours: Neighbour[]): Promise<void> {
   const staging = join(local.paths.staging, "neighbours");
@@ -56,8 +66,7 @@ test("neighbours read from the lake (a window before what is held) classify ever
 });
 
 test("recent sends held between runs classify as the whole list does, as runs add to them", async () => {
-  const local = await testContext();
-  try {
+  await inOwnContext(async (local) => {
     const run = generateRun(400, 9000, 23);
     // The generated ~40 minutes moved to end just now, so every window of the drops (sent in the
     // last minutes) is within the 20 minutes held.
@@ -89,14 +98,11 @@ test("recent sends held between runs classify as the whole list does, as runs ad
     const diagnoses = classifyDropsFrom(recentItems, second);
     expect(diagnoses).toEqual(classifyDrops(recentItems, inWindow(whole(9000))));
     expect(new Set(diagnoses.map((d) => d.dropClass)).size).toBeGreaterThanOrEqual(3);
-  } finally {
-    local.dispose();
-  }
+  });
 });
 
 test("beyond the cap the newest sends are held, never splitting a send time, and earlier windows go to the lake", async () => {
-  const local = await testContext();
-  try {
+  await inOwnContext(async (local) => {
     const now = Date.now();
     // Three sends per send time, so a cut at the cap would split a time if it were careless.
     const sentAt = (i: number) => now - 10 * 60_000 + Math.floor(i / 3) * 300;
@@ -119,14 +125,11 @@ test("beyond the cap the newest sends are held, never splitting a send time, and
     const second = recent.range(recent.heldFrom, now + 1_000)!;
     expect(second.end - second.start).toBe(heldSince(recent.heldFrom));
     expect(second.end - second.start).toBeLessThan(1_003);
-  } finally {
-    local.dispose();
-  }
+  });
 });
 
 test("a busy instance (more sends than the cap) classifies against what it holds; a drop decided late reads only its payers' sends from the lake", async () => {
-  const local = await testContext();
-  try {
+  await inOwnContext(async (local) => {
     const now = Date.now();
     const run = generateRun(400, 9000, 27);
     // The generated ~40 minutes end 5 minutes ago: the drops were decided late (the payers and
@@ -153,14 +156,11 @@ test("a busy instance (more sends than the cap) classifies against what it holds
     const diagnoses = classifyDropsFrom(items, compact);
     expect(diagnoses).toEqual(classifyDrops(items, [...held, ...picked.map((p) => p.drop)]));
     expect(diagnoses.some((d) => d.dropClass === "superseded_by_retry")).toBe(true); // the payers' sends came from the lake
-  } finally {
-    local.dispose();
-  }
+  });
 });
 
 test("a resolver minutes behind still holds the payers of the sends it takes in (the retry hold follows the sends, not the clock)", async () => {
-  const local = await testContext();
-  try {
+  await inOwnContext(async (local) => {
     const now = Date.now();
     const recent = new RecentSends();
     await recent.ensureLoaded(local, now); // an empty lake
@@ -172,7 +172,5 @@ test("a resolver minutes behind still holds the payers of the sends it takes in 
     expect(held).not.toBeNull(); // before: null (older than 4 minutes of the clock), so a lake read
     expect(held!.map((s) => s.sig)).toEqual(sends.filter((s) => s.payer === "payer1" && s.sentAt >= now - 8 * 60_000 && s.sentAt <= now - 7 * 60_000).map((s) => s.sig));
     expect(recent.samePayerProgram(keys, now - 11 * 60_000, now - 9 * 60_000)).toBeNull(); // beyond 4 minutes of sends
-  } finally {
-    local.dispose();
-  }
+  });
 });
