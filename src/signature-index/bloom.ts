@@ -13,23 +13,28 @@ export function bloomBlocks(keys: number): number {
   return Math.max(1, Math.ceil((keys * BITS_PER_KEY) / BLOCK_BITS));
 }
 
+/** The two hashes a key's bits come from (what a writer keeps per key until it sizes the filter). */
+export function bloomHashes(key: string): [h1: number, h2: number] {
+  return [Bun.hash.xxHash32(key, 0x7a11), Bun.hash.xxHash32(key, 0x51d3) | 1];
+}
+
 /** The block a key lives in and the two hashes its bits come from. */
 function probe(key: string, blocks: number): { block: number; h1: number; h2: number } {
-  const h1 = Bun.hash.xxHash32(key, 0x7a11);
-  const h2 = Bun.hash.xxHash32(key, 0x51d3);
-  return { block: h1 % blocks, h1, h2: h2 | 1 };
+  const [h1, h2] = bloomHashes(key);
+  return { block: h1 % blocks, h1, h2 };
 }
 
 function bitOf(h1: number, h2: number, i: number): number {
   return ((h1 >>> 9) + i * h2) >>> 0;
 }
 
-/** A filter holding every key: `bloomBlocks(keys.length)` blocks of BLOOM_BLOCK_BYTES. */
-export function buildBloom(keys: Iterable<string>, blocks: number): Uint8Array {
+/** A filter holding every key, from the keys' bloomHashes flattened (h1, h2, h1, h2, …): `bloomBlocks(keys)` blocks of BLOOM_BLOCK_BYTES. */
+export function buildBloomFromHashes(hashes: ArrayLike<number>, blocks: number): Uint8Array {
   const bytes = new Uint8Array(blocks * BLOOM_BLOCK_BYTES);
-  for (const key of keys) {
-    const { block, h1, h2 } = probe(key, blocks);
-    const base = block * BLOOM_BLOCK_BYTES;
+  for (let k = 0; k < hashes.length; k += 2) {
+    const h1 = hashes[k];
+    const h2 = hashes[k + 1];
+    const base = (h1 % blocks) * BLOOM_BLOCK_BYTES;
     for (let i = 0; i < PROBES; i++) {
       const bit = bitOf(h1, h2, i) % BLOCK_BITS;
       bytes[base + (bit >>> 3)] |= 1 << (bit & 7);

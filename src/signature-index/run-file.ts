@@ -11,7 +11,8 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { syncDirectory } from "../shared/durable-files";
-import { BLOOM_BLOCK_BYTES, bloomBlockMayHold, bloomBlockOf, bloomBlocks, buildBloom } from "./bloom";
+import { detachedString } from "../shared/intern";
+import { BLOOM_BLOCK_BYTES, bloomBlockMayHold, bloomBlockOf, bloomBlocks, bloomHashes, buildBloomFromHashes } from "./bloom";
 
 export type IndexEntry = { sig: string; attemptId: string; value: unknown };
 
@@ -58,7 +59,8 @@ export class RunWriter {
   private readonly fd: number;
   private offset = 0;
   private readonly index: [string, number, number][] = [];
-  private readonly sigs: string[] = [];
+  /** Each entry's bloomHashes, flattened: a signature sliced from a merge's input block would keep the block alive. */
+  private readonly hashes: number[] = [];
   private block: string[] = [];
   private blockBytes = 0;
   private first = "";
@@ -77,7 +79,8 @@ export class RunWriter {
     if (this.block.length === 0) this.first = sig;
     this.block.push(text);
     this.blockBytes += text.length;
-    this.sigs.push(sig);
+    const [h1, h2] = bloomHashes(sig);
+    this.hashes.push(h1, h2);
     if (this.block.length >= BLOCK_ENTRIES || this.blockBytes >= BLOCK_RAW_BYTES) this.flushBlock();
   }
 
@@ -87,10 +90,11 @@ export class RunWriter {
       const indexBytes = Bun.zstdCompressSync(encoder.encode(JSON.stringify(this.index)), { level: 1 });
       const blocksIndex = { offset: this.offset, length: indexBytes.length };
       this.write(indexBytes);
-      const blocks = bloomBlocks(this.sigs.length);
+      const entries = this.hashes.length / 2;
+      const blocks = bloomBlocks(entries);
       const bloom = { offset: this.offset, blocks };
-      this.write(buildBloom(this.sigs, blocks));
-      const full: RunFooter = { format: 1, entries: this.sigs.length, ...footer, blocksIndex, bloom };
+      this.write(buildBloomFromHashes(this.hashes, blocks));
+      const full: RunFooter = { format: 1, entries, ...footer, blocksIndex, bloom };
       const footerBytes = encoder.encode(JSON.stringify(full));
       this.write(footerBytes);
       const tail = new Uint8Array(TAIL_BYTES);
@@ -128,7 +132,7 @@ export class RunWriter {
   private flushBlock(): void {
     if (this.block.length === 0) return;
     const compressed = Bun.zstdCompressSync(encoder.encode(this.block.join("\n")), { level: 1 });
-    this.index.push([this.first.slice(0, PREFIX), this.offset, compressed.length]);
+    this.index.push([detachedString(this.first.slice(0, PREFIX)), this.offset, compressed.length]);
     this.write(compressed);
     this.block = [];
     this.blockBytes = 0;

@@ -19,6 +19,7 @@
 
 import { closeSync, fsyncSync, openSync, readSync, renameSync, writeSync } from "node:fs";
 import { TxrayError } from "../../shared/errors";
+import { detachedString } from "../../shared/intern";
 import { pauser } from "../../shared/pause";
 
 export const LINE_ITEMS = 500;
@@ -51,10 +52,18 @@ export function newestFirst(a: WalletItemTuple, b: WalletItemTuple): number {
   return b[1] - a[1] || compareAttemptKeys(b[8], a[8]);
 }
 
+/** Two 32-bit halves of a key (double hashing). */
+function keyHalves(key: string): [h1: number, h2: number] {
+  return [Number.parseInt(key.slice(0, 8), 16), (Number.parseInt(key.slice(8, 16), 16) | 1) >>> 0];
+}
+
 function bloomPositions(key: string, bits: number): number[] {
-  // Two 32-bit halves of the key (double hashing); their combinations stay exact in a double.
-  const h1 = Number.parseInt(key.slice(0, 8), 16);
-  const h2 = (Number.parseInt(key.slice(8, 16), 16) | 1) >>> 0;
+  const [h1, h2] = keyHalves(key);
+  return positionsOf(h1, h2, bits);
+}
+
+function positionsOf(h1: number, h2: number, bits: number): number[] {
+  // The halves' combinations stay exact in a double.
   const out: number[] = [];
   for (let i = 0; i < BLOOM_HASHES; i++) out.push((h1 + i * h2) % bits);
   return out;
@@ -70,7 +79,8 @@ export class SegmentWriter {
   private pending: string[] = [];
   private pendingBytes = 0;
   private pendingFirstKey: string | null = null;
-  private readonly keys: string[] = [];
+  /** Each wallet key's two halves (bloomPositions' hashes): a key sliced from a line would keep its block alive until close. */
+  private readonly keyHalves: number[] = [];
   private lastKey = "";
   private items = 0;
 
@@ -83,9 +93,9 @@ export class SegmentWriter {
   add(line: string, items: number): void {
     const key = line.slice(0, 16);
     if (key < this.lastKey) throw new Error(`wallet segment ${this.path}: lines out of key order`);
-    if (key !== this.lastKey) this.keys.push(key);
+    if (key !== this.lastKey) this.keyHalves.push(...keyHalves(key));
     this.lastKey = key;
-    this.pendingFirstKey ??= key;
+    this.pendingFirstKey ??= detachedString(key);
     this.pending.push(line);
     this.pendingBytes += line.length + 1;
     this.items += items;
@@ -106,10 +116,13 @@ export class SegmentWriter {
   /** Finishes the file (fsync, rename); returns its size, wallets and items. */
   close(): { bytes: number; wallets: number; items: number } {
     this.flushBlock();
-    const bloomBits = Math.max(1024, this.keys.length * BLOOM_BITS_PER_WALLET);
+    const wallets = this.keyHalves.length / 2;
+    const bloomBits = Math.max(1024, wallets * BLOOM_BITS_PER_WALLET);
     const bloom = new Uint8Array(Math.ceil(bloomBits / 8));
-    for (const key of this.keys) for (const bit of bloomPositions(key, bloomBits)) bloom[bit >> 3] |= 1 << (bit & 7);
-    const footer: Footer = { day: this.day, items: this.items, wallets: this.keys.length, blocks: this.blocks, bloom: Buffer.from(bloom).toString("base64"), bloomBits };
+    for (let k = 0; k < this.keyHalves.length; k += 2) {
+      for (const bit of positionsOf(this.keyHalves[k], this.keyHalves[k + 1], bloomBits)) bloom[bit >> 3] |= 1 << (bit & 7);
+    }
+    const footer: Footer = { day: this.day, items: this.items, wallets, blocks: this.blocks, bloom: Buffer.from(bloom).toString("base64"), bloomBits };
     const text = Buffer.from(JSON.stringify(footer));
     const length = Buffer.alloc(4);
     length.writeUInt32LE(text.length);
@@ -119,7 +132,7 @@ export class SegmentWriter {
     fsyncSync(this.fd);
     closeSync(this.fd);
     renameSync(`${this.path}.tmp`, this.path);
-    return { bytes: this.offset + text.length + 4 + MAGIC.length, wallets: this.keys.length, items: this.items };
+    return { bytes: this.offset + text.length + 4 + MAGIC.length, wallets, items: this.items };
   }
 
   abort(): void {
