@@ -111,6 +111,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   // A refresh's end (payers, wallet store) holds all it took in, in one transaction: 1.2M new
   // attempts on a 5M lake ran the default 1 GB out of memory there, every retry (bench/README).
   const maxRows = options.maxRows ?? memoryRows;
+  const planRows = Math.min(chunkRows, maxRows);
 
   let state = await openState(tablesDir, ctx.duckOptions("tables"));
   let full = options.full === true || !(await upgradeState(state, STATE_SCHEMA)) || !(await stateIsUsable(state));
@@ -130,7 +131,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       }, { waitMs: 120_000 }),
     );
     let taken = full ? [] : await takenParts(state, ctx);
-    let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), Math.min(chunkRows, maxRows)));
+    let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), planRows));
     // Partitions that left the lake (retention): whole days before every window are forgotten like
     // the state's own old days; anything else (a day a window still covers, part of a day) starts over.
     let goneDays: number[] = [];
@@ -140,10 +141,10 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         full = true;
         state = await reopenFresh(state, tablesDir, ctx);
         taken = [];
-        plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), Math.min(chunkRows, maxRows)));
+        plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), planRows));
       }
     }
-    if (!full) ({ plan, deferredRows: result.deferredRows } = limitIntake(plan, taken, maxRows));
+    if (!full) ({ plan, deferredRows: result.deferredRows } = limitIntake(plan, maxRows));
     // A refresh that takes in little runs in one transaction: what its steps gather for its end
     // (wallet and payer changes, intermediate versions) then never reaches the write-ahead log.
     const oneTransaction = !full && plan.reads.reduce((sum, read) => sum + read.rows, 0) <= chunkRows / 4;

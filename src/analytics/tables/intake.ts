@@ -30,7 +30,8 @@ export type IntakePlan = {
   parts: LakePart[];
   /** Partitions that left the lake (retention). */
   gone: { dataset: Dataset; program: string; day: string }[];
-  replaced: number;
+  /** The parts the state holds of each replaced partition read (what it stays recorded as when limitIntake defers it). */
+  takenOfReplaced: Map<string, LakePart[]>;
   /** Rows of the files read (and of replaced partitions' new parts), from their footers. */
   rows: Map<string, number>;
 };
@@ -81,14 +82,14 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
 
   // A replaced partition whose new parts hold as many rows as the parts it replaced has nothing new.
   const rows = await rowsOf([...fresh, ...replacedPartitions.flatMap((r) => r.parts)].map((p) => p.path));
-  let replaced = 0;
+  const takenOfReplaced = new Map<string, LakePart[]>();
   const toRead: { part: LakePart; skipSegments: string[] | null }[] = fresh.map((part) => ({ part, skipSegments: null }));
   for (const partition of replacedPartitions) {
     const key = partitionKey(partition.parts[0]);
     const takenRows = (takenByPartition.get(key) ?? []).filter((p) => !listedByPartition.get(key)!.some((q) => q.name === p.name && q.bytes === p.bytes)).reduce((n, p) => n + p.rows, 0);
     const addedRows = partition.parts.reduce((n, p) => n + (rows.get(p.path) ?? 0), 0);
     if (addedRows === takenRows) continue;
-    replaced++;
+    takenOfReplaced.set(key, (takenByPartition.get(key) ?? []).map(({ dataset, program, day, name, path, bytes }) => ({ dataset, program, day, name, path, bytes, publishedMs: 0 })));
     for (const part of partition.parts) toRead.push({ part, skipSegments: part.dataset === "envelopes" ? partition.skipSegments : null });
   }
 
@@ -118,7 +119,7 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
       last.rows += n;
     } else reads.push({ dataset: part.dataset, day: part.day, files: [part.path], rows: n, skipSegments });
   }
-  return { reads, parts: listed, gone, replaced, rows };
+  return { reads, parts: listed, gone, takenOfReplaced, rows };
 }
 
 /**
@@ -127,10 +128,10 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
  * ceiling. Any prefix of the reads is consistent (a day's envelopes come before its resolutions, and
  * a resolution is stored on or after its envelope's day). A replaced partition's envelope reads
  * (minus the segments taken) are never split. `parts` then records as taken only what was read: a
- * fresh partition without its deferred parts, a replaced one with a deferred read as it was (its new
- * parts are read again next time; resolutions apply idempotently).
+ * fresh partition without its deferred parts, a replaced one with a deferred read as it was
+ * (`takenOfReplaced`: its new parts are read again next time; resolutions apply idempotently).
  */
-export function limitIntake(plan: IntakePlan, taken: TakenPart[], maxRows: number): { plan: IntakePlan; deferredRows: number } {
+export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePlan; deferredRows: number } {
   let keep = 0;
   let rows = 0;
   while (keep < plan.reads.length && (keep === 0 || rows + plan.reads[keep].rows <= maxRows)) rows += plan.reads[keep++].rows;
@@ -142,14 +143,10 @@ export function limitIntake(plan: IntakePlan, taken: TakenPart[], maxRows: numbe
 
   const deferred = plan.reads.slice(keep);
   const deferredFiles = new Set(deferred.flatMap((read) => read.files));
-  const takenByPartition = new Map<string, TakenPart[]>();
-  for (const part of taken) takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
-  const listedNames = new Set(plan.parts.map((part) => `${partitionKey(part)}/${part.name}/${part.bytes}`));
-  const replaced = (key: string) => (takenByPartition.get(key) ?? []).some((part) => !listedNames.has(`${key}/${part.name}/${part.bytes}`));
-  const keptAsTaken = new Set([...deferredFiles].map((file) => partitionKey(partOf.get(file)!)).filter(replaced));
+  const keptAsTaken = new Set([...deferredFiles].map((file) => partitionKey(partOf.get(file)!)).filter((key) => plan.takenOfReplaced.has(key)));
   const parts: LakePart[] = [
     ...plan.parts.filter((part) => !deferredFiles.has(part.path) && !keptAsTaken.has(partitionKey(part))),
-    ...[...keptAsTaken].flatMap((key) => takenByPartition.get(key)!.map(({ dataset, program, day, name, path, bytes }) => ({ dataset, program, day, name, path, bytes, publishedMs: 0 }))),
+    ...[...keptAsTaken].flatMap((key) => plan.takenOfReplaced.get(key)!),
   ];
   return { plan: { ...plan, reads: plan.reads.slice(0, keep), parts }, deferredRows: deferred.reduce((n, read) => n + read.rows, 0) };
 }

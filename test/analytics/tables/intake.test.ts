@@ -16,7 +16,7 @@ test("a refresh takes the oldest published parts first and records only those as
   const listed = [part("envelopes", "B", "e-b1", 1), part("envelopes", "A", "e-a2", 3), part("envelopes", "A", "e-a1", 1), part("envelopes", "B", "e-b2", 3), part("resolutions", "A", "r-a1", 2)];
   const plan = await planIntake(listed, [], rowsOf({ "e-a1": 50, "e-b1": 50, "e-a2": 50, "e-b2": 50, "r-a1": 40 }), 100);
   expect(plan.reads.map((r) => r.files.map((f) => f.split("/").at(-1)))).toEqual([["e-a1", "e-b1"], ["e-a2", "e-b2"], ["r-a1"]]);
-  const first = limitIntake(plan, [], 100);
+  const first = limitIntake(plan, 100);
   expect(first.plan.reads).toHaveLength(1);
   expect(first.deferredRows).toBe(140);
   expect(first.plan.parts.map((p) => p.name).sort()).toEqual(["e-a1", "e-b1"]);
@@ -24,9 +24,9 @@ test("a refresh takes the oldest published parts first and records only those as
   const next = await planIntake(listed, first.plan.parts.map((p) => taken(p, 50, [])), rowsOf({ "e-a2": 50, "e-b2": 50, "r-a1": 40 }), 100);
   expect(next.reads.flatMap((r) => r.files).map((f) => f.split("/").at(-1))).toEqual(["e-a2", "e-b2", "r-a1"]);
   // Everything fits: the plan as it was.
-  expect(limitIntake(plan, [], 1_000)).toEqual({ plan, deferredRows: 0 });
+  expect(limitIntake(plan, 1_000)).toEqual({ plan, deferredRows: 0 });
   // At least one read, however large.
-  expect(limitIntake(plan, [], 10).plan.reads).toHaveLength(1);
+  expect(limitIntake(plan, 10).plan.reads).toHaveLength(1);
 });
 
 test("a compacted envelope partition is read whole or deferred whole, and then recorded as it was", async () => {
@@ -39,12 +39,12 @@ test("a compacted envelope partition is read whole or deferred whole, and then r
   expect(plan.reads.map((r) => [r.files.map((f) => f.split("/").at(-1)), r.skipSegments])).toEqual([[["b-new"], null], [["c-1"], ["s1", "s2"]], [["c-2"], ["s1", "s2"]]]);
 
   // Room for B and part of A: A's parts are not split.
-  const whole = limitIntake(plan, [old1, old2], 150);
+  const whole = limitIntake(plan, 150);
   expect(whole.plan.reads).toHaveLength(3);
   expect(whole.deferredRows).toBe(0);
 
   // Room for B only: A is deferred and recorded with its old parts, so the next refresh sees it replaced again.
-  const deferred = limitIntake(plan, [old1, old2], 80);
+  const deferred = limitIntake(plan, 80);
   expect(deferred.plan.reads).toHaveLength(1);
   expect(deferred.deferredRows).toBe(100);
   expect(deferred.plan.parts.map((p) => p.name).sort()).toEqual(["b-new", "old-1", "old-2"]);
