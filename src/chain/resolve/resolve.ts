@@ -320,10 +320,13 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
   let first = Infinity;
   let last = -Infinity;
   const keys = new Set<string>();
+  const pairs: { payer: string; program: string }[] = [];
   for (const a of drops) {
     first = Math.min(first, a.sentAt);
     last = Math.max(last, a.sentAt);
-    keys.add(payerProgramKey(a.payer, a.program));
+    const key = payerProgramKey(a.payer, a.program);
+    if (!keys.has(key)) pairs.push({ payer: a.payer, program: a.program });
+    keys.add(key);
   }
   const from = first - NEIGHBOUR_WINDOW_MS;
   const to = last + NEIGHBOUR_WINDOW_MS;
@@ -341,7 +344,6 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
     fromLake.sort((a, b) => a.sentAt - b.sentAt);
   } else if (samePayer === null) {
     // Drops decided long after their send (a resolver behind): only their payers' sends around them.
-    const pairs = [...keys].map((key) => key.split("\u0000")).map(([payer, program]) => ({ payer, program }));
     fromLake = await readResolvedSends(ctx, first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS, pairs);
   }
   if (samePayer === null) {
