@@ -18,10 +18,13 @@ export function bloomHashes(key: string): [h1: number, h2: number] {
   return [Bun.hash.xxHash32(key, 0x7a11), Bun.hash.xxHash32(key, 0x51d3) | 1];
 }
 
+/** The block a key with first hash `h1` lives in. */
+const blockOf = (h1: number, blocks: number) => h1 % blocks;
+
 /** The block a key lives in and the two hashes its bits come from. */
 function probe(key: string, blocks: number): { block: number; h1: number; h2: number } {
   const [h1, h2] = bloomHashes(key);
-  return { block: h1 % blocks, h1, h2 };
+  return { block: blockOf(h1, blocks), h1, h2 };
 }
 
 function bitOf(h1: number, h2: number, i: number): number {
@@ -34,7 +37,7 @@ export function buildBloomFromHashes(hashes: ArrayLike<number>, blocks: number):
   for (let k = 0; k < hashes.length; k += 2) {
     const h1 = hashes[k];
     const h2 = hashes[k + 1];
-    const base = (h1 % blocks) * BLOOM_BLOCK_BYTES;
+    const base = blockOf(h1, blocks) * BLOOM_BLOCK_BYTES;
     for (let i = 0; i < PROBES; i++) {
       const bit = bitOf(h1, h2, i) % BLOCK_BITS;
       bytes[base + (bit >>> 3)] |= 1 << (bit & 7);
