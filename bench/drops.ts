@@ -4,12 +4,19 @@
 // after indexing: the per-attempt filters over the whole neighbour list (the reference kept in
 // test/chain/resolve/drops-reference.ts) against classifyDrops. Both sides in the same run on the
 // same generated data, answers compared. The reference is quadratic, so it runs only up to
-// --reference-max attempts. Last stdout line: one JSON object.
+// --reference-max attempts. Then --held N,...: one resolve run's drops (D = 2,000, sent a minute or
+// two ago) against N sends held from the last 20 minutes, the way a resolver that keeps up classifies
+// them: before, every held send in the drops' windows went through the run's index (a pass over what
+// is held, every run); after, the held sends keep their counts (held-sends.ts) and the run only
+// searches them. Both on the same data in the same run, answers compared. Last stdout line: one
+// JSON object.
 import { parseArgs } from "node:util";
-import { classifyDrops } from "../src/chain/resolve/drops";
+import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";
+import { HeldSends } from "../src/chain/resolve/held-sends";
+import type { Outcome } from "../src/chain/resolve/types";
 import { generateRun, referenceClassifyDrop } from "../test/chain/resolve/drops-reference";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: "string" }, "reference-max": { type: "string" } }, strict: true });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: "string" }, "reference-max": { type: "string" }, held: { type: "string" } }, strict: true });
 const sizes = (values.sizes ?? "1000,5000,20000,5000x200000").split(",").map((size) => {
   const [drops, neighbours] = size.split("x").map(Number);
   return { drops, neighbours: neighbours ?? drops };
@@ -34,4 +41,69 @@ for (const { drops, neighbours } of sizes) {
   console.error(`drops: ${JSON.stringify(row)}`);
   results.push(row);
 }
-console.log(JSON.stringify({ bench: "drops", results }));
+
+/** A deterministic generator (mulberry32). */
+function seeded(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const heldSizes = (values.held ?? "1000000,4000000").split(",").filter(Boolean).map(Number);
+const heldResults: { held: number; drops: number; beforeMs: number; afterMs: number; speedup: number; identical: boolean }[] = [];
+for (const size of heldSizes) {
+  const random = seeded(size);
+  const now = 1_763_700_000_000;
+  const span = 20 * 60_000;
+  const providers = ["bad0000000000000", "good000000000001", "good000000000002"];
+  const programs = ["P1", "P2", "P3"];
+  const payers = Array.from({ length: 20_000 }, (_, i) => `payer-${i}`);
+  const pick = <X>(list: X[]) => list[Math.floor(random() * list.length)];
+  const held = new HeldSends();
+  for (let i = 0; i < size; i++) {
+    const rpcHash = pick(providers);
+    const outcome: Outcome = random() < (rpcHash === providers[0] ? 0.25 : 0.08) ? "dropped" : random() < 0.9 ? "landed" : "failed_onchain";
+    held.push({ sentAt: now - span + Math.floor((i * span) / size), rpcHash, program: pick(programs), outcome, price: random() < 0.2 ? null : Math.floor(random() * 20) * 500, payer: pick(payers), sig: `h${i}` });
+  }
+  const items: DropItem[] = Array.from({ length: 2_000 }, (_, i) => {
+    const sentAt = now - 120_000 + Math.floor(random() * 60_000);
+    return {
+      attempt: {
+        attemptId: `a${i}`, accountId: "acc", program: pick(programs), sig: `d${i}`, lastValidBlockHeight: 10_000, sentAt, rpcHash: pick(providers), rpcLabel: "rpc",
+        payer: pick(payers), cuPriceMicroLamports: random() < 0.2 ? null : Math.floor(random() * 20) * 500, nonce: false, kind: "send", receivedAt: sentAt, cuLimit: null, ixPrefix: null, preflightError: null, simulationLogs: null,
+      },
+      heightAtExpiry: 10_001,
+      heightAtSend: 9_900,
+    };
+  });
+  const first = Math.min(...items.map((item) => item.attempt.sentAt));
+  const last = Math.max(...items.map((item) => item.attempt.sentAt));
+  const start = held.times.findIndex((t) => t >= first - 15 * 60_000);
+  const end = held.length;
+  const keys = new Set(items.map((item) => `${item.attempt.payer}\u0000${item.attempt.program}`));
+  const fresh = () => {
+    const columns = new SendColumns();
+    for (const { attempt: a } of items) columns.push(a.sentAt, a.rpcHash, a.program, "dropped", a.cuPriceMicroLamports);
+    return columns;
+  };
+  const samePayer = [...held.samePayerProgram(keys, first - 90_000, last + 90_000), ...items.map(({ attempt: a }) => ({ sig: a.sig, payer: a.payer, program: a.program, sentAt: a.sentAt, outcome: "dropped" as Outcome }))];
+  // Before: the held sends of the window passed through the run's index, as the resolver did (the
+  // copy into columns is not timed: the resolver read them where they were held).
+  const all = new SendColumns();
+  for (let i = start; i < end; i++) all.push(held.times[i], held.providers[i], held.programs[i], held.outcomes[i], held.prices[i]);
+  for (const { attempt: a } of items) all.push(a.sentAt, a.rpcHash, a.program, "dropped", a.cuPriceMicroLamports);
+  let t0 = performance.now();
+  const before = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: all });
+  const beforeMs = performance.now() - t0;
+  t0 = performance.now();
+  const after = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: fresh(), held: { sends: held, start, end } });
+  const afterMs = performance.now() - t0;
+  const row = { held: size, drops: items.length, beforeMs: Math.round(beforeMs), afterMs: Math.round(afterMs * 10) / 10, speedup: Math.round((beforeMs / afterMs) * 10) / 10, identical: Bun.deepEquals(before, after, true) };
+  console.error(`drops held: ${JSON.stringify(row)}`);
+  heldResults.push(row);
+}
+console.log(JSON.stringify({ bench: "drops", results, held: heldResults }));

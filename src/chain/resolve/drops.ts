@@ -14,6 +14,7 @@
 //                         the chain never reaches), not seen long after the send
 
 import { wilson } from "../../shared/stats";
+import type { HeldSends } from "./held-sends";
 import type { Attempt, DropDiagnosis, Evidence, Outcome } from "./types";
 
 export const DROP_CLASSES = [
@@ -83,8 +84,8 @@ export type NeighbourSet = {
   samePayerProgram: SamePayerSend[];
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
-  /** More of them: rows [start, end) of columns already in send-time order (the resolver's recent sends, recent-sends.ts). */
-  held?: { columns: SendColumns; start: number; end: number };
+  /** More of them: rows [start, end) of the resolver's recent sends (recent-sends.ts), whose counts are kept as they come. */
+  held?: { sends: HeldSends; start: number; end: number };
 };
 
 /** How many sends a neighbour set holds. */
@@ -142,7 +143,7 @@ export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): 
     feeChecks.set(item.attempt.program, list);
   });
   for (const [program, indices] of feeChecks) {
-    const landed = index.landedPrices.get(program) ?? { times: [], prices: [] };
+    const landed = index.landedPrices(program);
     const ranks = rankPrices(landed.prices);
     const tree = new CountTree(ranks.values.length);
     let lo = 0;
@@ -230,8 +231,8 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
     }
   }
 
-  const sends = index.sends.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
-  const mine = index.sendsByProvider.get(attempt.rpcHash)?.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS) ?? { count: 0, drops: 0 };
+  const sends = index.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
+  const mine = index.providerWindow(attempt.rpcHash, attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
   const others = { count: sends.count - mine.count, drops: sends.drops - mine.drops };
   if (mine.count >= MIN_SAMPLES && others.count >= MIN_SAMPLES) {
     const mineInterval = wilson(mine.drops, mine.count);
@@ -251,7 +252,7 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
     }
   }
 
-  const minute = index.sends.window(attempt.sentAt - 60_000, attempt.sentAt + 60_000);
+  const minute = index.window(attempt.sentAt - 60_000, attempt.sentAt + 60_000);
   const around = { count: sends.count - minute.count, drops: sends.drops - minute.drops };
   if (minute.count >= MIN_SAMPLES && around.count >= MIN_SAMPLES) {
     const minuteRate = minute.drops / minute.count;
@@ -275,14 +276,16 @@ const FEE_WINDOW_MS = 5 * 60_000;
 const reachedChain = (n: Pick<Neighbour, "outcome">) => n.outcome === "landed" || n.outcome === "failed_onchain";
 export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
 
+type Counts = { count: number; drops: number };
+
 type NeighbourIndex = {
   /** Same payer and program, in send-time order (ties keep the list's order); reachedBefore[k]: how many of list[0..k) reached the chain. */
   byPayerProgram: Map<string, { list: SamePayerSend[]; times: number[]; reachedBefore: number[] }>;
-  /** Non-preflight neighbours: counts and drops in a time window. */
-  sends: WindowCounts;
-  sendsByProvider: Map<string, WindowCounts>;
+  /** Non-preflight neighbours: counts and drops in a time window, over all providers and for one. */
+  window(from: number, to: number): Counts;
+  providerWindow(rpcHash: string, from: number, to: number): Counts;
   /** Per program, neighbours that reached the chain (not dropped, not preflight) with a known price, in send-time order. */
-  landedPrices: Map<string, { times: number[]; prices: number[] }>;
+  landedPrices(program: string): { times: number[]; prices: number[] };
 };
 
 function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to: number }): NeighbourIndex {
@@ -297,10 +300,15 @@ function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to:
     same.times.push(n.sentAt);
     same.reachedBefore.push(same.reachedBefore[same.reachedBefore.length - 1] + (reachedChain(n) ? 1 : 0));
   }
+  // The sends of `sends` (this run's, or the lake's) indexed here; those held are counted where
+  // they are held (held-sends.ts), so a run costs what it brings, not what is held.
   const all = new WindowCounts();
   const byProvider = new Map<string, WindowCounts>();
-  const landedPrices = new Map<string, { times: number[]; prices: number[] }>();
-  const add = (columns: SendColumns, i: number) => {
+  const landedHere = new Map<string, { times: number[]; prices: number[] }>();
+  const columns = neighbours.sends;
+  const order = columns.timeOrder();
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
     const at = columns.times[i];
     const dropped = columns.outcomes[i] === "dropped";
     all.add(at, dropped);
@@ -309,24 +317,43 @@ function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to:
     else byProvider.set(columns.providers[i], new WindowCounts().add(at, dropped));
     const price = columns.prices[i];
     if (!dropped && price !== null && at >= feeRange.from && at <= feeRange.to) {
-      const landed = landedPrices.get(columns.programs[i]) ?? { times: [], prices: [] };
+      const landed = landedHere.get(columns.programs[i]) ?? { times: [], prices: [] };
       landed.times.push(at);
       landed.prices.push(price);
-      landedPrices.set(columns.programs[i], landed);
+      landedHere.set(columns.programs[i], landed);
     }
-  };
-  // The sends in time order: `held` already is, `sends` is put in order; the two are merged (ties: held first).
-  const columns = neighbours.sends;
-  const order = columns.timeOrder();
-  const held = neighbours.held;
-  let h = held?.start ?? 0;
-  const heldEnd = held?.end ?? 0;
-  let k = 0;
-  while (h < heldEnd || k < order.length) {
-    if (held && h < heldEnd && (k >= order.length || held.columns.times[h] <= columns.times[order[k]])) add(held.columns, h++);
-    else add(columns, order[k++]);
   }
-  return { byPayerProgram, sends: all, sendsByProvider: byProvider, landedPrices };
+  const held = neighbours.held;
+  const none = { count: 0, drops: 0 };
+  const sum = (a: Counts, b: Counts) => ({ count: a.count + b.count, drops: a.drops + b.drops });
+  return {
+    byPayerProgram,
+    window: (from, to) => (held ? sum(held.sends.window(from, to, held.start, held.end), all.window(from, to)) : all.window(from, to)),
+    providerWindow: (rpcHash, from, to) => {
+      const here = byProvider.get(rpcHash)?.window(from, to) ?? none;
+      return held ? sum(held.sends.providerWindow(rpcHash, from, to, held.start, held.end), here) : here;
+    },
+    landedPrices: (program) => {
+      const here = landedHere.get(program) ?? { times: [], prices: [] };
+      if (!held) return here;
+      // Both in send-time order: merged (ties: held first).
+      const kept = held.sends.landedPrices(program, feeRange.from, feeRange.to, held.start, held.end);
+      if (here.times.length === 0) return kept;
+      const merged = { times: [] as number[], prices: [] as number[] };
+      let h = 0;
+      let k = 0;
+      while (h < kept.times.length || k < here.times.length) {
+        if (h < kept.times.length && (k >= here.times.length || kept.times[h] <= here.times[k])) {
+          merged.times.push(kept.times[h]);
+          merged.prices.push(kept.prices[h++]);
+        } else {
+          merged.times.push(here.times[k]);
+          merged.prices.push(here.prices[k++]);
+        }
+      }
+      return merged;
+    },
+  };
 }
 
 /** Counts and drops of a time-sorted list within [from, to], by binary search over prefix sums (rows added in time order). */

@@ -14,7 +14,8 @@ import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
 import { stringInterner } from "../../shared/intern";
-import { lowerBound, payerProgramKey, SendColumns, upperBound, type SamePayerSend } from "./drops";
+import { lowerBound, upperBound, type SamePayerSend } from "./drops";
+import { HeldSends, type HeldRow } from "./held-sends";
 import type { Outcome, Resolution } from "./types";
 
 /**
@@ -28,17 +29,15 @@ export const RETRY_HOLD_MS = 4 * 60_000;
 export const MAX_HELD_SENDS = 5_000_000;
 
 /** What the lake gives back about one resolved send. */
-type SendRow = { sentAt: number; rpcHash: string; program: string; outcome: Outcome; price: number | null; payer: string; sig: string | null };
+type SendRow = HeldRow & { payer: string };
 
 export class RecentSends {
-  /** Every resolved send (not preflight) with sent_at ≥ heldFrom, in send-time order. */
-  readonly columns = new SendColumns();
-  /** Payer and signature of each row; null for rows sent before detailFrom. */
-  private payers: (string | null)[] = [];
-  private sigs: (string | null)[] = [];
+  /** Every resolved send (not preflight) with sent_at ≥ heldFrom, in send-time order, with its counts. */
+  readonly sends = new HeldSends();
   heldFrom = Infinity;
   /** Whether the cap (not the 20 minutes) set heldFrom at the last trim: a busy instance. */
   capped = false;
+  /** Payers and signatures are held for sends from here on. */
   private detailFrom = Infinity;
   private loaded = false;
   private readonly shared = stringInterner();
@@ -62,79 +61,62 @@ export class RecentSends {
   /** A run's committed resolutions (sends only), merged in send-time order. */
   add(resolutions: Resolution[], now: number): void {
     if (!this.loaded) return; // loaded from the lake, with these, when first needed
-    const rows: SendRow[] = [];
+    const rows: HeldRow[] = [];
     for (const r of resolutions) {
       if (r.outcome === "preflight" || r.attempt.sentAt < this.heldFrom) continue;
       const a = r.attempt;
-      rows.push({ sentAt: a.sentAt, rpcHash: a.rpcHash, program: a.program, outcome: r.outcome, price: a.cuPriceMicroLamports, payer: a.payer, sig: a.sig });
+      // Before the retry hold a send's payer is never read: it comes without (held-sends.ts).
+      const details = a.sentAt >= this.detailFrom;
+      rows.push({ sentAt: a.sentAt, rpcHash: a.rpcHash, program: a.program, outcome: r.outcome, price: a.cuPriceMicroLamports, payer: details ? a.payer : null, sig: details ? a.sig : null });
     }
     if (rows.length > 0) {
       rows.sort((a, b) => a.sentAt - b.sentAt);
       // New sends are mostly the latest: only the tail after the earliest of them is rewritten.
-      const c = this.columns;
-      const cut = upperBound(c.times, rows[0].sentAt);
-      const tail = {
-        times: c.times.splice(cut), providers: c.providers.splice(cut), programs: c.programs.splice(cut), outcomes: c.outcomes.splice(cut), prices: c.prices.splice(cut),
-        payers: this.payers.splice(cut), sigs: this.sigs.splice(cut),
-      };
+      const tail = this.sends.spliceTail(upperBound(this.sends.times, rows[0].sentAt));
       let k = 0;
-      for (let i = 0; i < tail.times.length; i++) {
-        for (; k < rows.length && rows[k].sentAt < tail.times[i]; k++) this.push(rows[k]);
-        c.push(tail.times[i], tail.providers[i], tail.programs[i], tail.outcomes[i], tail.prices[i]);
-        this.payers.push(tail.payers[i]);
-        this.sigs.push(tail.sigs[i]);
+      for (const held of tail) {
+        for (; k < rows.length && rows[k].sentAt < held.sentAt; k++) this.push(rows[k]);
+        this.sends.push(held);
       }
       for (; k < rows.length; k++) this.push(rows[k]);
     }
     this.trim(now);
   }
 
-  /** The held sends within [from, to] as a range of `columns`, or null when the window reaches before what is held. */
+  /** The held sends within [from, to] as a range of `sends`, or null when the window reaches before what is held. */
   range(from: number, to: number): { start: number; end: number } | null {
     if (!this.loaded || from < this.heldFrom) return null;
-    return { start: lowerBound(this.columns.times, from), end: upperBound(this.columns.times, to) };
+    return { start: lowerBound(this.sends.times, from), end: upperBound(this.sends.times, to) };
   }
 
   /** The held sends of these payer+program pairs within [from, to]; null when their details are not held that far back. */
   samePayerProgram(keys: ReadonlySet<string>, from: number, to: number): SamePayerSend[] | null {
     if (!this.loaded || from < this.detailFrom) return null;
-    const c = this.columns;
-    const out: SamePayerSend[] = [];
-    for (let i = lowerBound(c.times, from), end = upperBound(c.times, to); i < end; i++) {
-      const payer = this.payers[i];
-      if (payer === null || !keys.has(payerProgramKey(payer, c.programs[i]))) continue;
-      out.push({ sig: this.sigs[i], payer, program: c.programs[i], sentAt: c.times[i], outcome: c.outcomes[i] });
-    }
-    return out;
+    return this.sends.samePayerProgram(keys, from, to);
   }
 
-  private push(row: SendRow): void {
-    this.columns.push(row.sentAt, this.shared(row.rpcHash), this.shared(row.program), row.outcome, row.price);
-    this.payers.push(row.payer);
-    this.sigs.push(row.sig);
+  private push(row: HeldRow): void {
+    this.sends.push({ ...row, rpcHash: this.shared(row.rpcHash), program: this.shared(row.program) });
   }
 
   /** Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry hold. */
   private trim(now: number): void {
-    const c = this.columns;
+    const times = this.sends.times;
     this.heldFrom = Math.max(this.heldFrom, now - RECENT_SENDS_MS);
-    let k = lowerBound(c.times, this.heldFrom);
-    this.capped = c.times.length - k > this.maxHeld;
+    let k = lowerBound(times, this.heldFrom);
+    this.capped = times.length - k > this.maxHeld;
     if (this.capped) {
-      k = lowerBound(c.times, c.times[c.times.length - this.maxHeld]);
-      this.heldFrom = c.times[k];
+      k = lowerBound(times, times[times.length - this.maxHeld]);
+      this.heldFrom = times[k];
     }
     // Payers and signatures are held for the newest RETRY_HOLD_MS of sends taken in, not of the
     // clock: a resolver minutes behind decides drops sent minutes ago, and their payers' sends
     // would otherwise be read from the lake every run (at 20,000/s, ~2M rows a run).
-    const newDetailFrom = c.times.length === 0 ? this.detailFrom : Math.max(this.detailFrom, Math.min(now, c.times[c.times.length - 1]) - RETRY_HOLD_MS);
-    for (let i = lowerBound(c.times, this.detailFrom), end = lowerBound(c.times, newDetailFrom); i < end; i++) {
-      this.payers[i] = null;
-      this.sigs[i] = null;
-    }
+    const newDetailFrom = times.length === 0 ? this.detailFrom : Math.max(this.detailFrom, Math.min(now, times[times.length - 1]) - RETRY_HOLD_MS);
+    this.sends.forgetDetailsBefore(lowerBound(times, this.detailFrom), lowerBound(times, newDetailFrom));
     this.detailFrom = newDetailFrom;
-    if (k === 0 || k < c.times.length / 8) return; // splicing moves everything: cut the fronts once an eighth is behind
-    for (const column of [c.times, c.providers, c.programs, c.outcomes, c.prices, this.payers, this.sigs] as unknown[][]) column.splice(0, k);
+    if (k === 0 || k < times.length / 8) return; // splicing moves everything: cut the fronts once an eighth is behind
+    this.sends.dropFront(k);
   }
 }
 

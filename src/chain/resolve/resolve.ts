@@ -356,7 +356,7 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
 
   if (range !== null) {
     for (const n of ordered) freshColumns.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
-    return { samePayerProgram, sends: freshColumns, held: { columns: state.recent.columns, ...range } };
+    return { samePayerProgram, sends: freshColumns, held: { sends: state.recent.sends, ...range } };
   }
   // The lake's sends and this run's, in send-time order.
   let next = 0;

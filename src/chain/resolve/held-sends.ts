@@ -1,0 +1,222 @@
+// The resolved sends the resolver holds between runs (recent-sends.ts), with the counts drop
+// classification asks of them kept up to date as sends come and go: drops per position, per
+// provider, landed prices per program, positions per payer+program. A run's classification then
+// costs binary searches over what is held (drops.ts), not a pass over it: at a few thousand sends
+// per second millions are held, and a pass over all of them every run was most of a run's
+// classification time, whatever the number of drops (the cost followed what was held, not what
+// changed).
+//
+// Rows are in send-time order. Positions in the per-provider, per-program and per-payer lists are
+// absolute (`base` + row): letting go of the oldest rows moves `base` on and leaves them valid.
+// Prefix sums ("how many before") stay valid when their front is cut off, since a window's count
+// is a difference of two of them.
+
+import { lowerBound, payerProgramKey, upperBound, type SamePayerSend } from "./drops";
+import type { Outcome } from "./types";
+
+/** One held send. */
+export type HeldRow = { sentAt: number; rpcHash: string; program: string; outcome: Outcome; price: number | null; payer: string | null; sig: string | null };
+
+/** A sublist with its prefix count of drops: dropsBefore[k] = drops among rows of positions[0..k). */
+type Counted = { positions: number[]; dropsBefore: number[] };
+/** Landed (reached the chain) sends of one program with a price, in send-time order. */
+type Landed = { positions: number[]; times: number[]; prices: number[] };
+/** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
+type Pair = { positions: number[]; head: number };
+
+export class HeldSends {
+  readonly times: number[] = [];
+  readonly providers: string[] = [];
+  readonly programs: string[] = [];
+  readonly outcomes: Outcome[] = [];
+  readonly prices: (number | null)[] = [];
+  /** Payer and signature of each row; null once let go (the retry hold, recent-sends.ts). */
+  readonly payers: (string | null)[] = [];
+  readonly sigs: (string | null)[] = [];
+  /** Rows let go from the front so far: row i is at absolute position base + i. */
+  private base = 0;
+  private dropsBefore: number[] = [0];
+  private readonly byProvider = new Map<string, Counted>();
+  private readonly landed = new Map<string, Landed>();
+  private readonly pairs = new Map<string, Pair>();
+
+  get length(): number {
+    return this.times.length;
+  }
+
+  /** Appends a row; its send time must not be before the last row's. */
+  push(row: HeldRow): void {
+    const at = this.base + this.times.length;
+    const dropped = row.outcome === "dropped";
+    this.times.push(row.sentAt);
+    this.providers.push(row.rpcHash);
+    this.programs.push(row.program);
+    this.outcomes.push(row.outcome);
+    this.prices.push(row.price);
+    this.payers.push(row.payer);
+    this.sigs.push(row.sig);
+    this.dropsBefore.push(this.dropsBefore[this.dropsBefore.length - 1] + (dropped ? 1 : 0));
+    let provider = this.byProvider.get(row.rpcHash);
+    if (!provider) this.byProvider.set(row.rpcHash, (provider = { positions: [], dropsBefore: [0] }));
+    provider.positions.push(at);
+    provider.dropsBefore.push(provider.dropsBefore[provider.dropsBefore.length - 1] + (dropped ? 1 : 0));
+    if (!dropped && row.price !== null) {
+      let landed = this.landed.get(row.program);
+      if (!landed) this.landed.set(row.program, (landed = { positions: [], times: [], prices: [] }));
+      landed.positions.push(at);
+      landed.times.push(row.sentAt);
+      landed.prices.push(row.price);
+    }
+    if (row.payer !== null) {
+      const key = payerProgramKey(row.payer, row.program);
+      let pair = this.pairs.get(key);
+      if (!pair) this.pairs.set(key, (pair = { positions: [], head: 0 }));
+      pair.positions.push(at);
+    }
+  }
+
+  /** Removes rows [cut, length) and returns them (they are pushed again with newer ones, in order). */
+  spliceTail(cut: number): HeldRow[] {
+    const removed: HeldRow[] = [];
+    for (let i = cut; i < this.times.length; i++) removed.push(this.row(i));
+    const at = this.base + cut;
+    for (let i = this.times.length - 1; i >= cut; i--) {
+      const payer = this.payers[i];
+      if (payer === null) continue;
+      const pair = this.pairs.get(payerProgramKey(payer, this.programs[i]))!;
+      pair.positions.pop();
+      if (pair.positions.length === pair.head) this.pairs.delete(payerProgramKey(payer, this.programs[i]));
+    }
+    for (const column of this.columns()) column.length = cut;
+    this.dropsBefore.length = cut + 1;
+    for (const [rpcHash, provider] of this.byProvider) {
+      const keep = lowerBound(provider.positions, at);
+      if (keep === 0) this.byProvider.delete(rpcHash);
+      provider.positions.length = keep;
+      provider.dropsBefore.length = keep + 1;
+    }
+    for (const [program, landed] of this.landed) {
+      const keep = lowerBound(landed.positions, at);
+      if (keep === 0) this.landed.delete(program);
+      for (const column of [landed.positions, landed.times, landed.prices]) column.length = keep;
+    }
+    return removed;
+  }
+
+  /**
+   * Lets go of payers and signatures of rows [start, end): the retry check no longer reads them.
+   * Rows keep them from some row on (a row pushed before that point comes without them).
+   */
+  forgetDetailsBefore(start: number, end: number): void {
+    for (let i = start; i < end; i++) {
+      const payer = this.payers[i];
+      if (payer === null) continue;
+      this.forgetPair(payer, this.programs[i], this.base + i);
+      this.payers[i] = null;
+      this.sigs[i] = null;
+    }
+  }
+
+  /** Lets go of rows [0, k). */
+  dropFront(k: number): void {
+    if (k <= 0) return;
+    for (let i = 0; i < k; i++) {
+      const payer = this.payers[i];
+      if (payer !== null) this.forgetPair(payer, this.programs[i], this.base + i);
+    }
+    for (const column of this.columns()) column.splice(0, k);
+    this.dropsBefore.splice(0, k);
+    this.base += k;
+    for (const [rpcHash, provider] of this.byProvider) {
+      const gone = lowerBound(provider.positions, this.base);
+      if (gone === provider.positions.length) this.byProvider.delete(rpcHash);
+      else if (gone > 0) {
+        provider.positions.splice(0, gone);
+        provider.dropsBefore.splice(0, gone);
+      }
+    }
+    for (const [program, landed] of this.landed) {
+      const gone = lowerBound(landed.positions, this.base);
+      if (gone === landed.positions.length) this.landed.delete(program);
+      else if (gone > 0) for (const column of [landed.positions, landed.times, landed.prices]) column.splice(0, gone);
+    }
+  }
+
+  /** Sends and drops among rows [start, end) sent within [from, to]. */
+  window(from: number, to: number, start: number, end: number): { count: number; drops: number } {
+    const s = Math.max(start, lowerBound(this.times, from));
+    const e = Math.min(end, upperBound(this.times, to));
+    if (e <= s) return { count: 0, drops: 0 };
+    return { count: e - s, drops: this.dropsBefore[e] - this.dropsBefore[s] };
+  }
+
+  /** The same, for one provider's sends. */
+  providerWindow(rpcHash: string, from: number, to: number, start: number, end: number): { count: number; drops: number } {
+    const provider = this.byProvider.get(rpcHash);
+    const s = Math.max(start, lowerBound(this.times, from));
+    const e = Math.min(end, upperBound(this.times, to));
+    if (!provider || e <= s) return { count: 0, drops: 0 };
+    const a = lowerBound(provider.positions, this.base + s);
+    const b = lowerBound(provider.positions, this.base + e);
+    return { count: b - a, drops: provider.dropsBefore[b] - provider.dropsBefore[a] };
+  }
+
+  /** Landed prices of a program's sends among rows [start, end) sent within [from, to], in send-time order. */
+  landedPrices(program: string, from: number, to: number, start: number, end: number): { times: number[]; prices: number[] } {
+    const landed = this.landed.get(program);
+    const s = Math.max(start, lowerBound(this.times, from));
+    const e = Math.min(end, upperBound(this.times, to));
+    if (!landed || e <= s) return { times: [], prices: [] };
+    const a = lowerBound(landed.positions, this.base + s);
+    const b = lowerBound(landed.positions, this.base + e);
+    return { times: landed.times.slice(a, b), prices: landed.prices.slice(a, b) };
+  }
+
+  /** The sends of these payer+program pairs within [from, to] whose payers are held, each pair's in row order. */
+  samePayerProgram(keys: ReadonlySet<string>, from: number, to: number): SamePayerSend[] {
+    const out: SamePayerSend[] = [];
+    const s = this.base + lowerBound(this.times, from);
+    const e = this.base + upperBound(this.times, to);
+    for (const key of keys) {
+      const pair = this.pairs.get(key);
+      if (!pair) continue;
+      for (let k = Math.max(pair.head, lowerBound(pair.positions, s)); k < pair.positions.length && pair.positions[k] < e; k++) {
+        const i = pair.positions[k] - this.base;
+        out.push({ sig: this.sigs[i], payer: this.payers[i]!, program: this.programs[i], sentAt: this.times[i], outcome: this.outcomes[i] });
+      }
+    }
+    return out;
+  }
+
+  /** Entries of the per-provider, per-program and per-payer lists (none outlives its row: memory stays bounded by what is held). */
+  footprint(): { providers: number; landed: number; pairs: number } {
+    let providers = 0;
+    let landed = 0;
+    let pairs = 0;
+    for (const provider of this.byProvider.values()) providers += provider.positions.length;
+    for (const list of this.landed.values()) landed += list.positions.length;
+    for (const pair of this.pairs.values()) pairs += pair.positions.length - pair.head;
+    return { providers, landed, pairs };
+  }
+
+  private row(i: number): HeldRow {
+    return { sentAt: this.times[i], rpcHash: this.providers[i], program: this.programs[i], outcome: this.outcomes[i], price: this.prices[i], payer: this.payers[i], sig: this.sigs[i] };
+  }
+
+  private columns(): unknown[][] {
+    return [this.times, this.providers, this.programs, this.outcomes, this.prices, this.payers, this.sigs];
+  }
+
+  /** A pair's positions up to `at` are let go (rows lose their payers oldest first). */
+  private forgetPair(payer: string, program: string, at: number): void {
+    const key = payerProgramKey(payer, program);
+    const pair = this.pairs.get(key);
+    if (!pair) return;
+    while (pair.head < pair.positions.length && pair.positions[pair.head] <= at) pair.head++;
+    if (pair.head === pair.positions.length) this.pairs.delete(key);
+    else if (pair.head > 64 && pair.head > pair.positions.length / 2) {
+      pair.positions.splice(0, pair.head);
+      pair.head = 0;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+// The held sends keep drop classification's counts up to date as sends come (in any order of send
+// time) and go (the oldest, and payers past the retry hold). Whatever the sequence, every count must
+// be what filtering the rows held at that moment gives.
+import { expect, test } from "bun:test";
+import { payerProgramKey } from "../../../src/chain/resolve/drops";
+import { HeldSends, type HeldRow } from "../../../src/chain/resolve/held-sends";
+import type { Outcome } from "../../../src/chain/resolve/types";
+
+/** A deterministic generator (mulberry32). */
+function random(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const OUTCOMES: Outcome[] = ["landed", "landed", "failed_onchain", "dropped"];
+
+/** What filtering the rows gives for every question the index answers. */
+function expected(rows: HeldRow[], start: number, end: number, from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
+  const inRange = rows.slice(start, end).filter((r) => r.sentAt >= from && r.sentAt <= to);
+  const counts = (list: HeldRow[]) => ({ count: list.length, drops: list.filter((r) => r.outcome === "dropped").length });
+  const landed = inRange.filter((r) => r.program === program && r.outcome !== "dropped" && r.price !== null);
+  return {
+    window: counts(inRange),
+    provider: counts(inRange.filter((r) => r.rpcHash === rpcHash)),
+    landed: { times: landed.map((r) => r.sentAt), prices: landed.map((r) => r.price) },
+    samePayer: rows
+      .filter((r) => r.payer !== null && keys.has(payerProgramKey(r.payer, r.program)) && r.sentAt >= from && r.sentAt <= to)
+      .map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, sentAt: r.sentAt, outcome: r.outcome })),
+  };
+}
+
+for (const seed of [1, 2, 3, 4, 5]) {
+  test(`counts follow sends added out of order and let go from the front (seed ${seed})`, () => {
+    const next = random(seed);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+    const held = new HeldSends();
+    let rows: HeldRow[] = []; // the model: what is held, in send-time order
+    let clock = 1_000_000;
+    let detailFrom = 0;
+    let sig = 0;
+    const newRow = (sentAt: number): HeldRow => ({
+      sentAt, rpcHash: pick(["rpcA", "rpcB", "rpcC"]), program: pick(["P1", "P2"]), outcome: pick(OUTCOMES), price: next() < 0.2 ? null : Math.floor(next() * 50),
+      payer: pick(["w1", "w2", "w3", "w4", "w5"]), sig: `s${sig++}`,
+    });
+    for (let step = 0; step < 300; step++) {
+      const action = next();
+      if (action < 0.6) {
+        // A run's resolutions: mostly the latest, some sent before the newest held one.
+        clock += Math.floor(next() * 20);
+        // Sends before the retry hold come without their payers (as recent-sends.ts adds them).
+        const batch = Array.from({ length: 1 + Math.floor(next() * 12) }, () => newRow(clock - Math.floor(next() * 60)))
+          .map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r))
+          .sort((a, b) => a.sentAt - b.sentAt);
+        const cut = rows.findIndex((r) => r.sentAt > batch[0].sentAt);
+        const at = cut < 0 ? rows.length : cut;
+        const tail = held.spliceTail(at);
+        expect(tail).toEqual(rows.slice(at));
+        const merged: HeldRow[] = [];
+        let k = 0;
+        for (const row of tail) {
+          for (; k < batch.length && batch[k].sentAt < row.sentAt; k++) merged.push(batch[k]);
+          merged.push(row);
+        }
+        merged.push(...batch.slice(k));
+        for (const row of merged) held.push(row);
+        rows = [...rows.slice(0, at), ...merged];
+      } else if (action < 0.8) {
+        // The retry hold moves on: payers of sends before it are let go.
+        const newDetailFrom = Math.max(detailFrom, clock - 100 + Math.floor(next() * 60));
+        const index = (time: number) => {
+          const i = rows.findIndex((r) => r.sentAt >= time);
+          return i < 0 ? rows.length : i;
+        };
+        held.forgetDetailsBefore(index(detailFrom), index(newDetailFrom));
+        detailFrom = newDetailFrom;
+        rows = rows.map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r));
+      } else {
+        // The window moves on: the oldest rows go.
+        const k = Math.floor(next() * Math.min(rows.length, 20));
+        held.dropFront(k);
+        rows = rows.slice(k);
+      }
+      expect(held.length).toBe(rows.length);
+      const landedRows = rows.filter((r) => r.outcome !== "dropped" && r.price !== null).length;
+      expect(held.footprint()).toEqual({ providers: rows.length, landed: landedRows, pairs: rows.filter((r) => r.payer !== null).length });
+      // Questions over a random range of rows and window of time.
+      const start = Math.floor(next() * (rows.length + 1));
+      const end = start + Math.floor(next() * (rows.length + 1 - start));
+      const from = clock - Math.floor(next() * 400);
+      const to = from + Math.floor(next() * 400);
+      const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
+      const program = pick(["P1", "P2", "P3"]);
+      const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
+      const want = expected(rows, start, end, from, to, rpcHash, program, keys);
+      expect(held.window(from, to, start, end)).toEqual(want.window);
+      expect(held.providerWindow(rpcHash, from, to, start, end)).toEqual(want.provider);
+      expect(held.landedPrices(program, from, to, start, end)).toEqual(want.landed as { times: number[]; prices: number[] });
+      const same = held.samePayerProgram(keys, from, to);
+      const byKey = (list: { payer: string | null; program: string; sig: string | null }[]) => [...list].sort((a, b) => `${a.payer}/${a.program}`.localeCompare(`${b.payer}/${b.program}`));
+      expect(byKey(same)).toEqual(byKey(want.samePayer) as typeof same);
+    }
+  });
+}
