@@ -67,9 +67,12 @@ export function resolvedEntry(r: Resolution): IndexEntry {
 export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
   // Every resolver run writes one per attempt still open (~30% of sends never land): the fields
   // common() already holds and the signature (the entry's key) are not repeated (readEntry restores them).
-  const { attemptId, accountId, program, payer, rpcHash, rpcLabel, sentAt, sig, simulationLogs, preflightError, ...rest } = attempt;
+  // The resolver passes its open attempts: their bookkeeping (checks, due time, heap version) is
+  // not part of the envelope and is not stored.
+  const { kind, lastValidBlockHeight, receivedAt, cuLimit, cuPriceMicroLamports, ixPrefix, nonce } = attempt;
+  const rest = { kind, lastValidBlockHeight, receivedAt, cuLimit, cuPriceMicroLamports, ixPrefix, nonce };
   const value = { ...common(attempt), state: "open" as const, at: takenAt, attempt: rest };
-  return { sig: sig!, attemptId, value };
+  return { sig: attempt.sig!, attemptId: attempt.attemptId, value };
 }
 
 export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
