@@ -18,11 +18,13 @@ export type OpenAttempt = Attempt & {
   version: number;
 };
 
-type HeapEntry = { at: number; id: string; version: number };
+/** `seq`: the order entries were pushed in, which breaks ties of `at` (a number: a run takes in ~100,000 attempts due at the same time, and comparing their ids was most of the heap's cost). */
+type HeapEntry = { at: number; seq: number; id: string; version: number };
 
 export class OpenAttempts {
   private readonly byId = new Map<string, OpenAttempt>();
   private readonly heap: HeapEntry[] = [];
+  private pushed = 0;
 
   get size(): number {
     return this.byId.size;
@@ -44,7 +46,7 @@ export class OpenAttempts {
   add(attempt: OpenAttempt): boolean {
     if (this.byId.has(attempt.attemptId)) return false;
     this.byId.set(attempt.attemptId, attempt);
-    this.push({ at: attempt.nextCheckAt, id: attempt.attemptId, version: attempt.version });
+    this.push({ at: attempt.nextCheckAt, seq: this.pushed++, id: attempt.attemptId, version: attempt.version });
     return true;
   }
 
@@ -70,7 +72,7 @@ export class OpenAttempts {
   reschedule(attempt: OpenAttempt, at: number): void {
     attempt.nextCheckAt = at;
     attempt.version++;
-    if (this.byId.get(attempt.attemptId) === attempt) this.push({ at, id: attempt.attemptId, version: attempt.version });
+    if (this.byId.get(attempt.attemptId) === attempt) this.push({ at, seq: this.pushed++, id: attempt.attemptId, version: attempt.version });
   }
 
   /** When the next attempt is due (Infinity when none is open). */
@@ -118,9 +120,9 @@ export class OpenAttempts {
   }
 }
 
-/** Earlier first; at equal times, in attempt id order (UUIDv7: taken in first, looked up first). */
+/** Earlier first; at equal times, first come first (taken in or rescheduled first, looked up first). */
 function before(a: HeapEntry, b: HeapEntry): boolean {
-  return a.at < b.at || (a.at === b.at && a.id < b.id);
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
 
 /** A new open attempt, due at `at`. */
