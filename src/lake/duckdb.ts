@@ -80,17 +80,18 @@ export async function openDuck(path = ":memory:", options: Record<string, string
         // Each row crosses as one JSON text that DuckDB builds on its own threads, and the rows are
         // parsed a chunk at a time: converting value by value through the bindings took the JavaScript
         // thread ~10 µs per row of 17 columns (the resolver's intake at 20,000 envelopes/s: a tenth
-        // of that thread). Rows, streamed, not one aggregated text: a read of millions of rows
-        // stays under DuckDB's memory ceiling (an aggregated text ran out of it).
+        // of that thread). Rows, not one aggregated text: an aggregate of millions of rows ran out of
+        // DuckDB's memory ceiling. Read in one call, not chunk by chunk: each await of a busy
+        // event loop took long enough to make the resolver's intake slower in a soak.
         const prepared = await connection.prepare(sql);
         const names = Array.from({ length: prepared.columnCount }, (_, i) => prepared.columnName(i));
         prepared.destroySync();
         const quoted = names.map((name) => `"${name.replaceAll('"', '""')}"`).join(", ");
-        const result = await connection.stream(`SELECT json_array(${quoted})::VARCHAR AS row FROM (${sql})`);
+        const result = await connection.run(`SELECT json_array(${quoted})::VARCHAR AS row FROM (${sql})`);
         const out: Record<string, unknown[]> = {};
         for (const name of names) out[name] = [];
-        for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-          const rows = JSON.parse(`[${(chunk.getColumnValues(0) as string[]).join(",")}]`) as unknown[][];
+        for (let c = 0; c < result.chunkCount; c++) {
+          const rows = JSON.parse(`[${(result.getChunk(c).getColumnValues(0) as string[]).join(",")}]`) as unknown[][];
           names.forEach((name, i) => {
             const column = out[name];
             for (const row of rows) column.push(row[i]);

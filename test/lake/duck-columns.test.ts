@@ -9,7 +9,7 @@ import { openDuck } from "../../src/lake/duckdb";
 test("values come back as plain JavaScript, by column, every row", async () => {
   const duck = await openDuck();
   try {
-    const c = await duck.columns<{ id: number[]; name: (string | null)[]; flag: (boolean | null)[]; logs: (string[] | null)[]; "odd ""name""": number[] }>(
+    const c = await duck.columns<{ id: number[]; name: (string | null)[]; flag: (boolean | null)[]; logs: (string[] | null)[]; 'odd "name"': number[] }>(
       `SELECT i::BIGINT AS id, CASE WHEN i % 2 = 0 THEN 'a"b\\n' || i ELSE NULL END AS name, i % 3 = 0 AS flag,
          CASE WHEN i = 1 THEN ['x', 'y'] ELSE NULL END AS logs, 1795598325192 + i AS "odd ""name"""
        FROM range(5000) t(i) ORDER BY i`,
