@@ -1,4 +1,5 @@
-// The resolved sends of the last RECENT_SENDS_MS (20 minutes), kept in memory for drop
+// The resolved sends of the RECENT_SENDS_MS (20 minutes) before the newest one taken in (the clock's
+// last 20 minutes when the resolver keeps up), kept in memory for drop
 // classification (drops.ts), which compares each drop with every send within 15 minutes of it, and
 // the retry check, which looks at the drop's payer's sends at the same program within 90 s. The
 // resolver adds each run's resolved sends as it commits them; a process that starts reads the
@@ -102,7 +103,11 @@ export class RecentSends {
   /** Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry hold. */
   private trim(now: number): void {
     const times = this.sends.times;
-    this.heldFrom = Math.max(this.heldFrom, now - RECENT_SENDS_MS);
+    // The window follows the newest send taken in, not the clock (as the retry hold does): a
+    // resolver minutes behind decides drops sent minutes ago, whose 15-minute windows would
+    // otherwise reach before what is held and be read from the lake, millions of rows a run.
+    const newest = times.length === 0 ? now : Math.min(now, times[times.length - 1]);
+    this.heldFrom = Math.max(this.heldFrom, newest - RECENT_SENDS_MS);
     let k = lowerBound(times, this.heldFrom);
     this.capped = times.length - k > this.maxHeld;
     if (this.capped) {

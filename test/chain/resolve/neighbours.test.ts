@@ -174,3 +174,20 @@ test("a resolver minutes behind still holds the payers of the sends it takes in 
     expect(recent.samePayerProgram(keys, now - 11 * 60_000, now - 9 * 60_000)).toBeNull(); // beyond 4 minutes of sends
   });
 });
+
+test("a resolver minutes behind classifies against the sends it holds: the window follows the sends taken in, not the clock", async () => {
+  await inOwnContext(async (local) => {
+    const now = Date.now();
+    const recent = new RecentSends();
+    // Started 30 minutes ago (an empty lake), and fell behind: each minute's sends are taken in 7
+    // minutes after they were sent.
+    await recent.ensureLoaded(local, now - 30 * 60_000);
+    const sends: Neighbour[] = Array.from({ length: 1380 }, (_, i) => ({ sig: `s${i}`, payer: `payer${i % 4}`, program: "P1", rpcHash: "rpc", sentAt: now - 30 * 60_000 + i * 1_000, outcome: i % 5 === 0 ? "dropped" : "landed", cuPriceMicroLamports: null }));
+    for (let minute = 0; minute < 23; minute++) recent.add(sends.slice(minute * 60, (minute + 1) * 60).map(resolutionOf), now - 30 * 60_000 + (minute + 8) * 60_000);
+    // A drop sent 8 minutes ago: its 15-minute window starts 23 minutes ago, before the clock's last 20.
+    const range = recent.range(now - 23 * 60_000, now + 7 * 60_000);
+    expect(range).not.toBeNull(); // before: null, so a lake read of 30 minutes of sends every run
+    expect(range!.end - range!.start).toBe(sends.filter((s) => s.sentAt >= now - 23 * 60_000).length);
+    expect(recent.range(now - 28 * 60_000, now)).toBeNull(); // beyond 20 minutes of sends: the lake
+  });
+});
