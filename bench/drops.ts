@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";
 import { HeldSends } from "../src/chain/resolve/held-sends";
 import type { Outcome } from "../src/chain/resolve/types";
-import { generateRun, referenceClassifyDrop } from "../test/chain/resolve/drops-reference";
+import { generateRun, referenceClassifyDrop, seeded } from "../test/chain/resolve/drops-reference";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: "string" }, "reference-max": { type: "string" }, held: { type: "string" } }, strict: true });
 const sizes = (values.sizes ?? "1000,5000,20000,5000x200000").split(",").map((size) => {
@@ -40,17 +40,6 @@ for (const { drops, neighbours } of sizes) {
   const row = { drops, neighbours: run.neighbours.length, referenceMs: referenceMs === null ? null : Math.round(referenceMs), indexedMs: Math.round(indexedMs * 10) / 10, speedup: referenceMs === null ? null : Math.round(referenceMs / indexedMs), identical };
   console.error(`drops: ${JSON.stringify(row)}`);
   results.push(row);
-}
-
-/** A deterministic generator (mulberry32). */
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const heldSizes = (values.held ?? "1000000,4000000").split(",").filter(Boolean).map(Number);

@@ -5,17 +5,7 @@ import { expect, test } from "bun:test";
 import { payerProgramKey } from "../../../src/chain/resolve/drops";
 import { HeldSends, type HeldRow } from "../../../src/chain/resolve/held-sends";
 import type { Outcome } from "../../../src/chain/resolve/types";
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded as random } from "./drops-reference";
 
 const OUTCOMES: Outcome[] = ["landed", "landed", "failed_onchain", "dropped"];
 
