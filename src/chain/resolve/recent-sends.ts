@@ -1,15 +1,16 @@
-// The resolved sends of the RECENT_SENDS_MS (20 minutes) before the newest one taken in (the clock's
-// last 20 minutes when the resolver keeps up), kept in memory for drop
-// classification (drops.ts), which compares each drop with every send within 15 minutes of it, and
-// the retry check, which looks at the drop's payer's sends at the same program within 90 s. The
-// resolver adds each run's resolved sends as it commits them; a process that starts reads the
-// window from the lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds
-// ~2.4M sends, ~40 bytes each as columns; payers and signatures (what the retry check needs) are
-// kept only for the newest RETRY_HOLD_MS of sends, and at most MAX_HELD_SENDS sends are held. A window
-// reaching before what is held (a drop resolved long after it was sent) is read from the lake;
-// while the cap holds (more than MAX_HELD_SENDS resolved sends in 20 minutes: ~4,200/s), the
-// windows are what is held instead (resolve.ts loadNeighbours): at 20,000 envelopes/s the lake
-// read was tens of millions of rows per run, gigabytes of memory each time.
+// The resolved sends of the RECENT_SENDS_MS (20 minutes) before the newest one taken in (the
+// clock's last 20 minutes when the resolver keeps up), kept in memory for drop classification
+// (drops.ts), which compares each drop with every send within 15 minutes of it, and the retry
+// check, which looks at the drop's payer's sends at the same program within 90 s. The resolver adds
+// each run's resolved sends as it commits them; a process that starts reads the window from the
+// lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds ~2.4M sends,
+// ~40 bytes each as columns and ~45 more for the counts classification reads (held-sends.ts);
+// payers and signatures (what the retry check needs) are kept only for the newest RETRY_HOLD_MS of
+// sends, and at most MAX_HELD_SENDS sends are held. A window reaching before what is held (a drop
+// resolved long after the sends around it) is read from the lake; while the cap holds (more than
+// MAX_HELD_SENDS resolved sends in 20 minutes: ~4,200/s), the windows are what is held instead
+// (resolve.ts loadNeighbours): at 20,000 envelopes/s the lake read was tens of millions of rows per
+// run, gigabytes of memory each time.
 
 import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
