@@ -14,7 +14,6 @@
 //                         the chain never reaches), not seen long after the send
 
 import { wilson } from "../../shared/stats";
-import type { HeldSends } from "./held-sends";
 import type { Attempt, DropDiagnosis, Evidence, Outcome } from "./types";
 
 export const DROP_CLASSES = [
@@ -85,8 +84,20 @@ export type NeighbourSet = {
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
   /** More of them: rows [start, end) of the resolver's recent sends (recent-sends.ts), whose counts are kept as they come. */
-  held?: { sends: HeldSends; start: number; end: number };
+  held?: { sends: HeldCounts; start: number; end: number };
 };
+
+type Counts = { count: number; drops: number };
+
+/** What classification asks of sends held between runs (held-sends.ts implements it), over their rows [start, end). */
+export interface HeldCounts {
+  /** Sends and drops sent within [from, to]. */
+  window(from: number, to: number, start: number, end: number): Counts;
+  /** The same, for one provider's sends. */
+  providerWindow(rpcHash: string, from: number, to: number, start: number, end: number): Counts;
+  /** Prices of one program's sends that reached the chain, sent within [from, to], in send-time order. */
+  landedPrices(program: string, from: number, to: number, start: number, end: number): { times: number[]; prices: number[] };
+}
 
 /** How many sends a neighbour set holds. */
 export function sendCount(neighbours: NeighbourSet): number {
@@ -275,8 +286,6 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
 const FEE_WINDOW_MS = 5 * 60_000;
 const reachedChain = (n: Pick<Neighbour, "outcome">) => n.outcome === "landed" || n.outcome === "failed_onchain";
 export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
-
-type Counts = { count: number; drops: number };
 
 type NeighbourIndex = {
   /** Same payer and program, in send-time order (ties keep the list's order); reachedBefore[k]: how many of list[0..k) reached the chain. */

@@ -11,7 +11,7 @@
 // Prefix sums ("how many before") stay valid when their front is cut off, since a window's count
 // is a difference of two of them.
 
-import { lowerBound, payerProgramKey, upperBound, type SamePayerSend } from "./drops";
+import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type SamePayerSend } from "./drops";
 import type { Outcome } from "./types";
 
 /** One held send. */
@@ -24,7 +24,7 @@ type Landed = { positions: number[]; times: number[]; prices: number[] };
 /** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
 type Pair = { positions: number[]; head: number };
 
-export class HeldSends {
+export class HeldSends implements HeldCounts {
   readonly times: number[] = [];
   readonly providers: string[] = [];
   readonly programs: string[] = [];
