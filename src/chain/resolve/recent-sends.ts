@@ -104,21 +104,19 @@ export class RecentSends {
   /** Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry hold. */
   private trim(now: number): void {
     const times = this.sends.times;
-    // The window follows the newest send taken in, not the clock (as the retry hold does): a
-    // resolver minutes behind decides drops sent minutes ago, whose 15-minute windows would
-    // otherwise reach before what is held and be read from the lake, millions of rows a run.
-    const newest = times.length === 0 ? now : Math.min(now, times[times.length - 1]);
-    this.heldFrom = Math.max(this.heldFrom, newest - RECENT_SENDS_MS);
+    // The window and the retry hold follow the newest send taken in, not the clock: a resolver
+    // minutes behind decides drops sent minutes ago, whose 15-minute windows and payers' sends
+    // would otherwise reach before what is held and be read from the lake every run (millions of
+    // rows a run at 20,000/s).
+    const newest = times.length === 0 ? null : Math.min(now, times[times.length - 1]);
+    this.heldFrom = Math.max(this.heldFrom, (newest ?? now) - RECENT_SENDS_MS);
     let k = lowerBound(times, this.heldFrom);
     this.capped = times.length - k > this.maxHeld;
     if (this.capped) {
       k = lowerBound(times, times[times.length - this.maxHeld]);
       this.heldFrom = times[k];
     }
-    // Payers and signatures are held for the newest RETRY_HOLD_MS of sends taken in, not of the
-    // clock: a resolver minutes behind decides drops sent minutes ago, and their payers' sends
-    // would otherwise be read from the lake every run (at 20,000/s, ~2M rows a run).
-    const newDetailFrom = times.length === 0 ? this.detailFrom : Math.max(this.detailFrom, Math.min(now, times[times.length - 1]) - RETRY_HOLD_MS);
+    const newDetailFrom = newest === null ? this.detailFrom : Math.max(this.detailFrom, newest - RETRY_HOLD_MS);
     this.sends.forgetDetailsBefore(lowerBound(times, this.detailFrom), lowerBound(times, newDetailFrom));
     this.detailFrom = newDetailFrom;
     if (k === 0 || k < times.length / 8) return; // splicing moves everything: cut the fronts once an eighth is behind
