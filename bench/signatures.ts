@@ -5,8 +5,10 @@
 // process would. Prints the runs, bytes per entry, write rate and look-up latency (µs): a look-up
 // costs one Bloom read per run plus one block for a hit, so its cost grows with the number of runs
 // (about FANOUT per size tier, a tier more per ×8 entries), which is how the figure for 100M
-// entries is derived from this one.
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+// entries is derived from this one. The entries are written twice in the same run, merges on the
+// main thread and then on the merge worker (the default): the main thread's CPU per entry of each
+// is what the worker takes off the thread that answers requests and runs the resolver.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { EMPTY_STORY } from "../src/chain/decode";
@@ -15,32 +17,56 @@ import { uniqueSignatures } from "../devkit/standin";
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2_000_000);
 const RUN_ENTRIES = Number(process.env.BENCH_RUN_ENTRIES ?? 20_000);
-const dir = join(mkdtempSync(join(tmpdir(), "txray-sigindex-bench-")), "signatures");
-const writer = new SignatureIndex(dir);
+const root = mkdtempSync(join(tmpdir(), "txray-sigindex-bench-"));
 const signature = uniqueSignatures(4096);
 const at = (value: unknown) => (value as { at: number }).at;
 const now = Date.now();
 
-console.error(`writing ${ENTRIES.toLocaleString()} entries in runs of ${RUN_ENTRIES.toLocaleString()}…`);
-const writeStarted = performance.now();
-for (let start = 0; start < ENTRIES; start += RUN_ENTRIES) {
-  const entries = Array.from({ length: Math.min(RUN_ENTRIES, ENTRIES - start) }, (_, i) => {
-    const n = start + i;
-    // A success decided from its status, as the resolver indexes it (story without its null fields).
-    const value = {
-      attemptId: `0193${n.toString(16).padStart(12, "0")}-${n % 997}`, accountId: "acc_1", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", payer: signature(n + 50_000_000).slice(0, 44),
-      rpcHash: "a1b2c3d4e5f60718", rpcLabel: "helius", sentAt: now - 60_000 + n, state: "resolved", at: now + n, outcome: "landed", slot: 300_000_000 + Math.floor(n / 5000),
-      blockTime: now + n, err: null, story: { topLevelProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", cuRequested: 200_000 }, drop: null, fingerprint: null,
-    };
-    return { sig: signature(n), attemptId: value.attemptId, value };
-  });
-  writer.append(entries, at);
-  await writer.maintain(0, async () => {});
+/** CPU seconds of this process's main thread so far (Linux: /proc/self/task/<pid>/stat, user + system ticks). */
+function mainThreadCpuSeconds(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
-const writeSeconds = (performance.now() - writeStarted) / 1000;
-writer.close();
+
+/** Writes ENTRIES entries as the resolver does, merging as it goes on `mergeOn`; what the main thread spent. */
+async function writeIndex(mergeOn: "worker" | "thread") {
+  const dir = join(root, mergeOn, "signatures");
+  const writer = new SignatureIndex(dir, { mergeOn });
+  console.error(`writing ${ENTRIES.toLocaleString()} entries in runs of ${RUN_ENTRIES.toLocaleString()}, merges on the ${mergeOn}…`);
+  const started = performance.now();
+  let mainThreadSeconds = 0;
+  let appendMs = 0;
+  for (let start = 0; start < ENTRIES; start += RUN_ENTRIES) {
+    const entries = Array.from({ length: Math.min(RUN_ENTRIES, ENTRIES - start) }, (_, i) => {
+      const n = start + i;
+      // A success decided from its status, as the resolver indexes it (story without its null fields).
+      const value = {
+        attemptId: `0193${n.toString(16).padStart(12, "0")}-${n % 997}`, accountId: "acc_1", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", payer: signature(n + 50_000_000).slice(0, 44),
+        rpcHash: "a1b2c3d4e5f60718", rpcLabel: "helius", sentAt: now - 60_000 + n, state: "resolved", at: now + n, outcome: "landed", slot: 300_000_000 + Math.floor(n / 5000),
+        blockTime: now + n, err: null, story: { topLevelProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", cuRequested: 200_000 }, drop: null, fingerprint: null,
+      };
+      return { sig: signature(n), attemptId: value.attemptId, value };
+    });
+    // The entries' making is not the index's work: the main thread is counted from here.
+    const cpuBefore = mainThreadCpuSeconds();
+    const appendStarted = performance.now();
+    writer.append(entries, at);
+    appendMs += performance.now() - appendStarted;
+    await writer.maintain(0, async () => {});
+    mainThreadSeconds += mainThreadCpuSeconds() - cpuBefore;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  writer.close();
+  return { dir, seconds, appendSeconds: appendMs / 1000, mainThreadSeconds };
+}
+
+const onThread = await writeIndex("thread");
+const onWorker = await writeIndex("worker");
+const dir = onWorker.dir;
 const files = readdirSync(dir).filter((name) => name.endsWith(".run"));
 const bytes = files.reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+const sameFiles = JSON.stringify(readdirSync(onThread.dir).sort()) === JSON.stringify(readdirSync(dir).sort());
+if (!sameFiles) throw new Error("merges on the worker left other runs than merges on the thread");
 
 // A reader as another process holds it, warmed by one look-up (it opens each run's footer and block index once).
 const reader = new SignatureIndex(dir);
@@ -61,14 +87,17 @@ const time = (sigs: string[], expectHit: boolean) => {
 const hits = time(Array.from({ length: 5_000 }, (_, i) => signature(Math.floor((i * 7919) % ENTRIES))), true);
 const misses = time(Array.from({ length: 5_000 }, (_, i) => signature(ENTRIES + 1_000_000 + i)), false);
 reader.close();
-rmSync(join(dir, ".."), { recursive: true, force: true });
+rmSync(root, { recursive: true, force: true });
 console.log(
   JSON.stringify({
     entries: ENTRIES,
     runs: files.length,
     fanout: FANOUT,
     bytesPerEntry: Number((bytes / ENTRIES).toFixed(1)),
-    writeEntriesPerSec: Math.round(ENTRIES / writeSeconds),
+    writeEntriesPerSec: Math.round(ENTRIES / onWorker.seconds),
+    // Both sides in the same run: the main thread's CPU per entry written, merges on this thread or on the worker.
+    mainThreadUsPerEntry: { mergesOnThread: Number(((onThread.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)), mergesOnWorker: Number(((onWorker.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)) },
+    appendUsPerEntry: Number(((onWorker.appendSeconds / ENTRIES) * 1e6).toFixed(2)),
     hitLookupUs: hits,
     missLookupUs: misses,
     loadAverage: loadavg().map((v) => Number(v.toFixed(2))),

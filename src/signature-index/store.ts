@@ -6,7 +6,8 @@
 //     and left open), under its lease: a single writer;
 //   - runs of the same size tier that follow each other are merged, FANOUT at a time, into one run
 //     covering their intervals (where an attempt appears twice, the newer run's entry is kept), so a
-//     look-up reads at most about FANOUT runs per tier;
+//     look-up reads at most about FANOUT runs per tier; the merging itself runs on a worker thread
+//     (merge.ts), this class decides what to merge and swaps the runs;
 //   - a run whose entries are all older than the retention is deleted whole.
 // Readers (every process) list the directory again when its modification time changes. A run
 // merged away while a reader holds it open stays readable until the reader lets it go (unlinked
@@ -16,7 +17,8 @@
 
 import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { compareEntries, lineKey, parseLine, RunReader, RunWriter, writeRun, type IndexEntry, type RunFooter } from "./run-file";
+import { MergeThread, mergeRuns } from "./merge";
+import { parseLine, RunReader, writeRun, type IndexEntry, type RunFooter } from "./run-file";
 
 /** Runs of a tier merged at once; a tier holds runs of FANOUT^tier first-level runs. */
 export const FANOUT = 8;
@@ -34,8 +36,15 @@ export class SignatureIndex {
   private listed: Listed[] = [];
   private readonly open = new Map<string, RunReader>();
   private closed = false;
+  /** Where merges run: a worker thread of their own (the default), or this thread (`mergeOn: "thread"`: benchmarks compare both). */
+  private readonly mergeThread: MergeThread | null;
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    options: { mergeOn?: "worker" | "thread" } = {},
+  ) {
+    this.mergeThread = options.mergeOn === "thread" ? null : new MergeThread();
+  }
 
   /**
    * Every attempt with this signature, one entry per attempt id (the newest run's), newest run
@@ -125,7 +134,7 @@ export class SignatureIndex {
    * appends): removes runs contained in others (an interrupted merge), runs whose newest entry is
    * older than `retainFrom` and temporary files abandoned long ago, then merges tiers that are full,
    * of runs `mergeable` accepts (the run of a batch that has not committed is not). `pause` lets the
-   * event loop run between blocks of a long merge.
+   * event loop run between blocks of a long merge when merges run on this thread.
    */
   async maintain(retainFrom: number, pause: () => Promise<void>, mergeable: (footer: RunFooter) => boolean = () => true): Promise<MaintainResult> {
     const result: MaintainResult = { merged: 0, removed: 0 };
@@ -155,6 +164,7 @@ export class SignatureIndex {
   /** Lets go of every open run (the context closes; a merge in progress stops at its next pause). */
   close(): void {
     this.closed = true;
+    this.mergeThread?.close();
     for (const reader of this.open.values()) reader.close();
     this.open.clear();
   }
@@ -178,48 +188,19 @@ export class SignatureIndex {
 
   /** Merges adjacent runs into one covering their intervals; an attempt in several keeps the newest run's entry. */
   private async merge(group: Listed[], pause: () => Promise<void>): Promise<void> {
-    const readers = group.map((run) => this.reader(run));
+    const footers = group.map((run) => this.reader(run).footer);
     const lo = Math.min(...group.map((run) => run.lo));
     const hi = Math.max(...group.map((run) => run.hi));
-    const writer = new RunWriter(join(this.dir, runName(lo, hi)));
-    try {
-      const heads = readers.map((reader, order) => ({ lines: reader.lines(), order: group[order].hi, current: null as string | null, key: null as { sig: string; attemptId: string } | null }));
-      const advance = (head: (typeof heads)[number]) => {
-        const next = head.lines.next();
-        head.current = next.done ? null : next.value;
-        head.key = head.current === null ? null : lineKey(head.current);
-      };
-      heads.forEach(advance);
-      let blocks = writer.blocks;
-      for (;;) {
-        let best: (typeof heads)[number] | null = null;
-        for (const head of heads) {
-          if (head.key === null) continue;
-          const order = best === null ? -1 : compareEntries(head.key, best.key!);
-          if (best === null || order < 0 || (order === 0 && head.order > best.order)) best = head;
-        }
-        if (best === null) break;
-        const key = best.key!;
-        writer.add(key.sig, best.current!);
-        for (const head of heads) while (head.key !== null && compareEntries(head.key, key) === 0) advance(head);
-        if (writer.blocks !== blocks) {
-          blocks = writer.blocks;
-          if (blocks % 16 === 0) {
-            await pause();
-            if (this.closed) throw new Error("signature index closed during a merge");
-          }
-        }
-      }
-      const footers = readers.map((reader) => reader.footer);
-      writer.finish({
-        lo, hi, weight: footers.reduce((sum, f) => sum + f.weight, 0), batch: null,
-        minAt: Math.min(...footers.filter((f) => f.entries > 0).map((f) => f.minAt), Infinity),
-        maxAt: Math.max(...footers.map((f) => f.maxAt), 0),
-      });
-    } catch (error) {
-      writer.abandon();
-      throw error;
-    }
+    const fields = {
+      lo, hi, weight: footers.reduce((sum, f) => sum + f.weight, 0), batch: null,
+      minAt: Math.min(...footers.filter((f) => f.entries > 0).map((f) => f.minAt), Infinity),
+      maxAt: Math.max(...footers.map((f) => f.maxAt), 0),
+    };
+    const inputs = group.map((run) => ({ path: join(this.dir, run.name), order: run.hi }));
+    const output = join(this.dir, runName(lo, hi));
+    if (this.mergeThread) await this.mergeThread.merge(inputs, output, fields);
+    else await mergeRuns(inputs, output, fields, pause, () => this.closed);
+    if (this.closed) throw new Error("signature index closed during a merge");
     for (const run of group) {
       this.forget(run.name);
       unlinkSync(join(this.dir, run.name));

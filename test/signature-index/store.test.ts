@@ -3,7 +3,7 @@
 // once, a merge interrupted before it removed its inputs is repaired, retention drops old runs, and
 // a batch that never committed takes its run with it.
 import { afterEach, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FANOUT, SignatureIndex } from "../../src/signature-index";
@@ -90,4 +90,34 @@ test("retention removes runs whose newest entry is too old; a batch that never c
   expect(idx.lookup(old)).toEqual([]);
   expect(idx.lookup(recent)).toHaveLength(1);
   expect(existsSync(idx.dir)).toBe(true);
+});
+
+test("merges on the worker thread write the same runs, byte for byte, as merges on this thread", async () => {
+  const onWorker = index();
+  const onThread = new SignatureIndex(join(onWorker.dir, "..", "on-thread"), { mergeOn: "thread" });
+  const sigs = Array.from({ length: 300 }, () => randomSignature());
+  for (let round = 0; round < FANOUT * 2; round++) {
+    const entries = Array.from({ length: 50 }, (_, k) => ({ sig: sigs[(round * 11 + k * 7) % sigs.length], attemptId: `a${k % 9}`, value: { at: round, round } }));
+    for (const idx of [onWorker, onThread]) {
+      idx.append(entries, at);
+      await idx.maintain(0, noPause);
+    }
+  }
+  const names = readdirSync(onWorker.dir).sort();
+  expect(names).toEqual(readdirSync(onThread.dir).sort());
+  expect(names.length).toBeLessThan(FANOUT); // two merges happened
+  for (const name of names) expect(readFileSync(join(onWorker.dir, name))).toEqual(readFileSync(join(onThread.dir, name)));
+  onWorker.close();
+  onThread.close();
+});
+
+test("closing the index stops a merge on the worker: the merge fails, its inputs stay and no temporary file is left", async () => {
+  const idx = index();
+  for (let run = 0; run < FANOUT; run++) idx.append(Array.from({ length: 20_000 }, (_, i) => ({ sig: randomSignature(), attemptId: `a${run}-${i}`, value: { at: run } })), at);
+  const before = readdirSync(idx.dir).sort();
+  const maintaining = idx.maintain(0, noPause);
+  await Bun.sleep(5); // the worker has started on the 160,000 entries
+  idx.close();
+  await expect(maintaining).rejects.toThrow("closed during a merge");
+  expect(readdirSync(idx.dir).sort()).toEqual(before);
 });
