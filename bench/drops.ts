@@ -1,4 +1,4 @@
-// `bun run bench drops [--sizes 1000,5000,20000,5000x200000] [--reference-max 20000]`: drop
+// `bun run bench drops [--sizes 1000,5000,20000,5000x200000] [--reference-max 20000] [--held N,...] [--payers P]`: drop
 // classification of one resolve run, N dropped attempts among N resolved neighbours (DxN: D drops
 // among N neighbours; the drops are neighbours too, as in a run), before and
 // after indexing: the per-attempt filters over the whole neighbour list (the reference kept in
@@ -7,8 +7,9 @@
 // --reference-max attempts. Then --held N,...: one resolve run's drops (D = 2,000, sent a minute or
 // two ago) against N sends held from the last 20 minutes, the way a resolver that keeps up classifies
 // them: before, every held send in the drops' windows went through the run's index (a pass over what
-// is held, every run); after, the held sends keep their counts (held-sends.ts) and the run only
-// searches them. Both on the same data in the same run, answers compared. Last stdout line: one
+// is held, every run) and each held send of the drops' payers became an object; after, the held
+// sends keep their counts (held-sends.ts), the run only searches them and reads its payers' sends
+// as columns. --payers P (default 20,000): fewer payers, busier ones (the soak has 2,000). Both on the same data in the same run, answers compared. Last stdout line: one
 // JSON object.
 import { parseArgs } from "node:util";
 import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";
@@ -16,7 +17,7 @@ import { HeldSends } from "../src/chain/resolve/held-sends";
 import type { Outcome } from "../src/chain/resolve/types";
 import { generateRun, referenceClassifyDrop, seeded } from "../test/chain/resolve/drops-reference";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: "string" }, "reference-max": { type: "string" }, held: { type: "string" } }, strict: true });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: "string" }, "reference-max": { type: "string" }, held: { type: "string" }, payers: { type: "string" } }, strict: true });
 const sizes = (values.sizes ?? "1000,5000,20000,5000x200000").split(",").map((size) => {
   const [drops, neighbours] = size.split("x").map(Number);
   return { drops, neighbours: neighbours ?? drops };
@@ -50,7 +51,7 @@ for (const size of heldSizes) {
   const span = 20 * 60_000;
   const providers = ["bad0000000000000", "good000000000001", "good000000000002"];
   const programs = ["P1", "P2", "P3"];
-  const payers = Array.from({ length: 20_000 }, (_, i) => `payer-${i}`);
+  const payers = Array.from({ length: Number(values.payers ?? 20_000) }, (_, i) => `payer-${i}`);
   const pick = <X>(list: X[]) => list[Math.floor(random() * list.length)];
   const held = new HeldSends();
   for (let i = 0; i < size; i++) {
@@ -79,9 +80,18 @@ for (const size of heldSizes) {
     for (const { attempt: a } of items) columns.push(a.sentAt, a.rpcHash, a.program, "dropped", a.cuPriceMicroLamports);
     return columns;
   };
-  const samePayer = [...held.samePayerProgram(keys, first - 90_000, last + 90_000), ...items.map(({ attempt: a }) => ({ sig: a.sig, payer: a.payer, program: a.program, sentAt: a.sentAt, outcome: "dropped" as Outcome }))];
-  // Before: the held sends of the window passed through the run's index, as the resolver did (the
-  // copy into columns is not timed: the resolver read them where they were held).
+  const listed = items.map(({ attempt: a }) => ({ sig: a.sig, payer: a.payer, program: a.program, sentAt: a.sentAt, outcome: "dropped" as Outcome }));
+  // Before: the held sends of the drops' payers as one object each, and of the window passed
+  // through the run's index, as the resolver did (the copies are not timed: the resolver read them
+  // where they were held).
+  const samePayer = [
+    ...[...keys].flatMap((key) => {
+      const [payer, program] = key.split("\u0000");
+      const pair = held.pairSends(key, first - 90_000, last + 90_000);
+      return pair.times.map((sentAt, k) => ({ sig: pair.sigs[k], payer, program, sentAt, outcome: pair.outcomes[k] }));
+    }),
+    ...listed,
+  ];
   const all = new SendColumns();
   for (let i = start; i < end; i++) all.push(held.times[i], held.providers[i], held.programs[i], held.outcomes[i], held.prices[i]);
   for (const { attempt: a } of items) all.push(a.sentAt, a.rpcHash, a.program, "dropped", a.cuPriceMicroLamports);
@@ -89,7 +99,7 @@ for (const size of heldSizes) {
   const before = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: all });
   const beforeMs = performance.now() - t0;
   t0 = performance.now();
-  const after = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: fresh(), held: { sends: held, start, end } });
+  const after = classifyDropsFrom(items, { samePayerProgram: listed, heldSamePayer: { sends: held, from: first - 90_000, to: last + 90_000 }, sends: fresh(), held: { sends: held, start, end } });
   const afterMs = performance.now() - t0;
   const row = { held: size, drops: items.length, beforeMs: Math.round(beforeMs), afterMs: Math.round(afterMs * 10) / 10, speedup: Math.round((beforeMs / afterMs) * 10) / 10, identical: Bun.deepEquals(before, after, true) };
   console.error(`drops held: ${JSON.stringify(row)}`);

@@ -81,6 +81,8 @@ export type SamePayerSend = Pick<Neighbour, "sig" | "payer" | "program" | "sentA
 export type NeighbourSet = {
   /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
   samePayerProgram: SamePayerSend[];
+  /** More of them: the held sends of the drops' pairs sent within [from, to] (recent-sends.ts), ordered before the listed ones on equal times. */
+  heldSamePayer?: { sends: HeldPairs; from: number; to: number };
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
   /** More of them: rows [start, end) of the resolver's recent sends (recent-sends.ts), whose counts are kept as they come. */
@@ -97,6 +99,15 @@ export interface HeldCounts {
   providerWindow(rpcHash: string, from: number, to: number, start: number, end: number): Counts;
   /** Prices of one program's sends that reached the chain, sent within [from, to], in send-time order. */
   landedPrices(program: string, from: number, to: number, start: number, end: number): { times: number[]; prices: number[] };
+}
+
+/** One payer+program pair's sends, in send-time order, as columns. */
+export type PairSends = { times: number[]; sigs: (string | null)[]; outcomes: Outcome[] };
+
+/** What the retry check asks of sends held between runs (held-sends.ts implements it). */
+export interface HeldPairs {
+  /** The held sends of one payer+program pair (payerProgramKey) sent within [from, to], in send-time order. */
+  pairSends(key: string, from: number, to: number): PairSends;
 }
 
 /** How many sends a neighbour set holds. */
@@ -142,7 +153,8 @@ export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): 
     first = Math.min(first, attempt.sentAt);
     last = Math.max(last, attempt.sentAt);
   }
-  const index = indexNeighbours(neighbours, { from: first - FEE_WINDOW_MS, to: last + FEE_WINDOW_MS });
+  const keys = new Set(items.map(({ attempt }) => payerProgramKey(attempt.payer, attempt.program)));
+  const index = indexNeighbours(neighbours, { from: first - FEE_WINDOW_MS, to: last + FEE_WINDOW_MS }, keys);
   const results: (DropDiagnosis | null)[] = items.map((item) => classifyBeforeFees(item, index));
   // priority_fee_too_low needs the 25th percentile of landed prices in a sliding window: answered
   // per program, attempts in send-time order, with a counting tree over price ranks.
@@ -205,28 +217,26 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
     // A busy payer has thousands of sends in the window: the prefix counts decide most cases without
     // walking them (none reached the chain: no retry; one: it is the retry if it is the next send).
     const reachedInWindow = byPayer.reachedBefore[to] - byPayer.reachedBefore[from];
-    let retry: SamePayerSend | null = null;
+    let retry: number | null = null;
     if (reachedInWindow === 1) {
       let k = Math.max(from, upperBound(byPayer.times, attempt.sentAt));
-      while (k < to && byPayer.list[k].sig === attempt.sig) k++;
-      const next = k < to ? byPayer.list[k] : undefined;
-      if (next && reachedChain(next)) retry = next;
+      while (k < to && byPayer.sigs[k] === attempt.sig) k++;
+      if (k < to && reachedChain(byPayer.outcomes[k])) retry = k;
     } else if (reachedInWindow > 1) {
-      let next: SamePayerSend | undefined;
+      let next = -1;
       let reached = 0;
       for (let k = from; k < to && reached < 2; k++) {
-        const n = byPayer.list[k];
-        if (n.sig === attempt.sig) continue;
-        if (!next && n.sentAt > attempt.sentAt) next = n;
-        if (reachedChain(n)) reached++;
+        if (byPayer.sigs[k] === attempt.sig) continue;
+        if (next < 0 && byPayer.times[k] > attempt.sentAt) next = k;
+        if (reachedChain(byPayer.outcomes[k])) reached++;
       }
-      if (next && reachedChain(next) && reached === 1) retry = next;
+      if (next >= 0 && reachedChain(byPayer.outcomes[next]) && reached === 1) retry = next;
     }
-    if (retry) {
+    if (retry !== null) {
       return {
         dropClass: "superseded_by_retry",
         confidence: 0.9,
-        evidence: [expiryEvidence(item), { kind: "landed_retry", detail: `the same payer's attempt at this program ${retry.outcome === "landed" ? "landed" : "landed (and failed)"} ${Math.round((retry.sentAt - attempt.sentAt) / 1000)} s later`, value: retry.sig }],
+        evidence: [expiryEvidence(item), { kind: "landed_retry", detail: `the same payer's attempt at this program ${byPayer.outcomes[retry] === "landed" ? "landed" : "landed (and failed)"} ${Math.round((byPayer.times[retry] - attempt.sentAt) / 1000)} s later`, value: byPayer.sigs[retry] }],
       };
     }
   }
@@ -284,12 +294,12 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
 }
 
 const FEE_WINDOW_MS = 5 * 60_000;
-const reachedChain = (n: Pick<Neighbour, "outcome">) => n.outcome === "landed" || n.outcome === "failed_onchain";
+const reachedChain = (outcome: Outcome) => outcome === "landed" || outcome === "failed_onchain";
 export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
 
 type NeighbourIndex = {
-  /** Same payer and program, in send-time order (ties keep the list's order); reachedBefore[k]: how many of list[0..k) reached the chain. */
-  byPayerProgram: Map<string, { list: SamePayerSend[]; times: number[]; reachedBefore: number[] }>;
+  /** The drops' payer+program pairs' sends, each pair's in send-time order (held ones first, then the listed in list order, on ties). */
+  byPayerProgram: Map<string, PairIndex>;
   /** Non-preflight neighbours: counts and drops in a time window, over all providers and for one. */
   window(from: number, to: number): Counts;
   providerWindow(rpcHash: string, from: number, to: number): Counts;
@@ -297,18 +307,57 @@ type NeighbourIndex = {
   landedPrices(program: string): { times: number[]; prices: number[] };
 };
 
-function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to: number }): NeighbourIndex {
-  // A stable sort by send time: equal times keep the list's order, as the filters did.
-  const sorted = neighbours.samePayerProgram.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
-  const byPayerProgram = new Map<string, { list: SamePayerSend[]; times: number[]; reachedBefore: number[] }>();
-  for (const n of sorted) {
+/** One payer+program pair's sends in send-time order, as columns; reachedBefore[k]: how many of [0, k) reached the chain. */
+type PairIndex = PairSends & { reachedBefore: number[] };
+
+/**
+ * The sends of each pair in `keys`: those held (already in send-time order, columns sliced from
+ * what is held, no object per send: a busy payer has thousands around each run's drops) merged with
+ * the listed ones.
+ */
+function indexPairs(neighbours: NeighbourSet, keys: ReadonlySet<string>): Map<string, PairIndex> {
+  const listed = new Map<string, SamePayerSend[]>();
+  for (const n of neighbours.samePayerProgram) {
     const key = payerProgramKey(n.payer, n.program);
-    let same = byPayerProgram.get(key);
-    if (!same) byPayerProgram.set(key, (same = { list: [], times: [], reachedBefore: [0] }));
-    same.list.push(n);
-    same.times.push(n.sentAt);
-    same.reachedBefore.push(same.reachedBefore[same.reachedBefore.length - 1] + (reachedChain(n) ? 1 : 0));
+    if (!keys.has(key)) continue;
+    const list = listed.get(key);
+    if (list) list.push(n);
+    else listed.set(key, [n]);
   }
+  const held = neighbours.heldSamePayer;
+  const byPair = new Map<string, PairIndex>();
+  for (const key of keys) {
+    const fromHeld = held ? held.sends.pairSends(key, held.from, held.to) : null;
+    const list = listed.get(key) ?? [];
+    if ((fromHeld === null || fromHeld.times.length === 0) && list.length === 0) continue;
+    // A stable sort: equal times keep the list's order (Array.prototype.sort is stable).
+    for (let i = 1; i < list.length; i++) {
+      if (list[i].sentAt < list[i - 1].sentAt) {
+        list.sort((a, b) => a.sentAt - b.sentAt);
+        break;
+      }
+    }
+    const pair: PairIndex = { times: [], sigs: [], outcomes: [], reachedBefore: [0] };
+    const add = (sentAt: number, sig: string | null, outcome: Outcome) => {
+      pair.times.push(sentAt);
+      pair.sigs.push(sig);
+      pair.outcomes.push(outcome);
+      pair.reachedBefore.push(pair.reachedBefore[pair.reachedBefore.length - 1] + (reachedChain(outcome) ? 1 : 0));
+    };
+    let h = 0;
+    const heldCount = fromHeld === null ? 0 : fromHeld.times.length;
+    for (const n of list) {
+      for (; h < heldCount && fromHeld!.times[h] <= n.sentAt; h++) add(fromHeld!.times[h], fromHeld!.sigs[h], fromHeld!.outcomes[h]);
+      add(n.sentAt, n.sig, n.outcome);
+    }
+    for (; h < heldCount; h++) add(fromHeld!.times[h], fromHeld!.sigs[h], fromHeld!.outcomes[h]);
+    byPair.set(key, pair);
+  }
+  return byPair;
+}
+
+function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to: number }, keys: ReadonlySet<string>): NeighbourIndex {
+  const byPayerProgram = indexPairs(neighbours, keys);
   // The sends of `sends` (this run's, or the lake's) indexed here; those held are counted where
   // they are held (held-sends.ts), so a run costs what it brings, not what is held.
   const all = new WindowCounts();

@@ -11,7 +11,7 @@
 // Prefix sums ("how many before") stay valid when their front is cut off, since a window's count
 // is a difference of two of them.
 
-import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type SamePayerSend } from "./drops";
+import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type HeldPairs, type PairSends } from "./drops";
 import type { Outcome } from "./types";
 
 /** One held send. */
@@ -24,7 +24,7 @@ type Landed = { positions: number[]; times: number[]; prices: number[] };
 /** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
 type Pair = { positions: number[]; head: number };
 
-export class HeldSends implements HeldCounts {
+export class HeldSends implements HeldCounts, HeldPairs {
   readonly times: number[] = [];
   readonly providers: string[] = [];
   readonly programs: string[] = [];
@@ -172,18 +172,18 @@ export class HeldSends implements HeldCounts {
     return { times: landed.times.slice(a, b), prices: landed.prices.slice(a, b) };
   }
 
-  /** The sends of these payer+program pairs within [from, to] whose payers are held, each pair's in row order. */
-  samePayerProgram(keys: ReadonlySet<string>, from: number, to: number): SamePayerSend[] {
-    const out: SamePayerSend[] = [];
+  /** The sends of one payer+program pair within [from, to] whose payers are held, in row order. */
+  pairSends(key: string, from: number, to: number): PairSends {
+    const out: PairSends = { times: [], sigs: [], outcomes: [] };
+    const pair = this.pairs.get(key);
+    if (!pair) return out;
     const s = this.base + lowerBound(this.times, from);
     const e = this.base + upperBound(this.times, to);
-    for (const key of keys) {
-      const pair = this.pairs.get(key);
-      if (!pair) continue;
-      for (let k = Math.max(pair.head, lowerBound(pair.positions, s)); k < pair.positions.length && pair.positions[k] < e; k++) {
-        const i = pair.positions[k] - this.base;
-        out.push({ sig: this.sigs[i], payer: this.payers[i]!, program: this.programs[i], sentAt: this.times[i], outcome: this.outcomes[i] });
-      }
+    for (let k = Math.max(pair.head, lowerBound(pair.positions, s)); k < pair.positions.length && pair.positions[k] < e; k++) {
+      const i = pair.positions[k] - this.base;
+      out.times.push(this.times[i]);
+      out.sigs.push(this.sigs[i]);
+      out.outcomes.push(this.outcomes[i]);
     }
     return out;
   }

@@ -16,7 +16,7 @@ import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
 import { stringInterner } from "../../shared/intern";
-import { lowerBound, upperBound, type SamePayerSend } from "./drops";
+import { lowerBound, upperBound } from "./drops";
 import { HeldSends, type HeldRow } from "./held-sends";
 import type { Outcome, Resolution } from "./types";
 
@@ -91,10 +91,10 @@ export class RecentSends {
     return { start: lowerBound(this.sends.times, from), end: upperBound(this.sends.times, to) };
   }
 
-  /** The held sends of these payer+program pairs within [from, to]; null when their details are not held that far back. */
-  samePayerProgram(keys: ReadonlySet<string>, from: number, to: number): SamePayerSend[] | null {
+  /** The held sends' payer+program pairs within [from, to] (NeighbourSet.heldSamePayer); null when their details are not held that far back. */
+  heldPairs(from: number, to: number): { sends: HeldSends; from: number; to: number } | null {
     if (!this.loaded || from < this.detailFrom) return null;
-    return this.sends.samePayerProgram(keys, from, to);
+    return { sends: this.sends, from, to };
   }
 
   private push(row: HeldRow): void {

@@ -336,27 +336,30 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
   // Usually every drop was sent a minute or two ago: the recent sends this process holds answer.
   // A busy instance holds fewer than its windows' sends (the cap): its windows are what it holds,
   // never a lake read of tens of millions of sends per run.
-  let samePayer = state.recent.samePayerProgram(keys, first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS);
+  const heldSamePayer = state.recent.heldPairs(first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS);
   const range = state.recent.range(from, to) ?? (state.recent.capped && to >= state.recent.heldFrom ? state.recent.range(state.recent.heldFrom, to) : null);
   let fromLake: Awaited<ReturnType<typeof readResolvedSends>> | null = null;
   if (range === null) {
     fromLake = await readResolvedSends(ctx, from, to);
     fromLake.sort((a, b) => a.sentAt - b.sentAt);
-  } else if (samePayer === null) {
+  } else if (heldSamePayer === null) {
     // Drops decided long after their send (a resolver behind): only their payers' sends around them.
     fromLake = await readResolvedSends(ctx, first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS, pairs);
   }
-  if (samePayer === null) {
-    samePayer = fromLake!
-      .filter((r) => keys.has(payerProgramKey(r.payer, r.program)) && r.sentAt >= first - SAME_PAYER_WINDOW_MS && r.sentAt <= last + SAME_PAYER_WINDOW_MS)
-      .map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, sentAt: r.sentAt, outcome: r.outcome }));
-  }
-  const samePayerProgram: SamePayerSend[] = [...samePayer];
+  // The held pairs' sends are read where they are held (drops.ts indexPairs); the lake's, when
+  // they are not held, and this run's are listed.
+  const samePayerProgram: SamePayerSend[] =
+    heldSamePayer !== null
+      ? []
+      : fromLake!
+          .filter((r) => keys.has(payerProgramKey(r.payer, r.program)) && r.sentAt >= first - SAME_PAYER_WINDOW_MS && r.sentAt <= last + SAME_PAYER_WINDOW_MS)
+          .map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, sentAt: r.sentAt, outcome: r.outcome }));
   for (const n of fresh) if (keys.has(payerProgramKey(n.payer, n.program))) samePayerProgram.push(n);
+  const pairsHeld = heldSamePayer === null ? {} : { heldSamePayer };
 
   if (range !== null) {
     for (const n of ordered) freshColumns.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
-    return { samePayerProgram, sends: freshColumns, held: { sends: state.recent.sends, ...range } };
+    return { samePayerProgram, ...pairsHeld, sends: freshColumns, held: { sends: state.recent.sends, ...range } };
   }
   // The lake's sends and this run's, in send-time order.
   let next = 0;
@@ -371,5 +374,5 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
     const n = ordered[next];
     freshColumns.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
   }
-  return { samePayerProgram, sends: freshColumns };
+  return { samePayerProgram, ...pairsHeld, sends: freshColumns };
 }

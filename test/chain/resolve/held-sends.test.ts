@@ -18,9 +18,10 @@ function expected(rows: HeldRow[], start: number, end: number, from: number, to:
     window: counts(inRange),
     provider: counts(inRange.filter((r) => r.rpcHash === rpcHash)),
     landed: { times: landed.map((r) => r.sentAt), prices: landed.map((r) => r.price) },
-    samePayer: rows
-      .filter((r) => r.payer !== null && keys.has(payerProgramKey(r.payer, r.program)) && r.sentAt >= from && r.sentAt <= to)
-      .map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, sentAt: r.sentAt, outcome: r.outcome })),
+    pairs: [...keys].map((key) => {
+      const same = rows.filter((r) => r.payer !== null && payerProgramKey(r.payer, r.program) === key && r.sentAt >= from && r.sentAt <= to);
+      return { times: same.map((r) => r.sentAt), sigs: same.map((r) => r.sig), outcomes: same.map((r) => r.outcome) };
+    }),
   };
 }
 
@@ -90,9 +91,7 @@ for (const seed of [1, 2, 3, 4, 5]) {
       expect(held.window(from, to, start, end)).toEqual(want.window);
       expect(held.providerWindow(rpcHash, from, to, start, end)).toEqual(want.provider);
       expect(held.landedPrices(program, from, to, start, end)).toEqual(want.landed as { times: number[]; prices: number[] });
-      const same = held.samePayerProgram(keys, from, to);
-      const byKey = (list: { payer: string | null; program: string; sig: string | null }[]) => [...list].sort((a, b) => `${a.payer}/${a.program}`.localeCompare(`${b.payer}/${b.program}`));
-      expect(byKey(same)).toEqual(byKey(want.samePayer) as typeof same);
+      expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
     }
   });
 }

@@ -167,11 +167,10 @@ test("a resolver minutes behind still holds the payers of the sends it takes in 
     // Sends of 10 to 6 minutes ago, taken in now (the resolver is ~6 minutes behind).
     const sends: Neighbour[] = Array.from({ length: 240 }, (_, i) => ({ sig: `s${i}`, payer: `payer${i % 4}`, program: "P1", rpcHash: "rpc", sentAt: now - 10 * 60_000 + i * 1_000, outcome: "landed", cuPriceMicroLamports: null }));
     recent.add(sends.map(resolutionOf), now);
-    const keys = new Set(["payer1\u0000P1"]);
-    const held = recent.samePayerProgram(keys, now - 8 * 60_000, now - 7 * 60_000);
+    const held = recent.heldPairs(now - 8 * 60_000, now - 7 * 60_000);
     expect(held).not.toBeNull(); // before: null (older than 4 minutes of the clock), so a lake read
-    expect(held!.map((s) => s.sig)).toEqual(sends.filter((s) => s.payer === "payer1" && s.sentAt >= now - 8 * 60_000 && s.sentAt <= now - 7 * 60_000).map((s) => s.sig));
-    expect(recent.samePayerProgram(keys, now - 11 * 60_000, now - 9 * 60_000)).toBeNull(); // beyond 4 minutes of sends
+    expect(held!.sends.pairSends("payer1\u0000P1", held!.from, held!.to).sigs).toEqual(sends.filter((s) => s.payer === "payer1" && s.sentAt >= now - 8 * 60_000 && s.sentAt <= now - 7 * 60_000).map((s) => s.sig));
+    expect(recent.heldPairs(now - 11 * 60_000, now - 9 * 60_000)).toBeNull(); // beyond 4 minutes of sends
   });
 });
 
