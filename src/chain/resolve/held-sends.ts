@@ -22,7 +22,9 @@ type Counted = { positions: number[]; dropsBefore: number[] };
 /** Landed (reached the chain) sends of one program with a price, in send-time order. */
 type Landed = { positions: number[]; times: number[]; prices: number[] };
 /** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
-type Pair = { positions: number[]; head: number };
+type Pair = { key: string; positions: number[]; head: number };
+/** Rows taken off the tail to be pushed again (insert): their columns and pairs. */
+type Tail = { times: number[]; providers: string[]; programs: string[]; outcomes: Outcome[]; prices: (number | null)[]; payers: (string | null)[]; sigs: (string | null)[]; pairs: (Pair | null)[] };
 
 export class HeldSends implements HeldCounts, HeldPairs {
   readonly times: number[] = [];
@@ -33,6 +35,8 @@ export class HeldSends implements HeldCounts, HeldPairs {
   /** Payer and signature of each row; null once let go (the retry hold, recent-sends.ts). */
   readonly payers: (string | null)[] = [];
   readonly sigs: (string | null)[] = [];
+  /** Each row's pair while its payer is held: a row pushed again finds it without building its key. */
+  private pairOf: (Pair | null)[] = [];
   /** Rows let go from the front so far: row i is at absolute position base + i. */
   private base = 0;
   private dropsBefore: number[] = [0];
@@ -46,61 +50,31 @@ export class HeldSends implements HeldCounts, HeldPairs {
 
   /** Appends a row; its send time must not be before the last row's. */
   push(row: HeldRow): void {
-    const at = this.base + this.times.length;
-    const dropped = row.outcome === "dropped";
-    this.times.push(row.sentAt);
-    this.providers.push(row.rpcHash);
-    this.programs.push(row.program);
-    this.outcomes.push(row.outcome);
-    this.prices.push(row.price);
-    this.payers.push(row.payer);
-    this.sigs.push(row.sig);
-    this.dropsBefore.push(this.dropsBefore[this.dropsBefore.length - 1] + (dropped ? 1 : 0));
-    let provider = this.byProvider.get(row.rpcHash);
-    if (!provider) this.byProvider.set(row.rpcHash, (provider = { positions: [], dropsBefore: [0] }));
-    provider.positions.push(at);
-    provider.dropsBefore.push(provider.dropsBefore[provider.dropsBefore.length - 1] + (dropped ? 1 : 0));
-    if (!dropped && row.price !== null) {
-      let landed = this.landed.get(row.program);
-      if (!landed) this.landed.set(row.program, (landed = { positions: [], times: [], prices: [] }));
-      landed.positions.push(at);
-      landed.times.push(row.sentAt);
-      landed.prices.push(row.price);
-    }
+    let pair: Pair | null = null;
     if (row.payer !== null) {
       const key = payerProgramKey(row.payer, row.program);
-      let pair = this.pairs.get(key);
-      if (!pair) this.pairs.set(key, (pair = { positions: [], head: 0 }));
-      pair.positions.push(at);
+      pair = this.pairs.get(key) ?? null;
+      if (!pair) this.pairs.set(key, (pair = { key, positions: [], head: 0 }));
     }
+    this.append(row.sentAt, row.rpcHash, row.program, row.outcome, row.price, row.payer, row.sig, pair);
   }
 
-  /** Removes rows [cut, length) and returns them (they are pushed again with newer ones, in order). */
-  spliceTail(cut: number): HeldRow[] {
-    const removed: HeldRow[] = [];
-    for (let i = cut; i < this.times.length; i++) removed.push(this.row(i));
-    const at = this.base + cut;
-    for (let i = this.times.length - 1; i >= cut; i--) {
-      const payer = this.payers[i];
-      if (payer === null) continue;
-      const pair = this.pairs.get(payerProgramKey(payer, this.programs[i]))!;
-      pair.positions.pop();
-      if (pair.positions.length === pair.head) this.pairs.delete(payerProgramKey(payer, this.programs[i]));
+  /**
+   * Adds rows (in send-time order) among those held. New sends are mostly the latest, but a run's
+   * drops were sent a minute or more before its other resolutions: the rows after the earliest new
+   * one are taken off and pushed again, merged with the new ones, column by column (at 20,000
+   * sends/s that is millions of rows a run; as an object each, with its pair's key built again, it
+   * was a few per cent of the resolver's thread).
+   */
+  insert(rows: HeldRow[]): void {
+    if (rows.length === 0) return;
+    const tail = this.takeTail(upperBound(this.times, rows[0].sentAt));
+    let k = 0;
+    for (let j = 0; j < tail.times.length; j++) {
+      for (; k < rows.length && rows[k].sentAt < tail.times[j]; k++) this.push(rows[k]);
+      this.append(tail.times[j], tail.providers[j], tail.programs[j], tail.outcomes[j], tail.prices[j], tail.payers[j], tail.sigs[j], tail.pairs[j]);
     }
-    for (const column of this.columns()) column.length = cut;
-    this.dropsBefore.length = cut + 1;
-    for (const [rpcHash, provider] of this.byProvider) {
-      const keep = lowerBound(provider.positions, at);
-      if (keep === 0) this.byProvider.delete(rpcHash);
-      provider.positions.length = keep;
-      provider.dropsBefore.length = keep + 1;
-    }
-    for (const [program, landed] of this.landed) {
-      const keep = lowerBound(landed.positions, at);
-      if (keep === 0) this.landed.delete(program);
-      for (const column of [landed.positions, landed.times, landed.prices]) column.length = keep;
-    }
-    return removed;
+    for (; k < rows.length; k++) this.push(rows[k]);
   }
 
   /**
@@ -109,11 +83,12 @@ export class HeldSends implements HeldCounts, HeldPairs {
    */
   forgetDetailsBefore(start: number, end: number): void {
     for (let i = start; i < end; i++) {
-      const payer = this.payers[i];
-      if (payer === null) continue;
-      this.forgetPair(payer, this.programs[i], this.base + i);
+      const pair = this.pairOf[i];
+      if (pair === null) continue;
+      this.forgetPair(pair, this.base + i);
       this.payers[i] = null;
       this.sigs[i] = null;
+      this.pairOf[i] = null;
     }
   }
 
@@ -121,8 +96,8 @@ export class HeldSends implements HeldCounts, HeldPairs {
   dropFront(k: number): void {
     if (k <= 0) return;
     for (let i = 0; i < k; i++) {
-      const payer = this.payers[i];
-      if (payer !== null) this.forgetPair(payer, this.programs[i], this.base + i);
+      const pair = this.pairOf[i];
+      if (pair !== null) this.forgetPair(pair, this.base + i);
     }
     for (const column of this.columns()) column.splice(0, k);
     this.dropsBefore.splice(0, k);
@@ -199,21 +174,66 @@ export class HeldSends implements HeldCounts, HeldPairs {
     return { providers, landed, pairs };
   }
 
-  private row(i: number): HeldRow {
-    return { sentAt: this.times[i], rpcHash: this.providers[i], program: this.programs[i], outcome: this.outcomes[i], price: this.prices[i], payer: this.payers[i], sig: this.sigs[i] };
+  private append(sentAt: number, rpcHash: string, program: string, outcome: Outcome, price: number | null, payer: string | null, sig: string | null, pair: Pair | null): void {
+    const at = this.base + this.times.length;
+    const dropped = outcome === "dropped";
+    this.times.push(sentAt);
+    this.providers.push(rpcHash);
+    this.programs.push(program);
+    this.outcomes.push(outcome);
+    this.prices.push(price);
+    this.payers.push(payer);
+    this.sigs.push(sig);
+    this.pairOf.push(pair);
+    this.dropsBefore.push(this.dropsBefore[this.dropsBefore.length - 1] + (dropped ? 1 : 0));
+    let provider = this.byProvider.get(rpcHash);
+    if (!provider) this.byProvider.set(rpcHash, (provider = { positions: [], dropsBefore: [0] }));
+    provider.positions.push(at);
+    provider.dropsBefore.push(provider.dropsBefore[provider.dropsBefore.length - 1] + (dropped ? 1 : 0));
+    if (!dropped && price !== null) {
+      let landed = this.landed.get(program);
+      if (!landed) this.landed.set(program, (landed = { positions: [], times: [], prices: [] }));
+      landed.positions.push(at);
+      landed.times.push(sentAt);
+      landed.prices.push(price);
+    }
+    pair?.positions.push(at);
+  }
+
+  /** Removes rows [cut, length) and every count of them; returns their columns. */
+  private takeTail(cut: number): Tail {
+    const tail: Tail = {
+      times: this.times.slice(cut), providers: this.providers.slice(cut), programs: this.programs.slice(cut), outcomes: this.outcomes.slice(cut),
+      prices: this.prices.slice(cut), payers: this.payers.slice(cut), sigs: this.sigs.slice(cut), pairs: this.pairOf.slice(cut),
+    };
+    const at = this.base + cut;
+    // A pair left without positions stays listed: insert pushes its rows again, and a pair is only
+    // let go with its last row's payer (forgetPair).
+    for (let i = this.times.length - 1; i >= cut; i--) this.pairOf[i]?.positions.pop();
+    for (const column of this.columns()) column.length = cut;
+    this.dropsBefore.length = cut + 1;
+    for (const [rpcHash, provider] of this.byProvider) {
+      const keep = lowerBound(provider.positions, at);
+      if (keep === 0) this.byProvider.delete(rpcHash);
+      provider.positions.length = keep;
+      provider.dropsBefore.length = keep + 1;
+    }
+    for (const [program, landed] of this.landed) {
+      const keep = lowerBound(landed.positions, at);
+      if (keep === 0) this.landed.delete(program);
+      for (const column of [landed.positions, landed.times, landed.prices]) column.length = keep;
+    }
+    return tail;
   }
 
   private columns(): unknown[][] {
-    return [this.times, this.providers, this.programs, this.outcomes, this.prices, this.payers, this.sigs];
+    return [this.times, this.providers, this.programs, this.outcomes, this.prices, this.payers, this.sigs, this.pairOf];
   }
 
   /** A pair's positions up to `at` are let go (rows lose their payers oldest first). */
-  private forgetPair(payer: string, program: string, at: number): void {
-    const key = payerProgramKey(payer, program);
-    const pair = this.pairs.get(key);
-    if (!pair) return;
+  private forgetPair(pair: Pair, at: number): void {
     while (pair.head < pair.positions.length && pair.positions[pair.head] <= at) pair.head++;
-    if (pair.head === pair.positions.length) this.pairs.delete(key);
+    if (pair.head === pair.positions.length) this.pairs.delete(pair.key);
     else if (pair.head > 64 && pair.head > pair.positions.length / 2) {
       pair.positions.splice(0, pair.head);
       pair.head = 0;

@@ -69,19 +69,10 @@ export class RecentSends {
       const a = r.attempt;
       // Before the retry hold a send's payer is never read: it comes without (held-sends.ts).
       const details = a.sentAt >= this.detailFrom;
-      rows.push({ sentAt: a.sentAt, rpcHash: a.rpcHash, program: a.program, outcome: r.outcome, price: a.cuPriceMicroLamports, payer: details ? a.payer : null, sig: details ? a.sig : null });
+      rows.push({ sentAt: a.sentAt, rpcHash: this.shared(a.rpcHash), program: this.shared(a.program), outcome: r.outcome, price: a.cuPriceMicroLamports, payer: details ? a.payer : null, sig: details ? a.sig : null });
     }
-    if (rows.length > 0) {
-      rows.sort((a, b) => a.sentAt - b.sentAt);
-      // New sends are mostly the latest: only the tail after the earliest of them is rewritten.
-      const tail = this.sends.spliceTail(upperBound(this.sends.times, rows[0].sentAt));
-      let k = 0;
-      for (const held of tail) {
-        for (; k < rows.length && rows[k].sentAt < held.sentAt; k++) this.push(rows[k]);
-        this.sends.push(held);
-      }
-      for (; k < rows.length; k++) this.push(rows[k]);
-    }
+    rows.sort((a, b) => a.sentAt - b.sentAt);
+    this.sends.insert(rows);
     this.trim(now);
   }
 

@@ -47,19 +47,9 @@ for (const seed of [1, 2, 3, 4, 5]) {
         const batch = Array.from({ length: 1 + Math.floor(next() * 12) }, () => newRow(clock - Math.floor(next() * 60)))
           .map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r))
           .sort((a, b) => a.sentAt - b.sentAt);
-        const cut = rows.findIndex((r) => r.sentAt > batch[0].sentAt);
-        const at = cut < 0 ? rows.length : cut;
-        const tail = held.spliceTail(at);
-        expect(tail).toEqual(rows.slice(at));
-        const merged: HeldRow[] = [];
-        let k = 0;
-        for (const row of tail) {
-          for (; k < batch.length && batch[k].sentAt < row.sentAt; k++) merged.push(batch[k]);
-          merged.push(row);
-        }
-        merged.push(...batch.slice(k));
-        for (const row of merged) held.push(row);
-        rows = [...rows.slice(0, at), ...merged];
+        held.insert(batch);
+        // The model: a stable merge by send time (rows held first on equal times).
+        rows = [...rows, ...batch].map((row, order) => ({ row, order })).sort((a, b) => a.row.sentAt - b.row.sentAt || a.order - b.order).map(({ row }) => row);
       } else if (action < 0.8) {
         // The retry hold moves on: payers of sends before it are let go.
         const newDetailFrom = Math.max(detailFrom, clock - 100 + Math.floor(next() * 60));
@@ -77,6 +67,8 @@ for (const seed of [1, 2, 3, 4, 5]) {
         rows = rows.slice(k);
       }
       expect(held.length).toBe(rows.length);
+      expect(held.times).toEqual(rows.map((r) => r.sentAt));
+      expect(held.sigs).toEqual(rows.map((r) => r.sig)); // equal send times in the order they came
       const landedRows = rows.filter((r) => r.outcome !== "dropped" && r.price !== null).length;
       expect(held.footprint()).toEqual({ providers: rows.length, landed: landedRows, pairs: rows.filter((r) => r.payer !== null).length });
       // Questions over a random range of rows and window of time.
