@@ -5,9 +5,10 @@
 // process would. Prints the runs, bytes per entry, write rate and look-up latency (µs): a look-up
 // costs one Bloom read per run plus one block for a hit, so its cost grows with the number of runs
 // (about FANOUT per size tier, a tier more per ×8 entries), which is how the figure for 100M
-// entries is derived from this one. The entries are written twice in the same run, merges on the
-// main thread and then on the merge worker (the default): the main thread's CPU per entry of each
-// is what the worker takes off the thread that answers requests and runs the resolver.
+// entries is derived from this one. The entries are written twice in the same run, runs written and
+// merged on the main thread and then on the index's worker threads (the default): the main thread's
+// CPU per entry of each is what the workers take off the thread that answers requests and runs
+// the resolver (the entries' lines are made on the main thread either way).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,14 +29,13 @@ function mainThreadCpuSeconds(): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Writes ENTRIES entries as the resolver does, merging as it goes on `mergeOn`; what the main thread spent. */
-async function writeIndex(mergeOn: "worker" | "thread") {
-  const dir = join(root, mergeOn, "signatures");
-  const writer = new SignatureIndex(dir, { mergeOn });
-  console.error(`writing ${ENTRIES.toLocaleString()} entries in runs of ${RUN_ENTRIES.toLocaleString()}, merges on the ${mergeOn}…`);
+/** Writes ENTRIES entries as the resolver does, merging as it goes, runs written and merged on `workOn`; what the main thread spent. */
+async function writeIndex(workOn: "worker" | "thread") {
+  const dir = join(root, workOn, "signatures");
+  const writer = new SignatureIndex(dir, { workOn });
+  console.error(`writing ${ENTRIES.toLocaleString()} entries in runs of ${RUN_ENTRIES.toLocaleString()}, on the ${workOn}…`);
   const started = performance.now();
   let mainThreadSeconds = 0;
-  let appendMs = 0;
   for (let start = 0; start < ENTRIES; start += RUN_ENTRIES) {
     const entries = Array.from({ length: Math.min(RUN_ENTRIES, ENTRIES - start) }, (_, i) => {
       const n = start + i;
@@ -49,15 +49,13 @@ async function writeIndex(mergeOn: "worker" | "thread") {
     });
     // The entries' making is not the index's work: the main thread is counted from here.
     const cpuBefore = mainThreadCpuSeconds();
-    const appendStarted = performance.now();
-    writer.append(entries, at);
-    appendMs += performance.now() - appendStarted;
+    await writer.append(entries, at);
     await writer.maintain(0, async () => {});
     mainThreadSeconds += mainThreadCpuSeconds() - cpuBefore;
   }
   const seconds = (performance.now() - started) / 1000;
   writer.close();
-  return { dir, seconds, appendSeconds: appendMs / 1000, mainThreadSeconds };
+  return { dir, seconds, mainThreadSeconds };
 }
 
 const onThread = await writeIndex("thread");
@@ -66,7 +64,7 @@ const dir = onWorker.dir;
 const files = readdirSync(dir).filter((name) => name.endsWith(".run"));
 const bytes = files.reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
 const sameFiles = JSON.stringify(readdirSync(onThread.dir).sort()) === JSON.stringify(readdirSync(dir).sort());
-if (!sameFiles) throw new Error("merges on the worker left other runs than merges on the thread");
+if (!sameFiles) throw new Error("the worker threads left other runs than the main thread");
 
 // A reader as another process holds it, warmed by one look-up (it opens each run's footer and block index once).
 const reader = new SignatureIndex(dir);
@@ -95,9 +93,8 @@ console.log(
     fanout: FANOUT,
     bytesPerEntry: Number((bytes / ENTRIES).toFixed(1)),
     writeEntriesPerSec: Math.round(ENTRIES / onWorker.seconds),
-    // Both sides in the same run: the main thread's CPU per entry written, merges on this thread or on the worker.
-    mainThreadUsPerEntry: { mergesOnThread: Number(((onThread.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)), mergesOnWorker: Number(((onWorker.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)) },
-    appendUsPerEntry: Number(((onWorker.appendSeconds / ENTRIES) * 1e6).toFixed(2)),
+    // Both sides in the same run: the main thread's CPU per entry written, runs written and merged on it or on the workers.
+    mainThreadUsPerEntry: { onMainThread: Number(((onThread.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)), onWorkers: Number(((onWorker.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)) },
     hitLookupUs: hits,
     missLookupUs: misses,
     loadAverage: loadavg().map((v) => Number(v.toFixed(2))),

@@ -42,13 +42,13 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** One line per entry: the value's JSON never holds a raw tab or newline. */
-const line = (e: IndexEntry) => `${e.sig}\t${e.attemptId}\t${JSON.stringify(e.value)}`;
+export const entryLine = (e: IndexEntry) => `${e.sig}\t${e.attemptId}\t${JSON.stringify(e.value)}`;
 
 export function compareEntries(a: { sig: string; attemptId: string }, b: { sig: string; attemptId: string }): number {
   return a.sig < b.sig ? -1 : a.sig > b.sig ? 1 : a.attemptId < b.attemptId ? -1 : a.attemptId > b.attemptId ? 1 : 0;
 }
 
-type FooterFields = Pick<RunFooter, "lo" | "hi" | "weight" | "batch" | "minAt" | "maxAt">;
+export type FooterFields = Pick<RunFooter, "lo" | "hi" | "weight" | "batch" | "minAt" | "maxAt">;
 
 /**
  * Writes a run line by line (lines in signature, then attempt id, order; `sig\tattemptId\tjson`)
@@ -139,19 +139,13 @@ export class RunWriter {
   }
 }
 
-/** Writes `entries` (any order) as a run: sorted by signature, then attempt id; `at` dates each entry (retention). */
-export function writeRun(path: string, entries: IndexEntry[], at: (value: unknown) => number, footer: Pick<RunFooter, "lo" | "hi" | "weight" | "batch">): RunFooter {
-  const sorted = [...entries].sort(compareEntries);
-  let minAt = Infinity;
-  let maxAt = -Infinity;
-  for (const e of sorted) {
-    const t = at(e.value);
-    if (t < minAt) minAt = t;
-    if (t > maxAt) maxAt = t;
-  }
+/** Writes entry lines (`entryLine`, any order) as a run: sorted by signature, then attempt id. */
+export function writeRunLines(path: string, lines: string[], footer: FooterFields): RunFooter {
+  const keyed = lines.map((text) => ({ key: lineKey(text), text }));
+  keyed.sort((a, b) => compareEntries(a.key, b.key));
   const writer = new RunWriter(path);
-  for (const e of sorted) writer.add(e.sig, line(e));
-  return writer.finish({ ...footer, ...(sorted.length > 0 ? { minAt, maxAt } : { minAt: 0, maxAt: 0 }) });
+  for (const { key, text } of keyed) writer.add(key.sig, text);
+  return writer.finish(footer);
 }
 
 /** An open run: its footer and block index in memory, its file kept open for look-ups. */

@@ -6,8 +6,9 @@
 //     and left open), under its lease: a single writer;
 //   - runs of the same size tier that follow each other are merged, FANOUT at a time, into one run
 //     covering their intervals (where an attempt appears twice, the newer run's entry is kept), so a
-//     look-up reads at most about FANOUT runs per tier; the merging itself runs on a worker thread
-//     (merge.ts), this class decides what to merge and swaps the runs;
+//     look-up reads at most about FANOUT runs per tier;
+//   - runs are written and merged on worker threads of their own (index-thread.ts); this class makes
+//     the lines, decides what to merge and swaps the runs;
 //   - a run whose entries are all older than the retention is deleted whole.
 // Readers (every process) list the directory again when its modification time changes. A run
 // merged away while a reader holds it open stays readable until the reader lets it go (unlinked
@@ -17,8 +18,9 @@
 
 import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { MergeThread, mergeRuns } from "./merge";
-import { parseLine, RunReader, writeRun, type IndexEntry, type RunFooter } from "./run-file";
+import { IndexThread } from "./index-thread";
+import { mergeRuns } from "./merge";
+import { entryLine, parseLine, RunReader, writeRunLines, type IndexEntry, type RunFooter } from "./run-file";
 
 /** Runs of a tier merged at once; a tier holds runs of FANOUT^tier first-level runs. */
 export const FANOUT = 8;
@@ -36,14 +38,18 @@ export class SignatureIndex {
   private listed: Listed[] = [];
   private readonly open = new Map<string, RunReader>();
   private closed = false;
-  /** Where merges run: a worker thread of their own (the default), or this thread (`mergeOn: "thread"`: benchmarks compare both). */
-  private readonly mergeThread: MergeThread | null;
+  /** Where runs are written and merged: worker threads of their own (the default), or this thread (`workOn: "thread"`: benchmarks compare both). */
+  private readonly writeThread: IndexThread | null;
+  private readonly mergeThread: IndexThread | null;
+  /** The last write sequence number this process took. */
+  private lastSeq = 0;
 
   constructor(
     readonly dir: string,
-    options: { mergeOn?: "worker" | "thread" } = {},
+    options: { workOn?: "worker" | "thread" } = {},
   ) {
-    this.mergeThread = options.mergeOn === "thread" ? null : new MergeThread();
+    this.writeThread = options.workOn === "thread" ? null : new IndexThread();
+    this.mergeThread = options.workOn === "thread" ? null : new IndexThread();
   }
 
   /**
@@ -104,15 +110,26 @@ export class SignatureIndex {
   }
 
   /**
-   * Writes one run of `entries` (the writer holds the resolve lease). `batch`: the resolution batch
-   * it belongs to, so that a batch that never commits takes its run with it (discardBatch).
-   * `at` dates an entry for retention.
+   * Writes one run of `entries` (the writer holds the resolve lease): their lines are made here, the
+   * run is written on the index's write thread. `batch`: the resolution batch it belongs to, so that
+   * a batch that never commits takes its run with it (discardBatch). `at` dates an entry for retention.
    */
-  append(entries: IndexEntry[], at: (value: unknown) => number, batch: string | null = null): RunFooter | null {
+  async append(entries: IndexEntry[], at: (value: unknown) => number, batch: string | null = null): Promise<RunFooter | null> {
     if (entries.length === 0) return null;
     mkdirSync(this.dir, { recursive: true });
-    const seq = this.nextSeq();
-    return writeRun(join(this.dir, runName(seq, seq)), entries, at, { lo: seq, hi: seq, weight: 1, batch });
+    let minAt = Infinity;
+    let maxAt = -Infinity;
+    const lines = entries.map((entry) => {
+      const t = at(entry.value);
+      if (t < minAt) minAt = t;
+      if (t > maxAt) maxAt = t;
+      return entryLine(entry);
+    });
+    // Sequence numbers are taken here, in call order: a run still being written is not listed yet.
+    const seq = (this.lastSeq = Math.max(this.lastSeq, ...this.list(true).map((run) => run.hi)) + 1);
+    const path = join(this.dir, runName(seq, seq));
+    const fields = { lo: seq, hi: seq, weight: 1, batch, minAt, maxAt };
+    return this.writeThread ? await this.writeThread.run({ kind: "write", path, lines, fields }) : writeRunLines(path, lines, fields);
   }
 
   /** Removes the runs written for a resolution batch that never committed. */
@@ -164,6 +181,7 @@ export class SignatureIndex {
   /** Lets go of every open run (the context closes; a merge in progress stops at its next pause). */
   close(): void {
     this.closed = true;
+    this.writeThread?.close();
     this.mergeThread?.close();
     for (const reader of this.open.values()) reader.close();
     this.open.clear();
@@ -198,7 +216,7 @@ export class SignatureIndex {
     };
     const inputs = group.map((run) => ({ path: join(this.dir, run.name), order: run.hi }));
     const output = join(this.dir, runName(lo, hi));
-    if (this.mergeThread) await this.mergeThread.merge(inputs, output, fields);
+    if (this.mergeThread) await this.mergeThread.run({ kind: "merge", inputs, output, fields });
     else await mergeRuns(inputs, output, fields, pause, () => this.closed);
     if (this.closed) throw new Error("signature index closed during a merge");
     for (const run of group) {
@@ -206,10 +224,6 @@ export class SignatureIndex {
       unlinkSync(join(this.dir, run.name));
     }
     this.listedAt = -1;
-  }
-
-  private nextSeq(): number {
-    return Math.max(0, ...this.list(true).map((run) => run.hi)) + 1;
   }
 
   /** Runs that count, newest first. */

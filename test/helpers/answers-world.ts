@@ -58,7 +58,7 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
     `SELECT fingerprint, count(*) AS n FROM read_parquet('${ctx.paths.lake}/resolutions/**/*.parquet', hive_partitioning = true) WHERE program = '${program}' AND fingerprint IS NOT NULL GROUP BY fingerprint ORDER BY n DESC, fingerprint LIMIT 1`,
   );
   const sigs = { failed: randomSignature(), dropped: randomSignature(), landed: randomSignature(), pending: randomSignature(), chain: chainTx.sig, unknown: randomSignature() };
-  indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
+  await indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
   closeServingTables(ctx);
   ctx.close();
   return {
@@ -71,7 +71,7 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
 }
 
 /** Resolved attempts as the resolver records them in the signature index (a failure, a drop with evidence, a landing), and one still open. */
-function indexAttempts(ctx: Context, program: string, payer: string, accountId: string, sigs: AnswersWorld["sigs"]) {
+async function indexAttempts(ctx: Context, program: string, payer: string, accountId: string, sigs: AnswersWorld["sigs"]) {
   const now = Date.now();
   const failedStory = {
     ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", ixPath: "1", cpiDepth: 0, errCode: 6001, errName: "SlippageToleranceExceeded",
@@ -98,7 +98,7 @@ function indexAttempts(ctx: Context, program: string, payer: string, accountId: 
   };
   const pending: OpenEntry = { attemptId: open.attemptId, accountId, program, payer, rpcHash: open.rpcHash, rpcLabel: open.rpcLabel, sentAt: now, state: "open", at: now, attempt: open };
   entries.push({ sig: sigs.pending, attemptId: open.attemptId, value: pending });
-  ctx.signatures.append(entries, (value) => (value as IndexedAttempt).at);
+  await ctx.signatures.append(entries, (value) => (value as IndexedAttempt).at);
   // The hourly issue counts the resolver commits with its batch (why's count7d before the tables know an issue).
   recordResolutionBatch(ctx.control, "r-world", [], now);
   const issue = (i: number) => ({ fingerprint: (entries[i].value as ResolvedEntry).fingerprint!, hour: Math.floor((now - 3_600_000 + i) / 3_600_000), attempts: 1, firstSeen: now - 3_600_000 + i });

@@ -88,7 +88,7 @@ test("a restored backup answers every route exactly as the instance did", async 
     state: "resolved", at: END_MS - 500, outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: null,
     drop: { dropClass: "expired_blockhash", confidence: 0.5, evidence: [{ kind: "blockhash_expired", detail: "expired", value: 1 }] },
   };
-  source.ctx.signatures.append([{ sig, attemptId: "att-1", value: dropped }], () => END_MS - 500);
+  await source.ctx.signatures.append([{ sig, attemptId: "att-1", value: dropped }], () => END_MS - 500);
   const env = { TXRAY_DATA_DIR: dataDir, TXRAY_SNAPSHOTS_DIR: join(root, "snapshots") };
   const idlFile = join(import.meta.dir, "..", "fixtures", "mainnet", "04_idl_jupiter_v6_legacy.json");
   expect((await cli(["idl", "add", PROGRAMS.jupiter, idlFile], env)).code).toBe(0);

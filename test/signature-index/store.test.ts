@@ -21,19 +21,19 @@ function index(): SignatureIndex {
 const at = (value: unknown) => (value as { at: number }).at;
 const noPause = async () => {};
 
-test("finds every signature it holds and nothing else", () => {
+test("finds every signature it holds and nothing else", async () => {
   const idx = index();
   const sigs = Array.from({ length: 3000 }, () => randomSignature());
-  idx.append(sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })), at);
+  await idx.append(sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })), at);
   sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]));
   for (let i = 0; i < 200; i++) expect(idx.lookup(randomSignature())).toEqual([]);
 });
 
-test("the newest run's entry of an attempt wins; other attempts with the same signature are kept", () => {
+test("the newest run's entry of an attempt wins; other attempts with the same signature are kept", async () => {
   const idx = index();
   const sig = randomSignature();
-  idx.append([{ sig, attemptId: "a1", value: { at: 1, state: "pending" } }, { sig, attemptId: "a2", value: { at: 1, state: "pending" } }], at);
-  idx.append([{ sig, attemptId: "a1", value: { at: 2, state: "resolved" } }], at);
+  await idx.append([{ sig, attemptId: "a1", value: { at: 1, state: "pending" } }, { sig, attemptId: "a2", value: { at: 1, state: "pending" } }], at);
+  await idx.append([{ sig, attemptId: "a1", value: { at: 2, state: "resolved" } }], at);
   expect(idx.lookup(sig).map((e) => [e.attemptId, (e.value as { state: string }).state])).toEqual([["a1", "resolved"], ["a2", "pending"]]);
 });
 
@@ -47,7 +47,7 @@ test("full tiers merge; every attempt is found once with its newest entry, and a
       const sig = sigs[(round * 7 + k * 13) % sigs.length];
       return { sig, attemptId: `att-${sig.slice(0, 6)}`, value: { at: round, round } };
     });
-    idx.append(entries, at);
+    await idx.append(entries, at);
     for (const e of entries) written.set(e.sig, { attemptId: e.attemptId, round });
     if (round === 5) expect(reader.lookup(entries[0].sig)).toHaveLength(1);
     await idx.maintain(0, noPause);
@@ -61,7 +61,7 @@ test("full tiers merge; every attempt is found once with its newest entry, and a
 test("a merge interrupted before it removed its inputs is repaired: nothing counts twice", async () => {
   const idx = index();
   const sig = randomSignature();
-  for (let i = 0; i < FANOUT; i++) idx.append([{ sig, attemptId: `a${i}`, value: { at: i } }], at);
+  for (let i = 0; i < FANOUT; i++) await idx.append([{ sig, attemptId: `a${i}`, value: { at: i } }], at);
   const before = readdirSync(idx.dir);
   const saved = join(idx.dir, "..", "saved");
   rmSync(saved, { recursive: true, force: true });
@@ -81,9 +81,9 @@ test("a merge interrupted before it removed its inputs is repaired: nothing coun
 test("retention removes runs whose newest entry is too old; a batch that never committed takes its run with it", async () => {
   const idx = index();
   const [old, recent, uncommitted] = [randomSignature(), randomSignature(), randomSignature()];
-  idx.append([{ sig: old, attemptId: "o", value: { at: 100 } }], at);
-  idx.append([{ sig: recent, attemptId: "r", value: { at: 5000 } }], at);
-  idx.append([{ sig: uncommitted, attemptId: "u", value: { at: 6000 } }], at, "r-batch-1");
+  await idx.append([{ sig: old, attemptId: "o", value: { at: 100 } }], at);
+  await idx.append([{ sig: recent, attemptId: "r", value: { at: 5000 } }], at);
+  await idx.append([{ sig: uncommitted, attemptId: "u", value: { at: 6000 } }], at, "r-batch-1");
   expect(idx.discardBatch("r-batch-1")).toBe(1);
   expect(idx.lookup(uncommitted)).toEqual([]);
   expect(await idx.maintain(1000, noPause)).toEqual({ merged: 0, removed: 1 });
@@ -94,12 +94,12 @@ test("retention removes runs whose newest entry is too old; a batch that never c
 
 test("merges on the worker thread write the same runs, byte for byte, as merges on this thread", async () => {
   const onWorker = index();
-  const onThread = new SignatureIndex(join(onWorker.dir, "..", "on-thread"), { mergeOn: "thread" });
+  const onThread = new SignatureIndex(join(onWorker.dir, "..", "on-thread"), { workOn: "thread" });
   const sigs = Array.from({ length: 300 }, () => randomSignature());
   for (let round = 0; round < FANOUT * 2; round++) {
     const entries = Array.from({ length: 50 }, (_, k) => ({ sig: sigs[(round * 11 + k * 7) % sigs.length], attemptId: `a${k % 9}`, value: { at: round, round } }));
     for (const idx of [onWorker, onThread]) {
-      idx.append(entries, at);
+      await idx.append(entries, at);
       await idx.maintain(0, noPause);
     }
   }
@@ -113,11 +113,23 @@ test("merges on the worker thread write the same runs, byte for byte, as merges 
 
 test("closing the index stops a merge on the worker: the merge fails, its inputs stay and no temporary file is left", async () => {
   const idx = index();
-  for (let run = 0; run < FANOUT; run++) idx.append(Array.from({ length: 20_000 }, (_, i) => ({ sig: randomSignature(), attemptId: `a${run}-${i}`, value: { at: run } })), at);
+  for (let run = 0; run < FANOUT; run++) await idx.append(Array.from({ length: 20_000 }, (_, i) => ({ sig: randomSignature(), attemptId: `a${run}-${i}`, value: { at: run } })), at);
   const before = readdirSync(idx.dir).sort();
   const maintaining = idx.maintain(0, noPause);
   await Bun.sleep(5); // the worker has started on the 160,000 entries
   idx.close();
-  await expect(maintaining).rejects.toThrow("closed during a merge");
+  await expect(maintaining).rejects.toThrow("signature index closed");
   expect(readdirSync(idx.dir).sort()).toEqual(before);
+});
+
+test("runs written on the write thread take sequence numbers in call order, and each is found once written", async () => {
+  const idx = index();
+  const sigs = Array.from({ length: 5 }, () => randomSignature());
+  // Started together, as the resolver starts its open entries' run and its batch's run.
+  const footers = await Promise.all(sigs.map((sig, i) => idx.append([{ sig, attemptId: `a${i}`, value: { at: i } }], at, i === 4 ? "r-batch" : null)));
+  expect(footers.map((f) => [f!.lo, f!.hi])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
+  expect(footers[4]!.batch).toBe("r-batch");
+  sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: i } }]));
+  expect(readdirSync(idx.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  idx.close();
 });

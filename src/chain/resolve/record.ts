@@ -77,8 +77,12 @@ function lakeRow(r: Resolution) {
 export type RunRecord = { resolutions: Resolution[]; open: Attempt[]; segments: string[] };
 
 export async function recordRun(ctx: Context, { resolutions, open, segments }: RunRecord, now: number, options: { beforeCommit?: () => void } = {}): Promise<void> {
-  ctx.signatures.append(open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
+  // Index runs are written on the index's own thread (src/signature-index) while this one goes on;
+  // each is awaited before the commit that makes its entries count.
+  const openWritten = ctx.signatures.append(open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
+  openWritten.catch(() => {}); // awaited below; a failure meanwhile is not unhandled
   if (resolutions.length === 0) {
+    await openWritten;
     markSegmentsTaken(ctx.control, segments, now);
     return;
   }
@@ -109,8 +113,11 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
       ["program", "day"],
     );
     staged.catch(() => {}); // awaited below; a failure while the index run is written is not unhandled
-    ctx.signatures.append(entries, entryTime, batch); // on this thread while DuckDB writes the parts on its own
+    const indexed = ctx.signatures.append(entries, entryTime, batch); // while DuckDB writes the parts
+    indexed.catch(() => {});
     const { staging, parts } = await staged;
+    await openWritten;
+    await indexed;
     const { providers, issues } = hourlyCounts(resolutions);
     await publishStaged(
       ctx.control,

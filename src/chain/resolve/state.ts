@@ -142,7 +142,7 @@ async function importLegacy(ctx: Context, state: ResolverState): Promise<void> {
   for (let after = ""; ; ) {
     const rows = legacyIndexedAttempts(ctx.control, after, 50_000);
     if (rows.length === 0) break;
-    ctx.signatures.append(rows.filter((row) => row.sig !== null).map(legacyEntry), entryTime);
+    await ctx.signatures.append(rows.filter((row) => row.sig !== null).map(legacyEntry), entryTime);
     after = rows[rows.length - 1].attempt_id;
     await yieldToEventLoop();
   }

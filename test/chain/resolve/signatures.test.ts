@@ -31,10 +31,10 @@ function setUp() {
   return { index: new SignatureIndex(join(dir, "signatures")), control: openControlDb(join(dir, "control.sqlite")), dir };
 }
 
-test("an open attempt is stored once (no repeated signature, payer or program, none of the resolver's bookkeeping) and read back whole", () => {
+test("an open attempt is stored once (no repeated signature, payer or program, none of the resolver's bookkeeping) and read back whole", async () => {
   const { index, control, dir } = setUp();
   // The resolver's open attempt, as it writes it: checks, due time and heap version are its own.
-  index.append([openEntry(Object.assign(openAttempt(attempt, 1_763_700_001_000), { checks: 2 }), 1_763_700_001_000)], (value) => (value as IndexedAttempt).at);
+  await index.append([openEntry(Object.assign(openAttempt(attempt, 1_763_700_001_000), { checks: 2 }), 1_763_700_001_000)], (value) => (value as IndexedAttempt).at);
   const [found] = indexedAttempts(index, control, SIG);
   expect(found).toEqual({
     attemptId: "att-1", accountId: "acc_a", program: attempt.program, payer: attempt.payer, rpcHash: attempt.rpcHash, rpcLabel: "helius",
@@ -50,10 +50,10 @@ test("an open attempt is stored once (no repeated signature, payer or program, n
   control.close();
 });
 
-test("an open entry written in the full form (index runs before this change) reads the same", () => {
+test("an open entry written in the full form (index runs before this change) reads the same", async () => {
   const { index, control } = setUp();
   const full = { attemptId: "att-1", accountId: "acc_a", program: attempt.program, payer: attempt.payer, rpcHash: attempt.rpcHash, rpcLabel: "helius", sentAt: attempt.sentAt, state: "open", at: 1, attempt };
-  index.append([{ sig: SIG, attemptId: "att-1", value: full }], (value) => (value as IndexedAttempt).at);
+  await index.append([{ sig: SIG, attemptId: "att-1", value: full }], (value) => (value as IndexedAttempt).at);
   expect(indexedAttempts(index, control, SIG)).toEqual([full as IndexedAttempt]);
   control.close();
 });

@@ -1,0 +1,17 @@
+// The signature index's worker thread (index-thread.ts): writes and merges runs, one job at a time.
+
+import type { IndexJob } from "./index-thread";
+import { mergeRuns } from "./merge";
+import { writeRunLines } from "./run-file";
+
+declare const self: Worker;
+
+self.onmessage = async (event: MessageEvent<{ id: number; job: IndexJob }>) => {
+  const { id, job } = event.data;
+  try {
+    const footer = job.kind === "write" ? writeRunLines(job.path, job.lines, job.fields) : await mergeRuns(job.inputs, job.output, job.fields, async () => {});
+    self.postMessage({ id, footer });
+  } catch (error) {
+    self.postMessage({ id, error: String((error as Error)?.message ?? error) });
+  }
+};
