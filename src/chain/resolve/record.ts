@@ -32,11 +32,19 @@ const ROWS_PER_WRITE = 2_000;
 
 const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
 
-/** A resolution row as JSON for DuckDB's reader: columns without a value are left out (read as NULL), a success's row is half the text. */
+/**
+ * A resolution row as JSON for DuckDB's reader: columns without a value are left out (read as
+ * NULL), a success's row is half the text. Copied without them rather than deleted from the row:
+ * a delete turns an object into a slow dictionary (3.4–4.2 → 1.0–1.9 µs a row).
+ */
 function lakeRowJson(r: Resolution): string {
   const row = lakeRow(r) as Record<string, unknown>;
-  for (const key in row) if (row[key] === null) delete row[key];
-  return JSON.stringify(row);
+  const present: Record<string, unknown> = {};
+  for (const key in row) {
+    const value = row[key];
+    if (value !== null) present[key] = value;
+  }
+  return JSON.stringify(present);
 }
 
 function lakeRow(r: Resolution) {

@@ -37,7 +37,10 @@ const common = (a: Attempt): Common => ({ attemptId: a.attemptId, accountId: a.a
  */
 function compactStory(story: DecodedStory): Partial<DecodedStory> {
   const compact: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(story)) if (value !== EMPTY_STORY[field as keyof DecodedStory]) compact[field] = value;
+  for (const field in story) {
+    const value = story[field as keyof DecodedStory];
+    if (value !== EMPTY_STORY[field as keyof DecodedStory]) compact[field] = value;
+  }
   return compact as Partial<DecodedStory>;
 }
 
@@ -60,8 +63,9 @@ export function resolvedValue(r: Resolution): ResolvedEntry {
 }
 
 export function resolvedEntry(r: Resolution): IndexEntry {
-  const value = resolvedValue(r);
-  return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value: { ...value, story: compactStory(value.story) } };
+  // resolvedValue's fields in its order, the story compact: one object per entry (the resolver writes ~20,000 a second).
+  const value = { ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: compactStory(r.story), drop: r.drop, fingerprint: r.fingerprint };
+  return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value };
 }
 
 export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
