@@ -22,6 +22,7 @@ import { IndexThread } from "./index-thread";
 import { mergeRuns } from "./merge";
 import { entryLine, parseLine, RunReader, writeRunLines, type IndexEntry, type RunFooter } from "./run-file";
 
+const encoder = new TextEncoder();
 /** Runs of a tier merged at once; a tier holds runs of FANOUT^tier first-level runs. */
 export const FANOUT = 8;
 const NAME = /^(\d{12})-(\d{12})\.run$/;
@@ -129,7 +130,8 @@ export class SignatureIndex {
     const seq = (this.lastSeq = Math.max(this.lastSeq, ...this.list(true).map((run) => run.hi)) + 1);
     const path = join(this.dir, runName(seq, seq));
     const fields = { lo: seq, hi: seq, weight: 1, batch, minAt, maxAt };
-    return this.writeThread ? await this.writeThread.run({ kind: "write", path, lines, fields }) : writeRunLines(path, lines, fields);
+    if (!this.writeThread) return writeRunLines(path, lines, fields);
+    return await this.writeThread.run({ kind: "write", path, text: encoder.encode(lines.join("\n")), fields });
   }
 
   /** Removes the runs written for a resolution batch that never committed. */
