@@ -1,7 +1,7 @@
 // The resolver's open attempts (docs/operations.md, "How resolving works"): every attempt taken in
 // from the lake and not resolved yet, held in this process's memory, ordered by when it is next
-// looked up (a binary heap; a rescheduled attempt leaves a stale heap entry behind, skipped when
-// popped). Nothing per attempt goes to the control database: the set is checkpointed to a file
+// looked up (a binary heap of entries pointing at their attempts; a rescheduled or removed attempt
+// leaves a stale heap entry behind, older than its version, skipped when popped). Nothing per attempt goes to the control database: the set is checkpointed to a file
 // (checkpoint.ts), and what happened since the checkpoint is replayed from the lake after a restart.
 
 import type { Attempt } from "./types";
@@ -19,7 +19,7 @@ export type OpenAttempt = Attempt & {
 };
 
 /** `seq`: the order entries were pushed in, which breaks ties of `at` (a number: a run takes in ~100,000 attempts due at the same time, and comparing their ids was most of the heap's cost). */
-type HeapEntry = { at: number; seq: number; id: string; version: number };
+type HeapEntry = { at: number; seq: number; attempt: OpenAttempt; version: number };
 
 export class OpenAttempts {
   private readonly byId = new Map<string, OpenAttempt>();
@@ -46,12 +46,15 @@ export class OpenAttempts {
   add(attempt: OpenAttempt): boolean {
     if (this.byId.has(attempt.attemptId)) return false;
     this.byId.set(attempt.attemptId, attempt);
-    this.push({ at: attempt.nextCheckAt, seq: this.pushed++, id: attempt.attemptId, version: attempt.version });
+    this.push({ at: attempt.nextCheckAt, seq: this.pushed++, attempt, version: attempt.version });
     return true;
   }
 
   remove(attemptId: string): void {
-    this.byId.delete(attemptId); // its heap entry goes stale
+    const attempt = this.byId.get(attemptId);
+    if (!attempt) return;
+    attempt.version++; // its heap entry goes stale
+    this.byId.delete(attemptId);
   }
 
   /** Takes up to `limit` attempts due at `now`, earliest first; the caller reschedules or removes each. */
@@ -59,8 +62,8 @@ export class OpenAttempts {
     const due: OpenAttempt[] = [];
     while (due.length < limit && this.heap.length > 0 && this.heap[0].at <= now) {
       const top = this.pop();
-      const attempt = this.byId.get(top.id);
-      if (attempt && attempt.version === top.version) {
+      const attempt = top.attempt;
+      if (attempt.version === top.version) {
         attempt.version++; // taken: no live heap entry until rescheduled
         due.push(attempt);
       }
@@ -72,49 +75,51 @@ export class OpenAttempts {
   reschedule(attempt: OpenAttempt, at: number): void {
     attempt.nextCheckAt = at;
     attempt.version++;
-    if (this.byId.get(attempt.attemptId) === attempt) this.push({ at, seq: this.pushed++, id: attempt.attemptId, version: attempt.version });
+    if (this.byId.get(attempt.attemptId) === attempt) this.push({ at, seq: this.pushed++, attempt, version: attempt.version });
   }
 
   /** When the next attempt is due (Infinity when none is open). */
   nextDueAt(): number {
     while (this.heap.length > 0) {
       const top = this.heap[0];
-      const attempt = this.byId.get(top.id);
-      if (attempt && attempt.version === top.version) return top.at;
+      if (top.attempt.version === top.version) return top.at;
       this.pop();
     }
     return Infinity;
   }
 
+  // Sifts move a hole instead of swapping pairs (a swap by destructuring builds an array per step):
+  // a run pops and pushes ~200,000 entries of a heap of ~500,000 at 20,000 envelopes/s.
   private push(entry: HeapEntry): void {
     const heap = this.heap;
+    let i = heap.length;
     heap.push(entry);
-    let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(heap[i], heap[parent])) break;
-      [heap[i], heap[parent]] = [heap[parent], heap[i]];
+      if (!before(entry, heap[parent])) break;
+      heap[i] = heap[parent];
       i = parent;
     }
+    heap[i] = entry;
   }
 
   private pop(): HeapEntry {
     const heap = this.heap;
     const top = heap[0];
     const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
+    const n = heap.length;
+    if (n > 0) {
       let i = 0;
       for (;;) {
         const left = 2 * i + 1;
+        if (left >= n) break;
         const right = left + 1;
-        let smallest = i;
-        if (left < heap.length && before(heap[left], heap[smallest])) smallest = left;
-        if (right < heap.length && before(heap[right], heap[smallest])) smallest = right;
-        if (smallest === i) break;
-        [heap[i], heap[smallest]] = [heap[smallest], heap[i]];
-        i = smallest;
+        const child = right < n && before(heap[right], heap[left]) ? right : left;
+        if (!before(heap[child], last)) break;
+        heap[i] = heap[child];
+        i = child;
       }
+      heap[i] = last;
     }
     return top;
   }
