@@ -332,7 +332,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       result.duplicated = lake.filter((row) => Number(row.n) > 1).length;
 
       const resolutions = existsSync(ctx.paths.dataset("resolutions"))
-        ? await ctx.duck.all<{ attempt_id: string; n: number; sig: string | null }>(`SELECT attempt_id, count(*)::INTEGER AS n, any_value(sig) AS sig FROM read_parquet('${glob("resolutions")}', hive_partitioning = true) GROUP BY attempt_id`)
+        ? await ctx.duck.all<{ attempt_id: string; n: number; sig: string | null }>(
+            // Resolutions hold no signature since lake version 3: it is the envelope's.
+            `SELECT r.attempt_id, count(*)::INTEGER AS n, any_value(e.sig) AS sig FROM read_parquet('${glob("resolutions")}', hive_partitioning = true) r
+             LEFT JOIN (SELECT attempt_id, sig FROM read_parquet('${glob("envelopes")}', hive_partitioning = true)) e USING (attempt_id) GROUP BY r.attempt_id`,
+          )
         : [];
       const resolvedInLake = new Map(resolutions.map((row) => [row.attempt_id, Number(row.n)]));
       // Resolved entries of the signature index (what why answers from), and the resolver's open attempts as a restarted process holds them.

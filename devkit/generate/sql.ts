@@ -193,7 +193,7 @@ const fingerprintSql = `'v1:' || substr(sha256('[' || to_json(program) || ',' ||
  */
 export function resolutionsSelectSql(p: WorldParams): string {
   const rate = Math.min(1, p.successSampleRate);
-  return `SELECT attempt_id, account_id, sig, outcome, resolved_at,
+  return `SELECT attempt_id, account_id, outcome, resolved_at,
       CASE WHEN block_time IS NOT NULL THEN ${slotOf("block_time", p.endMs)} END AS slot, block_time,
       CASE WHEN outcome = 'failed_onchain' AND err_code IS NOT NULL THEN '{"InstructionError":[2,{"Custom":' || err_code || '}]}'
            WHEN compute_exceeded THEN '{"InstructionError":[2,"ComputationalBudgetExceeded"]}'

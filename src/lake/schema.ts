@@ -2,7 +2,7 @@
 // type. Data teams read these files directly (docs/lake.md renders this file); jobs build their SQL
 // from it so a column is named in exactly one place. Bump LAKE_VERSION on any incompatible change.
 
-export const LAKE_VERSION = 2;
+export const LAKE_VERSION = 3;
 
 export type Column = { name: string; type: string; doc: string };
 
@@ -33,11 +33,13 @@ export const ENVELOPE_COLUMNS: Column[] = [
   { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it." },
 ];
 
-/** data/lake/resolutions/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per resolved attempt (day = UTC date of resolved_at). */
+/**
+ * data/lake/resolutions/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per resolved attempt (day = UTC date of resolved_at).
+ * No signature since version 3: it is the envelope's (join on attempt_id); a second copy of 64 random bytes was a third of a resolution row.
+ */
 export const RESOLUTION_COLUMNS: Column[] = [
   { name: "attempt_id", type: "VARCHAR", doc: "Joins envelopes.attempt_id." },
   { name: "account_id", type: "VARCHAR", doc: "Account of the attempt." },
-  { name: "sig", type: "VARCHAR", doc: "Signature, when there was one." },
   { name: "outcome", type: "VARCHAR", doc: "`landed`, `failed_onchain`, `dropped` or `preflight`." },
   { name: "resolved_at", type: "BIGINT", doc: "When the outcome was decided, Unix ms." },
   { name: "slot", type: "BIGINT", doc: "Slot the transaction landed in (landed, failed_onchain): from its signature status." },

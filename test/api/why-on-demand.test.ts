@@ -54,7 +54,7 @@ test("an attempt still in the spool is answered from the chain at once, as the r
   await flushSpool(t.ctx);
   const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), sampleRate: 0.000001 });
   expect(summary.resolved).toMatchObject({ landed: 1, failed_onchain: 1 });
-  const rows = await t.ctx.duck.all<{ sig: string; n: number }>(`SELECT sig, count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}') GROUP BY sig`);
+  const rows = await t.ctx.duck.all<{ sig: string; n: number }>(`SELECT e.sig, count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}') r JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}') e USING (attempt_id) GROUP BY e.sig`);
   expect(rows.map((r) => r.n)).toEqual([1, 1]);
   await Bun.sleep(1_100); // the on-demand answers are reused for a second
   for (const [sig, before] of [[failure.sig, failed.body], [success.sig, landed.body]] as const) {

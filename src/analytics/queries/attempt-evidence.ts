@@ -46,7 +46,12 @@ type EvidenceRow = {
 export async function evidenceBySignature(ctx: Context, where: { program: string; sig: string; receivedAt: number }): Promise<AttemptEvidence | null> {
   const first = utcDay(where.receivedAt);
   const days = Array.from({ length: RESOLUTION_LAG_DAYS + 1 }, (_, k) => addDays(first, k));
-  return await readEvidence(ctx, where.program, days, `sig = ${sqlString(where.sig)}`);
+  // Resolutions hold no signature (lake version 3): the attempts are the envelopes' of its receipt day.
+  return await readEvidence(ctx, where.program, days, () => {
+    const envelopes = partitionFiles(ctx.paths.partition("envelopes", where.program, first));
+    if (envelopes.length === 0) return null;
+    return `attempt_id IN (SELECT attempt_id FROM read_parquet([${envelopes.map(sqlString).join(", ")}], union_by_name = true) WHERE sig = ${sqlString(where.sig)})`;
+  });
 }
 
 /** The evidence of one attempt by id, resolved at `resolvedAt` (its resolution partition's day). */
@@ -54,7 +59,7 @@ export async function evidenceByAttempt(ctx: Context, where: { program: string; 
   const key = `${ctx.paths.root}|${where.attemptId}`;
   const hit = recent.get(key);
   if (hit) return hit;
-  const evidence = await readEvidence(ctx, where.program, [utcDay(where.resolvedAt)], `attempt_id = ${sqlString(where.attemptId)}`);
+  const evidence = await readEvidence(ctx, where.program, [utcDay(where.resolvedAt)], () => `attempt_id = ${sqlString(where.attemptId)}`);
   // A resolution never changes: the stories people open again (a tx page reloaded, a why asked twice) skip the lake.
   if (evidence) {
     recent.set(key, evidence);
@@ -66,14 +71,16 @@ export async function evidenceByAttempt(ctx: Context, where: { program: string; 
 const RECENT_ENTRIES = 1000;
 const recent = new Map<string, AttemptEvidence>();
 
-async function readEvidence(ctx: Context, program: string, days: string[], condition: string): Promise<AttemptEvidence | null> {
+/** `condition`: the row's WHERE clause, made at each read (its files are listed again after a swap); null when nothing can match. */
+async function readEvidence(ctx: Context, program: string, days: string[], condition: () => string | null): Promise<AttemptEvidence | null> {
   const read = async () => {
     const files = days.flatMap((day) => partitionFiles(ctx.paths.partition("resolutions", program, day)));
-    if (files.length === 0) return [];
+    const where = files.length === 0 ? null : condition();
+    if (where === null) return [];
     return await ctx.duck.all<EvidenceRow>(
       `SELECT outcome, log_messages, err, instruction, ix_path, cpi_depth, failing_program, failing_instruction, err_code, err_name, cu_used, cu_requested, slot, block_time
        FROM read_parquet([${files.map(sqlString).join(", ")}], union_by_name = true)
-       WHERE ${condition}
+       WHERE ${where}
        ORDER BY CASE outcome WHEN 'failed_onchain' THEN 0 WHEN 'landed' THEN 1 WHEN 'preflight' THEN 2 ELSE 3 END, resolved_at DESC
        LIMIT 1`,
     );

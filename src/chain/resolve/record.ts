@@ -52,7 +52,6 @@ function lakeRow(r: Resolution) {
   return {
     attempt_id: r.attempt.attemptId,
     account_id: r.attempt.accountId,
-    sig: r.attempt.sig,
     outcome: r.outcome,
     resolved_at: r.resolvedAt,
     slot: r.slot,

@@ -6,6 +6,7 @@ import { loadIdls } from "../../../src/chain/idl";
 import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { flushSpool } from "../../../src/lake/flush-spool";
+import { RESOLUTION_COLUMNS } from "../../../src/lake/schema";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
 import { testServer, type TestServer } from "../../helpers/server";
@@ -42,7 +43,8 @@ afterAll(async () => {
 
 const resolutionRows = () =>
   t.ctx.duck.all<{ sig: string; outcome: string; drop_class: string | null; err_name: string | null; fingerprint: string | null }>(
-    `SELECT sig, outcome, drop_class, err_name, fingerprint FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}', hive_partitioning = true) ORDER BY outcome`,
+    `SELECT e.sig, r.outcome, r.drop_class, r.err_name, r.fingerprint FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}', hive_partitioning = true) r
+     JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) e USING (attempt_id) ORDER BY r.outcome`,
   );
 
 test("a crash before the commit is undone by the next run; why answers from the chain meanwhile; each attempt is resolved exactly once", async () => {
@@ -65,6 +67,12 @@ test("a crash before the commit is undone by the next run; why answers from the 
   ]);
   expect(rows[1].err_name).toBe("ResultWithNegativeLamports");
   expect(rows.every((r) => /^v1:[0-9a-f]{16}$/.test(r.fingerprint!))).toBe(true);
+  // The files hold exactly the contract's columns: no second copy of the signature (lake version 3).
+  const columns = await t.ctx.duck.all<{ column_name: string }>(
+    `DESCRIBE SELECT * FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}', hive_partitioning = false)`,
+  );
+  expect(columns.map((c) => c.column_name)).toEqual(RESOLUTION_COLUMNS.map((c) => c.name));
+  expect(columns.map((c) => c.column_name)).not.toContain("sig");
 });
 
 test("why/ and diagnose-drop/ answer from the resolutions; pending is 404 with Retry-After", async () => {
