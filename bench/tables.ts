@@ -66,7 +66,7 @@ if (import.meta.main) {
   const scanPeakMB = Math.round(process.resourceUsage().maxRSS / 1024);
   const build = await buildServingTables(ctx, { full: true });
   const peakMB = Math.round(process.resourceUsage().maxRSS / 1024);
-  console.error(JSON.stringify({ steps: build.steps, attempts: build.attempts, answers: build.answers, walletSegments: build.walletSegments }));
+  console.error(JSON.stringify({ steps: build.steps, attempts: build.attempts, answers: build.answers }));
   ctx.close();
   const round = (x: number) => Math.round(x * 100) / 100;
   console.log(JSON.stringify({ envelopes, tablesSeconds: round(build.seconds), scanSeconds: round(scanSeconds), ratio: round(build.seconds / scanSeconds), duckdbMemoryLimit: ctx.config.DUCKDB_MEMORY_LIMIT, scanPeakRssMB: scanPeakMB, peakRssMB: peakMB }));

@@ -206,12 +206,6 @@ export async function servingState(dataDir: string): Promise<string> {
   const file = join(tables, pointer.file);
   if (!existsSync(file)) return `pointer names a missing file ${pointer.file}`;
   if (!existsSync(join(tables, `serving-${pointer.version}.answers`))) return `version ${pointer.version} has no answers file`;
-  // The wallet store's segments the version reads must all be there.
-  const manifestFile = join(tables, `serving-${pointer.version}.wallets.json`);
-  if (!existsSync(manifestFile)) return `version ${pointer.version} has no wallet manifest`;
-  for (const segment of (JSON.parse(readFileSync(manifestFile, "utf8")) as { segments: { name: string }[] }).segments) {
-    if (!existsSync(join(tables, "wallets", segment.name))) return `version ${pointer.version} names a missing wallet segment ${segment.name}`;
-  }
   try {
     const instance = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" });
     const connection = await instance.connect();

@@ -23,6 +23,12 @@ export function listPartitions(root: string): PartitionFiles {
   return out;
 }
 
+/** The Parquet parts of one partition directory, sorted; none when it does not exist. */
+export function partitionFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((name) => name.endsWith(".parquet")).sort().map((name) => join(dir, name));
+}
+
 /** The UTC day `days` after `day` (YYYY-MM-DD). */
 export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);

@@ -22,8 +22,7 @@ import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, read
 import { hostname } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { controlDialect, ifLeaseFree, isSegmentCommitted, lakeRowCount, openControlDbReadOnly, snapshotControlDb, withLease, type ControlDb } from "../control";
-import { readPointer, walletManifestFile } from "../analytics/serving/pointer";
-import { readWalletManifest } from "../analytics/serving/wallets";
+import { readPointer } from "../analytics/serving/pointer";
 import type { DataPaths } from "../lake/paths";
 import { sweepStaging } from "../lake/staging";
 import { FRAME_RECORD_BYTES, framesFileOf, FRAMES_SUFFIX, QUARANTINE_DIR, segmentNameOf } from "../spool";
@@ -244,7 +243,7 @@ function readWhole(file: string): Buffer {
 }
 
 /**
- * The current serving version's files, the wallet store segments it reads, and its pointer (null:
+ * The current serving version's files and its pointer (null:
  * none built yet, or replaced meanwhile: rebuild after restore). The tables job's own state is not
  * copied: the restored instance's first run rebuilds it from the lake (docs/operations.md).
  */
@@ -254,10 +253,9 @@ function stageServing(paths: DataPaths, to: string): number | null {
   const prefix = `serving-${pointer.version}.`;
   const files = existsSync(paths.tables) ? readdirSync(paths.tables).filter((name) => name.startsWith(prefix) && !name.endsWith(".wal")) : [];
   if (!files.includes(`serving-${pointer.version}.duckdb`)) return null;
-  const segments = readWalletManifest(walletManifestFile(paths.tables, pointer.version))?.segments.map((s) => join("wallets", s.name)) ?? [];
-  mkdirSync(join(to, "wallets"), { recursive: true });
+  mkdirSync(to, { recursive: true });
   try {
-    for (const name of [...files, ...segments]) linkSync(join(paths.tables, name), join(to, name));
+    for (const name of files) linkSync(join(paths.tables, name), join(to, name));
   } catch {
     rmSync(to, { recursive: true, force: true });
     return null;

@@ -1,6 +1,6 @@
 // Strings kept in memory: one copy per distinct text (stringInterner), and copies that keep no larger
-// string alive (detachedString: what the signature index and the wallet store keep of a merge's
-// lines until the merge ends).
+// string alive (detachedString: what the signature index keeps of a merge's lines until the merge
+// ends).
 import { expect, test } from "bun:test";
 import { detachedString, stringInterner } from "../../src/shared/intern";
 

@@ -4,12 +4,10 @@
 // Logs are kept for failures; they are read on request from the few Parquet files of one program's
 // partitions, never scanned across the lake, and the call stack is rebuilt from them (chain/decode).
 
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
-import { addDays } from "../../lake/partitions";
+import { addDays, partitionFiles } from "../../lake/partitions";
 
 /** Days after the receipt day in which the evidence is looked for (most attempts resolve within minutes). */
 const RESOLUTION_LAG_DAYS = 3;
@@ -88,11 +86,6 @@ async function readEvidence(ctx: Context, program: string, days: string[], condi
   // Compaction may swap a partition between listing its files and reading them: list again.
   const [row] = await readAgainAfterSwap(read);
   return row ? toEvidence(row) : null;
-}
-
-function partitionFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name.endsWith(".parquet")).sort().map((name) => join(dir, name));
 }
 
 function toEvidence(row: EvidenceRow): AttemptEvidence {

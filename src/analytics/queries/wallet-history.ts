@@ -1,18 +1,19 @@
 // wallet/{program}/{wallet}: one payer's attempts on a program in the window, newest first, keyset
-// paginated (opaque signed cursor), with a Rates summary of the whole window. Read from the
-// version's wallet store (serving/wallets.ts, serving/wallet-segments.ts), never through DuckDB:
-// each receipt day's segments are tested (Bloom filter) and searched (one zstd block); the summary
-// comes from the lines' counts, and items are parsed only for the lines that can reach the page
-// (and for the days where counts are not enough: the window's first day, which it may cut, and a
-// day whose attempts are still in several segments, which may hold two versions of an attempt).
-// Cached per version.
+// paginated (opaque signed cursor), with a Rates summary of the whole window. Read from the lake at
+// query time (docs/serving.md#wallet-pages): the program's envelope partitions of the window's days,
+// filtered on the payer, joined on attempt_id with the resolutions of those days and the few after
+// (an attempt resolves on its receipt day or soon after). The serving version keeps no per-attempt
+// copy for it: such a copy cost ~115 bytes per attempt on disk and most of a refresh's CPU.
+// Cached per serving version (the window ends at its clock).
 
 import { z } from "zod";
 import type { Context } from "../../context";
+import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { addDays, partitionFiles } from "../../lake/partitions";
+import { utcDay } from "../../lake/paths";
 import { parseLimit, type CursorCodec } from "../../shared/pagination";
-import { rates, type OutcomeCounts, type Rates } from "../../shared/stats";
-import { servingTables, type ServingTables } from "../serving/reader";
-import { compareAttemptKeys, newestFirst, walletKey, type WalletItemTuple, type WalletLine } from "../serving/wallet-segments";
+import { rates, type Rates } from "../../shared/stats";
+import { servingTables } from "../serving/reader";
 import type { WindowName } from "../windows";
 import { address, answerKey, baseParams, type BaseParams, parseParams, requireKnownProgram, windowRange, type WindowRange } from "./common";
 
@@ -36,10 +37,13 @@ const walletParams = baseParams.extend({
 });
 export type WalletHistoryParams = BaseParams & { wallet: string; limit?: string | number | null; cursor?: string | null };
 
-/** A cursor: the last item's sent_at and attempt key (decimal UBIGINT). */
+/** A cursor: the last item's sent_at and attempt key (DuckDB's `hash(attempt_id)`, a decimal UBIGINT). */
 export type Position = { s: number; k: string };
 const isPosition = (value: unknown): value is Position =>
   typeof value === "object" && value !== null && Number.isSafeInteger((value as Position).s) && /^\d{1,20}$/.test(String((value as Position).k));
+
+/** Days after an envelope's receipt day whose resolutions are read (as the issue page's evidence). */
+const RESOLUTION_LAG_DAYS = 3;
 
 export async function walletHistory(ctx: Context, input: WalletHistoryParams): Promise<WalletHistoryResponse> {
   const params = parseParams(walletParams, input);
@@ -47,96 +51,85 @@ export async function walletHistory(ctx: Context, input: WalletHistoryParams): P
   const position = ctx.cursors.decode(params.cursor, isPosition);
   const tables = await servingTables(ctx);
   requireKnownProgram(tables, params.program);
+  const window = windowRange(tables, params.window);
   return tables.cached(answerKey("wallet", { ...params, limit }), () =>
-    walletPage(tables, ctx.cursors, { program: params.program, wallet: params.wallet, window: params.window, accountId: params.accountId, limit, position }),
+    walletPage(ctx, { program: params.program, wallet: params.wallet, window, accountId: params.accountId, limit, position }),
   );
 }
 
-export type WalletPageQuery = { program: string; wallet: string; window: WindowName; accountId: string | null; limit: number; position: Position | null };
+export type WalletPageQuery = { program: string; wallet: string; window: WindowRange; accountId: string | null; limit: number; position: Position | null };
 
-const DAY_MS = 86_400_000;
+type WalletRow = {
+  sig: string | null; sent_at: number; received_at: number; rpc_label: string; attempt_key: string;
+  outcome: string | null; drop_class: string | null; instruction: string | null; err_name: string | null;
+  landed: number; failed_onchain: number; dropped: number; preflight: number;
+};
 
-/** A run of items that are newest first, with the newest's send time (for cutting the page early). */
-type Source = { newest: number; items: () => WalletItemTuple[] };
-
-/** One page of a wallet's history from one serving version's wallet store. */
-export async function walletPage(tables: ServingTables, cursors: CursorCodec, query: WalletPageQuery): Promise<WalletHistoryResponse> {
-  const window = windowRange(tables, query.window);
-  const counts: OutcomeCounts = { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 };
-  const sources: Source[] = [];
-  const inWindow = (item: WalletItemTuple) =>
-    item[2] >= window.since && item[2] <= window.until && (query.accountId === null || item[9] === query.accountId);
-  const segments = tables.wallets?.between(Math.floor(window.since / DAY_MS), Math.floor(window.until / DAY_MS)) ?? [];
-  const key = walletKey(query.program, query.wallet);
-  const byDay = new Map<number, WalletLine[][]>();
-  for (const segment of segments) {
-    const lines = segment.find(query.program, query.wallet, key);
-    if (lines.length > 0) byDay.set(segment.day, [...(byDay.get(segment.day) ?? []), lines]);
-  }
-  for (const [day, perSegment] of byDay) {
-    const cut = day * DAY_MS < window.since; // the window's first day: items before its start are left out
-    if (perSegment.length === 1 && !cut) {
-      // One segment: every attempt once, all in the window; its lines' counts are the summary.
-      for (const line of perSegment[0]) {
-        addCounts(counts, line.header[4], query.accountId);
-        sources.push({ newest: line.header[2], items: () => line.items().filter(inWindow) });
-      }
-      continue;
-    }
-    const newest = new Map<string, WalletItemTuple>();
-    for (const line of perSegment.flat()) {
-      for (const item of line.items()) {
-        const seen = newest.get(item[8]);
-        if (!seen || item[10] > seen[10]) newest.set(item[8], item);
-      }
-    }
-    const items = [...newest.values()].filter(inWindow).sort(newestFirst);
-    for (const item of items) countItem(counts, item[3]);
-    if (items.length > 0) sources.push({ newest: items[0][1], items: () => items });
-  }
-
-  // The page: sources newest first; one whose newest item is older than the page's last can stop.
-  sources.sort((a, b) => b.newest - a.newest);
-  const want = query.limit + 1;
-  let page: WalletItemTuple[] = [];
-  for (const source of sources) {
-    if (page.length >= want && source.newest < page[want - 1][1]) break;
-    for (const item of source.items()) if (after(item, query.position)) page.push(item);
-    page.sort(newestFirst);
-    if (page.length > want) page = page.slice(0, want);
-  }
+/** One page of a wallet's history, read from the lake. */
+export async function walletPage(ctx: Pick<Context, "duck" | "paths" | "cursors">, query: WalletPageQuery): Promise<WalletHistoryResponse> {
+  const { window } = query;
+  const days: string[] = [];
+  for (let day = utcDay(window.since); day <= utcDay(window.until); day = addDays(day, 1)) days.push(day);
+  const read = async () => {
+    // Listed at each read: compaction may swap a partition in between (readAgainAfterSwap).
+    const envelopes = days.flatMap((day) => partitionFiles(ctx.paths.partition("envelopes", query.program, day)));
+    if (envelopes.length === 0) return [];
+    const resolutionDays = [...days, ...Array.from({ length: RESOLUTION_LAG_DAYS }, (_, k) => addDays(days[days.length - 1], k + 1))];
+    const resolutions = resolutionDays.flatMap((day) => partitionFiles(ctx.paths.partition("resolutions", query.program, day)));
+    return await ctx.duck.all<WalletRow>(walletHistorySql(envelopes, resolutions, query));
+  };
+  const rows = await readAgainAfterSwap(read);
+  const summary = rows[0] ?? { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
+  const page = rows.filter((row) => row.attempt_key !== null);
   const shown = page.slice(0, query.limit);
   const last = shown[shown.length - 1];
   return {
     program: query.program,
     wallet: query.wallet,
     window,
-    summary: rates(counts),
-    items: shown.map(([sig, sentAt, receivedAt, outcome, dropClass, instruction, errName, rpcLabel]) => ({
-      sig, sentAt, receivedAt, outcome, pending: outcome === null, dropClass, instruction, errName, rpcLabel,
+    summary: rates({ landed: Number(summary.landed), failedOnchain: Number(summary.failed_onchain), dropped: Number(summary.dropped), preflight: Number(summary.preflight) }),
+    items: shown.map((row) => ({
+      sig: row.sig, sentAt: row.sent_at, receivedAt: row.received_at, outcome: row.outcome, pending: row.outcome === null,
+      dropClass: row.drop_class, instruction: row.instruction, errName: row.err_name, rpcLabel: row.rpc_label,
     })),
-    nextCursor: page.length > query.limit && last ? cursors.encode({ s: last[1], k: last[8] } satisfies Position) : null,
+    nextCursor: page.length > query.limit && last ? ctx.cursors.encode({ s: last.sent_at, k: last.attempt_key } satisfies Position) : null,
   };
 }
 
-function addCounts(counts: OutcomeCounts, byAccount: Record<string, number[]>, accountId: string | null): void {
-  for (const [account, [landed, failed, dropped, preflight]] of Object.entries(byAccount)) {
-    if (accountId !== null && account !== accountId) continue;
-    counts.landed += landed;
-    counts.failedOnchain += failed;
-    counts.dropped += dropped;
-    counts.preflight += preflight;
-  }
-}
-
-function countItem(counts: OutcomeCounts, outcome: string | null): void {
-  if (outcome === "landed") counts.landed++;
-  else if (outcome === "failed_onchain") counts.failedOnchain++;
-  else if (outcome === "dropped") counts.dropped++;
-  else if (outcome === "preflight") counts.preflight++;
-}
-
-/** Whether an item comes after the cursor position in newest-first order. */
-function after(item: WalletItemTuple, position: Position | null): boolean {
-  return position === null || item[1] < position.s || (item[1] === position.s && compareAttemptKeys(item[8], position.k.replace(/^0+(?=\d)/, "")) < 0);
+/**
+ * The page (limit + 1 rows after the cursor, newest first: sent_at, then attempt key, descending),
+ * each row carrying the window's counts per outcome; one row of counts alone when the page is empty.
+ */
+function walletHistorySql(envelopes: string[], resolutions: string[], query: WalletPageQuery): string {
+  const list = (files: string[]) => `[${files.map(sqlString).join(", ")}]`;
+  const account = query.accountId === null ? "" : ` AND account_id = ${sqlString(query.accountId)}`;
+  const resolved = resolutions.length === 0
+    ? "SELECT NULL::VARCHAR AS attempt_id, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::VARCHAR AS err_name WHERE false"
+    : `SELECT DISTINCT ON (attempt_id) attempt_id, outcome, drop_class, instruction, err_name FROM read_parquet(${list(resolutions)}, union_by_name = true)
+       WHERE attempt_id IN (SELECT attempt_id FROM sent)`;
+  const after = query.position === null
+    ? "true"
+    : `sent_at < ${query.position.s} OR (sent_at = ${query.position.s} AND attempt_key < ${sqlString(query.position.k)}::UBIGINT)`;
+  return `WITH sent AS MATERIALIZED (
+      SELECT attempt_id, sig, sent_at, received_at, rpc_label, kind
+      FROM read_parquet(${list(envelopes)}, union_by_name = true)
+      WHERE payer = ${sqlString(query.wallet)} AND received_at BETWEEN ${query.window.since} AND ${query.window.until}${account}
+    ),
+    attempts AS MATERIALIZED (
+      SELECT s.sig, s.sent_at, s.received_at, s.rpc_label, hash(s.attempt_id) AS attempt_key,
+        -- A preflight failure reported by the client is one without a resolution (as in the tables: edges.ts).
+        coalesce(r.outcome, CASE WHEN s.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_name
+      FROM sent s LEFT JOIN (${resolved}) r USING (attempt_id)
+    ),
+    counts AS (
+      SELECT count(*) FILTER (WHERE outcome = 'landed') AS landed, count(*) FILTER (WHERE outcome = 'failed_onchain') AS failed_onchain,
+        count(*) FILTER (WHERE outcome = 'dropped') AS dropped, count(*) FILTER (WHERE outcome = 'preflight') AS preflight
+      FROM attempts
+    ),
+    page AS (
+      SELECT * FROM attempts WHERE ${after} ORDER BY sent_at DESC, attempt_key DESC LIMIT ${query.limit + 1}
+    )
+    SELECT p.sig, p.sent_at, p.received_at, p.rpc_label, p.attempt_key::VARCHAR AS attempt_key, p.outcome, p.drop_class, p.instruction, p.err_name, c.*
+    FROM counts c LEFT JOIN page p ON true
+    ORDER BY p.sent_at DESC, p.attempt_key DESC`;
 }

@@ -3,9 +3,9 @@
 // process sees either the old or the new version, never a half-built one. Files older than the
 // previous version are removed; a reader that still holds one open keeps reading it (Linux keeps
 // an unlinked file alive while it is open) and switches on its next pointer check. A version has
-// side files next to its database (precomputed answers `serving-<n>.answers`, the wallet store's
-// manifest `serving-<n>.wallets.json`); they live and go with it. The wallet store's segments
-// (`wallets/*.wseg`) are shared by versions; the tables job deletes those no kept version names.
+// side files next to its database (precomputed answers `serving-<n>.answers`); they live and go
+// with it. (`serving-<n>.wallets.json` is a side file of versions before state schema 8, when wallet
+// pages had their own store: removed with its version.)
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,9 +20,6 @@ export const servingFile = (paths: DataPaths, version: number) => join(paths.tab
 
 /** The precomputed answers side file of a version (tables/answers.ts writes it, serving/answers.ts reads it). */
 export const answersFile = (tablesDir: string, version: number) => join(tablesDir, `serving-${version}.answers`);
-
-/** The wallet store manifest of a version (tables/wallet-store.ts writes it, serving/wallets.ts reads it). */
-export const walletManifestFile = (tablesDir: string, version: number) => join(tablesDir, `serving-${version}.wallets.json`);
 
 export function readPointer(paths: DataPaths): ServingPointer | null {
   try {

@@ -6,8 +6,7 @@
 // within a version), so a hot question costs a map lookup.
 //
 // Opening a version also loads what makes requests skip DuckDB entirely: the known programs (the
-// 404 decision), the precomputed public answers (serving/answers.ts) and the wallet store's
-// segments (serving/wallets.ts).
+// 404 decision) and the precomputed public answers (serving/answers.ts).
 
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from "@duckdb/node-api";
 import { join } from "node:path";
@@ -18,8 +17,7 @@ import { sqlFile } from "../sql";
 import type { WindowName } from "../windows";
 import { shareAnswer } from "./answer-json";
 import { PrecomputedAnswers, type PrecomputedRoute } from "./answers";
-import { answersFile, readPointer, walletManifestFile, type ServingPointer } from "./pointer";
-import { VersionWallets } from "./wallets";
+import { answersFile, readPointer, type ServingPointer } from "./pointer";
 
 const POINTER_CHECK_MS = 250;
 const POOL_SIZE = 4;
@@ -38,8 +36,6 @@ export class ServingTables {
   private closed = false;
   private programs = new Set<string>();
   private answersByRoute = PrecomputedAnswers.none();
-  /** The wallet store of this version; null when it has none (a version built before it existed: wallet pages are empty). */
-  wallets: VersionWallets | null = null;
 
   private constructor(
     readonly pointer: ServingPointer,
@@ -68,7 +64,6 @@ export class ServingTables {
     const known = await this.all<{ program: string }>(sqlFile("known_programs"));
     this.programs = new Set(known.map((row) => row.program));
     this.answersByRoute = await PrecomputedAnswers.read(answersFile(tablesDir, this.version));
-    this.wallets = VersionWallets.open(tablesDir, walletManifestFile(tablesDir, this.version));
   }
 
   /** Whether txray has any data for the program (attempts in retention or a deploy). */
@@ -149,7 +144,6 @@ export class ServingTables {
   private closeIfDone(): void {
     if (!this.retired || this.closed || this.inFlight > 0) return;
     this.closed = true;
-    this.wallets?.close();
     for (const [connection, statements] of this.statements) {
       for (const statement of statements.values()) statement.destroySync();
       connection.closeSync();

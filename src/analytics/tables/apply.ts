@@ -50,15 +50,12 @@ export async function applyResolutions(state: StateDb, source: string, context: 
   return await applyChanges(state, context);
 }
 
-/**
- * Full rebuild: attempts of whole days as they are now (resolved or not), all +1. The caller
- * writes their wallet segments from `source` directly.
- */
+/** Full rebuild: attempts of whole days as they are now (resolved or not), all +1. */
 export async function applyLoadedDay(state: StateDb, source: string, context: ApplyContext): Promise<number> {
   await state.run(`CREATE OR REPLACE TEMP TABLE changes AS SELECT 1 AS sign, ${COLUMNS}, true AS arrived FROM ${source};
     INSERT INTO unresolved SELECT ${COLUMNS} FROM ${source} WHERE resolved_at IS NULL;
     INSERT INTO late_resolutions SELECT ${COLUMNS} FROM ${source} WHERE resolved_at // 86400000 > received_at // 86400000 + 1`);
-  return await applyChanges(state, context, false);
+  return await applyChanges(state, context);
 }
 
 /**
@@ -77,7 +74,7 @@ function changesInKeptHoursSql(keptFrom: number, hourDays: number[]): string {
     WHERE ${inHourDays}${Number.isFinite(keptFrom) ? ` OR c.received_at >= ${keptFrom * HOUR_MS}` : ""}`;
 }
 
-async function applyChanges(state: StateDb, context: ApplyContext, walletChanges = true): Promise<number> {
+async function applyChanges(state: StateDb, context: ApplyContext): Promise<number> {
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) FILTER (WHERE sign > 0) AS n FROM changes");
   if (Number(n) === 0) return 0;
   const today = Math.floor(context.bounds.clock / 86_400_000);
@@ -106,6 +103,5 @@ async function applyChanges(state: StateDb, context: ApplyContext, walletChanges
     DELETE FROM edge_rows USING edge_changes c WHERE edge_rows.attempt_key = c.attempt_key;
     INSERT INTO edge_rows SELECT * FROM edge_changes;
     DROP TABLE edge_changes`);
-  if (walletChanges) await state.run(`INSERT INTO wallet_changes SELECT ${COLUMNS} FROM changes WHERE sign > 0`);
   return Number(n);
 }

@@ -2,14 +2,13 @@
 // (docs/serving.md). It takes the new parts (intake.ts) into its state (state.ts) as deltas of
 // per-unit rollups (rollups.ts, apply.ts), then writes a new version: a small DuckDB file of every
 // window's, deploy's and day's figures merged from units (ranges.ts, serving-tables.ts), the public
-// answers (answers.ts) and the wallet store's manifest (wallet-store.ts), and switches the pointer
-// (serving/pointer.ts). A run's cost follows what arrived and the number of units a figure merges,
+// answers (answers.ts), and switches the pointer (serving/pointer.ts). Wallet pages are read from
+// the lake at query time (queries/wallet-history.ts). A run's cost follows what arrived and the number of units a figure merges,
 // not the history. `full` (or a state that is missing, of another schema, or behind a retention
 // removal) rebuilds the state from the whole lake, day by day, with the same code and answers.
 //
 // Crash safety: the state changes in transactions (one per step of a large intake, one for a small
-// one), the last committed only once the new wallet segments are on disk; the version's files are
-// written after, then the pointer. Killed before a commit, the next run redoes that step's intake;
+// one); the version's files are written after the last commit, then the pointer. Killed before a commit, the next run redoes that step's intake;
 // after the last, the next run writes the next version.
 
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -17,8 +16,7 @@ import { join } from "node:path";
 import type { Context } from "../../context";
 import { byteSize, sqlString } from "../../lake/duckdb";
 import { recordLakeTakenBefore, withLease } from "../../control";
-import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, walletManifestFile, writePointer } from "../serving/pointer";
-import { readWalletManifest, walletsDir } from "../serving/wallets";
+import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
 import { WINDOWS, WINDOW_NAMES } from "../windows";
 import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
@@ -38,7 +36,6 @@ import { ROLLUPS, unitTable } from "./rollups";
 import { deployTablesSql, writeServingTables, type RangeKind } from "./serving-tables";
 import { openState, STATE_SCHEMA, stateIsUsable, type StateDb } from "./state";
 import { upgradeState } from "./upgrade";
-import { mergePlan, runMerges, writeChanges, writeSegment, type WalletFile } from "./wallet-store";
 import { DAY_MS, HOUR_MS, windowBounds } from "./window-bounds";
 
 /** Bump when the serving tables change shape (readers check it). */
@@ -71,7 +68,6 @@ export type BuildResult = {
   /** New rows left for the next refresh (more had arrived than one refresh takes in: `maxRows`); the scheduler runs it at once. */
   deferredRows: number;
   backlog: boolean;
-  walletSegments: { written: number; merged: number; live: number };
   answers: number;
   clock: number;
   seconds: number;
@@ -108,7 +104,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   // ~2 KB per attempt row in flight (joins, deltas), generously.
   const memoryRows = Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048));
   const chunkRows = options.chunkRows ?? memoryRows;
-  // A refresh's end (payers, wallet store) holds all it took in, in one transaction: 1.2M new
+  // A refresh's end (payers) holds all it took in, in one transaction: 1.2M new
   // attempts on a 5M lake ran the default 1 GB out of memory there, every retry (bench/README).
   const maxRows = options.maxRows ?? memoryRows;
   const planRows = Math.min(chunkRows, maxRows);
@@ -117,9 +113,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   let full = options.full === true || !(await upgradeState(state, STATE_SCHEMA)) || !(await stateIsUsable(state));
   if (full) state = await reopenFresh(state, tablesDir, ctx);
   const version = nextVersion(ctx.paths);
-  const manifestFile = walletManifestFile(tablesDir, version);
-  const result = { attempts: 0, resolutions: 0, partsRead: 0, daysLoaded: 0, deferredRows: 0, written: 0, merged: 0, live: 0, answers: 0 };
-  let committed = false;
+  const result = { attempts: 0, resolutions: 0, partsRead: 0, daysLoaded: 0, deferredRows: 0, answers: 0 };
   let clock = 0;
   let listedAt = 0;
   try {
@@ -146,7 +140,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     }
     if (!full) ({ plan, deferredRows: result.deferredRows } = limitIntake(plan, maxRows));
     // A refresh that takes in little runs in one transaction: what its steps gather for its end
-    // (wallet and payer changes, intermediate versions) then never reaches the write-ahead log.
+    // (payer changes, intermediate versions) then never reaches the write-ahead log.
     const oneTransaction = !full && plan.reads.reduce((sum, read) => sum + read.rows, 0) <= chunkRows / 4;
     if (oneTransaction) await state.run("BEGIN TRANSACTION");
     const inStep = <T>(work: () => Promise<T>) => (oneTransaction ? work() : transaction(state, work));
@@ -180,8 +174,8 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     // One transaction per step of work: a transaction holds its changes in memory until it commits
     // (one over a whole rebuild ran out of DUCKDB_MEMORY_LIMIT). Each leaves a state the next run
     // can continue from: the clock moves with the departures it caused, a chunk's parts are
-    // recorded as taken with its changes, and what a refresh gathers for its end (payer changes,
-    // wallet changes) is kept in tables until that end commits.
+    // recorded as taken with its changes, and what a refresh gathers for its end (payer changes)
+    // is kept in tables until that end commits.
     result.daysLoaded = await step("load", () =>
       inStep(async () => {
         const loaded = await ensureLoaded(state, needs, taken, today, previousClock === null ? null : dayOf(previousClock), full);
@@ -194,11 +188,10 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     );
 
     const context: ApplyContext = { bounds, full };
-    const walletFiles: WalletFile[] = full ? [] : await state.all<WalletFile>("SELECT day, name, level, items, bytes FROM wallet_files");
     const segments = new Map<string, string[]>();
     if (full) {
       await step("intake", async () => {
-        const counts = await fullIntake(state, listed, tablesDir, version, chunkRows, context, walletFiles, segments);
+        const counts = await fullIntake(state, listed, chunkRows, context, segments);
         result.attempts = counts.attempts;
         result.resolutions = counts.resolutions;
         result.partsRead = listed.length;
@@ -227,6 +220,8 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     }
     if (!oneTransaction) await state.run("BEGIN TRANSACTION");
     await step("payers", async () => {
+      // The payers whose attempts changed are scored again (a rebuild scores every payer).
+      if (!full) await state.run("CREATE OR REPLACE TEMP TABLE changed_payers AS SELECT DISTINCT payer FROM payer_changes");
       await applyPayerChanges(state);
       await state.run(forgetSql(today, goneDays));
       await state.run(forgetRecentSql(clock));
@@ -235,31 +230,14 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       await state.run("DROP TABLE payer_segments_before");
     });
 
-    await step("wallets", async () => {
-      const written = await writeChanges(state, tablesDir, version, walletPassRows(chunkRows));
-      await state.run("DELETE FROM wallet_changes");
-      result.written = written.length;
-      let live = [...walletFiles.filter((f) => f.day > today - RETENTION_DAYS && !goneDays.includes(f.day)), ...written];
-      const merges = await runMerges(tablesDir, mergePlan(live, clock, chunkRows * 4), version, clock);
-      result.merged = merges.removed.length;
-      live = [...live.filter((f) => !merges.removed.some((r) => r.name === f.name)), ...merges.added];
-      result.live = live.length;
-      await state.run("DELETE FROM wallet_files");
-      for (let at = 0; at < live.length; at += 1000) {
-        const rows = live.slice(at, at + 1000).map((f) => `(${f.day}, ${sqlString(f.name)}, ${f.level}, ${f.items}, ${f.bytes}, ${version}, ${version})`);
-        await state.run(`INSERT INTO wallet_files VALUES ${rows.join(", ")}`);
-      }
-      writeFileSync(manifestFile, JSON.stringify({ segments: live.map((f) => ({ day: f.day, name: f.name })) }));
-    });
     await step("bookkeeping", () => recordParts(state, plan.parts, plan.rows, segments));
     await state.setMeta({ schema: STATE_SCHEMA, clock, version });
     await step("commit", () => state.run("COMMIT"));
-    committed = true;
     // Everything published before the listing is taken in: compaction may merge it (not yet when
     // some is left for the next refresh).
     if (result.deferredRows === 0) recordLakeTakenBefore(ctx.control, listedAt);
 
-    // The version: the serving database, its answers, its wallet manifest (written above).
+    // The version: the serving database and its answers.
     const file = servingFile(ctx.paths, version);
     rmSync(file, { force: true });
     rmSync(`${file}.wal`, { force: true });
@@ -280,7 +258,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   } catch (error) {
     await state.run("ROLLBACK").catch(() => undefined); // the open transaction, if any
     state.close();
-    removeVersionFiles(ctx, version, committed);
+    removeVersionFiles(ctx, version);
     throw error;
   }
   state.close();
@@ -292,17 +270,15 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   // Keep the previous version for readers that have not switched yet; anything older goes.
   const kept = previous ? [version, previous.version] : [version];
   removeServingFilesExcept(ctx.paths, kept);
-  removeUnreferencedSegments(tablesDir, kept);
+  // The wallet store of versions before 8 (wallet pages are read from the lake now).
+  rmSync(join(tablesDir, "wallets"), { recursive: true, force: true });
   return {
     version, full, attempts: result.attempts, resolutions: result.resolutions, partsRead: result.partsRead, daysLoaded: result.daysLoaded,
     deferredRows: result.deferredRows, backlog: result.deferredRows > 0,
-    walletSegments: { written: result.written, merged: result.merged, live: result.live }, answers: result.answers, clock,
+    answers: result.answers, clock,
     seconds: (performance.now() - started) / 1000, steps,
   };
 }
-
-/** Attempts per pass of a wallet segment's lines (their aggregation holds strings: a quarter of a chunk). */
-const walletPassRows = (chunkRows: number) => Math.max(100, Math.floor(chunkRows / 4));
 
 /** Runs `work` in one transaction of the state. */
 async function transaction<T>(state: StateDb, work: () => Promise<T>): Promise<T> {
@@ -416,7 +392,7 @@ async function recordParts(state: StateDb, listed: LakePart[], rows: Map<string,
 
 /** A full rebuild's intake: each receipt day joined with its resolutions, then the later resolutions. */
 async function fullIntake(
-  state: StateDb, listed: LakePart[], tablesDir: string, version: number, chunkRows: number, context: ApplyContext, walletFiles: WalletFile[], segments: Map<string, string[]>,
+  state: StateDb, listed: LakePart[], chunkRows: number, context: ApplyContext, segments: Map<string, string[]>,
 ): Promise<{ attempts: number; resolutions: number }> {
   const envelopes = listed.filter((p) => p.dataset === "envelopes");
   const resolutions = listed.filter((p) => p.dataset === "resolutions");
@@ -446,12 +422,7 @@ async function fullIntake(
       await state.run(fullDayRowsSql(envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path), resolutionFiles, weighted));
       attempts += await applyLoadedDay(state, "day_rows", context);
       await applyPayerChanges(state); // whole days: a chunk's arrivals never interleave with another's
-      // Each day's wallet segment, whole (its later resolutions follow in small segments, merged later).
-      for (const day of chunk) {
-        const segment = await writeSegment(state, tablesDir, "day_rows", dayNumber(day), version, 9, "full", walletPassRows(chunkRows));
-        if (segment) walletFiles.push(segment);
-      }
-      await state.run("DELETE FROM wallet_changes; DROP TABLE day_rows");
+      await state.run("DROP TABLE day_rows");
     });
   }
   // Resolutions stored more than three days after their attempt's day (only the files holding one are read whole).
@@ -550,28 +521,8 @@ function needsOf(parts: ReturnType<typeof rangeParts>, bounds: ReturnType<typeof
   return { hourDays, edgeHours, payerDays: new Set([today, today - 1, startDay, startDay + 1]) };
 }
 
-/** A failed run's files of its version (the state's wallet segments of an uncommitted run too). */
-function removeVersionFiles(ctx: Context, version: number, committed: boolean): void {
+/** A failed run's files of its version. */
+function removeVersionFiles(ctx: Context, version: number): void {
   const file = servingFile(ctx.paths, version);
   for (const path of [file, `${file}.wal`, answersFile(ctx.paths.tables, version)]) rmSync(path, { force: true });
-  if (!committed) {
-    rmSync(walletManifestFile(ctx.paths.tables, version), { force: true });
-    const dir = walletsDir(ctx.paths.tables);
-    if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.includes(`-v${version}-`)) rmSync(join(dir, name), { force: true });
-  }
-}
-
-/** Segments no kept version names (and leftovers of interrupted writes). */
-function removeUnreferencedSegments(tablesDir: string, kept: number[]): void {
-  const dir = walletsDir(tablesDir);
-  if (!existsSync(dir)) return;
-  const referenced = new Set<string>();
-  for (const version of kept) for (const segment of readWalletManifest(walletManifestFile(tablesDir, version))?.segments ?? []) referenced.add(segment.name);
-  const newest = Math.max(...kept);
-  for (const name of readdirSync(dir)) {
-    const match = /-v(\d+)-/.exec(name);
-    // A segment of a newer version than any kept one belongs to a run in progress elsewhere: leave it.
-    if (referenced.has(name) || (match && Number(match[1]) > newest)) continue;
-    rmSync(join(dir, name), { force: true });
-  }
 }

@@ -159,7 +159,7 @@ export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone
   await state.run(`CREATE OR REPLACE TEMP TABLE dirty_all AS ${
     everyone
       ? "SELECT DISTINCT payer FROM payer_d"
-      : `SELECT DISTINCT payer FROM wallet_changes UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
+      : `SELECT payer FROM changed_payers UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
   }`);
   // Their segments before (issue-windows.ts moves their issues' figures between segments).
   await state.run("CREATE OR REPLACE TEMP TABLE payer_segments_before AS SELECT d.payer, s.segment FROM dirty_all d LEFT JOIN payer_scores s USING (payer)");
@@ -169,7 +169,7 @@ export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone
     await state.run(`CREATE OR REPLACE TEMP TABLE dirty_payers AS SELECT payer FROM dirty_all WHERE hash(payer) % ${batches} = ${batch}`);
     await state.run(scoreDirtySql(since));
   }
-  await state.run("DROP TABLE dirty_all; DROP TABLE IF EXISTS dirty_payers");
+  await state.run("DROP TABLE dirty_all; DROP TABLE IF EXISTS dirty_payers; DROP TABLE IF EXISTS changed_payers");
 }
 
 function scoreDirtySql(since: number): string {

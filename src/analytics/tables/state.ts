@@ -16,7 +16,7 @@ import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 7;
+export const STATE_SCHEMA = 8;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -66,13 +66,10 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
   `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
      gap_dispersion DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
-  // What a refresh gathers over its steps for its end: new attempt versions (the wallet store) and
-  // the payers' changes (payers.ts), kept until the end's transaction commits.
-  `CREATE TABLE IF NOT EXISTS wallet_changes (${ATTEMPT_COLUMNS})`,
+  // What a refresh gathers over its steps for its end: the payers' changes (payers.ts), kept until
+  // the end's transaction commits.
   `CREATE TABLE IF NOT EXISTS payer_changes (sign INTEGER, arrived BOOLEAN, payer VARCHAR, program VARCHAR, received_at BIGINT, sent_at BIGINT,
      attempt_key UBIGINT, wallet_adapter VARCHAR, outcome VARCHAR)`,
-  // The wallet store's files (serving/wallet-store.ts) of the last committed version.
-  "CREATE TABLE IF NOT EXISTS wallet_files (day INTEGER, name VARCHAR, level INTEGER, items BIGINT, bytes BIGINT, first_version BIGINT, last_version BIGINT)",
 ];
 
 function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {

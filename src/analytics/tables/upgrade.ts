@@ -7,6 +7,7 @@ import type { StateDb } from "./state";
 /** Per schema, the SQL that brings a state of it to the next. */
 const UPGRADES: Record<number, () => string> = {
   6: aggregateIssueWindowsSql, // 7: top-issues' per-segment figures kept by deltas (issue-windows.ts)
+  7: () => "DROP TABLE IF EXISTS wallet_changes; DROP TABLE IF EXISTS wallet_files", // 8: no wallet store (wallet pages read the lake)
 };
 
 /** Upgrades the state as far as it goes, one schema per transaction; false when an upgrade failed (a rebuild then). */
