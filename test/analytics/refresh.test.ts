@@ -8,7 +8,7 @@
 // state of the previous schema is upgraded in place.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
@@ -18,7 +18,7 @@ import {
 import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { openState } from "../../src/analytics/tables/state";
+import { openState, STATE_SCHEMA } from "../../src/analytics/tables/state";
 import { createAccountKey } from "../../src/control";
 import { applyRetention } from "../../src/ops/retention";
 import { sqlString } from "../../src/lake/duckdb";
@@ -250,13 +250,22 @@ test("days retention removes before every window are forgotten without a rebuild
 
 test("a state of the previous schema is upgraded in place, not rebuilt", async () => {
   const before = await everything();
-  // What schema 6 had: no per-segment issue figures.
+  // What schema 6 had: no per-segment issue figures; and, until 8, the wallet store's tables and files.
   const state = await openState(ctx.paths.tables, ctx.duckOptions("test"));
   await state.run("DELETE FROM issue_windows");
+  await state.run("CREATE TABLE wallet_changes (attempt_key UBIGINT); CREATE TABLE wallet_files (day INTEGER, name VARCHAR)");
   await state.setMeta({ schema: 6 });
   state.close();
+  mkdirSync(join(ctx.paths.tables, "wallets"), { recursive: true });
+  writeFileSync(join(ctx.paths.tables, "wallets", "2025-11-20-v1-full.wseg"), "a segment of the old store");
   const upgraded = await refresh();
   expect(upgraded).toMatchObject({ full: false, partsRead: 0 });
+  expect(existsSync(join(ctx.paths.tables, "wallets"))).toBe(false);
+  const upgradedState = await openState(ctx.paths.tables, ctx.duckOptions("test"));
+  const leftovers = await upgradedState.all<{ name: string }>("SELECT table_name AS name FROM duckdb_tables() WHERE table_name LIKE 'wallet_%'");
+  expect(await upgradedState.meta("schema")).toBe(String(STATE_SCHEMA));
+  upgradedState.close();
+  expect(leftovers).toEqual([]);
   const after = await everything();
   for (const key of Object.keys(before)) expect({ key, answer: after[key] }).toEqual({ key, answer: before[key] });
 }, HEAVY_MS);
