@@ -27,6 +27,14 @@ export type CompactOptions = { minParts?: number; smallPartBytes?: number; /** G
  */
 const TAKEN_MARK_MAX_AGE_MS = 3_600_000;
 
+/**
+ * The order of a merged part's rows. A wallet page (queries/wallet-history.ts) filters envelopes on
+ * one payer and resolutions on that payer's attempt ids: sorted so, a row group's min/max statistics
+ * let a reader skip every row group that cannot hold them (nothing to skip in a day of one row group;
+ * most of a large day's). Readers never rely on an order (docs/lake.md).
+ */
+const MERGED_ORDER: Record<DatasetName, string> = { envelopes: "ORDER BY payer, sent_at", resolutions: "ORDER BY attempt_id", deploys: "" };
+
 const PART_NAME = /^part-(.+)-(\d+)\.parquet$/;
 const COMPACTED_PREFIX = "part-c";
 
@@ -45,7 +53,7 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
   for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
     for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
       checkStop(options.signal);
-      const merged = await compactPartition(deps, dir, minParts, smallPartBytes, takenBefore);
+      const merged = await compactPartition(deps, dataset, dir, minParts, smallPartBytes, takenBefore);
       if (merged > 0) {
         partitions++;
         partsMerged += merged;
@@ -73,7 +81,7 @@ function isCommitted(control: ControlDb, name: string): boolean {
   return isSegmentCommitted(control, match[1]) || isResolutionBatchCommitted(control, match[1]);
 }
 
-async function compactPartition(deps: CompactDeps, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<number> {
+async function compactPartition(deps: CompactDeps, dataset: DatasetName, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<number> {
   // A part's ctime is when it was renamed into the lake (a rename changes it).
   const candidates = readdirSync(dir).filter((name) => {
     if (!name.endsWith(".parquet")) return false;
@@ -91,7 +99,7 @@ async function compactPartition(deps: CompactDeps, dir: string, minParts: number
     await deps.duck.run(
       // hive_partitioning = false: the partition's program and day must not become columns of the merged file (DuckDB
       // would infer day as DATE there, and every later read of the partition failed on the mixed types).
-      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false)) TO ${sqlString(join(next, mergedName))}
+      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false) ${MERGED_ORDER[dataset]}) TO ${sqlString(join(next, mergedName))}
        (FORMAT parquet, COMPRESSION zstd, ${rowGroupLimits(122_880)})`,
     );
     fault("compact:after-merge");

@@ -108,6 +108,11 @@ describe(`writer: ${FLUSH_NATIVE === "on" ? "native" : "DuckDB"}`, () => {
     expect(seen.every((n) => n === 408)).toBe(true);
     const after = (await lakeRows(t.ctx, "attempt_id")).map((r) => r.attempt_id as string).sort();
     expect(after).toEqual(before);
+    // The merged part is in payer order (a wallet page's reader skips row groups by their payer range).
+    const [merged] = parquetFiles(envelopesRoot);
+    const payers = (await t.ctx.duck.all<{ payer: string }>(`SELECT payer FROM read_parquet('${join(envelopesRoot, merged)}')`)).map((r) => r.payer);
+    expect(payers.length).toBe(408);
+    expect(payers).toEqual([...payers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
   test("compaction leaves parts of uncommitted segments alone", async () => {
