@@ -37,11 +37,18 @@ export async function cachedLake(attempts: number): Promise<{ dir: string; gener
   const cacheKey = { lakeVersion: LAKE_VERSION, stateSchema: STATE_SCHEMA };
   const cached = existsSync(marker) ? JSON.parse(readFileSync(marker, "utf8")) : null;
   if (cached?.lakeVersion !== cacheKey.lakeVersion || cached?.stateSchema !== cacheKey.stateSchema) {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    console.error(`generating ${attempts} attempts…`);
-    const generated = await generateLake({ dataDir: dir, envelopes: attempts, programs: PROGRAMS, days: 30, seed: 1, endMs: END_MS, force: true, chunkRows: 1_000_000 });
-    console.error(`generated in ${generated.seconds.toFixed(0)} s; first (full) build…`);
+    let generated = { seconds: Number(cached?.seconds) };
+    if (cached?.lakeVersion === cacheKey.lakeVersion) {
+      // The same lake (the generator is deterministic): only the tables job's state is rebuilt.
+      rmSync(join(dir, "tables"), { recursive: true, force: true });
+      console.error(`lake of ${attempts} attempts kept; first (full) build of state schema ${STATE_SCHEMA}…`);
+    } else {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      console.error(`generating ${attempts} attempts…`);
+      generated = await generateLake({ dataDir: dir, envelopes: attempts, programs: PROGRAMS, days: 30, seed: 1, endMs: END_MS, force: true, chunkRows: 1_000_000 });
+      console.error(`generated in ${generated.seconds.toFixed(0)} s; first (full) build…`);
+    }
     const ctx = await contextAt(dir, END_MS);
     const build = await buildServingTables(ctx, { full: true });
     closeServingTables(ctx);
