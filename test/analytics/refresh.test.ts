@@ -19,6 +19,8 @@ import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { openState, STATE_SCHEMA } from "../../src/analytics/tables/state";
+import { PAYER_TABLES } from "../../src/analytics/tables/upgrade";
+import { payerKey } from "../../src/analytics/serving/payer-key";
 import { createAccountKey } from "../../src/control";
 import { applyRetention } from "../../src/ops/retention";
 import { sqlString } from "../../src/lake/duckdb";
@@ -250,10 +252,19 @@ test("days retention removes before every window are forgotten without a rebuild
 
 test("a state of the previous schema is upgraded in place, not rebuilt", async () => {
   const before = await everything();
-  // What schema 6 had: no per-segment issue figures; and, until 8, the wallet store's tables and files.
+  // What schema 6 had: no per-segment issue figures; until 8, the wallet store's tables and files;
+  // until 9, payer addresses where the payer tables now hold their keys.
   const state = await openState(ctx.paths.tables, ctx.duckOptions("test"));
   await state.run("DELETE FROM issue_windows");
   await state.run("CREATE TABLE wallet_changes (attempt_key UBIGINT); CREATE TABLE wallet_files (day INTEGER, name VARCHAR)");
+  await state.run(`CREATE TEMP TABLE address_of AS SELECT DISTINCT ${payerKey("payer")} AS key, payer AS address
+    FROM read_parquet(${sqlString(join(ctx.paths.dataset("envelopes"), "**", "*.parquet"))})`);
+  for (const table of PAYER_TABLES) {
+    await state.run(`CREATE TABLE ${table}_v8 AS SELECT t.* REPLACE (a.address AS payer) FROM ${table} t JOIN address_of a ON a.key = t.payer;
+      DROP TABLE ${table}; ALTER TABLE ${table}_v8 RENAME TO ${table}`);
+  }
+  const [{ keyed }] = await state.all<{ keyed: number }>("SELECT count(*) AS keyed FROM duckdb_columns() WHERE column_name = 'payer' AND data_type = 'UBIGINT'");
+  expect(Number(keyed)).toBe(0);
   await state.setMeta({ schema: 6 });
   state.close();
   mkdirSync(join(ctx.paths.tables, "wallets"), { recursive: true });

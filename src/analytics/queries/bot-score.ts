@@ -4,11 +4,12 @@
 import type { Context } from "../../context";
 import { servingTables } from "../serving/reader";
 import { answerKey } from "./common";
+import { payerKey } from "../serving/payer-key";
 
 export async function payerBotScore(ctx: Context, payer: string): Promise<number | null> {
   const tables = await servingTables(ctx);
   return tables.cached(answerKey("bot-score", payer), async () => {
-    const [row] = await tables.all<{ score: number }>("SELECT score FROM payer_scores WHERE payer = $1", [payer]);
+    const [row] = await tables.all<{ score: number }>(`SELECT score FROM payer_scores WHERE payer = ${payerKey("$1")}`, [payer]);
     return row ? row.score : null;
   });
 }
@@ -21,7 +22,7 @@ export type PayerFeatures = {
 /** The features behind a payer's score (for explanations and tests). */
 export async function payerFeatures(ctx: Context, payer: string): Promise<PayerFeatures | null> {
   const tables = await servingTables(ctx);
-  const [row] = await tables.all<Record<string, number | string | null>>("SELECT * FROM payer_scores WHERE payer = $1", [payer]);
+  const [row] = await tables.all<Record<string, number | string | null>>(`SELECT * EXCLUDE (payer) FROM payer_scores WHERE payer = ${payerKey("$1")}`, [payer]);
   if (!row) return null;
   return {
     payer,

@@ -39,7 +39,7 @@ import { upgradeState } from "./upgrade";
 import { DAY_MS, HOUR_MS, windowBounds } from "./window-bounds";
 
 /** Bump when the serving tables change shape (readers check it). */
-export const SERVING_SCHEMA = 5;
+export const SERVING_SCHEMA = 6;
 /** Days of units kept: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;
 export { WINDOWS, type WindowName } from "../windows";

@@ -8,6 +8,7 @@
 
 import { WINDOW_NAMES } from "../windows";
 import { ISSUE_PAYER_KEYS as KEYS, issueSegmentsSql, keysMatch, logIssuePayersSql } from "./issue-windows";
+import { withPayerKey } from "./payers";
 import type { WindowBounds } from "./window-bounds";
 
 /** Failures kept per issue and account for the issue page (it shows up to 20 examples and one event). */
@@ -43,7 +44,7 @@ export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds, log
     SELECT ${KEYS.join(", ")}, count(*) FILTER (WHERE received_at >= ${since["1d"]}) AS c1d, count(*) FILTER (WHERE received_at >= ${since["7d"]}) AS c7d,
       count(*) AS c30d, max(received_at) AS last_at, max(received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig_at,
       arg_max(sig, received_at) FILTER (WHERE sig IS NOT NULL) AS last_sig
-    FROM ${changes} WHERE sign > 0 AND fingerprint IS NOT NULL AND received_at >= ${since["30d"]}
+    FROM ${withPayerKey(changes)} WHERE sign > 0 AND fingerprint IS NOT NULL AND received_at >= ${since["30d"]}
     GROUP BY ${KEYS.join(", ")};
     ${mergeSql("issue_payers_delta", log)};
     INSERT INTO issue_identity
@@ -88,7 +89,7 @@ export function applyIssueDeparturesSql(bounds: WindowBounds): string {
     CREATE OR REPLACE TEMP TABLE issue_payers_departed AS
     SELECT ${KEYS.join(", ")}, ${left("1d")} AS c1d, ${left("7d")} AS c7d, ${left("30d")} AS c30d,
       NULL::BIGINT AS last_at, NULL::BIGINT AS last_sig_at, NULL::VARCHAR AS last_sig
-    FROM edge_rows WHERE fingerprint IS NOT NULL AND (${departed})
+    FROM ${withPayerKey("edge_rows")} WHERE fingerprint IS NOT NULL AND (${departed})
     GROUP BY ${KEYS.join(", ")};
     ${mergeSql("issue_payers_departed", true)}`;
 }

@@ -11,6 +11,7 @@
 // memory, and scoring every payer of a rebuild that way ran out of DUCKDB_MEMORY_LIMIT.
 
 import { sqlFile, sqlLiteral } from "../sql";
+import { payerKey } from "../serving/payer-key";
 import type { StateDb } from "./state";
 import type { WindowBounds } from "./window-bounds";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
@@ -21,8 +22,11 @@ const SCRIPTED = `list_contains(${sqlLiteral(SCRIPTED_ADAPTERS)}, lower(coalesce
 const FAILURE = "outcome IN ('failed_onchain', 'preflight')";
 
 const STATS = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps";
-/** What the payers' units read of a change (apply.ts gathers these over a refresh). */
-export const PAYER_CHANGE_COLUMNS = "sign, arrived, payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome";
+
+/** What the payers' units read of a change (apply.ts gathers these over a refresh), the payer as its key. */
+export const PAYER_CHANGE_COLUMNS = `sign, arrived, ${payerKey("payer")} AS payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome`;
+/** Attempt rows (payer as an address) with the payer as its key. */
+export const withPayerKey = (attempts: string) => `(SELECT * REPLACE (${payerKey("payer")} AS payer) FROM ${attempts})`;
 /** Payers scored per step of a rebuild (each step's merge is held in memory). */
 const SCORE_BATCH = 20_000;
 
@@ -137,7 +141,7 @@ export function refreshPayerUnitsSql(changes: string): string {
 /** A day's hour units computed from every attempt of the day in `source` (a day becoming a window's start day). */
 export function loadPayerHoursSql(source: string, day: number): string {
   return `
-    ${unitsOfAttemptsSql("payer_loaded", source, `received_at // ${DAY_MS} = ${day}`, `received_at // ${HOUR_MS}`)};
+    ${unitsOfAttemptsSql("payer_loaded", withPayerKey(source), `received_at // ${DAY_MS} = ${day}`, `received_at // ${HOUR_MS}`)};
     DELETE FROM payer_h WHERE hour // 24 = ${day};
     DELETE FROM payer_gaps_h WHERE hour // 24 = ${day};
     INSERT INTO payer_h SELECT payer, t AS hour, ${STATS} FROM payer_loaded;
@@ -159,7 +163,7 @@ export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone
   await state.run(`CREATE OR REPLACE TEMP TABLE dirty_all AS ${
     everyone
       ? "SELECT DISTINCT payer FROM payer_d"
-      : `SELECT payer FROM changed_payers UNION SELECT DISTINCT payer FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
+      : `SELECT payer FROM changed_payers UNION SELECT DISTINCT ${payerKey("payer")} FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
   }`);
   // Their segments before (issue-windows.ts moves their issues' figures between segments).
   await state.run("CREATE OR REPLACE TEMP TABLE payer_segments_before AS SELECT d.payer, s.segment FROM dirty_all d LEFT JOIN payer_scores s USING (payer)");
@@ -177,7 +181,7 @@ function scoreDirtySql(since: number): string {
   const startDay = Math.floor(since / DAY_MS);
   const inStartDay = `hour > ${startHour} AND hour < ${(startDay + 1) * 24}`;
   return `
-    ${unitsOfAttemptsSql("payer_edge", "(SELECT e.* FROM edge_rows e SEMI JOIN dirty_payers USING (payer))", `received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}`, `received_at // ${HOUR_MS}`)};
+    ${unitsOfAttemptsSql("payer_edge", `(SELECT e.* FROM ${withPayerKey("edge_rows")} e SEMI JOIN dirty_payers USING (payer))`, `received_at >= ${since} AND received_at < ${(startHour + 1) * HOUR_MS}`, `received_at // ${HOUR_MS}`)};
     CREATE OR REPLACE TEMP TABLE payer_window_units AS
       SELECT payer, 0 AS t, ${STATS} FROM payer_edge
       UNION ALL SELECT payer, hour - ${startHour} AS t, ${STATS} FROM payer_h SEMI JOIN dirty_payers USING (payer) WHERE ${inStartDay}

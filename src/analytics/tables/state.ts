@@ -16,7 +16,7 @@ import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 8;
+export const STATE_SCHEMA = 9;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -44,11 +44,11 @@ const SCHEMA = [
   // and the rows they had before it (kept until its end commits).
   `CREATE TABLE IF NOT EXISTS issue_windows (program VARCHAR, scope VARCHAR, fingerprint VARCHAR, segment VARCHAR, win VARCHAR,
      count BIGINT, wallets BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
-  "CREATE TABLE IF NOT EXISTS issue_payers_touched (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR)",
-  `CREATE TABLE IF NOT EXISTS issue_payers_before (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
+  "CREATE TABLE IF NOT EXISTS issue_payers_touched (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer UBIGINT)",
+  `CREATE TABLE IF NOT EXISTS issue_payers_before (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer UBIGINT,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
   // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
-  `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer VARCHAR,
+  `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer UBIGINT,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
   // What never changes for an issue (its fingerprint's inputs), and when it was first and last seen (kept past retention).
   `CREATE TABLE IF NOT EXISTS issue_identity (program VARCHAR, fingerprint VARCHAR, outcome VARCHAR, failing_program VARCHAR,
@@ -58,22 +58,23 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS issue_examples (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, sig VARCHAR, sent_at BIGINT, received_at BIGINT,
      payer VARCHAR, rpc_label VARCHAR, outcome VARCHAR, failing_program VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR, drop_class VARCHAR)`,
   // The payers' units (bot score): additive counts plus the send-time sequence's first, last and gaps.
+  // In these and in issue_payers, `payer` is the payer's key, not its address (payers.ts: payerKey).
   `CREATE TABLE IF NOT EXISTS payer_h (${PAYER_UNIT_COLUMNS("hour")})`,
   `CREATE TABLE IF NOT EXISTS payer_d (${PAYER_UNIT_COLUMNS("day")})`,
-  "CREATE TABLE IF NOT EXISTS payer_gaps_h (payer VARCHAR, hour INTEGER, k INTEGER, n BIGINT)",
-  "CREATE TABLE IF NOT EXISTS payer_gaps_d (payer VARCHAR, day INTEGER, k INTEGER, n BIGINT)",
-  "CREATE TABLE IF NOT EXISTS payer_programs (payer VARCHAR, program VARCHAR, last_seen BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_gaps_h (payer UBIGINT, hour INTEGER, k INTEGER, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_gaps_d (payer UBIGINT, day INTEGER, k INTEGER, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_programs (payer UBIGINT, program VARCHAR, last_seen BIGINT)",
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
-  `CREATE TABLE IF NOT EXISTS payer_scores (payer VARCHAR, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
+  `CREATE TABLE IF NOT EXISTS payer_scores (payer UBIGINT, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
      gap_dispersion DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
   // What a refresh gathers over its steps for its end: the payers' changes (payers.ts), kept until
   // the end's transaction commits.
-  `CREATE TABLE IF NOT EXISTS payer_changes (sign INTEGER, arrived BOOLEAN, payer VARCHAR, program VARCHAR, received_at BIGINT, sent_at BIGINT,
+  `CREATE TABLE IF NOT EXISTS payer_changes (sign INTEGER, arrived BOOLEAN, payer UBIGINT, program VARCHAR, received_at BIGINT, sent_at BIGINT,
      attempt_key UBIGINT, wallet_adapter VARCHAR, outcome VARCHAR)`,
 ];
 
 function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {
-  return `payer VARCHAR, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
+  return `payer UBIGINT, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
     first_sent BIGINT, last_sent BIGINT, gaps BIGINT`;
 }
 
