@@ -116,10 +116,12 @@ async function main(): Promise<void> {
   const { ctx, generated } = await benchLake(envelopes);
   if (!readPointer(ctx.paths) || !existsSync(join(ctx.paths.tables, readPointer(ctx.paths)!.file))) await buildServingTables(ctx);
   const tables = await servingTables(ctx);
-  // 500 (program, payer) pairs active in the last 7 days, spread by hash.
-  const wallets = await tables.all<{ program: string; payer: string }>(
-    "SELECT program, payer FROM (SELECT DISTINCT program, payer FROM attempts WHERE received_at BETWEEN $1 AND $2) ORDER BY hash(payer), program LIMIT 500",
-    [tables.clock - 7 * 86_400_000, tables.clock],
+  // 500 (program, payer) pairs active in the last 7 days, spread by hash (from the lake: wallet pages read it).
+  const wallets = await ctx.duck.all<{ program: string; payer: string }>(
+    `SELECT program, payer FROM (
+       SELECT DISTINCT program::VARCHAR AS program, payer FROM read_parquet('${ctx.paths.dataset("envelopes")}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})
+       WHERE received_at BETWEEN ${tables.clock - 7 * 86_400_000} AND ${tables.clock}
+     ) ORDER BY hash(payer), program LIMIT 500`,
   );
   const programs = generated.programs;
   const windows = ["1d", "7d", "30d"];
