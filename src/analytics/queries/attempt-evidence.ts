@@ -9,8 +9,8 @@ import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
 import { addDays, partitionFiles } from "../../lake/partitions";
 
-/** Days after the receipt day in which the evidence is looked for (most attempts resolve within minutes). */
-const RESOLUTION_LAG_DAYS = 3;
+/** Days after an attempt's receipt day in which its resolution is looked for (most resolve within minutes; the wallet page reads the same days). */
+export const RESOLUTION_LAG_DAYS = 3;
 
 export type AttemptEvidence = {
   outcome: string;

@@ -11,10 +11,10 @@ import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { addDays, partitionFiles } from "../../lake/partitions";
 import { utcDay } from "../../lake/paths";
-import { parseLimit, type CursorCodec } from "../../shared/pagination";
+import { parseLimit } from "../../shared/pagination";
 import { rates, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
-import type { WindowName } from "../windows";
+import { RESOLUTION_LAG_DAYS } from "./attempt-evidence";
 import { address, answerKey, baseParams, type BaseParams, parseParams, requireKnownProgram, windowRange, type WindowRange } from "./common";
 
 export type WalletItem = {
@@ -41,9 +41,6 @@ export type WalletHistoryParams = BaseParams & { wallet: string; limit?: string 
 export type Position = { s: number; k: string };
 const isPosition = (value: unknown): value is Position =>
   typeof value === "object" && value !== null && Number.isSafeInteger((value as Position).s) && /^\d{1,20}$/.test(String((value as Position).k));
-
-/** Days after an envelope's receipt day whose resolutions are read (as the issue page's evidence). */
-const RESOLUTION_LAG_DAYS = 3;
 
 export async function walletHistory(ctx: Context, input: WalletHistoryParams): Promise<WalletHistoryResponse> {
   const params = parseParams(walletParams, input);

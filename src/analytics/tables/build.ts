@@ -11,7 +11,7 @@
 // one); the version's files are written after the last commit, then the pointer. Killed before a commit, the next run redoes that step's intake;
 // after the last, the next run writes the next version.
 
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { byteSize, sqlString } from "../../lake/duckdb";
