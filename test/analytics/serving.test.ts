@@ -131,6 +131,22 @@ function expectedPage(rows: Row[], program: string, wallet: string, window: Wind
   };
 }
 
+describe("versions", () => {
+  test("a question of several queries keeps its version open when the tables job switches between them", async () => {
+    const pointer = readPointer(world.ctx.paths)!;
+    const version = await ServingTables.open(world.ctx.paths.tables, pointer, world.ctx.duckOptions("test-retire"));
+    const answer = await version.cached("two-queries", async () => {
+      const [first] = await version.all<{ n: number }>("SELECT 1 AS n");
+      version.retire(); // what a switch to a newer version does to the one being read
+      const [second] = await version.all<{ n: number }>("SELECT 2 AS n");
+      return first.n + second.n;
+    });
+    expect(answer).toBe(3);
+    // Retired and done: no new query is taken.
+    await expect(version.all("SELECT 1")).rejects.toThrow("serving tables were switched");
+  });
+});
+
 describe("wallet pages", () => {
   test("pages equal the lake, for every window, scope and cursor", async () => {
     const program = world.generated.programs[0];

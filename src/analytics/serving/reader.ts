@@ -112,7 +112,16 @@ export class ServingTables {
       return hit as Promise<T>;
     }
     // Cached answers are shared by every request asking the same question (serving/answer-json.ts).
-    const answer = compute().then((value) => shareAnswer(value));
+    // The version stays open until the answer is made: a question of several queries must not
+    // lose its version between two of them when the tables job switches (retire) meanwhile.
+    this.inFlight++;
+    const answer = Promise.resolve()
+      .then(compute)
+      .then((value) => shareAnswer(value))
+      .finally(() => {
+        this.inFlight--;
+        this.closeIfDone();
+      });
     this.answers.set(key, answer);
     answer.catch(() => this.answers.delete(key));
     if (this.answers.size > ANSWER_CACHE_ENTRIES) this.answers.delete(this.answers.keys().next().value!);
