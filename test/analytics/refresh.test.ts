@@ -203,7 +203,11 @@ test("incremental refreshes give the answers of a full rebuild, reading only wha
   expect(runs.every((run) => !run.full)).toBe(true);
   expect(runs.slice(0, -1).every((run) => run.backlog && run.deferredRows > 0)).toBe(true);
   expect(runs.at(-1)).toMatchObject({ backlog: false, deferredRows: 0 });
-  expect(runs.slice(0, 3).map((run) => run.attempts)).toEqual([400, 400, 400]);
+  // Parts in publication order, resolutions among them: a refresh that is behind shows attempts resolved, not only pending.
+  // Each slice's envelopes whole (a publish batch is never split), then its resolutions before the
+  // next slice's envelopes.
+  expect(runs.slice(0, 4).map((run) => run.attempts)).toEqual([400, 0, 400, 0]);
+  expect(runs[1].resolutions).toBeGreaterThan(0);
   expect(runs.reduce((n, run) => n + run.resolutions, 0)).toBeGreaterThan(500);
 
   // A day later: the windows' starts moved past many attempts and onto new days.
@@ -215,6 +219,19 @@ test("incremental refreshes give the answers of a full rebuild, reading only wha
   const nextDay = await refresh();
   expect(nextDay.full).toBe(false);
   expect(nextDay.daysLoaded).toBeGreaterThan(0);
+
+  // Resolutions published before their envelopes (what a compaction's newer part can make of an
+  // envelope partition): held by the state, then the envelopes arrive resolved.
+  const d = await arriving(7, 600, END_MS + 26 * HOUR + 30 * MINUTE, 20 * MINUTE);
+  d.moveIn("resolutions");
+  clock = END_MS + 26 * HOUR + 30 * MINUTE;
+  const held = await refresh();
+  expect(held).toMatchObject({ full: false, attempts: 0, resolutions: 0 });
+  expect(held.partsRead).toBeGreaterThan(0);
+  d.moveIn("envelopes");
+  const paired = await refresh();
+  expect(paired.attempts).toBe(600);
+  expect(paired.resolutions).toBeGreaterThan(300);
 
   const incremental = await everything();
   // Small steps: a day per chunk, a day's wallet lines written in several key ranges.

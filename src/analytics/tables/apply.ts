@@ -5,7 +5,7 @@
 // issues' payers), payers.ts (the bot score's units); this module turns arrivals into changes and
 // hands them on.
 
-import { ATTEMPT_NAMES, type StateDb } from "./state";
+import { ATTEMPT_NAMES, RESOLUTION_NAMES, type StateDb } from "./state";
 import { ROLLUPS, applyDeltaSql, keptHoursFrom } from "./rollups";
 import { MINUTE_MS, MINUTE_ROLLUPS, firstRecentMinute } from "./recent";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
@@ -24,19 +24,34 @@ export async function applyPayerChanges(state: StateDb): Promise<void> {
   await state.run("DELETE FROM payer_changes");
 }
 
-/** Attempts that arrived (rows of `source`, not resolved yet) become +1 changes, and unresolved. */
-export async function applyArrivals(state: StateDb, source: string, context: ApplyContext): Promise<number> {
-  await state.run(`CREATE OR REPLACE TEMP TABLE changes AS SELECT 1 AS sign, ${COLUMNS}, true AS arrived FROM ${source};
-    INSERT INTO unresolved SELECT ${COLUMNS} FROM ${source}`);
-  return await applyChanges(state, context);
+/**
+ * Attempts that arrived (rows of `source`, not resolved yet). Those whose resolution the state
+ * already holds (early_resolutions: taken in before the envelope, usually earlier in the same
+ * refresh) arrive resolved, as in a rebuild: one +1 change instead of a pending one now and a −1/+1
+ * pair later. The others become +1 changes, and unresolved.
+ */
+export async function applyArrivals(state: StateDb, source: string, context: ApplyContext): Promise<{ attempts: number; resolutions: number }> {
+  const fromResolution = RESOLUTION_NAMES.filter((name) => name !== "attempt_key" && name !== "outcome").map((name) => `r.${name} AS ${name}`).join(", ");
+  await state.run(`CREATE OR REPLACE TEMP TABLE arrivals AS
+      SELECT e.* REPLACE (coalesce(r.outcome, e.outcome) AS outcome, ${fromResolution})
+      FROM ${source} e LEFT JOIN (SELECT DISTINCT ON (attempt_key) h.* FROM early_resolutions h SEMI JOIN ${source} s ON h.attempt_key = s.attempt_key) r
+        ON e.attempt_key = r.attempt_key;
+    DELETE FROM early_resolutions USING ${source} s WHERE early_resolutions.attempt_key = s.attempt_key`);
+  const [{ resolved }] = await state.all<{ resolved: number }>("SELECT count(*) FILTER (WHERE resolved_at IS NOT NULL) AS resolved FROM arrivals");
+  const attempts = await applyLoadedDay(state, "arrivals", context);
+  await state.run("DROP TABLE arrivals");
+  return { attempts, resolutions: Number(resolved) };
 }
 
 /**
  * Resolutions (rows of `source`: attempt_key + the resolution's columns) of attempts still
- * unresolved: −1 the unresolved version, +1 the resolved one. Others were applied before (or their
- * envelope left with retention) and are ignored.
+ * unresolved: −1 the unresolved version, +1 the resolved one. `hold`: the others are kept in
+ * early_resolutions until their envelope arrives (a refresh takes resolutions before envelopes,
+ * and in publication order when it is behind); an attempt's resolution that was applied before
+ * (a compacted partition read again) is held too and never matched: retention removes it.
+ * Without `hold` (a rebuild, which reads every envelope first) they are ignored.
  */
-export async function applyResolutions(state: StateDb, source: string, context: ApplyContext): Promise<number> {
+export async function applyResolutions(state: StateDb, source: string, context: ApplyContext, { hold = false } = {}): Promise<number> {
   const resolved = `u.attempt_key, u.program, u.account_id, u.received_at, u.sent_at, u.sig, u.payer, u.rpc_label, u.rpc_hash,
     u.wallet_adapter, u.kind, r.outcome, r.drop_class, r.instruction, r.err_code, r.err_name, r.failing_program, r.fingerprint,
     r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at`;
@@ -46,6 +61,7 @@ export async function applyResolutions(state: StateDb, source: string, context: 
       SELECT 1 AS sign, ${resolved}, false AS arrived FROM unresolved u JOIN ${source} r ON u.attempt_key = r.attempt_key;
     -- Stored more than a day after the receipt day: a day's attempts are read back with these (edges.ts).
     INSERT INTO late_resolutions SELECT ${COLUMNS} FROM changes WHERE sign > 0 AND resolved_at // 86400000 > received_at // 86400000 + 1;
+    ${hold ? `INSERT INTO early_resolutions BY NAME SELECT r.* FROM ${source} r ANTI JOIN (SELECT attempt_key FROM changes WHERE sign > 0) c ON r.attempt_key = c.attempt_key;` : ""}
     DELETE FROM unresolved USING ${source} r WHERE unresolved.attempt_key = r.attempt_key`);
   return await applyChanges(state, context);
 }

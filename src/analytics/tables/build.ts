@@ -206,11 +206,13 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
               await state.run(envelopeRowsSql("chunk_envelopes", read.files, read.skipSegments));
               for (const [file, list] of await chunkSegments(state)) segments.set(file, list);
               await state.run("ALTER TABLE chunk_envelopes DROP COLUMN spool_segment; ALTER TABLE chunk_envelopes DROP COLUMN filename");
-              result.attempts += await applyArrivals(state, "chunk_envelopes", context);
+              const arrived = await applyArrivals(state, "chunk_envelopes", context);
+              result.attempts += arrived.attempts;
+              result.resolutions += arrived.resolutions;
             } else {
               const weighted = await filesHaveColumn(state, read.files, "sample_weight");
               await state.run(resolutionRowsSql("chunk_resolutions", read.files, weighted));
-              result.resolutions += await applyResolutions(state, "chunk_resolutions", context);
+              result.resolutions += await applyResolutions(state, "chunk_resolutions", context, { hold: true });
             }
             await recordTaken(state, plan.parts, read.files, plan.rows, segments, read.skipSegments !== null);
           });
@@ -465,6 +467,8 @@ function forgetSql(today: number, days: number[] = []): string {
     ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE ${onDay("day")}`, `DELETE FROM ${unitTable(r, "h")} WHERE ${onDay("hour // 24")}`]),
     `DELETE FROM payer_d WHERE ${onDay("day")}`, `DELETE FROM payer_gaps_d WHERE ${onDay("day")}`, `DELETE FROM payer_programs WHERE ${onTime("last_seen")}`,
     `DELETE FROM unresolved WHERE ${onTime("received_at")}`, `DELETE FROM late_resolutions WHERE ${onTime("received_at")}`,
+    // Held resolutions whose envelope never came (it left with retention, or it was applied before: apply.ts).
+    `DELETE FROM early_resolutions WHERE ${onTime("resolved_at")}`,
     `DELETE FROM issue_examples WHERE ${onTime("received_at")}`,
   ].join(";\n");
 }

@@ -22,10 +22,24 @@ export type LakePart = { dataset: Dataset; program: string; day: string; name: s
 export type TakenPart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number; rows: number; segments: string[] };
 
 /** Files to read and how: all rows, or (a replaced partition) only what was not taken in. */
-export type ReadPlan = { dataset: Dataset; day: string; files: string[]; rows: number; skipSegments: string[] | null };
+export type ReadPlan = { dataset: Dataset; files: string[]; rows: number; skipSegments: string[] | null };
+
+/**
+ * One part to read. Parts of a `group` are taken in by the same refresh (limitIntake never splits
+ * one): a publish batch (a flush's or a resolve run's parts, `part-<batch>-<i>.parquet`), so a
+ * payer's sends flushed together are merged into its units at once, or a replaced partition's new parts.
+ */
+type ReadItem = { part: LakePart; rows: number; skipSegments: string[] | null; group: string };
+
+/** The publish batch of a part: its name without the file index DuckDB's writer appends. */
+const batchOf = (part: LakePart) => `${part.dataset}/${part.name.replace(/-\d+\.parquet$/, "")}`;
 
 export type IntakePlan = {
+  /** What this refresh reads, in chunks: resolutions first, then envelopes (chunked). */
   reads: ReadPlan[];
+  /** The same parts one by one in publication order (what limitIntake takes a prefix of). */
+  items: ReadItem[];
+  chunkRows: number;
   /** The state's parts after this refresh (replacing those of the listed partitions). */
   parts: LakePart[];
   /** Partitions that left the lake (retention). */
@@ -83,72 +97,78 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
   // A replaced partition whose new parts hold as many rows as the parts it replaced has nothing new.
   const rows = await rowsOf([...fresh, ...replacedPartitions.flatMap((r) => r.parts)].map((p) => p.path));
   const takenOfReplaced = new Map<string, LakePart[]>();
-  const toRead: { part: LakePart; skipSegments: string[] | null }[] = fresh.map((part) => ({ part, skipSegments: null }));
+  const items: ReadItem[] = fresh.map((part) => ({ part, rows: rows.get(part.path) ?? 0, skipSegments: null, group: batchOf(part) }));
   for (const partition of replacedPartitions) {
     const key = partitionKey(partition.parts[0]);
     const takenRows = (takenByPartition.get(key) ?? []).filter((p) => !listedByPartition.get(key)!.some((q) => q.name === p.name && q.bytes === p.bytes)).reduce((n, p) => n + p.rows, 0);
     const addedRows = partition.parts.reduce((n, p) => n + (rows.get(p.path) ?? 0), 0);
     if (addedRows === takenRows) continue;
     takenOfReplaced.set(key, (takenByPartition.get(key) ?? []).map(({ dataset, program, day, name, path, bytes }) => ({ dataset, program, day, name, path, bytes, publishedMs: 0 })));
-    for (const part of partition.parts) toRead.push({ part, skipSegments: part.dataset === "envelopes" ? partition.skipSegments : null });
+    for (const part of partition.parts) items.push({ part, rows: rows.get(part.path) ?? 0, skipSegments: part.dataset === "envelopes" ? partition.skipSegments : null, group: key });
   }
-
-  // Chunks: by day, envelopes before resolutions (a day's resolutions resolve that day's and the day
-  // before's attempts), at most chunkRows rows each (a single larger part is a chunk of its own);
-  // within those in the order parts were published, so that when a refresh takes in only the first
-  // chunks (limitIntake), it takes the older sends of every payer and program, not one program's.
-  // A replaced partition's new parts stay together (limitIntake never splits them).
-  const publishedOf = new Map<string, number>();
-  for (const { part } of toRead) publishedOf.set(part.path, part.publishedMs);
-  for (const partition of replacedPartitions) {
-    const first = Math.min(...partition.parts.map((p) => p.publishedMs));
-    for (const part of partition.parts) publishedOf.set(part.path, first);
-  }
-  const order = (p: LakePart) => `${partitionKey(p)}/${p.name}`;
-  toRead.sort((a, b) =>
-    a.part.day < b.part.day ? -1 : a.part.day > b.part.day ? 1
-    : a.part.dataset !== b.part.dataset ? (a.part.dataset === "envelopes" ? -1 : 1)
-    : publishedOf.get(a.part.path)! - publishedOf.get(b.part.path)! || (order(a.part) < order(b.part) ? -1 : order(a.part) > order(b.part) ? 1 : 0));
-  const reads: ReadPlan[] = [];
-  for (const { part, skipSegments } of toRead) {
-    const n = rows.get(part.path) ?? 0;
-    const last = reads[reads.length - 1];
-    const sameKind = last && last.dataset === part.dataset && last.day === part.day && (last.skipSegments === null) === (skipSegments === null);
-    if (sameKind && last.rows + n <= chunkRows && skipSegments === null) {
-      last.files.push(part.path);
-      last.rows += n;
-    } else reads.push({ dataset: part.dataset, day: part.day, files: [part.path], rows: n, skipSegments });
-  }
-  return { reads, parts: listed, gone, takenOfReplaced, rows };
+  // A group stays together, at the place of the first of its parts (parts are written one by one).
+  const groupPublished = new Map<string, number>();
+  for (const { part, group } of items) groupPublished.set(group, Math.min(groupPublished.get(group) ?? Infinity, part.publishedMs));
+  // Publication order (then by partition and name): a refresh that takes in only the first parts
+  // (limitIntake) takes the older sends of every payer and program, and the resolutions published
+  // meanwhile, not one program's or one dataset's. A resolution may so come before its envelope
+  // (or a compacted partition's newer time put an envelope after its resolution): the state holds
+  // it until the envelope comes (apply.ts, early_resolutions).
+  const order = (item: ReadItem) => `${item.group}//${partitionKey(item.part)}/${item.part.name}`;
+  items.sort((a, b) => groupPublished.get(a.group)! - groupPublished.get(b.group)! || (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return { reads: chunked(items, chunkRows), items, chunkRows, parts: listed, gone, takenOfReplaced, rows };
 }
 
 /**
- * The first reads of a plan up to about `maxRows` rows (at least one read): what one refresh takes
- * in when a burst or a job that fell behind left more than its transaction holds under the memory
- * ceiling. Any prefix of the reads is consistent (a day's envelopes come before its resolutions, and
- * a resolution is stored on or after its envelope's day). A replaced partition's envelope reads
- * (minus the segments taken) are never split. `parts` then records as taken only what was read: a
- * fresh partition without its deferred parts, a replaced one with a deferred read as it was
- * (`takenOfReplaced`: its new parts are read again next time; resolutions apply idempotently).
+ * Chunks of at most `chunkRows` rows (a single larger part is a chunk of its own): resolutions
+ * first, then envelopes, so that an attempt that arrived and resolved since the last refresh is
+ * taken in once, resolved (its resolution waits in early_resolutions for its envelope), instead of
+ * pending and then resolved. A replaced partition's envelope parts are chunks of their own (read
+ * minus the segments taken before).
+ */
+function chunked(items: ReadItem[], chunkRows: number): ReadPlan[] {
+  const reads: ReadPlan[] = [];
+  for (const dataset of ["resolutions", "envelopes"] as Dataset[]) {
+    for (const { part, rows: n, skipSegments } of items) {
+      if (part.dataset !== dataset) continue;
+      const last = reads[reads.length - 1];
+      if (last && last.dataset === dataset && last.skipSegments === null && skipSegments === null && last.rows + n <= chunkRows) {
+        last.files.push(part.path);
+        last.rows += n;
+      } else reads.push({ dataset, files: [part.path], rows: n, skipSegments });
+    }
+  }
+  return reads;
+}
+
+/**
+ * The first parts of a plan, in publication order, up to about `maxRows` rows (at least one part):
+ * what one refresh takes in when a burst or a job that fell behind left more than its transaction
+ * holds under the memory ceiling. Any prefix is consistent: a resolution taken in before its
+ * envelope waits for it in the state (apply.ts). A group (publish batch, replaced partition) is never split.
+ * `parts` then records as taken only what was read: a fresh partition without its deferred parts,
+ * a replaced one with a deferred read as it was (`takenOfReplaced`: its new parts are read again
+ * next time; resolutions apply idempotently).
  */
 export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePlan; deferredRows: number } {
   let keep = 0;
   let rows = 0;
-  while (keep < plan.reads.length && (keep === 0 || rows + plan.reads[keep].rows <= maxRows)) rows += plan.reads[keep++].rows;
-  const partOf = new Map(plan.parts.map((part) => [part.path, part]));
-  const sameReplacedPartition = (a: ReadPlan, b: ReadPlan) =>
-    a.skipSegments !== null && b.skipSegments !== null && partitionKey(partOf.get(a.files[0])!) === partitionKey(partOf.get(b.files[0])!);
-  while (keep > 0 && keep < plan.reads.length && sameReplacedPartition(plan.reads[keep - 1], plan.reads[keep])) rows += plan.reads[keep++].rows;
-  if (keep === plan.reads.length) return { plan, deferredRows: 0 };
+  while (keep < plan.items.length && (keep === 0 || rows + plan.items[keep].rows <= maxRows)) rows += plan.items[keep++].rows;
+  // Whole groups only: back to the start of a group the limit cut (unless it is the first one, then to its end).
+  const cut = (at: number) => at > 0 && at < plan.items.length && plan.items[at].group === plan.items[at - 1].group;
+  while (cut(keep) && plan.items[keep].group !== plan.items[0].group) rows -= plan.items[--keep].rows;
+  while (cut(keep)) rows += plan.items[keep++].rows;
+  if (keep === plan.items.length) return { plan, deferredRows: 0 };
 
-  const deferred = plan.reads.slice(keep);
-  const deferredFiles = new Set(deferred.flatMap((read) => read.files));
-  const keptAsTaken = new Set([...deferredFiles].map((file) => partitionKey(partOf.get(file)!)).filter((key) => plan.takenOfReplaced.has(key)));
+  const deferred = plan.items.slice(keep);
+  const deferredFiles = new Set(deferred.map((item) => item.part.path));
+  const keptAsTaken = new Set(deferred.map((item) => item.group).filter((key) => plan.takenOfReplaced.has(key)));
   const parts: LakePart[] = [
     ...plan.parts.filter((part) => !deferredFiles.has(part.path) && !keptAsTaken.has(partitionKey(part))),
     ...[...keptAsTaken].flatMap((key) => plan.takenOfReplaced.get(key)!),
   ];
-  return { plan: { ...plan, reads: plan.reads.slice(0, keep), parts }, deferredRows: deferred.reduce((n, read) => n + read.rows, 0) };
+  const items = plan.items.slice(0, keep);
+  return { plan: { ...plan, items, reads: chunked(items, plan.chunkRows), parts }, deferredRows: deferred.reduce((n, item) => n + item.rows, 0) };
 }
 
 /** Row counts of Parquet files from their footers (no data read). */

@@ -16,7 +16,7 @@ import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 9;
+export const STATE_SCHEMA = 10;
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
@@ -24,6 +24,11 @@ export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id
   instruction VARCHAR, err_code BIGINT, err_name VARCHAR, failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT,
   cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE, resolved_at BIGINT`;
 export const ATTEMPT_NAMES = ATTEMPT_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
+/** What a resolution part gives an attempt (intake.ts resolutionRowsSql), keyed by attempt_key. */
+export const RESOLUTION_STATE_COLUMNS = `attempt_key UBIGINT, outcome VARCHAR, drop_class VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR,
+  failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT, cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE,
+  resolved_at BIGINT`;
+export const RESOLUTION_NAMES = RESOLUTION_STATE_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS state_meta (key VARCHAR, value VARCHAR)",
@@ -31,6 +36,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS lake_parts (dataset VARCHAR, program VARCHAR, day VARCHAR, name VARCHAR, bytes BIGINT, rows BIGINT, segments VARCHAR[])",
   // Attempts without a resolution row yet (pending sends; preflight failures before the resolver's row).
   `CREATE TABLE IF NOT EXISTS unresolved (${ATTEMPT_COLUMNS})`,
+  // Resolutions taken in before their attempt's envelope (apply.ts): the envelope arrives resolved.
+  `CREATE TABLE IF NOT EXISTS early_resolutions (${RESOLUTION_STATE_COLUMNS})`,
   // Resolutions stored more than a day after their attempt's receipt day (a day's attempts are read back with these).
   `CREATE TABLE IF NOT EXISTS late_resolutions (${ATTEMPT_COLUMNS})`,
   // Attempt rows of the hours where a range starts or ends mid-hour, and which hours they are.

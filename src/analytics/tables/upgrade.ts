@@ -3,13 +3,14 @@
 
 import { aggregateIssueWindowsSql } from "./issue-windows";
 import { payerKey } from "../serving/payer-key";
-import type { StateDb } from "./state";
+import { RESOLUTION_STATE_COLUMNS, type StateDb } from "./state";
 
 /** Per schema, the SQL that brings a state of it to the next. */
 const UPGRADES: Record<number, () => string> = {
   6: aggregateIssueWindowsSql, // 7: top-issues' per-segment figures kept by deltas (issue-windows.ts)
   7: () => "DROP TABLE IF EXISTS wallet_changes; DROP TABLE IF EXISTS wallet_files", // 8: no wallet store (wallet pages read the lake)
   8: () => PAYER_TABLES.map((table) => `ALTER TABLE ${table} ALTER COLUMN payer SET DATA TYPE UBIGINT USING ${payerKey("payer")}`).join(";\n"), // 9: payers by key
+  9: () => `CREATE TABLE IF NOT EXISTS early_resolutions (${RESOLUTION_STATE_COLUMNS})`, // 10: resolutions held until their envelope arrives
 };
 
 /** The tables whose `payer` became the payer's key in schema 9. */
