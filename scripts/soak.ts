@@ -337,6 +337,8 @@ async function report(minute: number): Promise<void> {
     resolverPending: status?.resolver?.pendingAttempts ?? jobs.resolve?.details?.stillPending ?? null,
     awaitingIntake: status?.resolver?.awaitingIntake ?? null,
     resolverLagMs: status?.resolver?.lagMs ?? null,
+    // The tables job's last finished refresh: what it took in, what it left for the next, its seconds.
+    tables: jobs.tables?.details ? { attempts: jobs.tables.details.attempts, resolutions: jobs.tables.details.resolutions, deferredRows: jobs.tables.details.deferredRows, seconds: Math.round(jobs.tables.details.seconds * 10) / 10 } : null,
     ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
     mcp: { calls: w.mcpCalls, errors: w.mcpErrors },
     reads: { requests: w.readLatencies.length, p50: percentile(w.readLatencies, 50), p95: percentile(w.readLatencies, 95), p99: percentile(w.readLatencies, 99) },
