@@ -29,7 +29,7 @@ import { dropped, isConfirmed, landedFromStatus, needsTransaction, resolveFromTr
 import { readResolvedSends } from "./recent-sends";
 import { discardUncommittedBatches, recordRun } from "./record";
 import { startIndexUpkeep } from "./signatures";
-import { checkpoint, currentState, dropState, nextVersion, type ResolverState } from "./state";
+import { checkpoint, checkpointDue, currentState, dropState, nextVersion, type ResolverState } from "./state";
 import type { Attempt, Resolution } from "./types";
 
 export type ResolveOptions = {
@@ -140,7 +140,7 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
   for (const r of resolutions) state.open.remove(r.attempt.attemptId);
   state.recent.add(resolutions, now);
   state.through = now;
-  if (now - state.lastCheckpointAt >= (options.checkpointMs ?? CHECKPOINT_MS)) checkpoint(ctx, state, now);
+  if (checkpointDue(state, now, options.checkpointMs ?? CHECKPOINT_MS)) checkpoint(ctx, state, now);
   const nextDueAt = state.open.nextDueAt();
   state.version = nextVersion(state);
   recordResolverProgress(ctx.control, { version: state.version, at: now, openAttempts: state.open.size, nextDueAt: Number.isFinite(nextDueAt) ? nextDueAt : null });

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { loadIdls } from "../../../src/chain/idl";
 import { openAttemptIds, resolvePending } from "../../../src/chain/resolve";
 import { checkpointPath, readCheckpoint } from "../../../src/chain/resolve/checkpoint";
+import { checkpointDue } from "../../../src/chain/resolve/state";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { loadConfig } from "../../../src/config";
 import { createContext } from "../../../src/context";
@@ -73,4 +74,14 @@ test("a process that starts over holds the same open attempts: the checkpoint, t
   expect(after.stillPending).toBe(4);
   const rows = await t.ctx.duck.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}')`);
   expect(rows[0].n).toBe(1);
+});
+
+test("a large checkpoint is written less often: at most 2% of the resolver's thread", () => {
+  // Small (milliseconds): every interval, as configured.
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 20 }, 1_000_000 + 29_999, 30_000)).toBe(false);
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 20 }, 1_000_000 + 30_000, 30_000)).toBe(true);
+  // Hundreds of thousands of open attempts (1.7 s to write): every 85 s, not every 30 s.
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 30_000, 30_000)).toBe(false);
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 84_999, 30_000)).toBe(false);
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 85_000, 30_000)).toBe(true);
 });
