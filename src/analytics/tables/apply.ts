@@ -32,15 +32,15 @@ export async function applyPayerChanges(state: StateDb): Promise<void> {
  */
 export async function applyArrivals(state: StateDb, source: string, context: ApplyContext): Promise<{ attempts: number; resolutions: number }> {
   const fromResolution = RESOLUTION_NAMES.filter((name) => name !== "attempt_key" && name !== "outcome").map((name) => `r.${name} AS ${name}`).join(", ");
-  await state.run(`CREATE OR REPLACE TEMP TABLE arrivals AS
-      SELECT e.* REPLACE (coalesce(r.outcome, e.outcome) AS outcome, ${fromResolution})
+  // The changes straight from the join (no intermediate copy of the rows), then what applyLoadedDay keeps of them.
+  await state.run(`CREATE OR REPLACE TEMP TABLE changes AS
+      SELECT 1 AS sign, e.* REPLACE (coalesce(r.outcome, e.outcome) AS outcome, ${fromResolution}), true AS arrived
       FROM ${source} e LEFT JOIN (SELECT DISTINCT ON (attempt_key) h.* FROM early_resolutions h SEMI JOIN ${source} s ON h.attempt_key = s.attempt_key) r
         ON e.attempt_key = r.attempt_key;
-    DELETE FROM early_resolutions USING ${source} s WHERE early_resolutions.attempt_key = s.attempt_key`);
-  const [{ resolved }] = await state.all<{ resolved: number }>("SELECT count(*) FILTER (WHERE resolved_at IS NOT NULL) AS resolved FROM arrivals");
-  const attempts = await applyLoadedDay(state, "arrivals", context);
-  await state.run("DROP TABLE arrivals");
-  return { attempts, resolutions: Number(resolved) };
+    DELETE FROM early_resolutions USING ${source} s WHERE early_resolutions.attempt_key = s.attempt_key;
+    ${keepUnresolvedSql("changes")}`);
+  const [{ resolved }] = await state.all<{ resolved: number }>("SELECT count(*) FILTER (WHERE resolved_at IS NOT NULL) AS resolved FROM changes");
+  return { attempts: await applyChanges(state, context), resolutions: Number(resolved) };
 }
 
 /**
@@ -69,9 +69,14 @@ export async function applyResolutions(state: StateDb, source: string, context: 
 /** Full rebuild: attempts of whole days as they are now (resolved or not), all +1. */
 export async function applyLoadedDay(state: StateDb, source: string, context: ApplyContext): Promise<number> {
   await state.run(`CREATE OR REPLACE TEMP TABLE changes AS SELECT 1 AS sign, ${COLUMNS}, true AS arrived FROM ${source};
-    INSERT INTO unresolved SELECT ${COLUMNS} FROM ${source} WHERE resolved_at IS NULL;
-    INSERT INTO late_resolutions SELECT ${COLUMNS} FROM ${source} WHERE resolved_at // 86400000 > received_at // 86400000 + 1`);
+    ${keepUnresolvedSql(source)}`);
   return await applyChanges(state, context);
+}
+
+/** Of attempts taken in as they are now: those not resolved wait in `unresolved`; those resolved late go to late_resolutions too. */
+function keepUnresolvedSql(source: string): string {
+  return `INSERT INTO unresolved SELECT ${COLUMNS} FROM ${source} WHERE resolved_at IS NULL;
+    INSERT INTO late_resolutions SELECT ${COLUMNS} FROM ${source} WHERE resolved_at // 86400000 > received_at // 86400000 + 1`;
 }
 
 /**
