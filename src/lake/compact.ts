@@ -38,6 +38,9 @@ const MERGED_ORDER: Record<DatasetName, string> = { envelopes: "ORDER BY payer, 
 const PART_NAME = /^part-(.+)-(\d+)\.parquet$/;
 const COMPACTED_PREFIX = "part-c";
 
+/** Whether a part is compaction's output (it replaces parts it merged) rather than a flush's or a resolve run's. */
+export const isCompactedPart = (name: string) => name.startsWith(COMPACTED_PREFIX + "-");
+
 export async function compactLake(deps: CompactDeps, options: CompactOptions = {}) {
   const minParts = options.minParts ?? 4;
   // A part of 64 MB or more is left as it is: DuckDB reads it well, and merging it again would
@@ -75,7 +78,7 @@ function partitionDirs(root: string): string[] {
 
 /** Compacted parts, parts of committed spool segments and of committed resolution batches. */
 function isCommitted(control: ControlDb, name: string): boolean {
-  if (name.startsWith(COMPACTED_PREFIX + "-")) return true;
+  if (isCompactedPart(name)) return true;
   const match = PART_NAME.exec(name);
   if (match === null) return false;
   return isSegmentCommitted(control, match[1]) || isResolutionBatchCommitted(control, match[1]);

@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DataPaths } from "../../lake/paths";
+import { isCompactedPart } from "../../lake/compact";
 import { listPartitions } from "../../lake/partitions";
 import { sqlString } from "../../lake/duckdb";
 import { payerKey } from "../serving/payer-key";
@@ -87,15 +88,23 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
     const before = new Map((takenByPartition.get(key) ?? []).map((p) => [p.name, p]));
     const added = parts.filter((p) => before.get(p.name)?.bytes !== p.bytes);
     const removed = [...before.values()].filter((p) => !parts.some((q) => q.name === p.name && q.bytes === p.bytes));
-    if (removed.length === 0) fresh.push(...added);
-    else if (added.length > 0) replacedPartitions.push({ parts: added, skipSegments: [...new Set([...before.values()].flatMap((p) => p.segments))] });
+    if (removed.length === 0) {
+      fresh.push(...added);
+      continue;
+    }
+    // Compaction's parts replace the removed ones; any other new part is new data, as in a
+    // partition nothing replaced (before, a partition compacted while new parts kept arriving was
+    // read again whole, compacted part included, after every compaction).
+    const compacted = added.filter((p) => isCompactedPart(p.name));
+    fresh.push(...added.filter((p) => !isCompactedPart(p.name)));
+    if (compacted.length > 0) replacedPartitions.push({ parts: compacted, skipSegments: [...new Set([...before.values()].flatMap((p) => p.segments))] });
   }
   const gone = [...takenByPartition.keys()].filter((key) => !listedByPartition.has(key)).map((key) => {
     const [dataset, program, day] = key.split("/");
     return { dataset: dataset as Dataset, program, day };
   });
 
-  // A replaced partition whose new parts hold as many rows as the parts it replaced has nothing new.
+  // A replaced partition whose compacted parts hold as many rows as the parts they replaced has nothing new.
   const rows = await rowsOf([...fresh, ...replacedPartitions.flatMap((r) => r.parts)].map((p) => p.path));
   const takenOfReplaced = new Map<string, LakePart[]>();
   const items: ReadItem[] = fresh.map((part) => ({ part, rows: rows.get(part.path) ?? 0, skipSegments: null, group: batchOf(part) }));
@@ -164,8 +173,10 @@ export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePl
   const deferred = plan.items.slice(keep);
   const deferredFiles = new Set(deferred.map((item) => item.part.path));
   const keptAsTaken = new Set(deferred.map((item) => item.group).filter((key) => plan.takenOfReplaced.has(key)));
+  // A deferred replaced partition stays recorded as it was, plus the new parts of it this refresh read.
+  const read = new Set(plan.items.slice(0, keep).map((item) => item.part.path));
   const parts: LakePart[] = [
-    ...plan.parts.filter((part) => !deferredFiles.has(part.path) && !keptAsTaken.has(partitionKey(part))),
+    ...plan.parts.filter((part) => !deferredFiles.has(part.path) && (!keptAsTaken.has(partitionKey(part)) || read.has(part.path))),
     ...[...keptAsTaken].flatMap((key) => plan.takenOfReplaced.get(key)!),
   ];
   const items = plan.items.slice(0, keep);

@@ -57,9 +57,9 @@ test("a compacted envelope partition is read whole or deferred whole, and then r
   // taken in yet into two new parts. Partition B has a new part published earlier.
   const old1 = taken(part("envelopes", "A", "old-1", 1), 30, ["s1"]);
   const old2 = taken(part("envelopes", "A", "old-2", 1), 30, ["s2"]);
-  const listed = [part("envelopes", "B", "b-new", 2), part("envelopes", "A", "c-1", 5), part("envelopes", "A", "c-2", 6)];
-  const plan = await planIntake(listed, [old1, old2], rowsOf({ "b-new": 80, "c-1": 60, "c-2": 40 }), 1_000);
-  expect(plan.reads.map((r) => [r.files.map((f) => f.split("/").at(-1)), r.skipSegments])).toEqual([[["b-new"], null], [["c-1"], ["s1", "s2"]], [["c-2"], ["s1", "s2"]]]);
+  const listed = [part("envelopes", "B", "b-new", 2), part("envelopes", "A", "part-c-1-0.parquet", 5), part("envelopes", "A", "part-c-2-0.parquet", 6)];
+  const plan = await planIntake(listed, [old1, old2], rowsOf({ "b-new": 80, "part-c-1-0.parquet": 60, "part-c-2-0.parquet": 40 }), 1_000);
+  expect(plan.reads.map((r) => [r.files.map((f) => f.split("/").at(-1)), r.skipSegments])).toEqual([[["b-new"], null], [["part-c-1-0.parquet"], ["s1", "s2"]], [["part-c-2-0.parquet"], ["s1", "s2"]]]);
 
   // Room for B and A.
   const whole = limitIntake(plan, 180);
@@ -74,6 +74,31 @@ test("a compacted envelope partition is read whole or deferred whole, and then r
   expect(deferred.plan.reads).toHaveLength(1);
   expect(deferred.deferredRows).toBe(100);
   expect(deferred.plan.parts.map((p) => p.name).sort()).toEqual(["b-new", "old-1", "old-2"]);
-  const next = await planIntake(listed, [old1, old2, taken(part("envelopes", "B", "b-new", 2), 80, [])], rowsOf({ "c-1": 60, "c-2": 40 }), 1_000);
+  const next = await planIntake(listed, [old1, old2, taken(part("envelopes", "B", "b-new", 2), 80, [])], rowsOf({ "part-c-1-0.parquet": 60, "part-c-2-0.parquet": 40 }), 1_000);
   expect(next.reads.map((r) => r.skipSegments)).toEqual([["s1", "s2"], ["s1", "s2"]]);
+});
+
+test("a partition compacted while new parts arrived: the compacted part needs nothing, the new parts are new data", async () => {
+  // A's parts f1 and f2 were taken in (segments s1, s2); compaction merged them into part-c-m (as
+  // many rows), and flushes f3 and f4 added parts meanwhile.
+  const f1 = taken(part("envelopes", "A", "part-f1-0.parquet", 1), 30, ["s1"]);
+  const f2 = taken(part("envelopes", "A", "part-f2-0.parquet", 2), 30, ["s2"]);
+  const listed = [part("envelopes", "A", "part-c-m-0.parquet", 9), part("envelopes", "A", "part-f3-0.parquet", 3), part("envelopes", "A", "part-f4-0.parquet", 4)];
+  const rows = rowsOf({ "part-c-m-0.parquet": 60, "part-f3-0.parquet": 40, "part-f4-0.parquet": 40 });
+  const plan = await planIntake(listed, [f1, f2], rows, 1_000);
+  // Before, the compacted part was read again with the new ones (minus s1, s2), at every compaction.
+  expect(plan.reads.map((r) => [r.files.map((f) => f.split("/").at(-1)), r.skipSegments])).toEqual([[["part-f3-0.parquet", "part-f4-0.parquet"], null]]);
+  expect(plan.parts.map((p) => p.name).sort()).toEqual(["part-c-m-0.parquet", "part-f3-0.parquet", "part-f4-0.parquet"]);
+  // The new parts can be cut like any other (f4 deferred), the compacted part recorded as taken.
+  const cut = limitIntake(plan, 40);
+  expect(cut.plan.reads.map((r) => r.files.map((f) => f.split("/").at(-1)))).toEqual([["part-f3-0.parquet"]]);
+  expect(cut.plan.parts.map((p) => p.name).sort()).toEqual(["part-c-m-0.parquet", "part-f3-0.parquet"]);
+
+  // Compacted over a part not taken in yet (more rows than it replaced): read again minus s1, s2;
+  // deferred, it stays recorded as it was, with the new parts this refresh read.
+  const more = await planIntake(listed, [f1, f2], rowsOf({ "part-c-m-0.parquet": 75, "part-f3-0.parquet": 40, "part-f4-0.parquet": 40 }), 1_000);
+  expect(more.items.map((item) => [item.part.name, item.skipSegments])).toEqual([["part-f3-0.parquet", null], ["part-f4-0.parquet", null], ["part-c-m-0.parquet", ["s1", "s2"]]]);
+  const deferred = limitIntake(more, 80);
+  expect(deferred.deferredRows).toBe(75);
+  expect(deferred.plan.parts.map((p) => p.name).sort()).toEqual(["part-f1-0.parquet", "part-f2-0.parquet", "part-f3-0.parquet", "part-f4-0.parquet"]);
 });
