@@ -19,7 +19,7 @@ import { loadIdls } from "../../src/chain/idl";
 import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { openState, STATE_SCHEMA } from "../../src/analytics/tables/state";
-import { ATTEMPT_TABLES, PAYER_TABLES } from "../../src/analytics/tables/upgrade";
+import { PAYER_TABLES } from "../../src/analytics/tables/upgrade";
 import { payerKey } from "../../src/analytics/serving/payer-key";
 import { createAccountKey } from "../../src/control";
 import { applyRetention } from "../../src/ops/retention";
@@ -270,7 +270,7 @@ test("days retention removes before every window are forgotten without a rebuild
 test("a state of the previous schema is upgraded in place, not rebuilt", async () => {
   const before = await everything();
   // What schema 6 had: no per-segment issue figures; until 8, the wallet store's tables and files;
-  // until 9, payer addresses where the payer tables now hold their keys; until 11, no payer_key in attempt rows.
+  // until 9, payer addresses where the payer tables now hold their keys.
   const state = await openState(ctx.paths.tables, ctx.duckOptions("test"));
   await state.run("DELETE FROM issue_windows");
   await state.run("CREATE TABLE wallet_changes (attempt_key UBIGINT); CREATE TABLE wallet_files (day INTEGER, name VARCHAR)");
@@ -282,10 +282,6 @@ test("a state of the previous schema is upgraded in place, not rebuilt", async (
   }
   const [{ keyed }] = await state.all<{ keyed: number }>("SELECT count(*) AS keyed FROM duckdb_columns() WHERE column_name = 'payer' AND data_type = 'UBIGINT'");
   expect(Number(keyed)).toBe(0);
-  // Until 11, attempt rows without their payer's key.
-  for (const table of ATTEMPT_TABLES) await state.run(`ALTER TABLE ${table} DROP COLUMN payer_key`);
-  const [{ attemptRows }] = await state.all<{ attemptRows: number }>(`SELECT (SELECT count(*) FROM unresolved) + (SELECT count(*) FROM edge_rows) AS attemptRows`);
-  expect(Number(attemptRows)).toBeGreaterThan(0);
   await state.setMeta({ schema: 6 });
   state.close();
   mkdirSync(join(ctx.paths.tables, "wallets"), { recursive: true });

@@ -7,7 +7,6 @@
 // (`late_resolutions`), read only from the parts the state took in, so they match its units.
 
 import { sqlString } from "../../lake/duckdb";
-import { payerKey } from "../serving/payer-key";
 import { ATTEMPT_NAMES, type StateDb } from "./state";
 import { keptHoursFrom, ROLLUPS, unitTable, unitsOfRowsSql } from "./rollups";
 import { filesHaveColumn, type TakenPart } from "./intake";
@@ -153,7 +152,6 @@ async function loadDaySql(state: StateDb, taken: TakenPart[], day: number, progr
     )
     SELECT e.attempt_key, e.program, e.account_id, e.received_at, e.sent_at, e.sig, e.payer, e.rpc_label, e.rpc_hash, e.wallet_adapter, e.kind,
       coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
-      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at,
-      ${payerKey("e.payer")} AS payer_key
+      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at
     FROM e LEFT JOIN r USING (attempt_key)`);
 }

@@ -15,7 +15,6 @@ import type { DataPaths } from "../../lake/paths";
 import { isCompactedPart } from "../../lake/compact";
 import { listPartitions } from "../../lake/partitions";
 import { sqlString } from "../../lake/duckdb";
-import { payerKey } from "../serving/payer-key";
 import type { StateDb } from "./state";
 
 export type Dataset = "envelopes" | "resolutions";
@@ -219,7 +218,7 @@ export function envelopeRowsSql(target: string, files: string[], skipSegments: s
       wallet_adapter, kind, CASE WHEN kind = 'preflight' THEN 'preflight' END AS outcome, NULL::VARCHAR AS drop_class,
       NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code, NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program,
       NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested, NULL::BOOLEAN AS compute_exceeded,
-      NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at, ${payerKey("payer")} AS payer_key, spool_segment, filename
+      NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at, spool_segment, filename
     FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, filename = true) ${skip}`;
 }
 
@@ -284,8 +283,7 @@ export function fullDayRowsSql(envelopeFiles: string[], resolutionFiles: string[
     ), r AS (SELECT DISTINCT ON (attempt_key) * FROM (${resolutions}) WHERE attempt_key IN (SELECT attempt_key FROM e))
     SELECT e.attempt_key, e.program, e.account_id, e.received_at, e.sent_at, e.sig, e.payer, e.rpc_label, e.rpc_hash, e.wallet_adapter, e.kind,
       coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
-      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at,
-      ${payerKey("e.payer")} AS payer_key
+      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at
     FROM e LEFT JOIN r USING (attempt_key)`;
 }
 

@@ -11,6 +11,7 @@
 // memory, and scoring every payer of a rebuild that way ran out of DUCKDB_MEMORY_LIMIT.
 
 import { sqlFile, sqlLiteral } from "../sql";
+import { payerKey } from "../serving/payer-key";
 import type { StateDb } from "./state";
 import type { WindowBounds } from "./window-bounds";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
@@ -23,9 +24,9 @@ const FAILURE = "outcome IN ('failed_onchain', 'preflight')";
 const STATS = "n, scripted, failures, resolved, hours, first_sent, last_sent, gaps";
 
 /** What the payers' units read of a change (apply.ts gathers these over a refresh), the payer as its key. */
-export const PAYER_CHANGE_COLUMNS = `sign, arrived, payer_key AS payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome`;
+export const PAYER_CHANGE_COLUMNS = `sign, arrived, ${payerKey("payer")} AS payer, program, received_at, sent_at, attempt_key, wallet_adapter, outcome`;
 /** Attempt rows (payer as an address) with the payer as its key. */
-export const withPayerKey = (attempts: string) => `(SELECT * EXCLUDE (payer_key) REPLACE (payer_key AS payer) FROM ${attempts})`;
+export const withPayerKey = (attempts: string) => `(SELECT * REPLACE (${payerKey("payer")} AS payer) FROM ${attempts})`;
 /** Payers scored per step of a rebuild (each step's merge is held in memory). */
 const SCORE_BATCH = 20_000;
 
@@ -162,7 +163,7 @@ export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone
   await state.run(`CREATE OR REPLACE TEMP TABLE dirty_all AS ${
     everyone
       ? "SELECT DISTINCT payer FROM payer_d"
-      : `SELECT payer FROM changed_payers UNION SELECT DISTINCT payer_key FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
+      : `SELECT payer FROM changed_payers UNION SELECT DISTINCT ${payerKey("payer")} FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
   }`);
   // Their segments before (issue-windows.ts moves their issues' figures between segments).
   await state.run("CREATE OR REPLACE TEMP TABLE payer_segments_before AS SELECT d.payer, s.segment FROM dirty_all d LEFT JOIN payer_scores s USING (payer)");

@@ -16,18 +16,13 @@ import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
 
 /** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 11;
+export const STATE_SCHEMA = 10;
 
-/**
- * The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow).
- * `payer_key`: the payer's key (payers.ts), computed once when the envelope is read: the payer
- * tables and issue_payers take it from every change row (md5 per change row cost ~0.5 s of a
- * 420,000-row refresh).
- */
+/** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
   payer VARCHAR, rpc_label VARCHAR, rpc_hash VARCHAR, wallet_adapter VARCHAR, kind VARCHAR, outcome VARCHAR, drop_class VARCHAR,
   instruction VARCHAR, err_code BIGINT, err_name VARCHAR, failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT,
-  cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE, resolved_at BIGINT, payer_key UBIGINT`;
+  cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE, resolved_at BIGINT`;
 export const ATTEMPT_NAMES = ATTEMPT_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
 /** What a resolution part gives an attempt (intake.ts resolutionRowsSql), keyed by attempt_key. */
 export const RESOLUTION_STATE_COLUMNS = `attempt_key UBIGINT, outcome VARCHAR, drop_class VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR,

@@ -11,11 +11,7 @@ const UPGRADES: Record<number, () => string> = {
   7: () => "DROP TABLE IF EXISTS wallet_changes; DROP TABLE IF EXISTS wallet_files", // 8: no wallet store (wallet pages read the lake)
   8: () => PAYER_TABLES.map((table) => `ALTER TABLE ${table} ALTER COLUMN payer SET DATA TYPE UBIGINT USING ${payerKey("payer")}`).join(";\n"), // 9: payers by key
   9: () => `CREATE TABLE IF NOT EXISTS early_resolutions (${RESOLUTION_STATE_COLUMNS})`, // 10: resolutions held until their envelope arrives
-  10: () => ATTEMPT_TABLES.map((table) => `ALTER TABLE ${table} ADD COLUMN payer_key UBIGINT; UPDATE ${table} SET payer_key = ${payerKey("payer")}`).join(";\n"), // 11: attempt rows carry their payer's key
 };
-
-/** The tables of attempt rows (state.ts ATTEMPT_COLUMNS), which gained `payer_key` in schema 11. */
-export const ATTEMPT_TABLES = ["unresolved", "late_resolutions", "edge_rows"];
 
 /** The tables whose `payer` became the payer's key in schema 9. */
 export const PAYER_TABLES = ["issue_payers", "issue_payers_touched", "issue_payers_before", "payer_h", "payer_d", "payer_gaps_h", "payer_gaps_d", "payer_programs", "payer_scores", "payer_changes"];
