@@ -12,7 +12,7 @@ import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
 import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
-import { rowGroupLimits } from "./publish";
+import { batchOfPart, rowGroupLimits } from "./publish";
 import { exchangePaths } from "./exchange";
 import type { DataPaths } from "./paths";
 import type { DatasetName } from "./schema";
@@ -35,7 +35,6 @@ const TAKEN_MARK_MAX_AGE_MS = 3_600_000;
  */
 const MERGED_ORDER: Record<DatasetName, string> = { envelopes: "ORDER BY payer, sent_at", resolutions: "ORDER BY attempt_id", deploys: "" };
 
-const PART_NAME = /^part-(.+)-(\d+)\.parquet$/;
 const COMPACTED_PREFIX = "part-c";
 
 /** Whether a part is compaction's output (it replaces parts it merged) rather than a flush's or a resolve run's. */
@@ -79,9 +78,9 @@ function partitionDirs(root: string): string[] {
 /** Compacted parts, parts of committed spool segments and of committed resolution batches. */
 function isCommitted(control: ControlDb, name: string): boolean {
   if (isCompactedPart(name)) return true;
-  const match = PART_NAME.exec(name);
-  if (match === null) return false;
-  return isSegmentCommitted(control, match[1]) || isResolutionBatchCommitted(control, match[1]);
+  const batch = batchOfPart(name);
+  if (batch === null) return false;
+  return isSegmentCommitted(control, batch) || isResolutionBatchCommitted(control, batch);
 }
 
 async function compactPartition(deps: CompactDeps, dataset: DatasetName, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<number> {

@@ -12,6 +12,11 @@ import type { DatasetName } from "./schema";
 
 export type StagedPart = { path: string; partitionDir: string; name: string; day: string | null };
 
+/** The batch a part was published with (`part-<batch>-<i>.parquet`, as DuckDB's writer names them here); null for another name. */
+export function batchOfPart(name: string): string | null {
+  return /^part-(.+)-(\d+)\.parquet$/.exec(name)?.[1] ?? null;
+}
+
 /**
  * Row groups for every Parquet part txray writes: 122,880 rows suit readers (DuckDB's guidance), but
  * DuckDB holds a row group per writing thread in memory, and resolution rows carry their program

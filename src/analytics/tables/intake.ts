@@ -14,6 +14,7 @@ import { basename, join } from "node:path";
 import type { DataPaths } from "../../lake/paths";
 import { isCompactedPart } from "../../lake/compact";
 import { listPartitions } from "../../lake/partitions";
+import { batchOfPart } from "../../lake/publish";
 import { sqlString } from "../../lake/duckdb";
 import type { StateDb } from "./state";
 
@@ -32,8 +33,8 @@ export type ReadPlan = { dataset: Dataset; files: string[]; rows: number; skipSe
  */
 type ReadItem = { part: LakePart; rows: number; skipSegments: string[] | null; group: string };
 
-/** The publish batch of a part: its name without the file index DuckDB's writer appends. */
-const batchOf = (part: LakePart) => `${part.dataset}/${part.name.replace(/-\d+\.parquet$/, "")}`;
+/** The publish batch of a part (a part of another name is a group of its own). */
+const batchOf = (part: LakePart) => `${part.dataset}/${batchOfPart(part.name) ?? part.name}`;
 
 export type IntakePlan = {
   /** What this refresh reads, in chunks: resolutions first, then envelopes (chunked). */
