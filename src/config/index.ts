@@ -38,6 +38,7 @@ export const SETTINGS = {
   FLUSH_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native Parquet writer for flush passes it fully understands; `off`: DuckDB writes every pass." },
   FLUSH_INTERVAL_MS: { schema: milliseconds.default(2000), doc: "Scheduler: spool → Parquet." },
   RESOLVE_INTERVAL_MS: { schema: milliseconds.default(5_000), doc: "Scheduler: the longest wait between resolve runs. A run also starts as soon as flush commits new envelopes and when an open attempt is due (a second after it was seen processed, 2 s after its blockhash expired, …)." },
+  RESOLVE_THREAD: { schema: onOff.default("on"), doc: "`on`: the scheduler's resolve runs happen on a thread of their own, with the resolver's memory kept there, so ingest and reads do not share a thread with it; `off`: on the main thread." },
   RESOLVE_SAMPLE_RATE: { schema: z.coerce.number().gt(0).max(1).default(1 / 32), doc: "Share of landed successes whose transaction the resolver fetches (a deterministic sample by a hash of the attempt id, docs/lake.md); compute-unit figures of successes are estimated from it. `1` fetches every success." },
   WHY_CHAIN_PER_MINUTE: { schema: positiveInt.default(120), doc: "Chain look-ups `why` may make per client and minute for signatures txray has not resolved (answers are reused for a second); beyond it, 404 `pending` or 429 with Retry-After." },
   DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },

@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { isMainThread, threadId } from "node:worker_threads";
 import { CursorCodec } from "../shared/pagination";
 import type { Config } from "../config";
 import { openControlDb, serverSecret, type ControlDb } from "../control";
@@ -30,6 +31,11 @@ export type Context = {
    */
   duckOptions(purpose: string): Record<string, string>;
   cursors: CursorCodec;
+  /**
+   * The context made its own logger and clock (a process's, not a test's): a job may then run on a
+   * thread of its own, which makes its own context from the same config (src/jobs/thread.ts).
+   */
+  ownEffects: boolean;
   /** The signature index why and diagnose-drop read and the resolver writes (one reader per process). */
   signatures: SignatureIndex;
   /**
@@ -49,7 +55,9 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
   mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
   removeDeadSpillDirectories(paths.duckTemp);
-  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${hostname()}-${process.pid}-${purpose}`));
+  // A thread of its own (src/jobs/thread.ts) has its own instances: its spill directories are named apart.
+  const thread = isMainThread ? "" : `t${threadId}-`;
+  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${hostname()}-${process.pid}-${thread}${purpose}`));
   const duck = await openDuck(":memory:", duckOptions("jobs"));
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
@@ -59,6 +67,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
     paths,
     logger,
     clock: effects.clock ?? Date.now,
+    ownEffects: effects.clock === undefined && effects.logger === undefined,
     control,
     duck,
     duckOptions,

@@ -24,7 +24,13 @@ export type JobRuntime = {
  * seal); `chain`, warn when a live server resolves against another SOLANA_RPC_URL.
  */
 export type JobNeed = "sealed-spool" | "fresh-lake" | "chain";
-export type Job = { name: string; needs?: readonly JobNeed[]; run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>> };
+export type Job = {
+  name: string;
+  needs?: readonly JobNeed[];
+  run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>>;
+  /** Releases what the job keeps between runs (a job on a thread of its own: the thread); the scheduler calls it when it stops. */
+  close?(): Promise<void>;
+};
 export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; stopped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
 
 /**

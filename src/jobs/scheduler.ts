@@ -147,6 +147,7 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
       for (const timer of timers) clearTimeout(timer);
       controller.abort(new Stopped());
       await Promise.allSettled([...running]);
+      await Promise.allSettled(schedule.map((entry) => entry.job.close?.()));
     },
   };
 }
