@@ -4,9 +4,10 @@
 // attempt). In order:
 //   0. attempts taken in and still open get their open entries (an index run without a batch:
 //      they are open whatever happens next);
-//   1. the Parquet parts are staged;
-//   2. the batch is recorded, not committed, with its partitions;
-//   3. the signature index run of its resolutions is written, naming the batch;
+//   1. the batch is recorded, not committed, with its partitions;
+//   2. the signature index run of its resolutions is written, naming the batch (on the index's
+//      thread, while this one writes the rows);
+//   3. the Parquet parts are staged;
 //   4. under the lake lease, the parts are renamed into place and the batch commits, marking the
 //      run's segments taken (a run without resolutions marks them after step 0).
 // Until 4, readers ignore the index run (src/chain/resolve/signatures.ts: only runs of committed
@@ -93,24 +94,26 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
     markSegmentsTaken(ctx.control, segments, now);
     return;
   }
-  const entries = resolutions.filter((r) => r.attempt.sig !== null).map(resolvedEntry);
   const batch = `r-${Bun.randomUUIDv7()}`;
   const input = join(ctx.paths.staging, `${batch}.ndjson`);
-  mkdirSync(ctx.paths.staging, { recursive: true }); // absent in a restored data directory that never flushed
-  // Written a few thousand rows at a time with pauses for the event loop (failures carry their logs).
-  const file = openSync(input, "w");
-  try {
-    for (let i = 0; i < resolutions.length; i += ROWS_PER_WRITE) {
-      if (i > 0) await yieldToEventLoop();
-      writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => lakeRowJson(r) + "\n").join(""));
-    }
-  } finally {
-    closeSync(file);
-  }
   try {
     // The batch is recorded with the partitions its parts will be in (program, UTC day of resolved_at)
     // before anything else exists: its index run, then its parts, are removed with it if it never commits.
     recordResolutionBatch(ctx.control, batch, [...new Set(resolutions.map((r) => `program=${r.attempt.program}/day=${utcDay(r.resolvedAt)}`))], now);
+    // The index run first: its thread sorts, compresses and syncs it while this one writes the rows.
+    const indexed = ctx.signatures.append(resolutions.filter((r) => r.attempt.sig !== null).map(resolvedEntry), entryTime, batch);
+    indexed.catch(() => {}); // awaited below; a failure meanwhile is not unhandled
+    mkdirSync(ctx.paths.staging, { recursive: true }); // absent in a restored data directory that never flushed
+    // Written a few thousand rows at a time with pauses for the event loop (failures carry their logs).
+    const file = openSync(input, "w");
+    try {
+      for (let i = 0; i < resolutions.length; i += ROWS_PER_WRITE) {
+        if (i > 0) await yieldToEventLoop();
+        writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => lakeRowJson(r) + "\n").join(""));
+      }
+    } finally {
+      closeSync(file);
+    }
     const staged = stagePartitioned(
       ctx.duck,
       ctx.paths,
@@ -119,9 +122,6 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
        FROM read_json(${sqlString(input)}, format = 'newline_delimited', columns = ${readColumns})`,
       ["program", "day"],
     );
-    staged.catch(() => {}); // awaited below; a failure while the index run is written is not unhandled
-    const indexed = ctx.signatures.append(entries, entryTime, batch); // while DuckDB writes the parts
-    indexed.catch(() => {});
     const { staging, parts } = await staged;
     await openWritten;
     await indexed;
