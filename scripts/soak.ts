@@ -8,8 +8,8 @@
 // it stops itself after M minutes (default 10), stops the server and removes its data. With
 // --history N the lake starts with N envelopes of the last 7 days (see below). With --split, txray
 // runs as two processes over the same data directory, one for ingest and reads and one job runner
-// (docs/scaling.md): the resolver then has a thread of its own instead of sharing the one that
-// answers requests. Memory is then the sum of both.
+// (docs/scaling.md): the jobs then run in another process than ingest and reads (the resolver has a
+// thread of its own in either shape, RESOLVE_THREAD). Memory is then the sum of both.
 
 import { spawn, type Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
