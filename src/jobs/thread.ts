@@ -7,9 +7,9 @@
 // batches and answers reads, each waited for the other (a soak's ingest p99 1.7–2.4 s there,
 // 50–190 ms beside it).
 //
-// The thread starts at the job's first run and stays until close(). A thread that dies fails the
-// run it had (the scheduler retries; the resolver rebuilds from its checkpoint) and is replaced at
-// the next run. A graceful shutdown's abort is passed on, so the run still ends at a safe point.
+// The thread starts at the job's first run and stays until close(). A thread that dies, with an
+// error or without one (it exited), fails the run it had (the scheduler retries; the resolver
+// rebuilds from its checkpoint) and is replaced at the next run. A graceful shutdown's abort is passed on, so the run still ends at a safe point.
 // A context whose clock or logger a test injected cannot be shared with a thread: the job then
 // runs on this thread, as with RESOLVE_THREAD=off.
 
@@ -24,16 +24,21 @@ export type ThreadedJob = Job & {
   close(): Promise<void>;
 };
 
-export function onThread(job: Job): ThreadedJob {
+/** `worker`: the thread's module (tests give one that misbehaves); by default thread-worker.ts. */
+export function onThread(job: Job, { worker: workerModule = new URL("./thread-worker.ts", import.meta.url) }: { worker?: URL } = {}): ThreadedJob {
   let worker: Worker | null = null;
   let nextId = 0;
-  const pending = new Map<number, { resolve: (details: Record<string, unknown>) => void; reject: (error: Error) => void }>();
-  const failAll = (message: string) => {
-    for (const { reject } of pending.values()) reject(new Error(message));
-    pending.clear();
+  const pending = new Map<number, { thread: Worker; resolve: (details: Record<string, unknown>) => void; reject: (error: Error) => void }>();
+  // Only that thread's runs: its close event may come after a new thread took the next run.
+  const failAll = (thread: Worker, message: string) => {
+    for (const [id, run] of pending) {
+      if (run.thread !== thread) continue;
+      pending.delete(id);
+      run.reject(new Error(message));
+    }
   };
   const spawn = (): Worker => {
-    const thread = new Worker(new URL("./thread-worker.ts", import.meta.url).href);
+    const thread = new Worker(workerModule.href);
     thread.onmessage = (event: MessageEvent<Reply>) => {
       const reply = event.data;
       const waiting = pending.get(reply.id);
@@ -45,15 +50,21 @@ export function onThread(job: Job): ThreadedJob {
     thread.onerror = (event) => {
       if (worker === thread) worker = null;
       thread.terminate();
-      failAll(`the ${job.name} thread failed: ${event.message}`);
+      failAll(thread, `the ${job.name} thread failed: ${event.message}`);
     };
+    // A thread that ended without an error (it exited, or was terminated) answers nothing more:
+    // its runs fail rather than wait forever. After close() nothing is pending.
+    thread.addEventListener("close", () => {
+      if (worker === thread) worker = null;
+      failAll(thread, `the ${job.name} thread ended`);
+    });
     return thread;
   };
   const request = (message: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const thread = (worker ??= spawn());
     const id = nextId++;
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+      pending.set(id, { thread, resolve, reject });
       thread.postMessage({ ...message, id });
     });
   };

@@ -98,3 +98,17 @@ test("a run that fails on the thread is a failed run with its error; a shutdown'
     down.close();
   }
 }, 60_000);
+
+test("a thread that ends without an error fails its run instead of leaving it waiting, and is replaced at the next run", async () => {
+  const job = onThread(resolveJob, { worker: new URL("../helpers/exiting-thread.ts", import.meta.url) });
+  try {
+    const first = await runJob(own, job);
+    expect(first).toMatchObject({ ok: false });
+    expect(first.error).toMatch(/resolve thread ended/);
+    const second = await runJob(own, job); // a new thread (which ends again): not a message to the one that ended
+    expect(second.error).toMatch(/resolve thread ended/);
+  } finally {
+    await job.close();
+  }
+}, 60_000);
+
