@@ -1,7 +1,9 @@
 // Job: resolve open attempts against SOLANA_RPC_URL (src/chain/resolve), with the batch size and the
-// success sample of the settings. A scheduled run is one step and reports when it should run next
-// (nextRunInMs); a run from outside the server (`txray jobs run resolve`) goes on until nothing is
-// due within seconds (a drop's second look-up included).
+// success sample of the settings. A scheduled run goes on in rounds while envelopes keep arriving
+// (each round's intake and look-ups overlap the previous round's recording), for up to
+// SCHEDULED_ROUNDS_MS, and reports when it should run next (nextRunInMs); a run from outside the
+// server (`txray jobs run resolve`) goes on until nothing is due within seconds (a drop's second
+// look-up included).
 
 import { loadIdls } from "../chain/idl";
 import { resolvePending, resolveSettled } from "../chain/resolve";
@@ -20,13 +22,16 @@ function idlsFor(ctx: Context): IdlRegistry {
   return idls;
 }
 
+/** How long a scheduled run goes on in rounds (its details then say how the time went, in /v1/status). */
+const SCHEDULED_ROUNDS_MS = 20_000;
+
 export const resolveJob: Job = {
   name: "resolve",
   needs: ["chain"],
   async run(ctx, runtime) {
     const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
     const options = { rpc, idls: idlsFor(ctx), signal: runtime.signal, batchCalls: ctx.config.SOLANA_RPC_BATCH_CALLS, sampleRate: ctx.config.RESOLVE_SAMPLE_RATE };
-    const summary = runtime.settle ? await resolveSettled(ctx, options) : await resolvePending(ctx, options);
+    const summary = runtime.settle ? await resolveSettled(ctx, options) : await resolvePending(ctx, { ...options, roundsForMs: SCHEDULED_ROUNDS_MS });
     return { ...summary, rpc: rpc.stats() };
   },
 };

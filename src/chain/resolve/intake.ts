@@ -33,7 +33,8 @@ const INTAKE_MAX_ROWS = 100_000;
 
 const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 
-export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number };
+/** `exclude`: segments a round still being recorded took in (resolve.ts): not marked taken until its commit, and not to be taken twice. */
+export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number; exclude?: ReadonlySet<string> };
 
 /**
  * `more`: segments are still waiting after this intake (it reached its caps). `chunksReadByDay`:
@@ -47,7 +48,9 @@ export async function intakeNewSegments(
   const maxRows = limits.maxRows ?? INTAKE_MAX_ROWS;
   const chunkRows = limits.chunkRows ?? INTAKE_CHUNK_ROWS;
   const maxSegments = limits.maxSegments ?? 200;
-  const waiting = segmentsAwaitingIntake(ctx.control, maxSegments);
+  const exclude = limits.exclude ?? new Set<string>();
+  const listed = segmentsAwaitingIntake(ctx.control, maxSegments + exclude.size);
+  const waiting = exclude.size === 0 ? listed : listed.filter((s) => !exclude.has(s.segment)).slice(0, maxSegments);
   const taken = { segments: 0, attempts: 0, more: false, chunksReadByDay: 0, names: [] as string[] };
   let next = 0;
   while (next < waiting.length && taken.attempts < maxRows) {
@@ -65,7 +68,7 @@ export async function intakeNewSegments(
     if (read.byDay) taken.chunksReadByDay++;
     taken.segments += chunk.length;
   }
-  taken.more = next < waiting.length || waiting.length === maxSegments;
+  taken.more = next < waiting.length || listed.length === maxSegments + exclude.size;
   return taken;
 }
 

@@ -12,7 +12,11 @@
 // Durable-nonce attempts cannot expire by block height: dropped as `unknown` after NONCE_WAIT_MS.
 // The run then records its resolutions (record.ts) and, every RESOLVE_CHECKPOINT_MS, checkpoints its
 // open attempts (checkpoint.ts). It reports when it should run next (`nextRunInMs`): the scheduler
-// runs it again then, or as soon as flush commits new segments.
+// runs it again then, or as soon as flush commits new segments. A scheduled run goes on in rounds
+// while envelopes keep arriving (`roundsForMs`): a round's recording (DuckDB's staging, the index
+// thread, the syncs) goes on while the next round takes in and looks up, its segments kept out of
+// that intake until its commit marks them taken. One recording at a time; a checkpoint and the
+// run's end wait for it, and a recording that fails fails the run (the state is then rebuilt).
 
 import type { Context } from "../../context";
 import { blockHeightObservations, forgetResolvedHoursBefore, forgetTransactionsFetchedBefore, recordBlockHeight, recordResolverProgress } from "../../control";
@@ -46,6 +50,11 @@ export type ResolveOptions = {
   /** How often the open attempts are checkpointed. */
   checkpointMs?: number;
   beforeCommit?: () => void;
+  /**
+   * A scheduled run goes on in rounds for up to this long while envelopes keep arriving: each
+   * round's intake and look-ups overlap the previous round's recording. 0 (the default): one round.
+   */
+  roundsForMs?: number;
   /** Graceful shutdown: the run ends at a safe point (before reading the chain or recording). */
   signal?: AbortSignal;
 };
@@ -63,6 +72,8 @@ export type ResolveSummary = {
   nextRunInMs: number | null;
   /** Milliseconds spent per step (state, intake, statuses, times, transactions, drops, record, upkeep; those the run reached). */
   stepsMs: Record<string, number>;
+  /** Rounds the run made (roundsForMs). */
+  rounds: number;
 };
 
 export const DEFAULT_SAMPLE_RATE = 1 / 32;
@@ -114,51 +125,92 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
 
 async function run(ctx: Context, options: ResolveOptions, state: ResolverState, discardedBatches: number, lap: () => number, steps: Record<string, number>): Promise<ResolveSummary> {
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_PER_RUN;
-  // Every mark this run makes carries `now`, later than any mark before (checkpoint.ts).
-  const now = Math.max(ctx.clock(), state.through + 1);
-  steps.state = lap();
-  const intake = await intakeNewSegments(ctx, (attempts) => {
-    for (const attempt of attempts) state.open.add(openAttempt(attempt, now));
-  });
-  steps.intake = lap();
-  checkStop(options.signal);
-
-  const due = state.open.takeDue(now, maxAttempts);
-  const resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
-  checkStop(options.signal);
-  if (resolutions.length > 0) fault("resolve:after-read");
-
-  // Attempts the signature index does not hold yet (taken in this run, or replayed after a restart)
-  // and still open get an open entry; those resolved in the same run get only their resolved one.
-  const resolvedIds = new Set(resolutions.map((r) => r.attempt.attemptId));
-  const unindexed: OpenAttempt[] = [];
-  for (const attempt of state.open.values()) if (!attempt.indexed && !resolvedIds.has(attempt.attemptId)) unindexed.push(attempt);
-  await recordRun(ctx, { resolutions, open: unindexed, segments: intake.names }, now, { beforeCommit: options.beforeCommit });
-  for (const attempt of unindexed) attempt.indexed = true;
-  steps.record = lap();
-
-  for (const r of resolutions) state.open.remove(r.attempt.attemptId);
-  state.recent.add(resolutions, now);
-  state.through = now;
-  if (checkpointDue(state, now, options.checkpointMs ?? CHECKPOINT_MS)) checkpoint(ctx, state, now);
-  const nextDueAt = state.open.nextDueAt();
-  state.version = nextVersion(state);
-  recordResolverProgress(ctx.control, { version: state.version, at: now, openAttempts: state.open.size, nextDueAt: Number.isFinite(nextDueAt) ? nextDueAt : null });
-  await upkeep(ctx, state, now);
-  steps.upkeep = lap();
-
+  const roundsUntil = performance.now() + (options.roundsForMs ?? 0);
+  const intake = { segments: 0, attempts: 0, chunksReadByDay: 0 };
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
-  for (const r of resolutions) resolved[r.outcome]++;
-  return {
-    intake: { segments: intake.segments, attempts: intake.attempts, chunksReadByDay: intake.chunksReadByDay },
-    resolved,
-    stillPending: state.open.size,
-    discardedBatches,
-    backlog: due.length === maxAttempts || intake.more,
-    nextRunInMs: Number.isFinite(nextDueAt) ? Math.max(0, nextDueAt - ctx.clock()) : null,
-    stepsMs: steps,
+  let backlog = false;
+  let rounds = 0;
+  // The previous round's recording while this one takes in and looks up, and the segments it took.
+  let recording: Promise<void> | null = null;
+  let recordingSegments = new Set<string>();
+  const recorded = async () => {
+    const pending = recording;
+    recording = null;
+    recordingSegments = new Set();
+    if (pending) await pending;
   };
+  try {
+    for (;;) {
+      rounds++;
+      // Every mark this round makes carries `now`, later than any mark before (checkpoint.ts).
+      const now = Math.max(ctx.clock(), state.through + 1);
+      addStep(steps, "state", lap());
+      const taken = await intakeNewSegments(ctx, (attempts) => {
+        for (const attempt of attempts) state.open.add(openAttempt(attempt, now));
+      }, { exclude: recordingSegments });
+      addStep(steps, "intake", lap());
+      checkStop(options.signal);
+
+      const due = state.open.takeDue(now, maxAttempts);
+      const resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
+      checkStop(options.signal);
+      if (resolutions.length > 0) fault("resolve:after-read");
+
+      // Attempts the signature index does not hold yet (taken in this round, or replayed after a
+      // restart) and still open get an open entry; those resolved in the same round get only their resolved one.
+      const resolvedIds = new Set(resolutions.map((r) => r.attempt.attemptId));
+      const unindexed: OpenAttempt[] = [];
+      for (const attempt of state.open.values()) if (!attempt.indexed && !resolvedIds.has(attempt.attemptId)) unindexed.push(attempt);
+      // One recording at a time: batches commit in order, each round's marks after the previous round's.
+      await recorded();
+      addStep(steps, "record", lap());
+      const recordingNow = recordRun(ctx, { resolutions, open: unindexed, segments: taken.names }, now, { beforeCommit: options.beforeCommit });
+      recordingNow.catch(() => {}); // awaited by the next round or at the end; a failure meanwhile is not unhandled
+      recording = recordingNow;
+      recordingSegments = new Set(taken.names);
+      for (const attempt of unindexed) attempt.indexed = true;
+      for (const r of resolutions) state.open.remove(r.attempt.attemptId);
+      state.recent.add(resolutions, now);
+      state.through = now;
+
+      intake.segments += taken.segments;
+      intake.attempts += taken.attempts;
+      intake.chunksReadByDay += taken.chunksReadByDay;
+      for (const r of resolutions) resolved[r.outcome]++;
+      backlog = due.length === maxAttempts || taken.more;
+      // Another round while envelopes keep arriving, within the run's time: its intake and look-ups
+      // overlap this round's recording (DuckDB's staging, the index thread, the syncs).
+      const another = (taken.attempts > 0 || backlog) && performance.now() < roundsUntil && !options.signal?.aborted;
+      const checkpointNow = checkpointDue(state, now, options.checkpointMs ?? CHECKPOINT_MS);
+      if (!another || checkpointNow) {
+        await recorded(); // a checkpoint and the run's end come after the commits
+        addStep(steps, "record", lap());
+      }
+      if (checkpointNow) checkpoint(ctx, state, now);
+      const nextDueAt = state.open.nextDueAt();
+      state.version = nextVersion(state);
+      recordResolverProgress(ctx.control, { version: state.version, at: now, openAttempts: state.open.size, nextDueAt: Number.isFinite(nextDueAt) ? nextDueAt : null });
+      await upkeep(ctx, state, now);
+      addStep(steps, "upkeep", lap());
+      if (another) continue;
+      return {
+        intake,
+        resolved,
+        stillPending: state.open.size,
+        discardedBatches,
+        backlog,
+        nextRunInMs: Number.isFinite(nextDueAt) ? Math.max(0, nextDueAt - ctx.clock()) : null,
+        stepsMs: steps,
+        rounds,
+      };
+    }
+  } catch (error) {
+    await recorded().catch(() => {}); // the round being recorded commits or not; either way the state is dropped (resolvePending)
+    throw error;
+  }
 }
+
+const addStep = (steps: Record<string, number>, step: string, ms: number) => (steps[step] = (steps[step] ?? 0) + ms);
 
 /**
  * Runs until nothing is left to decide soon (`txray jobs run resolve`, tests): a run looks each due
@@ -204,7 +256,7 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
     state.lastHeightAt = now;
   }
   const statuses = await signatureStatuses(options.rpc, sends.map((a) => a.sig!), batchCalls);
-  steps.statuses = lap();
+  addStep(steps, "statuses", lap());
 
   const fetch: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
   const fromStatus: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
@@ -230,7 +282,7 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
   if (fromStatus.length > 0) {
     const times = await state.slotTimes.of(options.rpc, fromStatus.map((s) => s.status.slot), batchCalls);
     for (const { attempt, status } of fromStatus) resolutions.push(landedFromStatus(attempt, status, times.get(status.slot) ?? null, options.idls, state.names, now));
-    steps.times = lap();
+    addStep(steps, "times", lap());
   }
 
   if (fetch.length > 0) {
@@ -246,7 +298,7 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
         resolutions.push(resolution);
       }
     }
-    steps.transactions = lap();
+    addStep(steps, "transactions", lap());
   }
 
   if (expired.length > 0) {
@@ -255,7 +307,7 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
     const estimate = heightEstimator(ctx);
     const diagnoses = classifyDropsFrom(expired.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
     expired.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
-    steps.drops = lap();
+    addStep(steps, "drops", lap());
   }
   return resolutions;
 }
