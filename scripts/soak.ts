@@ -87,7 +87,8 @@ const servers: Txray[] = [];
 const serverLog: string[] = [];
 /** A txray process, once it says where it listens; its log lines then go to serverLog. */
 async function startTxray(env: Record<string, string>): Promise<Txray> {
-  const child = spawn(["bun", "src/bin/server.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe" });
+  // As `bun run start` starts it: Bun's thread pool at 16 unless the environment says otherwise (docs/operations.md).
+  const child = spawn(["bun", "src/bin/server.ts"], { cwd: ROOT, env: { UV_THREADPOOL_SIZE: "16", ...process.env, ...env }, stdout: "ignore", stderr: "pipe" });
   servers.push({ process: child, url: "" });
   const reader = child.stderr.getReader();
   const decoder = new TextDecoder();

@@ -50,4 +50,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 // Announced once the signal handlers are in place, so a stop right after start is a clean one.
-ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER, roles: config.TXRAY_ROLES, node: config.TXRAY_NODE_ID });
+// threadPool: Bun's pool for DuckDB's queries and file syncs (UV_THREADPOOL_SIZE, set by `bun run start`;
+// docs/operations.md, "The thread pool"); null: Bun's default, one thread per core.
+const threadPool = Number(process.env.UV_THREADPOOL_SIZE) || null;
+ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER, roles: config.TXRAY_ROLES, node: config.TXRAY_NODE_ID, threadPool });
