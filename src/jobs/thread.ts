@@ -9,9 +9,10 @@
 //
 // The thread starts at the job's first run and stays until close(). A thread that dies, with an
 // error or without one (it exited), fails the run it had (the scheduler retries; the resolver
-// rebuilds from its checkpoint) and is replaced at the next run. A graceful shutdown's abort is passed on, so the run still ends at a safe point.
-// A context whose clock or logger a test injected cannot be shared with a thread: the job then
-// runs on this thread, as with RESOLVE_THREAD=off.
+// rebuilds from its checkpoint) and is replaced at the next run. A graceful shutdown's abort is
+// passed on, so the run still ends at a safe point. A context whose clock or logger a test
+// injected cannot be shared with a thread: the job then runs on this thread, as with
+// RESOLVE_THREAD=off.
 
 import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
