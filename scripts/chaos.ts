@@ -37,6 +37,7 @@ import { type FaultPoint } from "../src/shared/fault";
 import { silentLogger } from "../src/shared/logger";
 import { everyIndexedAttempt, openAttemptIds } from "../src/chain/resolve";
 import { mulberry32 } from "../devkit/localnet";
+import { processTree } from "./process-tree";
 
 export type Scenario =
   | { target: "server"; point: FaultPoint | null }
@@ -129,9 +130,14 @@ class Child {
       await Promise.race([new Promise<void>((resolve) => this.listeners.push(resolve)), Bun.sleep(Math.min(250, deadline - Date.now())), this.process.exited]);
     }
   }
+  /** SIGKILL to the process and its children (the server's tables process), as a crash of the machine or its service would. */
   async kill(): Promise<boolean> {
     const wasAlive = this.alive;
-    this.process.kill("SIGKILL");
+    for (const pid of processTree(this.process.pid).reverse()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {} // ended meanwhile
+    }
     await this.process.exited;
     return wasAlive;
   }

@@ -22,6 +22,7 @@ import { dataPaths } from "../src/lake/paths";
 import { generateLake } from "../devkit/generate";
 import { encodeBase58 } from "../src/shared/base58";
 import { startStandInChain, uniqueSignatures } from "../devkit/standin";
+import { processTree } from "./process-tree";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -285,15 +286,24 @@ const percentile = (values: number[], p: number) => {
 };
 // Resident memory in MB from /proc: the whole (VmRSS), and its anonymous part (heaps: JavaScript,
 // DuckDB, SQLite) apart from file-backed pages (mapped spool segments), which the kernel can drop.
+// Summed over each server and its child processes (the tables job's: TABLES_PROCESS).
 const residentMb = (): { total: number; anonymous: number; file: number } | null => {
   try {
     const sum = { total: 0, anonymous: 0, file: 0 };
     for (const server of servers) {
-      const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8");
-      const field = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
-      sum.total += field("VmRSS");
-      sum.anonymous += field("RssAnon");
-      sum.file += field("RssFile");
+      for (const pid of processTree(server.process.pid)) {
+        let status: string;
+        try {
+          status = readFileSync(`/proc/${pid}/status`, "utf8");
+        } catch {
+          if (pid === server.process.pid) throw new Error("server gone");
+          continue; // a child that ended meanwhile
+        }
+        const field = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+        sum.total += field("VmRSS");
+        sum.anonymous += field("RssAnon");
+        sum.file += field("RssFile");
+      }
     }
     return sum;
   } catch {

@@ -15,6 +15,7 @@ import type { RunAfter, ScheduledJob } from "./scheduler";
 import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
 import { alertsJob } from "./alerts";
 import { onThread } from "./thread";
+import { inChildProcess } from "./process";
 
 /** In data-flow order: `jobs run all` runs them like this. */
 export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob, retentionJob];
@@ -46,6 +47,9 @@ export function planOutsideRun(jobs: Job[]): Job[] {
   return freshLake && !jobs.some((job) => job.name === flushJob.name) ? [flushJob, ...jobs] : jobs;
 }
 
+/** The tables job's niceness in its own process (TABLES_PROCESS): the kernel gives it ~1/10 of a core's share against a process at 0. */
+export const TABLES_NICE = 10;
+
 export function schedule(config: Config) {
   const interval: Record<string, number> = {
     flush: config.FLUSH_INTERVAL_MS,
@@ -57,9 +61,15 @@ export function schedule(config: Config) {
   };
   // New envelopes in the lake start a resolve run at once (continuous resolution, docs/operations.md).
   const after: Record<string, RunAfter[]> = { resolve: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }] };
-  // The resolver's JavaScript needs most of a core at 20,000 envelopes/s: a thread of its own (src/jobs/thread.ts).
-  const threaded = (job: Job) => (job === resolveJob && config.RESOLVE_THREAD === "on" ? onThread(job) : job);
-  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job: threaded(job), intervalMs: interval[job.name], after: after[job.name] }));
+  // Where a job's runs happen: the resolver's JavaScript needs most of a core at 20,000
+  // envelopes/s (a thread of its own: src/jobs/thread.ts); the tables job's DuckDB threads yield
+  // to everything else on a busy machine (a child process at a lower priority: src/jobs/process.ts).
+  const hosted = (job: Job) => {
+    if (job === resolveJob && config.RESOLVE_THREAD === "on") return onThread(job);
+    if (job === tablesJob && config.TABLES_PROCESS === "on") return inChildProcess(job, { nice: TABLES_NICE });
+    return job;
+  };
+  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job: hosted(job), intervalMs: interval[job.name], after: after[job.name] }));
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
   entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
   // Alerts read the serving tables: evaluated right after each build; the interval sends retries.

@@ -1,0 +1,51 @@
+// The host side of a job run elsewhere (elsewhere.ts), whatever carries the messages (a worker
+// thread: thread-worker.ts; a child process: process-worker.ts): one context for the host's life,
+// runs of the named job one at a time as the scheduler asks, an abort passed on to the running
+// one, and the context closed before the host ends.
+
+import type { Config } from "../config";
+import { createContext, type Context } from "../context";
+import { describeError } from "../shared/logger";
+import { Stopped } from "../shared/stop";
+import { jobByName } from "./registry";
+
+export type HostMessage = { id: number; kind: "run"; job: string; config: Config } | { id: number; kind: "close" } | { kind: "abort" };
+export type HostReply = { id: number; details?: Record<string, unknown>; error?: string; stopped?: boolean };
+
+/** The message handler of one host; `reply` sends a reply back. `close()`: the host is going away. */
+export function jobHost(reply: (message: HostReply) => void): { receive(message: HostMessage): Promise<void>; close(): Promise<void> } {
+  let context: Promise<Context> | null = null;
+  let running: AbortController | null = null;
+  const close = async () => {
+    const closing = context;
+    context = null;
+    if (closing !== null) (await closing).close();
+  };
+  return {
+    close,
+    async receive(message) {
+      if (message.kind === "abort") {
+        running?.abort(new Stopped());
+        return;
+      }
+      if (message.kind === "close") {
+        await close();
+        reply({ id: message.id });
+        return;
+      }
+      const controller = (running = new AbortController());
+      try {
+        const job = jobByName(message.job);
+        if (!job) throw new Error(`no job named ${message.job}`);
+        context ??= createContext(message.config);
+        const details = await job.run(await context, { signal: controller.signal });
+        reply({ id: message.id, details });
+      } catch (error) {
+        reply({ id: message.id, error: describeError(error), stopped: error instanceof Stopped });
+      } finally {
+        if (running === controller) running = null;
+      }
+    },
+  };
+}
+
