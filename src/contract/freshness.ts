@@ -1,8 +1,10 @@
 // How old the analytical answers are, and why when they are older than they should be. Every
 // analytical route answers from the current serving version, whose windows end at the tables
 // job's clock (`dataUntil`); when that job fails (out of memory, a full disk) or stops running,
-// the routes keep answering from the last good version. /v1/status and the web app's banner say
-// so instead of showing old figures as if they were current (docs/api.md#get-v1status).
+// the routes keep answering from the last good version, and when more arrives than it takes in
+// (a busy machine gives its process the CPU last: docs/operations.md) its versions leave rows
+// for later. /v1/status and the web app's banner say so instead of showing old or partial
+// figures as if they were current (docs/api.md#get-v1status).
 
 import type { JobRun } from "../control";
 
@@ -23,6 +25,8 @@ export type FreshnessFacts = {
   /** The tables job's latest run, and its failed runs since its last success. */
   lastRun: JobRun | undefined;
   consecutiveFailures: number;
+  /** New lake rows (envelopes and resolutions) the latest successful run left for later refreshes (its `deferredRows`). */
+  deferredRows: number;
   lakeEnvelopes: number;
   refreshEveryMs: number;
   now: number;
@@ -46,6 +50,9 @@ export function servingFreshness(facts: FreshnessFacts): ServingFreshness {
   if (!pointer) {
     if (facts.lakeEnvelopes === 0) return { ...base, stale: false, reason: null };
     return { ...base, stale: true, reason: "the lake has data but the tables job has not built the serving tables yet" };
+  }
+  if (facts.deferredRows > 0) {
+    return { ...base, stale: true, reason: `the tables job is behind: its last refresh left ${facts.deferredRows.toLocaleString("en-US")} new rows for the next ones (more arrives than it takes in; the answers leave them out until then)` };
   }
   if (ageMs! > staleAfterMs(refreshEveryMs)) {
     const running = lastRun && lastRun.ok === null ? `a run started at ${new Date(lastRun.lastRunAt).toISOString()} has not finished` : "the tables job has not run since";

@@ -1,7 +1,7 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { alertCounts, consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, quarantineSummary, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
+import { alertCounts, consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, lastSuccessDetails, quarantineSummary, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
 import { unrecordedFailures } from "../jobs";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
@@ -14,6 +14,9 @@ import { servingFreshness } from "./freshness";
 /** The resolver's backlog, counted at most once a second per data directory (the route is public). */
 const reuseBacklog = reusedFor<ReturnType<typeof resolverBacklog>>(1_000);
 const cachedResolverBacklog = (ctx: Context) => reuseBacklog(ctx.paths.root, Date.now(), () => resolverBacklog(ctx.control, ctx.clock()));
+
+/** The `deferredRows` of a tables run's details (0 when absent). */
+const deferredRowsOf = (details: unknown) => Number((details as { deferredRows?: unknown } | null)?.deferredRows ?? 0) || 0;
 
 /** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
 export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
@@ -54,6 +57,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
         pointer: readPointer(ctx.paths),
         lastRun: jobs.tables,
         consecutiveFailures: jobs.tables?.consecutiveFailures ?? 0,
+        deferredRows: deferredRowsOf(lastSuccessDetails(ctx.control, "tables")),
         lakeEnvelopes: envelopes,
         refreshEveryMs: ctx.config.TABLES_INTERVAL_MS,
         now: ctx.clock(),

@@ -33,6 +33,12 @@ export function consecutiveFailures(db: ControlDb): Record<string, number> {
   return Object.fromEntries(rows.map((row) => [row.job, row.n]));
 }
 
+/** The details of a job's latest successful run; null when it never succeeded (or recorded none). */
+export function lastSuccessDetails(db: ControlDb, job: string): unknown {
+  const row = db.query<{ details: string | null }, [string]>("SELECT details FROM job_runs WHERE job = ? AND ok = 1 ORDER BY id DESC LIMIT 1").get(job);
+  return row?.details ? JSON.parse(row.details) : null;
+}
+
 /** The latest run of each job. */
 export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
   const rows = db

@@ -4,7 +4,7 @@ import { age, servingFreshness, staleAfterMs } from "../../src/contract/freshnes
 
 const NOW = 1_763_700_000_000;
 const ok = { lastRunAt: NOW - 10_000, ok: true, durationMs: 900, error: null, details: null };
-const facts = { pointer: { version: 7, clock: NOW - 20_000 }, lastRun: ok, consecutiveFailures: 0, lakeEnvelopes: 100, refreshEveryMs: 30_000, now: NOW };
+const facts = { pointer: { version: 7, clock: NOW - 20_000 }, lastRun: ok, consecutiveFailures: 0, deferredRows: 0, lakeEnvelopes: 100, refreshEveryMs: 30_000, now: NOW };
 
 test("fresh: recent version, last run ok", () => {
   expect(servingFreshness(facts)).toEqual({ version: 7, dataUntil: NOW - 20_000, refreshEveryMs: 30_000, stale: false, reason: null });
@@ -24,6 +24,16 @@ test("too old without a failure: not running, or a run stuck", () => {
   expect(servingFreshness({ ...facts, pointer: { version: 7, clock: NOW - 150_000 } }).stale).toBe(false);
   const stuck = servingFreshness({ ...facts, pointer: { version: 7, clock: NOW - 3_600_000 }, lastRun: { ...ok, lastRunAt: NOW - 3_000_000, ok: null } });
   expect(stuck).toMatchObject({ stale: true, reason: `the answers are older than three refreshes (every 30 s): a run started at ${new Date(NOW - 3_000_000).toISOString()} has not finished` });
+});
+
+test("behind: a refresh that left new rows for later makes the answers stale, with how many", () => {
+  // Its clock is recent (each refresh moves it), but the version leaves rows out: a busy machine (TABLES_PROCESS) or a catch-up.
+  expect(servingFreshness({ ...facts, deferredRows: 1_234_567 })).toMatchObject({
+    stale: true,
+    reason: "the tables job is behind: its last refresh left 1,234,567 new rows for the next ones (more arrives than it takes in; the answers leave them out until then)",
+  });
+  // A failure says the failure first.
+  expect(servingFreshness({ ...facts, deferredRows: 10, lastRun: { ...ok, ok: false, error: "boom" }, consecutiveFailures: 1 }).reason).toMatch(/^the tables job is failing/);
 });
 
 test("no version yet: stale only when the lake has data", () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { baseline } from "../../src/analytics/queries";
 import { closeServingTables } from "../../src/analytics/serving/reader";
+import { serviceStatus } from "../../src/contract/status";
 import { runJob } from "../../src/jobs/run";
 import { tablesJobFor } from "../../src/jobs/tables";
 import { testContext } from "../helpers/context";
@@ -52,6 +53,10 @@ test("a scheduled run leaves a backlog it reports; a run from outside refreshes 
   const taken = Number(scheduled.details?.attempts);
   expect(taken).toBeWithin(1, 600);
   expect(Number(scheduled.details?.deferredRows)).toBeGreaterThan(600);
+  // /v1/status says the answers leave rows out (its clock alone looks recent).
+  const behind = serviceStatus(ctx, null).freshness.serving;
+  expect(behind).toMatchObject({ stale: true, version: Number(scheduled.details?.version) });
+  expect(behind.reason).toContain(`left ${Number(scheduled.details?.deferredRows).toLocaleString("en-US")} new rows`);
 
   const settled = await runJob(ctx, job, { settle: true });
   expect(settled.ok).toBe(true);
@@ -59,4 +64,5 @@ test("a scheduled run leaves a backlog it reports; a run from outside refreshes 
   expect(Number(settled.details?.refreshes)).toBeGreaterThan(1);
   await untilVersion(ctx, Number(settled.details?.version));
   expect(await attemptsToday()).toBe(before + 1_200);
+  expect(serviceStatus(ctx, null).freshness.serving).toMatchObject({ stale: false, reason: null });
 }, HEAVY_MS);

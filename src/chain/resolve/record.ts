@@ -84,7 +84,18 @@ function lakeRow(r: Resolution) {
 /** What a run records: its resolutions, the open attempts the signature index does not hold yet, and the segments it took in. */
 export type RunRecord = { resolutions: Resolution[]; open: Attempt[]; segments: string[] };
 
-export async function recordRun(ctx: Context, { resolutions, open, segments }: RunRecord, now: number, options: { beforeCommit?: () => void } = {}): Promise<void> {
+/**
+ * `recordingMs`: milliseconds added per phase of the recording (rows: the rows' JSON on this
+ * thread; staging: DuckDB's Parquet parts; index: waiting for the signature index's runs after
+ * that; publish: the lake lease, renames and the commit) — where a slow recording's time went.
+ */
+export async function recordRun(ctx: Context, { resolutions, open, segments }: RunRecord, now: number, options: { beforeCommit?: () => void; recordingMs?: Record<string, number> } = {}): Promise<void> {
+  let mark = performance.now();
+  const phase = (name: string) => {
+    const at = performance.now();
+    if (options.recordingMs) options.recordingMs[name] = (options.recordingMs[name] ?? 0) + Math.round(at - mark);
+    mark = at;
+  };
   // Index runs are written on the index's own thread (src/signature-index) while this one goes on;
   // each is awaited before the commit that makes its entries count.
   const openWritten = ctx.signatures.append(open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
@@ -114,6 +125,7 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
     } finally {
       closeSync(file);
     }
+    phase("rows");
     const staged = stagePartitioned(
       ctx.duck,
       ctx.paths,
@@ -123,8 +135,10 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
       ["program", "day"],
     );
     const { staging, parts } = await staged;
+    phase("staging");
     await openWritten;
     await indexed;
+    phase("index");
     const { providers, issues } = hourlyCounts(resolutions);
     await publishStaged(
       ctx.control,
@@ -139,6 +153,7 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
       },
     );
     fault("resolve:after-commit");
+    phase("publish");
     rmSync(staging, { recursive: true, force: true });
   } finally {
     try {

@@ -72,6 +72,8 @@ export type ResolveSummary = {
   nextRunInMs: number | null;
   /** Milliseconds spent per step (state, intake, statuses, times, transactions, drops, record, upkeep; those the run reached). */
   stepsMs: Record<string, number>;
+  /** Milliseconds per phase of the run's recordings (rows, staging, index, publish: record.ts); they overlap the next round's steps. */
+  recordingMs: Record<string, number>;
   /** Rounds the run made (roundsForMs). */
   rounds: number;
 };
@@ -132,6 +134,8 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
   let rounds = 0;
   // The previous round's recording while this one takes in and looks up, and the segments it took.
   let recording: Promise<void> | null = null;
+  /** Where the recordings' time went (record.ts), beside the steps: they overlap the next round's. */
+  const recordingMs: Record<string, number> = {};
   let recordingSegments = new Set<string>();
   const recorded = async () => {
     const pending = recording;
@@ -164,7 +168,7 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
       // One recording at a time: batches commit in order, each round's marks after the previous round's.
       await recorded();
       addStep(steps, "record", lap());
-      const recordingNow = recordRun(ctx, { resolutions, open: unindexed, segments: taken.names }, now, { beforeCommit: options.beforeCommit });
+      const recordingNow = recordRun(ctx, { resolutions, open: unindexed, segments: taken.names }, now, { beforeCommit: options.beforeCommit, recordingMs });
       recordingNow.catch(() => {}); // awaited by the next round or at the end; a failure meanwhile is not unhandled
       recording = recordingNow;
       recordingSegments = new Set(taken.names);
@@ -201,6 +205,7 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
         backlog,
         nextRunInMs: Number.isFinite(nextDueAt) ? Math.max(0, nextDueAt - ctx.clock()) : null,
         stepsMs: steps,
+        recordingMs,
         rounds,
       };
     }

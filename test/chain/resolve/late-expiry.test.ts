@@ -42,6 +42,8 @@ test("long past its expiry, one look-up decides the drop; just past it, the rech
   const first = await resolvePending(t.ctx, { rpc: client, idls: loadIdls(t.ctx.paths.root) }); // the default 2 s recheck
   expect(first.resolved).toEqual({ landed: 0, failed_onchain: 0, dropped: 1, preflight: 0 });
   expect(first.stillPending).toBe(1);
+  // Where its recording's time went (/v1/status shows the run's details).
+  expect(Object.keys(first.recordingMs).sort()).toEqual(["index", "publish", "rows", "staging"]);
   const drop = await t.get(`/v1/diagnose-drop/${longExpired}`);
   expect(drop.body).toMatchObject({ outcome: "dropped", dropClass: "expired_blockhash" });
   expect(drop.body.evidence[0]).toMatchObject({ kind: "blockhash_expired", value: 200 });
