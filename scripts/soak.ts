@@ -4,7 +4,7 @@
 // mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
 // 20,000) in batches, queries every read route (and MCP tools when /mcp exists) meanwhile, and
 // prints one JSON line per minute: resident memory of the server, spool backlog, resolver backlog,
-// ingest and read latency percentiles, errors, job runs. The last line is a JSON summary. Bounded:
+// ingest and read latency percentiles (and the slowest routes), errors, job runs. The last line is a JSON summary. Bounded:
 // it stops itself after M minutes (default 10), stops the server and removes its data. With
 // --history N the lake starts with N envelopes of the last 7 days (see below). With --split, txray
 // runs as two processes over the same data directory, one for ingest and reads and one job runner
@@ -155,10 +155,10 @@ function makeBatch(): string {
 }
 
 type Window = {
-  ingestLatencies: number[]; readLatencies: number[]; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; mcpCalls: number;
+  ingestLatencies: number[]; readLatencies: number[]; readsByRoute: Map<string, number[]>; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; mcpCalls: number;
   notReady: number; errorSamples: string[]; rss: number[]; rssAnonymous: number[]; rssFile: number[];
 };
-const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, mcpCalls: 0, notReady: 0, errorSamples: [], rss: [], rssAnonymous: [], rssFile: [] });
+const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], readsByRoute: new Map(), acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, mcpCalls: 0, notReady: 0, errorSamples: [], rss: [], rssAnonymous: [], rssFile: [] });
 /** Set once the first serving tables exist: before that an analytical route's 503 `unavailable` is the documented start-up state. */
 let tablesBuilt = false;
 let window = freshWindow();
@@ -246,7 +246,13 @@ const readLoop = (async () => {
     try {
       const response = await fetch(`${url}${path}`, { headers: key ? { "x-api-key": key } : {} });
       const text = await response.text();
-      window.readLatencies.push(performance.now() - t0);
+      const ms = performance.now() - t0;
+      window.readLatencies.push(ms);
+      // By route (its first two path segments, and the query's scope): which reads a slow minute's tail came from.
+      const route = `${path.split("/").slice(0, 3).join("/")}${path.includes("scope=account") ? "?scope=account" : ""}`;
+      const list = window.readsByRoute.get(route);
+      if (list) list.push(ms);
+      else window.readsByRoute.set(route, [ms]);
       if (path === "/v1/status" && response.status === 200 && JSON.parse(text).jobs?.tables?.ok) tablesBuilt = true;
       // 404: not built yet / no such attempt yet / pending, with the error shape; anything else but 200 is an error.
       if (!tablesBuilt && response.status === 503 && text.includes("not built yet")) window.notReady++;
@@ -353,6 +359,8 @@ async function report(minute: number): Promise<void> {
     ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
     mcp: { calls: w.mcpCalls, errors: w.mcpErrors },
     reads: { requests: w.readLatencies.length, p50: percentile(w.readLatencies, 50), p95: percentile(w.readLatencies, 95), p99: percentile(w.readLatencies, 99) },
+    // The three routes with the slowest p95 this minute.
+    slowestReads: [...w.readsByRoute].map(([route, list]) => ({ route, requests: list.length, p95: percentile(list, 95) })).sort((a, b) => (b.p95 ?? 0) - (a.p95 ?? 0)).slice(0, 3),
     errors: w.ingestErrors + w.readErrors + w.mcpErrors + errorLogs.length,
     errorDetail: { ingest: w.ingestErrors, reads: w.readErrors, mcp: w.mcpErrors, serverErrorLogs: errorLogs.length, samples: w.errorSamples, serverLogSamples: errorLogs.slice(0, 3).map((line) => line.slice(0, 300)) },
     notReady: w.notReady,

@@ -10,10 +10,14 @@
 // so the run still ends at a safe point. A context whose clock or logger a test injected cannot be
 // shared with another host: the job then runs here.
 
+import type { Config } from "../config";
 import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
-import type { HostMessage, HostReply } from "./job-host";
 import type { Job, JobRuntime } from "./run";
+
+/** The messages a host receives and the replies it sends (job-host.ts answers them). */
+export type HostMessage = { id: number; kind: "run"; job: string; config: Config } | { id: number; kind: "close" } | { kind: "abort" };
+export type HostReply = { id: number; details?: Record<string, unknown>; error?: string; stopped?: boolean };
 
 export type HostedJob = Job & {
   /** Ends the host (after its run, if one is going); the next run would start another. */

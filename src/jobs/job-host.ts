@@ -3,14 +3,12 @@
 // runs of the named job one at a time as the scheduler asks, an abort passed on to the running
 // one, and the context closed before the host ends.
 
-import type { Config } from "../config";
 import { createContext, type Context } from "../context";
 import { describeError } from "../shared/logger";
 import { Stopped } from "../shared/stop";
 import { jobByName } from "./registry";
+import type { HostMessage, HostReply } from "./elsewhere";
 
-export type HostMessage = { id: number; kind: "run"; job: string; config: Config } | { id: number; kind: "close" } | { kind: "abort" };
-export type HostReply = { id: number; details?: Record<string, unknown>; error?: string; stopped?: boolean };
 
 /** The message handler of one host; `reply` sends a reply back. `close()`: the host is going away. */
 export function jobHost(reply: (message: HostReply) => void): { receive(message: HostMessage): Promise<void>; close(): Promise<void> } {

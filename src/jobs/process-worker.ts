@@ -4,7 +4,8 @@
 // if killed with it: an orphan must not hold the job's files, and every job is safe to kill
 // (the next run goes on from what its last run committed).
 
-import { jobHost, type HostMessage } from "./job-host";
+import type { HostMessage } from "./elsewhere";
+import { jobHost } from "./job-host";
 
 const parent = process.ppid;
 const host = jobHost((reply) => process.send?.(reply));

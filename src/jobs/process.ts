@@ -9,8 +9,7 @@
 // when this process is gone.
 
 import { existsSync } from "node:fs";
-import { runElsewhere, type HostedJob } from "./elsewhere";
-import type { HostReply } from "./job-host";
+import { runElsewhere, type HostedJob, type HostReply } from "./elsewhere";
 import type { Job } from "./run";
 
 /** `nice`: the child's niceness (0-19; 0 starts it without `nice`); `module`: the child's module (tests give one that misbehaves). */

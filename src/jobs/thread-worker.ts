@@ -1,7 +1,8 @@
 // The worker thread of a job on a thread of its own (thread.ts): a job host (job-host.ts) whose
 // messages come from the scheduler's thread.
 
-import { jobHost, type HostMessage } from "./job-host";
+import type { HostMessage } from "./elsewhere";
+import { jobHost } from "./job-host";
 
 declare const self: Worker;
 

@@ -4,8 +4,7 @@
 // the thread that also takes ingest batches and answers reads, each waited for the other (a soak's
 // ingest p99 1.7–2.4 s there, 50–190 ms beside it).
 
-import { runElsewhere, type HostedJob } from "./elsewhere";
-import type { HostReply } from "./job-host";
+import { runElsewhere, type HostedJob, type HostReply } from "./elsewhere";
 import type { Job } from "./run";
 
 export type ThreadedJob = HostedJob;
