@@ -152,7 +152,7 @@ function startChild(args: string[], env: Record<string, string>): Child {
   return new Child(spawn(args, { cwd: ROOT, env: { ...process.env, ...env }, stdin: "ignore", stdout: "ignore", stderr: "pipe" }) as never);
 }
 
-/** A synthetic envelope: a signature nobody sent (resolves as dropped after two look-ups) or a preflight failure (decoded from its own logs). */
+/** A synthetic envelope: a signature nobody sent (resolves as dropped: long expired, its first look-up decides it) or a preflight failure (decoded from its own logs). */
 function syntheticEnvelope(random: () => number, program: string): Envelope {
   const sig = encodeBase58(randomBytes(64));
   const base: Envelope = {

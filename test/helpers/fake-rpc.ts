@@ -1,7 +1,7 @@
 // A loopback JSON-RPC endpoint that can be switched between behaving, down (connection refused),
 // slow (answers after the client gave up) and answering garbage, for the resource-fault tests. When
 // it behaves it says every signature is unknown at block height 1,000,000, so an attempt whose
-// lastValidBlockHeight is lower resolves as dropped after its two look-ups.
+// lastValidBlockHeight is lower resolves as dropped (at its first look-up when 5 or more blocks lower, else at its second).
 import type { Server } from "bun";
 
 export type FakeRpcMode = "ok" | "down" | "slow" | "garbage" | "wrong-shape";

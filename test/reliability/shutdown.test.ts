@@ -119,9 +119,10 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
   const { dataDir, key } = dataDirWithKey();
   const rpc = await startFakeRpc();
   try {
-    // Attempts that expired long ago: `txray jobs run resolve` looks them up, waits 2 s for the second look-up (where SIGTERM comes), then drops them.
+    // Attempts whose blockhash expired a block before the chain's height (the fake's 1,000,000): `txray jobs run resolve`
+    // looks them up, waits 2 s for the second look-up (where SIGTERM comes), then drops them. (Long expired, one look-up decides.)
     const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir });
-    const envelopes = Array.from({ length: 30 }, () => makeEnvelope({ lastValidBlockHeight: 10 }));
+    const envelopes = Array.from({ length: 30 }, () => makeEnvelope({ lastValidBlockHeight: 999_999 }));
     expect((await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) })).status).toBe(202);
     server.process.kill("SIGTERM");
     expect(await server.process.exited).toBe(0);

@@ -30,7 +30,7 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   const attempts = attemptsBySig(ctx, sig);
   const stored = attempts.find((entry) => entry.state === "resolved");
   if (!stored) {
-    // Only the resolver decides a drop (two look-ups after expiry): a held attempt is pending, not asked of the chain.
+    // Only the resolver decides a drop (a look-up at least 2 s after expiry): a held attempt is pending, not asked of the chain.
     if (await heldAttempt(ctx, sig, attempts)) throw pendingError(ctx);
     throw notFound("txray has no attempt with this signature");
   }
