@@ -1,6 +1,16 @@
 // Resolve runs until nothing is left to decide soon, as `txray jobs run resolve` does (a drop needs a
 // second look-up in a later run); tests use a short recheck delay, so "soon" is a few hundred ms here.
+import { expect } from "bun:test";
 import { resolveSettled, type ResolveOptions } from "../../src/chain/resolve";
 import type { Context } from "../../src/context";
+import { flushSpool } from "../../src/lake/flush-spool";
+import type { TestServer } from "./server";
 
 export const resolveUntilSettled = (ctx: Context, options: ResolveOptions, settleMs = 300) => resolveSettled(ctx, options, { settleMs });
+
+/** Envelopes ingested (202) for account "acme", sealed and flushed: in the lake, ready for the resolver's intake. */
+export async function ingestAndFlush(t: TestServer, envelopes: unknown[]): Promise<void> {
+  expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
+  await t.server.spool!.seal();
+  await flushSpool(t.ctx);
+}

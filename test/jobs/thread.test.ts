@@ -9,7 +9,7 @@ import { createContext, type Context } from "../../src/context";
 import { runJob } from "../../src/jobs";
 import { resolveJob } from "../../src/jobs/resolve";
 import { onThread } from "../../src/jobs/thread";
-import { flushSpool } from "../../src/lake/flush-spool";
+import { ingestAndFlush } from "../helpers/resolve";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
 import { startRecordedRpc } from "../helpers/recorded-rpc";
 import { testServer, type TestServer } from "../helpers/server";
@@ -31,11 +31,6 @@ afterAll(async () => {
   rpc.stop();
 });
 
-async function ingestAndFlush(envelopes: ReturnType<typeof makeEnvelope>[]) {
-  expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
-  await t.server.spool!.seal();
-  await flushSpool(t.ctx);
-}
 const committedBatches = () => own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches WHERE committed = 1").get()!.n;
 const runsStarted = () => own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM job_runs WHERE job = 'resolve'").get()!.n;
 
@@ -44,7 +39,7 @@ test("a run on the thread goes on while the calling thread is busy, and reports 
   const job = onThread(resolveJob);
   try {
     // Preflight failures resolve from their own logs: no chain reads, so nothing here needs this thread.
-    await ingestAndFlush([makePreflightEnvelope(), makePreflightEnvelope()]);
+    await ingestAndFlush(t, [makePreflightEnvelope(), makePreflightEnvelope()]);
     const before = committedBatches();
     const started = runsStarted();
     const outcome = runJob(own, job);
@@ -68,7 +63,7 @@ test("a thread closed and started again goes on from the checkpoint: open attemp
   const job = onThread(resolveJob);
   try {
     const sends = [makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }), makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 })];
-    await ingestAndFlush([...sends, makePreflightEnvelope()]);
+    await ingestAndFlush(t, [...sends, makePreflightEnvelope()]);
     const first = await runJob(own, job);
     expect(first.ok).toBe(true);
     expect(first.details).toMatchObject({ intake: { attempts: 3 }, resolved: { preflight: 1 }, stillPending: 2 });
@@ -85,7 +80,7 @@ test("a run that fails on the thread is a failed run with its error; a shutdown'
   const down = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL, TXRAY_LOG_LEVEL: "silent", SOLANA_RPC_URL: "http://127.0.0.1:9" }));
   const job = onThread(resolveJob);
   try {
-    await ingestAndFlush([makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 })]);
+    await ingestAndFlush(t, [makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 })]);
     const failed = await runJob(down, job); // the new send is due at once; the chain cannot be reached
     expect(failed.ok).toBe(false);
     expect(failed.error).toMatch(/127\.0\.0\.1:9|connect|ECONNREFUSED|Unable to connect/i);

@@ -11,7 +11,7 @@ import { checkpointDue } from "../../../src/chain/resolve/state";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { loadConfig } from "../../../src/config";
 import { createContext } from "../../../src/context";
-import { flushSpool } from "../../../src/lake/flush-spool";
+import { ingestAndFlush } from "../../helpers/resolve";
 import { silentLogger } from "../../../src/shared/logger";
 import { makeEnvelope } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
@@ -32,11 +32,6 @@ afterAll(async () => {
 });
 
 const options = () => ({ rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), checkpointMs: 60_000 });
-async function ingestAndFlush(envelopes: ReturnType<typeof makeEnvelope>[]) {
-  expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
-  await t.server.spool!.seal();
-  await flushSpool(t.ctx);
-}
 /** A second process on the same data directory: its own control connection, so its own resolver memory. */
 async function otherProcess() {
   return await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL }), { logger: silentLogger });
@@ -44,14 +39,14 @@ async function otherProcess() {
 
 test("a process that starts over holds the same open attempts: the checkpoint, then what was taken in and resolved after it", async () => {
   const first = Array.from({ length: 3 }, () => makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }));
-  await ingestAndFlush(first);
+  await ingestAndFlush(t, first);
   expect((await resolvePending(t.ctx, options())).stillPending).toBe(3); // not found, not expired: open
   expect(existsSync(checkpointPath(t.ctx.paths))).toBe(true);
   expect(readCheckpoint(t.ctx.paths)!.open.map((a) => a.sig).sort()).toEqual(first.map((e) => e.sig).sort());
 
   // After the checkpoint (the next is 60 s away): two more taken in, one of them resolved.
   const second = [makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }), makeEnvelope({ sig: landed.sig, lastValidBlockHeight: HEIGHT + 1_000 })];
-  await ingestAndFlush(second);
+  await ingestAndFlush(t, second);
   const run = await resolvePending(t.ctx, options());
   expect(run.resolved.failed_onchain).toBe(1);
   expect(run.stillPending).toBe(4);

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadIdls } from "../../../src/chain/idl";
 import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
-import { flushSpool } from "../../../src/lake/flush-spool";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { startRecordedRpc } from "../../helpers/recorded-rpc";
 import { testServer, type TestServer } from "../../helpers/server";
+import { ingestAndFlush } from "../../helpers/resolve";
 
 const HEIGHT = 300_000_000;
 const longExpired = randomSignature();
@@ -21,16 +21,10 @@ beforeAll(async () => {
   rpc = startRecordedRpc([], { blockHeight: HEIGHT });
   t = await testServer({ SOLANA_RPC_URL: rpc.url });
   const program = "11111111111111111111111111111111";
-  const response = await t.ingest({
-    apiKey: t.key("acme"),
-    envelopes: [
-      makeEnvelope({ sig: longExpired, program, lastValidBlockHeight: HEIGHT - 200, sentAt: Date.now() - 150_000 }),
-      makeEnvelope({ sig: justExpired, program, lastValidBlockHeight: HEIGHT - 1, sentAt: Date.now() - 60_000 }),
-    ],
-  });
-  expect(response.status).toBe(202);
-  await t.server.spool!.seal();
-  await flushSpool(t.ctx);
+  await ingestAndFlush(t, [
+    makeEnvelope({ sig: longExpired, program, lastValidBlockHeight: HEIGHT - 200, sentAt: Date.now() - 150_000 }),
+    makeEnvelope({ sig: justExpired, program, lastValidBlockHeight: HEIGHT - 1, sentAt: Date.now() - 60_000 }),
+  ]);
 });
 afterAll(async () => {
   await t.stop();

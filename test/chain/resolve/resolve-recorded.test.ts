@@ -10,7 +10,7 @@ import { RESOLUTION_COLUMNS } from "../../../src/lake/schema";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
 import { testServer, type TestServer } from "../../helpers/server";
-import { resolveUntilSettled } from "../../helpers/resolve";
+import { ingestAndFlush, resolveUntilSettled } from "../../helpers/resolve";
 
 const landedFailure = recordedTransaction("18_");
 const HEIGHT = 300_000_000;
@@ -22,19 +22,12 @@ let t: TestServer;
 beforeAll(async () => {
   rpc = startRecordedRpc([landedFailure], { blockHeight: HEIGHT });
   t = await testServer({ SOLANA_RPC_URL: rpc.url });
-  const key = t.key("acme");
   const program = "11111111111111111111111111111111";
-  const response = await t.ingest({
-    apiKey: key,
-    envelopes: [
-      makeEnvelope({ sig: landedFailure.sig, program, lastValidBlockHeight: HEIGHT + 10, sentAt: Date.now() }),
-      makeEnvelope({ sig: stillValid, program, lastValidBlockHeight: HEIGHT + 100, sentAt: Date.now() }),
-      makeEnvelope({ sig: expired, program, lastValidBlockHeight: HEIGHT - 5, sentAt: Date.now() }),
-    ],
-  });
-  expect(response.status).toBe(202);
-  await t.server.spool!.seal();
-  await flushSpool(t.ctx);
+  await ingestAndFlush(t, [
+    makeEnvelope({ sig: landedFailure.sig, program, lastValidBlockHeight: HEIGHT + 10, sentAt: Date.now() }),
+    makeEnvelope({ sig: stillValid, program, lastValidBlockHeight: HEIGHT + 100, sentAt: Date.now() }),
+    makeEnvelope({ sig: expired, program, lastValidBlockHeight: HEIGHT - 5, sentAt: Date.now() }),
+  ]);
 });
 afterAll(async () => {
   await t.stop();
