@@ -15,8 +15,10 @@ import type { Context } from "../context";
 import { Stopped } from "../shared/stop";
 import type { Job, JobRuntime } from "./run";
 
+/** What the caller asks of a host, and answers to (`id`); an abort needs no answer. */
+type HostRequest = { kind: "run"; job: string; config: Config } | { kind: "close" };
 /** The messages a host receives and the replies it sends (job-host.ts answers them). */
-export type HostMessage = { id: number; kind: "run"; job: string; config: Config } | { id: number; kind: "close" } | { kind: "abort" };
+export type HostMessage = (HostRequest & { id: number }) | { kind: "abort" };
 export type HostReply = { id: number; details?: Record<string, unknown>; error?: string; stopped?: boolean };
 
 export type HostedJob = Job & {
@@ -60,7 +62,7 @@ export function runElsewhere(job: Job, transport: HostTransport): HostedJob {
     });
     return started;
   };
-  const request = (message: { kind: "run"; job: string; config: Context["config"] } | { kind: "close" }): Promise<Record<string, unknown>> => {
+  const request = (message: HostRequest): Promise<Record<string, unknown>> => {
     const target = (host ??= start());
     const id = nextId++;
     return new Promise((resolve, reject) => {

@@ -9,9 +9,8 @@ import { Stopped } from "../shared/stop";
 import { jobByName } from "./registry";
 import type { HostMessage, HostReply } from "./elsewhere";
 
-
-/** The message handler of one host; `reply` sends a reply back. `close()`: the host is going away. */
-export function jobHost(reply: (message: HostReply) => void): { receive(message: HostMessage): Promise<void>; close(): Promise<void> } {
+/** The message handler of one host; `reply` sends a reply back. */
+export function jobHost(reply: (message: HostReply) => void): { receive(message: HostMessage): Promise<void> } {
   let context: Promise<Context> | null = null;
   let running: AbortController | null = null;
   const close = async () => {
@@ -20,7 +19,6 @@ export function jobHost(reply: (message: HostReply) => void): { receive(message:
     if (closing !== null) (await closing).close();
   };
   return {
-    close,
     async receive(message) {
       if (message.kind === "abort") {
         running?.abort(new Stopped());
@@ -46,4 +44,3 @@ export function jobHost(reply: (message: HostReply) => void): { receive(message:
     },
   };
 }
-

@@ -48,7 +48,7 @@ export function planOutsideRun(jobs: Job[]): Job[] {
 }
 
 /** The tables job's niceness in its own process (TABLES_PROCESS): the kernel gives it ~1/10 of a core's share against a process at 0. */
-export const TABLES_NICE = 10;
+const TABLES_NICE = 10;
 
 export function schedule(config: Config) {
   const interval: Record<string, number> = {

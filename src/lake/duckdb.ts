@@ -22,7 +22,8 @@ export type Duck = {
 /**
  * What every DuckDB instance of a txray process is opened with. DuckDB's default memory ceiling is
  * 80% of the machine's RAM per instance, and a process has up to four (jobs, the resolver's thread,
- * the tables build, the serving reader): one tables build over 10M attempts reached 14.7 GB resident. Under the
+ * the tables build unless it has a process of its own, the serving reader): one tables build over
+ * 10M attempts reached 14.7 GB resident. Under the
  * ceiling DuckDB spills joins and sorts to the data directory instead.
  */
 export function duckInstanceOptions(memoryLimit: string, tempDirectory: string): Record<string, string> {

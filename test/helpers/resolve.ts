@@ -1,5 +1,6 @@
-// Resolve runs until nothing is left to decide soon, as `txray jobs run resolve` does (a drop needs a
-// second look-up in a later run); tests use a short recheck delay, so "soon" is a few hundred ms here.
+// Resolver tests' helpers: envelopes ingested and flushed into the lake, and resolve runs until
+// nothing is left to decide soon, as `txray jobs run resolve` does (a drop looked up at its expiry
+// needs a second look-up in a later run); tests use a short recheck delay, so "soon" is a few hundred ms here.
 import { expect } from "bun:test";
 import { resolveSettled, type ResolveOptions } from "../../src/chain/resolve";
 import type { Context } from "../../src/context";

@@ -275,12 +275,14 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
       if (now - attempt.sentAt > NONCE_WAIT_MS) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
       else state.open.reschedule(attempt, now + retryMs(attempt));
     } else if (height > attempt.lastValidBlockHeight) {
-      // Already the recheck's worth of blocks past its expiry (taken in late: a backlog, a restart):
-      // this look-up is the conclusive one, as the recheck would have been.
-      if (attempt.expiry === null && (height - attempt.lastValidBlockHeight) * SLOT_MS >= recheckDelay) expired.push({ attempt, heightAtExpiry: height });
-      else if (attempt.expiry === null) {
-        attempt.expiry = { observedAt: now, height };
-        state.open.reschedule(attempt, now + recheckDelay);
+      if (attempt.expiry === null) {
+        // Already the recheck's worth of blocks past its expiry (taken in late: a backlog, a
+        // restart), this look-up is the conclusive one, as the recheck would have been.
+        if ((height - attempt.lastValidBlockHeight) * SLOT_MS >= recheckDelay) expired.push({ attempt, heightAtExpiry: height });
+        else {
+          attempt.expiry = { observedAt: now, height };
+          state.open.reschedule(attempt, now + recheckDelay);
+        }
       } else if (now - attempt.expiry.observedAt >= recheckDelay) expired.push({ attempt, heightAtExpiry: attempt.expiry.height });
       else state.open.reschedule(attempt, attempt.expiry.observedAt + recheckDelay);
     } else if (now - attempt.receivedAt > MAX_PENDING_MS) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
