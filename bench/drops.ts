@@ -13,7 +13,7 @@
 // JSON object.
 import { parseArgs } from "node:util";
 import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";
-import { HeldSends } from "../src/chain/resolve/held-sends";
+import { SortedSends } from "../src/chain/resolve/held-sends";
 import type { Outcome } from "../src/chain/resolve/types";
 import { generateRun, referenceClassifyDrop, seeded } from "../test/chain/resolve/drops-reference";
 
@@ -53,7 +53,7 @@ for (const size of heldSizes) {
   const programs = ["P1", "P2", "P3"];
   const payers = Array.from({ length: Number(values.payers ?? 20_000) }, (_, i) => `payer-${i}`);
   const pick = <X>(list: X[]) => list[Math.floor(random() * list.length)];
-  const held = new HeldSends();
+  const held = new SortedSends();
   for (let i = 0; i < size; i++) {
     const rpcHash = pick(providers);
     const outcome: Outcome = random() < (rpcHash === providers[0] ? 0.25 : 0.08) ? "dropped" : random() < 0.9 ? "landed" : "failed_onchain";
@@ -72,7 +72,8 @@ for (const size of heldSizes) {
   });
   const first = Math.min(...items.map((item) => item.attempt.sentAt));
   const last = Math.max(...items.map((item) => item.attempt.sentAt));
-  const start = held.times.findIndex((t) => t >= first - 15 * 60_000);
+  const heldFrom = first - 15 * 60_000;
+  const start = held.times.findIndex((t) => t >= heldFrom);
   const end = held.length;
   const keys = new Set(items.map((item) => `${item.attempt.payer}\u0000${item.attempt.program}`));
   const fresh = () => {
@@ -99,7 +100,7 @@ for (const size of heldSizes) {
   const before = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: all });
   const beforeMs = performance.now() - t0;
   t0 = performance.now();
-  const after = classifyDropsFrom(items, { samePayerProgram: listed, heldSamePayer: { sends: held, from: first - 90_000, to: last + 90_000 }, sends: fresh(), held: { sends: held, start, end } });
+  const after = classifyDropsFrom(items, { samePayerProgram: listed, heldSamePayer: { sends: held, from: first - 90_000, to: last + 90_000 }, sends: fresh(), held: { sends: held, from: heldFrom, to: Infinity } });
   const afterMs = performance.now() - t0;
   const row = { held: size, drops: items.length, beforeMs: Math.round(beforeMs), afterMs: Math.round(afterMs * 10) / 10, speedup: Math.round((beforeMs / afterMs) * 10) / 10, identical: Bun.deepEquals(before, after, true) };
   console.error(`drops held: ${JSON.stringify(row)}`);

@@ -85,20 +85,20 @@ export type NeighbourSet = {
   heldSamePayer?: { sends: HeldPairs; from: number; to: number };
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
-  /** More of them: rows [start, end) of the resolver's recent sends (recent-sends.ts), whose counts are kept as they come. */
-  held?: { sends: HeldCounts; start: number; end: number };
+  /** More of them: the resolver's recent sends (recent-sends.ts) sent within [from, to], whose counts are kept as they come. */
+  held?: { sends: HeldCounts; from: number; to: number };
 };
 
 type Counts = { count: number; drops: number };
 
-/** What classification asks of sends held between runs (held-sends.ts implements it), over their rows [start, end). */
+/** What classification asks of sends held between runs (held-sends.ts implements it). */
 export interface HeldCounts {
   /** Sends and drops sent within [from, to]. */
-  window(from: number, to: number, start: number, end: number): Counts;
+  window(from: number, to: number): Counts;
   /** The same, for one provider's sends. */
-  providerWindow(rpcHash: string, from: number, to: number, start: number, end: number): Counts;
+  providerWindow(rpcHash: string, from: number, to: number): Counts;
   /** Prices of one program's sends that reached the chain, sent within [from, to], in send-time order. */
-  landedPrices(program: string, from: number, to: number, start: number, end: number): { times: number[]; prices: number[] };
+  landedPrices(program: string, from: number, to: number): { times: number[]; prices: number[] };
 }
 
 /** One payer+program pair's sends, in send-time order, as columns. */
@@ -112,7 +112,8 @@ export interface HeldPairs {
 
 /** How many sends a neighbour set holds. */
 export function sendCount(neighbours: NeighbourSet): number {
-  return neighbours.sends.length + (neighbours.held ? neighbours.held.end - neighbours.held.start : 0);
+  const held = neighbours.held;
+  return neighbours.sends.length + (held ? held.sends.window(held.from, held.to).count : 0);
 }
 
 /** Non-preflight sends as parallel columns; strings are expected to be shared (interned) by the caller. */
@@ -384,18 +385,20 @@ function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to:
   const held = neighbours.held;
   const none = { count: 0, drops: 0 };
   const sum = (a: Counts, b: Counts) => ({ count: a.count + b.count, drops: a.drops + b.drops });
+  // The held sends count within the run's window of them only.
+  const within = (from: number, to: number) => [Math.max(from, held!.from), Math.min(to, held!.to)] as const;
   return {
     byPayerProgram,
-    window: (from, to) => (held ? sum(held.sends.window(from, to, held.start, held.end), all.window(from, to)) : all.window(from, to)),
+    window: (from, to) => (held ? sum(held.sends.window(...within(from, to)), all.window(from, to)) : all.window(from, to)),
     providerWindow: (rpcHash, from, to) => {
       const here = byProvider.get(rpcHash)?.window(from, to) ?? none;
-      return held ? sum(held.sends.providerWindow(rpcHash, from, to, held.start, held.end), here) : here;
+      return held ? sum(held.sends.providerWindow(rpcHash, ...within(from, to)), here) : here;
     },
     landedPrices: (program) => {
       const here = landedHere.get(program) ?? { times: [], prices: [] };
       if (!held) return here;
       // Both in send-time order: merged (ties: held first).
-      const kept = held.sends.landedPrices(program, feeRange.from, feeRange.to, held.start, held.end);
+      const kept = held.sends.landedPrices(program, ...within(feeRange.from, feeRange.to));
       if (here.times.length === 0) return kept;
       const merged = { times: [] as number[], prices: [] as number[] };
       let h = 0;

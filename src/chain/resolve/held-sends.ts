@@ -6,10 +6,16 @@
 // classification time, whatever the number of drops (the cost followed what was held, not what
 // changed).
 //
-// Rows are in send-time order. Positions in the per-provider, per-program and per-payer lists are
-// absolute (`base` + row): letting go of the oldest rows moves `base` on and leaves them valid.
-// Prefix sums ("how many before") stay valid when their front is cut off, since a window's count
-// is a difference of two of them.
+// Two sorted stores are held (HeldSends): a run's sends newer than every one held are appended to
+// the first, and the rest (drops, decided a minute or more after their send, and the odd send
+// confirmed late) are merged into the second. One store merged the rows after a run's earliest
+// drop again every run: at 20,000 sends/s that was ~1.8M rows a run, 0.7–0.9 s of the resolver's
+// thread in every round of a few seconds, for a few thousand new rows.
+//
+// In a store (SortedSends) rows are in send-time order. Positions in the per-provider, per-program
+// and per-payer lists are absolute (`base` + row): letting go of the oldest rows moves `base` on
+// and leaves them valid. Prefix sums ("how many before") stay valid when their front is cut off,
+// since a window's count is a difference of two of them.
 
 import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type HeldPairs, type PairSends } from "./drops";
 import type { Outcome } from "./types";
@@ -24,18 +30,22 @@ type Landed = { positions: number[]; times: number[]; prices: number[] };
 /** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
 type Pair = { key: string; positions: number[]; head: number };
 /** Rows taken off the tail to be pushed again (insert): their columns and pairs. */
-type Tail = { times: number[]; providers: string[]; programs: string[]; outcomes: Outcome[]; prices: (number | null)[]; payers: (string | null)[]; sigs: (string | null)[]; pairs: (Pair | null)[] };
+type Tail = { times: number[]; providers: string[]; programs: string[]; outcomes: Outcome[]; prices: (number | null)[]; sigs: (string | null)[]; pairs: (Pair | null)[] };
 
-export class HeldSends implements HeldCounts, HeldPairs {
+/** One store of held sends, in send-time order (HeldSends holds two). */
+export class SortedSends implements HeldCounts, HeldPairs {
   readonly times: number[] = [];
   readonly providers: string[] = [];
   readonly programs: string[] = [];
   readonly outcomes: Outcome[] = [];
   readonly prices: (number | null)[] = [];
-  /** Payer and signature of each row; null once let go (the retry hold, recent-sends.ts). */
-  readonly payers: (string | null)[] = [];
+  /** Signature of each row; null once let go (the retry hold, recent-sends.ts). */
   readonly sigs: (string | null)[] = [];
-  /** Each row's pair while its payer is held: a row pushed again finds it without building its key. */
+  /**
+   * Each row's pair while its payer is held (the pair's key holds the payer, so a row holds no
+   * payer string of its own: at 5M rows those were ~0.8 GB); a row pushed again finds it without
+   * building its key.
+   */
   private pairOf: (Pair | null)[] = [];
   /** Rows let go from the front so far: row i is at absolute position base + i. */
   private base = 0;
@@ -56,7 +66,12 @@ export class HeldSends implements HeldCounts, HeldPairs {
       pair = this.pairs.get(key) ?? null;
       if (!pair) this.pairs.set(key, (pair = { key, positions: [], head: 0 }));
     }
-    this.append(row.sentAt, row.rpcHash, row.program, row.outcome, row.price, row.payer, row.sig, pair);
+    this.append(row.sentAt, row.rpcHash, row.program, row.outcome, row.price, row.sig, pair);
+  }
+
+  /** The newest row's send time (-Infinity when empty). */
+  get newest(): number {
+    return this.times.length === 0 ? -Infinity : this.times[this.times.length - 1];
   }
 
   /**
@@ -72,7 +87,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
     let k = 0;
     for (let j = 0; j < tail.times.length; j++) {
       for (; k < rows.length && rows[k].sentAt < tail.times[j]; k++) this.push(rows[k]);
-      this.append(tail.times[j], tail.providers[j], tail.programs[j], tail.outcomes[j], tail.prices[j], tail.payers[j], tail.sigs[j], tail.pairs[j]);
+      this.append(tail.times[j], tail.providers[j], tail.programs[j], tail.outcomes[j], tail.prices[j], tail.sigs[j], tail.pairs[j]);
     }
     for (; k < rows.length; k++) this.push(rows[k]);
   }
@@ -86,7 +101,6 @@ export class HeldSends implements HeldCounts, HeldPairs {
       const pair = this.pairOf[i];
       if (pair === null) continue;
       this.forgetPair(pair, this.base + i);
-      this.payers[i] = null;
       this.sigs[i] = null;
       this.pairOf[i] = null;
     }
@@ -117,30 +131,30 @@ export class HeldSends implements HeldCounts, HeldPairs {
     }
   }
 
-  /** Sends and drops among rows [start, end) sent within [from, to]. */
-  window(from: number, to: number, start: number, end: number): { count: number; drops: number } {
-    const s = Math.max(start, lowerBound(this.times, from));
-    const e = Math.min(end, upperBound(this.times, to));
+  /** Sends and drops sent within [from, to]. */
+  window(from: number, to: number): { count: number; drops: number } {
+    const s = lowerBound(this.times, from);
+    const e = upperBound(this.times, to);
     if (e <= s) return { count: 0, drops: 0 };
     return { count: e - s, drops: this.dropsBefore[e] - this.dropsBefore[s] };
   }
 
   /** The same, for one provider's sends. */
-  providerWindow(rpcHash: string, from: number, to: number, start: number, end: number): { count: number; drops: number } {
+  providerWindow(rpcHash: string, from: number, to: number): { count: number; drops: number } {
     const provider = this.byProvider.get(rpcHash);
-    const s = Math.max(start, lowerBound(this.times, from));
-    const e = Math.min(end, upperBound(this.times, to));
+    const s = lowerBound(this.times, from);
+    const e = upperBound(this.times, to);
     if (!provider || e <= s) return { count: 0, drops: 0 };
     const a = lowerBound(provider.positions, this.base + s);
     const b = lowerBound(provider.positions, this.base + e);
     return { count: b - a, drops: provider.dropsBefore[b] - provider.dropsBefore[a] };
   }
 
-  /** Landed prices of a program's sends among rows [start, end) sent within [from, to], in send-time order. */
-  landedPrices(program: string, from: number, to: number, start: number, end: number): { times: number[]; prices: number[] } {
+  /** Landed prices of a program's sends sent within [from, to], in send-time order. */
+  landedPrices(program: string, from: number, to: number): { times: number[]; prices: number[] } {
     const landed = this.landed.get(program);
-    const s = Math.max(start, lowerBound(this.times, from));
-    const e = Math.min(end, upperBound(this.times, to));
+    const s = lowerBound(this.times, from);
+    const e = upperBound(this.times, to);
     if (!landed || e <= s) return { times: [], prices: [] };
     const a = lowerBound(landed.positions, this.base + s);
     const b = lowerBound(landed.positions, this.base + e);
@@ -174,7 +188,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
     return { providers, landed, pairs };
   }
 
-  private append(sentAt: number, rpcHash: string, program: string, outcome: Outcome, price: number | null, payer: string | null, sig: string | null, pair: Pair | null): void {
+  private append(sentAt: number, rpcHash: string, program: string, outcome: Outcome, price: number | null, sig: string | null, pair: Pair | null): void {
     const at = this.base + this.times.length;
     const dropped = outcome === "dropped";
     this.times.push(sentAt);
@@ -182,7 +196,6 @@ export class HeldSends implements HeldCounts, HeldPairs {
     this.programs.push(program);
     this.outcomes.push(outcome);
     this.prices.push(price);
-    this.payers.push(payer);
     this.sigs.push(sig);
     this.pairOf.push(pair);
     this.dropsBefore.push(this.dropsBefore[this.dropsBefore.length - 1] + (dropped ? 1 : 0));
@@ -204,7 +217,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
   private takeTail(cut: number): Tail {
     const tail: Tail = {
       times: this.times.slice(cut), providers: this.providers.slice(cut), programs: this.programs.slice(cut), outcomes: this.outcomes.slice(cut),
-      prices: this.prices.slice(cut), payers: this.payers.slice(cut), sigs: this.sigs.slice(cut), pairs: this.pairOf.slice(cut),
+      prices: this.prices.slice(cut), sigs: this.sigs.slice(cut), pairs: this.pairOf.slice(cut),
     };
     const at = this.base + cut;
     // A pair left without positions stays listed: insert pushes its rows again, and a pair is only
@@ -227,7 +240,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
   }
 
   private columns(): unknown[][] {
-    return [this.times, this.providers, this.programs, this.outcomes, this.prices, this.payers, this.sigs, this.pairOf];
+    return [this.times, this.providers, this.programs, this.outcomes, this.prices, this.sigs, this.pairOf];
   }
 
   /** A pair's positions up to `at` are let go (rows lose their payers oldest first). */
@@ -240,3 +253,137 @@ export class HeldSends implements HeldCounts, HeldPairs {
     }
   }
 }
+
+/**
+ * What is held, as two sorted stores read as one: `appended` takes a run's sends newer than every
+ * send held, `late` the others (merged among the late only). Counts are sums over both; a pair's
+ * sends are merged by send time, those of `appended` first on equal times, which is the order they
+ * came in (a send goes to `late` only when `appended` already holds a later one, so every send of
+ * `appended` at its time came before it).
+ */
+export class HeldSends implements HeldCounts, HeldPairs {
+  readonly appended = new SortedSends();
+  readonly late = new SortedSends();
+
+  get length(): number {
+    return this.appended.length + this.late.length;
+  }
+
+  /** The newest send time held (-Infinity when empty). */
+  get newest(): number {
+    return Math.max(this.appended.newest, this.late.newest);
+  }
+
+  /** Adds a run's rows (in send-time order). */
+  insert(rows: HeldRow[]): void {
+    const newest = this.appended.newest;
+    let cut = 0; // rows [0, cut) were sent before the newest appended: late
+    for (let hi = rows.length; cut < hi; ) {
+      const mid = (cut + hi) >>> 1;
+      if (rows[mid].sentAt < newest) cut = mid + 1;
+      else hi = mid;
+    }
+    if (cut > 0) this.late.insert(cut === rows.length ? rows : rows.slice(0, cut));
+    for (let k = cut; k < rows.length; k++) this.appended.push(rows[k]);
+  }
+
+  /** Appends a row sent at or after every row held (a store loaded in send-time order). */
+  push(row: HeldRow): void {
+    this.appended.push(row);
+  }
+
+  /** Sends held from `at` on. */
+  countFrom(at: number): number {
+    return this.appended.length - lowerBound(this.appended.times, at) + this.late.length - lowerBound(this.late.times, at);
+  }
+
+  /** The send time of the k-th newest send held (k ≥ 1; -Infinity when fewer are held). */
+  newestAt(k: number): number {
+    if (k > this.length) return -Infinity;
+    // The k-th largest of two sorted lists: the largest time t with at least k sends from t on.
+    const a = this.appended.times;
+    const b = this.late.times;
+    // fromA: how many of the k are the newest of `a` (the rest the newest of `b`).
+    let lo = Math.max(0, k - b.length);
+    let hi = Math.min(k, a.length);
+    while (lo < hi) {
+      const fromA = (lo + hi) >>> 1; // take fromA from a's end, k - fromA from b's end
+      const nextA = a[a.length - fromA - 1]; // the next of `a` not taken
+      const lastB = b[b.length - (k - fromA)]; // the last of `b` taken
+      if (nextA > lastB) lo = fromA + 1;
+      else hi = fromA;
+    }
+    const fromA = lo;
+    const lastA = fromA > 0 ? a[a.length - fromA] : Infinity;
+    const lastB = k - fromA > 0 ? b[b.length - (k - fromA)] : Infinity;
+    return Math.min(lastA, lastB);
+  }
+
+  /** Lets go of signatures and payers of sends before `at` from those sent from `from` on (the retry hold moving on). */
+  forgetDetails(from: number, at: number): void {
+    for (const store of [this.appended, this.late]) store.forgetDetailsBefore(lowerBound(store.times, from), lowerBound(store.times, at));
+  }
+
+  /** Lets go of sends before `at` once an eighth of a store is before it (a cut moves every row after it). */
+  dropBefore(at: number): void {
+    for (const store of [this.appended, this.late]) {
+      const k = lowerBound(store.times, at);
+      if (k > 0 && k >= store.length / 8) store.dropFront(k);
+    }
+  }
+
+  window(from: number, to: number): { count: number; drops: number } {
+    return sum(this.appended.window(from, to), this.late.window(from, to));
+  }
+
+  providerWindow(rpcHash: string, from: number, to: number): { count: number; drops: number } {
+    return sum(this.appended.providerWindow(rpcHash, from, to), this.late.providerWindow(rpcHash, from, to));
+  }
+
+  landedPrices(program: string, from: number, to: number): { times: number[]; prices: number[] } {
+    const a = this.appended.landedPrices(program, from, to);
+    const b = this.late.landedPrices(program, from, to);
+    if (b.times.length === 0) return a;
+    if (a.times.length === 0) return b;
+    const merged = { times: [] as number[], prices: [] as number[] };
+    let i = 0;
+    let j = 0;
+    while (i < a.times.length || j < b.times.length) {
+      if (i < a.times.length && (j >= b.times.length || a.times[i] <= b.times[j])) {
+        merged.times.push(a.times[i]);
+        merged.prices.push(a.prices[i++]);
+      } else {
+        merged.times.push(b.times[j]);
+        merged.prices.push(b.prices[j++]);
+      }
+    }
+    return merged;
+  }
+
+  pairSends(key: string, from: number, to: number): PairSends {
+    const a = this.appended.pairSends(key, from, to);
+    const b = this.late.pairSends(key, from, to);
+    if (b.times.length === 0) return a;
+    if (a.times.length === 0) return b;
+    const merged: PairSends = { times: [], sigs: [], outcomes: [] };
+    let i = 0;
+    let j = 0;
+    while (i < a.times.length || j < b.times.length) {
+      const fromA = i < a.times.length && (j >= b.times.length || a.times[i] <= b.times[j]);
+      const [list, k] = fromA ? [a, i++] : [b, j++];
+      merged.times.push(list.times[k]);
+      merged.sigs.push(list.sigs[k]);
+      merged.outcomes.push(list.outcomes[k]);
+    }
+    return merged;
+  }
+
+  footprint(): { providers: number; landed: number; pairs: number } {
+    const a = this.appended.footprint();
+    const b = this.late.footprint();
+    return { providers: a.providers + b.providers, landed: a.landed + b.landed, pairs: a.pairs + b.pairs };
+  }
+}
+
+const sum = (a: { count: number; drops: number }, b: { count: number; drops: number }) => ({ count: a.count + b.count, drops: a.drops + b.drops });
+

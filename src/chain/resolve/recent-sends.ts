@@ -16,7 +16,6 @@ import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
 import { stringInterner } from "../../shared/intern";
-import { lowerBound, upperBound } from "./drops";
 import { HeldSends, type HeldRow } from "./held-sends";
 import type { Outcome, Resolution } from "./types";
 
@@ -52,7 +51,7 @@ export class RecentSends {
     const from = now - RECENT_SENDS_MS;
     const rows = await readResolvedSends(ctx, from, now);
     rows.sort((a, b) => a.sentAt - b.sentAt);
-    for (const row of rows) this.push(row);
+    for (const row of rows) this.sends.push({ ...row, rpcHash: this.shared(row.rpcHash), program: this.shared(row.program) });
     this.heldFrom = from;
     // Every send of the window was loaded with its payer; trim lets go of those before the hold.
     this.detailFrom = from;
@@ -76,10 +75,10 @@ export class RecentSends {
     this.trim(now);
   }
 
-  /** The held sends within [from, to] as a range of `sends`, or null when the window reaches before what is held. */
-  range(from: number, to: number): { start: number; end: number } | null {
+  /** The window [from, to] when it is held (NeighbourSet.held), or null when it reaches before what is held. */
+  range(from: number, to: number): { from: number; to: number } | null {
     if (!this.loaded || from < this.heldFrom) return null;
-    return { start: lowerBound(this.sends.times, from), end: upperBound(this.sends.times, to) };
+    return { from, to };
   }
 
   /** The held sends' payer+program pairs within [from, to] (NeighbourSet.heldSamePayer); null when their details are not held that far back. */
@@ -88,30 +87,20 @@ export class RecentSends {
     return { sends: this.sends, from, to };
   }
 
-  private push(row: HeldRow): void {
-    this.sends.push({ ...row, rpcHash: this.shared(row.rpcHash), program: this.shared(row.program) });
-  }
-
   /** Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry hold. */
   private trim(now: number): void {
-    const times = this.sends.times;
     // The window and the retry hold follow the newest send taken in, not the clock: a resolver
     // minutes behind decides drops sent minutes ago, whose 15-minute windows and payers' sends
     // would otherwise reach before what is held and be read from the lake every run (millions of
     // rows a run at 20,000/s).
-    const newest = times.length === 0 ? null : Math.min(now, times[times.length - 1]);
+    const newest = this.sends.length === 0 ? null : Math.min(now, this.sends.newest);
     this.heldFrom = Math.max(this.heldFrom, (newest ?? now) - RECENT_SENDS_MS);
-    let k = lowerBound(times, this.heldFrom);
-    this.capped = times.length - k > this.maxHeld;
-    if (this.capped) {
-      k = lowerBound(times, times[times.length - this.maxHeld]);
-      this.heldFrom = times[k];
-    }
+    this.capped = this.sends.countFrom(this.heldFrom) > this.maxHeld;
+    if (this.capped) this.heldFrom = this.sends.newestAt(this.maxHeld);
     const newDetailFrom = newest === null ? this.detailFrom : Math.max(this.detailFrom, newest - RETRY_HOLD_MS);
-    this.sends.forgetDetailsBefore(lowerBound(times, this.detailFrom), lowerBound(times, newDetailFrom));
+    this.sends.forgetDetails(this.detailFrom, newDetailFrom);
     this.detailFrom = newDetailFrom;
-    if (k === 0 || k < times.length / 8) return; // splicing moves everything: cut the fronts once an eighth is behind
-    this.sends.dropFront(k);
+    this.sends.dropBefore(this.heldFrom);
   }
 }
 

@@ -1,17 +1,18 @@
 // The held sends keep drop classification's counts up to date as sends come (in any order of send
 // time) and go (the oldest, and payers past the retry hold). Whatever the sequence, every count must
-// be what filtering the rows held at that moment gives.
+// be what filtering the rows held at that moment gives: for one sorted store, and for the two a
+// resolver holds (sends newer than all held appended to one, the late merged into the other).
 import { expect, test } from "bun:test";
 import { payerProgramKey } from "../../../src/chain/resolve/drops";
-import { HeldSends, type HeldRow } from "../../../src/chain/resolve/held-sends";
+import { HeldSends, SortedSends, type HeldRow } from "../../../src/chain/resolve/held-sends";
 import type { Outcome } from "../../../src/chain/resolve/types";
 import { seeded as random } from "./drops-reference";
 
 const OUTCOMES: Outcome[] = ["landed", "landed", "failed_onchain", "dropped"];
 
 /** What filtering the rows gives for every question the index answers. */
-function expected(rows: HeldRow[], start: number, end: number, from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
-  const inRange = rows.slice(start, end).filter((r) => r.sentAt >= from && r.sentAt <= to);
+function expected(rows: HeldRow[], from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
+  const inRange = rows.filter((r) => r.sentAt >= from && r.sentAt <= to);
   const counts = (list: HeldRow[]) => ({ count: list.length, drops: list.filter((r) => r.outcome === "dropped").length });
   const landed = inRange.filter((r) => r.program === program && r.outcome !== "dropped" && r.price !== null);
   return {
@@ -29,7 +30,7 @@ for (const seed of [1, 2, 3, 4, 5]) {
   test(`counts follow sends added out of order and let go from the front (seed ${seed})`, () => {
     const next = random(seed);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
-    const held = new HeldSends();
+    const held = new SortedSends();
     let rows: HeldRow[] = []; // the model: what is held, in send-time order
     let clock = 1_000_000;
     let detailFrom = 0;
@@ -71,19 +72,76 @@ for (const seed of [1, 2, 3, 4, 5]) {
       expect(held.sigs).toEqual(rows.map((r) => r.sig)); // equal send times in the order they came
       const landedRows = rows.filter((r) => r.outcome !== "dropped" && r.price !== null).length;
       expect(held.footprint()).toEqual({ providers: rows.length, landed: landedRows, pairs: rows.filter((r) => r.payer !== null).length });
-      // Questions over a random range of rows and window of time.
-      const start = Math.floor(next() * (rows.length + 1));
-      const end = start + Math.floor(next() * (rows.length + 1 - start));
+      // Questions over a random window of time.
       const from = clock - Math.floor(next() * 400);
       const to = from + Math.floor(next() * 400);
       const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
       const program = pick(["P1", "P2", "P3"]);
       const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
-      const want = expected(rows, start, end, from, to, rpcHash, program, keys);
-      expect(held.window(from, to, start, end)).toEqual(want.window);
-      expect(held.providerWindow(rpcHash, from, to, start, end)).toEqual(want.provider);
-      expect(held.landedPrices(program, from, to, start, end)).toEqual(want.landed as { times: number[]; prices: number[] });
+      const want = expected(rows, from, to, rpcHash, program, keys);
+      expect(held.window(from, to)).toEqual(want.window);
+      expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
+      expect(held.landedPrices(program, from, to)).toEqual(want.landed as { times: number[]; prices: number[] });
       expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
     }
+  });
+}
+
+for (const seed of [11, 12, 13, 14, 15]) {
+  test(`two stores answer as one: runs' late sends (drops decided a minute on) merged among the late only (seed ${seed})`, () => {
+    const next = random(seed);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+    const held = new HeldSends();
+    let rows: HeldRow[] = []; // the model: every row added, in send-time order (equal times in the order they came)
+    let clock = 1_000_000;
+    let detailFrom = 0;
+    let heldFrom = 0; // rows before it may or may not be held still: questions start from it
+    let sig = 0;
+    const newRow = (sentAt: number): HeldRow => ({
+      sentAt, rpcHash: pick(["rpcA", "rpcB", "rpcC"]), program: pick(["P1", "P2"]), outcome: pick(OUTCOMES), price: next() < 0.2 ? null : Math.floor(next() * 50),
+      payer: pick(["w1", "w2", "w3", "w4", "w5"]), sig: `s${sig++}`,
+    });
+    let appendedOnly = 0;
+    for (let step = 0; step < 300; step++) {
+      const action = next();
+      if (action < 0.6) {
+        // A run: the newest sends, and some drops sent up to a minute before (late).
+        clock += 1 + Math.floor(next() * 20);
+        const fresh = Array.from({ length: 1 + Math.floor(next() * 12) }, () => newRow(clock - Math.floor(next() * 3)));
+        const late = next() < 0.5 ? Array.from({ length: Math.floor(next() * 4) }, () => ({ ...newRow(clock - 20 - Math.floor(next() * 60)), outcome: "dropped" as Outcome })) : [];
+        const batch = [...fresh, ...late].map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r)).sort((a, b) => a.sentAt - b.sentAt);
+        if (late.length === 0) appendedOnly++;
+        held.insert(batch);
+        rows = [...rows, ...batch].map((row, order) => ({ row, order })).sort((a, b) => a.row.sentAt - b.row.sentAt || a.order - b.order).map(({ row }) => row);
+      } else if (action < 0.8) {
+        const newDetailFrom = Math.max(detailFrom, clock - 100 + Math.floor(next() * 60));
+        held.forgetDetails(detailFrom, newDetailFrom);
+        detailFrom = newDetailFrom;
+        rows = rows.map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r));
+      } else {
+        heldFrom = Math.max(heldFrom, clock - 150 - Math.floor(next() * 100));
+        held.dropBefore(heldFrom);
+      }
+      const kept = rows.filter((r) => r.sentAt >= heldFrom);
+      expect(held.countFrom(heldFrom)).toBe(kept.length);
+      const k = 1 + Math.floor(next() * kept.length);
+      if (kept.length > 0) expect(held.newestAt(k)).toBe(kept[kept.length - k].sentAt);
+      expect(held.newestAt(held.length + 1)).toBe(-Infinity);
+      expect(held.newest).toBe(rows.length === 0 ? -Infinity : rows[rows.length - 1].sentAt);
+      const from = heldFrom + Math.floor(next() * 200);
+      const to = from + Math.floor(next() * 400);
+      const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
+      const program = pick(["P1", "P2", "P3"]);
+      const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
+      const want = expected(kept, from, to, rpcHash, program, keys);
+      expect(held.window(from, to)).toEqual(want.window);
+      expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
+      expect(held.landedPrices(program, from, to)).toEqual(want.landed as { times: number[]; prices: number[] });
+      expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
+    }
+    // Both stores were used: most runs brought late sends, and those merged only among the late.
+    expect(held.late.length).toBeGreaterThan(0);
+    expect(held.appended.length).toBeGreaterThan(held.late.length);
+    expect(appendedOnly).toBeGreaterThan(0);
   });
 }
