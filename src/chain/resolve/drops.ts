@@ -97,9 +97,16 @@ export interface HeldCounts {
   window(from: number, to: number): Counts;
   /** The same, for one provider's sends. */
   providerWindow(rpcHash: string, from: number, to: number): Counts;
-  /** Prices of one program's sends that reached the chain, sent within [from, to], in send-time order. */
-  landedPrices(program: string, from: number, to: number): { times: number[]; prices: number[] };
+  /** Prices of one program's sends that reached the chain, sent within [from, to]: runs, each in send-time order. */
+  landedPrices(program: string, from: number, to: number): PriceRun[];
 }
+
+/**
+ * Rows [start, end) of a program's landed sends' times and prices, in send-time order: a view of
+ * where they are held, not a copy (the fee check's window holds millions at 20,000 sends/s, read
+ * in place; it treats its runs as one multiset, so they are never merged).
+ */
+export type PriceRun = { times: ArrayLike<number>; prices: ArrayLike<number>; start: number; end: number };
 
 /** One payer+program pair's sends, in send-time order, as columns. */
 export type PairSends = { times: number[]; sigs: (string | null)[]; outcomes: Outcome[] };
@@ -167,17 +174,25 @@ export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): 
     feeChecks.set(item.attempt.program, list);
   });
   for (const [program, indices] of feeChecks) {
-    const landed = index.landedPrices(program);
-    const ranks = rankPrices(landed.prices);
+    const runs = index.landedPrices(program);
+    const ranks = rankPrices(runs);
     const tree = new CountTree(ranks.values.length);
-    let lo = 0;
-    let hi = 0; // the window holds landed[lo, hi)
+    // Each run's window is rows [lo, hi): sliding each over the drops in send-time order adds and
+    // removes every landed send once, whichever run holds it.
+    const lo = runs.map((run) => run.start);
+    const hi = runs.map((run) => run.start);
     indices.sort((a, b) => items[a].attempt.sentAt - items[b].attempt.sentAt);
     for (const i of indices) {
       const { attempt } = items[i];
-      while (hi < landed.times.length && landed.times[hi] <= attempt.sentAt + FEE_WINDOW_MS) tree.add(ranks.rankOf[hi++], 1);
-      while (lo < hi && landed.times[lo] < attempt.sentAt - FEE_WINDOW_MS) tree.add(ranks.rankOf[lo++], -1);
-      const count = hi - lo;
+      let count = 0;
+      for (let r = 0; r < runs.length; r++) {
+        const { times, end } = runs[r];
+        const rankOf = ranks.rankOf[r];
+        const offset = runs[r].start;
+        while (hi[r] < end && times[hi[r]] <= attempt.sentAt + FEE_WINDOW_MS) tree.add(rankOf[hi[r]++ - offset], 1);
+        while (lo[r] < hi[r] && times[lo[r]] < attempt.sentAt - FEE_WINDOW_MS) tree.add(rankOf[lo[r]++ - offset], -1);
+        count += hi[r] - lo[r];
+      }
       if (count < 10) continue;
       const p25 = ranks.values[tree.kth(Math.floor(count * 0.25))];
       if (attempt.cuPriceMicroLamports! < p25) {
@@ -304,8 +319,8 @@ type NeighbourIndex = {
   /** Non-preflight neighbours: counts and drops in a time window, over all providers and for one. */
   window(from: number, to: number): Counts;
   providerWindow(rpcHash: string, from: number, to: number): Counts;
-  /** Per program, neighbours that reached the chain (not dropped, not preflight) with a known price, in send-time order. */
-  landedPrices(program: string): { times: number[]; prices: number[] };
+  /** Per program, neighbours that reached the chain (not dropped, not preflight) with a known price, within the fee range: runs in send-time order. */
+  landedPrices(program: string): PriceRun[];
 };
 
 /** One payer+program pair's sends in send-time order, as columns; reachedBefore[k]: how many of [0, k) reached the chain. */
@@ -395,24 +410,9 @@ function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to:
       return held ? sum(held.sends.providerWindow(rpcHash, ...within(from, to)), here) : here;
     },
     landedPrices: (program) => {
-      const here = landedHere.get(program) ?? { times: [], prices: [] };
-      if (!held) return here;
-      // Both in send-time order: merged (ties: held first).
-      const kept = held.sends.landedPrices(program, ...within(feeRange.from, feeRange.to));
-      if (here.times.length === 0) return kept;
-      const merged = { times: [] as number[], prices: [] as number[] };
-      let h = 0;
-      let k = 0;
-      while (h < kept.times.length || k < here.times.length) {
-        if (h < kept.times.length && (k >= here.times.length || kept.times[h] <= here.times[k])) {
-          merged.times.push(kept.times[h]);
-          merged.prices.push(kept.prices[h++]);
-        } else {
-          merged.times.push(here.times[k]);
-          merged.prices.push(here.prices[k++]);
-        }
-      }
-      return merged;
+      const here = landedHere.get(program);
+      const runs: PriceRun[] = here ? [{ ...here, start: 0, end: here.times.length }] : [];
+      return held ? [...held.sends.landedPrices(program, ...within(feeRange.from, feeRange.to)), ...runs] : runs;
     },
   };
 }
@@ -458,11 +458,43 @@ export function upperBound(values: ArrayLike<number>, target: number): number {
   return lo;
 }
 
-/** Distinct prices ascending, and each entry's rank among them. */
-function rankPrices(prices: number[]): { values: number[]; rankOf: Int32Array } {
-  const values = [...new Set(prices)].sort((a, b) => a - b);
+/** Prices within this span of the lowest are ranked through a table, not a Map (whole µlamports per CU, as envelopes carry them). */
+const RANK_TABLE_SPAN = 1 << 20;
+
+/** Distinct prices ascending, and each run's rows' ranks among them (rankOf[r][k]: row start + k of run r). */
+function rankPrices(runs: PriceRun[]): { values: number[]; rankOf: Int32Array[] } {
+  let low = Infinity;
+  let high = -Infinity;
+  let whole = true;
+  for (const { prices, start, end } of runs) {
+    for (let k = start; k < end; k++) {
+      const p = prices[k];
+      if (p < low) low = p;
+      if (p > high) high = p;
+      if (whole && !Number.isInteger(p)) whole = false;
+    }
+  }
+  if (whole && low <= high && high - low < RANK_TABLE_SPAN) {
+    // A table over [low, high]: marks, then ranks by a running count; no hashing per row.
+    const table = new Int32Array(high - low + 1);
+    for (const { prices, start, end } of runs) for (let k = start; k < end; k++) table[prices[k] - low] = 1;
+    const values: number[] = [];
+    for (let v = 0; v < table.length; v++) if (table[v] === 1) table[v] = values.push(v + low) - 1;
+    return { values, rankOf: runs.map(({ prices, start, end }) => {
+      const ranks = new Int32Array(end - start);
+      for (let k = start; k < end; k++) ranks[k - start] = table[prices[k] - low];
+      return ranks;
+    }) };
+  }
+  const distinct = new Set<number>();
+  for (const { prices, start, end } of runs) for (let k = start; k < end; k++) distinct.add(prices[k]);
+  const values = [...distinct].sort((a, b) => a - b);
   const rank = new Map(values.map((v, i) => [v, i]));
-  return { values, rankOf: Int32Array.from(prices, (p) => rank.get(p)!) };
+  return { values, rankOf: runs.map(({ prices, start, end }) => {
+    const ranks = new Int32Array(end - start);
+    for (let k = start; k < end; k++) ranks[k - start] = rank.get(prices[k])!;
+    return ranks;
+  }) };
 }
 
 /** A Fenwick tree of counts per price rank: add, and the rank holding the k-th smallest (0-based). */

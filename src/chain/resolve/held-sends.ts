@@ -17,7 +17,7 @@
 // and leaves them valid. Prefix sums ("how many before") stay valid when their front is cut off,
 // since a window's count is a difference of two of them.
 
-import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type HeldPairs, type PairSends } from "./drops";
+import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type HeldPairs, type PairSends, type PriceRun } from "./drops";
 import type { Outcome } from "./types";
 
 /** One held send. */
@@ -150,15 +150,15 @@ export class SortedSends implements HeldCounts, HeldPairs {
     return { count: b - a, drops: provider.dropsBefore[b] - provider.dropsBefore[a] };
   }
 
-  /** Landed prices of a program's sends sent within [from, to], in send-time order. */
-  landedPrices(program: string, from: number, to: number): { times: number[]; prices: number[] } {
+  /** Landed prices of a program's sends sent within [from, to], in send-time order: a view (valid until the store next changes). */
+  landedPrices(program: string, from: number, to: number): PriceRun[] {
     const landed = this.landed.get(program);
     const s = lowerBound(this.times, from);
     const e = upperBound(this.times, to);
-    if (!landed || e <= s) return { times: [], prices: [] };
-    const a = lowerBound(landed.positions, this.base + s);
-    const b = lowerBound(landed.positions, this.base + e);
-    return { times: landed.times.slice(a, b), prices: landed.prices.slice(a, b) };
+    if (!landed || e <= s) return [];
+    const start = lowerBound(landed.positions, this.base + s);
+    const end = lowerBound(landed.positions, this.base + e);
+    return end > start ? [{ times: landed.times, prices: landed.prices, start, end }] : [];
   }
 
   /** The sends of one payer+program pair within [from, to] whose payers are held, in row order. */
@@ -340,24 +340,8 @@ export class HeldSends implements HeldCounts, HeldPairs {
     return sum(this.appended.providerWindow(rpcHash, from, to), this.late.providerWindow(rpcHash, from, to));
   }
 
-  landedPrices(program: string, from: number, to: number): { times: number[]; prices: number[] } {
-    const a = this.appended.landedPrices(program, from, to);
-    const b = this.late.landedPrices(program, from, to);
-    if (b.times.length === 0) return a;
-    if (a.times.length === 0) return b;
-    const merged = { times: [] as number[], prices: [] as number[] };
-    let i = 0;
-    let j = 0;
-    while (i < a.times.length || j < b.times.length) {
-      if (i < a.times.length && (j >= b.times.length || a.times[i] <= b.times[j])) {
-        merged.times.push(a.times[i]);
-        merged.prices.push(a.prices[i++]);
-      } else {
-        merged.times.push(b.times[j]);
-        merged.prices.push(b.prices[j++]);
-      }
-    }
-    return merged;
+  landedPrices(program: string, from: number, to: number): PriceRun[] {
+    return [...this.appended.landedPrices(program, from, to), ...this.late.landedPrices(program, from, to)];
   }
 
   pairSends(key: string, from: number, to: number): PairSends {

@@ -29,6 +29,18 @@ describe("classifyDrops (indexed) = the per-attempt reference", () => {
     }
   });
 
+  test("prices too far apart for the rank table (and fractional ones) rank as the reference does", () => {
+    for (const scale of [(p: number) => p * 1_000_003, (p: number) => p + 0.5]) {
+      const run = generateRun(400, 4000, 7);
+      const scaled = (p: number | null) => (p === null ? null : scale(p));
+      for (const item of run.items) item.attempt.cuPriceMicroLamports = scaled(item.attempt.cuPriceMicroLamports);
+      for (const n of run.neighbours) n.cuPriceMicroLamports = scaled(n.cuPriceMicroLamports);
+      const reference = run.items.map((item) => referenceClassifyDrop(item.attempt, { heightAtExpiry: item.heightAtExpiry, heightAtSend: item.heightAtSend, neighbours: run.neighbours }));
+      expect(classifyDrops(run.items, run.neighbours)).toEqual(reference);
+      expect(reference.some((d) => d.dropClass === "priority_fee_too_low")).toBe(true);
+    }
+  });
+
   test("no neighbours, and no drops", () => {
     const run = generateRun(50, 0, 5);
     expect(classifyDrops(run.items, [])).toEqual(run.items.map((item) => referenceClassifyDrop(item.attempt, { ...item, neighbours: [] })));

@@ -3,12 +3,20 @@
 // be what filtering the rows held at that moment gives: for one sorted store, and for the two a
 // resolver holds (sends newer than all held appended to one, the late merged into the other).
 import { expect, test } from "bun:test";
-import { payerProgramKey } from "../../../src/chain/resolve/drops";
+import { payerProgramKey, type PriceRun } from "../../../src/chain/resolve/drops";
 import { HeldSends, SortedSends, type HeldRow } from "../../../src/chain/resolve/held-sends";
 import type { Outcome } from "../../../src/chain/resolve/types";
 import { seeded as random } from "./drops-reference";
 
 const OUTCOMES: Outcome[] = ["landed", "landed", "failed_onchain", "dropped"];
+
+/** A program's landed sends as (time, price) pairs ordered by both: what the fee check reads of its runs (a multiset). */
+function landedPairs(runs: PriceRun[] | { times: number[]; prices: (number | null)[] }): [number, number][] {
+  const list = Array.isArray(runs) ? runs : [{ ...runs, start: 0, end: runs.times.length }];
+  const pairs: [number, number][] = [];
+  for (const run of list) for (let k = run.start; k < run.end; k++) pairs.push([run.times[k], run.prices[k] as number]);
+  return pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
 
 /** What filtering the rows gives for every question the index answers. */
 function expected(rows: HeldRow[], from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
@@ -81,7 +89,7 @@ for (const seed of [1, 2, 3, 4, 5]) {
       const want = expected(rows, from, to, rpcHash, program, keys);
       expect(held.window(from, to)).toEqual(want.window);
       expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
-      expect(held.landedPrices(program, from, to)).toEqual(want.landed as { times: number[]; prices: number[] });
+      expect(landedPairs(held.landedPrices(program, from, to))).toEqual(landedPairs(want.landed));
       expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
     }
   });
@@ -136,7 +144,7 @@ for (const seed of [11, 12, 13, 14, 15]) {
       const want = expected(kept, from, to, rpcHash, program, keys);
       expect(held.window(from, to)).toEqual(want.window);
       expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
-      expect(held.landedPrices(program, from, to)).toEqual(want.landed as { times: number[]; prices: number[] });
+      expect(landedPairs(held.landedPrices(program, from, to))).toEqual(landedPairs(want.landed));
       expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
     }
     // Both stores were used: most runs brought late sends, and those merged only among the late.
