@@ -15,10 +15,11 @@ export function recordSegment(db: ControlDb, segment: string, rows: number, days
 
 export type AwaitingSegment = { segment: string; days: string[]; rows: number; flushBatch: string | null };
 
-export function segmentsAwaitingIntake(db: ControlDb, limit = 500): AwaitingSegment[] {
+export function segmentsAwaitingIntake(db: ControlDb, limit = 500, order: "oldest first" | "newest first" = "oldest first"): AwaitingSegment[] {
+  const direction = order === "oldest first" ? "" : " DESC";
   return db
     .query<{ segment: string; days: string; rows: number; flush_batch: string | null }, [number]>(
-      "SELECT segment, days, rows, flush_batch FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at, segment LIMIT ?",
+      `SELECT segment, days, rows, flush_batch FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at${direction}, segment${direction} LIMIT ?`,
     )
     .all(limit)
     .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows), flushBatch: row.flush_batch }));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveJob } from "../../src/jobs/resolve";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { runJob } from "../../src/jobs/run";
+import { recordSegment } from "../../src/control";
 import { makeEnvelope, randomSignature } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 
@@ -79,3 +80,20 @@ test("a signature txray does not hold, with the chain unreachable: 503 unavailab
   expect(drop.status).toBe(404);
   expect(drop.body.error.code).toBe("not_found");
 });
+
+test("a resolver far behind: an attempt just flushed is found among the newest segments awaiting intake (404 pending), not missed behind 200 older ones", async () => {
+  // A backlog: 250 older segments awaiting intake (here: readable parts of an earlier flush without
+  // the attempt), then this attempt's segment.
+  const earlier = makeEnvelope();
+  expect((await t.ingest({ apiKey: key, envelopes: [earlier] })).status).toBe(202);
+  await t.server.spool!.seal();
+  expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
+  const { flush_batch: batch, days } = t.ctx.control.query<{ flush_batch: string; days: string }, []>("SELECT flush_batch, days FROM lake_segments ORDER BY committed_at DESC LIMIT 1").get()!;
+  const backlogFrom = Date.now() - 60_000;
+  for (let i = 0; i < 250; i++) recordSegment(t.ctx.control, `backlog-${String(i).padStart(3, "0")}`, 20_000, JSON.parse(days), backlogFrom + i, batch);
+  const envelope = makeEnvelope();
+  expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
+  await t.server.spool!.seal();
+  expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
+  await expectPending(envelope.sig!);
+}, 60_000);

@@ -2,8 +2,8 @@
 // open in the resolver (the signature index's open entry), flushed but not taken in yet (the parts
 // flush wrote for segments awaiting intake), or acknowledged and still in the spool. `why` asks the
 // chain about such an attempt at once; `diagnose-drop` answers 404 `pending`. Every place is
-// looked at with a bounded cost: the index by its Bloom filters, the awaiting segments by their
-// own parts (a few small files), the spool by its newest SPOOL_SCAN_BYTES, whatever it holds.
+// looked at with a bounded cost, newest first: the index by its Bloom filters, the spool by its
+// newest SPOOL_SCAN_BYTES, the newest awaiting segments by their own parts, whatever they hold.
 
 import type { Context } from "../../context";
 import { failingSince, segmentsAwaitingIntake } from "../../control";
@@ -20,16 +20,27 @@ export const PENDING_RETRY_AFTER_SECONDS = 2;
 export async function heldAttempt(ctx: Context, sig: string, indexed: IndexedAttempt[]): Promise<Attempt | null> {
   const open = indexed.find((entry) => entry.state === "open");
   if (open) return open.attempt;
-  const awaiting = segmentsAwaitingIntake(ctx.control, 200);
-  if (awaiting.length > 0) {
-    const found = await findInSegments(ctx, awaiting, sig).catch(() => null); // unreadable parts: the spool or the chain answers instead
-    if (found) return found;
-  }
+  // Newest first: the attempt asked about is usually one just sent (the spool's newest envelopes,
+  // then the newest segments). Oldest first, a resolver minutes behind made every such look-up read
+  // the parts of the 200 oldest segments awaiting intake (~4M envelopes at 20,000/s: ~1 s of CPU
+  // per why/ and diagnose-drop/, which took the cores the resolver needed to catch up), and missed
+  // the newest segments.
   const line = spoolLineWith(ctx.paths.spoolRoot, sig, SPOOL_SCAN_BYTES);
   const fields = line === null ? null : decodeSpoolLine(line);
   const attempt = fields === null ? null : attemptFromSpoolFields(fields);
-  return attempt?.sig === sig ? attempt : null;
+  if (attempt?.sig === sig) return attempt;
+  const awaiting = segmentsAwaitingIntake(ctx.control, MAX_SEGMENTS_LOOKED_AT, "newest first");
+  // In chunks that grow (4, 16, 64, … segments): a recent attempt costs the first few segments'
+  // parts, one that is not there about one read of them all.
+  for (let start = 0, size = 4; start < awaiting.length; start += size, size *= 4) {
+    const found = await findInSegments(ctx, awaiting.slice(start, start + size), sig).catch(() => null); // unreadable parts: the chain answers instead
+    if (found) return found;
+  }
+  return null;
 }
+
+/** Segments awaiting intake a look-up reads, newest first (a backlog beyond them is the chain's to answer). */
+const MAX_SEGMENTS_LOOKED_AT = 200;
 
 /**
  * 404 `pending`: txray holds the attempt and has not resolved it (and the chain has not confirmed
