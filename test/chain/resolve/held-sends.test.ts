@@ -34,6 +34,18 @@ function expected(rows: HeldRow[], from: number, to: number, rpcHash: string, pr
   };
 }
 
+/** Every question classification asks, over [from, to] for a provider, a program and two pairs picked at random, against filtering `rows`. */
+function expectAnswers(held: SortedSends | HeldSends, rows: HeldRow[], from: number, to: number, pick: <T>(list: readonly T[]) => T): void {
+  const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
+  const program = pick(["P1", "P2", "P3"]);
+  const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
+  const want = expected(rows, from, to, rpcHash, program, keys);
+  expect(held.window(from, to)).toEqual(want.window);
+  expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
+  expect(landedPairs(held.landedPrices(program, from, to))).toEqual(landedPairs(want.landed));
+  expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
+}
+
 for (const seed of [1, 2, 3, 4, 5]) {
   test(`counts follow sends added out of order and let go from the front (seed ${seed})`, () => {
     const next = random(seed);
@@ -83,14 +95,7 @@ for (const seed of [1, 2, 3, 4, 5]) {
       // Questions over a random window of time.
       const from = clock - Math.floor(next() * 400);
       const to = from + Math.floor(next() * 400);
-      const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
-      const program = pick(["P1", "P2", "P3"]);
-      const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
-      const want = expected(rows, from, to, rpcHash, program, keys);
-      expect(held.window(from, to)).toEqual(want.window);
-      expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
-      expect(landedPairs(held.landedPrices(program, from, to))).toEqual(landedPairs(want.landed));
-      expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
+      expectAnswers(held, rows, from, to, pick);
     }
   });
 }
@@ -138,14 +143,7 @@ for (const seed of [11, 12, 13, 14, 15]) {
       expect(held.newest).toBe(rows.length === 0 ? -Infinity : rows[rows.length - 1].sentAt);
       const from = heldFrom + Math.floor(next() * 200);
       const to = from + Math.floor(next() * 400);
-      const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
-      const program = pick(["P1", "P2", "P3"]);
-      const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
-      const want = expected(kept, from, to, rpcHash, program, keys);
-      expect(held.window(from, to)).toEqual(want.window);
-      expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
-      expect(landedPairs(held.landedPrices(program, from, to))).toEqual(landedPairs(want.landed));
-      expect([...keys].map((key) => held.pairSends(key, from, to))).toEqual(want.pairs);
+      expectAnswers(held, kept, from, to, pick);
     }
     // Both stores were used: most runs brought late sends, and those merged only among the late.
     expect(held.late.length).toBeGreaterThan(0);
