@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveJob } from "../../src/jobs/resolve";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { runJob } from "../../src/jobs/run";
-import { recordSegment } from "../../src/control";
+import { recordSegment, segmentsAwaitingIntake } from "../../src/control";
 import { makeEnvelope, randomSignature } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 
@@ -88,9 +88,9 @@ test("a resolver far behind: an attempt just flushed is found among the newest s
   expect((await t.ingest({ apiKey: key, envelopes: [earlier] })).status).toBe(202);
   await t.server.spool!.seal();
   expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
-  const { flush_batch: batch, days } = t.ctx.control.query<{ flush_batch: string; days: string }, []>("SELECT flush_batch, days FROM lake_segments ORDER BY committed_at DESC LIMIT 1").get()!;
+  const [{ flushBatch, days }] = segmentsAwaitingIntake(t.ctx.control, 1, "newest first");
   const backlogFrom = Date.now() - 60_000;
-  for (let i = 0; i < 250; i++) recordSegment(t.ctx.control, `backlog-${String(i).padStart(3, "0")}`, 20_000, JSON.parse(days), backlogFrom + i, batch);
+  for (let i = 0; i < 250; i++) recordSegment(t.ctx.control, `backlog-${String(i).padStart(3, "0")}`, 20_000, days, backlogFrom + i, flushBatch);
   const envelope = makeEnvelope();
   expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
   await t.server.spool!.seal();

@@ -474,27 +474,26 @@ function rankPrices(runs: PriceRun[]): { values: number[]; rankOf: Int32Array[] 
       if (whole && !Number.isInteger(p)) whole = false;
     }
   }
+  // Each run's rows' ranks, through a lookup from price to rank.
+  const ranksBy = (rankOfPrice: (price: number) => number) =>
+    runs.map(({ prices, start, end }) => {
+      const ranks = new Int32Array(end - start);
+      for (let k = start; k < end; k++) ranks[k - start] = rankOfPrice(prices[k]);
+      return ranks;
+    });
   if (whole && low <= high && high - low < RANK_TABLE_SPAN) {
     // A table over [low, high]: marks, then ranks by a running count; no hashing per row.
     const table = new Int32Array(high - low + 1);
     for (const { prices, start, end } of runs) for (let k = start; k < end; k++) table[prices[k] - low] = 1;
     const values: number[] = [];
     for (let v = 0; v < table.length; v++) if (table[v] === 1) table[v] = values.push(v + low) - 1;
-    return { values, rankOf: runs.map(({ prices, start, end }) => {
-      const ranks = new Int32Array(end - start);
-      for (let k = start; k < end; k++) ranks[k - start] = table[prices[k] - low];
-      return ranks;
-    }) };
+    return { values, rankOf: ranksBy((price) => table[price - low]) };
   }
   const distinct = new Set<number>();
   for (const { prices, start, end } of runs) for (let k = start; k < end; k++) distinct.add(prices[k]);
   const values = [...distinct].sort((a, b) => a - b);
   const rank = new Map(values.map((v, i) => [v, i]));
-  return { values, rankOf: runs.map(({ prices, start, end }) => {
-    const ranks = new Int32Array(end - start);
-    for (let k = start; k < end; k++) ranks[k - start] = rank.get(prices[k])!;
-    return ranks;
-  }) };
+  return { values, rankOf: ranksBy((price) => rank.get(price)!) };
 }
 
 /** A Fenwick tree of counts per price rank: add, and the rank holding the k-th smallest (0-based). */
