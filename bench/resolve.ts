@@ -6,6 +6,14 @@
 // decoding, recording (lake, signature index, control commit) all timed. Prints attemptsPerSec,
 // rpcCallsPer1000Attempts (each element of a JSON-RPC batch is one call: providers bill calls),
 // rpcRequestsPer1000Attempts, the calls per method, and the load average (the machine is shared).
+//
+// BENCH_MIX=soak: the soak's mix instead (`bun run soak`: 60% landed, 10% failed on chain, 30% never
+// landed; 10% preflight failures; 2,000 payers, three providers), as a resolver that is behind meets
+// it: every send was made in the last two minutes with a blockhash already expired, so each is
+// decided at its first look-up (the never-landed ones classified as drops), in rounds as the
+// scheduler runs them. Both mixes print cpuMicrosPerAttempt: the process's CPU (every thread:
+// JavaScript, DuckDB's, the signature index's, garbage collection; not the stand-in's) over the
+// resolving, per attempt, and coresAt20000PerSec, what that costs at the soak's rate.
 import { spawn } from "bun";
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
@@ -18,10 +26,15 @@ import { testServer } from "../test/helpers/server";
 import { uniqueSignatures } from "../devkit/standin";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 100_000);
+const SOAK_MIX = process.env.BENCH_MIX === "soak";
+if (!SOAK_MIX && process.env.BENCH_MIX !== undefined && process.env.BENCH_MIX !== "default") throw new Error("BENCH_MIX is soak or default");
+/** The scheduler's rounds (src/jobs/resolve.ts) for the soak's mix: a run goes on while attempts wait. */
+const ROUNDS_MS = 20_000;
 const ROOT = new URL("..", import.meta.url).pathname;
 
 // The provider in its own process: its JSON (17 KB per transaction) is not the resolver's CPU.
-const standIn = spawn(["bun", "devkit/bin/standin.ts", "--landed", "90", "--failed", "10", "--dropped", "0"], { cwd: ROOT, stdout: "pipe", stderr: "inherit" });
+const fates = SOAK_MIX ? ["60", "10", "30"] : ["90", "10", "0"];
+const standIn = spawn(["bun", "devkit/bin/standin.ts", "--landed", fates[0], "--failed", fates[1], "--dropped", fates[2]], { cwd: ROOT, stdout: "pipe", stderr: "inherit" });
 const lines = standIn.stdout.getReader();
 const decoder = new TextDecoder();
 let firstLine = "";
@@ -37,12 +50,25 @@ const t = await testServer({ SOLANA_RPC_URL: url, INGEST_BURST: "100000000", ING
 const key = t.key("bench");
 const signature = uniqueSignatures(1024);
 const PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
-const payers = Array.from({ length: 500 }, () => encodeBase58(randomBytes(32)));
+const PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
+const payers = Array.from({ length: SOAK_MIX ? 2_000 : 500 }, () => encodeBase58(randomBytes(32)));
 const blockhash = encodeBase58(randomBytes(32));
 console.error(`ingesting ${ATTEMPTS.toLocaleString()} envelopes…`);
 for (let start = 0; start < ATTEMPTS; start += 1000) {
   const envelopes = Array.from({ length: Math.min(1000, ATTEMPTS - start) }, (_, i) => {
     const n = start + i;
+    if (SOAK_MIX) {
+      // As scripts/soak.ts sends them, made in the last two minutes with an expired blockhash.
+      const preflight = n % 10 === 0;
+      const [rpcLabel, rpcHash] = PROVIDERS[n % 3];
+      return {
+        sig: preflight && n % 20 === 0 ? null : signature(n), program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: height.result - 300,
+        sentAt: Date.now() - 120_000 + Math.floor((n / ATTEMPTS) * 60_000), rpcHash, rpcLabel, walletAdapter: "Phantom", kind: preflight ? "preflight" : "send",
+        preflightError: preflight ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771" : null,
+        simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [], payer: payers[n % payers.length], sdkVersion: "0.1.0",
+        cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000),
+      };
+    }
     return {
       sig: signature(n), program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: height.result + 150, sentAt: Date.now(), rpcHash: "a1b2c3d4e5f60718",
       rpcLabel: "helius", walletAdapter: "Phantom", kind: "send", preflightError: null, simulationLogs: [], payer: payers[n % payers.length], sdkVersion: "0.1.0",
@@ -57,11 +83,12 @@ await flushSpool(t.ctx);
 
 console.error("resolving…");
 const rpc = createRpcClient({ url, concurrency: t.ctx.config.SOLANA_RPC_CONCURRENCY });
-const options = { rpc, idls: loadIdls(t.ctx.paths.root), batchCalls: t.ctx.config.SOLANA_RPC_BATCH_CALLS, sampleRate: t.ctx.config.RESOLVE_SAMPLE_RATE };
+const options = { roundsForMs: SOAK_MIX ? ROUNDS_MS : 0, rpc, idls: loadIdls(t.ctx.paths.root), batchCalls: t.ctx.config.SOLANA_RPC_BATCH_CALLS, sampleRate: t.ctx.config.RESOLVE_SAMPLE_RATE };
 const resolved: Record<string, number> = {};
 const steps: Record<string, number> = {};
 let runs = 0;
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 for (let done = 0; done < ATTEMPTS && runs < 1_000; ) {
   const summary = await resolvePending(t.ctx, options);
   runs++;
@@ -73,6 +100,8 @@ for (let done = 0; done < ATTEMPTS && runs < 1_000; ) {
   if (!summary.backlog && summary.nextRunInMs !== null && done < ATTEMPTS) await Bun.sleep(Math.min(summary.nextRunInMs, 1_000));
 }
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuAtStart);
+const cpuMicrosPerAttempt = (cpu.user + cpu.system) / ATTEMPTS;
 const total = Object.values(resolved).reduce((a, b) => a + b, 0);
 standIn.kill("SIGTERM");
 await standIn.exited;
@@ -87,12 +116,15 @@ await t.stop();
 const stats = rpc.stats();
 console.log(
   JSON.stringify({
+    mix: SOAK_MIX ? "soak" : "default",
     attempts: ATTEMPTS,
     resolved: total,
     outcomes: resolved,
     runs,
     seconds: Number(seconds.toFixed(3)),
     attemptsPerSec: Math.round(total / seconds),
+    cpuMicrosPerAttempt: Number(cpuMicrosPerAttempt.toFixed(1)),
+    coresAt20000PerSec: Number(((cpuMicrosPerAttempt * 20_000) / 1e6).toFixed(2)),
     rpcCalls: stats.calls,
     rpcRequests: stats.httpRequests,
     rpcCallsPer1000Attempts: Number(((stats.calls / ATTEMPTS) * 1000).toFixed(1)),
