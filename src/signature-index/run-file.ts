@@ -141,11 +141,41 @@ export class RunWriter {
 
 /** Writes entry lines (`entryLine`, any order) as a run: sorted by signature, then attempt id. */
 export function writeRunLines(path: string, lines: string[], footer: FooterFields): RunFooter {
-  const keyed = lines.map((text) => ({ key: lineKey(text), text }));
-  keyed.sort((a, b) => compareEntries(a.key, b.key));
+  const keyed = sortLines(lines);
   const writer = new RunWriter(path);
   for (const { key, text } of keyed) writer.add(key.sig, text);
   return writer.finish(footer);
+}
+
+/** The first SORT_PREFIX_CHARS characters of an ASCII key as one number, in the key's order (7 bits each: 49 bits). */
+const SORT_PREFIX_CHARS = 7;
+function asciiPrefix(key: string): number {
+  let prefix = 0;
+  for (let i = 0; i < SORT_PREFIX_CHARS; i++) {
+    const code = i < key.length ? key.charCodeAt(i) : 0;
+    if (code > 127) return -1;
+    prefix = prefix * 128 + code;
+  }
+  return prefix;
+}
+
+/**
+ * Lines in entry order (compareEntries). Signatures are base58 (ASCII): their first 7 characters as
+ * one number decide almost every comparison, which makes the sort of a resolver's run 3–5 times
+ * cheaper than comparing 88-character strings each time. A key that is not ASCII (never written by
+ * txray) sorts the whole run by the strings alone.
+ */
+export function sortLines(lines: readonly string[]): { key: { sig: string; attemptId: string }; text: string; prefix: number }[] {
+  let ascii = true;
+  const keyed = lines.map((text) => {
+    const key = lineKey(text);
+    const prefix = asciiPrefix(key.sig);
+    if (prefix < 0) ascii = false;
+    return { key, text, prefix };
+  });
+  if (ascii) keyed.sort((a, b) => a.prefix - b.prefix || compareEntries(a.key, b.key));
+  else keyed.sort((a, b) => compareEntries(a.key, b.key));
+  return keyed;
 }
 
 /** An open run: its footer and block index in memory, its file kept open for look-ups. */

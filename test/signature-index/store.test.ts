@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FANOUT, SignatureIndex } from "../../src/signature-index";
+import { compareEntries, entryLine, lineKey, sortLines } from "../../src/signature-index/run-file";
 import { randomSignature } from "../helpers/envelopes";
 
 const dirs: string[] = [];
@@ -27,6 +28,22 @@ test("finds every signature it holds and nothing else", async () => {
   await idx.append(sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })), at);
   sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]));
   for (let i = 0; i < 200; i++) expect(idx.lookup(randomSignature())).toEqual([]);
+});
+
+test("a run's lines sort as their keys compare, whatever the keys: shared prefixes, short and non-ASCII signatures", () => {
+  const base = randomSignature();
+  const sigs = [
+    ...Array.from({ length: 500 }, () => randomSignature()),
+    ...Array.from({ length: 200 }, (_, i) => base.slice(0, 7) + randomSignature().slice(0, 10 + (i % 5))), // the same first 7 characters
+    "a", "ab", "ab\u0000", "ab\u0000x", "", base.slice(0, 3), base.slice(0, 7), base,
+  ];
+  const expectSorted = (keys: string[]) => {
+    const lines = keys.flatMap((sig, i) => [entryLine({ sig, attemptId: `b${i}`, value: { at: i } }), entryLine({ sig, attemptId: `a${i}`, value: { at: i } })]);
+    const expected = lines.map((text) => ({ key: lineKey(text), text })).sort((a, b) => compareEntries(a.key, b.key)).map((e) => e.text);
+    expect(sortLines(lines).map((e) => e.text)).toEqual(expected);
+  };
+  expectSorted(sigs);
+  expectSorted([...sigs, "é" + base, base + "é", "\u{1F600}"]); // not ASCII: the strings alone decide
 });
 
 test("the newest run's entry of an attempt wins; other attempts with the same signature are kept", async () => {
