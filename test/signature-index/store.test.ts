@@ -1,7 +1,7 @@
 // The signature index on real files: every signature written is found (no false negatives from the
 // Bloom filters), an attempt written twice answers with its newest entry, merges keep every attempt
 // once, a merge interrupted before it removed its inputs is repaired, retention drops old runs, and
-// a batch that never committed takes its run with it.
+// a batch that never committed takes its run with it; a run's lines sort as their keys compare.
 import { afterEach, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
