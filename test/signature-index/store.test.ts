@@ -32,18 +32,17 @@ test("finds every signature it holds and nothing else", async () => {
 
 test("a run's lines sort as their keys compare, whatever the keys: shared prefixes, short and non-ASCII signatures", () => {
   const base = randomSignature();
-  const sigs = [
-    ...Array.from({ length: 500 }, () => randomSignature()),
-    ...Array.from({ length: 200 }, (_, i) => base.slice(0, 7) + randomSignature().slice(0, 10 + (i % 5))), // the same first 7 characters
-    "a", "ab", "ab\u0000", "ab\u0000x", "", base.slice(0, 3), base.slice(0, 7), base,
-  ];
+  const random = Array.from({ length: 3000 }, () => randomSignature());
+  const sharing = (n: number) => Array.from({ length: n }, (_, i) => base.slice(0, 7) + randomSignature().slice(0, 10 + (i % 5))); // the same first 7 characters
+  const edges = ["a", "ab", "ab\u0000", "ab\u0000x", "", base.slice(0, 3), base.slice(0, 7), base];
   const expectSorted = (keys: string[]) => {
     const lines = keys.flatMap((sig, i) => [entryLine({ sig, attemptId: `b${i}`, value: { at: i } }), entryLine({ sig, attemptId: `a${i}`, value: { at: i } })]);
     const expected = lines.map((text) => ({ key: lineKey(text), text })).sort((a, b) => compareEntries(a.key, b.key)).map((e) => e.text);
     expect(sortLines(lines).map((e) => e.text)).toEqual(expected);
   };
-  expectSorted(sigs);
-  expectSorted([...sigs, "é" + base, base + "é", "\u{1F600}"]); // not ASCII: the strings alone decide
+  expectSorted([...random, ...sharing(4), ...edges]); // prefixes nearly all different: sorted on the prefix first
+  expectSorted([...random.slice(0, 500), ...sharing(500), ...edges]); // many shared: by the strings
+  expectSorted([...random, ...edges, "é" + base, base + "é", "\u{1F600}"]); // not ASCII: by the strings
 });
 
 test("the newest run's entry of an attempt wins; other attempts with the same signature are kept", async () => {
