@@ -23,7 +23,7 @@ import { createRpcClient } from "../src/chain/rpc";
 import { flushSpool } from "../src/lake/flush-spool";
 import { encodeBase58 } from "../src/shared/base58";
 import { testServer } from "../test/helpers/server";
-import { uniqueSignatures } from "../devkit/standin";
+import { soakEnvelope, uniqueSignatures } from "../devkit/standin";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 100_000);
 const SOAK_MIX = process.env.BENCH_MIX === "soak";
@@ -50,7 +50,6 @@ const t = await testServer({ SOLANA_RPC_URL: url, INGEST_BURST: "100000000", ING
 const key = t.key("bench");
 const signature = uniqueSignatures(1024);
 const PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
-const PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
 const payers = Array.from({ length: SOAK_MIX ? 2_000 : 500 }, () => encodeBase58(randomBytes(32)));
 const blockhash = encodeBase58(randomBytes(32));
 console.error(`ingesting ${ATTEMPTS.toLocaleString()} envelopes…`);
@@ -58,16 +57,8 @@ for (let start = 0; start < ATTEMPTS; start += 1000) {
   const envelopes = Array.from({ length: Math.min(1000, ATTEMPTS - start) }, (_, i) => {
     const n = start + i;
     if (SOAK_MIX) {
-      // As scripts/soak.ts sends them, made in the last two minutes with an expired blockhash.
-      const preflight = n % 10 === 0;
-      const [rpcLabel, rpcHash] = PROVIDERS[n % 3];
-      return {
-        sig: preflight && n % 20 === 0 ? null : signature(n), program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: height.result - 300,
-        sentAt: Date.now() - 120_000 + Math.floor((n / ATTEMPTS) * 60_000), rpcHash, rpcLabel, walletAdapter: "Phantom", kind: preflight ? "preflight" : "send",
-        preflightError: preflight ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771" : null,
-        simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [], payer: payers[n % payers.length], sdkVersion: "0.1.0",
-        cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000),
-      };
+      // As the soak sends them, made in the last two minutes with an expired blockhash.
+      return soakEnvelope(n, { signature, programs: PROGRAMS, payers, blockhash, sentAt: Date.now() - 120_000 + Math.floor((n / ATTEMPTS) * 60_000), lastValidBlockHeight: height.result - 300 });
     }
     return {
       sig: signature(n), program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: height.result + 150, sentAt: Date.now(), rpcHash: "a1b2c3d4e5f60718",

@@ -21,7 +21,7 @@ import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
 import { generateLake } from "../devkit/generate";
 import { encodeBase58 } from "../src/shared/base58";
-import { startStandInChain, uniqueSignatures } from "../devkit/standin";
+import { soakEnvelope, startStandInChain, uniqueSignatures } from "../devkit/standin";
 import { processTree } from "./process-tree";
 
 const { values } = parseArgs({
@@ -123,7 +123,6 @@ const url = values.split
   : (await startTxray(serverEnv)).url;
 
 // --- load: envelopes at a steady rate, in batches ---
-const PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
 const payers = Array.from({ length: 2000 }, () => encodeBase58(randomBytes(32)));
 const blockhash = encodeBase58(randomBytes(32));
 const recentSigs: string[] = [];
@@ -136,16 +135,9 @@ function makeBatch(): string {
   const envelopes = [];
   for (let i = 0; i < batchSize; i++) {
     const n = envelopeCounter++;
-    const preflight = n % 10 === 0;
-    const sig = preflight && n % 20 === 0 ? null : uniqueSignature(n);
-    const [rpcLabel, rpcHash] = PROVIDERS[n % 3];
-    envelopes.push({
-      sig, program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: n % 4 === 0 ? h - 5 : h + 150, sentAt: now, rpcHash, rpcLabel,
-      walletAdapter: n % 7 === 0 ? "keypair" : "Phantom", kind: preflight ? "preflight" : "send",
-      preflightError: preflight ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771" : null,
-      simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [], payer: payers[n % payers.length], sdkVersion: "0.1.0",
-      cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000),
-    });
+    const envelope = soakEnvelope(n, { signature: uniqueSignature, programs: PROGRAMS, payers, blockhash, sentAt: now, lastValidBlockHeight: n % 4 === 0 ? h - 5 : h + 150 });
+    const sig = envelope.sig;
+    envelopes.push(envelope);
     if (sig !== null && n % 97 === 0) {
       recentSigs.push(sig);
       if (recentSigs.length > 500) recentSigs.shift();

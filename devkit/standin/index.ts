@@ -41,6 +41,26 @@ const FAILED_JSON = aroundSignature(FAILED_TX);
 
 /** The soak's mix: 60% landed, 10% failed on chain, 30% never landed. */
 export const SOAK_FATES: Fates = { landed: 60, failed: 10, dropped: 30 };
+
+const SOAK_PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
+
+/**
+ * The n-th envelope of the soak's traffic (`bun run soak`, and `bench resolve` with BENCH_MIX=soak):
+ * 10% preflight failures (half of them without a signature), three providers and programs in turn,
+ * payers in turn, a keypair adapter every 7th. `lastValidBlockHeight` is the caller's: the soak's
+ * envelopes mostly have a live blockhash, the bench's an expired one.
+ */
+export function soakEnvelope(n: number, o: { signature: (n: number) => string; programs: readonly string[]; payers: readonly string[]; blockhash: string; sentAt: number; lastValidBlockHeight: number }) {
+  const preflight = n % 10 === 0;
+  const [rpcLabel, rpcHash] = SOAK_PROVIDERS[n % 3];
+  return {
+    sig: preflight && n % 20 === 0 ? null : o.signature(n), program: o.programs[n % 3], blockhash: o.blockhash, lastValidBlockHeight: o.lastValidBlockHeight,
+    sentAt: o.sentAt, rpcHash, rpcLabel, walletAdapter: n % 7 === 0 ? "keypair" : "Phantom", kind: preflight ? "preflight" : "send",
+    preflightError: preflight ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771" : null,
+    simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [], payer: o.payers[n % o.payers.length], sdkVersion: "0.1.0",
+    cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000),
+  };
+}
 const GENESIS_HEIGHT = 300_000_000;
 const SLOT_MS = 400;
 

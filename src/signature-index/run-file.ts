@@ -147,6 +147,9 @@ export function writeRunLines(path: string, lines: string[], footer: FooterField
   return writer.finish(footer);
 }
 
+/** An entry line with its key (lineKey). */
+type KeyedLine = { key: { sig: string; attemptId: string }; text: string };
+
 /** The first SORT_PREFIX_CHARS characters of an ASCII key as one number, in the key's order (7 bits each: 49 bits). */
 const SORT_PREFIX_CHARS = 7;
 function asciiPrefix(key: string): number {
@@ -168,8 +171,8 @@ function asciiPrefix(key: string): number {
  * only when a sample of the keys' prefixes are nearly all different. A key that is not ASCII
  * (never written by txray) sorts the whole run by the strings alone.
  */
-export function sortLines(lines: readonly string[]): { key: { sig: string; attemptId: string }; text: string }[] {
-  const byStrings = (a: { key: { sig: string; attemptId: string } }, b: { key: { sig: string; attemptId: string } }) => compareEntries(a.key, b.key);
+export function sortLines(lines: readonly string[]): KeyedLine[] {
+  const byStrings = (a: KeyedLine, b: KeyedLine) => compareEntries(a.key, b.key);
   if (!prefixesDiffer(lines)) return lines.map((text) => ({ key: lineKey(text), text })).sort(byStrings);
   let ascii = true;
   const keyed = lines.map((text) => {

@@ -16,6 +16,9 @@ export const SPOOL_SCAN_BYTES = 16 * 1024 * 1024;
 /** Retry-After of a `pending` answer: the resolver looks an open attempt up again within seconds. */
 export const PENDING_RETRY_AFTER_SECONDS = 2;
 
+/** Segments awaiting intake a look-up reads, newest first (a backlog beyond them is the chain's to answer). */
+const MAX_SEGMENTS_LOOKED_AT = 200;
+
 /** The attempt with this signature txray holds unresolved; null when it holds none. */
 export async function heldAttempt(ctx: Context, sig: string, indexed: IndexedAttempt[]): Promise<Attempt | null> {
   const open = indexed.find((entry) => entry.state === "open");
@@ -38,9 +41,6 @@ export async function heldAttempt(ctx: Context, sig: string, indexed: IndexedAtt
   }
   return null;
 }
-
-/** Segments awaiting intake a look-up reads, newest first (a backlog beyond them is the chain's to answer). */
-const MAX_SEGMENTS_LOOKED_AT = 200;
 
 /**
  * 404 `pending`: txray holds the attempt and has not resolved it (and the chain has not confirmed
