@@ -22,14 +22,27 @@ type LeaseValue = { holder: string; host: string; pid: number; until: number };
 
 /** Runs `work` holding the lease, waiting for it up to waitMs. */
 export async function withLease<T>(db: ControlDb, name: string, work: () => Promise<T> | T, options: { ttlMs?: number; waitMs?: number } = {}): Promise<T> {
-  const deadline = Date.now() + (options.waitMs ?? 120_000);
+  const attempt = await whenLeaseFree(db, name, work, { waitMs: options.waitMs ?? 120_000, ttlMs: options.ttlMs });
+  if (!attempt.ran) throw new Error(`timed out waiting for the ${name} lease`);
+  return attempt.value;
+}
+
+/**
+ * Runs `work` holding the lease, waiting for it up to waitMs (checking every pollMs); returns
+ * { ran: false } when the wait ends first (or `signal` aborts it) instead of failing.
+ */
+export async function whenLeaseFree<T>(
+  db: ControlDb, name: string, work: () => Promise<T> | T,
+  options: { waitMs: number; pollMs?: number; ttlMs?: number; signal?: AbortSignal },
+): Promise<{ ran: true; value: T } | { ran: false }> {
+  const deadline = Date.now() + options.waitMs;
   const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
   let held: Held | null;
   while ((held = acquire(db, name, ttlMs)) === null) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the ${name} lease`);
-    await Bun.sleep(5);
+    if (Date.now() > deadline || options.signal?.aborted) return { ran: false };
+    await Bun.sleep(options.pollMs ?? 5);
   }
-  return await holding(db, held, work);
+  return { ran: true, value: await holding(db, held, work) };
 }
 
 /** Runs `work` if the lease is free right now; otherwise returns { ran: false } at once. */

@@ -6,7 +6,7 @@
 
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isResolutionBatchCommitted, isSegmentCommitted, lakeTakenBefore, withLease, type ControlDb } from "../control";
+import { isResolutionBatchCommitted, isSegmentCommitted, lakeTakenBefore, whenLeaseFree, withLease, type ControlDb } from "../control";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
@@ -18,7 +18,17 @@ import type { DataPaths } from "./paths";
 import type { DatasetName } from "./schema";
 
 export type CompactDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger };
-export type CompactOptions = { minParts?: number; smallPartBytes?: number; /** Graceful shutdown: stop between partitions. */ signal?: AbortSignal; now?: number };
+export type CompactOptions = {
+  minParts?: number; smallPartBytes?: number; /** Graceful shutdown: stop between partitions. */ signal?: AbortSignal; now?: number;
+  /**
+   * A lease held by a reader that must not see a partition swapped while it runs (the tables build,
+   * which lists the lake's files and then reads them). The merges go on meanwhile; the swaps wait
+   * for the lease, at most waitMs, and are given up (merges discarded) when it stays held.
+   */
+  swapsWaitFor?: { lease: string; waitMs: number };
+};
+/** `skipped`: why the merges were given up (nothing swapped in). */
+export type CompactResult = { partitions: number; partsMerged: number; skipped?: string };
 
 /**
  * Parts published after the tables job last took the lake in are left for a later run, so the job
@@ -40,7 +50,15 @@ const COMPACTED_PREFIX = "part-c";
 /** Whether a part is compaction's output (it replaces parts it merged) rather than a flush's or a resolve run's. */
 export const isCompactedPart = (name: string) => name.startsWith(COMPACTED_PREFIX + "-");
 
-export async function compactLake(deps: CompactDeps, options: CompactOptions = {}) {
+/** A partition's small parts merged into one file in a work directory, not yet swapped in. */
+type Merge = { dir: string; candidates: string[]; work: string; next: string };
+
+/**
+ * Merges first, every partition's, then swaps them in: a merge only reads parts, so it runs beside
+ * anything; only the swaps wait for `swapsWaitFor` (before, the whole pass was skipped while a
+ * tables build ran, and a build that ran back to back under load left compaction never running).
+ */
+export async function compactLake(deps: CompactDeps, options: CompactOptions = {}): Promise<CompactResult> {
   const minParts = options.minParts ?? 4;
   // A part of 64 MB or more is left as it is: DuckDB reads it well, and merging it again would
   // rewrite the whole partition at every run (a soak at 2,000 envelopes/s saw compaction runs grow
@@ -50,19 +68,37 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
   const now = options.now ?? Date.now();
   const mark = lakeTakenBefore(deps.control);
   const takenBefore = mark !== null && now - mark <= TAKEN_MARK_MAX_AGE_MS ? mark : Number.POSITIVE_INFINITY;
-  let partitions = 0;
-  let partsMerged = 0;
-  for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
-    for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
-      checkStop(options.signal);
-      const merged = await compactPartition(deps, dataset, dir, minParts, smallPartBytes, takenBefore);
-      if (merged > 0) {
-        partitions++;
-        partsMerged += merged;
+  const merges: Merge[] = [];
+  try {
+    for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
+      for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
+        checkStop(options.signal);
+        const merge = await mergePartition(deps, dataset, dir, minParts, smallPartBytes, takenBefore);
+        if (merge) merges.push(merge);
       }
     }
+    if (merges.length === 0) return { partitions: 0, partsMerged: 0 };
+    const swapAll = async () => {
+      let partitions = 0;
+      let partsMerged = 0;
+      for (const merge of merges) {
+        const merged = await swapIn(deps, merge);
+        if (merged > 0) {
+          partitions++;
+          partsMerged += merged;
+        }
+      }
+      return { partitions, partsMerged };
+    };
+    if (!options.swapsWaitFor) return await swapAll();
+    const { lease, waitMs } = options.swapsWaitFor;
+    const attempt = await whenLeaseFree(deps.control, lease, swapAll, { waitMs, pollMs: 20, signal: options.signal });
+    if (attempt.ran) return attempt.value;
+    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions: merges.length });
+    return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${merges.length} merged partitions are left for the next run` };
+  } finally {
+    for (const merge of merges) rmSync(merge.work, { recursive: true, force: true });
   }
-  return { partitions, partsMerged };
 }
 
 function partitionDirs(root: string): string[] {
@@ -83,14 +119,14 @@ function isCommitted(control: ControlDb, name: string): boolean {
   return isSegmentCommitted(control, batch) || isResolutionBatchCommitted(control, batch);
 }
 
-async function compactPartition(deps: CompactDeps, dataset: DatasetName, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<number> {
+async function mergePartition(deps: CompactDeps, dataset: DatasetName, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<Merge | null> {
   // A part's ctime is when it was renamed into the lake (a rename changes it).
   const candidates = readdirSync(dir).filter((name) => {
     if (!name.endsWith(".parquet")) return false;
     const stat = statSync(join(dir, name));
     return stat.size < smallPartBytes && stat.ctimeMs < takenBefore && isCommitted(deps.control, name);
   });
-  if (candidates.length < minParts) return 0;
+  if (candidates.length < minParts) return null;
 
   const work = join(deps.paths.staging, `compact-${Bun.randomUUIDv7()}`);
   const next = join(work, "next");
@@ -104,18 +140,24 @@ async function compactPartition(deps: CompactDeps, dataset: DatasetName, dir: st
       `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false) ${MERGED_ORDER[dataset]}) TO ${sqlString(join(next, mergedName))}
        (FORMAT parquet, COMPRESSION zstd, ${rowGroupLimits(122_880)})`,
     );
-    fault("compact:after-merge");
-    return await withLease(deps.control, "lake", () => {
-      const now = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
-      if (!candidates.every((name) => now.includes(name))) return 0; // changed under us: try next time
-      for (const name of now) if (!candidates.includes(name)) linkSync(join(dir, name), join(next, name));
-      exchangePaths(next, dir);
-      fault("compact:after-swap");
-      deps.logger.debug("compacted partition", { dir, parts: candidates.length });
-      return candidates.length;
-    });
-  } finally {
+  } catch (error) {
     rmSync(work, { recursive: true, force: true });
+    throw error;
   }
+  fault("compact:after-merge");
+  return { dir, candidates, work, next };
 }
 
+/** Swaps a merged partition in under the lake lease; 0 when its parts changed meanwhile (merged again next time). */
+async function swapIn(deps: CompactDeps, merge: Merge): Promise<number> {
+  const { dir, candidates, next } = merge;
+  return await withLease(deps.control, "lake", () => {
+    const now = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
+    if (!candidates.every((name) => now.includes(name))) return 0; // changed under us: try next time
+    for (const name of now) if (!candidates.includes(name)) linkSync(join(dir, name), join(next, name));
+    exchangePaths(next, dir);
+    fault("compact:after-swap");
+    deps.logger.debug("compacted partition", { dir, parts: candidates.length });
+    return candidates.length;
+  });
+}

@@ -1,11 +1,14 @@
 // Compaction never swaps a partition under a running tables build (which lists the lake's files and
-// then reads them): the compact job skips its pass while the build's job lease is held.
+// then reads them), and a build that runs back to back does not keep it from compacting: the merges
+// run beside the build, the swaps wait for the build's job lease, and are given up (nothing
+// swapped, nothing left in staging) when the build holds it longer than the wait.
 
 import { afterEach, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ifLeaseFree } from "../../src/control";
+import { withLease } from "../../src/control";
 import { flushSpool } from "../../src/lake/flush-spool";
+import { compactLake } from "../../src/lake/compact";
 import { runJob } from "../../src/jobs/run";
 import { compactJob } from "../../src/jobs/compact";
 import { makeEnvelope } from "../helpers/envelopes";
@@ -17,28 +20,66 @@ afterEach(async () => {
   t = null;
 });
 
-test("the compact job skips while a tables build holds its lease, and compacts afterwards", async () => {
-  t = await testServer();
-  const key = t.key("compact");
+/** Five flushed parts in one partition; its parts' names, listed when called. */
+async function fiveParts(server: TestServer) {
+  const key = server.key("compact");
   for (let i = 0; i < 5; i++) {
-    expect((await t.ingest({ apiKey: key, envelopes: [makeEnvelope()] })).status).toBe(202);
-    await t.server.spool!.seal();
-    await flushSpool(t.ctx);
+    expect((await server.ingest({ apiKey: key, envelopes: [makeEnvelope()] })).status).toBe(202);
+    await server.server.spool!.seal();
+    await flushSpool(server.ctx);
   }
-  const partition = join(t.ctx.paths.dataset("envelopes"), readdirSync(t.ctx.paths.dataset("envelopes"))[0]);
+  const partition = join(server.ctx.paths.dataset("envelopes"), readdirSync(server.ctx.paths.dataset("envelopes"))[0]);
   const day = join(partition, readdirSync(partition)[0]);
-  const parts = () => readdirSync(day).filter((name) => name.endsWith(".parquet"));
+  return () => readdirSync(day).filter((name) => name.endsWith(".parquet"));
+}
+
+/** Holds `job:tables` (as a running build does) until the returned release is called. */
+async function holdTablesLease(server: TestServer) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let taken!: () => void;
+  const isTaken = new Promise<void>((resolve) => (taken = resolve));
+  const build = withLease(server.ctx.control, "job:tables", async () => {
+    taken();
+    await held;
+  });
+  await isTaken;
+  return async () => {
+    release();
+    await build;
+  };
+}
+
+test("the compact job merges while a tables build holds its lease, and swaps once the build ends", async () => {
+  t = await testServer();
+  const parts = await fiveParts(t);
   expect(parts().length).toBe(5);
 
-  let during: Awaited<ReturnType<typeof runJob>> | null = null;
-  const held = await ifLeaseFree(t.ctx.control, "job:tables", async () => {
-    during = await runJob(t!.ctx, compactJob);
-    return parts().length;
-  });
-  expect(held).toEqual({ ran: true, value: 5 });
-  expect(during!).toMatchObject({ ok: true, details: { skipped: expect.stringContaining("tables build") } });
+  const endBuild = await holdTablesLease(t);
+  const compaction = runJob(t.ctx, compactJob);
+  // The merge is written meanwhile (staging), the partition untouched while the build runs.
+  const staging = () => readdirSync(t!.ctx.paths.staging).filter((name) => name.startsWith("compact-"));
+  for (let waited = 0; staging().length === 0 && waited < 20_000; waited += 10) await Bun.sleep(10);
+  expect(staging().length).toBe(1);
+  await Bun.sleep(200);
+  expect(parts().length).toBe(5);
+  await endBuild();
 
-  const after = await runJob(t.ctx, compactJob);
-  expect(after).toMatchObject({ ok: true, details: { partsMerged: 5 } });
+  expect(await compaction).toMatchObject({ ok: true, details: { partitions: 1, partsMerged: 5 } });
+  expect(parts().length).toBe(1);
+  expect(staging()).toEqual([]);
+});
+
+test("merges whose swap waited longer than allowed are given up: nothing swapped, staging emptied", async () => {
+  t = await testServer();
+  const parts = await fiveParts(t);
+  const endBuild = await holdTablesLease(t);
+  const result = await compactLake(t.ctx, { minParts: 4, swapsWaitFor: { lease: "job:tables", waitMs: 300 } });
+  expect(result).toMatchObject({ partitions: 0, partsMerged: 0, skipped: expect.stringContaining("job:tables") });
+  expect(parts().length).toBe(5);
+  expect(readdirSync(t.ctx.paths.staging).filter((name) => name.startsWith("compact-"))).toEqual([]);
+  await endBuild();
+  // The next run merges them.
+  expect(await compactLake(t.ctx, { minParts: 4, swapsWaitFor: { lease: "job:tables", waitMs: 300 } })).toEqual({ partitions: 1, partsMerged: 5 });
   expect(parts().length).toBe(1);
 });

@@ -138,7 +138,8 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), planRows));
       }
     }
-    if (!full) ({ plan, deferredRows: result.deferredRows } = limitIntake(plan, maxRows));
+    let deferredFrom: number | undefined;
+    if (!full) ({ plan, deferredRows: result.deferredRows, deferredFrom } = limitIntake(plan, maxRows));
     // A refresh that takes in little runs in one transaction: what its steps gather for its end
     // (payer changes, intermediate versions) then never reaches the write-ahead log.
     const oneTransaction = !full && plan.reads.reduce((sum, read) => sum + read.rows, 0) <= chunkRows / 4;
@@ -235,9 +236,11 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     await step("bookkeeping", () => recordParts(state, plan.parts, plan.rows, segments));
     await state.setMeta({ schema: STATE_SCHEMA, clock, version });
     await step("commit", () => state.run("COMMIT"));
-    // Everything published before the listing is taken in: compaction may merge it (not yet when
-    // some is left for the next refresh).
-    if (result.deferredRows === 0) recordLakeTakenBefore(ctx.control, listedAt);
+    // Everything published before the listing is taken in, or (some left for the next refresh)
+    // before the first part left: compaction may merge it. A refresh that is behind under steady
+    // load leaves parts at every run; a mark kept back then let no part be merged (nor wallet pages
+    // skip any) until the mark was an hour old.
+    recordLakeTakenBefore(ctx.control, Math.min(listedAt, deferredFrom ?? Number.POSITIVE_INFINITY));
 
     // The version: the serving database and its answers.
     const file = servingFile(ctx.paths, version);

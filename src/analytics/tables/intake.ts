@@ -160,7 +160,7 @@ function chunked(items: ReadItem[], chunkRows: number): ReadPlan[] {
  * a replaced one with a deferred read as it was (`takenOfReplaced`: its new parts are read again
  * next time; resolutions apply idempotently).
  */
-export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePlan; deferredRows: number } {
+export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePlan; deferredRows: number; /** The earliest publish time of the parts left for later (every part published before it is taken in). */ deferredFrom?: number } {
   let keep = 0;
   let rows = 0;
   while (keep < plan.items.length && (keep === 0 || rows + plan.items[keep].rows <= maxRows)) rows += plan.items[keep++].rows;
@@ -180,7 +180,11 @@ export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePl
     ...[...keptAsTaken].flatMap((key) => plan.takenOfReplaced.get(key)!),
   ];
   const items = plan.items.slice(0, keep);
-  return { plan: { ...plan, items, reads: chunked(items, plan.chunkRows), parts }, deferredRows: deferred.reduce((n, item) => n + item.rows, 0) };
+  return {
+    plan: { ...plan, items, reads: chunked(items, plan.chunkRows), parts },
+    deferredRows: deferred.reduce((n, item) => n + item.rows, 0),
+    deferredFrom: Math.min(...deferred.map((item) => item.part.publishedMs)),
+  };
 }
 
 /** Row counts of Parquet files from their footers (no data read). */

@@ -22,9 +22,12 @@ test("a refresh takes the oldest published parts first and records only those as
   const behind = limitIntake(plan, 140);
   expect(behind.plan.reads.map((r) => r.files.map((f) => f.split("/").at(-1)))).toEqual([["r-a1"], ["e-a1", "e-b1"]]);
   expect(behind.deferredRows).toBe(100);
+  // What compaction may merge (src/lake/compact.ts): parts published before the first one left.
+  expect(behind.deferredFrom).toBe(3);
   const first = limitIntake(plan, 100);
   expect(first.plan.reads).toHaveLength(1);
   expect(first.deferredRows).toBe(140);
+  expect(first.deferredFrom).toBe(2);
   expect(first.plan.parts.map((p) => p.name).sort()).toEqual(["e-a1", "e-b1"]);
   // The next refresh (the first one's parts taken) plans the rest as new.
   const next = await planIntake(listed, first.plan.parts.map((p) => taken(p, 50, [])), rowsOf({ "e-a2": 50, "e-b2": 50, "r-a1": 40 }), 100);
