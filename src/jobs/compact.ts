@@ -9,7 +9,7 @@ import type { Job } from "./run";
 import { compactLake } from "../lake/compact";
 
 /** How long merged partitions wait for a tables build to end before they are given up. */
-export const COMPACT_SWAP_WAIT_MS = 120_000;
+const COMPACT_SWAP_WAIT_MS = 120_000;
 
 export const compactJob: Job = {
   name: "compact",
