@@ -1,8 +1,10 @@
 // Compaction: frequent flushes leave many small Parquet parts, and DuckDB reads many small files
 // slowly (it parallelises over row groups; ~122,880-row groups in large files are its sweet spot).
-// For each partition with enough small committed parts, merge them into one file, then swap the
-// partition directory atomically (exchange.ts) under the lake lease, so a reader never sees a row
-// twice or not at all. Parts of segments not yet committed are carried over untouched.
+// Parts are merged by size tier (an LSM's size-tiered merge): enough parts of one tier become one
+// part of about the next, so a row is rewritten about once per tier, not at every run, and a day
+// that is over is merged into one part per 64 MB. Each merged partition is swapped in atomically
+// (exchange.ts) under the lake lease, so a reader never sees a row twice or not at all. Parts of
+// segments not yet committed are carried over untouched.
 
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +21,19 @@ import type { DatasetName } from "./schema";
 
 export type CompactDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger };
 export type CompactOptions = {
-  minParts?: number; smallPartBytes?: number; /** Graceful shutdown: stop between partitions. */ signal?: AbortSignal; now?: number;
+  /** Parts of one tier merged together once there are this many (also each tier's size factor). */
+  minParts?: number;
+  /** Parts this large or larger are left as they are. */
+  smallPartBytes?: number;
+  /**
+   * The smallest tier's upper bound: parts under it are one tier; each next tier is `minParts`
+   * times larger. `smallPartBytes` makes one tier of every small part (how compaction merged before
+   * the sixteenth pass of issue 23; bench compact measures both).
+   */
+  tierBaseBytes?: number;
+  /** Graceful shutdown: stop between partitions. */
+  signal?: AbortSignal;
+  now?: number;
   /**
    * A lease held by a reader that must not see a partition swapped while it runs (the tables build,
    * which lists the lake's files and then reads them). The merges go on meanwhile; the swaps wait
@@ -47,6 +61,22 @@ const MERGED_ORDER: Record<DatasetName, string> = { envelopes: "ORDER BY payer, 
 
 const COMPACTED_PREFIX = "part-c";
 
+const TIER_BASE_BYTES = 1024 * 1024;
+
+/**
+ * One merge reads at most this many times `smallPartBytes` (four parts just under 64 MB would
+ * otherwise be re-sorted into 256 MB at once: a long burst of CPU beside the resolver).
+ */
+const MAX_MERGE_FACTOR = 2;
+
+/**
+ * A day partition is merged whole (every small part into one, whatever its tier) once its day ended
+ * this long ago: by then its sends have resolved (a blockhash expires in about 90 s; the resolver's
+ * give-up is minutes), so the part is rarely rewritten again, and a reader of a past day opens one
+ * file (plus one per 64 MB) instead of a few per tier.
+ */
+const DAY_SETTLED_AFTER_MS = 3_600_000;
+
 /** Whether a part is compaction's output (it replaces parts it merged) rather than a flush's or a resolve run's. */
 export const isCompactedPart = (name: string) => name.startsWith(COMPACTED_PREFIX + "-");
 
@@ -64,6 +94,7 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
   // rewrite the whole partition at every run (a soak at 2,000 envelopes/s saw compaction runs grow
   // from 4 s to 41 s as each day's single compacted part was rewritten every two minutes).
   const smallPartBytes = options.smallPartBytes ?? 64 * 1024 * 1024;
+  const tiers = { base: options.tierBaseBytes ?? TIER_BASE_BYTES, factor: Math.max(2, minParts) };
   sweepStaging(deps.paths, "compact"); // work directories of a killed run
   const now = options.now ?? Date.now();
   const mark = lakeTakenBefore(deps.control);
@@ -73,27 +104,31 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
     for (const dataset of ["envelopes", "resolutions"] as DatasetName[]) {
       for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
         checkStop(options.signal);
-        const merge = await mergePartition(deps, dataset, dir, minParts, smallPartBytes, takenBefore);
-        if (merge) merges.push(merge);
+        const settled = isDaySettled(dir, now);
+        for (const group of partsToMerge(deps.control, dir, { minParts, smallPartBytes, takenBefore, tiers, settled })) {
+          checkStop(options.signal);
+          merges.push(await mergeParts(deps, dataset, dir, group));
+        }
       }
     }
     if (merges.length === 0) return { partitions: 0, partsMerged: 0 };
     const swapAll = async () => {
-      let partitions = 0;
+      const partitions = new Set<string>();
       let partsMerged = 0;
       for (const merge of merges) {
         const merged = await swapIn(deps, merge);
         if (merged > 0) {
-          partitions++;
+          partitions.add(merge.dir);
           partsMerged += merged;
         }
       }
-      return { partitions, partsMerged };
+      return { partitions: partitions.size, partsMerged };
     };
     if (!options.swapsWaitFor) return await swapAll();
     const { lease, waitMs } = options.swapsWaitFor;
     const attempt = await whenLeaseFree(deps.control, lease, swapAll, { waitMs, pollMs: 20, signal: options.signal });
     if (attempt.ran) return attempt.value;
+    checkStop(options.signal); // stopped by shutdown while waiting: say so, not that the lease stayed held
     deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions: merges.length });
     return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${merges.length} merged partitions are left for the next run` };
   } finally {
@@ -119,15 +154,67 @@ function isCommitted(control: ControlDb, name: string): boolean {
   return isSegmentCommitted(control, batch) || isResolutionBatchCommitted(control, batch);
 }
 
-async function mergePartition(deps: CompactDeps, dataset: DatasetName, dir: string, minParts: number, smallPartBytes: number, takenBefore: number): Promise<Merge | null> {
-  // A part's ctime is when it was renamed into the lake (a rename changes it).
-  const candidates = readdirSync(dir).filter((name) => {
-    if (!name.endsWith(".parquet")) return false;
-    const stat = statSync(join(dir, name));
-    return stat.size < smallPartBytes && stat.ctimeMs < takenBefore && isCommitted(deps.control, name);
-  });
-  if (candidates.length < minParts) return null;
+type Tiers = { base: number; factor: number };
 
+/** A part's size tier: 0 under `base`, then one per `factor` times larger. */
+export function sizeTier(bytes: number, tiers: Tiers): number {
+  return bytes < tiers.base ? 0 : 1 + Math.floor(Math.log(bytes / tiers.base) / Math.log(tiers.factor));
+}
+
+/** Whether a `day=YYYY-MM-DD` partition's day ended DAY_SETTLED_AFTER_MS before `now`. */
+function isDaySettled(dir: string, now: number): boolean {
+  const day = /day=(\d{4}-\d{2}-\d{2})$/.exec(dir)?.[1];
+  const start = day ? Date.parse(`${day}T00:00:00Z`) : Number.NaN;
+  return Number.isFinite(start) && start + 86_400_000 + DAY_SETTLED_AFTER_MS <= now;
+}
+
+/**
+ * The groups of a partition's parts to merge, each into one part: the small, committed parts the
+ * tables job took in, by size tier, each tier with at least `minParts` of them (a settled day: all
+ * of them, when there are two or more). Before the sixteenth pass of issue 23 every small part was
+ * one group, so each run rewrote a day's growing compacted part with the few new ones: under load
+ * a run re-sorted up to 64 MB per partition to add a few MB (a 10,000/s soak: 36 s merges, and
+ * freshness lag 10 s while they ran).
+ */
+function partsToMerge(control: ControlDb, dir: string, rule: { minParts: number; smallPartBytes: number; takenBefore: number; tiers: Tiers; settled: boolean }): string[][] {
+  // A part's ctime is when it was renamed into the lake (a rename changes it).
+  const candidates: { name: string; bytes: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".parquet")) continue;
+    const stat = statSync(join(dir, name));
+    if (stat.size < rule.smallPartBytes && stat.ctimeMs < rule.takenBefore && isCommitted(control, name)) candidates.push({ name, bytes: stat.size });
+  }
+  // Smallest first, so a group bounded in size takes the most parts.
+  candidates.sort((a, b) => a.bytes - b.bytes);
+  const maxBytes = MAX_MERGE_FACTOR * rule.smallPartBytes;
+  if (rule.settled) return boundedGroups(candidates, maxBytes, 2);
+  const byTier = new Map<number, { name: string; bytes: number }[]>();
+  for (const part of candidates) {
+    const tier = sizeTier(part.bytes, rule.tiers);
+    byTier.set(tier, [...(byTier.get(tier) ?? []), part]);
+  }
+  return [...byTier.keys()].sort((a, b) => a - b).flatMap((tier) => boundedGroups(byTier.get(tier)!, maxBytes, rule.minParts));
+}
+
+/** Consecutive groups of at most `maxBytes` (a part over it alone), those of `minCount` parts or more. */
+function boundedGroups(parts: { name: string; bytes: number }[], maxBytes: number, minCount: number): string[][] {
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let bytes = 0;
+  for (const part of parts) {
+    if (group.length > 0 && bytes + part.bytes > maxBytes) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(part.name);
+    bytes += part.bytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups.filter((names) => names.length >= minCount);
+}
+
+async function mergeParts(deps: CompactDeps, dataset: DatasetName, dir: string, candidates: string[]): Promise<Merge> {
   const work = join(deps.paths.staging, `compact-${Bun.randomUUIDv7()}`);
   const next = join(work, "next");
   mkdirSync(next, { recursive: true });
