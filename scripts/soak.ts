@@ -284,7 +284,7 @@ const percentile = (values: number[], p: number) => {
 };
 // Resident memory in MB from /proc: the whole (VmRSS), and its anonymous part (heaps: JavaScript,
 // DuckDB, SQLite) apart from file-backed pages (mapped spool segments), which the kernel can drop.
-// Summed over each server and its child processes (the tables job's: TABLES_PROCESS).
+// Summed over each server and its child processes (the tables job's and compaction's: TABLES_PROCESS, COMPACT_PROCESS).
 const residentMb = (): { total: number; anonymous: number; file: number } | null => {
   try {
     const sum = { total: 0, anonymous: 0, file: 0 };

@@ -1,5 +1,5 @@
-// A job in a child process of its own, at a lower CPU priority (TABLES_PROCESS; docs/operations.md,
-// "The tables job's process"): runs handed to a `bun` child (elsewhere.ts, process-worker.ts)
+// A job in a child process of its own, at a lower CPU priority (TABLES_PROCESS, COMPACT_PROCESS;
+// docs/operations.md, "The tables job's process"): runs handed to a `bun` child (elsewhere.ts, process-worker.ts)
 // started under `nice`. Why: on a busy box the tables job's DuckDB threads otherwise take the
 // cores on equal terms with ingest, reads and the resolver, and at 20,000 envelopes/s on two cores
 // there is not enough for all of them; the kernel's scheduler now gives the others their share

@@ -47,8 +47,8 @@ export function planOutsideRun(jobs: Job[]): Job[] {
   return freshLake && !jobs.some((job) => job.name === flushJob.name) ? [flushJob, ...jobs] : jobs;
 }
 
-/** The tables job's niceness in its own process (TABLES_PROCESS): the kernel gives it ~1/10 of a core's share against a process at 0. */
-const TABLES_NICE = 10;
+/** The niceness of the tables job's and compaction's processes (TABLES_PROCESS, COMPACT_PROCESS): the kernel gives each ~1/10 of a core's share against a process at 0. */
+const BACKGROUND_NICE = 10;
 
 export function schedule(config: Config) {
   const interval: Record<string, number> = {
@@ -63,10 +63,13 @@ export function schedule(config: Config) {
   const after: Record<string, RunAfter[]> = { resolve: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }] };
   // Where a job's runs happen: the resolver's JavaScript needs most of a core at 20,000
   // envelopes/s (a thread of its own: src/jobs/thread.ts); the tables job's DuckDB threads yield
-  // to everything else on a busy machine (a child process at a lower priority: src/jobs/process.ts).
+  // to everything else on a busy machine (a child process at a lower priority: src/jobs/process.ts),
+  // and so do compaction's merges (at 10,000 envelopes/s in the server they raised the resolver's
+  // lag to 9 s while they ran: bench/README.md, "Sixteenth pass").
   const hosted = (job: Job) => {
     if (job === resolveJob && config.RESOLVE_THREAD === "on") return onThread(job);
-    if (job === tablesJob && config.TABLES_PROCESS === "on") return inChildProcess(job, { nice: TABLES_NICE });
+    if (job === tablesJob && config.TABLES_PROCESS === "on") return inChildProcess(job, { nice: BACKGROUND_NICE });
+    if (job === compactJob && config.COMPACT_PROCESS === "on") return inChildProcess(job, { nice: BACKGROUND_NICE });
     return job;
   };
   const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job: hosted(job), intervalMs: interval[job.name], after: after[job.name] }));

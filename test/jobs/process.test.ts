@@ -17,6 +17,8 @@ import { createContext, type Context } from "../../src/context";
 import { runJob } from "../../src/jobs";
 import { inChildProcess } from "../../src/jobs/process";
 import { tablesJob } from "../../src/jobs/tables";
+import { compactJob } from "../../src/jobs/compact";
+import { schedule } from "../../src/jobs/registry";
 import { processTree } from "../../scripts/process-tree";
 
 let dir: string;
@@ -91,6 +93,23 @@ test("a tables run in the child process: at niceness 10, reported to the caller'
     await job.close();
   }
 }, 120_000);
+
+test("the scheduler's compactions run in a child process at niceness 10 (COMPACT_PROCESS), in the server with it off", async () => {
+  const hostedOf = (settings: Record<string, string>) => schedule(loadConfig({ TXRAY_DATA_DIR: dir, ...settings })).find((entry) => entry.job.name === "compact")!.job;
+  expect(hostedOf({ COMPACT_PROCESS: "off" })).toBe(compactJob);
+  const job = hostedOf({});
+  expect(job).not.toBe(compactJob);
+  const before = new Set(jobProcessesOf(process.pid));
+  try {
+    const outcome = await runJob(own, job);
+    expect(outcome).toMatchObject({ ok: true, details: { partitions: expect.any(Number), partsMerged: expect.any(Number) } });
+    const started = jobProcessesOf(process.pid).filter((pid) => !before.has(pid));
+    expect(started.length).toBe(1);
+    expect(niceOf(started[0])).toBe(10);
+  } finally {
+    await (job as { close(): Promise<void> }).close();
+  }
+}, 60_000);
 
 test("a child that exits fails its run and is replaced at the next run; a shutdown's abort ends a run as stopped", async () => {
   const exiting = inChildProcess(tablesJob, { nice: 0, module: new URL("../helpers/exiting-process.ts", import.meta.url) });
