@@ -2,7 +2,7 @@
 // slowly (it parallelises over row groups; ~122,880-row groups in large files are its sweet spot).
 // Parts are merged by size tier (an LSM's size-tiered merge): enough parts of one tier become one
 // part of about the next, so a row is rewritten about once per tier, not at every run, and a day
-// that is over is merged into one part per 64 MB. Each merged partition is swapped in atomically
+// that is over is merged into one part per up to 128 MB. Each merged partition is swapped in atomically
 // (exchange.ts) under the lake lease, so a reader never sees a row twice or not at all. Parts of
 // segments not yet committed are carried over untouched.
 
@@ -73,7 +73,7 @@ const MAX_MERGE_FACTOR = 2;
  * A day partition is merged whole (every small part into one, whatever its tier) once its day ended
  * this long ago: by then its sends have resolved (a blockhash expires in about 90 s; the resolver's
  * give-up is minutes), so the part is rarely rewritten again, and a reader of a past day opens one
- * file (plus one per 64 MB) instead of a few per tier.
+ * file per up to 128 MB (and its parts of 64 MB or more) instead of a few per tier.
  */
 const DAY_SETTLED_AFTER_MS = 3_600_000;
 
@@ -129,8 +129,9 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
     const attempt = await whenLeaseFree(deps.control, lease, swapAll, { waitMs, pollMs: 20, signal: options.signal });
     if (attempt.ran) return attempt.value;
     checkStop(options.signal); // stopped by shutdown while waiting: say so, not that the lease stayed held
-    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions: merges.length });
-    return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${merges.length} merged partitions are left for the next run` };
+    const partitions = new Set(merges.map((merge) => merge.dir)).size;
+    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions });
+    return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${partitions} merged partitions are left for the next run` };
   } finally {
     for (const merge of merges) rmSync(merge.work, { recursive: true, force: true });
   }
