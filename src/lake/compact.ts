@@ -80,7 +80,7 @@ const DAY_SETTLED_AFTER_MS = 3_600_000;
 /** Whether a part is compaction's output (it replaces parts it merged) rather than a flush's or a resolve run's. */
 export const isCompactedPart = (name: string) => name.startsWith(COMPACTED_PREFIX + "-");
 
-/** A partition's small parts merged into one file in a work directory, not yet swapped in. */
+/** A partition's groups of small parts merged (one file each) in a work directory, not yet swapped in. */
 type Merge = { dir: string; candidates: string[]; work: string; next: string };
 
 /**
@@ -105,33 +105,30 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
       for (const dir of partitionDirs(deps.paths.dataset(dataset))) {
         checkStop(options.signal);
         const settled = isDaySettled(dir, now);
-        for (const group of partsToMerge(deps.control, dir, { minParts, smallPartBytes, takenBefore, tiers, settled })) {
-          checkStop(options.signal);
-          merges.push(await mergeParts(deps, dataset, dir, group));
-        }
+        const groups = partsToMerge(deps.control, dir, { minParts, smallPartBytes, takenBefore, tiers, settled });
+        if (groups.length > 0) merges.push(await mergePartition(deps, dataset, dir, groups, options.signal));
       }
     }
     if (merges.length === 0) return { partitions: 0, partsMerged: 0 };
     const swapAll = async () => {
-      const partitions = new Set<string>();
+      let partitions = 0;
       let partsMerged = 0;
       for (const merge of merges) {
         const merged = await swapIn(deps, merge);
         if (merged > 0) {
-          partitions.add(merge.dir);
+          partitions++;
           partsMerged += merged;
         }
       }
-      return { partitions: partitions.size, partsMerged };
+      return { partitions, partsMerged };
     };
     if (!options.swapsWaitFor) return await swapAll();
     const { lease, waitMs } = options.swapsWaitFor;
     const attempt = await whenLeaseFree(deps.control, lease, swapAll, { waitMs, pollMs: 20, signal: options.signal });
     if (attempt.ran) return attempt.value;
     checkStop(options.signal); // stopped by shutdown while waiting: say so, not that the lease stayed held
-    const partitions = new Set(merges.map((merge) => merge.dir)).size;
-    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions });
-    return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${partitions} merged partitions are left for the next run` };
+    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions: merges.length });
+    return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${merges.length} merged partitions are left for the next run` };
   } finally {
     for (const merge of merges) rmSync(merge.work, { recursive: true, force: true });
   }
@@ -215,25 +212,32 @@ function boundedGroups(parts: { name: string; bytes: number }[], maxBytes: numbe
   return groups.filter((names) => names.length >= minCount);
 }
 
-async function mergeParts(deps: CompactDeps, dataset: DatasetName, dir: string, candidates: string[]): Promise<Merge> {
+/**
+ * A partition's groups merged, each into one part, all in one work directory: the partition is
+ * swapped once for all of them (a reader that listed it just before reads it again once).
+ */
+async function mergePartition(deps: CompactDeps, dataset: DatasetName, dir: string, groups: string[][], signal: AbortSignal | undefined): Promise<Merge> {
   const work = join(deps.paths.staging, `compact-${Bun.randomUUIDv7()}`);
   const next = join(work, "next");
   mkdirSync(next, { recursive: true });
-  const mergedName = `${COMPACTED_PREFIX}-${Bun.randomUUIDv7()}-0.parquet`;
   try {
-    const files = candidates.map((name) => sqlString(join(dir, name))).join(", ");
-    await deps.duck.run(
-      // hive_partitioning = false: the partition's program and day must not become columns of the merged file (DuckDB
-      // would infer day as DATE there, and every later read of the partition failed on the mixed types).
-      `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false) ${MERGED_ORDER[dataset]}) TO ${sqlString(join(next, mergedName))}
-       (FORMAT parquet, COMPRESSION zstd, ${rowGroupLimits(122_880)})`,
-    );
+    for (const group of groups) {
+      checkStop(signal);
+      const files = group.map((name) => sqlString(join(dir, name))).join(", ");
+      const mergedName = `${COMPACTED_PREFIX}-${Bun.randomUUIDv7()}-0.parquet`;
+      await deps.duck.run(
+        // hive_partitioning = false: the partition's program and day must not become columns of the merged file (DuckDB
+        // would infer day as DATE there, and every later read of the partition failed on the mixed types).
+        `COPY (SELECT * FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false) ${MERGED_ORDER[dataset]}) TO ${sqlString(join(next, mergedName))}
+         (FORMAT parquet, COMPRESSION zstd, ${rowGroupLimits(122_880)})`,
+      );
+    }
   } catch (error) {
     rmSync(work, { recursive: true, force: true });
     throw error;
   }
   fault("compact:after-merge");
-  return { dir, candidates, work, next };
+  return { dir, candidates: groups.flat(), work, next };
 }
 
 /** Swaps a merged partition in under the lake lease; 0 when its parts changed meanwhile (merged again next time). */

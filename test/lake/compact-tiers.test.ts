@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { withLease } from "../../src/control";
 import { compactLake, isCompactedPart, sizeTier } from "../../src/lake/compact";
 import { flushSpool } from "../../src/lake/flush-spool";
+import { createLogger } from "../../src/shared/logger";
 import { Stopped } from "../../src/shared/stop";
 import { makeEnvelope } from "../helpers/envelopes";
 import { lakeRows, testServer, type TestServer } from "../helpers/server";
@@ -71,6 +72,24 @@ test("a day's compacted part is left as it is while new small parts merge into p
   // Still in payer order (wallet pages skip row groups by their payer range).
   const payers = (await t.ctx.duck.all<{ payer: string }>(`SELECT payer FROM read_parquet('${join(dir, parts(dir)[0])}')`)).map((r) => r.payer);
   expect(payers).toEqual([...payers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+});
+
+test("two tiers of one partition merged in one pass are swapped in once (a reader lists the partition anew once)", async () => {
+  t = await testServer();
+  const { dir, tierBaseBytes } = await firstCompactedPart(t);
+  for (let round = 1; round <= 3; round++) {
+    await flushParts(t, 4);
+    await compactLake(t.ctx, { minParts: 4, tierBaseBytes });
+  }
+  // Four compacted parts of tier 1 and four new flush parts of tier 0.
+  await flushParts(t, 4);
+  expect(parts(dir).length).toBe(8);
+  const lines: string[] = [];
+  const logger = createLogger("debug", (line) => lines.push(line));
+  expect(await compactLake({ ...t.ctx, logger }, { minParts: 4, tierBaseBytes })).toEqual({ partitions: 1, partsMerged: 8 });
+  expect(parts(dir).length).toBe(2);
+  expect(lines.filter((line) => line.includes('"compacted partition"')).length).toBe(1);
+  expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 4000, d: 4000 });
 });
 
 test("fewer small parts than a tier needs are left alone while their day goes on, and merged whole once it is over", async () => {
