@@ -2,9 +2,9 @@
 // slowly (it parallelises over row groups; ~122,880-row groups in large files are its sweet spot).
 // Parts are merged by size tier (an LSM's size-tiered merge): enough parts of one tier become one
 // part of about the next, so a row is rewritten about once per tier, not at every run, and a day
-// that is over is merged into one part per up to 128 MB. Each merged partition is swapped in atomically
-// (exchange.ts) under the lake lease, so a reader never sees a row twice or not at all. Parts of
-// segments not yet committed are carried over untouched.
+// that is over is merged into one part per up to 128 MB. Each merged partition is swapped in
+// atomically (exchange.ts) under the lake lease, so a reader never sees a row twice or not at all.
+// Parts of segments not yet committed are carried over untouched.
 
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +31,7 @@ export type CompactOptions = {
    * the sixteenth pass of issue 23; bench compact measures both).
    */
   tierBaseBytes?: number;
-  /** Graceful shutdown: stop between partitions. */
+  /** Graceful shutdown: stop between merges, and while the swaps wait. */
   signal?: AbortSignal;
   now?: number;
   /**
@@ -189,7 +189,9 @@ function partsToMerge(control: ControlDb, dir: string, rule: { minParts: number;
   const byTier = new Map<number, { name: string; bytes: number }[]>();
   for (const part of candidates) {
     const tier = sizeTier(part.bytes, rule.tiers);
-    byTier.set(tier, [...(byTier.get(tier) ?? []), part]);
+    const parts = byTier.get(tier);
+    if (parts) parts.push(part);
+    else byTier.set(tier, [part]);
   }
   return [...byTier.keys()].sort((a, b) => a - b).flatMap((tier) => boundedGroups(byTier.get(tier)!, maxBytes, rule.minParts));
 }
