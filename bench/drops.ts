@@ -94,7 +94,10 @@ for (const size of heldSizes) {
     ...listed,
   ];
   const all = new SendColumns();
-  for (let i = start; i < end; i++) all.push(held.times[i], held.providers[i], held.programs[i], held.outcomes[i], held.prices[i]);
+  for (let i = start; i < end; i++) {
+    const row = held.row(i);
+    all.push(row.sentAt, row.rpcHash, row.program, row.outcome, row.price);
+  }
   for (const { attempt: a } of items) all.push(a.sentAt, a.rpcHash, a.program, "dropped", a.cuPriceMicroLamports);
   let t0 = performance.now();
   const before = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: all });

@@ -434,10 +434,10 @@ class WindowCounts {
   }
 }
 
-/** First index whose value is ≥ target (values ascending). */
-export function lowerBound(values: ArrayLike<number>, target: number): number {
+/** First index whose value is ≥ target (values ascending), among the first `end` (a typed column's rows; its capacity is longer). */
+export function lowerBound(values: ArrayLike<number>, target: number, end = values.length): number {
   let lo = 0;
-  let hi = values.length;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (values[mid] < target) lo = mid + 1;
@@ -446,10 +446,10 @@ export function lowerBound(values: ArrayLike<number>, target: number): number {
   return lo;
 }
 
-/** First index whose value is > target (values ascending). */
-export function upperBound(values: ArrayLike<number>, target: number): number {
+/** First index whose value is > target (values ascending), among the first `end`. */
+export function upperBound(values: ArrayLike<number>, target: number, end = values.length): number {
   let lo = 0;
-  let hi = values.length;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (values[mid] <= target) lo = mid + 1;

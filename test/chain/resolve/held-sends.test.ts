@@ -88,8 +88,10 @@ for (const seed of [1, 2, 3, 4, 5]) {
         rows = rows.slice(k);
       }
       expect(held.length).toBe(rows.length);
-      expect(held.times).toEqual(rows.map((r) => r.sentAt));
+      expect([...held.times]).toEqual(rows.map((r) => r.sentAt));
       expect(held.sigs).toEqual(rows.map((r) => r.sig)); // equal send times in the order they came
+      // Each row's columns as they came (providers and programs by number, a missing price as NaN).
+      expect(Array.from({ length: held.length }, (_, i) => held.row(i))).toEqual(rows.map(({ sentAt, rpcHash, program, outcome, price }) => ({ sentAt, rpcHash, program, outcome, price })));
       const landedRows = rows.filter((r) => r.outcome !== "dropped" && r.price !== null).length;
       expect(held.footprint()).toEqual({ providers: rows.length, landed: landedRows, pairs: rows.filter((r) => r.payer !== null).length });
       // Questions over a random window of time.
