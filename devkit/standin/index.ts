@@ -140,9 +140,12 @@ export function startStandInChain(options: StandInOptions = {}): StandIn {
  * Unique signatures for load generators, without a base58 encoding each (11 µs, a fifth of a core at
  * 20,000/s taken from the server being measured): `pool` random ones whose last 4 characters are
  * replaced by a counter. Their first byte is kept within 2..254 so every variant still decodes to
- * exactly 64 bytes.
+ * exactly 64 bytes. The default pool (2^18, ~3 s to make) is large enough that their first
+ * characters rarely repeat among a thousand, as real signatures' never do: with a few thousand the
+ * signature index sorted the soak's entries the slow way real signatures never take (run-file.ts,
+ * `sortLines`). Benchmarks that compare with their own earlier figures pass their old pool.
  */
-export function uniqueSignatures(pool = 4096): (n: number) => string {
+export function uniqueSignatures(pool = 1 << 18): (n: number) => string {
   const prefixes = Array.from({ length: pool }, () => {
     const bytes = randomBytes(64);
     bytes[0] = 2 + (bytes[0] % 253);
