@@ -26,7 +26,7 @@ import type { Outcome, Resolution } from "./types";
 export const RECENT_SENDS_MS = 20 * 60_000;
 /** Payers and signatures are held this long: the retry window (±90 s) of drops resolved up to ~2.5 min after their send. */
 export const RETRY_HOLD_MS = 4 * 60_000;
-/** At most this many sends are held (~1.2 GB of RSS measured: docs/operations.md); beyond, the oldest are let go and windows before them are read from the lake. */
+/** At most this many sends are held (~570 MB of RSS measured: docs/operations.md); beyond, the oldest are let go and windows before them are read from the lake. */
 export const MAX_HELD_SENDS = 5_000_000;
 
 /** What the lake gives back about one resolved send. */
