@@ -19,7 +19,11 @@ import { uniqueSignatures } from "../devkit/standin";
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2_000_000);
 const RUN_ENTRIES = Number(process.env.BENCH_RUN_ENTRIES ?? 20_000);
 const root = mkdtempSync(join(tmpdir(), "txray-sigindex-bench-"));
-const signature = uniqueSignatures(4096);
+// Signatures as random as real ones, each its own (a pool of ENTRIES random prefixes, ~11 µs each to
+// make): with the load tools' earlier pool of 4,096 shared prefixes zstd took most of each signature
+// away (an entry measured 30 bytes). Payers from a pool of their own, 65,536 wallets.
+const signature = uniqueSignatures(ENTRIES);
+const payer = uniqueSignatures(65_536);
 const at = (value: unknown) => (value as { at: number }).at;
 const now = Date.now();
 
@@ -41,7 +45,7 @@ async function writeIndex(workOn: "worker" | "thread") {
       const n = start + i;
       // A success decided from its status, as the resolver indexes it (story without its null fields).
       const value = {
-        attemptId: `0193${n.toString(16).padStart(12, "0")}-${n % 997}`, accountId: "acc_1", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", payer: signature(n + 50_000_000).slice(0, 44),
+        attemptId: `0193${n.toString(16).padStart(12, "0")}-${n % 997}`, accountId: "acc_1", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", payer: payer(n % 65_536).slice(0, 44),
         rpcHash: "a1b2c3d4e5f60718", rpcLabel: "helius", sentAt: now - 60_000 + n, state: "resolved", at: now + n, outcome: "landed", slot: 300_000_000 + Math.floor(n / 5000),
         blockTime: now + n, err: null, story: { topLevelProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", cuRequested: 200_000 }, drop: null, fingerprint: null,
       };
