@@ -6,7 +6,7 @@
 // batch is one call, as providers bill them). Run it in its own process (devkit/bin/standin.ts) when
 // the process being measured must not pay for serving it.
 
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomFillSync } from "node:crypto";
 import { encodeBase58 } from "../../src/shared/base58";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -139,13 +139,13 @@ export function startStandInChain(options: StandInOptions = {}): StandIn {
 /**
  * Unique signatures for load generators, without a base58 encoding each (11 µs, a fifth of a core at
  * 20,000/s taken from the server being measured): `pool` random ones whose last 4 characters are
- * replaced by a counter. Their first byte is kept within 2..254 so every variant still decodes to
- * exactly 64 bytes. The default pool (2^18, ~3 s to make) is large enough that their first
- * characters rarely repeat among a thousand, as real signatures' never do: with a few thousand the
- * signature index sorted the soak's entries the slow way real signatures never take (run-file.ts,
- * `sortLines`). Benchmarks that compare with their own earlier figures pass their old pool.
+ * replaced by a counter (the same `n`, the same signature). Their first byte is kept within 2..254
+ * so every variant still decodes to exactly 64 bytes. Signatures of one prefix differ only in their
+ * last characters, which compression and the signature index's sort exploit as real signatures
+ * never let them: a pool as large as the signatures wanted makes each its own (~11 µs each to
+ * make), and randomSignatures makes them without one.
  */
-export function uniqueSignatures(pool = 1 << 18): (n: number) => string {
+export function uniqueSignatures(pool: number): (n: number) => string {
   const prefixes = Array.from({ length: pool }, () => {
     const bytes = randomBytes(64);
     bytes[0] = 2 + (bytes[0] % 253);
@@ -163,3 +163,32 @@ export function uniqueSignatures(pool = 1 << 18): (n: number) => string {
 }
 
 const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/**
+ * Random signatures, as real ones are (64 random bytes: nothing shared for compression to take
+ * away), for a load generator that needs no signature twice (`bun run soak`), without a base58
+ * encoding each: 88 random base58 characters whose first is one of "2345" (a leading digit of 1–4)
+ * always stand for a number from 58^87 (> 2^504) to below 5·58^87 (< 2^512), that is exactly 64
+ * bytes. About a microsecond each.
+ */
+export function randomSignatures(): () => string {
+  const codes = Buffer.from(BASE58_ALPHABET, "latin1");
+  const random = Buffer.alloc(64 * 1024);
+  let at = random.length;
+  const out = Buffer.alloc(88);
+  const nextByte = () => {
+    if (at === random.length) {
+      randomFillSync(random);
+      at = 0;
+    }
+    return random[at++];
+  };
+  return () => {
+    out[0] = codes[1 + (nextByte() & 3)];
+    for (let i = 1; i < 88; ) {
+      const byte = nextByte();
+      if (byte < 232) out[i++] = codes[byte % 58]; // 232 = 4 × 58: every character as likely
+    }
+    return out.toString("latin1");
+  };
+}
