@@ -159,8 +159,11 @@ export class SignatureIndex {
     const result: MaintainResult = { merged: 0, removed: 0 };
     if (!existsSync(this.dir)) return result;
     for (const name of readdirSync(this.dir)) {
-      // A write nobody finished (a process died): an append in progress is younger than this.
-      if (name.endsWith(".tmp") && Date.now() - statSync(join(this.dir, name)).mtimeMs > ABANDONED_MS) unlinkSync(join(this.dir, name));
+      // A write nobody finished (a process died): an append in progress is younger than this. One
+      // listed a moment ago may be renamed by now (its write finished): nothing to remove.
+      if (!name.endsWith(".tmp")) continue;
+      const written = statSync(join(this.dir, name), { throwIfNoEntry: false });
+      if (written && Date.now() - written.mtimeMs > ABANDONED_MS) unlinkSync(join(this.dir, name));
     }
     const all = this.list(true);
     const kept = this.withoutContained(all);

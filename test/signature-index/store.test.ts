@@ -3,7 +3,7 @@
 // once, a merge interrupted before it removed its inputs is repaired, retention drops old runs, and
 // a batch that never committed takes its run with it; a run's lines sort as their keys compare.
 import { afterEach, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FANOUT, SignatureIndex } from "../../src/signature-index";
@@ -136,6 +136,15 @@ test("closing the index stops a merge on the worker: the merge fails, its inputs
   idx.close();
   await expect(maintaining).rejects.toThrow("signature index closed");
   expect(readdirSync(idx.dir).sort()).toEqual(before);
+});
+
+test("the upkeep passes over a temporary file that is gone by the time it looks (a write that just finished)", async () => {
+  const idx = index();
+  await idx.append([{ sig: randomSignature(), attemptId: "a0", value: { at: 1 } }], at);
+  // Listed but gone when looked at, as a run renamed between the listing and the look: a link to nothing.
+  symlinkSync(join(idx.dir, "nowhere"), join(idx.dir, "000000000009-000000000009.run.tmp"));
+  await expect(idx.maintain(0, noPause)).resolves.toMatchObject({ removed: 0 });
+  idx.close();
 });
 
 test("runs written on the write thread take sequence numbers in call order, and each is found once written", async () => {
