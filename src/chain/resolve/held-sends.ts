@@ -51,6 +51,16 @@ class Column<A extends NumberArray> {
     return this.data[this.length - 1];
   }
 
+  /** The first row whose value is ≥ target (values ascending). */
+  lowerBound(target: number): number {
+    return lowerBound(this.data, target, this.length);
+  }
+
+  /** The first row whose value is > target (values ascending). */
+  upperBound(target: number): number {
+    return upperBound(this.data, target, this.length);
+  }
+
   /** The rows from `from` on, copied. */
   slice(from: number): A {
     return this.data.slice(from, this.length) as A;
@@ -154,7 +164,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
 
   /** The first row sent at or after `at`. */
   firstFrom(at: number): number {
-    return lowerBound(this.sentAt.data, at, this.sentAt.length);
+    return this.sentAt.lowerBound(at);
   }
 
   /**
@@ -166,7 +176,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
    */
   insert(rows: HeldRow[]): void {
     if (rows.length === 0) return;
-    const tail = this.takeTail(upperBound(this.sentAt.data, rows[0].sentAt, this.sentAt.length));
+    const tail = this.takeTail(this.sentAt.upperBound(rows[0].sentAt));
     let k = 0;
     for (let j = 0; j < tail.times.length; j++) {
       for (; k < rows.length && rows[k].sentAt < tail.times[j]; k++) this.push(rows[k]);
@@ -201,7 +211,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
     this.pairOf.splice(0, k);
     this.base += k;
     for (const [provider, counted] of this.byProvider) {
-      const gone = lowerBound(counted.positions.data, this.base, counted.positions.length);
+      const gone = counted.positions.lowerBound(this.base);
       if (gone === counted.positions.length) this.byProvider.delete(provider);
       else if (gone > 0) {
         counted.positions.dropFront(gone);
@@ -209,7 +219,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
       }
     }
     for (const [program, landed] of this.landed) {
-      const gone = lowerBound(landed.positions.data, this.base, landed.positions.length);
+      const gone = landed.positions.lowerBound(this.base);
       if (gone === landed.positions.length) this.landed.delete(program);
       else if (gone > 0) for (const column of [landed.positions, landed.times, landed.prices]) column.dropFront(gone);
     }
@@ -228,8 +238,8 @@ export class SortedSends implements HeldCounts, HeldPairs {
     const [s, e] = this.rowsWithin(from, to);
     if (!provider || e <= s) return { count: 0, drops: 0 };
     const positions = provider.positions;
-    const a = lowerBound(positions.data, this.base + s, positions.length);
-    const b = lowerBound(positions.data, this.base + e, positions.length);
+    const a = positions.lowerBound(this.base + s);
+    const b = positions.lowerBound(this.base + e);
     return { count: b - a, drops: provider.dropsBefore.data[b] - provider.dropsBefore.data[a] };
   }
 
@@ -239,8 +249,8 @@ export class SortedSends implements HeldCounts, HeldPairs {
     const [s, e] = this.rowsWithin(from, to);
     if (!landed || e <= s) return [];
     const positions = landed.positions;
-    const start = lowerBound(positions.data, this.base + s, positions.length);
-    const end = lowerBound(positions.data, this.base + e, positions.length);
+    const start = positions.lowerBound(this.base + s);
+    const end = positions.lowerBound(this.base + e);
     return end > start ? [{ times: landed.times.data, prices: landed.prices.data, start, end }] : [];
   }
 
@@ -283,7 +293,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
 
   /** Rows [s, e) sent within [from, to]. */
   private rowsWithin(from: number, to: number): [number, number] {
-    return [lowerBound(this.sentAt.data, from, this.sentAt.length), upperBound(this.sentAt.data, to, this.sentAt.length)];
+    return [this.sentAt.lowerBound(from), this.sentAt.upperBound(to)];
   }
 
   /** A provider's or program's number in this store (given for good: a store meets a handful of them). */
@@ -340,13 +350,13 @@ export class SortedSends implements HeldCounts, HeldPairs {
     this.pairOf.length = cut;
     this.dropsBefore.truncate(cut + 1);
     for (const [provider, counted] of this.byProvider) {
-      const keep = lowerBound(counted.positions.data, at, counted.positions.length);
+      const keep = counted.positions.lowerBound(at);
       if (keep === 0) this.byProvider.delete(provider);
       counted.positions.truncate(keep);
       counted.dropsBefore.truncate(keep + 1);
     }
     for (const [program, landed] of this.landed) {
-      const keep = lowerBound(landed.positions.data, at, landed.positions.length);
+      const keep = landed.positions.lowerBound(at);
       if (keep === 0) this.landed.delete(program);
       for (const column of [landed.positions, landed.times, landed.prices]) column.truncate(keep);
     }

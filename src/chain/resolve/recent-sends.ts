@@ -4,7 +4,7 @@
 // check, which looks at the drop's payer's sends at the same program within 90 s. The resolver adds
 // each run's resolved sends as it commits them; a process that starts reads the window from the
 // lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds ~2.4M sends,
-// ~40 bytes each as columns and ~45 more for the counts classification reads (held-sends.ts);
+// ~40 bytes each as columns and ~40 more for the counts classification reads (held-sends.ts);
 // payers and signatures (what the retry check needs) are kept only for the newest RETRY_HOLD_MS of
 // sends, and at most MAX_HELD_SENDS sends are held. A window reaching before what is held (a drop
 // resolved long after the sends around it) is read from the lake; while the cap holds (more than
@@ -15,7 +15,6 @@
 import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
-import { stringInterner } from "../../shared/intern";
 import { HeldSends, type HeldRow } from "./held-sends";
 import type { Outcome, Resolution } from "./types";
 
@@ -41,7 +40,6 @@ export class RecentSends {
   /** Payers and signatures are held for sends from here on. */
   private detailFrom = Infinity;
   private loaded = false;
-  private readonly shared = stringInterner();
 
   constructor(private readonly maxHeld = MAX_HELD_SENDS) {}
 
@@ -51,7 +49,7 @@ export class RecentSends {
     const from = now - RECENT_SENDS_MS;
     const rows = await readResolvedSends(ctx, from, now);
     rows.sort((a, b) => a.sentAt - b.sentAt);
-    for (const row of rows) this.sends.push({ ...row, rpcHash: this.shared(row.rpcHash), program: this.shared(row.program) });
+    for (const row of rows) this.sends.push(row);
     this.heldFrom = from;
     // Every send of the window was loaded with its payer; trim lets go of those before the hold.
     this.detailFrom = from;
@@ -68,7 +66,7 @@ export class RecentSends {
       const a = r.attempt;
       // Before the retry hold a send's payer is never read: it comes without (held-sends.ts).
       const details = a.sentAt >= this.detailFrom;
-      rows.push({ sentAt: a.sentAt, rpcHash: this.shared(a.rpcHash), program: this.shared(a.program), outcome: r.outcome, price: a.cuPriceMicroLamports, payer: details ? a.payer : null, sig: details ? a.sig : null });
+      rows.push({ sentAt: a.sentAt, rpcHash: a.rpcHash, program: a.program, outcome: r.outcome, price: a.cuPriceMicroLamports, payer: details ? a.payer : null, sig: details ? a.sig : null });
     }
     rows.sort((a, b) => a.sentAt - b.sentAt);
     this.sends.insert(rows);
