@@ -4,6 +4,7 @@
 // materialising 10M rows, and a given seed always yields the same lake.
 
 import { sqlString } from "../../src/lake/duckdb";
+import { payerBucketSql } from "../../src/lake/schema";
 import {
   BOT_ADAPTERS, DROP_CLASSES, ERROR_NAMES, ERROR_RANKS, HUMAN_ADAPTERS, INSTRUCTIONS, PREFLIGHT_ERRORS, PROVIDERS,
   REGRESSION_ERROR, SLOT_AT_END, TOKEN_PROGRAM, zipfThresholds,
@@ -215,6 +216,7 @@ export function resolutionsSelectSql(p: WorldParams): string {
       CASE WHEN outcome IN ('landed', 'failed_onchain') AND NOT status_only THEN prefix ELSE sent_prefix END AS ix_prefix,
       outcome = 'landed' AND NOT status_only AS sampled,
       CASE WHEN outcome = 'landed' AND NOT status_only THEN ${1 / rate} WHEN outcome = 'failed_onchain' THEN 1.0 END AS sample_weight,
+      ${payerBucketSql("payer")} AS payer_bucket,
       program, strftime(make_timestamp(resolved_at * 1000), '%Y-%m-%d') AS day
     FROM (SELECT *, received_at + CASE WHEN outcome = 'dropped' THEN 90000 ELSE 2000 + floor(u24 * 30000)::BIGINT END AS resolved_at,
             outcome = 'landed' AND ('0x' || substr(sha256(attempt_id), 1, 8))::UBIGINT / 4294967296.0 >= ${rate} AS status_only

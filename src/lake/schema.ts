@@ -2,7 +2,7 @@
 // type. Data teams read these files directly (docs/lake.md renders this file); jobs build their SQL
 // from it so a column is named in exactly one place. Bump LAKE_VERSION on any incompatible change.
 
-export const LAKE_VERSION = 3;
+export const LAKE_VERSION = 4;
 
 export type Column = { name: string; type: string; doc: string };
 
@@ -64,7 +64,15 @@ export const RESOLUTION_COLUMNS: Column[] = [
   { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes (hex) of the targeted top-level instruction: the envelope's, else the fetched transaction's." },
   { name: "sampled", type: "BOOLEAN", doc: "A landed success whose transaction was fetched because its attempt is in the success sample." },
   { name: "sample_weight", type: "DOUBLE", doc: "Attempts this row's transaction-derived figures stand for: 1 / sample rate (sampled), 1 (failed_onchain), else null." },
+  { name: "payer_bucket", type: "USMALLINT", doc: "The envelope's `payer` hashed to 16 bits, `(md5_number_lower(payer) >> 48)::USMALLINT` (version 4); compacted parts are sorted by it. Null in files of versions 1–3." },
 ];
+
+/**
+ * A payer's bucket (RESOLUTION_COLUMNS.payer_bucket) as a DuckDB expression over a payer expression.
+ * Compaction sorts resolutions by it, so a wallet page (queries/wallet-history.ts) reads only the row
+ * groups that can hold its payer's resolutions instead of every resolution of its window.
+ */
+export const payerBucketSql = (payer: string) => `(md5_number_lower(${payer}) >> 48)::USMALLINT`;
 
 /** data/lake/deploys/program=<base58>/part-*.parquet — one row per observed deploy. */
 export const DEPLOY_COLUMNS: Column[] = [

@@ -21,7 +21,7 @@ import type { Context } from "../../context";
 import { commitResolutionBatch, forgetResolutionBatch, markSegmentsTaken, recordResolutionBatch, uncommittedResolutionBatches, type IssueHour, type ProviderHour } from "../../control";
 import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
-import { duckdbColumnsStruct, RESOLUTION_COLUMNS } from "../../lake/schema";
+import { duckdbColumnsStruct, payerBucketSql, RESOLUTION_COLUMNS } from "../../lake/schema";
 import { sweepStaging } from "../../lake/staging";
 import { utcDay } from "../../lake/paths";
 import { fault } from "../../shared/fault";
@@ -31,7 +31,13 @@ import type { Attempt, Resolution } from "./types";
 
 const ROWS_PER_WRITE = 2_000;
 
-const readColumns = duckdbColumnsStruct([...RESOLUTION_COLUMNS, { name: "program", type: "VARCHAR", doc: "" }]);
+// The rows' JSON carries the payer (not a resolution column) and the staging computes its bucket from it.
+const readColumns = duckdbColumnsStruct([
+  ...RESOLUTION_COLUMNS.filter((c) => c.name !== "payer_bucket"),
+  { name: "program", type: "VARCHAR", doc: "" },
+  { name: "payer", type: "VARCHAR", doc: "" },
+]);
+const stagedColumns = RESOLUTION_COLUMNS.map((c) => (c.name === "payer_bucket" ? `${payerBucketSql("payer")} AS payer_bucket` : c.name)).join(", ");
 
 /**
  * A resolution row as JSON for DuckDB's reader: columns without a value are left out (read as
@@ -78,6 +84,7 @@ function lakeRow(r: Resolution) {
     sampled: r.sampled,
     sample_weight: r.sampleWeight,
     program: r.attempt.program,
+    payer: r.attempt.payer,
   };
 }
 
@@ -130,7 +137,7 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
       ctx.duck,
       ctx.paths,
       batch,
-      `SELECT ${RESOLUTION_COLUMNS.map((c) => c.name).join(", ")}, program, strftime(make_timestamp(resolved_at * 1000), '%Y-%m-%d') AS day
+      `SELECT ${stagedColumns}, program, strftime(make_timestamp(resolved_at * 1000), '%Y-%m-%d') AS day
        FROM read_json(${sqlString(input)}, format = 'newline_delimited', columns = ${readColumns})`,
       ["program", "day"],
     );

@@ -66,6 +66,17 @@ test("a crash before the commit is undone by the next run; why answers from the 
   );
   expect(columns.map((c) => c.column_name)).toEqual(RESOLUTION_COLUMNS.map((c) => c.name));
   expect(columns.map((c) => c.column_name)).not.toContain("sig");
+  // Each row names its envelope's payer's bucket (lake version 4), as any engine computes it.
+  const buckets = await t.ctx.duck.all<{ payer_bucket: number | null; expected: number }>(
+    `SELECT r.payer_bucket, (md5_number_lower(e.payer) >> 48)::USMALLINT AS expected
+     FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}', hive_partitioning = false) r
+     JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}', hive_partitioning = false) e USING (attempt_id)`,
+  );
+  expect(buckets.length).toBe(2);
+  for (const row of buckets) {
+    expect(row.payer_bucket).not.toBeNull();
+    expect(row.payer_bucket).toBe(row.expected);
+  }
 });
 
 test("why/ and diagnose-drop/ answer from the resolutions; pending is 404 with Retry-After", async () => {
