@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { byteSize, sqlString } from "../../lake/duckdb";
+import { anyFileHasColumn } from "../../lake/column-presence";
 import { recordLakeTakenBefore, withLease } from "../../control";
 import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
 import { WINDOWS, WINDOW_NAMES } from "../windows";
@@ -24,7 +25,7 @@ import { writeAnswers } from "./answers";
 import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
 import { ensureLoaded, type Needs } from "./edges";
 import {
-  deployFiles, envelopeRowsSql, envelopeSegments, filesHaveColumn, filesResolving, fullDayRowsSql, limitIntake, listLakeParts, newestReceivedAt, parquetRows, planIntake,
+  deployFiles, envelopeRowsSql, envelopeSegments, filesResolving, fullDayRowsSql, limitIntake, listLakeParts, newestReceivedAt, parquetRows, planIntake,
   resolutionRowsSql, type LakePart, type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
@@ -211,7 +212,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
               result.attempts += arrived.attempts;
               result.resolutions += arrived.resolutions;
             } else {
-              const weighted = await filesHaveColumn(state, read.files, "sample_weight");
+              const weighted = await anyFileHasColumn(state, read.files, "sample_weight");
               await state.run(resolutionRowsSql("chunk_resolutions", read.files, weighted));
               result.resolutions += await applyResolutions(state, "chunk_resolutions", context, { hold: true });
             }
@@ -422,7 +423,7 @@ async function fullIntake(
     const last = dayNumber(chunk[chunk.length - 1]);
     const resolutionDays = new Set(Array.from({ length: last - first + 4 }, (_, k) => new Date((first + k) * DAY_MS).toISOString().slice(0, 10)));
     const resolutionFiles = resolutions.filter((p) => resolutionDays.has(p.day)).map((p) => p.path);
-    const weighted = resolutionFiles.length > 0 && (await filesHaveColumn(state, resolutionFiles, "sample_weight"));
+    const weighted = resolutionFiles.length > 0 && (await anyFileHasColumn(state, resolutionFiles, "sample_weight"));
     await transaction(state, async () => {
       await state.run(fullDayRowsSql(envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path), resolutionFiles, weighted));
       attempts += await applyLoadedDay(state, "day_rows", context);
@@ -436,7 +437,7 @@ async function fullIntake(
   for (let at = 0; at < late.length; at += 200) {
     const files = late.slice(at, at + 200);
     await transaction(state, async () => {
-      await state.run(resolutionRowsSql("chunk_resolutions", files, await filesHaveColumn(state, files, "sample_weight")));
+      await state.run(resolutionRowsSql("chunk_resolutions", files, await anyFileHasColumn(state, files, "sample_weight")));
       await state.run("DELETE FROM chunk_resolutions WHERE attempt_key NOT IN (SELECT attempt_key FROM unresolved)");
       resolved += await applyResolutions(state, "chunk_resolutions", context);
     });

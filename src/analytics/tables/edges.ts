@@ -7,9 +7,10 @@
 // (`late_resolutions`), read only from the parts the state took in, so they match its units.
 
 import { sqlString } from "../../lake/duckdb";
+import { anyFileHasColumn } from "../../lake/column-presence";
 import { ATTEMPT_NAMES, type StateDb } from "./state";
 import { keptHoursFrom, ROLLUPS, unitTable, unitsOfRowsSql } from "./rollups";
-import { filesHaveColumn, type TakenPart } from "./intake";
+import type { TakenPart } from "./intake";
 import { loadPayerHoursSql } from "./payers";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
@@ -135,7 +136,7 @@ async function loadDaySql(state: StateDb, taken: TakenPart[], day: number, progr
     await state.run(`CREATE OR REPLACE TEMP TABLE day_rows AS SELECT ${ATTEMPT_NAMES.join(", ")} FROM unresolved WHERE false`);
     return;
   }
-  const weighted = resolutions.length > 0 && (await filesHaveColumn(state, resolutions, "sample_weight"));
+  const weighted = resolutions.length > 0 && (await anyFileHasColumn(state, resolutions, "sample_weight"));
   const weight = `${weighted ? "coalesce(sample_weight, " : "("}CASE WHEN cu_used IS NOT NULL THEN 1.0 END)`;
   const stored = resolutions.length === 0 ? "SELECT * FROM late_resolutions WHERE false" : `
     SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,

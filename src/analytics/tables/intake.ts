@@ -255,18 +255,6 @@ export async function filesResolving(state: StateDb, files: string[], attempts: 
   return out.sort();
 }
 
-/** Whether any of the files has a column (footers only). */
-export async function filesHaveColumn(state: StateDb, files: string[], column: string): Promise<boolean> {
-  for (let at = 0; at < files.length; at += 500) {
-    const slice = files.slice(at, at + 500);
-    const [row] = await state.all<{ n: number }>(
-      `SELECT count(*) AS n FROM parquet_schema([${slice.map(sqlString).join(", ")}]) WHERE name = ${sqlString(column)}`,
-    );
-    if (Number(row?.n ?? 0) > 0) return true;
-  }
-  return false;
-}
-
 /**
  * A full rebuild's day: the envelopes received that day joined with the resolutions stored that day
  * and the three after (most attempts resolve within minutes; later ones are applied afterwards
