@@ -44,20 +44,25 @@ const api = async (path: string) => (await fetch(world.t.url + path)).json() as 
 describe("program page", () => {
   test("draws its plots (intervals and the CU trend) and names the top issue", async () => {
     const top = await api(`/v1/top-issues/${TOKEN}?window=7d&limit=10`);
-    const issue = top.segments.human[0];
-    expect(issue.errName).toBeTruthy();
+    const first = top.segments.human[0];
+    // The story check below needs an on-chain or simulation error; which class ranks first among
+    // the simulated drops and failures depends on timing, so the test opens the first one with an error.
+    const row = top.segments.human.findIndex((candidate: any) => candidate.errName);
+    expect(row).toBeGreaterThanOrEqual(0);
+    const issue = top.segments.human[row];
     const page = await open(`/p/${TOKEN}`);
     await page.getByRole("tab", { name: /Humans/ }).click();
     await page.waitForSelector("figure[data-plot=ready] canvas", { timeout: 15_000 });
     expect(await page.locator("figure[data-plot=ready] svg.forest").count()).toBeGreaterThanOrEqual(3);
     const issues = page.getByRole("tabpanel");
-    await expect(issues.locator("tbody tr").first().locator(".issue-name").textContent()).resolves.toBe(issue.title);
+    await expect(issues.locator("tbody tr").first().locator(".issue-name").textContent()).resolves.toBe(first.title);
+    await expect(issues.locator("tbody tr").nth(row).locator(".issue-name").textContent()).resolves.toBe(issue.title);
     // Every plot is labelled for screen readers with its numbers.
     const label = await page.locator("svg.forest").first().getAttribute("aria-label");
     expect(label).toContain("This program");
     expect(label).toMatch(/95% interval/);
     // The issue opens its page; its newest example opens the story.
-    await issues.locator("tbody tr").first().getByRole("link").click();
+    await issues.locator("tbody tr").nth(row).getByRole("link").click();
     await page.waitForURL(/\/i\//);
     await page.waitForSelector("h1.issue-title");
     expect(await page.locator("h1.issue-title").textContent()).toBe(issue.title);
