@@ -13,7 +13,8 @@
 // decided at its first look-up (the never-landed ones classified as drops), in rounds as the
 // scheduler runs them. Both mixes print cpuMicrosPerAttempt: the process's CPU (every thread:
 // JavaScript, DuckDB's, the signature index's, garbage collection; not the stand-in's) over the
-// resolving, per attempt, and coresAt20000PerSec, what that costs at the soak's rate.
+// resolving, per attempt, and coresAt20000PerSec, what that costs at the soak's rate; and
+// pageFaultsPerAttempt, the process's minor page faults over the same span.
 import { spawn } from "bun";
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
@@ -80,6 +81,7 @@ const steps: Record<string, number> = {};
 let runs = 0;
 const started = performance.now();
 const cpuAtStart = process.cpuUsage();
+const faultsAtStart = process.resourceUsage().minorPageFault;
 for (let done = 0; done < ATTEMPTS && runs < 1_000; ) {
   const summary = await resolvePending(t.ctx, options);
   runs++;
@@ -93,6 +95,8 @@ for (let done = 0; done < ATTEMPTS && runs < 1_000; ) {
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuAtStart);
 const cpuMicrosPerAttempt = (cpu.user + cpu.system) / ATTEMPTS;
+// Minor page faults (memory the allocators gave back and took again, first touches): each costs the kernel ~1 µs or more.
+const pageFaultsPerAttempt = (process.resourceUsage().minorPageFault - faultsAtStart) / ATTEMPTS;
 const total = Object.values(resolved).reduce((a, b) => a + b, 0);
 standIn.kill("SIGTERM");
 await standIn.exited;
@@ -116,6 +120,7 @@ console.log(
     attemptsPerSec: Math.round(total / seconds),
     cpuMicrosPerAttempt: Number(cpuMicrosPerAttempt.toFixed(1)),
     coresAt20000PerSec: Number(((cpuMicrosPerAttempt * 20_000) / 1e6).toFixed(2)),
+    pageFaultsPerAttempt: Number(pageFaultsPerAttempt.toFixed(2)),
     rpcCalls: stats.calls,
     rpcRequests: stats.httpRequests,
     rpcCallsPer1000Attempts: Number(((stats.calls / ATTEMPTS) * 1000).toFixed(1)),
