@@ -44,7 +44,7 @@ export const SETTINGS = {
   DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
   TABLES_INTERVAL_MS: { schema: milliseconds.default(30_000), doc: "Scheduler: refresh the serving tables from what arrived in the lake (docs/serving.md)." },
   TABLES_PROCESS: { schema: onOff.default("on"), doc: "`on`: the scheduler's tables refreshes happen in a child process at a lower CPU priority (`nice -n 10`), so that on a busy machine ingest, reads and the resolver go first and the dashboards fall behind instead (/v1/status shows it); `off`: in the server process." },
-  COMPACT_INTERVAL_MS: { schema: milliseconds.default(600_000), doc: "Scheduler: merge small Parquet parts." },
+  COMPACT_INTERVAL_MS: { schema: milliseconds.default(60_000), doc: "Scheduler: merge small Parquet parts (each part is a file every read of its day opens: docs/lake.md)." },
   COMPACT_PROCESS: { schema: onOff.default("on"), doc: "`on`: the scheduler's compactions happen in a child process at a lower CPU priority (`nice -n 10`), so that their merges do not take CPU from ingest, reads and the resolver; `off`: in the server process." },
   TXRAY_SNAPSHOTS_DIR: { schema: z.string().min(1).default("./snapshots"), doc: "Where published snapshots (the Landing Score) are written." },
   LANDING_SCORE_MIN_ACCOUNTS: { schema: positiveInt.default(1), doc: "Landing Score: fewest accounts that must have reported a program's sampled sends for it to be listed." },
