@@ -6,7 +6,7 @@
 // batch is one call, as providers bill them). Run it in its own process (devkit/bin/standin.ts) when
 // the process being measured must not pay for serving it.
 
-import { createHash, randomBytes, randomFillSync } from "node:crypto";
+import { randomBytes, randomFillSync } from "node:crypto";
 import { encodeBase58 } from "../../src/shared/base58";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -69,10 +69,11 @@ export function startStandInChain(options: StandInOptions = {}): StandIn {
   const total = fates.landed + fates.failed + fates.dropped;
   const landedBelow = (fates.landed / total) * 65_536;
   const failedBelow = ((fates.landed + fates.failed) / total) * 65_536;
-  /** Per signature, deterministic: its first two hash bytes against the shares. */
+  // Per signature, deterministic: 16 bits of its hash against the shares. xxHash32 rather than
+  // SHA-256 (~0.06 against ~0.7 µs a signature): in a 20,000/s soak the stand-in answers ~25,000
+  // status look-ups a second on the machine being measured.
   const fate = (sig: string) => {
-    const digest = createHash("sha256").update(sig).digest();
-    const point = digest.readUInt16BE(0);
+    const point = Bun.hash.xxHash32(sig, 0x5eed) & 0xffff;
     return point < landedBelow ? "landed" : point < failedBelow ? "failed" : "dropped";
   };
   const started = Date.now();
