@@ -29,7 +29,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
   for (const [name, failure] of unrecordedFailures()) {
     const recorded = jobs[name];
     jobs[name] = {
-      lastRunAt: failure.at, ok: false, durationMs: null, error: failure.error, details: null,
+      lastRunAt: failure.at, ok: false, durationMs: null, error: failure.error, details: null, lastFinished: null,
       consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
     };
   }

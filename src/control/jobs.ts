@@ -3,7 +3,15 @@
 
 import type { ControlDb } from "./types";
 
-export type JobRun = { lastRunAt: number; ok: boolean | null; durationMs: number | null; error: string | null; details: unknown };
+/** A finished run of a job: when it started, how it ended, and what it reported. */
+export type FinishedJobRun = { startedAt: number; ok: boolean; durationMs: number | null; error: string | null; details: unknown };
+
+/**
+ * The latest run of a job. `lastFinished`: while that run is still going (`ok` null), the latest
+ * one that ended, so that a job running back to back (a resolver behind) still shows where its
+ * time went; null otherwise.
+ */
+export type JobRun = { lastRunAt: number; ok: boolean | null; durationMs: number | null; error: string | null; details: unknown; lastFinished: FinishedJobRun | null };
 
 export function recordJobStart(db: ControlDb, job: string, now: number): number {
   return db.query<{ id: number }, [string, number]>("INSERT INTO job_runs (job, started_at) VALUES (?, ?) RETURNING id").get(job, now)!.id;
@@ -39,21 +47,27 @@ export function lastSuccessDetails(db: ControlDb, job: string): unknown {
   return row?.details ? JSON.parse(row.details) : null;
 }
 
-/** The latest run of each job. */
+/** The latest run of each job, with the latest finished one while it is still going. */
 export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
-  const rows = db
-    .query<{ job: string; started_at: number; ok: number | null; duration_ms: number | null; error: string | null; details: string | null }, []>(
-      "SELECT job, started_at, ok, duration_ms, error, details FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs GROUP BY job) ORDER BY job",
-    )
-    .all();
+  type Row = { job: string; started_at: number; ok: number | null; duration_ms: number | null; error: string | null; details: string | null };
+  const latest = db.query<Row, []>("SELECT job, started_at, ok, duration_ms, error, details FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs GROUP BY job) ORDER BY job").all();
+  const finished = new Map(
+    db
+      .query<Row, []>("SELECT job, started_at, ok, duration_ms, error, details FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs WHERE ok IS NOT NULL GROUP BY job)")
+      .all()
+      .map((row) => [row.job, row]),
+  );
+  const detailsOf = (row: Row) => (row.details === null ? null : JSON.parse(row.details));
   const out: Record<string, JobRun> = {};
-  for (const row of rows) {
+  for (const row of latest) {
+    const ended = row.ok === null ? finished.get(row.job) : undefined;
     out[row.job] = {
       lastRunAt: row.started_at,
       ok: row.ok === null ? null : row.ok === 1,
       durationMs: row.duration_ms,
       error: row.error,
-      details: row.details === null ? null : JSON.parse(row.details),
+      details: detailsOf(row),
+      lastFinished: ended ? { startedAt: ended.started_at, ok: ended.ok === 1, durationMs: ended.duration_ms, error: ended.error, details: detailsOf(ended) } : null,
     };
   }
   return out;

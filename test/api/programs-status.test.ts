@@ -4,6 +4,7 @@ import { flushSpool } from "../../src/lake/flush-spool";
 import { resolveJob } from "../../src/jobs/resolve";
 import { startFakeRpc } from "../helpers/fake-rpc";
 import { runJob } from "../../src/jobs/run";
+import { recordJobStart } from "../../src/control";
 import { flushJob } from "../../src/jobs/flush";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
@@ -109,5 +110,15 @@ describe("GET /v1/status", () => {
   test("a second flush has nothing to do and counts nothing twice", async () => {
     expect(await flushSpool(t.ctx)).toEqual({ segments: 0, rows: 0 });
     expect((await t.get("/v1/status")).body.lake.envelopes).toBe(7);
+  });
+
+  test("while a job's run is going, its latest finished run is shown beside it, details and all", async () => {
+    const finished = (await t.get("/v1/status")).body.jobs.resolve;
+    expect(finished).toMatchObject({ ok: true, lastFinished: null });
+    recordJobStart(t.ctx.control, "resolve", Date.now()); // a run under way, as a resolver running back to back always has
+    const going = (await t.get("/v1/status")).body.jobs.resolve;
+    expect(going).toMatchObject({ ok: null, details: null, durationMs: null });
+    expect(going.lastFinished).toEqual({ startedAt: finished.lastRunAt, ok: true, durationMs: finished.durationMs, error: null, details: finished.details });
+    expect(going.lastFinished.details.stepsMs).toEqual(expect.any(Object));
   });
 });

@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import { age, servingFreshness, staleAfterMs } from "../../src/contract/freshness";
 
 const NOW = 1_763_700_000_000;
-const ok = { lastRunAt: NOW - 10_000, ok: true, durationMs: 900, error: null, details: null };
+const ok = { lastRunAt: NOW - 10_000, ok: true, durationMs: 900, error: null, details: null, lastFinished: null };
 const facts = { pointer: { version: 7, clock: NOW - 20_000 }, lastRun: ok, consecutiveFailures: 0, deferredRows: 0, lakeEnvelopes: 100, refreshEveryMs: 30_000, now: NOW };
 
 test("fresh: recent version, last run ok", () => {

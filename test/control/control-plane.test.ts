@@ -107,7 +107,13 @@ for (const backend of backends) {
       const second = recordJobStart(b, "flush", 1_763_700_002_000);
       expect(second).toBeGreaterThan(first);
       recordJobEnd(b, second, { ok: true, durationMs: 12, details: { rows: 3 } }, 1_763_700_002_012);
-      expect(lastJobRuns(a).flush).toEqual({ lastRunAt: 1_763_700_002_000, ok: true, durationMs: 12, error: null, details: { rows: 3 } });
+      expect(lastJobRuns(a).flush).toEqual({ lastRunAt: 1_763_700_002_000, ok: true, durationMs: 12, error: null, details: { rows: 3 }, lastFinished: null });
+      // A run still going shows the latest finished one beside it (a job running back to back).
+      recordJobStart(a, "flush", 1_763_700_002_500);
+      expect(lastJobRuns(b).flush).toEqual({
+        lastRunAt: 1_763_700_002_500, ok: null, durationMs: null, error: null, details: null,
+        lastFinished: { startedAt: 1_763_700_002_000, ok: true, durationMs: 12, error: null, details: { rows: 3 } },
+      });
     });
 
     test("segments are counted once, and large numbers stay numbers", () => {
