@@ -40,8 +40,10 @@ async function otherProcess() {
 test("a process that starts over holds the same open attempts: the checkpoint, then what was taken in and resolved after it", async () => {
   const first = Array.from({ length: 3 }, () => makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }));
   await ingestAndFlush(t, first);
-  expect((await resolvePending(t.ctx, options())).stillPending).toBe(3); // not found, not expired: open
+  const checkpointed = await resolvePending(t.ctx, options());
+  expect(checkpointed.stillPending).toBe(3); // not found, not expired: open
   expect(existsSync(checkpointPath(t.ctx.paths))).toBe(true);
+  expect(checkpointed.stepsMs.checkpoint).toEqual(expect.any(Number)); // its own step, not part of upkeep
   expect(readCheckpoint(t.ctx.paths)!.open.map((a) => a.sig).sort()).toEqual(first.map((e) => e.sig).sort());
 
   // After the checkpoint (the next is 60 s away): two more taken in, one of them resolved.
@@ -51,6 +53,7 @@ test("a process that starts over holds the same open attempts: the checkpoint, t
   expect(run.resolved.failed_onchain).toBe(1);
   expect(run.stillPending).toBe(4);
   expect(readCheckpoint(t.ctx.paths)!.open).toHaveLength(3); // not written again yet
+  expect(run.stepsMs.checkpoint).toBeUndefined();
 
   const other = await otherProcess();
   try {
