@@ -328,7 +328,9 @@ async function report(minute: number): Promise<void> {
   const w = window;
   window = freshWindow();
   const status = (await fetch(`${url}/v1/status`).then((r) => r.json()).catch(() => null)) as any;
-  const jobs = (status?.jobs ?? {}) as Record<string, { lastRunAt: number; ok: boolean | null; details: any }>;
+  const jobs = (status?.jobs ?? {}) as Record<string, { lastRunAt: number; ok: boolean | null; details: any; lastFinished?: { details: any } | null }>;
+  // A resolver that is behind runs back to back: its latest finished run says where the time went.
+  const resolveRun = jobs.resolve?.ok === null ? jobs.resolve.lastFinished?.details : jobs.resolve?.details;
   const ran: Record<string, string> = {};
   for (const [name, run] of Object.entries(jobs)) if (lastJobs[name]?.lastRunAt !== run.lastRunAt) ran[name] = run.ok === false ? "failed" : run.ok === null ? "running" : "ok";
   lastJobs = jobs;
@@ -348,6 +350,8 @@ async function report(minute: number): Promise<void> {
     resolverPending: status?.resolver?.pendingAttempts ?? jobs.resolve?.details?.stillPending ?? null,
     awaitingIntake: status?.resolver?.awaitingIntake ?? null,
     resolverLagMs: status?.resolver?.lagMs ?? null,
+    // The latest finished resolve run: its rounds, what it took in, and milliseconds per step (docs/operations.md).
+    resolveRun: resolveRun ? { rounds: resolveRun.rounds, intake: resolveRun.intake?.attempts, stepsMs: resolveRun.stepsMs } : null,
     // The tables job's last finished refresh: what it took in, what it left for the next, its seconds.
     tables: jobs.tables?.details ? { attempts: jobs.tables.details.attempts, resolutions: jobs.tables.details.resolutions, deferredRows: jobs.tables.details.deferredRows, seconds: Math.round(jobs.tables.details.seconds * 10) / 10 } : null,
     ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
