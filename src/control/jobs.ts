@@ -49,26 +49,24 @@ export function lastSuccessDetails(db: ControlDb, job: string): unknown {
 
 /** The latest run of each job, with the latest finished one while it is still going. */
 export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
-  type Row = { job: string; started_at: number; ok: number | null; duration_ms: number | null; error: string | null; details: string | null };
-  const latest = db.query<Row, []>("SELECT job, started_at, ok, duration_ms, error, details FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs GROUP BY job) ORDER BY job").all();
-  const finished = new Map(
-    db
-      .query<Row, []>("SELECT job, started_at, ok, duration_ms, error, details FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs WHERE ok IS NOT NULL GROUP BY job)")
-      .all()
-      .map((row) => [row.job, row]),
-  );
+  type Row = { job: string; id: number; started_at: number; ok: number | null; duration_ms: number | null; error: string | null; details: string | null };
+  // Per job, newest first: its latest run and, when that one has not ended, the latest that has.
+  const rows = db
+    .query<Row, []>(
+      `SELECT job, id, started_at, ok, duration_ms, error, details FROM job_runs
+       WHERE id IN (SELECT max(id) FROM job_runs GROUP BY job UNION SELECT max(id) FROM job_runs WHERE ok IS NOT NULL GROUP BY job)
+       ORDER BY job, id DESC`,
+    )
+    .all();
   const detailsOf = (row: Row) => (row.details === null ? null : JSON.parse(row.details));
   const out: Record<string, JobRun> = {};
-  for (const row of latest) {
-    const ended = row.ok === null ? finished.get(row.job) : undefined;
-    out[row.job] = {
-      lastRunAt: row.started_at,
-      ok: row.ok === null ? null : row.ok === 1,
-      durationMs: row.duration_ms,
-      error: row.error,
-      details: detailsOf(row),
-      lastFinished: ended ? { startedAt: ended.started_at, ok: ended.ok === 1, durationMs: ended.duration_ms, error: ended.error, details: detailsOf(ended) } : null,
-    };
+  for (const row of rows) {
+    const latest = out[row.job];
+    if (latest === undefined) {
+      out[row.job] = { lastRunAt: row.started_at, ok: row.ok === null ? null : row.ok === 1, durationMs: row.duration_ms, error: row.error, details: detailsOf(row), lastFinished: null };
+    } else {
+      latest.lastFinished = { startedAt: row.started_at, ok: row.ok === 1, durationMs: row.duration_ms, error: row.error, details: detailsOf(row) };
+    }
   }
   return out;
 }
