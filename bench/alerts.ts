@@ -31,7 +31,10 @@ const intervals = {
 };
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_S ?? 1200) * 1000;
 const breakAt = Number(process.env.BENCH_BREAK_AT ?? 160);
-const PROVIDERS = [{ label: "alpha", dropRate: 0 }, { label: "bravo", dropRate: 0 }];
+const PROVIDERS = [
+  { label: "alpha", dropRate: 0 },
+  { label: "bravo", dropRate: 0 },
+];
 const MIX = { app_call: 50, sol_transfer: 30, sol_insufficient: 10 };
 const log = (text: string) => console.error(`[${new Date().toISOString()}] ${text}`);
 
@@ -41,7 +44,13 @@ const key = createAccountKey(control, "bench", "live", Date.now()).key;
 control.close();
 const chain = await startLocalnet({ blockTimeMs: 400 });
 const receiver = startReceiver();
-const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: chain.url, TXRAY_SCHEDULER: "on", TXRAY_LOG_LEVEL: "info", ...intervals });
+const server = await startServerProcess({
+  TXRAY_DATA_DIR: dataDir,
+  SOLANA_RPC_URL: chain.url,
+  TXRAY_SCHEDULER: "on",
+  TXRAY_LOG_LEVEL: "info",
+  ...intervals,
+});
 const serverStartedAt = Date.now();
 log(`server ${server.url}, intervals ${JSON.stringify(intervals)}`);
 
@@ -50,7 +59,14 @@ try {
   const stream = new EnvelopeStream(server.url, key).start(250);
   let app: string | null = null;
   const run = runTraffic({
-    rpcUrl: chain.url, seed: 11, providers: PROVIDERS, mix: MIX, payers: 6, intervalMs: 150, attempts: breakAt + 240, redeployAt: breakAt,
+    rpcUrl: chain.url,
+    seed: 11,
+    providers: PROVIDERS,
+    mix: MIX,
+    payers: 6,
+    intervalMs: 150,
+    attempts: breakAt + 240,
+    redeployAt: breakAt,
     onAttempt: (a) => {
       stream.push(a.envelope);
       if (a.truth.scenario === "app_call") app ??= a.envelope.program;
@@ -59,9 +75,16 @@ try {
   // Rules are created once the app program reached the lake (the account then "reported" it), while the traffic is still healthy.
   const hook = { type: "webhook", url: `${receiver.url}/hook`, secret: "bench-secret-0123456789" };
   while (app === null) await Bun.sleep(100);
-  for (const [rule, params] of [["new_issue", {}], ["regression", { minAttempts: 20 }]] as const) {
+  for (const [rule, params] of [
+    ["new_issue", {}],
+    ["regression", { minAttempts: 20 }],
+  ] as const) {
     for (;;) {
-      const response = await fetch(`${server.url}/v1/alerts`, { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ program: app, rule, params, destination: hook }) });
+      const response = await fetch(`${server.url}/v1/alerts`, {
+        method: "POST",
+        headers: { "x-api-key": key },
+        body: JSON.stringify({ program: app, rule, params, destination: hook }),
+      });
       if (response.status === 201) break;
       if (response.status !== 404) throw new Error(`creating ${rule}: ${response.status} ${await response.text()}`);
       await Bun.sleep(250);
@@ -71,10 +94,14 @@ try {
   log("rules created");
   const broken = await run;
   await stream.stop();
-  const failures = broken.attempts.filter((a) => a.truth.scenario === "app_call" && a.truth.outcome === "failed_onchain");
+  const failures = broken.attempts.filter(
+    (a) => a.truth.scenario === "app_call" && a.truth.outcome === "failed_onchain",
+  );
   const firstFailure = Math.min(...failures.map((a) => a.envelope.sentAt));
   if (rulesAt > firstFailure) throw new Error("the rules were created after the break: raise BENCH_BREAK_AT");
-  log(`${failures.length} failed app calls, the first sent at ${new Date(firstFailure).toISOString()} (deploy at slot ${broken.deploys.at(-1)!.slot}); waiting for the alerts…`);
+  log(
+    `${failures.length} failed app calls, the first sent at ${new Date(firstFailure).toISOString()} (deploy at slot ${broken.deploys.at(-1)!.slot}); waiting for the alerts…`,
+  );
   const arrival = new Map<string, number>();
   const deadline = Date.now() + timeoutMs;
   while (arrival.size < 2 && Date.now() < deadline) {
@@ -87,14 +114,17 @@ try {
     }
     await Bun.sleep(200);
   }
-  const seconds = (rule: string) => (arrival.has(rule) ? Number(((arrival.get(rule)! - firstFailure) / 1000).toFixed(1)) : null);
+  const seconds = (rule: string) =>
+    arrival.has(rule) ? Number(((arrival.get(rule)! - firstFailure) / 1000).toFixed(1)) : null;
   console.log(
     JSON.stringify({
       intervals: Object.fromEntries(Object.entries(intervals).map(([name, value]) => [name, Number(value)])),
       breakAt,
       breakAfterServerStartSeconds: Number(((firstFailure - serverStartedAt) / 1000).toFixed(1)),
       failedAppCalls: failures.length,
-      trafficAfterBreakSeconds: Number(((Math.max(...broken.attempts.map((a) => a.envelope.sentAt)) - firstFailure) / 1000).toFixed(1)),
+      trafficAfterBreakSeconds: Number(
+        ((Math.max(...broken.attempts.map((a) => a.envelope.sentAt)) - firstFailure) / 1000).toFixed(1),
+      ),
       newIssueSeconds: seconds("new_issue"),
       regressionSeconds: seconds("regression"),
       loadAverage: loadavg().map((n) => Number(n.toFixed(2))),

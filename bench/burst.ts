@@ -22,7 +22,15 @@ const lake = await cachedLake(lakeAttempts);
 const work = join(tmpdir(), "txray-bench", `burst-${lakeAttempts}-run`);
 workingCopy(lake.dir, work);
 try {
-  await generateLake({ dataDir: work, envelopes: burst, programs: 20, days: BURST_MS / 86_400_000, seed: 1, endMs: END_MS + BURST_MS, append: { variant: 1 } });
+  await generateLake({
+    dataDir: work,
+    envelopes: burst,
+    programs: 20,
+    days: BURST_MS / 86_400_000,
+    seed: 1,
+    endMs: END_MS + BURST_MS,
+    append: { variant: 1 },
+  });
   const ctx = await contextAt(work, END_MS + BURST_MS);
   const load = loadavg()[0];
   const runs: { seconds: number; attempts: number; resolutions: number; deferredRows: number }[] = [];
@@ -32,7 +40,12 @@ try {
   try {
     for (;;) {
       const result = await buildServingTables(ctx);
-      runs.push({ seconds: result.seconds, attempts: result.attempts, resolutions: result.resolutions, deferredRows: result.deferredRows });
+      runs.push({
+        seconds: result.seconds,
+        attempts: result.attempts,
+        resolutions: result.resolutions,
+        deferredRows: result.deferredRows,
+      });
       console.error(JSON.stringify({ ...runs.at(-1), steps: result.steps }));
       if (!result.backlog) break;
       if (runs.length > 100) throw new Error("the burst was not taken in after 100 refreshes");
@@ -45,12 +58,21 @@ try {
   const totalSeconds = (performance.now() - started) / 1000;
   const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
   const attempts = runs.reduce((n, run) => n + run.attempts, 0);
-  console.log(JSON.stringify({
-    lakeAttempts, burstAttempts: burst, attemptsTakenIn: attempts, resolutionsTakenIn: runs.reduce((n, run) => n + run.resolutions, 0),
-    refreshes: runs.length, totalSeconds: round(totalSeconds), maxRefreshSeconds: round(Math.max(...runs.map((run) => run.seconds))),
-    attemptsPerSecond: Math.round(attempts / totalSeconds), peakRssMb: Math.round(peakRss / 1e6),
-    duckdbMemoryLimit: loadConfig({}).DUCKDB_MEMORY_LIMIT, loadAverage: round(load),
-  }));
+  console.log(
+    JSON.stringify({
+      lakeAttempts,
+      burstAttempts: burst,
+      attemptsTakenIn: attempts,
+      resolutionsTakenIn: runs.reduce((n, run) => n + run.resolutions, 0),
+      refreshes: runs.length,
+      totalSeconds: round(totalSeconds),
+      maxRefreshSeconds: round(Math.max(...runs.map((run) => run.seconds))),
+      attemptsPerSecond: Math.round(attempts / totalSeconds),
+      peakRssMb: Math.round(peakRss / 1e6),
+      duckdbMemoryLimit: loadConfig({}).DUCKDB_MEMORY_LIMIT,
+      loadAverage: round(load),
+    }),
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

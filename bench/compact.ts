@@ -40,7 +40,7 @@ function envelope(): Envelope {
     rpcLabel: labels[n % labels.length],
     rpcHash: (n % labels.length).toString(16).padStart(16, "a"),
     lastValidBlockHeight: 300_000_000 + Math.floor(n / 4000),
-    sentAt: start + Math.floor(n / (RATE * PROGRAMS / 1000)),
+    sentAt: start + Math.floor(n / ((RATE * PROGRAMS) / 1000)),
     cuLimit: 200_000,
     cuPriceMicroLamports: 1000 * (n % 7),
   });
@@ -50,19 +50,36 @@ function envelope(): Envelope {
 function segment(index: number): { name: string; bytes: Buffer; frames: Buffer } {
   const chunks: Uint8Array[] = [];
   const count = RATE * PROGRAMS * 10;
-  for (let i = 0; i < count; i += 100) chunks.push(encodeSpoolBatch("acc_bench", start + index * 10_000 + i, Bun.randomUUIDv7(), Array.from({ length: Math.min(100, count - i) }, envelope)));
-  return { name: newSegmentName("node1", start + index) + ".sealed", bytes: Buffer.concat(chunks), frames: Buffer.from(encodeFrames(0, chunks)) };
+  for (let i = 0; i < count; i += 100)
+    chunks.push(
+      encodeSpoolBatch(
+        "acc_bench",
+        start + index * 10_000 + i,
+        Bun.randomUUIDv7(),
+        Array.from({ length: Math.min(100, count - i) }, envelope),
+      ),
+    );
+  return {
+    name: `${newSegmentName("node1", start + index)}.sealed`,
+    bytes: Buffer.concat(chunks),
+    frames: Buffer.from(encodeFrames(0, chunks)),
+  };
 }
 
 const work = mkdtempSync(join(tmpdir(), "txray-bench-compact-"));
 const policies = { tiered: {}, singleTier: { tierBaseBytes: SMALL_PART_BYTES } };
-const lakes = await Promise.all(Object.entries(policies).map(async ([policy, options]) => {
-  const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: join(work, policy) }), { logger: silentLogger });
-  mkdirSync(ctx.paths.spool("node1"), { recursive: true });
-  return { policy, options, ctx, seconds: 0, longestRunSeconds: 0, bytesWritten: 0, seen: new Set<string>() };
-}));
+const lakes = await Promise.all(
+  Object.entries(policies).map(async ([policy, options]) => {
+    const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: join(work, policy) }), { logger: silentLogger });
+    mkdirSync(ctx.paths.spool("node1"), { recursive: true });
+    return { policy, options, ctx, seconds: 0, longestRunSeconds: 0, bytesWritten: 0, seen: new Set<string>() };
+  }),
+);
 
-const compactedParts = (root: string) => (readdirSync(root, { recursive: true }) as string[]).filter((name) => name.endsWith(".parquet") && isCompactedPart(name.split("/").pop()!));
+const compactedParts = (root: string) =>
+  (readdirSync(root, { recursive: true }) as string[]).filter(
+    (name) => name.endsWith(".parquet") && isCompactedPart(name.split("/").pop()!),
+  );
 
 for (let round = 0; round < ROUNDS; round++) {
   for (let f = 0; f < FLUSHES_PER_ROUND; f++) {
@@ -87,21 +104,31 @@ for (let round = 0; round < ROUNDS; round++) {
       lake.bytesWritten += statSync(join(root, name)).size;
     }
   }
-  if ((round + 1) % 5 === 0) console.error(`round ${round + 1}/${ROUNDS}: ${lakes.map((l) => `${l.policy} ${l.seconds.toFixed(1)} s, ${(l.bytesWritten / 1e6).toFixed(0)} MB written`).join("; ")}`);
+  if ((round + 1) % 5 === 0)
+    console.error(
+      `round ${round + 1}/${ROUNDS}: ${lakes.map((l) => `${l.policy} ${l.seconds.toFixed(1)} s, ${(l.bytesWritten / 1e6).toFixed(0)} MB written`).join("; ")}`,
+    );
 }
 
 /** Parts per partition and the median of 20 payers' reads of the first program's partition. */
 async function readSide(lake: (typeof lakes)[number]) {
   const root = lake.ctx.paths.dataset("envelopes");
   const partitions: string[] = [];
-  for (const program of readdirSync(root)) for (const day of readdirSync(join(root, program))) partitions.push(join(root, program, day));
-  const partsPerPartition = Math.max(...partitions.map((dir) => readdirSync(dir).filter((name) => name.endsWith(".parquet")).length));
-  const partitionBytes = Math.max(...partitions.map((dir) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0)));
+  for (const program of readdirSync(root))
+    for (const day of readdirSync(join(root, program))) partitions.push(join(root, program, day));
+  const partsPerPartition = Math.max(
+    ...partitions.map((dir) => readdirSync(dir).filter((name) => name.endsWith(".parquet")).length),
+  );
+  const partitionBytes = Math.max(
+    ...partitions.map((dir) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0)),
+  );
   const times: number[] = [];
   let rows = 0;
   for (let i = 0; i < 20; i++) {
     const t0 = performance.now();
-    const [row] = await lake.ctx.duck.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(join(partitions[0], "*.parquet"))}) WHERE payer = ${sqlString(payers[i * 97])}`);
+    const [row] = await lake.ctx.duck.all<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(join(partitions[0], "*.parquet"))}) WHERE payer = ${sqlString(payers[i * 97])}`,
+    );
     times.push(performance.now() - t0);
     rows += row.n;
   }
@@ -111,26 +138,29 @@ async function readSide(lake: (typeof lakes)[number]) {
 
 const reads = [];
 for (const lake of lakes) reads.push(await readSide(lake));
-if (reads[0].rows !== reads[1].rows) throw new Error(`the policies' lakes differ: ${reads[0].rows} vs ${reads[1].rows} rows`);
+if (reads[0].rows !== reads[1].rows)
+  throw new Error(`the policies' lakes differ: ${reads[0].rows} vs ${reads[1].rows} rows`);
 for (const lake of lakes) lake.ctx.close();
 rmSync(work, { recursive: true, force: true });
 
 const [tiered, single] = lakes;
-console.log(JSON.stringify({
-  envelopes: made,
-  programs: PROGRAMS,
-  envelopesPerSecPerProgram: RATE,
-  rounds: ROUNDS,
-  partitionBytes: reads[0].partitionBytes,
-  tieredCompactSeconds: Number(tiered.seconds.toFixed(2)),
-  singleTierCompactSeconds: Number(single.seconds.toFixed(2)),
-  tieredLongestRunSeconds: Number(tiered.longestRunSeconds.toFixed(2)),
-  singleTierLongestRunSeconds: Number(single.longestRunSeconds.toFixed(2)),
-  tieredBytesWritten: tiered.bytesWritten,
-  singleTierBytesWritten: single.bytesWritten,
-  writeRatio: Number((single.bytesWritten / tiered.bytesWritten).toFixed(2)),
-  tieredPartsPerPartition: reads[0].partsPerPartition,
-  singleTierPartsPerPartition: reads[1].partsPerPartition,
-  tieredWalletReadMs: reads[0].walletReadMs,
-  singleTierWalletReadMs: reads[1].walletReadMs,
-}));
+console.log(
+  JSON.stringify({
+    envelopes: made,
+    programs: PROGRAMS,
+    envelopesPerSecPerProgram: RATE,
+    rounds: ROUNDS,
+    partitionBytes: reads[0].partitionBytes,
+    tieredCompactSeconds: Number(tiered.seconds.toFixed(2)),
+    singleTierCompactSeconds: Number(single.seconds.toFixed(2)),
+    tieredLongestRunSeconds: Number(tiered.longestRunSeconds.toFixed(2)),
+    singleTierLongestRunSeconds: Number(single.longestRunSeconds.toFixed(2)),
+    tieredBytesWritten: tiered.bytesWritten,
+    singleTierBytesWritten: single.bytesWritten,
+    writeRatio: Number((single.bytesWritten / tiered.bytesWritten).toFixed(2)),
+    tieredPartsPerPartition: reads[0].partsPerPartition,
+    singleTierPartsPerPartition: reads[1].partsPerPartition,
+    tieredWalletReadMs: reads[0].walletReadMs,
+    singleTierWalletReadMs: reads[1].walletReadMs,
+  }),
+);

@@ -17,14 +17,30 @@ import { SortedSends } from "../src/chain/resolve/held-sends";
 import type { Outcome } from "../src/chain/resolve/types";
 import { generateRun, referenceClassifyDrop, seeded } from "../test/chain/resolve/drops-reference";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: "string" }, "reference-max": { type: "string" }, held: { type: "string" }, payers: { type: "string" } }, strict: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    sizes: { type: "string" },
+    "reference-max": { type: "string" },
+    held: { type: "string" },
+    payers: { type: "string" },
+  },
+  strict: true,
+});
 const sizes = (values.sizes ?? "1000,5000,20000,5000x200000").split(",").map((size) => {
   const [drops, neighbours] = size.split("x").map(Number);
   return { drops, neighbours: neighbours ?? drops };
 });
 const referenceMax = Number(values["reference-max"] ?? 20_000);
 
-const results: { drops: number; neighbours: number; referenceMs: number | null; indexedMs: number; speedup: number | null; identical: boolean | null }[] = [];
+const results: {
+  drops: number;
+  neighbours: number;
+  referenceMs: number | null;
+  indexedMs: number;
+  speedup: number | null;
+  identical: boolean | null;
+}[] = [];
 for (const { drops, neighbours } of sizes) {
   const run = generateRun(drops, neighbours, drops + neighbours);
   let start = performance.now();
@@ -34,17 +50,37 @@ for (const { drops, neighbours } of sizes) {
   let identical: boolean | null = null;
   if (drops <= referenceMax) {
     start = performance.now();
-    const reference = run.items.map((item) => referenceClassifyDrop(item.attempt, { heightAtExpiry: item.heightAtExpiry, heightAtSend: item.heightAtSend, neighbours: run.neighbours }));
+    const reference = run.items.map((item) =>
+      referenceClassifyDrop(item.attempt, {
+        heightAtExpiry: item.heightAtExpiry,
+        heightAtSend: item.heightAtSend,
+        neighbours: run.neighbours,
+      }),
+    );
     referenceMs = performance.now() - start;
     identical = Bun.deepEquals(indexed, reference, true);
   }
-  const row = { drops, neighbours: run.neighbours.length, referenceMs: referenceMs === null ? null : Math.round(referenceMs), indexedMs: Math.round(indexedMs * 10) / 10, speedup: referenceMs === null ? null : Math.round(referenceMs / indexedMs), identical };
+  const row = {
+    drops,
+    neighbours: run.neighbours.length,
+    referenceMs: referenceMs === null ? null : Math.round(referenceMs),
+    indexedMs: Math.round(indexedMs * 10) / 10,
+    speedup: referenceMs === null ? null : Math.round(referenceMs / indexedMs),
+    identical,
+  };
   console.error(`drops: ${JSON.stringify(row)}`);
   results.push(row);
 }
 
 const heldSizes = (values.held ?? "1000000,4000000").split(",").filter(Boolean).map(Number);
-const heldResults: { held: number; drops: number; beforeMs: number; afterMs: number; speedup: number; identical: boolean }[] = [];
+const heldResults: {
+  held: number;
+  drops: number;
+  beforeMs: number;
+  afterMs: number;
+  speedup: number;
+  identical: boolean;
+}[] = [];
 for (const size of heldSizes) {
   const random = seeded(size);
   const now = 1_763_700_000_000;
@@ -56,15 +92,39 @@ for (const size of heldSizes) {
   const held = new SortedSends();
   for (let i = 0; i < size; i++) {
     const rpcHash = pick(providers);
-    const outcome: Outcome = random() < (rpcHash === providers[0] ? 0.25 : 0.08) ? "dropped" : random() < 0.9 ? "landed" : "failed_onchain";
-    held.push({ sentAt: now - span + Math.floor((i * span) / size), rpcHash, program: pick(programs), outcome, price: random() < 0.2 ? null : Math.floor(random() * 20) * 500, payer: pick(payers), sig: `h${i}` });
+    const outcome: Outcome =
+      random() < (rpcHash === providers[0] ? 0.25 : 0.08) ? "dropped" : random() < 0.9 ? "landed" : "failed_onchain";
+    held.push({
+      sentAt: now - span + Math.floor((i * span) / size),
+      rpcHash,
+      program: pick(programs),
+      outcome,
+      price: random() < 0.2 ? null : Math.floor(random() * 20) * 500,
+      payer: pick(payers),
+      sig: `h${i}`,
+    });
   }
   const items: DropItem[] = Array.from({ length: 2_000 }, (_, i) => {
     const sentAt = now - 120_000 + Math.floor(random() * 60_000);
     return {
       attempt: {
-        attemptId: `a${i}`, accountId: "acc", program: pick(programs), sig: `d${i}`, lastValidBlockHeight: 10_000, sentAt, rpcHash: pick(providers), rpcLabel: "rpc",
-        payer: pick(payers), cuPriceMicroLamports: random() < 0.2 ? null : Math.floor(random() * 20) * 500, nonce: false, kind: "send", receivedAt: sentAt, cuLimit: null, ixPrefix: null, preflightError: null, simulationLogs: null,
+        attemptId: `a${i}`,
+        accountId: "acc",
+        program: pick(programs),
+        sig: `d${i}`,
+        lastValidBlockHeight: 10_000,
+        sentAt,
+        rpcHash: pick(providers),
+        rpcLabel: "rpc",
+        payer: pick(payers),
+        cuPriceMicroLamports: random() < 0.2 ? null : Math.floor(random() * 20) * 500,
+        nonce: false,
+        kind: "send",
+        receivedAt: sentAt,
+        cuLimit: null,
+        ixPrefix: null,
+        preflightError: null,
+        simulationLogs: null,
       },
       heightAtExpiry: 10_001,
       heightAtSend: 9_900,
@@ -81,7 +141,13 @@ for (const size of heldSizes) {
     for (const { attempt: a } of items) columns.push(a.sentAt, a.rpcHash, a.program, "dropped", a.cuPriceMicroLamports);
     return columns;
   };
-  const listed = items.map(({ attempt: a }) => ({ sig: a.sig, payer: a.payer, program: a.program, sentAt: a.sentAt, outcome: "dropped" as Outcome }));
+  const listed = items.map(({ attempt: a }) => ({
+    sig: a.sig,
+    payer: a.payer,
+    program: a.program,
+    sentAt: a.sentAt,
+    outcome: "dropped" as Outcome,
+  }));
   // Before: the held sends of the drops' payers as one object each, and of the window passed
   // through the run's index, as the resolver did (the copies are not timed: the resolver read them
   // where they were held).
@@ -103,9 +169,21 @@ for (const size of heldSizes) {
   const before = classifyDropsFrom(items, { samePayerProgram: samePayer, sends: all });
   const beforeMs = performance.now() - t0;
   t0 = performance.now();
-  const after = classifyDropsFrom(items, { samePayerProgram: listed, heldSamePayer: { sends: held, from: first - 90_000, to: last + 90_000 }, sends: fresh(), held: { sends: held, from: heldFrom, to: Infinity } });
+  const after = classifyDropsFrom(items, {
+    samePayerProgram: listed,
+    heldSamePayer: { sends: held, from: first - 90_000, to: last + 90_000 },
+    sends: fresh(),
+    held: { sends: held, from: heldFrom, to: Infinity },
+  });
   const afterMs = performance.now() - t0;
-  const row = { held: size, drops: items.length, beforeMs: Math.round(beforeMs), afterMs: Math.round(afterMs * 10) / 10, speedup: Math.round((beforeMs / afterMs) * 10) / 10, identical: Bun.deepEquals(before, after, true) };
+  const row = {
+    held: size,
+    drops: items.length,
+    beforeMs: Math.round(beforeMs),
+    afterMs: Math.round(afterMs * 10) / 10,
+    speedup: Math.round((beforeMs / afterMs) * 10) / 10,
+    identical: Bun.deepEquals(before, after, true),
+  };
   console.error(`drops held: ${JSON.stringify(row)}`);
   heldResults.push(row);
 }

@@ -35,22 +35,25 @@ for (let written = 0, s = 0; written < ENVELOPES; s++) {
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < SEGMENT_ENVELOPES && written < ENVELOPES; i += 100) {
     const batch: Envelope[] = [];
-    for (let j = 0; j < 100 && i + j < SEGMENT_ENVELOPES && written < ENVELOPES; j++, written++) batch.push(envelopeNumber(written));
+    for (let j = 0; j < 100 && i + j < SEGMENT_ENVELOPES && written < ENVELOPES; j++, written++)
+      batch.push(envelopeNumber(written));
     for (const envelope of batch) ndjsonBytes += Buffer.byteLength(JSON.stringify(envelope)) + 1;
     chunks.push(encodeSpoolBatch("acc_bench", start + s * 1000 + i, Bun.randomUUIDv7(), batch));
   }
-  const file = join(source, newSegmentName("node1", start + s) + ".sealed");
+  const file = join(source, `${newSegmentName("node1", start + s)}.sealed`);
   writeFileSync(file, Buffer.concat(chunks));
   // Its checksum sidecar, as ingest writes it (flush verifies every batch before reading: part of what is measured).
   writeFileSync(framesFileOf(file), encodeFrames(0, chunks));
   spoolBytes += statSync(file).size;
 }
-console.error(`spool: ${ENVELOPES} envelopes, ${(spoolBytes / 1e6).toFixed(1)} MB of spool lines (${(ndjsonBytes / 1e6).toFixed(1)} MB as NDJSON)`);
+console.error(
+  `spool: ${ENVELOPES} envelopes, ${(spoolBytes / 1e6).toFixed(1)} MB of spool lines (${(ndjsonBytes / 1e6).toFixed(1)} MB as NDJSON)`,
+);
 
 function envelopeNumber(written: number): Envelope {
   const preflight = written % 20 === 0;
   return makeEnvelope({
-    program: programs[Math.floor(Math.pow(Math.random(), 2) * programs.length)],
+    program: programs[Math.floor(Math.random() ** 2 * programs.length)],
     payer: payers[written % payers.length],
     blockhash: blockhashes[Math.floor(written / 2000) % blockhashes.length],
     rpcLabel: labels[written % labels.length],
@@ -59,7 +62,13 @@ function envelopeNumber(written: number): Envelope {
     sentAt: start + written,
     cuLimit: 200_000,
     cuPriceMicroLamports: 1000 * (written % 7),
-    ...(preflight ? { kind: "preflight" as const, preflightError: "Transaction simulation failed: Blockhash not found", simulationLogs: [] } : {}),
+    ...(preflight
+      ? {
+          kind: "preflight" as const,
+          preflightError: "Transaction simulation failed: Blockhash not found",
+          simulationLogs: [],
+        }
+      : {}),
   });
 }
 
@@ -75,7 +84,9 @@ async function flushWith(FLUSH_NATIVE: "on" | "off") {
   const result = await flushSpool(ctx);
   const seconds = (performance.now() - t0) / 1000;
   const lake = ctx.paths.dataset("envelopes");
-  const parquetBytes = (readdirSync(lake, { recursive: true }) as string[]).filter((name) => name.endsWith(".parquet")).reduce((sum, name) => sum + statSync(join(lake, name)).size, 0);
+  const parquetBytes = (readdirSync(lake, { recursive: true }) as string[])
+    .filter((name) => name.endsWith(".parquet"))
+    .reduce((sum, name) => sum + statSync(join(lake, name)).size, 0);
   ctx.close();
   rmSync(dataDir, { recursive: true, force: true });
   if (result.rows !== ENVELOPES) throw new Error(`flushed ${result.rows} rows, expected ${ENVELOPES}`);
@@ -85,17 +96,19 @@ async function flushWith(FLUSH_NATIVE: "on" | "off") {
 const duckdb = await flushWith("off");
 const flush = await flushWith("on");
 rmSync(work, { recursive: true, force: true });
-console.log(JSON.stringify({
-  envelopes: ENVELOPES,
-  writer: flush.writer,
-  seconds: Number(flush.seconds.toFixed(3)),
-  envelopesPerSec: Math.round(ENVELOPES / flush.seconds),
-  duckdbEnvelopesPerSec: Math.round(ENVELOPES / duckdb.seconds),
-  spoolBytes,
-  ndjsonBytes,
-  parquetBytes: flush.parquetBytes,
-  parquetBytesPerNdjsonByte: Number((flush.parquetBytes / ndjsonBytes).toFixed(4)),
-  parquetBytesPerSpoolByte: Number((flush.parquetBytes / spoolBytes).toFixed(4)),
-  duckdbParquetBytesPerNdjsonByte: Number((duckdb.parquetBytes / ndjsonBytes).toFixed(4)),
-  segments: flush.segments,
-}));
+console.log(
+  JSON.stringify({
+    envelopes: ENVELOPES,
+    writer: flush.writer,
+    seconds: Number(flush.seconds.toFixed(3)),
+    envelopesPerSec: Math.round(ENVELOPES / flush.seconds),
+    duckdbEnvelopesPerSec: Math.round(ENVELOPES / duckdb.seconds),
+    spoolBytes,
+    ndjsonBytes,
+    parquetBytes: flush.parquetBytes,
+    parquetBytesPerNdjsonByte: Number((flush.parquetBytes / ndjsonBytes).toFixed(4)),
+    parquetBytesPerSpoolByte: Number((flush.parquetBytes / spoolBytes).toFixed(4)),
+    duckdbParquetBytesPerNdjsonByte: Number((duckdb.parquetBytes / ndjsonBytes).toFixed(4)),
+    segments: flush.segments,
+  }),
+);

@@ -32,10 +32,23 @@ const control = openControlDb(dataPaths(dataDir).controlDb);
 const { key } = createAccountKey(control, "bench", "live", Date.now());
 control.close();
 // The scheduler and its intervals at their defaults; only where the data lives, the chain, and the trusted client header differ.
-const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: chain.url, TXRAY_SCHEDULER: "on", TXRAY_LOG_LEVEL: "info", TRUSTED_PROXY_HEADER: "x-forwarded-for" });
+const server = await startServerProcess({
+  TXRAY_DATA_DIR: dataDir,
+  SOLANA_RPC_URL: chain.url,
+  TXRAY_SCHEDULER: "on",
+  TXRAY_LOG_LEVEL: "info",
+  TRUSTED_PROXY_HEADER: "x-forwarded-for",
+});
 console.error(`freshness: server ${server.url}, chain ${chain.url}, ${SECONDS} s of traffic`);
 
-type Sample = { attempt: Attempt; confirmedAt: number; whyAt: number | null; ingestedAt: number | null; routesAt: number | null; client: string };
+type Sample = {
+  attempt: Attempt;
+  confirmedAt: number;
+  whyAt: number | null;
+  ingestedAt: number | null;
+  routesAt: number | null;
+  client: string;
+};
 const samples: Sample[] = [];
 const polls: Promise<void>[] = [];
 
@@ -44,7 +57,8 @@ let queue: unknown[] = [];
 const sendQueued = async () => {
   const envelopes = queue;
   queue = [];
-  if (envelopes.length > 0) await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
+  if (envelopes.length > 0)
+    await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
 };
 const transport = setInterval(() => void sendQueued(), SDK_FLUSH_MS);
 
@@ -52,7 +66,9 @@ async function pollWhy(sample: Sample): Promise<void> {
   const sig = sample.attempt.envelope.sig!;
   const deadline = sample.confirmedAt + 180_000;
   while (Date.now() < deadline && sample.ingestedAt === null) {
-    const response = await fetch(`${server.url}/v1/why/${sig}`, { headers: { "x-forwarded-for": sample.client } }).catch(() => null);
+    const response = await fetch(`${server.url}/v1/why/${sig}`, {
+      headers: { "x-forwarded-for": sample.client },
+    }).catch(() => null);
     const now = Date.now();
     if (response?.status === 200) {
       const body = (await response.json()) as { outcome: string; source: string };
@@ -77,8 +93,12 @@ const watchRoutes = (async () => {
         fetch(`${server.url}/v1/top-issues/${program}?window=1d`, { headers: { "x-forwarded-for": "10.255.0.2" } }),
       ]);
       if (baseline.status === 200 && top.status === 200) {
-        const until = Math.min(((await baseline.json()) as { window: { until: number } }).window.until, ((await top.json()) as { window: { until: number } }).window.until);
-        if (versions.length === 0 || versions[versions.length - 1].until < until) versions.push({ seenAt: Date.now(), until });
+        const until = Math.min(
+          ((await baseline.json()) as { window: { until: number } }).window.until,
+          ((await top.json()) as { window: { until: number } }).window.until,
+        );
+        if (versions.length === 0 || versions[versions.length - 1].until < until)
+          versions.push({ seenAt: Date.now(), until });
       } else {
         await baseline.body?.cancel();
         await top.body?.cancel();
@@ -100,9 +120,20 @@ const traffic = runTraffic({
   onAttempt: (attempt) => {
     queue.push(attempt.envelope);
     programs.add(attempt.envelope.program);
-    if (attempt.envelope.sig === null || (attempt.truth.outcome !== "landed" && attempt.truth.outcome !== "failed_onchain")) return;
+    if (
+      attempt.envelope.sig === null ||
+      (attempt.truth.outcome !== "landed" && attempt.truth.outcome !== "failed_onchain")
+    )
+      return;
     // The simulator hands the attempt over once the chain has confirmed it.
-    const sample: Sample = { attempt, confirmedAt: Date.now(), whyAt: null, ingestedAt: null, routesAt: null, client: `10.${(++clients >> 8) & 255}.${clients & 255}.1` };
+    const sample: Sample = {
+      attempt,
+      confirmedAt: Date.now(),
+      whyAt: null,
+      ingestedAt: null,
+      routesAt: null,
+      client: `10.${(++clients >> 8) & 255}.${clients & 255}.1`,
+    };
     samples.push(sample);
     polls.push(pollWhy(sample));
   },
@@ -113,7 +144,8 @@ clearInterval(transport);
 console.error(`freshness: ${samples.length} attempts confirmed; waiting for why and the routes`);
 await Promise.all(polls);
 const routesDeadline = Date.now() + ROUTES_WAIT_MS;
-const routeOf = (sample: Sample) => (sample.ingestedAt === null ? null : (versions.find((v) => v.until >= sample.ingestedAt!)?.seenAt ?? null));
+const routeOf = (sample: Sample) =>
+  sample.ingestedAt === null ? null : (versions.find((v) => v.until >= sample.ingestedAt!)?.seenAt ?? null);
 while (Date.now() < routesDeadline && samples.some((s) => routeOf(s) === null)) await Bun.sleep(1_000);
 watching = false;
 await watchRoutes;
@@ -126,7 +158,8 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
 };
 const p95 = (values: number[]) => quantile(values, 0.95);
-const delays = (pick: (s: Sample) => number | null) => samples.map((s) => (pick(s) === null ? null : pick(s)! - s.confirmedAt)).filter((v): v is number => v !== null);
+const delays = (pick: (s: Sample) => number | null) =>
+  samples.map((s) => (pick(s) === null ? null : pick(s)! - s.confirmedAt)).filter((v): v is number => v !== null);
 const why = delays((s) => s.whyAt);
 const ingested = delays((s) => s.ingestedAt);
 const routes = delays((s) => s.routesAt);

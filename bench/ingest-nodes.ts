@@ -25,7 +25,9 @@ const dataDir = mkdtempSync(join(tmpdir(), "txray-bench-nodes-"));
 const control = openControlDb(dataPaths(dataDir).controlDb, controlUrl);
 const { key } = createAccountKey(control, `bench-${Date.now()}`, "live", Date.now());
 control.close();
-const bodies = Array.from({ length: 256 }, () => JSON.stringify({ apiKey: key, envelopes: Array.from({ length: BATCH }, () => makeEnvelope()) }));
+const bodies = Array.from({ length: 256 }, () =>
+  JSON.stringify({ apiKey: key, envelopes: Array.from({ length: BATCH }, () => makeEnvelope()) }),
+);
 
 const node = (id: string) =>
   startServerProcess({
@@ -38,7 +40,7 @@ const node = (id: string) =>
     ...(controlUrl ? { TXRAY_CONTROL_URL: controlUrl } : {}),
   });
 const nodes = [await node("bench-a"), await node("bench-b")];
-const urls = nodes.map((n) => n.url + "/v1/ingest");
+const urls = nodes.map((n) => `${n.url}/v1/ingest`);
 for (const url of urls) await postLoad(url, bodies, { connections: CONNECTIONS, seconds: 1, okStatus: 202 }); // warm-up
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -54,12 +56,21 @@ for (let round = 0; round < ROUNDS; round++) {
   one.push(Math.round((alone.ok * BATCH) / alone.seconds));
   oneP99.push(percentile(alone.latencies, 99));
   // Both nodes at once, the same total connections split between them.
-  const both = await Promise.all(urls.map((url) => postLoad(url, bodies, { connections: CONNECTIONS / 2, seconds: SECONDS, okStatus: 202 })));
+  const both = await Promise.all(
+    urls.map((url) => postLoad(url, bodies, { connections: CONNECTIONS / 2, seconds: SECONDS, okStatus: 202 })),
+  );
   both.forEach((result, i) => perNode[i].push(Math.round((result.ok * BATCH) / result.seconds)));
   failed += both.reduce((sum, result) => sum + result.requests - result.ok, 0);
   together.push(perNode[0].at(-1)! + perNode[1].at(-1)!);
-  twoP99.push(percentile(both.flatMap((result) => result.latencies), 99));
-  console.error(`round ${round + 1}: one node ${one.at(-1)} envelopes/s; two nodes ${perNode[0].at(-1)} + ${perNode[1].at(-1)} = ${together.at(-1)} envelopes/s`);
+  twoP99.push(
+    percentile(
+      both.flatMap((result) => result.latencies),
+      99,
+    ),
+  );
+  console.error(
+    `round ${round + 1}: one node ${one.at(-1)} envelopes/s; two nodes ${perNode[0].at(-1)} + ${perNode[1].at(-1)} = ${together.at(-1)} envelopes/s`,
+  );
 }
 for (const n of nodes) {
   n.process.kill("SIGTERM");

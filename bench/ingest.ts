@@ -19,22 +19,36 @@ const dataDir = mkdtempSync(join(tmpdir(), "txray-bench-ingest-"));
 const control = openControlDb(dataPaths(dataDir).controlDb);
 const { key } = createAccountKey(control, "bench", "live", Date.now());
 control.close();
-const bodies = Array.from({ length: 256 }, () => JSON.stringify({ apiKey: key, envelopes: Array.from({ length: BATCH }, () => makeEnvelope()) }));
+const bodies = Array.from({ length: 256 }, () =>
+  JSON.stringify({ apiKey: key, envelopes: Array.from({ length: BATCH }, () => makeEnvelope()) }),
+);
 const bodyBytes = bodies[0].length;
 
-type Target = { label: string; url: string; process: { kill(signal?: string | number): void; exited: Promise<number> } };
+type Target = {
+  label: string;
+  url: string;
+  process: { kill(signal?: string | number): void; exited: Promise<number> };
+};
 
 async function startCeiling(): Promise<Target> {
-  const child = Bun.spawn(["bun", "run", join(import.meta.dir, "support/ceiling-server.ts")], { stderr: "pipe", stdout: "ignore" });
+  const child = Bun.spawn(["bun", "run", join(import.meta.dir, "support/ceiling-server.ts")], {
+    stderr: "pipe",
+    stdout: "ignore",
+  });
   const reader = child.stderr.getReader();
   let text = "";
   while (!/"url":"([^"]+)"/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
-  return { label: "ceiling (bare Bun.serve, parse only)", url: /"url":"([^"]+)"/.exec(text)![1] + "/", process: child };
+  return { label: "ceiling (bare Bun.serve, parse only)", url: `${/"url":"([^"]+)"/.exec(text)![1]}/`, process: child };
 }
 
 async function startTxray(): Promise<Target> {
-  const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "info", INGEST_BURST: "1000000000", INGEST_RATE_PER_SECOND: "1000000000" });
-  return { label: "txray (durable)", url: server.url + "/v1/ingest", process: server.process };
+  const server = await startServerProcess({
+    TXRAY_DATA_DIR: dataDir,
+    TXRAY_LOG_LEVEL: "info",
+    INGEST_BURST: "1000000000",
+    INGEST_RATE_PER_SECOND: "1000000000",
+  });
+  return { label: "txray (durable)", url: `${server.url}/v1/ingest`, process: server.process };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -43,8 +57,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 // change in what else the machine is doing affects both sides alike.
 const txray = await startTxray();
 const ceiling = await startCeiling();
-for (const target of [txray, ceiling]) await postLoad(target.url, bodies, { connections: CONNECTIONS, seconds: 1, okStatus: 202 }); // warm-up
-const samples = new Map<Target, { perSec: number[]; p99: number[]; failed: number }>([[txray, { perSec: [], p99: [], failed: 0 }], [ceiling, { perSec: [], p99: [], failed: 0 }]]);
+for (const target of [txray, ceiling])
+  await postLoad(target.url, bodies, { connections: CONNECTIONS, seconds: 1, okStatus: 202 }); // warm-up
+const samples = new Map<Target, { perSec: number[]; p99: number[]; failed: number }>([
+  [txray, { perSec: [], p99: [], failed: 0 }],
+  [ceiling, { perSec: [], p99: [], failed: 0 }],
+]);
 for (let round = 0; round < ROUNDS; round++) {
   for (const target of [txray, ceiling]) {
     const result = await postLoad(target.url, bodies, { connections: CONNECTIONS, seconds: SECONDS, okStatus: 202 });
@@ -52,7 +70,9 @@ for (let round = 0; round < ROUNDS; round++) {
     sample.perSec.push(Math.round((result.ok * BATCH) / result.seconds));
     sample.p99.push(percentile(result.latencies, 99));
     sample.failed += result.requests - result.ok;
-    console.error(`round ${round + 1} ${target.label}: ${sample.perSec.at(-1)} envelopes/s, p99 ${sample.p99.at(-1)!.toFixed(1)} ms`);
+    console.error(
+      `round ${round + 1} ${target.label}: ${sample.perSec.at(-1)} envelopes/s, p99 ${sample.p99.at(-1)!.toFixed(1)} ms`,
+    );
   }
 }
 for (const target of [txray, ceiling]) {

@@ -48,8 +48,16 @@ try {
   const round = (x: number) => Math.round(x * 100) / 100;
   console.log(
     JSON.stringify({
-      envelopes, date, jobSeconds: round(job), scanSeconds: round(scan), ratio: round(job / scan), windowScanSeconds: round(windowScan),
-      listed: result.listed, sampledSends: result.sampledSends, maxAccountShare: maxShare, cappedAccounts: result.cappedAccounts,
+      envelopes,
+      date,
+      jobSeconds: round(job),
+      scanSeconds: round(scan),
+      ratio: round(job / scan),
+      windowScanSeconds: round(windowScan),
+      listed: result.listed,
+      sampledSends: result.sampledSends,
+      maxAccountShare: maxShare,
+      cappedAccounts: result.cappedAccounts,
     }),
   );
 } finally {

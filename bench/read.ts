@@ -31,7 +31,10 @@ const SECONDS = Number(process.env.TXRAY_BENCH_SECONDS ?? 3);
  */
 async function serve(dataDir: string): Promise<void> {
   const config = loadConfig({
-    TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off", PUBLIC_RATE_PER_MINUTE: String(2 ** 40),
+    TXRAY_DATA_DIR: dataDir,
+    TXRAY_LOG_LEVEL: "silent",
+    TXRAY_SCHEDULER: "off",
+    PUBLIC_RATE_PER_MINUTE: String(2 ** 40),
   });
   const ctx = await createContext(config, { logger: silentLogger, clock: () => BENCH_END_MS });
   // The app needs a spool (ingest); the bench never ingests, so it gets a private one that cannot
@@ -114,7 +117,8 @@ async function p99AtRate(base: string, urls: string[], rps: number): Promise<num
 async function main(): Promise<void> {
   const envelopes = benchEnvelopes();
   const { ctx, generated } = await benchLake(envelopes);
-  if (!readPointer(ctx.paths) || !existsSync(join(ctx.paths.tables, readPointer(ctx.paths)!.file))) await buildServingTables(ctx);
+  if (!readPointer(ctx.paths) || !existsSync(join(ctx.paths.tables, readPointer(ctx.paths)!.file)))
+    await buildServingTables(ctx);
   const tables = await servingTables(ctx);
   // 500 (program, payer) pairs active in the last 7 days, spread by hash (from the lake: wallet pages read it).
   const wallets = await ctx.duck.all<{ program: string; payer: string }>(
@@ -137,14 +141,28 @@ async function main(): Promise<void> {
   closeServingTables(ctx);
   ctx.close();
 
-  const server = Bun.spawn(["bun", "run", import.meta.path, "--serve", ctx.config.dataDir], { stdout: "pipe", stderr: "inherit" });
+  const server = Bun.spawn(["bun", "run", import.meta.path, "--serve", ctx.config.dataDir], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = server.stdout.getReader();
   const first = await reader.read();
   if (first.done) throw new Error(`the --serve child exited before listening (code ${await server.exited})`);
   const port = new TextDecoder().decode(first.value).trim();
   const base = `http://127.0.0.1:${port}`;
   try {
-    const results: Record<string, { rps: number; p99Ms: number; ratio: number; bytes: number; errors: number; ceilingRps: number; ceilingP99Ms: number }> = {};
+    const results: Record<
+      string,
+      {
+        rps: number;
+        p99Ms: number;
+        ratio: number;
+        bytes: number;
+        errors: number;
+        ceilingRps: number;
+        ceilingP99Ms: number;
+      }
+    > = {};
     const only = process.env.TXRAY_BENCH_ROUTES?.split(",");
     for (const [name, urls] of Object.entries(routeUrls)) {
       if (only && !only.includes(name)) continue;
@@ -158,12 +176,19 @@ async function main(): Promise<void> {
       // load generator add on their own.
       const ceilingP99Ms = await p99AtRate(base, [`/ceiling/${bytes}`], max.rps / 2);
       results[name] = {
-        rps: Math.round(max.rps), p99Ms: Math.round(p99Ms * 100) / 100, ratio: Math.round((max.rps / ceilingRps) * 100) / 100,
-        bytes, errors: max.errors, ceilingRps: Math.round(ceilingRps), ceilingP99Ms: Math.round(ceilingP99Ms * 100) / 100,
+        rps: Math.round(max.rps),
+        p99Ms: Math.round(p99Ms * 100) / 100,
+        ratio: Math.round((max.rps / ceilingRps) * 100) / 100,
+        bytes,
+        errors: max.errors,
+        ceilingRps: Math.round(ceilingRps),
+        ceilingP99Ms: Math.round(ceilingP99Ms * 100) / 100,
       };
     }
     // The headline ceiling: a body of the routes' median size.
-    const sizes = Object.values(results).map((r) => r.bytes).sort((a, b) => a - b);
+    const sizes = Object.values(results)
+      .map((r) => r.bytes)
+      .sort((a, b) => a - b);
     const median = sizes[Math.floor(sizes.length / 2)];
     const ceiling = await maxRate(base, [`/ceiling/${median}`]);
     console.error(JSON.stringify({ envelopes, concurrency: CONCURRENCY, seconds: SECONDS, ceilingBytes: median }));

@@ -8,7 +8,20 @@
 // ratio, bytesPerAttempt (large lake: lake + serving on disk ÷ attempts), ... } — targets: each
 // refresh ≤ 10 s, the large one ≤ 1.5 × the small one, bytes per attempt ≤ 200.
 
-import { closeSync, cpSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
@@ -26,11 +39,16 @@ const NEW_ATTEMPTS = 30_000;
 const PROGRAMS = 20;
 
 export async function contextAt(dataDir: string, clock: number): Promise<Context> {
-  return await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), { logger: silentLogger, clock: () => clock });
+  return await createContext(
+    loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }),
+    { logger: silentLogger, clock: () => clock },
+  );
 }
 
 /** The cached lake of `attempts` and its first build (generated and built the first time). */
-export async function cachedLake(attempts: number): Promise<{ dir: string; generated: { seconds: number; buildSeconds: number } }> {
+export async function cachedLake(
+  attempts: number,
+): Promise<{ dir: string; generated: { seconds: number; buildSeconds: number } }> {
   const dir = join(tmpdir(), "txray-bench", `refresh-${attempts}`);
   const marker = join(dir, "generated.json");
   // A lake generated under another lake contract, or built into another tables state, is stale.
@@ -46,7 +64,16 @@ export async function cachedLake(attempts: number): Promise<{ dir: string; gener
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
       console.error(`generating ${attempts} attempts…`);
-      generated = await generateLake({ dataDir: dir, envelopes: attempts, programs: PROGRAMS, days: 30, seed: 1, endMs: END_MS, force: true, chunkRows: 1_000_000 });
+      generated = await generateLake({
+        dataDir: dir,
+        envelopes: attempts,
+        programs: PROGRAMS,
+        days: 30,
+        seed: 1,
+        endMs: END_MS,
+        force: true,
+        chunkRows: 1_000_000,
+      });
       console.error(`generated in ${generated.seconds.toFixed(0)} s; first (full) build…`);
     }
     const ctx = await contextAt(dir, END_MS);
@@ -68,7 +95,11 @@ export function workingCopy(from: string, to: string): void {
       const s = join(source, entry.name);
       const t = join(target, entry.name);
       if (entry.isDirectory()) walk(s, t);
-      else if (s.includes(`${join("tables", "state")}`) || entry.name === "control.sqlite" || entry.name.endsWith(".json")) {
+      else if (
+        s.includes(`${join("tables", "state")}`) ||
+        entry.name === "control.sqlite" ||
+        entry.name.endsWith(".json")
+      ) {
         cpSync(s, t);
         // On disk before the refresh: its first checkpoint would otherwise flush the whole copy
         // (a state that has been running has nothing of it left to flush).
@@ -91,22 +122,57 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-export async function measure(attempts: number): Promise<{ refresh: BuildResult; bytesPerAttempt: number; lakeBytes: number; servingBytes: number; buildSeconds: number }> {
+export async function measure(
+  attempts: number,
+): Promise<{
+  refresh: BuildResult;
+  bytesPerAttempt: number;
+  lakeBytes: number;
+  servingBytes: number;
+  buildSeconds: number;
+}> {
   const lake = await cachedLake(attempts);
   const work = join(tmpdir(), "txray-bench", `refresh-${attempts}-run`);
   workingCopy(lake.dir, work);
   try {
     // 5 minutes of new data at 100 attempts/s, with their resolutions (the newest half still pending).
-    await generateLake({ dataDir: work, envelopes: NEW_ATTEMPTS, programs: PROGRAMS, days: NEW_MS / 86_400_000, seed: 1, endMs: END_MS + NEW_MS, append: { variant: 1 } });
+    await generateLake({
+      dataDir: work,
+      envelopes: NEW_ATTEMPTS,
+      programs: PROGRAMS,
+      days: NEW_MS / 86_400_000,
+      seed: 1,
+      endMs: END_MS + NEW_MS,
+      append: { variant: 1 },
+    });
     const ctx = await contextAt(work, END_MS + NEW_MS);
     const load = loadavg()[0];
     const refresh = await buildServingTables(ctx);
     closeServingTables(ctx);
     ctx.close();
-    console.error(JSON.stringify({ attempts, load: load.toFixed(2), seconds: refresh.seconds.toFixed(2), steps: refresh.steps, read: { parts: refresh.partsRead, attempts: refresh.attempts, resolutions: refresh.resolutions, daysLoaded: refresh.daysLoaded } }));
+    console.error(
+      JSON.stringify({
+        attempts,
+        load: load.toFixed(2),
+        seconds: refresh.seconds.toFixed(2),
+        steps: refresh.steps,
+        read: {
+          parts: refresh.partsRead,
+          attempts: refresh.attempts,
+          resolutions: refresh.resolutions,
+          daysLoaded: refresh.daysLoaded,
+        },
+      }),
+    );
     const lakeBytes = treeBytes(join(work, "lake"));
     const servingBytes = treeBytes(join(work, "tables"));
-    return { refresh, lakeBytes, servingBytes, bytesPerAttempt: (lakeBytes + servingBytes) / (attempts + NEW_ATTEMPTS), buildSeconds: lake.generated.buildSeconds };
+    return {
+      refresh,
+      lakeBytes,
+      servingBytes,
+      bytesPerAttempt: (lakeBytes + servingBytes) / (attempts + NEW_ATTEMPTS),
+      buildSeconds: lake.generated.buildSeconds,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -119,12 +185,23 @@ if (import.meta.main) {
   const a = await measure(small);
   const b = await measure(large);
   const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
-  console.log(JSON.stringify({
-    smallLakeAttempts: small, largeLakeAttempts: large,
-    smallRefreshSeconds: round(a.refresh.seconds), largeRefreshSeconds: round(b.refresh.seconds), ratio: round(b.refresh.seconds / a.refresh.seconds),
-    bytesPerAttempt: round(b.bytesPerAttempt, 1), smallBytesPerAttempt: round(a.bytesPerAttempt, 1),
-    largeLakeBytesPerAttempt: round(b.lakeBytes / (large + NEW_ATTEMPTS), 1), largeServingBytesPerAttempt: round(b.servingBytes / (large + NEW_ATTEMPTS), 1),
-    smallFullBuildSeconds: round(a.buildSeconds, 1), largeFullBuildSeconds: round(b.buildSeconds, 1),
-    newAttempts: NEW_ATTEMPTS, duckdbMemoryLimit: loadConfig({}).DUCKDB_MEMORY_LIMIT, loadAverage: round(loadBefore), loadAverageAfter: round(loadavg()[0]),
-  }));
+  console.log(
+    JSON.stringify({
+      smallLakeAttempts: small,
+      largeLakeAttempts: large,
+      smallRefreshSeconds: round(a.refresh.seconds),
+      largeRefreshSeconds: round(b.refresh.seconds),
+      ratio: round(b.refresh.seconds / a.refresh.seconds),
+      bytesPerAttempt: round(b.bytesPerAttempt, 1),
+      smallBytesPerAttempt: round(a.bytesPerAttempt, 1),
+      largeLakeBytesPerAttempt: round(b.lakeBytes / (large + NEW_ATTEMPTS), 1),
+      largeServingBytesPerAttempt: round(b.servingBytes / (large + NEW_ATTEMPTS), 1),
+      smallFullBuildSeconds: round(a.buildSeconds, 1),
+      largeFullBuildSeconds: round(b.buildSeconds, 1),
+      newAttempts: NEW_ATTEMPTS,
+      duckdbMemoryLimit: loadConfig({}).DUCKDB_MEMORY_LIMIT,
+      loadAverage: round(loadBefore),
+      loadAverageAfter: round(loadavg()[0]),
+    }),
+  );
 }

@@ -28,14 +28,18 @@ import { soakEnvelope, uniqueSignatures } from "../devkit/standin";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 100_000);
 const SOAK_MIX = process.env.BENCH_MIX === "soak";
-if (!SOAK_MIX && process.env.BENCH_MIX !== undefined && process.env.BENCH_MIX !== "default") throw new Error("BENCH_MIX is soak or default");
+if (!SOAK_MIX && process.env.BENCH_MIX !== undefined && process.env.BENCH_MIX !== "default")
+  throw new Error("BENCH_MIX is soak or default");
 /** The scheduler's rounds (src/jobs/resolve.ts) for the soak's mix: a run goes on while attempts wait. */
 const ROUNDS_MS = 20_000;
 const ROOT = new URL("..", import.meta.url).pathname;
 
 // The provider in its own process: its JSON (17 KB per transaction) is not the resolver's CPU.
 const fates = SOAK_MIX ? ["60", "10", "30"] : ["90", "10", "0"];
-const standIn = spawn(["bun", "devkit/bin/standin.ts", "--landed", fates[0], "--failed", fates[1], "--dropped", fates[2]], { cwd: ROOT, stdout: "pipe", stderr: "inherit" });
+const standIn = spawn(
+  ["bun", "devkit/bin/standin.ts", "--landed", fates[0], "--failed", fates[1], "--dropped", fates[2]],
+  { cwd: ROOT, stdout: "pipe", stderr: "inherit" },
+);
 const lines = standIn.stdout.getReader();
 const decoder = new TextDecoder();
 let firstLine = "";
@@ -45,12 +49,18 @@ while (!firstLine.includes("\n")) {
   firstLine += decoder.decode(value);
 }
 const { url } = JSON.parse(firstLine.split("\n")[0]) as { url: string };
-const height = (await (await fetch(url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getBlockHeight" }) })).json()) as { result: number };
+const height = (await (
+  await fetch(url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getBlockHeight" }) })
+).json()) as { result: number };
 
 const t = await testServer({ SOLANA_RPC_URL: url, INGEST_BURST: "100000000", INGEST_RATE_PER_SECOND: "100000000" });
 const key = t.key("bench");
 const signature = uniqueSignatures(1024);
-const PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
+const PROGRAMS = [
+  "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+  "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+  "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc",
+];
 const payers = Array.from({ length: SOAK_MIX ? 2_000 : 500 }, () => encodeBase58(randomBytes(32)));
 const blockhash = encodeBase58(randomBytes(32));
 console.error(`ingesting ${ATTEMPTS.toLocaleString()} envelopes…`);
@@ -59,15 +69,38 @@ for (let start = 0; start < ATTEMPTS; start += 1000) {
     const n = start + i;
     if (SOAK_MIX) {
       // As the soak sends them, made in the last two minutes with an expired blockhash.
-      return soakEnvelope(n, { signature, programs: PROGRAMS, payers, blockhash, sentAt: Date.now() - 120_000 + Math.floor((n / ATTEMPTS) * 60_000), lastValidBlockHeight: height.result - 300 });
+      return soakEnvelope(n, {
+        signature,
+        programs: PROGRAMS,
+        payers,
+        blockhash,
+        sentAt: Date.now() - 120_000 + Math.floor((n / ATTEMPTS) * 60_000),
+        lastValidBlockHeight: height.result - 300,
+      });
     }
     return {
-      sig: signature(n), program: PROGRAMS[n % 3], blockhash, lastValidBlockHeight: height.result + 150, sentAt: Date.now(), rpcHash: "a1b2c3d4e5f60718",
-      rpcLabel: "helius", walletAdapter: "Phantom", kind: "send", preflightError: null, simulationLogs: [], payer: payers[n % payers.length], sdkVersion: "0.1.0",
-      cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000), ixPrefix: ["e517cb977ae3ad2a", "0c", "f8c69e91e17587c8"][n % 3],
+      sig: signature(n),
+      program: PROGRAMS[n % 3],
+      blockhash,
+      lastValidBlockHeight: height.result + 150,
+      sentAt: Date.now(),
+      rpcHash: "a1b2c3d4e5f60718",
+      rpcLabel: "helius",
+      walletAdapter: "Phantom",
+      kind: "send",
+      preflightError: null,
+      simulationLogs: [],
+      payer: payers[n % payers.length],
+      sdkVersion: "0.1.0",
+      cuLimit: 200_000,
+      cuPriceMicroLamports: 1000 + (n % 5000),
+      ixPrefix: ["e517cb977ae3ad2a", "0c", "f8c69e91e17587c8"][n % 3],
     };
   });
-  const response = await fetch(`${t.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
+  const response = await fetch(`${t.url}/v1/ingest`, {
+    method: "POST",
+    body: JSON.stringify({ apiKey: key, envelopes }),
+  });
   if (response.status !== 202) throw new Error(`ingest answered ${response.status}`);
 }
 await t.server.spool!.seal();
@@ -75,7 +108,13 @@ await flushSpool(t.ctx);
 
 console.error("resolving…");
 const rpc = createRpcClient({ url, concurrency: t.ctx.config.SOLANA_RPC_CONCURRENCY });
-const options = { roundsForMs: SOAK_MIX ? ROUNDS_MS : 0, rpc, idls: loadIdls(t.ctx.paths.root), batchCalls: t.ctx.config.SOLANA_RPC_BATCH_CALLS, sampleRate: t.ctx.config.RESOLVE_SAMPLE_RATE };
+const options = {
+  roundsForMs: SOAK_MIX ? ROUNDS_MS : 0,
+  rpc,
+  idls: loadIdls(t.ctx.paths.root),
+  batchCalls: t.ctx.config.SOLANA_RPC_BATCH_CALLS,
+  sampleRate: t.ctx.config.RESOLVE_SAMPLE_RATE,
+};
 const resolved: Record<string, number> = {};
 const steps: Record<string, number> = {};
 let runs = 0;
@@ -90,7 +129,8 @@ for (let done = 0; done < ATTEMPTS && runs < 1_000; ) {
     done += n;
   }
   for (const [step, ms] of Object.entries(summary.stepsMs)) steps[step] = (steps[step] ?? 0) + ms;
-  if (!summary.backlog && summary.nextRunInMs !== null && done < ATTEMPTS) await Bun.sleep(Math.min(summary.nextRunInMs, 1_000));
+  if (!summary.backlog && summary.nextRunInMs !== null && done < ATTEMPTS)
+    await Bun.sleep(Math.min(summary.nextRunInMs, 1_000));
 }
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuAtStart);
@@ -106,7 +146,10 @@ for (;;) {
   if (done) break;
   rest += decoder.decode(value);
 }
-const served = JSON.parse((firstLine.split("\n").slice(1).join("\n") + rest).trim().split("\n").pop()!) as { requests: number; calls: Record<string, number> };
+const served = JSON.parse((firstLine.split("\n").slice(1).join("\n") + rest).trim().split("\n").pop()!) as {
+  requests: number;
+  calls: Record<string, number>;
+};
 await t.stop();
 const stats = rpc.stats();
 console.log(

@@ -6,7 +6,9 @@ import { join } from "node:path";
 const name = process.argv[2];
 const file = name ? join(import.meta.dir, `${name}.ts`) : "";
 if (!name || !/^[a-z][a-z0-9-]*$/.test(name) || !existsSync(file)) {
-  console.error("usage: bun run bench <wallet|ingest|ingest-nodes|flush|resolve|signatures|freshness|refresh|burst|tables|read|sdk|landing-score|web|drops|alerts|compact>");
+  console.error(
+    "usage: bun run bench <wallet|ingest|ingest-nodes|flush|resolve|signatures|freshness|refresh|burst|tables|read|sdk|landing-score|web|drops|alerts|compact>",
+  );
   process.exit(2);
 }
 const child = Bun.spawn(["bun", "run", file, ...process.argv.slice(3)], { stdio: ["inherit", "inherit", "inherit"] });

@@ -37,12 +37,24 @@ const memoryFetch = (async (_url: string, init: { body: string }) => {
   const request = JSON.parse(init.body);
   return new Response(answer(request.id, request.method), { headers: { "content-type": "application/json" } });
 }) as any;
-const web3 = () => new Connection("https://mainnet.helius-rpc.com/?api-key=bench", { commitment: "confirmed", fetch: memoryFetch, disableRetryOnRateLimit: true });
-const kitTransport = (async ({ payload }: { payload: { id: unknown; method: string } }) => JSON.parse(answer(payload.id, payload.method))) as any;
+const web3 = () =>
+  new Connection("https://mainnet.helius-rpc.com/?api-key=bench", {
+    commitment: "confirmed",
+    fetch: memoryFetch,
+    disableRetryOnRateLimit: true,
+  });
+const kitTransport = (async ({ payload }: { payload: { id: unknown; method: string } }) =>
+  JSON.parse(answer(payload.id, payload.method))) as any;
 const kit = () => createSolanaRpcFromTransport(kitTransport);
 
 // The service accepts everything at once: the SDK's own HTTP is not what the send path pays for.
-const txray = createTxray({ apiKey: "txr_live_bench", endpoint: "http://127.0.0.1:9", fetch: async () => new Response('{"accepted":50}', { status: 202 }), walletAdapter: "Phantom", maxQueue: 1_000_000 });
+const txray = createTxray({
+  apiKey: "txr_live_bench",
+  endpoint: "http://127.0.0.1:9",
+  fetch: async () => new Response('{"accepted":50}', { status: 202 }),
+  walletAdapter: "Phantom",
+  maxQueue: 1_000_000,
+});
 const plainConnection = web3();
 const wrappedConnection = txray.instrument(web3());
 const plainRpc = kit();
@@ -71,8 +83,14 @@ async function measure(name: string, plain: (i: number) => Promise<unknown>, wra
       await yieldToLoop(); // the SDK's deferred work runs here, outside the timed window
     }
   }
-  const result = { plainMedianUs: round(median(plainNs) / 1000), wrappedMedianUs: round(median(wrappedNs) / 1000), overheadUs: round((median(wrappedNs) - median(plainNs)) / 1000) };
-  console.error(`${name}: plain ${result.plainMedianUs} µs, with the SDK ${result.wrappedMedianUs} µs, overhead ${result.overheadUs} µs (median of ${CALLS} calls each)`);
+  const result = {
+    plainMedianUs: round(median(plainNs) / 1000),
+    wrappedMedianUs: round(median(wrappedNs) / 1000),
+    overheadUs: round((median(wrappedNs) - median(plainNs)) / 1000),
+  };
+  console.error(
+    `${name}: plain ${result.plainMedianUs} µs, with the SDK ${result.wrappedMedianUs} µs, overhead ${result.overheadUs} µs (median of ${CALLS} calls each)`,
+  );
   return result;
 }
 
@@ -86,29 +104,52 @@ const web3Result = await measure(
 const kitResult = await measure(
   "kit sendTransaction",
   (i) => plainRpc.sendTransaction(base64[i % base64.length] as any, { encoding: "base64", skipPreflight: true }).send(),
-  (i) => wrappedRpc.sendTransaction(base64[i % base64.length] as any, { encoding: "base64", skipPreflight: true }).send(),
+  (i) =>
+    wrappedRpc.sendTransaction(base64[i % base64.length] as any, { encoding: "base64", skipPreflight: true }).send(),
 );
 await txray.flush();
 const observed = txray.stats();
 console.error(`envelopes built and sent: ${observed.sent} (skipped ${observed.skipped}, dropped ${observed.dropped})`);
 
 // The deferred work alone: N observations turned into envelopes and batched (block height known).
-const background = createTxray({ apiKey: "txr_live_bench", endpoint: "http://127.0.0.1:9", fetch: async () => new Response("{}", { status: 202 }), maxQueue: 1_000_000, batchSize: 1000 });
+const background = createTxray({
+  apiKey: "txr_live_bench",
+  endpoint: "http://127.0.0.1:9",
+  fetch: async () => new Response("{}", { status: 202 }),
+  maxQueue: 1_000_000,
+  batchSize: 1000,
+});
 const fake = background.instrument({
   rpcEndpoint: "https://mainnet.helius-rpc.com",
-  _rpcRequest: async (method: string) => (method === "getLatestBlockhash" ? { result: { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100 } } } : { result: "x" }),
+  _rpcRequest: async (method: string) =>
+    method === "getLatestBlockhash"
+      ? { result: { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100 } } }
+      : { result: "x" },
 } as any) as any;
 await fake._rpcRequest("getLatestBlockhash", []);
 const N = Math.min(CALLS, 20_000);
-for (let i = 0; i < N; i++) await fake._rpcRequest("sendTransaction", [base64[i % base64.length], { encoding: "base64" }]);
+for (let i = 0; i < N; i++)
+  await fake._rpcRequest("sendTransaction", [base64[i % base64.length], { encoding: "base64" }]);
 const started = Bun.nanoseconds();
 await background.flush();
 const backgroundUsPerEnvelope = round((Bun.nanoseconds() - started) / 1000 / N);
-console.error(`deferred work: ${backgroundUsPerEnvelope} µs per envelope (parse, hash, build, batch, JSON), ${background.stats().sent} sent`);
+console.error(
+  `deferred work: ${backgroundUsPerEnvelope} µs per envelope (parse, hash, build, batch, JSON), ${background.stats().sent} sent`,
+);
 
 const bundle = readFileSync(join(import.meta.dir, "../dist/sdk/txray.min.js"));
 const bundleGzipBytes = Bun.gzipSync(bundle).length;
 console.error(`browser bundle: ${bundle.length} bytes minified, ${bundleGzipBytes} bytes gzip (budget 15,360)`);
 await txray.close();
 await background.close();
-console.log(JSON.stringify({ web3: web3Result, kit: kitResult, backgroundUsPerEnvelope, bundleBytes: bundle.length, bundleGzipBytes, targetOverheadUs: 50, targetGzipBytes: 15 * 1024 }));
+console.log(
+  JSON.stringify({
+    web3: web3Result,
+    kit: kitResult,
+    backgroundUsPerEnvelope,
+    bundleBytes: bundle.length,
+    bundleGzipBytes,
+    targetOverheadUs: 50,
+    targetGzipBytes: 15 * 1024,
+  }),
+);

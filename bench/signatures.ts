@@ -37,7 +37,9 @@ function mainThreadCpuSeconds(): number {
 async function writeIndex(workOn: "worker" | "thread") {
   const dir = join(root, workOn, "signatures");
   const writer = new SignatureIndex(dir, { workOn });
-  console.error(`writing ${ENTRIES.toLocaleString()} entries in runs of ${RUN_ENTRIES.toLocaleString()}, on the ${workOn}…`);
+  console.error(
+    `writing ${ENTRIES.toLocaleString()} entries in runs of ${RUN_ENTRIES.toLocaleString()}, on the ${workOn}…`,
+  );
   const started = performance.now();
   let mainThreadSeconds = 0;
   for (let start = 0; start < ENTRIES; start += RUN_ENTRIES) {
@@ -45,9 +47,26 @@ async function writeIndex(workOn: "worker" | "thread") {
       const n = start + i;
       // A success decided from its status, as the resolver indexes it (story without its null fields).
       const value = {
-        attemptId: `0193${n.toString(16).padStart(12, "0")}-${n % 997}`, accountId: "acc_1", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", payer: payer(n % 65_536).slice(0, 44),
-        rpcHash: "a1b2c3d4e5f60718", rpcLabel: "helius", sentAt: now - 60_000 + n, state: "resolved", at: now + n, outcome: "landed", slot: 300_000_000 + Math.floor(n / 5000),
-        blockTime: now + n, err: null, story: { topLevelProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", cuRequested: 200_000 }, drop: null, fingerprint: null,
+        attemptId: `0193${n.toString(16).padStart(12, "0")}-${n % 997}`,
+        accountId: "acc_1",
+        program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+        payer: payer(n % 65_536).slice(0, 44),
+        rpcHash: "a1b2c3d4e5f60718",
+        rpcLabel: "helius",
+        sentAt: now - 60_000 + n,
+        state: "resolved",
+        at: now + n,
+        outcome: "landed",
+        slot: 300_000_000 + Math.floor(n / 5000),
+        blockTime: now + n,
+        err: null,
+        story: {
+          topLevelProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+          instruction: "Route",
+          cuRequested: 200_000,
+        },
+        drop: null,
+        fingerprint: null,
       };
       return { sig: signature(n), attemptId: value.attemptId, value };
     });
@@ -79,15 +98,21 @@ const time = (sigs: string[], expectHit: boolean) => {
     const started = performance.now();
     const found = reader.lookup(sig);
     micros.push((performance.now() - started) * 1000);
-    if ((found.length > 0) !== expectHit) throw new Error(`look-up of ${sig}: ${found.length} entries`);
+    if (found.length > 0 !== expectHit) throw new Error(`look-up of ${sig}: ${found.length} entries`);
     if (expectHit && (found[0].value as { story: object }).story === EMPTY_STORY) throw new Error("unexpected story");
   }
   micros.sort((a, b) => a - b);
   const q = (p: number) => Number(micros[Math.min(micros.length - 1, Math.floor(p * micros.length))].toFixed(1));
   return { p50: q(0.5), p99: q(0.99) };
 };
-const hits = time(Array.from({ length: 5_000 }, (_, i) => signature(Math.floor((i * 7919) % ENTRIES))), true);
-const misses = time(Array.from({ length: 5_000 }, (_, i) => signature(ENTRIES + 1_000_000 + i)), false);
+const hits = time(
+  Array.from({ length: 5_000 }, (_, i) => signature(Math.floor((i * 7919) % ENTRIES))),
+  true,
+);
+const misses = time(
+  Array.from({ length: 5_000 }, (_, i) => signature(ENTRIES + 1_000_000 + i)),
+  false,
+);
 reader.close();
 rmSync(root, { recursive: true, force: true });
 console.log(
@@ -98,7 +123,10 @@ console.log(
     bytesPerEntry: Number((bytes / ENTRIES).toFixed(1)),
     writeEntriesPerSec: Math.round(ENTRIES / onWorker.seconds),
     // Both sides in the same run: the main thread's CPU per entry written, runs written and merged on it or on the workers.
-    mainThreadUsPerEntry: { onMainThread: Number(((onThread.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)), onWorkers: Number(((onWorker.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)) },
+    mainThreadUsPerEntry: {
+      onMainThread: Number(((onThread.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)),
+      onWorkers: Number(((onWorker.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)),
+    },
     hitLookupUs: hits,
     missLookupUs: misses,
     loadAverage: loadavg().map((v) => Number(v.toFixed(2))),

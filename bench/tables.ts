@@ -21,21 +21,37 @@ export function benchEnvelopes(): number {
 }
 
 /** A context over the cached synthetic lake of `envelopes` rows (generating it the first time). */
-export async function benchLake(envelopes: number): Promise<{ ctx: Context; generated: { programs: string[]; seconds: number } }> {
+export async function benchLake(
+  envelopes: number,
+): Promise<{ ctx: Context; generated: { programs: string[]; seconds: number } }> {
   const dataDir = join(tmpdir(), "txray-bench", `lake-${envelopes}`);
   const marker = join(dataDir, "generated.json");
   // A lake generated under another lake contract is stale.
   const stale = !existsSync(marker) || JSON.parse(readFileSync(marker, "utf8")).lakeVersion !== LAKE_VERSION;
   if (stale) rmSync(dataDir, { recursive: true, force: true });
-  const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), {
-    logger: silentLogger,
-    clock: () => BENCH_END_MS,
-  });
+  const ctx = await createContext(
+    loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }),
+    {
+      logger: silentLogger,
+      clock: () => BENCH_END_MS,
+    },
+  );
   if (stale) {
     mkdirSync(dataDir, { recursive: true });
     const programs = Math.max(4, Math.min(50, Math.round(envelopes / 200_000)));
-    const result = await generateLake({ dataDir, envelopes, programs, days: 30, endMs: BENCH_END_MS, control: ctx.control, force: true });
-    writeFileSync(marker, JSON.stringify({ lakeVersion: LAKE_VERSION, programs: result.programs, seconds: result.seconds }));
+    const result = await generateLake({
+      dataDir,
+      envelopes,
+      programs,
+      days: 30,
+      endMs: BENCH_END_MS,
+      control: ctx.control,
+      force: true,
+    });
+    writeFileSync(
+      marker,
+      JSON.stringify({ lakeVersion: LAKE_VERSION, programs: result.programs, seconds: result.seconds }),
+    );
     console.error(`generated ${envelopes} envelopes in ${result.seconds.toFixed(1)} s`);
   }
   return { ctx, generated: JSON.parse(readFileSync(marker, "utf8")) };
@@ -69,5 +85,15 @@ if (import.meta.main) {
   console.error(JSON.stringify({ steps: build.steps, attempts: build.attempts, answers: build.answers }));
   ctx.close();
   const round = (x: number) => Math.round(x * 100) / 100;
-  console.log(JSON.stringify({ envelopes, tablesSeconds: round(build.seconds), scanSeconds: round(scanSeconds), ratio: round(build.seconds / scanSeconds), duckdbMemoryLimit: ctx.config.DUCKDB_MEMORY_LIMIT, scanPeakRssMB: scanPeakMB, peakRssMB: peakMB }));
+  console.log(
+    JSON.stringify({
+      envelopes,
+      tablesSeconds: round(build.seconds),
+      scanSeconds: round(scanSeconds),
+      ratio: round(build.seconds / scanSeconds),
+      duckdbMemoryLimit: ctx.config.DUCKDB_MEMORY_LIMIT,
+      scanPeakRssMB: scanPeakMB,
+      peakRssMB: peakMB,
+    }),
+  );
 }

@@ -29,9 +29,12 @@ for (const [name, asset] of bundle.assets) {
 }
 const bundleFigures = {
   buildMs,
-  jsBytes: sizes.js[0], jsGzipBytes: sizes.js[1],
-  cssBytes: sizes.css[0], cssGzipBytes: sizes.css[1],
-  htmlBytes: bundle.index.body.length, htmlGzipBytes: bundle.index.gzip.length,
+  jsBytes: sizes.js[0],
+  jsGzipBytes: sizes.js[1],
+  cssBytes: sizes.css[0],
+  cssGzipBytes: sizes.css[1],
+  htmlBytes: bundle.index.body.length,
+  htmlGzipBytes: bundle.index.gzip.length,
   totalGzipBytes: sizes.js[1] + sizes.css[1] + bundle.index.gzip.length,
 };
 console.error("bundle", bundleFigures);
@@ -76,13 +79,20 @@ async function timed(path: string, ready: string) {
 const program = await timed(`/p/${PROGRAM}`, "figure[data-plot=ready] canvas");
 // The app program's broken release: an issue with a call stack, logs and a deploy marker.
 const top = (await (await fetch(`${world.t.url}/v1/top-issues/${world.appProgram}?window=1d&limit=50`)).json()) as any;
-const appIssue = [...top.segments.human, ...top.segments.mixed, ...top.segments.bot].find((i: any) => i.errCode !== null) ?? top.segments.human[0];
+const appIssue =
+  [...top.segments.human, ...top.segments.mixed, ...top.segments.bot].find((i: any) => i.errCode !== null) ??
+  top.segments.human[0];
 const issuePath = `/i/${encodeURIComponent(appIssue.fingerprint)}`;
 const issue = await timed(issuePath, "figure[data-plot=ready]");
 const story = (await (await fetch(`${world.t.url}/v1/issue/${appIssue.fingerprint}`)).json()) as any;
 await browser.close();
 
-const pages: Record<string, string> = { home: "/", program: `/p/${PROGRAM}`, issue: issuePath, tx: `/tx/${story.representative.sig}` };
+const pages: Record<string, string> = {
+  home: "/",
+  program: `/p/${PROGRAM}`,
+  issue: issuePath,
+  tx: `/tx/${story.representative.sig}`,
+};
 const lighthouseFigures: Record<string, LighthouseFigures> = {};
 if (process.env.TXRAY_BENCH_LIGHTHOUSE !== "off") {
   for (const [name, path] of Object.entries(pages)) {
@@ -99,11 +109,20 @@ const result = {
   programPage: {
     coldFirstPlotMs: Math.round(program.cold.firstPlot),
     coldTrendMs: Math.round(program.cold.trend),
-    warm: { runs: RUNS, firstPlotMs: median(program.warm.map((w) => w.firstPlot)), trendMs: median(program.warm.map((w) => w.trend)), trendMaxMs: Math.round(Math.max(...program.warm.map((w) => w.trend))) },
+    warm: {
+      runs: RUNS,
+      firstPlotMs: median(program.warm.map((w) => w.firstPlot)),
+      trendMs: median(program.warm.map((w) => w.trend)),
+      trendMaxMs: Math.round(Math.max(...program.warm.map((w) => w.trend))),
+    },
   },
   issuePage: {
     coldFirstPlotMs: Math.round(issue.cold.firstPlot),
-    warm: { runs: RUNS, firstPlotMs: median(issue.warm.map((w) => w.firstPlot)), firstPlotMaxMs: Math.round(Math.max(...issue.warm.map((w) => w.firstPlot))) },
+    warm: {
+      runs: RUNS,
+      firstPlotMs: median(issue.warm.map((w) => w.firstPlot)),
+      firstPlotMaxMs: Math.round(Math.max(...issue.warm.map((w) => w.firstPlot))),
+    },
   },
   lighthouse: lighthouseFigures,
 };

@@ -12,7 +12,15 @@ const ROOT = resolve(import.meta.dir, "..");
 const ENTRY = join(ROOT, "src/sdk/index.ts");
 
 async function bundle(outDir: string, name: string, minify: boolean) {
-  const result = await Bun.build({ entrypoints: [ENTRY], target: "browser", format: "esm", minify, sourcemap: "none", naming: name, outdir: outDir });
+  const result = await Bun.build({
+    entrypoints: [ENTRY],
+    target: "browser",
+    format: "esm",
+    minify,
+    sourcemap: "none",
+    naming: name,
+    outdir: outDir,
+  });
   if (!result.success) throw new AggregateError(result.logs, "SDK build failed");
 }
 
@@ -49,7 +57,9 @@ export async function buildSdk(outDir = join(ROOT, "dist/sdk")): Promise<void> {
 /** Every file under `dir`, relative, sorted. */
 export function listFiles(dir: string, prefix = ""): string[] {
   return readdirSync(dir)
-    .flatMap((name) => (statSync(join(dir, name)).isDirectory() ? listFiles(join(dir, name), `${prefix}${name}/`) : [`${prefix}${name}`]))
+    .flatMap((name) =>
+      statSync(join(dir, name)).isDirectory() ? listFiles(join(dir, name), `${prefix}${name}/`) : [`${prefix}${name}`],
+    )
     .sort();
 }
 

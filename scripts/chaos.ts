@@ -33,7 +33,7 @@ import { dataPaths } from "../src/lake/paths";
 import { runJob } from "../src/jobs/scheduler";
 import { jobByName } from "../src/jobs/registry";
 import { encodeBase58 } from "../src/shared/base58";
-import { type FaultPoint } from "../src/shared/fault";
+import type { FaultPoint } from "../src/shared/fault";
 import { silentLogger } from "../src/shared/logger";
 import { everyIndexedAttempt, openAttemptIds } from "../src/chain/resolve";
 import { mulberry32 } from "../devkit/localnet";
@@ -127,7 +127,11 @@ class Child {
       const match = pattern.exec(this.output);
       if (match) return match;
       if (!this.alive || Date.now() > deadline) return null;
-      await Promise.race([new Promise<void>((resolve) => this.listeners.push(resolve)), Bun.sleep(Math.min(250, deadline - Date.now())), this.process.exited]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.listeners.push(resolve)),
+        Bun.sleep(Math.min(250, deadline - Date.now())),
+        this.process.exited,
+      ]);
     }
   }
   /** SIGKILL to the process and its children (the server's tables process), as a crash of the machine or its service would. */
@@ -149,7 +153,15 @@ class Child {
 }
 
 function startChild(args: string[], env: Record<string, string>): Child {
-  return new Child(spawn(args, { cwd: ROOT, env: { ...process.env, ...env }, stdin: "ignore", stdout: "ignore", stderr: "pipe" }) as never);
+  return new Child(
+    spawn(args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    }) as never,
+  );
 }
 
 /** A synthetic envelope: a signature nobody sent (resolves as dropped: long expired, its first look-up decides it) or a preflight failure (decoded from its own logs). */
@@ -171,7 +183,12 @@ function syntheticEnvelope(random: () => number, program: string): Envelope {
     sdkVersion: "0.1.0",
   };
   if (random() < 0.3) {
-    return { ...base, kind: "preflight", preflightError: "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1", simulationLogs: [`Program ${program} invoke [1]`, `Program ${program} failed: custom program error: 0x1`] };
+    return {
+      ...base,
+      kind: "preflight",
+      preflightError: "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
+      simulationLogs: [`Program ${program} invoke [1]`, `Program ${program} failed: custom program error: 0x1`],
+    };
   }
   return base;
 }
@@ -183,7 +200,11 @@ function startLoad(url: string, key: string, next: () => Envelope, acknowledged:
     while (!stop) {
       const envelopes = Array.from({ length: 10 }, next);
       try {
-        const response = await fetch(`${url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }), signal: AbortSignal.timeout(20_000) });
+        const response = await fetch(`${url}/v1/ingest`, {
+          method: "POST",
+          body: JSON.stringify({ apiKey: key, envelopes }),
+          signal: AbortSignal.timeout(20_000),
+        });
         if (response.status === 202) for (const e of envelopes) acknowledged.add(e.sig!);
         await Bun.sleep(100); // a steady trickle (~300 envelopes/s over 3 clients): resolve keeps up, so every job passes its moments often
       } catch {
@@ -211,14 +232,17 @@ export async function servingState(dataDir: string): Promise<string> {
   }
   const file = join(tables, pointer.file);
   if (!existsSync(file)) return `pointer names a missing file ${pointer.file}`;
-  if (!existsSync(join(tables, `serving-${pointer.version}.answers`))) return `version ${pointer.version} has no answers file`;
+  if (!existsSync(join(tables, `serving-${pointer.version}.answers`)))
+    return `version ${pointer.version} has no answers file`;
   try {
     const instance = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" });
     const connection = await instance.connect();
     try {
       const meta = (await connection.runAndReadAll("SELECT value FROM meta WHERE key = 'version'")).getRowObjectsJS();
-      if (String(meta[0]?.value) !== String(pointer.version)) return `meta version ${meta[0]?.value} ≠ pointer ${pointer.version}`;
-      for (const table of ["rates", "issues", "providers", "cu_instructions", "payer_scores", "release_rates"]) await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
+      if (String(meta[0]?.value) !== String(pointer.version))
+        return `meta version ${meta[0]?.value} ≠ pointer ${pointer.version}`;
+      for (const table of ["rates", "issues", "providers", "cu_instructions", "payer_scores", "release_rates"])
+        await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
     } finally {
       connection.closeSync();
       instance.closeSync();
@@ -231,18 +255,37 @@ export async function servingState(dataDir: string): Promise<string> {
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const started = performance.now();
-  const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const random = mulberry32(options.seed ?? 1);
   const scenarios = options.scenarios ?? SCENARIOS;
   const dataDir = mkdtempSync(join(tmpdir(), "txray-chaos-"));
   const chain = await startLocalnet({ blockTimeMs: 0 });
   const result: ChaosResult = {
-    kills: 0, lost: 0, duplicated: 0, tornTables: 0, lostResolutions: 0, duplicatedResolutions: 0, orphanResolutions: 0, intakeMismatches: 0,
-    acknowledged: 0, lakeRows: 0, resolutions: 0, moments: {}, missed: 0, unexpectedExits: 0, seconds: 0,
+    kills: 0,
+    lost: 0,
+    duplicated: 0,
+    tornTables: 0,
+    lostResolutions: 0,
+    duplicatedResolutions: 0,
+    orphanResolutions: 0,
+    intakeMismatches: 0,
+    acknowledged: 0,
+    lakeRows: 0,
+    resolutions: 0,
+    moments: {},
+    missed: 0,
+    unexpectedExits: 0,
+    seconds: 0,
   };
   try {
     log(`chaos: data ${dataDir}, local chain ${chain.url}`);
-    const traffic = await runTraffic({ rpcUrl: chain.url, attempts: options.realAttempts ?? 120, seed: options.seed ?? 1, blocksPerAttempt: 1, payers: 20 });
+    const traffic = await runTraffic({
+      rpcUrl: chain.url,
+      attempts: options.realAttempts ?? 120,
+      seed: options.seed ?? 1,
+      blocksPerAttempt: 1,
+      payers: 20,
+    });
     const realPool = traffic.attempts.map((a) => a.envelope as Envelope).filter((e) => e.sig !== null);
     const program = realPool[0]?.program ?? "11111111111111111111111111111111";
     log(`chaos: ${realPool.length} real envelopes from the local chain`);
@@ -253,9 +296,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     control.close();
     const acknowledged = new Set<string>();
     const env = {
-      TXRAY_DATA_DIR: dataDir, API_HOST: "127.0.0.1", API_PORT: "0", SOLANA_RPC_URL: chain.url, TXRAY_LOG_LEVEL: "info", INGEST_WORKERS: "1",
-      INGEST_BURST: "100000000", INGEST_RATE_PER_SECOND: "100000000", SPOOL_SEAL_MS: "150", FLUSH_INTERVAL_MS: "150", RESOLVE_INTERVAL_MS: "250",
-      COMPACT_INTERVAL_MS: "400", TABLES_INTERVAL_MS: "500", DEPLOYS_INTERVAL_MS: "3600000", SHUTDOWN_TIMEOUT_MS: "5000",
+      TXRAY_DATA_DIR: dataDir,
+      API_HOST: "127.0.0.1",
+      API_PORT: "0",
+      SOLANA_RPC_URL: chain.url,
+      TXRAY_LOG_LEVEL: "info",
+      INGEST_WORKERS: "1",
+      INGEST_BURST: "100000000",
+      INGEST_RATE_PER_SECOND: "100000000",
+      SPOOL_SEAL_MS: "150",
+      FLUSH_INTERVAL_MS: "150",
+      RESOLVE_INTERVAL_MS: "250",
+      COMPACT_INTERVAL_MS: "400",
+      TABLES_INTERVAL_MS: "500",
+      DEPLOYS_INTERVAL_MS: "3600000",
+      SHUTDOWN_TIMEOUT_MS: "5000",
     };
     const startServer = async (extra: Record<string, string>) => {
       const server = startChild(["bun", "run", "src/bin/server.ts"], { ...env, ...extra });
@@ -277,10 +332,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const scenario = scenarios[round % scenarios.length];
       // Which time the moment is reached: a server's scheduler passes each moment again and again; a
       // runner's single run passes most of them once (a tables build passes mid-build 25 times or more).
-      const nth = 1 + Math.floor(random() * (scenario.point === "tables:mid-build" ? 25 : scenario.target === "server" ? 3 : 1));
+      const nth =
+        1 + Math.floor(random() * (scenario.point === "tables:mid-build" ? 25 : scenario.target === "server" ? 3 : 1));
       const armed = scenario.point ? `${scenario.point}:pause@${nth}` : null;
       if (scenario.target === "server") {
-        const { server, url } = await startServer({ TXRAY_SCHEDULER: "on", ...(armed ? { TXRAY_FAULT_POINT: armed } : {}) });
+        const { server, url } = await startServer({
+          TXRAY_SCHEDULER: "on",
+          ...(armed ? { TXRAY_FAULT_POINT: armed } : {}),
+        });
         const stopLoad = startLoad(url, key, next, acknowledged);
         let moment: string;
         if (armed) {
@@ -300,18 +359,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         const { server, url } = await startServer({ TXRAY_SCHEDULER: "off" });
         const stopLoad = startLoad(url, key, next, acknowledged);
         await Bun.sleep(200);
-        const runner = startChild(["bun", "run", "src/bin/cli.ts", "jobs", "run", scenario.job], { ...env, TXRAY_FAULT_POINT: armed! });
+        const runner = startChild(["bun", "run", "src/bin/cli.ts", "jobs", "run", scenario.job], {
+          ...env,
+          TXRAY_FAULT_POINT: armed!,
+        });
         const reached = await runner.waitFor(/"message":"fault point reached"/, 20_000);
         if (reached && (await runner.kill())) await afterKill(`runner ${scenario.job} ${scenario.point}`);
         else {
           await runner.kill();
           result.missed++; // the job ended without reaching the moment (nothing to do)
-          log(`chaos: runner ${scenario.job} did not reach ${armed}: ${runner.output.trim().split("\n").slice(-2).join(" | ").slice(0, 600)}`);
+          log(
+            `chaos: runner ${scenario.job} did not reach ${armed}: ${runner.output.trim().split("\n").slice(-2).join(" | ").slice(0, 600)}`,
+          );
         }
         await stopLoad();
         await server.terminate();
       }
-      log(`chaos: round ${round + 1} (${scenario.target} ${"job" in scenario ? scenario.job + " " : ""}${armed ?? "random"}): ${result.kills} kills, ${acknowledged.size} acknowledged, ${Math.round((performance.now() - started) / 1000)} s`);
+      log(
+        `chaos: round ${round + 1} (${scenario.target} ${"job" in scenario ? `${scenario.job} ` : ""}${armed ?? "random"}): ${result.kills} kills, ${acknowledged.size} acknowledged, ${Math.round((performance.now() - started) / 1000)} s`,
+      );
     }
 
     // Recovery: a clean start and stop (seals what the last process left), then every job until done.
@@ -324,7 +390,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         if (!outcome.ok) log(`chaos: recovery ${name} failed: ${outcome.error}`);
       }
       const glob = (dataset: "envelopes" | "resolutions") => ctx.paths.datasetGlob(dataset);
-      const lake = await ctx.duck.all<{ sig: string; n: number }>(`SELECT sig, count(*)::INTEGER AS n FROM read_parquet('${glob("envelopes")}', hive_partitioning = true) GROUP BY sig`);
+      const lake = await ctx.duck.all<{ sig: string; n: number }>(
+        `SELECT sig, count(*)::INTEGER AS n FROM read_parquet('${glob("envelopes")}', hive_partitioning = true) GROUP BY sig`,
+      );
       const inLake = new Map(lake.map((row) => [row.sig, Number(row.n)]));
       result.acknowledged = acknowledged.size;
       result.lakeRows = lake.reduce((sum, row) => sum + Number(row.n), 0);
@@ -341,7 +409,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const resolvedInLake = new Map(resolutions.map((row) => [row.attempt_id, Number(row.n)]));
       // Resolved entries of the signature index (what why answers from), and the resolver's open attempts as a restarted process holds them.
       const indexed = new Set<string>();
-      for (const entry of everyIndexedAttempt(ctx.signatures, ctx.control)) if (entry.state === "resolved") indexed.add(entry.attemptId);
+      for (const entry of everyIndexedAttempt(ctx.signatures, ctx.control))
+        if (entry.state === "resolved") indexed.add(entry.attemptId);
       const pending = await openAttemptIds(ctx);
       result.resolutions = resolutions.length;
       result.duplicatedResolutions = resolutions.filter((row) => Number(row.n) > 1).length;
@@ -350,9 +419,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       result.orphanResolutions = resolutions.filter((row) => row.sig !== null && !indexed.has(row.attempt_id)).length;
       // Every attempt of a segment the resolver has taken in is pending or resolved, never both, never neither
       // (segments not yet taken in, at most 200 per run, are still waiting: their attempts are in neither).
-      const taken = new Set(ctx.control.query<{ segment: string }, []>("SELECT segment FROM lake_segments WHERE intake_at IS NOT NULL").all().map((r) => r.segment));
-      const attempts = await ctx.duck.all<{ attempt_id: string; spool_segment: string }>(`SELECT attempt_id, spool_segment FROM read_parquet('${glob("envelopes")}', hive_partitioning = true)`);
-      result.intakeMismatches = attempts.filter((a) => (indexed.has(a.attempt_id) && pending.has(a.attempt_id)) || (taken.has(a.spool_segment) && !indexed.has(a.attempt_id) && !pending.has(a.attempt_id))).length;
+      const taken = new Set(
+        ctx.control
+          .query<{ segment: string }, []>("SELECT segment FROM lake_segments WHERE intake_at IS NOT NULL")
+          .all()
+          .map((r) => r.segment),
+      );
+      const attempts = await ctx.duck.all<{ attempt_id: string; spool_segment: string }>(
+        `SELECT attempt_id, spool_segment FROM read_parquet('${glob("envelopes")}', hive_partitioning = true)`,
+      );
+      result.intakeMismatches = attempts.filter(
+        (a) =>
+          (indexed.has(a.attempt_id) && pending.has(a.attempt_id)) ||
+          (taken.has(a.spool_segment) && !indexed.has(a.attempt_id) && !pending.has(a.attempt_id)),
+      ).length;
     } finally {
       ctx.close();
     }
@@ -381,5 +461,16 @@ if (import.meta.main) {
   };
   const result = await runChaos({ kills: argument("kills", 200), seed: argument("seed", 1) });
   console.log(JSON.stringify(result));
-  process.exit(result.lost + result.duplicated + result.tornTables + result.duplicatedResolutions + result.lostResolutions + result.orphanResolutions + result.intakeMismatches === 0 ? 0 : 1);
+  process.exit(
+    result.lost +
+      result.duplicated +
+      result.tornTables +
+      result.duplicatedResolutions +
+      result.lostResolutions +
+      result.orphanResolutions +
+      result.intakeMismatches ===
+      0
+      ? 0
+      : 1,
+  );
 }

@@ -6,7 +6,11 @@
 import { parseArgs } from "node:util";
 import { createFuzzHarness, runFuzz } from "./fuzz/harness";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { inputs: { type: "string" }, seed: { type: "string" } }, strict: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { inputs: { type: "string" }, seed: { type: "string" } },
+  strict: true,
+});
 const inputs = Number(values.inputs ?? 100_000);
 const seed = Number(values.seed ?? Date.now() % 1_000_000);
 if (!Number.isInteger(inputs) || inputs < 1 || !Number.isInteger(seed)) {
@@ -21,10 +25,19 @@ const stats = await runFuzz(harness, {
   seed,
   inputs,
   onProgress: (s) =>
-    console.error(`${s.inputs} inputs, ${s.fiveXX} 5xx, ${s.crashes} crashes, ${s.dropped} dropped, ${s.badShape} bad shape (${Math.round((performance.now() - started) / 1000)} s)`),
+    console.error(
+      `${s.inputs} inputs, ${s.fiveXX} 5xx, ${s.crashes} crashes, ${s.dropped} dropped, ${s.badShape} bad shape (${Math.round((performance.now() - started) / 1000)} s)`,
+    ),
 });
 await harness.close();
 for (const finding of stats.findings.slice(0, 10)) console.error(JSON.stringify(finding));
 const { findings, ...figures } = stats;
-console.log(JSON.stringify({ ...figures, seed, findings: findings.length, seconds: Math.round((performance.now() - started) / 1000) }));
+console.log(
+  JSON.stringify({
+    ...figures,
+    seed,
+    findings: findings.length,
+    seconds: Math.round((performance.now() - started) / 1000),
+  }),
+);
 process.exit(stats.fiveXX + stats.crashes + stats.dropped + stats.badShape === 0 ? 0 : 1);

@@ -14,7 +14,8 @@ export function processTree(pid: number): number[] {
     }
     for (const task of tasks) {
       try {
-        for (const child of readFileSync(`/proc/${out[i]}/task/${task}/children`, "utf8").trim().split(/\s+/)) if (child) out.push(Number(child));
+        for (const child of readFileSync(`/proc/${out[i]}/task/${task}/children`, "utf8").trim().split(/\s+/))
+          if (child) out.push(Number(child));
       } catch {}
     }
   }

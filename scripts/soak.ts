@@ -26,7 +26,14 @@ import { processTree } from "./process-tree";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { minutes: { type: "string" }, rate: { type: "string" }, batch: { type: "string" }, history: { type: "string" }, "keep-data": { type: "boolean" }, split: { type: "boolean" } },
+  options: {
+    minutes: { type: "string" },
+    rate: { type: "string" },
+    batch: { type: "string" },
+    history: { type: "string" },
+    "keep-data": { type: "boolean" },
+    split: { type: "boolean" },
+  },
   strict: true,
 });
 const minutes = Number(values.minutes ?? 10);
@@ -34,18 +41,31 @@ const rate = Number(values.rate ?? 20_000);
 const batchSize = Number(values.batch ?? 500);
 /** Envelopes of history (7 days, the soak's programs and accounts) written to the lake before the server starts. */
 const history = Number(values.history ?? 0);
-if (!(minutes > 0) || !(rate > 0) || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000 || !Number.isInteger(history) || history < 0) {
-  console.error("usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--history N] [--split] [--keep-data]");
+if (
+  !(minutes > 0) ||
+  !(rate > 0) ||
+  !Number.isInteger(batchSize) ||
+  batchSize < 1 ||
+  batchSize > 1000 ||
+  !Number.isInteger(history) ||
+  history < 0
+) {
+  console.error(
+    "usage: bun run soak [--minutes M] [--rate R] [--batch B (1-1000)] [--history N] [--split] [--keep-data]",
+  );
   process.exit(2);
 }
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAX_IN_FLIGHT = 32;
 // Hard stop whatever happens: the soak must end by itself.
-const hardStop = setTimeout(() => {
-  console.error("soak: hard time limit reached; stopping");
-  for (const server of servers) server.process.kill("SIGKILL");
-  process.exit(3);
-}, (minutes + 5) * 60_000);
+const hardStop = setTimeout(
+  () => {
+    console.error("soak: hard time limit reached; stopping");
+    for (const server of servers) server.process.kill("SIGKILL");
+    process.exit(3);
+  },
+  (minutes + 5) * 60_000,
+);
 
 // --- the chain: a stand-in mainnet provider (devkit/standin): 60% landed, 10% failed on chain, 30% never landed ---
 const chain = startStandInChain();
@@ -60,11 +80,24 @@ const readKey = createAccountKey(control, "soak-0", "read", Date.now()).key;
 // --history N: a lake that already holds N envelopes (and their resolutions) of the soak's programs
 // and accounts over the last 7 days, so the run measures an instance that has been running, not
 // one filling an empty lake (the tables build works over everything in its windows).
-let PROGRAMS = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"];
+let PROGRAMS = [
+  "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+  "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+  "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc",
+];
 if (history > 0) {
-  const generated = await generateLake({ dataDir, envelopes: history, programs: 3, days: 7, accounts: created.map((c) => c.record.accountId), control });
+  const generated = await generateLake({
+    dataDir,
+    envelopes: history,
+    programs: 3,
+    days: 7,
+    accounts: created.map((c) => c.record.accountId),
+    control,
+  });
   PROGRAMS = generated.programs;
-  console.error(`soak: ${generated.envelopes.toLocaleString()} envelopes of history over 7 days written in ${Math.round(generated.seconds)} s`);
+  console.error(
+    `soak: ${generated.envelopes.toLocaleString()} envelopes of history over 7 days written in ${Math.round(generated.seconds)} s`,
+  );
 }
 control.close();
 const serverEnv: Record<string, string> = {
@@ -82,14 +115,20 @@ const serverEnv: Record<string, string> = {
   PUBLIC_RATE_PER_MINUTE: "1000000",
 };
 // Any txray setting in the environment overrides the soak's defaults.
-for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name in serverEnv && name !== "TXRAY_DATA_DIR") serverEnv[name] = value;
+for (const [name, value] of Object.entries(process.env))
+  if (value !== undefined && name in serverEnv && name !== "TXRAY_DATA_DIR") serverEnv[name] = value;
 type Txray = { process: Subprocess<"ignore", "ignore", "pipe">; url: string };
 const servers: Txray[] = [];
 const serverLog: string[] = [];
 /** A txray process, once it says where it listens; its log lines then go to serverLog. */
 async function startTxray(env: Record<string, string>): Promise<Txray> {
   // As `bun run start` starts it: Bun's thread pool at 16 unless the environment says otherwise (docs/operations.md).
-  const child = spawn(["bun", "src/bin/server.ts"], { cwd: ROOT, env: { UV_THREADPOOL_SIZE: "16", ...process.env, ...env }, stdout: "ignore", stderr: "pipe" });
+  const child = spawn(["bun", "src/bin/server.ts"], {
+    cwd: ROOT,
+    env: { UV_THREADPOOL_SIZE: "16", ...process.env, ...env },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   servers.push({ process: child, url: "" });
   const reader = child.stderr.getReader();
   const decoder = new TextDecoder();
@@ -119,7 +158,9 @@ async function startTxray(env: Record<string, string>): Promise<Txray> {
   }
 }
 const url = values.split
-  ? (await startTxray({ ...serverEnv, TXRAY_ROLES: "ingest,read", TXRAY_NODE_ID: "api-1" }), await startTxray({ ...serverEnv, TXRAY_ROLES: "jobs", TXRAY_NODE_ID: "jobs-1" }), servers[0].url)
+  ? (await startTxray({ ...serverEnv, TXRAY_ROLES: "ingest,read", TXRAY_NODE_ID: "api-1" }),
+    await startTxray({ ...serverEnv, TXRAY_ROLES: "jobs", TXRAY_NODE_ID: "jobs-1" }),
+    servers[0].url)
   : (await startTxray(serverEnv)).url;
 
 // --- load: envelopes at a steady rate, in batches ---
@@ -137,7 +178,14 @@ function makeBatch(): string {
   const envelopes = [];
   for (let i = 0; i < batchSize; i++) {
     const n = envelopeCounter++;
-    const envelope = soakEnvelope(n, { signature: randomSignature, programs: PROGRAMS, payers, blockhash, sentAt: now, lastValidBlockHeight: n % 4 === 0 ? h - 5 : h + 150 });
+    const envelope = soakEnvelope(n, {
+      signature: randomSignature,
+      programs: PROGRAMS,
+      payers,
+      blockhash,
+      sentAt: now,
+      lastValidBlockHeight: n % 4 === 0 ? h - 5 : h + 150,
+    });
     const sig = envelope.sig;
     envelopes.push(envelope);
     if (sig !== null && n % 97 === 0) {
@@ -149,10 +197,35 @@ function makeBatch(): string {
 }
 
 type Window = {
-  ingestLatencies: number[]; readLatencies: number[]; readsByRoute: Map<string, number[]>; acknowledged: number; ingestErrors: number; readErrors: number; mcpErrors: number; mcpCalls: number;
-  notReady: number; errorSamples: string[]; rss: number[]; rssAnonymous: number[]; rssFile: number[];
+  ingestLatencies: number[];
+  readLatencies: number[];
+  readsByRoute: Map<string, number[]>;
+  acknowledged: number;
+  ingestErrors: number;
+  readErrors: number;
+  mcpErrors: number;
+  mcpCalls: number;
+  notReady: number;
+  errorSamples: string[];
+  rss: number[];
+  rssAnonymous: number[];
+  rssFile: number[];
 };
-const freshWindow = (): Window => ({ ingestLatencies: [], readLatencies: [], readsByRoute: new Map(), acknowledged: 0, ingestErrors: 0, readErrors: 0, mcpErrors: 0, mcpCalls: 0, notReady: 0, errorSamples: [], rss: [], rssAnonymous: [], rssFile: [] });
+const freshWindow = (): Window => ({
+  ingestLatencies: [],
+  readLatencies: [],
+  readsByRoute: new Map(),
+  acknowledged: 0,
+  ingestErrors: 0,
+  readErrors: 0,
+  mcpErrors: 0,
+  mcpCalls: 0,
+  notReady: 0,
+  errorSamples: [],
+  rss: [],
+  rssAnonymous: [],
+  rssFile: [],
+});
 /** Set once the first serving tables exist: before that an analytical route's 503 `unavailable` is the documented start-up state. */
 let tablesBuilt = false;
 let window = freshWindow();
@@ -172,7 +245,11 @@ async function sendBatch() {
   const key = keys[batchesSent % keys.length];
   const t0 = performance.now();
   try {
-    const response = await fetch(`${url}/v1/ingest`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
+    const response = await fetch(`${url}/v1/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body,
+    });
     const text = await response.text();
     window.ingestLatencies.push(performance.now() - t0);
     if (response.status === 202) window.acknowledged += batchSize;
@@ -201,9 +278,14 @@ const loadLoop = (async () => {
 
 // --- reads: every route, ~10 per second; MCP tools when /mcp exists ---
 const READ_ROUTES = [
-  () => ["/v1/status"], () => ["/v1/programs", readKey],
-  (p: string) => [`/v1/baseline/${p}?window=1d`], (p: string) => [`/v1/top-issues/${p}?window=7d`], (p: string) => [`/v1/cu-headroom/${p}`],
-  (p: string) => [`/v1/provider-report/${p}`], (p: string) => [`/v1/release-diff/${p}`], (p: string) => [`/v1/baseline/${p}?scope=account`, readKey],
+  () => ["/v1/status"],
+  () => ["/v1/programs", readKey],
+  (p: string) => [`/v1/baseline/${p}?window=1d`],
+  (p: string) => [`/v1/top-issues/${p}?window=7d`],
+  (p: string) => [`/v1/cu-headroom/${p}`],
+  (p: string) => [`/v1/provider-report/${p}`],
+  (p: string) => [`/v1/release-diff/${p}`],
+  (p: string) => [`/v1/baseline/${p}?scope=account`, readKey],
   (p: string) => [`/v1/wallet/${p}/${payers[Math.floor(Math.random() * 50)]}?window=1d`],
   () => [`/v1/why/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
   () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
@@ -224,7 +306,12 @@ const mcpAvailable = await (async () => {
   const response = await fetch(`${url}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "txray-soak", version: "0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "txray-soak", version: "0" } },
+    }),
   }).catch(() => null);
   if (!response || response.status === 404) return null;
   await response.text();
@@ -262,13 +349,21 @@ const readLoop = (async () => {
       const [name, args] = MCP_CALLS[(i / 5) % MCP_CALLS.length](PROGRAMS[i % 3]);
       const response = await fetch(`${url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": readKey, ...(mcpAvailable ? { "mcp-session-id": mcpAvailable } : {}) },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "x-api-key": readKey,
+          ...(mcpAvailable ? { "mcp-session-id": mcpAvailable } : {}),
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name, arguments: args } }),
       }).catch(() => null);
       const text = (await response?.text().catch(() => "")) ?? "";
       window.mcpCalls++;
       // A tool's error result is an error unless it is the documented start-up state or "no such attempt/program yet".
-      const toolError = /"isError":true/.test(text) && !(/not built yet/.test(text) && !tablesBuilt) && !/"code":"(not_found|pending)"/.test(text);
+      const toolError =
+        /"isError":true/.test(text) &&
+        !(/not built yet/.test(text) && !tablesBuilt) &&
+        !/"code":"(not_found|pending)"/.test(text);
       if (!response || response.status >= 400 || toolError || !text.includes('"result"')) {
         window.mcpErrors++;
         noteError(`mcp ${name} ${response?.status ?? "transport"} ${text}`);
@@ -299,7 +394,8 @@ const residentMb = (): { total: number; anonymous: number; file: number } | null
           if (pid === server.process.pid) throw new Error("server gone");
           continue; // a child that ended meanwhile
         }
-        const field = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+        const field = (name: string) =>
+          Math.round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
         sum.total += field("VmRSS");
         sum.anonymous += field("RssAnon");
         sum.file += field("RssFile");
@@ -327,12 +423,19 @@ let logCursor = 0;
 async function report(minute: number): Promise<void> {
   const w = window;
   window = freshWindow();
-  const status = (await fetch(`${url}/v1/status`).then((r) => r.json()).catch(() => null)) as any;
-  const jobs = (status?.jobs ?? {}) as Record<string, { lastRunAt: number; ok: boolean | null; details: any; lastFinished?: { details: any } | null }>;
+  const status = (await fetch(`${url}/v1/status`)
+    .then((r) => r.json())
+    .catch(() => null)) as any;
+  const jobs = (status?.jobs ?? {}) as Record<
+    string,
+    { lastRunAt: number; ok: boolean | null; details: any; lastFinished?: { details: any } | null }
+  >;
   // A resolver that is behind runs back to back: its latest finished run says where the time went.
   const resolveRun = jobs.resolve?.ok === null ? jobs.resolve.lastFinished?.details : jobs.resolve?.details;
   const ran: Record<string, string> = {};
-  for (const [name, run] of Object.entries(jobs)) if (lastJobs[name]?.lastRunAt !== run.lastRunAt) ran[name] = run.ok === false ? "failed" : run.ok === null ? "running" : "ok";
+  for (const [name, run] of Object.entries(jobs))
+    if (lastJobs[name]?.lastRunAt !== run.lastRunAt)
+      ran[name] = run.ok === false ? "failed" : run.ok === null ? "running" : "ok";
   lastJobs = jobs;
   if (jobs.tables?.ok) tablesBuilt = true;
   const newLogs = serverLog.slice(logCursor);
@@ -351,16 +454,46 @@ async function report(minute: number): Promise<void> {
     awaitingIntake: status?.resolver?.awaitingIntake ?? null,
     resolverLagMs: status?.resolver?.lagMs ?? null,
     // The latest finished resolve run: its rounds, what it took in, and milliseconds per step (docs/operations.md).
-    resolveRun: resolveRun ? { rounds: resolveRun.rounds, intake: resolveRun.intake?.attempts, stepsMs: resolveRun.stepsMs } : null,
+    resolveRun: resolveRun
+      ? { rounds: resolveRun.rounds, intake: resolveRun.intake?.attempts, stepsMs: resolveRun.stepsMs }
+      : null,
     // The tables job's last finished refresh: what it took in, what it left for the next, its seconds.
-    tables: jobs.tables?.details ? { attempts: jobs.tables.details.attempts, resolutions: jobs.tables.details.resolutions, deferredRows: jobs.tables.details.deferredRows, seconds: Math.round(jobs.tables.details.seconds * 10) / 10 } : null,
-    ingest: { envelopesPerSecond: Math.round(w.acknowledged / 60), requests: w.ingestLatencies.length, p50: percentile(w.ingestLatencies, 50), p95: percentile(w.ingestLatencies, 95), p99: percentile(w.ingestLatencies, 99) },
+    tables: jobs.tables?.details
+      ? {
+          attempts: jobs.tables.details.attempts,
+          resolutions: jobs.tables.details.resolutions,
+          deferredRows: jobs.tables.details.deferredRows,
+          seconds: Math.round(jobs.tables.details.seconds * 10) / 10,
+        }
+      : null,
+    ingest: {
+      envelopesPerSecond: Math.round(w.acknowledged / 60),
+      requests: w.ingestLatencies.length,
+      p50: percentile(w.ingestLatencies, 50),
+      p95: percentile(w.ingestLatencies, 95),
+      p99: percentile(w.ingestLatencies, 99),
+    },
     mcp: { calls: w.mcpCalls, errors: w.mcpErrors },
-    reads: { requests: w.readLatencies.length, p50: percentile(w.readLatencies, 50), p95: percentile(w.readLatencies, 95), p99: percentile(w.readLatencies, 99) },
+    reads: {
+      requests: w.readLatencies.length,
+      p50: percentile(w.readLatencies, 50),
+      p95: percentile(w.readLatencies, 95),
+      p99: percentile(w.readLatencies, 99),
+    },
     // The three routes with the slowest p95 this minute.
-    slowestReads: [...w.readsByRoute].map(([route, list]) => ({ route, requests: list.length, p95: percentile(list, 95) })).sort((a, b) => (b.p95 ?? 0) - (a.p95 ?? 0)).slice(0, 3),
+    slowestReads: [...w.readsByRoute]
+      .map(([route, list]) => ({ route, requests: list.length, p95: percentile(list, 95) }))
+      .sort((a, b) => (b.p95 ?? 0) - (a.p95 ?? 0))
+      .slice(0, 3),
     errors: w.ingestErrors + w.readErrors + w.mcpErrors + errorLogs.length,
-    errorDetail: { ingest: w.ingestErrors, reads: w.readErrors, mcp: w.mcpErrors, serverErrorLogs: errorLogs.length, samples: w.errorSamples, serverLogSamples: errorLogs.slice(0, 3).map((line) => line.slice(0, 300)) },
+    errorDetail: {
+      ingest: w.ingestErrors,
+      reads: w.readErrors,
+      mcp: w.mcpErrors,
+      serverErrorLogs: errorLogs.length,
+      samples: w.errorSamples,
+      serverLogSamples: errorLogs.slice(0, 3).map((line) => line.slice(0, 300)),
+    },
     notReady: w.notReady,
     jobsRan: ran,
     diskBytesPerAttempt: status?.disk?.bytesPerAttempt ?? null,
@@ -369,7 +502,9 @@ async function report(minute: number): Promise<void> {
   console.log(JSON.stringify(entry));
 }
 
-console.error(`soak: ${minutes} min at ${rate} envelopes/s in batches of ${batchSize} against ${url}${mcpAvailable === null ? " (no /mcp: MCP tools skipped)" : ""}`);
+console.error(
+  `soak: ${minutes} min at ${rate} envelopes/s in batches of ${batchSize} against ${url}${mcpAvailable === null ? " (no /mcp: MCP tools skipped)" : ""}`,
+);
 for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
   const at = started + minute * 60_000;
   await Bun.sleep(Math.max(0, Math.min(at, endAt) - performance.now()));
@@ -389,7 +524,7 @@ for (const server of servers) {
   if (code === null) server.process.kill("SIGKILL");
   exits.push(code);
 }
-const exited = exits.every((code) => code === 0) ? 0 : exits.find((code) => code !== 0) ?? null;
+const exited = exits.every((code) => code === 0) ? 0 : (exits.find((code) => code !== 0) ?? null);
 chain.stop();
 if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
 clearTimeout(hardStop);
@@ -400,18 +535,27 @@ clearTimeout(hardStop);
 const warmup = Math.min(2, Math.max(1, Math.floor(reports.length / 3)));
 const afterWarmup = reports[Math.min(warmup, reports.length - 1)];
 const last = reports[reports.length - 1];
-const growth = (from: number | null | undefined, to: number | null | undefined) => (from && to ? Math.round(((to - from) / from) * 1000) / 10 : null);
+const growth = (from: number | null | undefined, to: number | null | undefined) =>
+  from && to ? Math.round(((to - from) / from) * 1000) / 10 : null;
 function halves(minutesAfterWarmup: Minute[]) {
   if (minutesAfterWarmup.length < 2) return null;
   const middle = Math.floor(minutesAfterWarmup.length / 2);
   const describe = (part: Minute[]) => ({
     minutes: `${part[0].minute}-${part[part.length - 1].minute}`,
     peakMB: Math.max(...part.map((r) => (r.rssPeakMB as number | null) ?? 0)),
-    medianMB: percentile(part.map((r) => (r.rssMedianMB as number | null) ?? 0), 50),
+    medianMB: percentile(
+      part.map((r) => (r.rssMedianMB as number | null) ?? 0),
+      50,
+    ),
   });
   const first = describe(minutesAfterWarmup.slice(0, middle));
   const second = describe(minutesAfterWarmup.slice(middle));
-  return { first, second, peakGrowthPct: growth(first.peakMB, second.peakMB), medianGrowthPct: growth(first.medianMB, second.medianMB) };
+  return {
+    first,
+    second,
+    peakGrowthPct: growth(first.peakMB, second.peakMB),
+    medianGrowthPct: growth(first.medianMB, second.medianMB),
+  };
 }
 const warm = afterWarmup?.rssPeakMB as number | null;
 const end = last?.rssPeakMB as number | null;
@@ -419,10 +563,15 @@ const backlogs = reports.map((r) => r.spoolBacklogBytes ?? 0);
 const summary = {
   minutes,
   targetRate: rate,
-  achievedRate: Math.round(reports.reduce((sum, r) => sum + (r.ingest as any).envelopesPerSecond, 0) / Math.max(1, reports.length)),
+  achievedRate: Math.round(
+    reports.reduce((sum, r) => sum + (r.ingest as any).envelopesPerSecond, 0) / Math.max(1, reports.length),
+  ),
   rssMB: {
-    peakAfterWarmup: warm, peakLastMinute: end, max: Math.max(...reports.map((r) => (r.rssPeakMB as number | null) ?? 0)),
-    medianAfterWarmup: afterWarmup?.rssMedianMB ?? null, medianLastMinute: last?.rssMedianMB ?? null,
+    peakAfterWarmup: warm,
+    peakLastMinute: end,
+    max: Math.max(...reports.map((r) => (r.rssPeakMB as number | null) ?? 0)),
+    medianAfterWarmup: afterWarmup?.rssMedianMB ?? null,
+    medianLastMinute: last?.rssMedianMB ?? null,
   },
   rssGrowthAfterWarmupPct: growth(warm, end),
   rssMedianGrowthAfterWarmupPct: growth(afterWarmup?.rssMedianMB as number | null, last?.rssMedianMB as number | null),
@@ -430,11 +579,22 @@ const summary = {
   // at the mercy of which jobs happened to coincide in two single minutes.
   rssHalves: halves(reports.slice(warmup)),
   spoolBacklogBytes: { max: Math.max(...backlogs), end: backlogs[backlogs.length - 1] ?? null },
-  resolverPending: { afterWarmup: afterWarmup?.resolverPending ?? null, end: last?.resolverPending ?? null, max: Math.max(...reports.map((r) => (r.resolverPending as number | null) ?? 0)) },
+  resolverPending: {
+    afterWarmup: afterWarmup?.resolverPending ?? null,
+    end: last?.resolverPending ?? null,
+    max: Math.max(...reports.map((r) => (r.resolverPending as number | null) ?? 0)),
+  },
   // How long the oldest waiting work had waited (docs/api.md): bounded when the resolver keeps up.
-  resolverLagMs: { afterWarmup: afterWarmup?.resolverLagMs ?? null, end: last?.resolverLagMs ?? null, max: Math.max(...reports.map((r) => (r.resolverLagMs as number | null) ?? 0)) },
+  resolverLagMs: {
+    afterWarmup: afterWarmup?.resolverLagMs ?? null,
+    end: last?.resolverLagMs ?? null,
+    max: Math.max(...reports.map((r) => (r.resolverLagMs as number | null) ?? 0)),
+  },
   errors: reports.reduce((sum, r) => sum + r.errors, 0),
-  mcp: mcpAvailable === null ? "skipped: /mcp answers 404" : { calls: reports.reduce((sum, r) => sum + (r.mcp as { calls: number }).calls, 0) },
+  mcp:
+    mcpAvailable === null
+      ? "skipped: /mcp answers 404"
+      : { calls: reports.reduce((sum, r) => sum + (r.mcp as { calls: number }).calls, 0) },
   rpcRequests: chain.counts().requests,
   serverExit: exited,
 };

@@ -16,13 +16,16 @@ type Tree = { files: Map<string, string>; isFile(path: string): boolean };
 /** The folder table of docs/architecture.md: `| level | \`src/x\` | owns |` rows. */
 function rulesFromDocs(markdown: string): Rules {
   const levels = new Map<string, number | null>();
-  for (const match of markdown.matchAll(/^\| (\d+|—) \| `(src\/[a-z-]+)` \|/gm)) levels.set(match[2], match[1] === "—" ? null : Number(match[1]));
+  for (const match of markdown.matchAll(/^\| (\d+|—) \| `(src\/[a-z-]+)` \|/gm))
+    levels.set(match[2], match[1] === "—" ? null : Number(match[1]));
   return { levels };
 }
 
 function importsOf(text: string): string[] {
   const specs: string[] = [];
-  for (const match of text.matchAll(/(?:^|[\s;])(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm)) {
+  for (const match of text.matchAll(
+    /(?:^|[\s;])(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm,
+  )) {
     specs.push(match[1] ?? match[2] ?? match[3]);
   }
   return specs;
@@ -43,7 +46,8 @@ function violations(tree: Tree, rules: Rules): string[] {
   for (const [file, text] of tree.files) {
     if (!file.startsWith("src/")) continue;
     const folder = folderOf(file);
-    if (!rules.levels.has(folder) && file.split("/").length > 2) found.push(`${folder}: not in the folder table of docs/architecture.md`);
+    if (!rules.levels.has(folder) && file.split("/").length > 2)
+      found.push(`${folder}: not in the folder table of docs/architecture.md`);
     const edges: string[] = [];
     for (const spec of importsOf(text)) {
       if (!spec.startsWith(".")) continue;
@@ -58,14 +62,16 @@ function violations(tree: Tree, rules: Rules): string[] {
         const from = rules.levels.get(folder);
         const to = rules.levels.get(targetFolder);
         if (from === null || to === null) found.push(`${file} → ${target}: src/web is apart`);
-        else if (from !== undefined && to !== undefined && !(to < from)) found.push(`${file} → ${target}: level ${from} imports level ${to}`);
+        else if (from !== undefined && to !== undefined && !(to < from))
+          found.push(`${file} → ${target}: level ${from} imports level ${to}`);
       }
       // Public surfaces: the outermost folder of the target that has an index.ts and does not hold the importer.
       const parts = target.split("/");
       for (let i = 2; i < parts.length; i++) {
         const surface = parts.slice(0, i).join("/");
         if (`${dirname(file)}/`.startsWith(`${surface}/`)) continue;
-        if (tree.isFile(`${surface}/index.ts`) && target !== `${surface}/index.ts`) found.push(`${file} → ${target}: import ${surface} through its index.ts`);
+        if (tree.isFile(`${surface}/index.ts`) && target !== `${surface}/index.ts`)
+          found.push(`${file} → ${target}: import ${surface} through its index.ts`);
         if (tree.isFile(`${surface}/index.ts`)) break;
       }
     }
@@ -115,10 +121,14 @@ function repositoryTree(): Tree {
   for (const top of ["src", "devkit"]) {
     for (const name of readdirSync(join(root, top), { recursive: true })) {
       const path = `${top}/${String(name)}`;
-      if (/\.tsx?$/.test(path) && statSync(join(root, path)).isFile()) files.set(path, readFileSync(join(root, path), "utf8"));
+      if (/\.tsx?$/.test(path) && statSync(join(root, path)).isFile())
+        files.set(path, readFileSync(join(root, path), "utf8"));
     }
   }
-  return { files, isFile: (path) => files.has(path) || (existsSync(join(root, path)) && statSync(join(root, path)).isFile()) };
+  return {
+    files,
+    isFile: (path) => files.has(path) || (existsSync(join(root, path)) && statSync(join(root, path)).isFile()),
+  };
 }
 
 function madeUpTree(files: Record<string, string>): Tree {
@@ -130,7 +140,9 @@ const rules = rulesFromDocs(readFileSync(join(root, "docs/architecture.md"), "ut
 
 describe("architecture (docs/architecture.md)", () => {
   test("the folder table lists every folder of src/ with a level", () => {
-    const folders = readdirSync(join(root, "src")).filter((name) => statSync(join(root, "src", name)).isDirectory()).map((name) => `src/${name}`);
+    const folders = readdirSync(join(root, "src"))
+      .filter((name) => statSync(join(root, "src", name)).isDirectory())
+      .map((name) => `src/${name}`);
     expect([...rules.levels.keys()].sort()).toEqual(folders.sort());
     expect(rules.levels.get("src/shared")).toBe(0);
     expect(rules.levels.get("src/web")).toBeNull();
@@ -155,14 +167,19 @@ describe("architecture (docs/architecture.md)", () => {
   test("no SQL against the control tables outside src/control", () => {
     const tree = repositoryTree();
     const migrations = tree.files.get("src/control/db.ts")!;
-    const controlTables = new Set([...migrations.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((match) => match[1]));
+    const controlTables = new Set(
+      [...migrations.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((match) => match[1]),
+    );
     // A name the serving tables (DuckDB) also create is not a control table in their code.
     for (const [file, text] of tree.files) {
-      if (file.startsWith("src/analytics/")) for (const match of text.matchAll(/CREATE (?:OR REPLACE )?TABLE (\w+)/g)) controlTables.delete(match[1]);
+      if (file.startsWith("src/analytics/"))
+        for (const match of text.matchAll(/CREATE (?:OR REPLACE )?TABLE (\w+)/g)) controlTables.delete(match[1]);
     }
     expect(controlTables.has("pending_attempts") && controlTables.has("api_keys")).toBe(true);
     const statement = new RegExp(`\\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\\s+(${[...controlTables].join("|")})\\b`);
-    const offending = [...tree.files].filter(([file, text]) => !file.startsWith("src/control/") && statement.test(text)).map(([file, text]) => `${file}: ${statement.exec(text)![0]}`);
+    const offending = [...tree.files]
+      .filter(([file, text]) => !file.startsWith("src/control/") && statement.test(text))
+      .map(([file, text]) => `${file}: ${statement.exec(text)![0]}`);
     expect(offending).toEqual([]);
   });
 
@@ -188,6 +205,14 @@ describe("architecture (docs/architecture.md)", () => {
     expect(found).toContain("src/chain/g.ts → devkit/localnet/h: src/ imports only src/");
     expect(found).toContain("src/web/w.ts → src/shared/s.ts: src/web is apart");
     expect(found).toContain("src/newcomer: not in the folder table");
-    expect(violations(madeUpTree({ "src/jobs/ok.ts": `import { b } from "../control";`, "src/control/index.ts": "export const b = 1;" }), rules)).toEqual([]);
+    expect(
+      violations(
+        madeUpTree({
+          "src/jobs/ok.ts": `import { b } from "../control";`,
+          "src/control/index.ts": "export const b = 1;",
+        }),
+        rules,
+      ),
+    ).toEqual([]);
   });
 });

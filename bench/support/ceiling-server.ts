@@ -5,7 +5,15 @@ const server = Bun.serve({
   port: 0,
   async fetch(request) {
     const body = JSON.parse(await request.text()) as { envelopes: unknown[] };
-    return new Response(JSON.stringify({ accepted: body.envelopes.length }), { status: 202, headers: { "content-type": "application/json" } });
+    return new Response(JSON.stringify({ accepted: body.envelopes.length }), {
+      status: 202,
+      headers: { "content-type": "application/json" },
+    });
   },
 });
-console.error(JSON.stringify({ message: "txray listening", url: `http://127.0.0.1:${server.port}` }).replace(/^\{/, '{"level":"info",'));
+console.error(
+  JSON.stringify({ message: "txray listening", url: `http://127.0.0.1:${server.port}` }).replace(
+    /^\{/,
+    '{"level":"info",',
+  ),
+);

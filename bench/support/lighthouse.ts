@@ -29,11 +29,25 @@ export async function lighthouse(url: string): Promise<LighthouseFigures> {
   const output = join(dir, "report.json");
   try {
     const child = Bun.spawn(
-      ["node", LIGHTHOUSE_CLI, url, `--chrome-flags=${CHROME_FLAGS}`, "--output=json", `--output-path=${output}`, "--only-categories=performance,accessibility", "--quiet"],
-      { env: { ...process.env, CHROME_PATH: process.env.CHROME_PATH ?? "/usr/bin/chromium" }, stdout: "ignore", stderr: "pipe" },
+      [
+        "node",
+        LIGHTHOUSE_CLI,
+        url,
+        `--chrome-flags=${CHROME_FLAGS}`,
+        "--output=json",
+        `--output-path=${output}`,
+        "--only-categories=performance,accessibility",
+        "--quiet",
+      ],
+      {
+        env: { ...process.env, CHROME_PATH: process.env.CHROME_PATH ?? "/usr/bin/chromium" },
+        stdout: "ignore",
+        stderr: "pipe",
+      },
     );
     const code = await child.exited;
-    if (code !== 0) throw new Error(`lighthouse exited ${code}: ${(await new Response(child.stderr).text()).slice(-500)}`);
+    if (code !== 0)
+      throw new Error(`lighthouse exited ${code}: ${(await new Response(child.stderr).text()).slice(-500)}`);
     const report = JSON.parse(readFileSync(output, "utf8"));
     const audit = (id: string) => report.audits[id]?.numericValue as number;
     const a11yIds: string[] = report.categories.accessibility.auditRefs.map((ref: { id: string }) => ref.id);

@@ -2,7 +2,11 @@
 // fixed time. Used by the ingest benchmark against both the real server and the ceiling.
 export type LoadResult = { requests: number; ok: number; seconds: number; latencies: number[] };
 
-export async function postLoad(url: string, bodies: string[], options: { connections: number; seconds: number; okStatus: number }): Promise<LoadResult> {
+export async function postLoad(
+  url: string,
+  bodies: string[],
+  options: { connections: number; seconds: number; okStatus: number },
+): Promise<LoadResult> {
   const end = performance.now() + options.seconds * 1000;
   let requests = 0;
   let ok = 0;

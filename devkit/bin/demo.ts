@@ -77,18 +77,27 @@ try {
 }
 // The app program's IDL, registered the way a user would: `bun run txray idl add <program> <file>`.
 const app = appProgramId(SEED);
-const quiet = { stdout: () => {}, stderr: (text: string) => console.error(text.trimEnd()), env: { ...process.env, TXRAY_DATA_DIR: dataDir } };
-if ((await txray(["idl", "add", app, APP_IDL_FILE], quiet)) !== 0) console.error("demo: could not register the app program's IDL: its failures show by code");
+const quiet = {
+  stdout: () => {},
+  stderr: (text: string) => console.error(text.trimEnd()),
+  env: { ...process.env, TXRAY_DATA_DIR: dataDir },
+};
+if ((await txray(["idl", "add", app, APP_IDL_FILE], quiet)) !== 0)
+  console.error("demo: could not register the app program's IDL: its failures show by code");
 // Display names for the Landing Score page (snapshots/programs.json, docs/publishing.md); well-known programs are named already.
 mkdirSync(config.snapshotsDir, { recursive: true });
-writeFileSync(join(config.snapshotsDir, "programs.json"), JSON.stringify({ [app]: "txray demo app" }, null, 2) + "\n");
+writeFileSync(join(config.snapshotsDir, "programs.json"), `${JSON.stringify({ [app]: "txray demo app" }, null, 2)}\n`);
 const ctx = await createContext(config);
 const server = await startServer(ctx, { port: settings.API_PORT, scheduler: true });
 const { key } = createAccountKey(ctx.control, "demo", "live", Date.now());
-console.log(`txray demo: chain ${localnet.url} · server ${server.url} · data ${dataDir}${freshDir ? " (removed on exit)" : ""}`);
+console.log(
+  `txray demo: chain ${localnet.url} · server ${server.url} · data ${dataDir}${freshDir ? " (removed on exit)" : ""}`,
+);
 console.log(`demo key (paste it under "API key" in the web app): ${key}`);
 
-const stream = new EnvelopeStream(server.url, key, (error) => console.error(`demo: submit failed: ${error instanceof Error ? error.message : error}`)).start(250);
+const stream = new EnvelopeStream(server.url, key, (error) =>
+  console.error(`demo: submit failed: ${error instanceof Error ? error.message : error}`),
+).start(250);
 let stopping = false;
 let sent = 0;
 let appProgram: string | null = null;
@@ -113,13 +122,16 @@ const traffic = runTraffic({
     if (attempt.truth.scenario === "app_call") appProgram ??= attempt.envelope.program;
     if (index + 1 === settings.DEMO_REDEPLOY_AT) {
       redeployed = true;
-      console.log(`[${elapsed()}] redeployed the app program with a broken release: its calls now fail (see its release diff)`);
+      console.log(
+        `[${elapsed()}] redeployed the app program with a broken release: its calls now fail (see its release diff)`,
+      );
     }
   },
 }).then(
   () => console.log(`[${elapsed()}] traffic finished: ${sent} attempts`),
   (error) => {
-    if (!(error instanceof DemoStopped)) console.error(`demo: traffic stopped: ${error instanceof Error ? error.message : error}`);
+    if (!(error instanceof DemoStopped))
+      console.error(`demo: traffic stopped: ${error instanceof Error ? error.message : error}`);
   },
 );
 
@@ -127,13 +139,22 @@ const traffic = runTraffic({
 async function announce(): Promise<void> {
   for (;;) {
     if (stopping) return;
-    const status = (await fetch(`${server.url}/v1/status`).then((r) => r.json(), () => null)) as { lake?: { envelopes?: number } } | null;
-    const eco = (await fetch(`${server.url}/v1/ecosystem?window=1d`).then((r) => (r.ok ? r.json() : null), () => null)) as { programs?: unknown[] } | null;
+    const status = (await fetch(`${server.url}/v1/status`).then(
+      (r) => r.json(),
+      () => null,
+    )) as { lake?: { envelopes?: number } } | null;
+    const eco = (await fetch(`${server.url}/v1/ecosystem?window=1d`).then(
+      (r) => (r.ok ? r.json() : null),
+      () => null,
+    )) as { programs?: unknown[] } | null;
     if ((status?.lake?.envelopes ?? 0) > 0 && (eco?.programs?.length ?? 0) > 0) break;
     await Bun.sleep(500);
   }
   console.log(`\n[${elapsed()}] dashboard ready: ${server.url}/`);
-  if (appProgram) console.log(`  app program (redeploy regression after attempt ${settings.DEMO_REDEPLOY_AT}): ${server.url}/p/${appProgram}?window=1d`);
+  if (appProgram)
+    console.log(
+      `  app program (redeploy regression after attempt ${settings.DEMO_REDEPLOY_AT}): ${server.url}/p/${appProgram}?window=1d`,
+    );
   console.log("  traffic keeps running and the pages fill in as jobs run; Ctrl-C to stop\n");
 }
 void announce();
@@ -148,12 +169,18 @@ let published = false;
 let publishedAt = 0;
 async function publishLandingScore(): Promise<void> {
   if (stopping || Date.now() - publishedAt < 60_000) return;
-  const eco = (await fetch(`${server.url}/v1/ecosystem?window=1d`).then((r) => (r.ok ? r.json() : null), () => null)) as { programs?: { rates: { attempts: number; preflight: number } }[] } | null;
+  const eco = (await fetch(`${server.url}/v1/ecosystem?window=1d`).then(
+    (r) => (r.ok ? r.json() : null),
+    () => null,
+  )) as { programs?: { rates: { attempts: number; preflight: number } }[] } | null;
   const programs = eco?.programs ?? [];
   if (programs.length < 3 || programs.some((p) => p.rates.attempts - p.rates.preflight < MIN_RESOLVED_SENDS)) return;
   try {
     const result = await runLandingScore(ctx, { date: new Date(ctx.clock()).toISOString().slice(0, 10) });
-    if (!published && result.listed > 0) console.log(`[${elapsed()}] Landing Score of the demo's traffic published: ${server.url}/landing-score/ (${result.listed} programs; files in ${landingScoreDir(config.snapshotsDir)})`);
+    if (!published && result.listed > 0)
+      console.log(
+        `[${elapsed()}] Landing Score of the demo's traffic published: ${server.url}/landing-score/ (${result.listed} programs; files in ${landingScoreDir(config.snapshotsDir)})`,
+      );
     published ||= result.listed > 0;
     if (published) publishedAt = Date.now();
   } catch (error) {
@@ -166,8 +193,13 @@ const landingScore = setInterval(() => {
 }, 5_000);
 
 const progress = setInterval(async () => {
-  const status = (await fetch(`${server.url}/v1/status`).then((r) => r.json(), () => null)) as { lake?: { envelopes?: number } } | null;
-  console.log(`[${elapsed()}] attempts sent ${sent} · accepted ${stream.accepted} · lake envelopes ${status?.lake?.envelopes ?? "?"}${redeployed ? " · after redeploy" : ""}`);
+  const status = (await fetch(`${server.url}/v1/status`).then(
+    (r) => r.json(),
+    () => null,
+  )) as { lake?: { envelopes?: number } } | null;
+  console.log(
+    `[${elapsed()}] attempts sent ${sent} · accepted ${stream.accepted} · lake envelopes ${status?.lake?.envelopes ?? "?"}${redeployed ? " · after redeploy" : ""}`,
+  );
 }, 20_000);
 
 let stoppingAt = 0;

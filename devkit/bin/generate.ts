@@ -30,7 +30,9 @@ function parseArgs(argv: string[]): Record<string, string | boolean> {
 
 const parsed = argsSchema.safeParse(parseArgs(process.argv.slice(2)));
 if (!parsed.success) {
-  console.error(`usage: bun run generate --envelopes N [--programs N] [--days N] [--seed N] [--data-dir DIR] [--force]\n${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n")}`);
+  console.error(
+    `usage: bun run generate --envelopes N [--programs N] [--days N] [--seed N] [--data-dir DIR] [--force]\n${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n")}`,
+  );
   process.exit(2);
 }
 const args = parsed.data;
@@ -40,8 +42,20 @@ const now = Date.now();
 const a = createAccountKey(control, `synthetic-a-${args.seed}`, "read", now);
 const b = createAccountKey(control, `synthetic-b-${args.seed}`, "read", now);
 const result = await generateLake({
-  dataDir, envelopes: args.envelopes, programs: args.programs, days: args.days, seed: args.seed,
-  accounts: [a.record.accountId, b.record.accountId], control, force: args.force,
+  dataDir,
+  envelopes: args.envelopes,
+  programs: args.programs,
+  days: args.days,
+  seed: args.seed,
+  accounts: [a.record.accountId, b.record.accountId],
+  control,
+  force: args.force,
 });
 control.close();
-console.log(JSON.stringify({ ...result, deploys: result.deploys.length, keys: { [a.record.accountName]: a.key, [b.record.accountName]: b.key } }));
+console.log(
+  JSON.stringify({
+    ...result,
+    deploys: result.deploys.length,
+    keys: { [a.record.accountName]: a.key, [b.record.accountName]: b.key },
+  }),
+);

@@ -27,7 +27,9 @@ const localnet = await startLocalnet({
   seed: env.LOCALNET_SEED,
 });
 console.log(`localnet JSON-RPC ${localnet.url}  (PubSub ${localnet.wsUrl})`);
-console.log(`slot ${localnet.chain.slot}, block height ${localnet.chain.blockHeight}, one block every ${env.LOCALNET_BLOCK_TIME_MS || "∞"} ms`);
+console.log(
+  `slot ${localnet.chain.slot}, block height ${localnet.chain.blockHeight}, one block every ${env.LOCALNET_BLOCK_TIME_MS || "∞"} ms`,
+);
 
 let stopping = false;
 const shutdown = async (signal: string) => {

@@ -43,7 +43,11 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const int = (name: string, min: number) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).min(min, `${name} must be ≥ ${min}`);
+const int = (name: string, min: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be an integer`)
+    .min(min, `${name} must be ≥ ${min}`);
 const config = z
   .object({
     attempts: int("--attempts", 1).default(200),
@@ -75,7 +79,8 @@ function parseProviders(text: string): ProviderSpec[] {
   return text.split(",").map((part) => {
     const [label, rate] = part.split(":");
     const dropRate = Number(rate ?? 0);
-    if (!label || !Number.isFinite(dropRate) || dropRate < 0 || dropRate > 1) fail(`bad --providers entry "${part}" (want label:rate, rate in [0,1])`);
+    if (!label || !Number.isFinite(dropRate) || dropRate < 0 || dropRate > 1)
+      fail(`bad --providers entry "${part}" (want label:rate, rate in [0,1])`);
     return { label, dropRate };
   });
 }
@@ -87,13 +92,18 @@ if (rpcUrl) {
   try {
     await new ChainClient(rpcUrl).call("txray_info");
   } catch (error) {
-    fail(`${rpcUrl} is not a txray localnet (txray_info failed: ${error instanceof Error ? error.message : error}); the simulator only drives local chains`);
+    fail(
+      `${rpcUrl} is not a txray localnet (txray_info failed: ${error instanceof Error ? error.message : error}); the simulator only drives local chains`,
+    );
   }
 } else {
   // A `bun run localnet` already on LOCALNET_PORT is used as is (txray resolves against it);
   // otherwise the simulator starts its own chain and keeps serving it after the run.
   const running = `http://127.0.0.1:${settings.port ?? 8899}`;
-  const answers = await new ChainClient(running).call("txray_info").then(() => true, () => false);
+  const answers = await new ChainClient(running).call("txray_info").then(
+    () => true,
+    () => false,
+  );
   if (answers) {
     rpcUrl = running;
     console.log(`using the localnet at ${rpcUrl}`);
@@ -117,18 +127,26 @@ const run = await runTraffic({
   },
 });
 console.log(formatSummary(run.summary));
-console.log(`ran in ${((Date.now() - started) / 1000).toFixed(1)} s; providers: ${run.providers.map((p) => `${p.label}=${p.url}`).join(" ")}`);
+console.log(
+  `ran in ${((Date.now() - started) / 1000).toFixed(1)} s; providers: ${run.providers.map((p) => `${p.label}=${p.url}`).join(" ")}`,
+);
 for (const deploy of run.deploys) console.log(`redeployed ${deploy.programId} at slot ${deploy.slot}`);
 
 if (flags.out) {
-  await Bun.write(flags.out, run.attempts.map((attempt) => JSON.stringify(attempt)).join("\n") + "\n");
+  await Bun.write(flags.out, `${run.attempts.map((attempt) => JSON.stringify(attempt)).join("\n")}\n`);
   console.log(`wrote ${run.attempts.length} attempts to ${flags.out}`);
 }
 
 if (!flags["dry-run"]) {
   try {
-    const submitted = await submitEnvelopes(settings.endpoint, settings.apiKey!, run.attempts.map((a) => a.envelope));
-    console.log(`submitted to ${settings.endpoint}: accepted ${submitted.accepted} in ${submitted.batches} batches (${submitted.retries} retries)`);
+    const submitted = await submitEnvelopes(
+      settings.endpoint,
+      settings.apiKey!,
+      run.attempts.map((a) => a.envelope),
+    );
+    console.log(
+      `submitted to ${settings.endpoint}: accepted ${submitted.accepted} in ${submitted.batches} batches (${submitted.retries} retries)`,
+    );
   } catch (error) {
     console.error(`submit failed: ${error instanceof Error ? error.message : error}`);
     process.exitCode = 1;

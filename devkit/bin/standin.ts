@@ -7,7 +7,11 @@
 import { parseArgs } from "node:util";
 import { SOAK_FATES, startStandInChain } from "../standin";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { landed: { type: "string" }, failed: { type: "string" }, dropped: { type: "string" } }, strict: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { landed: { type: "string" }, failed: { type: "string" }, dropped: { type: "string" } },
+  strict: true,
+});
 const share = (text: string | undefined, fallback: number) => {
   const value = text === undefined ? fallback : Number(text);
   if (!Number.isFinite(value) || value < 0) {
@@ -16,7 +20,13 @@ const share = (text: string | undefined, fallback: number) => {
   }
   return value;
 };
-const chain = startStandInChain({ fates: { landed: share(values.landed, SOAK_FATES.landed), failed: share(values.failed, SOAK_FATES.failed), dropped: share(values.dropped, SOAK_FATES.dropped) } });
+const chain = startStandInChain({
+  fates: {
+    landed: share(values.landed, SOAK_FATES.landed),
+    failed: share(values.failed, SOAK_FATES.failed),
+    dropped: share(values.dropped, SOAK_FATES.dropped),
+  },
+});
 console.log(JSON.stringify({ url: chain.url }));
 process.on("SIGTERM", () => {
   console.log(JSON.stringify(chain.counts()));

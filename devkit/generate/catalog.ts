@@ -13,17 +13,66 @@ export function syntheticAddress(seed: number, name: string): string {
   return encodeBase58(createHash("sha256").update(`txray-gen:${seed}:${name}`).digest());
 }
 
-export type Provider = { label: string; hash: string; dropRate: number; landMs: number; humanShare: number; botShare: number };
+export type Provider = {
+  label: string;
+  hash: string;
+  dropRate: number;
+  landMs: number;
+  humanShare: number;
+  botShare: number;
+};
 
 const providerHash = (origin: string) => createHash("sha256").update(origin).digest("hex").slice(0, 16);
 
 export const PROVIDERS: Provider[] = [
-  { label: "helius", hash: providerHash("https://mainnet.helius-rpc.com"), dropRate: 0.02, landMs: 900, humanShare: 0.3, botShare: 0.5 },
-  { label: "triton", hash: providerHash("https://triton.rpcpool.com"), dropRate: 0.03, landMs: 800, humanShare: 0.15, botShare: 0.4 },
-  { label: "quicknode", hash: providerHash("https://solana-mainnet.quiknode.pro"), dropRate: 0.05, landMs: 1200, humanShare: 0.15, botShare: 0.1 },
-  { label: "alchemy", hash: providerHash("https://solana-mainnet.g.alchemy.com"), dropRate: 0.04, landMs: 1300, humanShare: 0.1, botShare: 0 },
-  { label: "ankr", hash: providerHash("https://rpc.ankr.com"), dropRate: 0.12, landMs: 1800, humanShare: 0.1, botShare: 0 },
-  { label: "public", hash: providerHash("https://api.mainnet-beta.solana.com"), dropRate: 0.25, landMs: 2500, humanShare: 0.2, botShare: 0 },
+  {
+    label: "helius",
+    hash: providerHash("https://mainnet.helius-rpc.com"),
+    dropRate: 0.02,
+    landMs: 900,
+    humanShare: 0.3,
+    botShare: 0.5,
+  },
+  {
+    label: "triton",
+    hash: providerHash("https://triton.rpcpool.com"),
+    dropRate: 0.03,
+    landMs: 800,
+    humanShare: 0.15,
+    botShare: 0.4,
+  },
+  {
+    label: "quicknode",
+    hash: providerHash("https://solana-mainnet.quiknode.pro"),
+    dropRate: 0.05,
+    landMs: 1200,
+    humanShare: 0.15,
+    botShare: 0.1,
+  },
+  {
+    label: "alchemy",
+    hash: providerHash("https://solana-mainnet.g.alchemy.com"),
+    dropRate: 0.04,
+    landMs: 1300,
+    humanShare: 0.1,
+    botShare: 0,
+  },
+  {
+    label: "ankr",
+    hash: providerHash("https://rpc.ankr.com"),
+    dropRate: 0.12,
+    landMs: 1800,
+    humanShare: 0.1,
+    botShare: 0,
+  },
+  {
+    label: "public",
+    hash: providerHash("https://api.mainnet-beta.solana.com"),
+    dropRate: 0.25,
+    landMs: 2500,
+    humanShare: 0.2,
+    botShare: 0,
+  },
 ];
 
 export type Instruction = { name: string; baseCu: number; share: number };
@@ -38,10 +87,26 @@ export const INSTRUCTIONS: Instruction[] = [
 
 /** Names of the custom error codes 6000 + i (Anchor-style). */
 export const ERROR_NAMES = [
-  "SlippageExceeded", "InsufficientLiquidity", "InvalidAmount", "PoolPaused", "Unauthorized", "InvalidOracle",
-  "MathOverflow", "StalePrice", "InvalidAccount", "PositionNotFound", "AlreadyClaimed", "NothingToClaim",
-  "DepositTooSmall", "WithdrawTooLarge", "InvalidTickRange", "ExceededMaxFee", "InvalidMint", "AccountFrozen",
-  "InvalidAuthority", "DeadlineExceeded",
+  "SlippageExceeded",
+  "InsufficientLiquidity",
+  "InvalidAmount",
+  "PoolPaused",
+  "Unauthorized",
+  "InvalidOracle",
+  "MathOverflow",
+  "StalePrice",
+  "InvalidAccount",
+  "PositionNotFound",
+  "AlreadyClaimed",
+  "NothingToClaim",
+  "DepositTooSmall",
+  "WithdrawTooLarge",
+  "InvalidTickRange",
+  "ExceededMaxFee",
+  "InvalidMint",
+  "AccountFrozen",
+  "InvalidAuthority",
+  "DeadlineExceeded",
 ];
 
 /** Added by the regressing deploy: swap starts failing with it. */
@@ -60,9 +125,24 @@ export type PreflightError = { text: string; key: string; share: number; custom:
 
 export const PREFLIGHT_ERRORS: PreflightError[] = [
   { text: "Transaction simulation failed: Blockhash not found", key: "BlockhashNotFound", share: 0.3, custom: null },
-  { text: "Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.", key: "AccountNotFound", share: 0.25, custom: null },
-  { text: "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1770", key: "Custom:6000", share: 0.3, custom: 6000 },
-  { text: "Transaction simulation failed: Transaction results in an account (1) with insufficient funds for rent", key: "InsufficientFundsForRent", share: 0.15, custom: null },
+  {
+    text: "Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.",
+    key: "AccountNotFound",
+    share: 0.25,
+    custom: null,
+  },
+  {
+    text: "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1770",
+    key: "Custom:6000",
+    share: 0.3,
+    custom: 6000,
+  },
+  {
+    text: "Transaction simulation failed: Transaction results in an account (1) with insufficient funds for rent",
+    key: "InsufficientFundsForRent",
+    share: 0.15,
+    custom: null,
+  },
 ];
 
 export const HUMAN_ADAPTERS = [
@@ -90,7 +170,14 @@ export function slotAt(timeMs: number, endMs: number): number {
   return SLOT_AT_END - Math.floor((endMs - timeMs) / 400);
 }
 
-export type SyntheticDeploy = { program: string; slot: number; deployedAt: number; detectedAt: number; authority: string | null; regression: boolean };
+export type SyntheticDeploy = {
+  program: string;
+  slot: number;
+  deployedAt: number;
+  detectedAt: number;
+  authority: string | null;
+  regression: boolean;
+};
 
 /** Each program gets one quiet deploy; program 0 also gets a later deploy that regresses `swap`. */
 export function syntheticDeploys(seed: number, programs: string[], endMs: number, days: number): SyntheticDeploy[] {
@@ -99,10 +186,24 @@ export function syntheticDeploys(seed: number, programs: string[], endMs: number
   programs.forEach((program, index) => {
     const quietAt = endMs - Math.round(Math.max(1, days * 0.6 - (index % 5)) * dayMs);
     const authority = syntheticAddress(seed, `authority:${index}`);
-    deploys.push({ program, slot: slotAt(quietAt, endMs), deployedAt: quietAt, detectedAt: quietAt + 60_000, authority, regression: false });
+    deploys.push({
+      program,
+      slot: slotAt(quietAt, endMs),
+      deployedAt: quietAt,
+      detectedAt: quietAt + 60_000,
+      authority,
+      regression: false,
+    });
     if (index === 0) {
       const regressAt = endMs - Math.round(Math.max(0.5, days / 6) * dayMs);
-      deploys.push({ program, slot: slotAt(regressAt, endMs), deployedAt: regressAt, detectedAt: regressAt + 60_000, authority, regression: true });
+      deploys.push({
+        program,
+        slot: slotAt(regressAt, endMs),
+        deployedAt: regressAt,
+        detectedAt: regressAt + 60_000,
+        authority,
+        regression: true,
+      });
     }
   });
   return deploys;

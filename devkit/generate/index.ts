@@ -63,10 +63,12 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
   const days = options.days ?? 30;
   const programCount = Math.max(1, options.programs ?? 20);
   const endMs = options.endMs ?? Math.floor(Date.now() / 1000) * 1000;
-  const accounts = options.accounts && options.accounts.length > 0 ? options.accounts : ["acc_synthetic_a", "acc_synthetic_b"];
+  const accounts =
+    options.accounts && options.accounts.length > 0 ? options.accounts : ["acc_synthetic_a", "acc_synthetic_b"];
   const paths = dataPaths(options.dataDir);
   const variant = options.append?.variant ?? 0;
-  if (options.append && (!Number.isInteger(variant) || variant < 1)) throw new Error("append.variant must be an integer ≥ 1");
+  if (options.append && (!Number.isInteger(variant) || variant < 1))
+    throw new Error("append.variant must be an integer ≥ 1");
   for (const dataset of ["envelopes", "resolutions", "deploys"] as const) {
     const dir = paths.dataset(dataset);
     if (!options.append && existsSync(dir) && readdirSync(dir).length > 0) {
@@ -82,7 +84,15 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
   const humans = Math.max(200, Math.floor(options.envelopes / 200));
   const bots = Math.max(5, Math.floor(options.envelopes / 500_000));
   const world: WorldParams = {
-    envelopes: options.envelopes, seed, endMs, days, humans, bots, programs: programCount, regressionAt: regression.deployedAt, variant,
+    envelopes: options.envelopes,
+    seed,
+    endMs,
+    days,
+    humans,
+    bots,
+    programs: programCount,
+    regressionAt: regression.deployedAt,
+    variant,
     successSampleRate: options.successSampleRate ?? DEFAULT_SAMPLE_RATE,
   };
 
@@ -116,12 +126,18 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
       // One chunk keeps the part names lakes were generated with before chunking.
       const prefix = `part-gen${seed}${variant === 0 ? "" : `v${variant}`}${chunks === 1 ? "" : `c${chunk}`}`;
       const rows = chunks === 1 ? "" : ` WHERE i >= ${chunk * chunkRows} AND i < ${(chunk + 1) * chunkRows}`;
-      await connection.run(`COPY (${envelopesSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(prefix)})`);
-      await connection.run(`COPY (${resolutionsSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(prefix)})`);
+      await connection.run(
+        `COPY (${envelopesSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(prefix)})`,
+      );
+      await connection.run(
+        `COPY (${resolutionsSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(prefix)})`,
+      );
     }
     if (options.append) return await finish(connection, world, options, { programs, accounts, deploys: [], started });
 
-    await connection.run("CREATE TABLE gen_deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR)");
+    await connection.run(
+      "CREATE TABLE gen_deploys (program VARCHAR, slot BIGINT, deployed_at BIGINT, detected_at BIGINT, authority VARCHAR)",
+    );
     const deployAppender = await connection.createAppender("gen_deploys");
     for (const d of deploys) {
       deployAppender.appendVarchar(d.program);
@@ -146,7 +162,9 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
 
 /** Counts what was generated (and records per-account program counts in the control database when given). */
 async function finish(
-  connection: DuckDBConnection, world: WorldParams, options: GenerateOptions,
+  connection: DuckDBConnection,
+  world: WorldParams,
+  options: GenerateOptions,
   made: { programs: string[]; accounts: string[]; deploys: SyntheticDeploy[]; started: number },
 ): Promise<GenerateResult> {
   const counts = (
@@ -159,7 +177,12 @@ async function finish(
   if (options.control) {
     addProgramCounts(
       options.control,
-      counts.map((c) => ({ accountId: String(c.account_id), program: String(c.program), attempts: Number(c.attempts), lastSeen: Number(c.last_seen) })),
+      counts.map((c) => ({
+        accountId: String(c.account_id),
+        program: String(c.program),
+        attempts: Number(c.attempts),
+        lastSeen: Number(c.last_seen),
+      })),
     );
   }
   return {

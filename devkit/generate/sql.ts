@@ -6,8 +6,18 @@
 import { sqlString } from "../../src/lake/duckdb";
 import { payerBucketSql } from "../../src/lake/schema";
 import {
-  BOT_ADAPTERS, DROP_CLASSES, ERROR_NAMES, ERROR_RANKS, HUMAN_ADAPTERS, INSTRUCTIONS, PREFLIGHT_ERRORS, PROVIDERS,
-  REGRESSION_ERROR, SLOT_AT_END, TOKEN_PROGRAM, zipfThresholds,
+  BOT_ADAPTERS,
+  DROP_CLASSES,
+  ERROR_NAMES,
+  ERROR_RANKS,
+  HUMAN_ADAPTERS,
+  INSTRUCTIONS,
+  PREFLIGHT_ERRORS,
+  PROVIDERS,
+  REGRESSION_ERROR,
+  SLOT_AT_END,
+  TOKEN_PROGRAM,
+  zipfThresholds,
 } from "./catalog";
 
 export type WorldParams = {
@@ -74,12 +84,30 @@ export function attemptsViewSql(p: WorldParams): string {
   const botSpanMs = Math.min(spanMs, Math.max(6 * 3_600_000, perBot * 12_000));
   const botPeriod = Math.max(1, Math.floor(botSpanMs / perBot));
   const zipf = zipfThresholds(ERROR_RANKS, 1.3);
-  const errorRank = `CASE ${zipf.slice(0, -1).map((c, k) => `WHEN u13 < ${c.toFixed(6)} THEN ${k + 1}`).join(" ")} ELSE ${ERROR_RANKS} END`;
-  const humanProvider = pick("u6", PROVIDERS.map((r, k) => ({ sql: String(k), share: r.humanShare })));
-  const botProvider = pick("u6", PROVIDERS.map((r, k) => ({ sql: String(k), share: r.botShare })).filter((c) => c.share > 0));
-  const instruction = pick("u9", INSTRUCTIONS.map((x, k) => ({ sql: String(k), share: x.share })));
-  const dropClass = pick("u12", DROP_CLASSES.map((d) => ({ sql: text(d.name), share: d.share })));
-  const preflightIndex = pick("u15", PREFLIGHT_ERRORS.map((e, k) => ({ sql: String(k), share: e.share })));
+  const errorRank = `CASE ${zipf
+    .slice(0, -1)
+    .map((c, k) => `WHEN u13 < ${c.toFixed(6)} THEN ${k + 1}`)
+    .join(" ")} ELSE ${ERROR_RANKS} END`;
+  const humanProvider = pick(
+    "u6",
+    PROVIDERS.map((r, k) => ({ sql: String(k), share: r.humanShare })),
+  );
+  const botProvider = pick(
+    "u6",
+    PROVIDERS.map((r, k) => ({ sql: String(k), share: r.botShare })).filter((c) => c.share > 0),
+  );
+  const instruction = pick(
+    "u9",
+    INSTRUCTIONS.map((x, k) => ({ sql: String(k), share: x.share })),
+  );
+  const dropClass = pick(
+    "u12",
+    DROP_CLASSES.map((d) => ({ sql: text(d.name), share: d.share })),
+  );
+  const preflightIndex = pick(
+    "u15",
+    PREFLIGHT_ERRORS.map((e, k) => ({ sql: String(k), share: e.share })),
+  );
   const preflightText = `[${PREFLIGHT_ERRORS.map((e) => text(e.text)).join(", ")}]`;
   const preflightKey = `[${PREFLIGHT_ERRORS.map((e) => text(e.key)).join(", ")}]`;
   const preflightCustom = `([${PREFLIGHT_ERRORS.map((e) => (e.custom === null ? "NULL" : String(e.custom))).join(", ")}]::BIGINT[])`;
@@ -166,7 +194,13 @@ export function envelopesSelectSql(p: WorldParams): string {
       'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' AS blockhash,
       ${slotOf("sent_at", p.endMs)} + 150 AS last_valid_block_height,
       sent_at, rpc_hash, rpc_label,
-      CASE WHEN is_bot THEN ${pick("u14", BOT_ADAPTERS.map((a) => ({ sql: text(a.name), share: a.share })))} ELSE ${pick("u14", HUMAN_ADAPTERS.map((a) => ({ sql: text(a.name), share: a.share })))} END AS wallet_adapter,
+      CASE WHEN is_bot THEN ${pick(
+        "u14",
+        BOT_ADAPTERS.map((a) => ({ sql: text(a.name), share: a.share })),
+      )} ELSE ${pick(
+        "u14",
+        HUMAN_ADAPTERS.map((a) => ({ sql: text(a.name), share: a.share })),
+      )} END AS wallet_adapter,
       CASE WHEN is_preflight THEN 'preflight' ELSE 'send' END AS kind,
       preflight_error,
       CASE WHEN is_preflight THEN ['Program ' || program || ' invoke [1]', 'Program log: Instruction: ' || instruction_name, 'Program ' || program || ' failed'] ELSE []::VARCHAR[] END AS simulation_logs,

@@ -27,7 +27,10 @@ export interface AdminControl {
   addProvider(options: AddProviderOptions): ProviderInfo;
   removeProvider(provider: string): Promise<boolean>;
   providers(): ProviderInfo[];
-  deployProgram(programId?: string, options?: { elf?: Uint8Array; template?: ProgramTemplate; authority?: string | null }): DeployResult;
+  deployProgram(
+    programId?: string,
+    options?: { elf?: Uint8Array; template?: ProgramTemplate; authority?: string | null },
+  ): DeployResult;
   setBlockTime(ms: number): void;
   info(): Record<string, unknown>;
 }
@@ -78,7 +81,8 @@ export function createAdminMethods(control: AdminControl, self: string): Record<
     },
     txray_removeProvider: async (params) => {
       const { provider } = parseParams(z.object({ provider: z.string() }), named(params, ["provider"]));
-      if (!(await control.removeProvider(provider))) throw new RpcError(-32602, `Invalid params: unknown provider ${provider}`);
+      if (!(await control.removeProvider(provider)))
+        throw new RpcError(-32602, `Invalid params: unknown provider ${provider}`);
       return true;
     },
     txray_listProviders: () => control.providers(),

@@ -29,8 +29,22 @@ import {
   programDataAddress,
   UPGRADEABLE_LOADER,
 } from "./loader.ts";
-import { decodeMintDecimals, decodeTokenAccount, isTokenProgram, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount } from "./tokens.ts";
-import { isWritableIndex, parseMessage, parseTransaction, type ParsedMessage, type ParsedTransaction, withBlockhash } from "./wire.ts";
+import {
+  decodeMintDecimals,
+  decodeTokenAccount,
+  isTokenProgram,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  uiTokenAmount,
+} from "./tokens.ts";
+import {
+  isWritableIndex,
+  parseMessage,
+  parseTransaction,
+  type ParsedMessage,
+  type ParsedTransaction,
+  withBlockhash,
+} from "./wire.ts";
 
 export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 export const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
@@ -155,7 +169,13 @@ export class LocalChain {
     this.deployer = Keypair.fromSeed(sha256(`txray-localnet/deployer/${this.seed}`));
     this.svm.setAccount(
       this.faucet.publicKey.toBytes(),
-      new Account(options.faucetLamports ?? 4_000_000_000_000_000n, new Uint8Array(0), keyBytes(SYSTEM_PROGRAM), false, 0n),
+      new Account(
+        options.faucetLamports ?? 4_000_000_000_000_000n,
+        new Uint8Array(0),
+        keyBytes(SYSTEM_PROGRAM),
+        false,
+        0n,
+      ),
     );
     this.clock = new BlockClock({
       initialSlot: options.initialSlot ?? 1000,
@@ -217,7 +237,10 @@ export class LocalChain {
   }
 
   setAccount(address: string, account: AccountView): void {
-    this.svm.setAccount(keyBytes(address), new Account(account.lamports, account.data, keyBytes(account.owner), account.executable, 0n));
+    this.svm.setAccount(
+      keyBytes(address),
+      new Account(account.lamports, account.data, keyBytes(account.owner), account.executable, 0n),
+    );
   }
 
   minimumBalanceForRentExemption(dataLength: number): bigint {
@@ -251,11 +274,16 @@ export class LocalChain {
     if (this.ledger.has(signature)) return notLanded("AlreadyProcessed");
     if (!this.lifetimeValid(tx.message)) return notLanded("BlockhashNotFound");
     const loaded = this.resolveLookups(tx.message);
-    const accountKeys = loaded ? [...tx.message.staticKeys, ...loaded.writable, ...loaded.readonly] : tx.message.staticKeys;
+    const accountKeys = loaded
+      ? [...tx.message.staticKeys, ...loaded.writable, ...loaded.readonly]
+      : tx.message.staticKeys;
     const preBalances = accountKeys.map((key) => this.getBalance(key));
     const preTokenBalances = this.tokenBalances(accountKeys);
 
-    const result = tx.message.version === "legacy" ? this.svm.sendLegacyTransaction(bytes) : this.svm.sendVersionedTransaction(bytes);
+    const result =
+      tx.message.version === "legacy"
+        ? this.svm.sendLegacyTransaction(bytes)
+        : this.svm.sendVersionedTransaction(bytes);
     const failed = result instanceof FailedTransactionMetadata;
     const meta: TransactionMetadata = failed ? result.meta() : result;
     const err = failed ? fromLiteSvmError(result.err()) : null;
@@ -302,7 +330,9 @@ export class LocalChain {
       tx = parseTransaction(bytes);
     }
     const loaded = this.resolveLookups(tx.message);
-    const accountKeys = loaded ? [...tx.message.staticKeys, ...loaded.writable, ...loaded.readonly] : tx.message.staticKeys;
+    const accountKeys = loaded
+      ? [...tx.message.staticKeys, ...loaded.writable, ...loaded.readonly]
+      : tx.message.staticKeys;
     const early = (err: TransactionErrorJson): SimulationResult => ({
       err,
       logs: [],
@@ -321,7 +351,9 @@ export class LocalChain {
     let result: SimulatedTransactionInfo | FailedTransactionMetadata;
     try {
       result =
-        tx.message.version === "legacy" ? this.svm.simulateLegacyTransaction(bytes) : this.svm.simulateVersionedTransaction(bytes);
+        tx.message.version === "legacy"
+          ? this.svm.simulateLegacyTransaction(bytes)
+          : this.svm.simulateVersionedTransaction(bytes);
     } finally {
       this.svm.setSigverify(true);
     }
@@ -388,11 +420,17 @@ export class LocalChain {
       const records = this.ledger.inSlot(slot);
       let fee = 0n;
       if (records.length > 0) {
-        fee = records.reduce((min, r) => (r.cuPriceMicroLamports < min ? r.cuPriceMicroLamports : min), records[0].cuPriceMicroLamports);
+        fee = records.reduce(
+          (min, r) => (r.cuPriceMicroLamports < min ? r.cuPriceMicroLamports : min),
+          records[0].cuPriceMicroLamports,
+        );
         for (const address of addresses) {
           const locking = records.filter((r) => r.writableAccounts.includes(address));
           if (locking.length === 0) continue;
-          const min = locking.reduce((m, r) => (r.cuPriceMicroLamports < m ? r.cuPriceMicroLamports : m), locking[0].cuPriceMicroLamports);
+          const min = locking.reduce(
+            (m, r) => (r.cuPriceMicroLamports < m ? r.cuPriceMicroLamports : m),
+            locking[0].cuPriceMicroLamports,
+          );
           if (min > fee) fee = min;
         }
       }
@@ -411,7 +449,13 @@ export class LocalChain {
       tx.add(SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports }));
       // Two identical airdrops in one block would share a signature; a memo keeps them distinct.
       if (memo) {
-        tx.add(new TransactionInstruction({ programId: new PublicKey(MEMO_PROGRAM), keys: [], data: Buffer.from(`airdrop ${++this.airdrops}`) }));
+        tx.add(
+          new TransactionInstruction({
+            programId: new PublicKey(MEMO_PROGRAM),
+            keys: [],
+            data: Buffer.from(`airdrop ${++this.airdrops}`),
+          }),
+        );
       }
       tx.sign(this.faucet);
       return new Uint8Array(tx.serialize());
@@ -429,7 +473,9 @@ export class LocalChain {
    * the next slot (as after a real deploy) and a later redeploy always records a later slot.
    */
   deployProgram(programId?: string, options: DeployOptions = {}): DeployResult {
-    const id = programId ?? Keypair.fromSeed(sha256(`txray-localnet/program/${this.seed}/${this.generatedPrograms++}`)).publicKey.toBase58();
+    const id =
+      programId ??
+      Keypair.fromSeed(sha256(`txray-localnet/program/${this.seed}/${this.generatedPrograms++}`)).publicKey.toBase58();
     const elf = options.elf ?? this.templateElf(options.template ?? "memo");
     const authority = options.authority === undefined ? this.deployer.publicKey.toBase58() : options.authority;
     const programData = programDataAddress(id);
@@ -470,7 +516,8 @@ export class LocalChain {
     if (this.clock.isBlockhashValid(message.recentBlockhash)) return true;
     const first = message.instructions[0];
     if (!first || message.staticKeys[first.programIdIndex] !== SYSTEM_PROGRAM) return false;
-    const isAdvanceNonce = first.data.length >= 4 && new DataView(first.data.buffer, first.data.byteOffset).getUint32(0, true) === 4;
+    const isAdvanceNonce =
+      first.data.length >= 4 && new DataView(first.data.buffer, first.data.byteOffset).getUint32(0, true) === 4;
     if (!isAdvanceNonce || first.accounts.length === 0) return false;
     const nonce = this.getAccount(message.staticKeys[first.accounts[0]] ?? "");
     if (!nonce || nonce.owner !== SYSTEM_PROGRAM || nonce.data.length < 72) return false;
@@ -515,7 +562,13 @@ export class LocalChain {
       const mint = this.getAccount(state.mint);
       const decimals = mint ? decodeMintDecimals(mint.data) : null;
       if (decimals === null) return;
-      out.push({ accountIndex, mint: state.mint, owner: state.owner, programId: account.owner, uiTokenAmount: uiTokenAmount(state.amount, decimals) });
+      out.push({
+        accountIndex,
+        mint: state.mint,
+        owner: state.owner,
+        programId: account.owner,
+        uiTokenAmount: uiTokenAmount(state.amount, decimals),
+      });
     });
     return out;
   }

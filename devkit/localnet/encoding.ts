@@ -39,7 +39,8 @@ function encodeData(data: Uint8Array, encoding: Exclude<AccountEncoding, "jsonPa
 function jsonParsed(account: AccountView): unknown | null {
   if (account.owner === UPGRADEABLE_LOADER) {
     const state = decodeLoaderState(account.data);
-    if (state) return { parsed: parsedLoaderState(state), program: "bpf-upgradeable-loader", space: account.data.length };
+    if (state)
+      return { parsed: parsedLoaderState(state), program: "bpf-upgradeable-loader", space: account.data.length };
   }
   return null;
 }
@@ -49,7 +50,9 @@ export function uiAccount(account: AccountView, encoding: AccountEncoding = "bin
   let data: unknown = null;
   if (encoding === "jsonParsed") data = jsonParsed(account);
   if (data === null) {
-    const sliced = dataSlice ? account.data.subarray(dataSlice.offset, dataSlice.offset + dataSlice.length) : account.data;
+    const sliced = dataSlice
+      ? account.data.subarray(dataSlice.offset, dataSlice.offset + dataSlice.length)
+      : account.data;
     data = encodeData(sliced, encoding === "jsonParsed" ? "base64" : encoding);
   }
   return {

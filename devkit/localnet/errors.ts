@@ -130,7 +130,8 @@ function instructionErrorJson(err: unknown): InstructionErrorJson {
 /** LiteSVM's `FailedTransactionMetadata.err()` value → mainnet JSON. */
 export function fromLiteSvmError(err: unknown): TransactionErrorJson {
   if (typeof err === "number") return TRANSACTION_ERRORS[err]?.[0] ?? "SanitizeFailure";
-  if (err instanceof TransactionErrorInstructionError) return { InstructionError: [err.index, instructionErrorJson(err.err())] };
+  if (err instanceof TransactionErrorInstructionError)
+    return { InstructionError: [err.index, instructionErrorJson(err.err())] };
   if (err instanceof TransactionErrorDuplicateInstruction) return { DuplicateInstruction: err.index };
   if (err instanceof TransactionErrorInsufficientFundsForRent) {
     return { InsufficientFundsForRent: { account_index: err.accountIndex } };

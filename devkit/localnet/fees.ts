@@ -59,7 +59,8 @@ export function computeBudgetOf(message: ParsedMessage): ComputeBudget {
     if (BUILTIN_PROGRAMS.has(program)) builtin++;
     else other++;
   }
-  const defaultLimit = other * DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT + builtin * BUILTIN_INSTRUCTION_COMPUTE_UNIT_LIMIT;
+  const defaultLimit =
+    other * DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT + builtin * BUILTIN_INSTRUCTION_COMPUTE_UNIT_LIMIT;
   const cuLimit = Math.min(cuLimitRequested ?? defaultLimit, MAX_COMPUTE_UNIT_LIMIT);
   return { cuLimit, cuLimitRequested, cuPriceMicroLamports };
 }

@@ -61,7 +61,11 @@ async function handleOne(raw: unknown, dispatch: Dispatch): Promise<object | nul
   } catch (error) {
     if (isNotification) return null;
     if (error instanceof RpcError) return errorObject(id, error.code, error.message, error.data);
-    return errorObject(id, INTERNAL_ERROR, error instanceof Error ? `Internal error: ${error.message}` : "Internal error");
+    return errorObject(
+      id,
+      INTERNAL_ERROR,
+      error instanceof Error ? `Internal error: ${error.message}` : "Internal error",
+    );
   }
 }
 

@@ -12,7 +12,10 @@ export const UPGRADEABLE_LOADER = "BPFLoaderUpgradeab1e11111111111111111111111";
 export const PROGRAM_DATA_HEADER = 45;
 
 export function programDataAddress(programId: string): string {
-  return PublicKey.findProgramAddressSync([new PublicKey(programId).toBuffer()], new PublicKey(UPGRADEABLE_LOADER))[0].toBase58();
+  return PublicKey.findProgramAddressSync(
+    [new PublicKey(programId).toBuffer()],
+    new PublicKey(UPGRADEABLE_LOADER),
+  )[0].toBase58();
 }
 
 export function encodeProgramAccount(programData: string): Uint8Array {
@@ -64,7 +67,12 @@ export function decodeLoaderState(data: Uint8Array): LoaderState | null {
       if (data.length < PROGRAM_DATA_HEADER) return null;
       const authority = optionKey(12);
       if (authority === undefined) return null;
-      return { type: "programData", slot: Number(view.getBigUint64(4, true)), authority, data: data.subarray(PROGRAM_DATA_HEADER) };
+      return {
+        type: "programData",
+        slot: Number(view.getBigUint64(4, true)),
+        authority,
+        data: data.subarray(PROGRAM_DATA_HEADER),
+      };
     }
     default:
       return null;

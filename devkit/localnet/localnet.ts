@@ -92,7 +92,11 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     const standard = createMethods({ chain, provider });
     const admin = createAdminMethods(control, label);
     const dispatch: Dispatch = async (method, params) => {
-      const handler: Handler | undefined = Object.hasOwn(standard, method) ? standard[method] : Object.hasOwn(admin, method) ? admin[method] : undefined;
+      const handler: Handler | undefined = Object.hasOwn(standard, method)
+        ? standard[method]
+        : Object.hasOwn(admin, method)
+          ? admin[method]
+          : undefined;
       if (!handler) throw new RpcError(METHOD_NOT_FOUND, "Method not found");
       return handler(params);
     };

@@ -46,10 +46,16 @@ export interface EndpointContext {
 // ---- parameter schemas ----------------------------------------------------------------------
 
 const commitment = z.enum(["processed", "confirmed", "finalized", "recent", "single", "singleGossip", "root", "max"]);
-const contextConfig = z.looseObject({ commitment: commitment.optional(), minContextSlot: z.number().int().nonnegative().optional() });
+const contextConfig = z.looseObject({
+  commitment: commitment.optional(),
+  minContextSlot: z.number().int().nonnegative().optional(),
+});
 const optionalConfig = <T extends z.ZodType>(schema: T) => schema.nullish();
 const dataSlice = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
-const accountConfig = contextConfig.extend({ encoding: z.enum(ACCOUNT_ENCODINGS).optional(), dataSlice: dataSlice.optional() });
+const accountConfig = contextConfig.extend({
+  encoding: z.enum(ACCOUNT_ENCODINGS).optional(),
+  dataSlice: dataSlice.optional(),
+});
 const u64 = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform((v) => BigInt(v));
 
 const noParams = z.union([z.tuple([]), z.tuple([optionalConfig(contextConfig)])]);
@@ -76,7 +82,9 @@ function decodeWire(text: string, encoding: "base58" | "base64"): Uint8Array {
   const bytes = encoding === "base58" ? decodeBase58(text) : base64Bytes(text);
   if (!bytes) throw invalidParams(`invalid ${encoding} encoding`);
   if (bytes.length > PACKET_DATA_SIZE) {
-    throw invalidParams(`decoded solana_sdk::transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`);
+    throw invalidParams(
+      `decoded solana_sdk::transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`,
+    );
   }
   return bytes;
 }
@@ -100,7 +108,9 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
   const withContext = (value: unknown) => ({ context: context(), value });
   const checkMinContextSlot = (config: { minContextSlot?: number } | null | undefined) => {
     if (config?.minContextSlot !== undefined && config.minContextSlot > chain.slot) {
-      throw new RpcError(MIN_CONTEXT_SLOT_NOT_REACHED, "Minimum context slot has not been reached", { contextSlot: chain.slot });
+      throw new RpcError(MIN_CONTEXT_SLOT_NOT_REACHED, "Minimum context slot has not been reached", {
+        contextSlot: chain.slot,
+      });
     }
   };
   const accountValue = (key: string, config: z.infer<typeof accountConfig> | null | undefined) => {
@@ -172,7 +182,10 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
       }
     },
     getRecentPrioritizationFees: (params) => {
-      const [addresses] = parseParams(z.union([z.tuple([]), z.tuple([z.array(z.string()).max(128).nullish()])]), params);
+      const [addresses] = parseParams(
+        z.union([z.tuple([]), z.tuple([z.array(z.string()).max(128).nullish()])]),
+        params,
+      );
       return chain.recentPrioritizationFees((addresses ?? []).map(address));
     },
 
@@ -188,7 +201,8 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
     },
     getMultipleAccounts: (params) => {
       const [keys, config] = parseParams(z.tuple([z.array(z.string()), optionalConfig(accountConfig)]), params);
-      if (keys.length > MAX_MULTIPLE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+      if (keys.length > MAX_MULTIPLE_ACCOUNTS)
+        throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
       checkMinContextSlot(config);
       return withContext(keys.map((key) => accountValue(key, config)));
     },
@@ -196,7 +210,10 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
       const [key, lamports] = parseParams(z.tuple([z.string(), u64, optionalConfig(contextConfig)]), params);
       const result = chain.airdrop(address(key), lamports);
       if (!result.landed || result.err) {
-        throw new RpcError(-32603, `Internal error: airdrop failed: ${result.err ? displayTransactionError(result.err) : "not landed"}`);
+        throw new RpcError(
+          -32603,
+          `Internal error: airdrop failed: ${result.err ? displayTransactionError(result.err) : "not landed"}`,
+        );
       }
       return result.signature;
     },
@@ -258,13 +275,19 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
         accounts: addresses,
       });
       return withContext(
-        uiSimulation(simulation, { accountsEncoding: options?.accounts?.encoding, innerInstructions: options?.innerInstructions }),
+        uiSimulation(simulation, {
+          accountsEncoding: options?.accounts?.encoding,
+          innerInstructions: options?.innerInstructions,
+        }),
       );
     },
 
     getSignatureStatuses: (params) => {
       const [signatures, config] = parseParams(
-        z.tuple([z.array(z.string()), optionalConfig(z.looseObject({ searchTransactionHistory: z.boolean().optional() }))]),
+        z.tuple([
+          z.array(z.string()),
+          optionalConfig(z.looseObject({ searchTransactionHistory: z.boolean().optional() })),
+        ]),
         params,
       );
       if (signatures.length > MAX_GET_SIGNATURE_STATUSES) {
@@ -284,7 +307,10 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
         commitment: commitment.optional(),
         maxSupportedTransactionVersion: z.number().int().nonnegative().optional(),
       });
-      const [sig, rawConfig] = parseParams(z.tuple([z.string(), z.union([z.enum(TRANSACTION_ENCODINGS), config]).nullish()]), params);
+      const [sig, rawConfig] = parseParams(
+        z.tuple([z.string(), z.union([z.enum(TRANSACTION_ENCODINGS), config]).nullish()]),
+        params,
+      );
       const options = typeof rawConfig === "string" ? { encoding: rawConfig } : (rawConfig ?? {});
       if (options.commitment === "processed" || options.commitment === "recent") {
         throw invalidParams("Method does not support commitment below `confirmed`");
@@ -334,7 +360,10 @@ export function createMethods({ chain, provider }: EndpointContext): Record<stri
         commitment: commitment.optional(),
         maxSupportedTransactionVersion: z.number().int().nonnegative().optional(),
       });
-      const [slot, rawConfig] = parseParams(z.tuple([z.number().int().nonnegative(), z.union([z.enum(TRANSACTION_ENCODINGS), config]).nullish()]), params);
+      const [slot, rawConfig] = parseParams(
+        z.tuple([z.number().int().nonnegative(), z.union([z.enum(TRANSACTION_ENCODINGS), config]).nullish()]),
+        params,
+      );
       const options = typeof rawConfig === "string" ? { encoding: rawConfig } : (rawConfig ?? {});
       // The current block is still being built; only sealed blocks are served, as on mainnet.
       const time = slot < chain.slot ? chain.clock.timeOfSlot(slot) : undefined;
@@ -348,7 +377,12 @@ function blockAt(
   chain: LocalChain,
   slot: number,
   timeMs: number,
-  options: { encoding?: (typeof TRANSACTION_ENCODINGS)[number]; transactionDetails?: string; rewards?: boolean; maxSupportedTransactionVersion?: number },
+  options: {
+    encoding?: (typeof TRANSACTION_ENCODINGS)[number];
+    transactionDetails?: string;
+    rewards?: boolean;
+    maxSupportedTransactionVersion?: number;
+  },
 ) {
   const records = chain.ledger.inSlot(slot);
   const max = options.maxSupportedTransactionVersion;
@@ -363,6 +397,7 @@ function blockAt(
     previousBlockhash: chain.clock.blockhashOfSlot(parentSlot)!,
     rewards: options.rewards === false ? undefined : [],
     signatures: details === "signatures" ? records.map((r) => r.signature) : undefined,
-    transactions: details === "full" ? records.map((r) => uiBlockTransaction(r, options.encoding ?? "json", max)) : undefined,
+    transactions:
+      details === "full" ? records.map((r) => uiBlockTransaction(r, options.encoding ?? "json", max)) : undefined,
   };
 }

@@ -65,6 +65,7 @@ export class Provider {
 }
 
 function checkRate(rate: number): number {
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new RangeError(`dropRate must be within [0, 1], got ${rate}`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw new RangeError(`dropRate must be within [0, 1], got ${rate}`);
   return rate;
 }

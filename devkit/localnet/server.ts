@@ -44,7 +44,13 @@ function hostForUrl(hostname: string): string {
 
 type Socket = { close(code?: number, reason?: string): void };
 
-function listen(hostname: string, port: number, pubsub: PubSub, dispatch: Dispatch | null, sockets: Set<Socket>): Server<SocketData> {
+function listen(
+  hostname: string,
+  port: number,
+  pubsub: PubSub,
+  dispatch: Dispatch | null,
+  sockets: Set<Socket>,
+): Server<SocketData> {
   return Bun.serve<SocketData>({
     hostname,
     port,
@@ -59,11 +65,16 @@ function listen(hostname: string, port: number, pubsub: PubSub, dispatch: Dispat
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
       if (request.method === "GET" && path === "/health") return new Response("ok", { headers: CORS_HEADERS });
       if (request.method !== "POST") {
-        return new Response("Used HTTP Method is not allowed. POST or OPTIONS is required", { status: 405, headers: CORS_HEADERS });
+        return new Response("Used HTTP Method is not allowed. POST or OPTIONS is required", {
+          status: 405,
+          headers: CORS_HEADERS,
+        });
       }
       const body = await request.text();
       const answer = await handleJsonRpc(body, dispatch);
-      return new Response(answer ?? "", { headers: { "content-type": "application/json; charset=utf-8", ...CORS_HEADERS } });
+      return new Response(answer ?? "", {
+        headers: { "content-type": "application/json; charset=utf-8", ...CORS_HEADERS },
+      });
     },
     websocket: {
       data: {} as SocketData,

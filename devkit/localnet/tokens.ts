@@ -22,7 +22,8 @@ export interface TokenAccountState {
 }
 
 export function decodeTokenAccount(data: Uint8Array): TokenAccountState | null {
-  const isAccount = data.length === ACCOUNT_LEN || (data.length > ACCOUNT_LEN && data[ACCOUNT_LEN] === ACCOUNT_TYPE_ACCOUNT);
+  const isAccount =
+    data.length === ACCOUNT_LEN || (data.length > ACCOUNT_LEN && data[ACCOUNT_LEN] === ACCOUNT_TYPE_ACCOUNT);
   if (!isAccount) return null;
   if (data[108] === 0) return null; // AccountState::Uninitialized
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);

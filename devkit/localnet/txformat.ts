@@ -38,7 +38,11 @@ function parsedAccountKeys(record: TxRecord) {
   }));
 }
 
-function partiallyDecoded(keys: string[], ix: { programIdIndex: number; accounts: number[]; data: string }, stackHeight: number | null) {
+function partiallyDecoded(
+  keys: string[],
+  ix: { programIdIndex: number; accounts: number[]; data: string },
+  stackHeight: number | null,
+) {
   return { accounts: ix.accounts.map((i) => keys[i]), data: ix.data, programId: keys[ix.programIdIndex], stackHeight };
 }
 
@@ -88,7 +92,10 @@ function uiMeta(record: TxRecord, encoding: TransactionEncoding) {
     fee: record.fee,
     preBalances: record.preBalances,
     postBalances: record.postBalances,
-    innerInstructions: record.innerInstructions.map((group) => ({ index: group.index, instructions: inner(group.instructions) })),
+    innerInstructions: record.innerInstructions.map((group) => ({
+      index: group.index,
+      instructions: inner(group.instructions),
+    })),
     logMessages: record.logMessages,
     preTokenBalances: record.preTokenBalances,
     postTokenBalances: record.postTokenBalances,
@@ -100,7 +107,11 @@ function uiMeta(record: TxRecord, encoding: TransactionEncoding) {
 }
 
 /** getTransaction's result object (version only when the client sent maxSupportedTransactionVersion). */
-export function uiConfirmedTransaction(record: TxRecord, encoding: TransactionEncoding, maxSupportedTransactionVersion?: number) {
+export function uiConfirmedTransaction(
+  record: TxRecord,
+  encoding: TransactionEncoding,
+  maxSupportedTransactionVersion?: number,
+) {
   return {
     slot: record.slot,
     transaction: uiTransaction(record, encoding),
@@ -111,7 +122,11 @@ export function uiConfirmedTransaction(record: TxRecord, encoding: TransactionEn
 }
 
 /** One entry of getBlock's `transactions`. */
-export function uiBlockTransaction(record: TxRecord, encoding: TransactionEncoding, maxSupportedTransactionVersion?: number) {
+export function uiBlockTransaction(
+  record: TxRecord,
+  encoding: TransactionEncoding,
+  maxSupportedTransactionVersion?: number,
+) {
   return {
     transaction: uiTransaction(record, encoding),
     meta: uiMeta(record, encoding),

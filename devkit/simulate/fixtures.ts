@@ -5,10 +5,16 @@
 // The app's IDL (app-idl.json, Shank: its one instruction's tag is the memo's first byte, `t`; its
 // error 12 is what the broken release answers) names its instruction and error once registered.
 
-import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import { type Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import { createHash } from "node:crypto";
 import type { ChainClient } from "./chain-client.ts";
-import { associatedTokenAddress, createAssociatedTokenAccountIdempotent, createMintInstructions, MINT_SIZE, mintTo } from "./spl.ts";
+import {
+  associatedTokenAddress,
+  createAssociatedTokenAccountIdempotent,
+  createMintInstructions,
+  MINT_SIZE,
+  mintTo,
+} from "./spl.ts";
 
 export const WALLET_ADAPTERS = ["Phantom", "Solflare", "Backpack", "Phantom", "Solflare", "Coinbase Wallet"] as const;
 /** Walletless senders (scripts, bots) report this adapter name. */
@@ -50,13 +56,19 @@ export const appProgramId = (seed: number) => keypairFromSeed(`txray-sim/${seed}
 /** The app program's IDL, as a user would register it: `txray idl add <app program> devkit/simulate/app-idl.json`. */
 export const APP_IDL_FILE = new URL("./app-idl.json", import.meta.url).pathname;
 
-async function sendSetup(connection: Connection, client: ChainClient, instructions: TransactionInstruction[], signers: Keypair[]) {
+async function sendSetup(
+  connection: Connection,
+  client: ChainClient,
+  instructions: TransactionInstruction[],
+  signers: Keypair[],
+) {
   const { blockhash } = await connection.getLatestBlockhash();
   const tx = new Transaction({ feePayer: signers[0].publicKey, recentBlockhash: blockhash }).add(...instructions);
   tx.sign(...signers);
   const signature = await connection.sendRawTransaction(tx.serialize());
   const status = await client.waitForStatus(signature, 10_000);
-  if (!status || status.err) throw new Error(`setup transaction ${signature} failed: ${JSON.stringify(status?.err ?? "not landed")}`);
+  if (!status || status.err)
+    throw new Error(`setup transaction ${signature} failed: ${JSON.stringify(status?.err ?? "not landed")}`);
 }
 
 export async function createWorld(connection: Connection, client: ChainClient, options: WorldOptions): Promise<World> {
@@ -70,7 +82,9 @@ export async function createWorld(connection: Connection, client: ChainClient, o
   // The last payer is a bot: no wallet adapter, and it sends several times more than a human, on a
   // timer (runner.ts: every few attempts) where people send at random.
   const payers: Wallet[] = Array.from({ length: payerCount }, (_, i) =>
-    i === payerCount - 1 && payerCount > 1 ? wallet("payer", i, BOT_ADAPTER, 4) : wallet("payer", i, WALLET_ADAPTERS[i % WALLET_ADAPTERS.length], 1),
+    i === payerCount - 1 && payerCount > 1
+      ? wallet("payer", i, BOT_ADAPTER, 4)
+      : wallet("payer", i, WALLET_ADAPTERS[i % WALLET_ADAPTERS.length], 1),
   );
   const recipients = Array.from({ length: recipientCount }, (_, i) => wallet("recipient", i, "Phantom", 0));
 
@@ -86,16 +100,28 @@ export async function createWorld(connection: Connection, client: ChainClient, o
   const rentLamports = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
   // Re-running a seed against a chain that already has this world reuses its mint.
   const existingMint = await connection.getAccountInfo(mintKeypair.publicKey);
-  if (!existingMint) await sendSetup(
-    connection,
-    client,
-    createMintInstructions({ payer: authority.publicKey, mint: mintKeypair.publicKey, mintAuthority: authority.publicKey, decimals, rentLamports }),
-    [authority, mintKeypair],
-  );
+  if (!existingMint)
+    await sendSetup(
+      connection,
+      client,
+      createMintInstructions({
+        payer: authority.publicKey,
+        mint: mintKeypair.publicKey,
+        mintAuthority: authority.publicKey,
+        decimals,
+        rentLamports,
+      }),
+      [authority, mintKeypair],
+    );
   for (const w of [...payers, ...recipients]) {
     w.tokenAccount = associatedTokenAddress(w.keypair.publicKey, mintKeypair.publicKey);
-    const ixs = [createAssociatedTokenAccountIdempotent(authority.publicKey, w.keypair.publicKey, mintKeypair.publicKey)];
-    if (payers.includes(w)) ixs.push(mintTo(mintKeypair.publicKey, w.tokenAccount, authority.publicKey, options.payerTokens ?? 1_000_000_000_000n));
+    const ixs = [
+      createAssociatedTokenAccountIdempotent(authority.publicKey, w.keypair.publicKey, mintKeypair.publicKey),
+    ];
+    if (payers.includes(w))
+      ixs.push(
+        mintTo(mintKeypair.publicKey, w.tokenAccount, authority.publicKey, options.payerTokens ?? 1_000_000_000_000n),
+      );
     await sendSetup(connection, client, ixs, [authority]);
   }
 

@@ -94,9 +94,20 @@ async function openProviders(client: ChainClient, specs: ProviderSpec[]): Promis
     } catch (error) {
       // Re-running against the same localnet: reuse the provider, with this run's drop rate.
       if (!(error instanceof ChainRpcError) || !error.message.includes("already exists")) throw error;
-      url = (await client.call<{ url: string }>("txray_setDropRate", { provider: spec.label, dropRate: spec.dropRate, seed: spec.seed })).url;
+      url = (
+        await client.call<{ url: string }>("txray_setDropRate", {
+          provider: spec.label,
+          dropRate: spec.dropRate,
+          seed: spec.seed,
+        })
+      ).url;
     }
-    out.push({ label: spec.label, url, rpcHash: rpcHash(url), connection: new Connection(url, { commitment: "confirmed", disableRetryOnRateLimit: true }) });
+    out.push({
+      label: spec.label,
+      url,
+      rpcHash: rpcHash(url),
+      connection: new Connection(url, { commitment: "confirmed", disableRetryOnRateLimit: true }),
+    });
   }
   return out;
 }
@@ -139,7 +150,8 @@ export class PayerSchedule {
       this.period = ((now - this.started) / warmup) * this.every;
       this.nextBotAt = now;
     }
-    if (index < warmup || this.period <= 0) return index % this.every === this.every - 1 ? this.bot : pick(random, this.people, (w) => w.weight);
+    if (index < warmup || this.period <= 0)
+      return index % this.every === this.every - 1 ? this.bot : pick(random, this.people, (w) => w.weight);
     const attemptMs = this.period / this.every;
     if (now < this.nextBotAt - attemptMs) return pick(random, this.people, (w) => w.weight);
     if (now < this.nextBotAt) {
@@ -160,7 +172,11 @@ export async function runTraffic(options: RunOptions): Promise<RunResult> {
   const specs = options.providers ?? DEFAULT_PROVIDERS;
   const providers = await openProviders(client, specs);
   const mix = options.mix ?? DEFAULT_MIX;
-  const world = await createWorld(mainConnection, client, { seed, payers: options.payers, deployApp: (mix.app_call ?? 0) > 0 });
+  const world = await createWorld(mainConnection, client, {
+    seed,
+    payers: options.payers,
+    deployApp: (mix.app_call ?? 0) > 0,
+  });
   const kinds = SCENARIOS.filter((kind) => (mix[kind] ?? 0) > 0 && (kind !== "app_call" || world.appProgram));
   const deploys: DeployResult[] = [];
   const attempts: Attempt[] = [];

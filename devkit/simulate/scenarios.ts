@@ -101,7 +101,12 @@ export function planFor(kind: ScenarioKind, ctx: AttemptContext): Plan {
   const plan = (
     program: PublicKey,
     main: TransactionInstruction,
-    options: { cuLimit?: number; skipPreflight?: boolean; failure?: (index: number) => TransactionErrorJson; expected?: Outcome } & Partial<Plan>,
+    options: {
+      cuLimit?: number;
+      skipPreflight?: boolean;
+      failure?: (index: number) => TransactionErrorJson;
+      expected?: Outcome;
+    } & Partial<Plan>,
   ): Plan => {
     const prefix = budgetPrefix(ctx, options.cuLimit);
     const mainIndex = prefix.instructions.length;
@@ -132,9 +137,15 @@ export function planFor(kind: ScenarioKind, ctx: AttemptContext): Plan {
       });
     }
     case "sol_insufficient":
-      return plan(SystemProgram.programId, solTransfer(HUGE_AMOUNT + unique), { skipPreflight: true, failure: (i) => custom(i, 1) });
+      return plan(SystemProgram.programId, solTransfer(HUGE_AMOUNT + unique), {
+        skipPreflight: true,
+        failure: (i) => custom(i, 1),
+      });
     case "token_insufficient":
-      return plan(TOKEN_PROGRAM_ID, tokenTransfer(HUGE_AMOUNT + unique), { skipPreflight: true, failure: (i) => custom(i, 1) });
+      return plan(TOKEN_PROGRAM_ID, tokenTransfer(HUGE_AMOUNT + unique), {
+        skipPreflight: true,
+        failure: (i) => custom(i, 1),
+      });
     case "compute_exceeded": {
       // Limit = what the budget instructions themselves burn + a few units: the token program starves.
       const budgetIxs = ctx.payer.walletAdapter === BOT_ADAPTER ? 1 : 2;
@@ -146,11 +157,21 @@ export function planFor(kind: ScenarioKind, ctx: AttemptContext): Plan {
       });
     }
     case "preflight_sol":
-      return plan(SystemProgram.programId, solTransfer(HUGE_AMOUNT + unique), { failure: (i) => custom(i, 1), expected: "preflight" });
+      return plan(SystemProgram.programId, solTransfer(HUGE_AMOUNT + unique), {
+        failure: (i) => custom(i, 1),
+        expected: "preflight",
+      });
     case "preflight_token":
-      return plan(TOKEN_PROGRAM_ID, tokenTransfer(HUGE_AMOUNT + unique), { failure: (i) => custom(i, 1), expected: "preflight" });
+      return plan(TOKEN_PROGRAM_ID, tokenTransfer(HUGE_AMOUNT + unique), {
+        failure: (i) => custom(i, 1),
+        expected: "preflight",
+      });
     case "preflight_blockhash":
-      return plan(SystemProgram.programId, solTransfer(1_000n + unique), { stale: true, failure: () => "BlockhashNotFound", expected: "preflight" });
+      return plan(SystemProgram.programId, solTransfer(1_000n + unique), {
+        stale: true,
+        failure: () => "BlockhashNotFound",
+        expected: "preflight",
+      });
     case "preflight_unsigned":
       return plan(SystemProgram.programId, solTransfer(HUGE_AMOUNT + unique), {
         simulateUnsigned: true,
@@ -158,12 +179,17 @@ export function planFor(kind: ScenarioKind, ctx: AttemptContext): Plan {
         expected: "preflight",
       });
     case "expired":
-      return plan(SystemProgram.programId, solTransfer(1_000n + unique), { stale: true, skipPreflight: true, expected: "dropped" });
+      return plan(SystemProgram.programId, solTransfer(1_000n + unique), {
+        stale: true,
+        skipPreflight: true,
+        expected: "dropped",
+      });
   }
 }
 
 function failingProgram(err: TransactionErrorJson | null, instructions: TransactionInstruction[]): string | null {
-  if (err && typeof err === "object" && "InstructionError" in err) return instructions[err.InstructionError[0]]?.programId.toBase58() ?? null;
+  if (err && typeof err === "object" && "InstructionError" in err)
+    return instructions[err.InstructionError[0]]?.programId.toBase58() ?? null;
   return null;
 }
 
@@ -190,7 +216,10 @@ export async function runAttempt(kind: ScenarioKind, ctx: AttemptContext): Promi
   if (plan.stale) await ctx.chain.advanceBlocks(MAX_PROCESSING_AGE + 1);
   const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(...plan.instructions);
 
-  const envelope = (fields: Pick<Envelope, "sig" | "kind" | "preflightError" | "simulationLogs">, sentAt: number): Envelope => ({
+  const envelope = (
+    fields: Pick<Envelope, "sig" | "kind" | "preflightError" | "simulationLogs">,
+    sentAt: number,
+  ): Envelope => ({
     ...fields,
     program: plan.program.toBase58(),
     blockhash,
@@ -207,12 +236,19 @@ export async function runAttempt(kind: ScenarioKind, ctx: AttemptContext): Promi
     sendPath: "rpc",
     ...ixPrefixOf(plan),
   });
-  const finish = (env: Envelope, outcome: Outcome, err: TransactionErrorJson | null, extra: { dropCause?: DropCause; slot?: number } = {}): Attempt => {
+  const finish = (
+    env: Envelope,
+    outcome: Outcome,
+    err: TransactionErrorJson | null,
+    extra: { dropCause?: DropCause; slot?: number } = {},
+  ): Attempt => {
     const dropCause = extra.dropCause ?? null;
     const sameErr = JSON.stringify(err) === JSON.stringify(plan.expectedErr);
     const consistent =
       (outcome === plan.expectedOutcome && (outcome === "dropped" || sameErr)) ||
-      (outcome === "dropped" && dropCause === "provider_not_forwarding" && (plan.expectedOutcome === "landed" || plan.expectedOutcome === "failed_onchain"));
+      (outcome === "dropped" &&
+        dropCause === "provider_not_forwarding" &&
+        (plan.expectedOutcome === "landed" || plan.expectedOutcome === "failed_onchain"));
     return {
       envelope: env,
       truth: {
@@ -233,11 +269,17 @@ export async function runAttempt(kind: ScenarioKind, ctx: AttemptContext): Promi
 
   if (plan.simulateUnsigned) {
     const sentAt = ctx.now();
-    const simulation = await connection.simulateTransaction(new VersionedTransaction(tx.compileMessage()), { sigVerify: false });
+    const simulation = await connection.simulateTransaction(new VersionedTransaction(tx.compileMessage()), {
+      sigVerify: false,
+    });
     const err = simulation.value.err as TransactionErrorJson | null;
     if (err !== null) {
       const preflightError = `Transaction simulation failed: ${displayTransactionError(err)}`;
-      return finish(envelope({ sig: null, kind: "preflight", preflightError, simulationLogs: simulation.value.logs ?? [] }, sentAt), "preflight", err);
+      return finish(
+        envelope({ sig: null, kind: "preflight", preflightError, simulationLogs: simulation.value.logs ?? [] }, sentAt),
+        "preflight",
+        err,
+      );
     }
   }
 
@@ -257,10 +299,15 @@ export async function runAttempt(kind: ScenarioKind, ctx: AttemptContext): Promi
       wire.toString("base64"),
       { encoding: "base64", sigVerify: true },
     ]);
-    return finish(envelope({ sig: signature, kind: "preflight", preflightError, simulationLogs }, sentAt), "preflight", replay.value.err);
+    return finish(
+      envelope({ sig: signature, kind: "preflight", preflightError, simulationLogs }, sentAt),
+      "preflight",
+      replay.value.err,
+    );
   }
   const sent = envelope({ sig: signature, kind: "send", preflightError: null, simulationLogs: [] }, sentAt);
   const status = await ctx.chain.signatureStatus(signature);
-  if (!status) return finish(sent, "dropped", null, { dropCause: plan.stale ? "stale_blockhash" : "provider_not_forwarding" });
+  if (!status)
+    return finish(sent, "dropped", null, { dropCause: plan.stale ? "stale_blockhash" : "provider_not_forwarding" });
   return finish(sent, status.err === null ? "landed" : "failed_onchain", status.err, { slot: status.slot });
 }

@@ -46,7 +46,10 @@ export function createMintInstructions(options: {
 }
 
 export function associatedTokenAddress(owner: PublicKey, mint: PublicKey, programId = TOKEN_PROGRAM_ID): PublicKey {
-  return PublicKey.findProgramAddressSync([owner.toBuffer(), programId.toBuffer(), mint.toBuffer()], ASSOCIATED_TOKEN_PROGRAM_ID)[0];
+  return PublicKey.findProgramAddressSync(
+    [owner.toBuffer(), programId.toBuffer(), mint.toBuffer()],
+    ASSOCIATED_TOKEN_PROGRAM_ID,
+  )[0];
 }
 
 /** Associated Token Account CreateIdempotent (tag 1). */
@@ -71,7 +74,13 @@ export function createAssociatedTokenAccountIdempotent(
 }
 
 /** MintTo (tag 7). */
-export function mintTo(mint: PublicKey, destination: PublicKey, authority: PublicKey, amount: bigint, programId = TOKEN_PROGRAM_ID) {
+export function mintTo(
+  mint: PublicKey,
+  destination: PublicKey,
+  authority: PublicKey,
+  amount: bigint,
+  programId = TOKEN_PROGRAM_ID,
+) {
   return new TransactionInstruction({
     programId,
     keys: [writable(mint), writable(destination), readonly(authority, true)],
@@ -91,13 +100,24 @@ export function transferChecked(options: {
 }): TransactionInstruction {
   return new TransactionInstruction({
     programId: options.programId ?? TOKEN_PROGRAM_ID,
-    keys: [writable(options.source), readonly(options.mint), writable(options.destination), readonly(options.owner, true)],
+    keys: [
+      writable(options.source),
+      readonly(options.mint),
+      writable(options.destination),
+      readonly(options.owner, true),
+    ],
     data: Buffer.concat([Buffer.from([12]), u64(options.amount), Buffer.from([options.decimals])]),
   });
 }
 
 /** Transfer (tag 3): source, destination, owner. */
-export function transfer(source: PublicKey, destination: PublicKey, owner: PublicKey, amount: bigint, programId = TOKEN_PROGRAM_ID) {
+export function transfer(
+  source: PublicKey,
+  destination: PublicKey,
+  owner: PublicKey,
+  amount: bigint,
+  programId = TOKEN_PROGRAM_ID,
+) {
   return new TransactionInstruction({
     programId,
     keys: [writable(source), writable(destination), readonly(owner, true)],

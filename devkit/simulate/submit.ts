@@ -60,7 +60,12 @@ export function batchEnvelopes(envelopes: Envelope[], batchSize: number, maxBody
   return batches;
 }
 
-export async function submitEnvelopes(endpoint: string, apiKey: string, envelopes: Envelope[], options: SubmitOptions = {}): Promise<SubmitResult> {
+export async function submitEnvelopes(
+  endpoint: string,
+  apiKey: string,
+  envelopes: Envelope[],
+  options: SubmitOptions = {},
+): Promise<SubmitResult> {
   const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
   const maxRetries = options.maxRetries ?? 5;
@@ -87,11 +92,22 @@ export async function submitEnvelopes(endpoint: string, apiKey: string, envelope
         break;
       }
       if (response && !RETRYABLE.has(response.status)) {
-        const answer = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+        const answer = (await response.json().catch(() => null)) as {
+          error?: { code?: string; message?: string };
+        } | null;
         const code = answer?.error?.code ?? null;
-        throw new SubmitError(`ingest answered ${response.status}${code ? ` ${code}` : ""}: ${answer?.error?.message ?? response.statusText}`, response.status, code);
+        throw new SubmitError(
+          `ingest answered ${response.status}${code ? ` ${code}` : ""}: ${answer?.error?.message ?? response.statusText}`,
+          response.status,
+          code,
+        );
       }
-      if (attempt >= maxRetries) throw new SubmitError(`ingest still failing after ${maxRetries} retries: ${failure}`, response?.status ?? null, null);
+      if (attempt >= maxRetries)
+        throw new SubmitError(
+          `ingest still failing after ${maxRetries} retries: ${failure}`,
+          response?.status ?? null,
+          null,
+        );
       const wait = retryAfterMs(response?.headers.get("retry-after") ?? null) ?? 500 * 2 ** attempt;
       result.retries++;
       await sleep(Math.min(wait, maxWaitMs));

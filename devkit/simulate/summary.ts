@@ -59,7 +59,9 @@ export function formatSummary(summary: Summary): string {
   lines.push("providers:");
   for (const [label, p] of Object.entries(summary.providers)) {
     const rate = p.sends ? ((100 * p.notForwarded) / p.sends).toFixed(1) : "0.0";
-    lines.push(`  ${label.padEnd(12)} attempts ${p.attempts}, sends ${p.sends}, not forwarded ${p.notForwarded} (${rate}%), dropped ${p.dropped}`);
+    lines.push(
+      `  ${label.padEnd(12)} attempts ${p.attempts}, sends ${p.sends}, not forwarded ${p.notForwarded} (${rate}%), dropped ${p.dropped}`,
+    );
   }
   return lines.join("\n");
 }

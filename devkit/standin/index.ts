@@ -13,7 +13,13 @@ import { join } from "node:path";
 
 export type Fates = { landed: number; failed: number; dropped: number };
 export type StandInOptions = { port?: number; hostname?: string; fates?: Fates };
-export type StandIn = { url: string; port: number; counts(): { requests: number; calls: Record<string, number> }; height(): number; stop(): void };
+export type StandIn = {
+  url: string;
+  port: number;
+  counts(): { requests: number; calls: Record<string, number> };
+  height(): number;
+  stop(): void;
+};
 
 const FIXTURES = join(import.meta.dir, "..", "..", "test", "fixtures", "mainnet");
 const fixture = (name: string) => {
@@ -21,7 +27,9 @@ const fixture = (name: string) => {
   return json.result ?? json;
 };
 const LANDED_TX = fixture("17_agavesim_getTransaction_okx_dex_pumpswap_cpi_depth3_success.json");
-const FAILED_TX = fixture("18_metamask-snap_getTransaction_failed_lifi_system_transfer_insufficient_lamports_custom1.json");
+const FAILED_TX = fixture(
+  "18_metamask-snap_getTransaction_failed_lifi_system_transfer_insufficient_lamports_custom1.json",
+);
 
 /**
  * A recorded transaction's JSON is serialised once, around a gap for its signature: the stand-in
@@ -33,7 +41,10 @@ class RawJson {
 }
 const SIGNATURE_GAP = "\u0000signature\u0000";
 const aroundSignature = (template: any): [string, string] => {
-  const [before, after] = JSON.stringify({ ...template, transaction: { ...template.transaction, signatures: [SIGNATURE_GAP] } }).split(JSON.stringify(SIGNATURE_GAP));
+  const [before, after] = JSON.stringify({
+    ...template,
+    transaction: { ...template.transaction, signatures: [SIGNATURE_GAP] },
+  }).split(JSON.stringify(SIGNATURE_GAP));
   return [before, after];
 };
 const LANDED_JSON = aroundSignature(LANDED_TX);
@@ -42,7 +53,11 @@ const FAILED_JSON = aroundSignature(FAILED_TX);
 /** The soak's mix: 60% landed, 10% failed on chain, 30% never landed. */
 export const SOAK_FATES: Fates = { landed: 60, failed: 10, dropped: 30 };
 
-const SOAK_PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a6978"], ["public", "9a8b7c6d5e4f3021"]] as const;
+const SOAK_PROVIDERS = [
+  ["helius", "a1b2c3d4e5f60718"],
+  ["triton", "0f1e2d3c4b5a6978"],
+  ["public", "9a8b7c6d5e4f3021"],
+] as const;
 
 /**
  * The n-th envelope of the soak's traffic (`bun run soak`, and `bench resolve` with BENCH_MIX=soak):
@@ -50,15 +65,37 @@ const SOAK_PROVIDERS = [["helius", "a1b2c3d4e5f60718"], ["triton", "0f1e2d3c4b5a
  * payers in turn, a keypair adapter every 7th. `lastValidBlockHeight` is the caller's: the soak's
  * envelopes mostly have a live blockhash, the bench's an expired one.
  */
-export function soakEnvelope(n: number, o: { signature: (n: number) => string; programs: readonly string[]; payers: readonly string[]; blockhash: string; sentAt: number; lastValidBlockHeight: number }) {
+export function soakEnvelope(
+  n: number,
+  o: {
+    signature: (n: number) => string;
+    programs: readonly string[];
+    payers: readonly string[];
+    blockhash: string;
+    sentAt: number;
+    lastValidBlockHeight: number;
+  },
+) {
   const preflight = n % 10 === 0;
   const [rpcLabel, rpcHash] = SOAK_PROVIDERS[n % 3];
   return {
-    sig: preflight && n % 20 === 0 ? null : o.signature(n), program: o.programs[n % 3], blockhash: o.blockhash, lastValidBlockHeight: o.lastValidBlockHeight,
-    sentAt: o.sentAt, rpcHash, rpcLabel, walletAdapter: n % 7 === 0 ? "keypair" : "Phantom", kind: preflight ? "preflight" : "send",
-    preflightError: preflight ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771" : null,
-    simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [], payer: o.payers[n % o.payers.length], sdkVersion: "0.1.0",
-    cuLimit: 200_000, cuPriceMicroLamports: 1000 + (n % 5000),
+    sig: preflight && n % 20 === 0 ? null : o.signature(n),
+    program: o.programs[n % 3],
+    blockhash: o.blockhash,
+    lastValidBlockHeight: o.lastValidBlockHeight,
+    sentAt: o.sentAt,
+    rpcHash,
+    rpcLabel,
+    walletAdapter: n % 7 === 0 ? "keypair" : "Phantom",
+    kind: preflight ? "preflight" : "send",
+    preflightError: preflight
+      ? "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1771"
+      : null,
+    simulationLogs: preflight ? ["Program log: Instruction: Route", "Program log: slippage exceeded"] : [],
+    payer: o.payers[n % o.payers.length],
+    sdkVersion: "0.1.0",
+    cuLimit: 200_000,
+    cuPriceMicroLamports: 1000 + (n % 5000),
   };
 }
 const GENESIS_HEIGHT = 300_000_000;
@@ -90,13 +127,19 @@ export function startStandInChain(options: StandInOptions = {}): StandIn {
         return { jsonrpc: "2.0", id: call.id, result: height() };
       case "getSignatureStatuses":
         return {
-          jsonrpc: "2.0", id: call.id,
+          jsonrpc: "2.0",
+          id: call.id,
           result: {
             context: { slot: height() },
             value: (params[0] ?? []).map((sig: string) => {
               const f = fate(sig);
               if (f === "dropped") return null;
-              return { slot: height() - 5, confirmations: null, err: f === "failed" ? FAILED_TX.meta.err : null, confirmationStatus: "finalized" };
+              return {
+                slot: height() - 5,
+                confirmations: null,
+                err: f === "failed" ? FAILED_TX.meta.err : null,
+                confirmationStatus: "finalized",
+              };
             }),
           },
         };
@@ -106,12 +149,18 @@ export function startStandInChain(options: StandInOptions = {}): StandIn {
         const f = fate(params[0]);
         if (f === "dropped") return { jsonrpc: "2.0", id: call.id, result: null };
         const [before, after] = f === "failed" ? FAILED_JSON : LANDED_JSON;
-        return new RawJson(`{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":${before}${JSON.stringify(params[0])}${after}}`);
+        return new RawJson(
+          `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":${before}${JSON.stringify(params[0])}${after}}`,
+        );
       }
       case "getAccountInfo":
         return { jsonrpc: "2.0", id: call.id, result: { context: { slot: height() }, value: null } };
       case "getMultipleAccounts":
-        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: height() }, value: (params[0] ?? []).map(() => null) } };
+        return {
+          jsonrpc: "2.0",
+          id: call.id,
+          result: { context: { slot: height() }, value: (params[0] ?? []).map(() => null) },
+        };
       default:
         return { jsonrpc: "2.0", id: call.id, error: { code: -32601, message: "Method not found" } };
     }
@@ -123,9 +172,12 @@ export function startStandInChain(options: StandInOptions = {}): StandIn {
     async fetch(request) {
       requests++;
       const body = (await request.json()) as any;
-      return new Response(Array.isArray(body) ? `[${body.map((call) => text(answer(call))).join(",")}]` : text(answer(body)), {
-        headers: { "content-type": "application/json" },
-      });
+      return new Response(
+        Array.isArray(body) ? `[${body.map((call) => text(answer(call))).join(",")}]` : text(answer(body)),
+        {
+          headers: { "content-type": "application/json" },
+        },
+      );
     },
   });
   return {

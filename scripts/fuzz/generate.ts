@@ -35,17 +35,121 @@ export const base58String = (rng: Rng, length: number) => Array.from({ length },
 
 /** Strings chosen to break parsers, path builders, SQL and renderers. */
 const NASTY_STRINGS = [
-  "", " ", "..", "../..", "../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2f", "%2F", "%252F", "a%2Fb", "%00", "\u0000",
-  "a\u0000b", "%", "%%", "%zz", "%E0%A4%A", "%C0%AF", "%FF%FE", "\\", "\\..\\..\\", "/", "//", "?", "#", "&", "=", ";", "'", "\"",
-  "' OR 1=1 --", "'; DROP TABLE accounts; --", "\") OR (\"1\"=\"1", "${jndi:ldap://x}", "{{7*7}}", "<script>alert(1)</script>",
-  "null", "undefined", "true", "false", "NaN", "Infinity", "-Infinity", "-0", "0", "-1", "1e309", "-1e309", "9007199254740993",
-  "18446744073709551616", "1e-400", "0x10", "1_000", "١٢٣", "𝟙𝟚𝟛", "\u202eabc", "\ud83d\ude00", "\ud800", "\udfff", "ÿ", "Ω≈ç√",
-  "🔥".repeat(20), "ﷺ", "\u200b", "\ufeff", "\r\n", "\n", "\t", "txr_live_", "txr_read_" + "1".repeat(32), "program=abc", "day=2020-01-01",
-  "1d", "7d", "30d", "365d", "0d", "account", "public", "ACCOUNT", "human", "bot", "mixed", "[]", "{}", "[object Object]", "__proto__",
-  "constructor", "prototype", "hasOwnProperty",
+  "",
+  " ",
+  "..",
+  "../..",
+  "../../etc/passwd",
+  "..%2F..%2Fetc%2Fpasswd",
+  "%2e%2e%2f%2e%2e%2f",
+  "%2F",
+  "%252F",
+  "a%2Fb",
+  "%00",
+  "\u0000",
+  "a\u0000b",
+  "%",
+  "%%",
+  "%zz",
+  "%E0%A4%A",
+  "%C0%AF",
+  "%FF%FE",
+  "\\",
+  "\\..\\..\\",
+  "/",
+  "//",
+  "?",
+  "#",
+  "&",
+  "=",
+  ";",
+  "'",
+  '"',
+  "' OR 1=1 --",
+  "'; DROP TABLE accounts; --",
+  '") OR ("1"="1',
+  "${jndi:ldap://x}",
+  "{{7*7}}",
+  "<script>alert(1)</script>",
+  "null",
+  "undefined",
+  "true",
+  "false",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "-0",
+  "0",
+  "-1",
+  "1e309",
+  "-1e309",
+  "9007199254740993",
+  "18446744073709551616",
+  "1e-400",
+  "0x10",
+  "1_000",
+  "١٢٣",
+  "𝟙𝟚𝟛",
+  "\u202eabc",
+  "\ud83d\ude00",
+  "\ud800",
+  "\udfff",
+  "ÿ",
+  "Ω≈ç√",
+  "🔥".repeat(20),
+  "ﷺ",
+  "\u200b",
+  "\ufeff",
+  "\r\n",
+  "\n",
+  "\t",
+  "txr_live_",
+  `txr_read_${"1".repeat(32)}`,
+  "program=abc",
+  "day=2020-01-01",
+  "1d",
+  "7d",
+  "30d",
+  "365d",
+  "0d",
+  "account",
+  "public",
+  "ACCOUNT",
+  "human",
+  "bot",
+  "mixed",
+  "[]",
+  "{}",
+  "[object Object]",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "hasOwnProperty",
 ];
 
-const UNICODE_POOL = ["a", "Z", "é", "ß", "Ж", "中", "文", "ア", "한", "ع", "א", "🙂", "🚀", "\u0301", "\u200d", "\u2028", "\u2029", "\u0000", "\u001f", "\u007f", "\ufffd"];
+const UNICODE_POOL = [
+  "a",
+  "Z",
+  "é",
+  "ß",
+  "Ж",
+  "中",
+  "文",
+  "ア",
+  "한",
+  "ع",
+  "א",
+  "🙂",
+  "🚀",
+  "\u0301",
+  "\u200d",
+  "\u2028",
+  "\u2029",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "\ufffd",
+];
 
 export function nastyString(rng: Rng): string {
   switch (rng.int(7)) {
@@ -65,7 +169,20 @@ export function nastyString(rng: Rng): string {
   }
 }
 
-const HUGE_NUMBERS = [1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -Number.MAX_SAFE_INTEGER - 2, 2 ** 64, 2 ** 63, -(2 ** 63), 0.1, -0, 1e-320, 4294967296, 2147483648];
+const HUGE_NUMBERS = [
+  1e308,
+  -1e308,
+  Number.MAX_SAFE_INTEGER + 2,
+  -Number.MAX_SAFE_INTEGER - 2,
+  2 ** 64,
+  2 ** 63,
+  -(2 ** 63),
+  0.1,
+  -0,
+  1e-320,
+  4294967296,
+  2147483648,
+];
 
 /** A random JSON value up to `depth` levels. */
 export function randomJson(rng: Rng, depth = 4): unknown {
@@ -87,22 +204,41 @@ export function randomJson(rng: Rng, depth = 4): unknown {
       return Array.from({ length: rng.int(6) }, () => randomJson(rng, depth - 1));
     default: {
       const out: Record<string, unknown> = {};
-      for (let i = rng.int(6); i > 0; i--) out[rng.chance(0.7) ? rng.pick(ENVELOPE_KEYS) : nastyString(rng)] = randomJson(rng, depth - 1);
+      for (let i = rng.int(6); i > 0; i--)
+        out[rng.chance(0.7) ? rng.pick(ENVELOPE_KEYS) : nastyString(rng)] = randomJson(rng, depth - 1);
       return out;
     }
   }
 }
 
 export const ENVELOPE_KEYS = [
-  "sig", "program", "blockhash", "lastValidBlockHeight", "sentAt", "rpcHash", "rpcLabel", "walletAdapter", "kind", "preflightError",
-  "simulationLogs", "payer", "sdkVersion", "cuLimit", "cuPriceMicroLamports", "maxRetries", "skipPreflight", "sendPath", "nonce",
-  "apiKey", "envelopes",
+  "sig",
+  "program",
+  "blockhash",
+  "lastValidBlockHeight",
+  "sentAt",
+  "rpcHash",
+  "rpcLabel",
+  "walletAdapter",
+  "kind",
+  "preflightError",
+  "simulationLogs",
+  "payer",
+  "sdkVersion",
+  "cuLimit",
+  "cuPriceMicroLamports",
+  "maxRetries",
+  "skipPreflight",
+  "sendPath",
+  "nonce",
+  "apiKey",
+  "envelopes",
 ];
 
 /** `[[[[…]]]]` or `{"a":{"a":…}}` nested `depth` times, as text (JSON.stringify would recurse). */
 export function deepNesting(rng: Rng, depth: number): string {
   if (rng.chance(0.5)) return "[".repeat(depth) + "]".repeat(depth);
-  return '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+  return `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 }
 
 /** Replaces one value somewhere inside a JSON value with a hostile one (wrong type, huge, nasty). */
@@ -123,7 +259,8 @@ export function mutateJson(rng: Rng, value: unknown, depth = 0): unknown {
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   const keys = Object.keys(copy);
   const action = rng.int(5);
-  if (action === 0 || keys.length === 0) copy[rng.chance(0.5) ? rng.pick(ENVELOPE_KEYS) : nastyString(rng)] = hostileValue(rng);
+  if (action === 0 || keys.length === 0)
+    copy[rng.chance(0.5) ? rng.pick(ENVELOPE_KEYS) : nastyString(rng)] = hostileValue(rng);
   else if (action === 1) delete copy[rng.pick(keys)];
   else {
     const key = rng.pick(keys);
@@ -173,7 +310,11 @@ export function mutateBytes(rng: Rng, input: Uint8Array): Uint8Array {
         bytes.splice(at, 0, 0xed, 0xa0, 0x80); // an encoded UTF-16 surrogate: invalid UTF-8
         break;
       default:
-        bytes.splice(at, 0, ...new TextEncoder().encode(rng.pick(['"', "\\", "{", "}", "[", "]", ",", ":", "\\u0000", "\\ud800"])));
+        bytes.splice(
+          at,
+          0,
+          ...new TextEncoder().encode(rng.pick(['"', "\\", "{", "}", "[", "]", ",", ":", "\\u0000", "\\ud800"])),
+        );
     }
   }
   return Uint8Array.from(bytes);
@@ -189,15 +330,15 @@ export function tamperCursor(rng: Rng, cursor: string | null): string {
       return base.slice(0, at) + replacement + base.slice(at + 1);
     }
     case 1:
-      return Buffer.from(JSON.stringify(randomJson(rng, 2))).toString("base64url") + "." + base.split(".")[1];
+      return `${Buffer.from(JSON.stringify(randomJson(rng, 2))).toString("base64url")}.${base.split(".")[1]}`;
     case 2:
-      return base + "." + base;
+      return `${base}.${base}`;
     case 3:
       return base.split(".")[0];
     case 4:
       return base.repeat(50);
     case 5:
-      return "." + base;
+      return `.${base}`;
     default:
       return nastyString(rng);
   }

@@ -22,7 +22,14 @@ import { createLogger } from "../../src/shared/logger";
 import { createRng, nastyString, type Rng } from "./generate";
 import { paramValue, ROUTES, type Body, type FuzzWorld, type RouteSpec } from "./routes";
 
-export type Finding = { route: string; kind: "5xx" | "crash" | "dropped" | "shape"; method: string; path: string; status?: number; detail: string };
+export type Finding = {
+  route: string;
+  kind: "5xx" | "crash" | "dropped" | "shape";
+  method: string;
+  path: string;
+  status?: number;
+  detail: string;
+};
 export type FuzzStats = {
   inputs: number;
   fiveXX: number;
@@ -57,7 +64,11 @@ function startChainStub() {
       case "getTransaction":
         return { jsonrpc: "2.0", id: call.id, result: null };
       case "getSignatureStatuses":
-        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value: (Array.isArray(params[0]) ? params[0] : []).map(() => null) } };
+        return {
+          jsonrpc: "2.0",
+          id: call.id,
+          result: { context: { slot: 1 }, value: (Array.isArray(params[0]) ? params[0] : []).map(() => null) },
+        };
       case "getBlockHeight":
       case "getSlot":
         return { jsonrpc: "2.0", id: call.id, result: 300_000_000 };
@@ -105,8 +116,15 @@ export async function createFuzzHarness(options: { seed?: number; envelopes?: nu
   const revoked = createAccountKey(ctx.control, "fuzz-a", "live", now);
   revokeKey(ctx.control, revoked.record.id, now);
   const generated = await generateLake({
-    dataDir, envelopes: options.envelopes ?? 3000, programs: 3, days: 30, seed: options.seed ?? 1, endMs: now,
-    accounts: [a.record.accountId, b.record.accountId], control: ctx.control, threads: 1,
+    dataDir,
+    envelopes: options.envelopes ?? 3000,
+    programs: 3,
+    days: 30,
+    seed: options.seed ?? 1,
+    endMs: now,
+    accounts: [a.record.accountId, b.record.accountId],
+    control: ctx.control,
+    threads: 1,
   });
   await buildServingTables(ctx);
   const sample = await ctx.duck.all<{ sig: string | null; payer: string }>(
@@ -129,7 +147,12 @@ export async function createFuzzHarness(options: { seed?: number; envelopes?: nu
   world.cursors = await collectCursors(app, world);
   const { routes, skipped } = await probeRoutes(app, world);
   return {
-    world, ctx, server, app, routes, skipped,
+    world,
+    ctx,
+    server,
+    app,
+    routes,
+    skipped,
     internalErrorLogs: () => errors.filter((line) => line.includes("internal error")),
     async close() {
       await server.stop();
@@ -149,16 +172,23 @@ async function collectCursors(app: FuzzHarness["app"], world: FuzzWorld): Promis
     if (body?.nextCursor) cursors.push(body.nextCursor);
   };
   await take("/v1/programs?limit=1", { "x-api-key": world.keys.liveA });
-  for (const program of world.programs) for (const wallet of world.wallets.slice(0, 10)) await take(`/v1/wallet/${program}/${wallet}?window=30d&limit=1`);
+  for (const program of world.programs)
+    for (const wallet of world.wallets.slice(0, 10)) await take(`/v1/wallet/${program}/${wallet}?window=30d&limit=1`);
   return cursors;
 }
 
 function fill(template: string, world: FuzzWorld): string {
-  return template.replace("{program}", world.programs[0]).replace("{sig}", world.sigs[0] ?? "1".repeat(88)).replace("{wallet}", world.wallets[0]);
+  return template
+    .replace("{program}", world.programs[0])
+    .replace("{sig}", world.sigs[0] ?? "1".repeat(88))
+    .replace("{wallet}", world.wallets[0]);
 }
 
 /** Optional routes answering 404 "no such route" are skipped, with their note. */
-async function probeRoutes(app: FuzzHarness["app"], world: FuzzWorld): Promise<{ routes: RouteSpec[]; skipped: { route: string; note: string }[] }> {
+async function probeRoutes(
+  app: FuzzHarness["app"],
+  world: FuzzWorld,
+): Promise<{ routes: RouteSpec[]; skipped: { route: string; note: string }[] }> {
   const routes: RouteSpec[] = [];
   const skipped: { route: string; note: string }[] = [];
   for (const route of ROUTES) {
@@ -167,24 +197,45 @@ async function probeRoutes(app: FuzzHarness["app"], world: FuzzWorld): Promise<{
       continue;
     }
     const path = fill(route.probe ?? route.template, world);
-    const init: RequestInit = route.method === "POST" ? { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" } : {};
+    const init: RequestInit =
+      route.method === "POST"
+        ? {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: "{}",
+          }
+        : {};
     const response = await app.handle(new Request(`http://127.0.0.1${path}`, init));
     const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    if (response.status === 404 && body?.error?.message === "no such route") skipped.push({ route: route.name, note: route.optional });
+    if (response.status === 404 && body?.error?.message === "no such route")
+      skipped.push({ route: route.name, note: route.optional });
     else routes.push(route);
   }
   return { routes, skipped };
 }
 
-type Input = { route: RouteSpec; method: string; path: string; headers: Record<string, string>; body: Body | null; raw: boolean; rawTarget?: Uint8Array };
+type Input = {
+  route: RouteSpec;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Body | null;
+  raw: boolean;
+  rawTarget?: Uint8Array;
+};
 
 /** encodeURIComponent, except that a lone surrogate becomes the bytes of an encoded surrogate (invalid UTF-8). */
 function pct(value: string): string {
-  return value.replace(/[\ud800-\udfff]/g, (c, at: number) => {
-    const code = value.charCodeAt(at);
-    const paired = code < 0xdc00 ? /[\udc00-\udfff]/.test(value[at + 1] ?? "") : /[\ud800-\udbff]/.test(value[at - 1] ?? "");
-    return paired ? c : "\u0000LONE";
-  }).split("\u0000LONE").map((part) => encodeURIComponent(part)).join("%ED%A0%80");
+  return value
+    .replace(/[\ud800-\udfff]/g, (c, at: number) => {
+      const code = value.charCodeAt(at);
+      const paired =
+        code < 0xdc00 ? /[\udc00-\udfff]/.test(value[at + 1] ?? "") : /[\ud800-\udbff]/.test(value[at - 1] ?? "");
+      return paired ? c : "\u0000LONE";
+    })
+    .split("\u0000LONE")
+    .map((part) => encodeURIComponent(part))
+    .join("%ED%A0%80");
 }
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"];
@@ -197,7 +248,7 @@ function encodeSegment(rng: Rng, value: string): string {
     case 2:
       return pct(value).replace(/%/g, "%25"); // double-encoded
     case 3:
-      return rng.pick(["..", "%2e%2e", "..%2F", "%2F", "%00", "."]) + "/" + pct(value);
+      return `${rng.pick(["..", "%2e%2e", "..%2F", "%2F", "%00", "."])}/${pct(value)}`;
     default:
       return pct(value);
   }
@@ -206,7 +257,8 @@ function encodeSegment(rng: Rng, value: string): string {
 /** One hostile request for a route. */
 export function makeInput(rng: Rng, world: FuzzWorld, route: RouteSpec): Input {
   let path = route.template;
-  for (const [name, kind] of Object.entries(route.params ?? {})) path = path.replace(`{${name}}`, encodeSegment(rng, paramValue(rng, world, kind)));
+  for (const [name, kind] of Object.entries(route.params ?? {}))
+    path = path.replace(`{${name}}`, encodeSegment(rng, paramValue(rng, world, kind)));
   const query: string[] = [];
   for (const [name, kind] of Object.entries(route.query ?? {})) {
     if (!rng.chance(0.6)) continue;
@@ -219,7 +271,14 @@ export function makeInput(rng: Rng, world: FuzzWorld, route: RouteSpec): Input {
   if (query.length > 0) path += (rng.chance(0.05) ? "??" : "?") + query.join("&");
   const headers: Record<string, string> = {};
   if (rng.chance(0.4)) {
-    const key = rng.pick([world.keys.liveA, world.keys.readA, world.keys.liveB, world.keys.revoked, "txr_read_" + "1".repeat(32), nastyString(rng)]);
+    const key = rng.pick([
+      world.keys.liveA,
+      world.keys.readA,
+      world.keys.liveB,
+      world.keys.revoked,
+      `txr_read_${"1".repeat(32)}`,
+      nastyString(rng),
+    ]);
     if (/^[\x20-\x7e]*$/.test(key) && key.length < 8000) headers["x-api-key"] = key;
   }
   if (rng.chance(0.05)) headers["x-forwarded-for"] = rng.pick(["1.2.3.4", "::1", "not-an-ip", "0.0.0.0, 1.1.1.1"]);
@@ -233,7 +292,11 @@ export function makeInput(rng: Rng, world: FuzzWorld, route: RouteSpec): Input {
     // Bytes no URL object would carry: invalid UTF-8, controls, spaces, in the request target.
     const bytes = Array.from(new TextEncoder().encode(path));
     const at = 1 + rng.int(Math.max(1, bytes.length - 1));
-    bytes.splice(at, 0, ...rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0x00], [0x7f], [0x20], [0x09], [0xe2, 0x82]]));
+    bytes.splice(
+      at,
+      0,
+      ...rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0x00], [0x7f], [0x20], [0x09], [0xe2, 0x82]]),
+    );
     input.rawTarget = Uint8Array.from(bytes);
   }
   return input;
@@ -243,16 +306,29 @@ type Answer = { status: number; contentType: string; text: string; producedByApp
 
 async function sendInProcess(app: FuzzHarness["app"], input: Input): Promise<Answer> {
   const body = input.body ? input.body.bytes : undefined;
-  const request = new Request(`http://127.0.0.1${input.path}`, { method: input.method, headers: input.headers, body: body as BodyInit | undefined });
+  const request = new Request(`http://127.0.0.1${input.path}`, {
+    method: input.method,
+    headers: input.headers,
+    body: body as BodyInit | undefined,
+  });
   const response = await app.handle(request);
-  return { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text(), producedByApp: true };
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    text: await response.text(),
+    producedByApp: true,
+  };
 }
 
 let lastDrop = "";
 
 /** Sends exact bytes over a loopback socket and reads the whole answer (Connection: close). */
 function sendRaw(port: number, input: Input, timeoutMs = 30_000): Promise<Answer | null> {
-  const bodyBytes = input.body ? (typeof input.body.bytes === "string" ? new TextEncoder().encode(input.body.bytes) : input.body.bytes) : new Uint8Array(0);
+  const bodyBytes = input.body
+    ? typeof input.body.bytes === "string"
+      ? new TextEncoder().encode(input.body.bytes)
+      : input.body.bytes
+    : new Uint8Array(0);
   const target = input.rawTarget ?? new TextEncoder().encode(input.path);
   const head = [`${input.method} `, null, ` HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n`];
   for (const [name, value] of Object.entries(input.headers)) head.push(`${name}: ${value}\r\n`);
@@ -288,7 +364,11 @@ function parseRaw(data: Buffer): Answer | null {
   const head = data.subarray(0, end).toString("latin1").split("\r\n");
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0])?.[1]);
   if (!Number.isInteger(status)) return null;
-  const headers = new Map(head.slice(1).map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+  const headers = new Map(
+    head
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+  );
   let body = data.subarray(end + 4);
   if (headers.get("transfer-encoding")?.includes("chunked")) body = dechunk(body);
   const contentType = headers.get("content-type") ?? "";
@@ -315,7 +395,12 @@ export function judge(input: Input, answer: Answer): Finding["kind"] | "protocol
   if (input.method === "HEAD" || (answer.status < 400 && input.route.answer !== "json")) return null;
   // The HTTP parser (not txray) refuses a malformed request line or oversized head: 400/414/431, or
   // 505 when whitespace in the target splits the request line so the version token is not HTTP/1.x.
-  if (!answer.producedByApp && input.raw && (answer.status < 500 || (answer.status === 505 && splitsRequestLine(input)))) return "protocol";
+  if (
+    !answer.producedByApp &&
+    input.raw &&
+    (answer.status < 500 || (answer.status === 505 && splitsRequestLine(input)))
+  )
+    return "protocol";
   if (answer.status >= 500) return "5xx";
   const kind = input.route.answer;
   let body: unknown;
@@ -325,11 +410,16 @@ export function judge(input: Input, answer: Answer): Finding["kind"] | "protocol
     body = undefined;
   }
   // A target with dot segments is resolved like any URL (`/v1/..` is `/`), so it may land on a web page.
-  if (answer.status < 400 && answer.contentType.includes("text/html") && !resolvedPath(input.path).startsWith("/v1/")) return null;
+  if (answer.status < 400 && answer.contentType.includes("text/html") && !resolvedPath(input.path).startsWith("/v1/"))
+    return null;
   if (answer.status < 400) return kind === "json" && answer.status !== 204 && body === undefined ? "shape" : null;
   if (isErrorShape(body, answer.status) && answer.contentType.includes("application/json")) return null;
   if (kind === "web" && answer.contentType.includes("text/html")) return null;
-  if ((kind === "mcp" || kind === "slack") && (body !== undefined || answer.text.startsWith("event:") || answer.text.startsWith("data:"))) return null;
+  if (
+    (kind === "mcp" || kind === "slack") &&
+    (body !== undefined || answer.text.startsWith("event:") || answer.text.startsWith("data:"))
+  )
+    return null;
   return "shape";
 }
 
@@ -351,24 +441,53 @@ function isErrorShape(body: unknown, status: number): boolean {
   const error = (body as { error?: unknown }).error;
   if (typeof error !== "object" || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return typeof code === "string" && typeof message === "string" && message.length > 0 && (ERROR_STATUS as Record<string, number>)[code] === status;
+  return (
+    typeof code === "string" &&
+    typeof message === "string" &&
+    message.length > 0 &&
+    (ERROR_STATUS as Record<string, number>)[code] === status
+  );
 }
 
 /** Runs `inputs` hostile requests spread over the routes; calls onProgress every `progressEvery`. */
 export async function runFuzz(
   harness: FuzzHarness,
-  options: { seed: number; inputs: number; progressEvery?: number; onProgress?: (stats: FuzzStats) => void; concurrency?: number },
+  options: {
+    seed: number;
+    inputs: number;
+    progressEvery?: number;
+    onProgress?: (stats: FuzzStats) => void;
+    concurrency?: number;
+  },
 ): Promise<FuzzStats> {
   const rng = createRng(options.seed);
   const stats: FuzzStats = {
-    inputs: 0, fiveXX: 0, crashes: 0, dropped: 0, badShape: 0, protocolRejects: 0, rawInputs: 0, byRoute: {}, skipped: harness.skipped, internalErrorLogs: 0, findings: [],
+    inputs: 0,
+    fiveXX: 0,
+    crashes: 0,
+    dropped: 0,
+    badShape: 0,
+    protocolRejects: 0,
+    rawInputs: 0,
+    byRoute: {},
+    skipped: harness.skipped,
+    internalErrorLogs: 0,
+    findings: [],
   };
   const record = (input: Input, kind: Finding["kind"], detail: string, status?: number) => {
     if (kind === "5xx") stats.fiveXX++;
     else if (kind === "crash") stats.crashes++;
     else if (kind === "dropped") stats.dropped++;
     else stats.badShape++;
-    if (stats.findings.length < 50) stats.findings.push({ route: input.route.name, kind, method: input.method, path: input.path.slice(0, 300), status, detail: detail.slice(0, 300) });
+    if (stats.findings.length < 50)
+      stats.findings.push({
+        route: input.route.name,
+        kind,
+        method: input.method,
+        path: input.path.slice(0, 300),
+        status,
+        detail: detail.slice(0, 300),
+      });
   };
   const one = async (input: Input) => {
     let answer: Answer | null;
@@ -376,8 +495,14 @@ export async function runFuzz(
       stats.rawInputs++;
       answer = await sendRaw(harness.server.port, input);
       if (answer === null) {
-        const target = input.rawTarget ? ` (raw target ${Buffer.from(input.rawTarget).toString("hex").slice(0, 200)})` : "";
-        return record(input, "dropped", `no HTTP answer: ${lastDrop}; body ${input.body ? (typeof input.body.bytes === "string" ? input.body.bytes.length : input.body.bytes.byteLength) : 0} bytes${target}; headers ${JSON.stringify(input.headers).slice(0, 200)}`);
+        const target = input.rawTarget
+          ? ` (raw target ${Buffer.from(input.rawTarget).toString("hex").slice(0, 200)})`
+          : "";
+        return record(
+          input,
+          "dropped",
+          `no HTTP answer: ${lastDrop}; body ${input.body ? (typeof input.body.bytes === "string" ? input.body.bytes.length : input.body.bytes.byteLength) : 0} bytes${target}; headers ${JSON.stringify(input.headers).slice(0, 200)}`,
+        );
       }
     } else {
       try {
@@ -416,8 +541,20 @@ export async function runFuzz(
     }
   }
   // The server must still answer after everything it was sent.
-  const alive = await sendRaw(harness.server.port, { route: ROUTES[1], method: "GET", path: "/v1/status", headers: {}, body: null, raw: true });
-  if (alive?.status !== 200) record({ route: ROUTES[1], method: "GET", path: "/v1/status", headers: {}, body: null, raw: true }, "crash", "server stopped answering /v1/status");
+  const alive = await sendRaw(harness.server.port, {
+    route: ROUTES[1],
+    method: "GET",
+    path: "/v1/status",
+    headers: {},
+    body: null,
+    raw: true,
+  });
+  if (alive?.status !== 200)
+    record(
+      { route: ROUTES[1], method: "GET", path: "/v1/status", headers: {}, body: null, raw: true },
+      "crash",
+      "server stopped answering /v1/status",
+    );
   stats.internalErrorLogs = harness.internalErrorLogs().length;
   return stats;
 }

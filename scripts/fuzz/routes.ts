@@ -5,7 +5,18 @@
 // 404 "no such route" for them.
 
 import { createHmac } from "node:crypto";
-import { base58String, deepNesting, ENVELOPE_KEYS, hostileValue, mutateBytes, mutateJson, nastyString, randomJson, tamperCursor, type Rng } from "./generate";
+import {
+  base58String,
+  deepNesting,
+  ENVELOPE_KEYS,
+  hostileValue,
+  mutateBytes,
+  mutateJson,
+  nastyString,
+  randomJson,
+  tamperCursor,
+  type Rng,
+} from "./generate";
 
 /** What the fuzzer knows about the world it runs against (valid ids, keys and cursors to start from). */
 export type FuzzWorld = {
@@ -21,7 +32,19 @@ export type FuzzWorld = {
 
 /** `json`: errors are `{error:{code,message}}`; `web`: HTML pages (errors JSON or HTML); `mcp`: JSON-RPC; `slack`: Slack's JSON. */
 export type AnswerKind = "json" | "web" | "mcp" | "slack";
-export type ParamKind = "program" | "sig" | "wallet" | "fingerprint" | "window" | "scope" | "limit" | "cursor" | "segment" | "deploy" | "alert" | "any";
+export type ParamKind =
+  | "program"
+  | "sig"
+  | "wallet"
+  | "fingerprint"
+  | "window"
+  | "scope"
+  | "limit"
+  | "cursor"
+  | "segment"
+  | "deploy"
+  | "alert"
+  | "any";
 
 export type Body = { bytes: Uint8Array | string; contentType: string | null; headers?: Record<string, string> };
 
@@ -55,7 +78,9 @@ export function paramValue(rng: Rng, world: FuzzWorld, kind: ParamKind): string 
       case "wallet":
         return rng.chance(0.8) && world.wallets.length > 0 ? rng.pick(world.wallets) : base58String(rng, 44);
       case "fingerprint":
-        return rng.chance(0.8) && world.fingerprints.length > 0 ? rng.pick(world.fingerprints) : `v1:${rng.pick(["", "0".repeat(16), "g".repeat(16), "F".repeat(16), "0".repeat(17)])}`;
+        return rng.chance(0.8) && world.fingerprints.length > 0
+          ? rng.pick(world.fingerprints)
+          : `v1:${rng.pick(["", "0".repeat(16), "g".repeat(16), "F".repeat(16), "0".repeat(17)])}`;
       case "window":
         return rng.pick(["1d", "7d", "30d"]);
       case "scope":
@@ -63,7 +88,9 @@ export function paramValue(rng: Rng, world: FuzzWorld, kind: ParamKind): string 
       case "limit":
         return String(rng.pick([1, 2, 50, 500]));
       case "cursor":
-        return rng.chance(0.3) && world.cursors.length > 0 ? rng.pick(world.cursors) : tamperCursor(rng, world.cursors.length > 0 ? rng.pick(world.cursors) : null);
+        return rng.chance(0.3) && world.cursors.length > 0
+          ? rng.pick(world.cursors)
+          : tamperCursor(rng, world.cursors.length > 0 ? rng.pick(world.cursors) : null);
       case "segment":
         return rng.pick(["human", "mixed", "bot"]);
       case "deploy":
@@ -75,7 +102,20 @@ export function paramValue(rng: Rng, world: FuzzWorld, kind: ParamKind): string 
     }
   }
   if (kind === "cursor") return tamperCursor(rng, world.cursors.length > 0 ? rng.pick(world.cursors) : null);
-  if (kind === "limit") return rng.pick(["0", "501", "-1", "1.5", "1e3", "9999999999999999999999", "０", "50 ", " 50", "0x10", nastyString(rng)]);
+  if (kind === "limit")
+    return rng.pick([
+      "0",
+      "501",
+      "-1",
+      "1.5",
+      "1e3",
+      "9999999999999999999999",
+      "０",
+      "50 ",
+      " 50",
+      "0x10",
+      nastyString(rng),
+    ]);
   return nastyString(rng);
 }
 
@@ -97,12 +137,27 @@ const validEnvelope = (rng: Rng, world: FuzzWorld) => ({
 
 /** Ingest bodies: valid batches, mutated ones, random JSON, deep nesting, invalid UTF-8, oversized. */
 export function ingestBody(rng: Rng, world: FuzzWorld): Body {
-  const key = rng.pick([world.keys.liveA, world.keys.liveB, world.keys.readA, world.keys.revoked, "txr_live_" + base58String(rng, 32), nastyString(rng)]);
-  const batch: Record<string, unknown> = { envelopes: Array.from({ length: 1 + rng.int(3) }, () => validEnvelope(rng, world)) };
+  const key = rng.pick([
+    world.keys.liveA,
+    world.keys.liveB,
+    world.keys.readA,
+    world.keys.revoked,
+    `txr_live_${base58String(rng, 32)}`,
+    nastyString(rng),
+  ]);
+  const batch: Record<string, unknown> = {
+    envelopes: Array.from({ length: 1 + rng.int(3) }, () => validEnvelope(rng, world)),
+  };
   const headers: Record<string, string> = {};
   if (rng.chance(0.5)) batch.apiKey = key;
   else if (/^[\x20-\x7e]*$/.test(key)) headers["x-api-key"] = key;
-  const contentType = rng.pick(["application/json", "application/json", "text/plain", "application/x-www-form-urlencoded", null]);
+  const contentType = rng.pick([
+    "application/json",
+    "application/json",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    null,
+  ]);
   switch (rng.int(8)) {
     case 0:
       return { bytes: JSON.stringify(batch), contentType, headers };
@@ -116,7 +171,14 @@ export function ingestBody(rng: Rng, world: FuzzWorld): Body {
     case 5:
       return { bytes: deepNesting(rng, rng.pick([100, 10_000, 200_000])), contentType, headers };
     case 6:
-      return { bytes: JSON.stringify({ ...batch, envelopes: Array.from({ length: rng.pick([1001, 3000]) }, () => batch.envelopes && validEnvelope(rng, world)) }), contentType, headers };
+      return {
+        bytes: JSON.stringify({
+          ...batch,
+          envelopes: Array.from({ length: rng.pick([1001, 3000]) }, () => batch.envelopes && validEnvelope(rng, world)),
+        }),
+        contentType,
+        headers,
+      };
     default:
       return { bytes: rng.chance(0.5) ? "" : "x".repeat(rng.pick([10, 1_100_000])), contentType, headers };
   }
@@ -130,8 +192,12 @@ export function alertBody(rng: Rng, world: FuzzWorld): Body {
   const rule = {
     program: rng.pick(world.programs),
     rule: rng.pick(["new_issue", "regression", "landing_rate", "provider_drops", "cu_headroom"]),
-    params: rng.chance(0.5) ? {} : { minCount: rng.int(10), window: rng.pick(["1d", "7d", "2d"]), threshold: rng.pick([0.5, 2, -1]) },
-    destination: rng.chance(0.5) ? { type: "webhook", url: `http://127.0.0.1:9/${base58String(rng, 8)}`, secret: base58String(rng, 24) } : { type: "slack", url: `http://127.0.0.1:9/services/${base58String(rng, 8)}` },
+    params: rng.chance(0.5)
+      ? {}
+      : { minCount: rng.int(10), window: rng.pick(["1d", "7d", "2d"]), threshold: rng.pick([0.5, 2, -1]) },
+    destination: rng.chance(0.5)
+      ? { type: "webhook", url: `http://127.0.0.1:9/${base58String(rng, 8)}`, secret: base58String(rng, 24) }
+      : { type: "slack", url: `http://127.0.0.1:9/services/${base58String(rng, 8)}` },
   };
   const contentType = rng.pick(["application/json", "text/plain", null]);
   switch (rng.int(7)) {
@@ -146,27 +212,61 @@ export function alertBody(rng: Rng, world: FuzzWorld): Body {
     case 5:
       return { bytes: JSON.stringify(randomJson(rng, 5)), contentType };
     default:
-      return { bytes: rng.chance(0.5) ? deepNesting(rng, rng.pick([100, 10_000])) : "x".repeat(rng.pick([10, 20_000])), contentType };
+      return {
+        bytes: rng.chance(0.5) ? deepNesting(rng, rng.pick([100, 10_000])) : "x".repeat(rng.pick([10, 20_000])),
+        contentType,
+      };
   }
 }
 
-const MCP_TOOLS = ["why", "diagnose_drop", "baseline", "release_diff", "top_issues", "issue", "cu_headroom", "wallet_history", "provider_report", nastyString];
+const MCP_TOOLS = [
+  "why",
+  "diagnose_drop",
+  "baseline",
+  "release_diff",
+  "top_issues",
+  "issue",
+  "cu_headroom",
+  "wallet_history",
+  "provider_report",
+  nastyString,
+];
 
 /** MCP (JSON-RPC 2.0 over Streamable HTTP): tool calls with hostile arguments, malformed messages. */
 export function mcpBody(rng: Rng, world: FuzzWorld): Body {
   const tool = rng.pick(MCP_TOOLS);
   const name = typeof tool === "function" ? tool(rng) : tool;
   const args: Record<string, unknown> = {};
-  for (const field of ["sig", "program", "wallet", "fingerprint", "window", "scope", "limit", "cursor", "segment", "deploy"]) {
+  for (const field of [
+    "sig",
+    "program",
+    "wallet",
+    "fingerprint",
+    "window",
+    "scope",
+    "limit",
+    "cursor",
+    "segment",
+    "deploy",
+  ]) {
     if (rng.chance(0.5)) args[field] = rng.chance(0.5) ? paramValue(rng, world, field as ParamKind) : hostileValue(rng);
   }
-  const message = { jsonrpc: "2.0", id: rng.int(1000), method: rng.pick(["tools/call", "tools/call", "tools/list", "initialize", nastyString(rng)]), params: { name, arguments: rng.chance(0.9) ? args : hostileValue(rng) } };
+  const message = {
+    jsonrpc: "2.0",
+    id: rng.int(1000),
+    method: rng.pick(["tools/call", "tools/call", "tools/list", "initialize", nastyString(rng)]),
+    params: { name, arguments: rng.chance(0.9) ? args : hostileValue(rng) },
+  };
   const headers = { accept: "application/json, text/event-stream" };
   switch (rng.int(5)) {
     case 0:
       return { bytes: JSON.stringify(mutateJson(rng, message)), contentType: "application/json", headers };
     case 1:
-      return { bytes: mutateBytes(rng, encoder.encode(JSON.stringify(message))), contentType: "application/json", headers };
+      return {
+        bytes: mutateBytes(rng, encoder.encode(JSON.stringify(message))),
+        contentType: "application/json",
+        headers,
+      };
     default:
       return { bytes: JSON.stringify(message), contentType: "application/json", headers };
   }
@@ -174,16 +274,30 @@ export function mcpBody(rng: Rng, world: FuzzWorld): Body {
 
 /** Slack slash commands: signed (with the test secret) and unsigned, hostile command text. */
 export function slackBody(rng: Rng, world: FuzzWorld): Body {
-  const text = rng.chance(0.5) ? `${rng.pick(["why", "drop", "baseline", "top", "issue", "help", nastyString(rng)])} ${paramValue(rng, world, rng.pick(["sig", "program", "fingerprint", "any"]))}` : nastyString(rng);
-  const fields: Record<string, string> = { command: rng.pick(["/txray", nastyString(rng)]), text, user_id: "U1", team_id: "T1", response_url: "https://hooks.slack.invalid/x" };
+  const text = rng.chance(0.5)
+    ? `${rng.pick(["why", "drop", "baseline", "top", "issue", "help", nastyString(rng)])} ${paramValue(rng, world, rng.pick(["sig", "program", "fingerprint", "any"]))}`
+    : nastyString(rng);
+  const fields: Record<string, string> = {
+    command: rng.pick(["/txray", nastyString(rng)]),
+    text,
+    user_id: "U1",
+    team_id: "T1",
+    response_url: "https://hooks.slack.invalid/x",
+  };
   let body: string | Uint8Array = new URLSearchParams(fields).toString();
   if (rng.chance(0.2)) body = mutateBytes(rng, encoder.encode(body));
   const timestamp = String(rng.chance(0.8) ? Math.floor(Date.now() / 1000) : rng.pick([0, 1, 99999999999]));
   const raw = typeof body === "string" ? body : Buffer.from(body).toString("latin1");
-  const signature = rng.chance(0.7) ? "v0=" + createHmac("sha256", world.slackSecret).update(`v0:${timestamp}:${raw}`).digest("hex") : rng.pick(["", "v0=", "v0=" + "0".repeat(64), nastyString(rng)]);
+  const signature = rng.chance(0.7)
+    ? `v0=${createHmac("sha256", world.slackSecret).update(`v0:${timestamp}:${raw}`).digest("hex")}`
+    : rng.pick(["", "v0=", `v0=${"0".repeat(64)}`, nastyString(rng)]);
   const headers: Record<string, string> = { "x-slack-request-timestamp": timestamp };
   if (/^[\x20-\x7e]*$/.test(signature)) headers["x-slack-signature"] = signature;
-  return { bytes: body, contentType: rng.pick(["application/x-www-form-urlencoded", "application/json", null]), headers };
+  return {
+    bytes: body,
+    contentType: rng.pick(["application/x-www-form-urlencoded", "application/json", null]),
+    headers,
+  };
 }
 
 const WINDOWED = { window: "window", scope: "scope" } as const;
@@ -192,13 +306,54 @@ const WINDOWED = { window: "window", scope: "scope" } as const;
 export const ROUTES: RouteSpec[] = [
   { name: "ingest", method: "POST", template: "/v1/ingest", body: ingestBody, answer: "json" },
   { name: "status", method: "GET", template: "/v1/status", query: { scope: "any" }, answer: "json" },
-  { name: "programs", method: "GET", template: "/v1/programs", query: { limit: "limit", cursor: "cursor" }, answer: "json" },
-  { name: "why", method: "GET", template: "/v1/why/{sig}", params: { sig: "sig" }, query: { scope: "scope" }, answer: "json" },
+  {
+    name: "programs",
+    method: "GET",
+    template: "/v1/programs",
+    query: { limit: "limit", cursor: "cursor" },
+    answer: "json",
+  },
+  {
+    name: "why",
+    method: "GET",
+    template: "/v1/why/{sig}",
+    params: { sig: "sig" },
+    query: { scope: "scope" },
+    answer: "json",
+  },
   { name: "diagnose-drop", method: "GET", template: "/v1/diagnose-drop/{sig}", params: { sig: "sig" }, answer: "json" },
-  { name: "baseline", method: "GET", template: "/v1/baseline/{program}", params: { program: "program" }, query: WINDOWED, answer: "json" },
-  { name: "release-diff", method: "GET", template: "/v1/release-diff/{program}", params: { program: "program" }, query: { ...WINDOWED, deploy: "deploy" }, answer: "json" },
-  { name: "top-issues", method: "GET", template: "/v1/top-issues/{program}", params: { program: "program" }, query: { ...WINDOWED, segment: "segment", limit: "limit" }, answer: "json" },
-  { name: "cu-headroom", method: "GET", template: "/v1/cu-headroom/{program}", params: { program: "program" }, query: WINDOWED, answer: "json" },
+  {
+    name: "baseline",
+    method: "GET",
+    template: "/v1/baseline/{program}",
+    params: { program: "program" },
+    query: WINDOWED,
+    answer: "json",
+  },
+  {
+    name: "release-diff",
+    method: "GET",
+    template: "/v1/release-diff/{program}",
+    params: { program: "program" },
+    query: { ...WINDOWED, deploy: "deploy" },
+    answer: "json",
+  },
+  {
+    name: "top-issues",
+    method: "GET",
+    template: "/v1/top-issues/{program}",
+    params: { program: "program" },
+    query: { ...WINDOWED, segment: "segment", limit: "limit" },
+    answer: "json",
+  },
+  {
+    name: "cu-headroom",
+    method: "GET",
+    template: "/v1/cu-headroom/{program}",
+    params: { program: "program" },
+    query: WINDOWED,
+    answer: "json",
+  },
   {
     name: "wallet",
     method: "GET",
@@ -207,24 +362,135 @@ export const ROUTES: RouteSpec[] = [
     query: { ...WINDOWED, limit: "limit", cursor: "cursor" },
     answer: "json",
   },
-  { name: "provider-report", method: "GET", template: "/v1/provider-report/{program}", params: { program: "program" }, query: WINDOWED, answer: "json" },
-  { name: "issue", method: "GET", template: "/v1/issue/{fingerprint}", params: { fingerprint: "fingerprint" }, query: WINDOWED, answer: "json" },
+  {
+    name: "provider-report",
+    method: "GET",
+    template: "/v1/provider-report/{program}",
+    params: { program: "program" },
+    query: WINDOWED,
+    answer: "json",
+  },
+  {
+    name: "issue",
+    method: "GET",
+    template: "/v1/issue/{fingerprint}",
+    params: { fingerprint: "fingerprint" },
+    query: WINDOWED,
+    answer: "json",
+  },
   { name: "alerts-create", method: "POST", template: "/v1/alerts", body: alertBody, answer: "json" },
-  { name: "alerts-list", method: "GET", template: "/v1/alerts", query: { limit: "limit", cursor: "cursor" }, answer: "json" },
-  { name: "alerts-delete", method: "DELETE", template: "/v1/alerts/{alert}", params: { alert: "alert" }, answer: "json" },
-  { name: "alerts-test", method: "POST", template: "/v1/alerts/{alert}/test", params: { alert: "alert" }, answer: "json" },
+  {
+    name: "alerts-list",
+    method: "GET",
+    template: "/v1/alerts",
+    query: { limit: "limit", cursor: "cursor" },
+    answer: "json",
+  },
+  {
+    name: "alerts-delete",
+    method: "DELETE",
+    template: "/v1/alerts/{alert}",
+    params: { alert: "alert" },
+    answer: "json",
+  },
+  {
+    name: "alerts-test",
+    method: "POST",
+    template: "/v1/alerts/{alert}/test",
+    params: { alert: "alert" },
+    answer: "json",
+  },
   { name: "unknown-v1", method: "GET", template: "/v1/{any}", params: { any: "any" }, answer: "json" },
-  { name: "unknown-deep", method: "GET", template: "/v1/{any}/{sig}/{any2}", params: { any: "any", sig: "sig", any2: "any" }, answer: "json" },
+  {
+    name: "unknown-deep",
+    method: "GET",
+    template: "/v1/{any}/{sig}/{any2}",
+    params: { any: "any", sig: "sig", any2: "any" },
+    answer: "json",
+  },
   // Surfaces added by other work (docs/architecture.md): fuzzed once they exist.
-  { name: "mcp", method: "POST", template: "/mcp", body: mcpBody, answer: "mcp", optional: "MCP over Streamable HTTP (/mcp) not served yet", probe: "/mcp" },
-  { name: "slack", method: "POST", template: "/chat/slack", body: slackBody, answer: "slack", optional: "Slack slash commands (/chat/slack) not served yet", probe: "/chat/slack" },
-  { name: "openapi", method: "GET", template: "/openapi.json", query: { any: "any" }, answer: "json", optional: "OpenAPI document not served yet", probe: "/openapi.json" },
-  { name: "docs", method: "GET", template: "/docs", query: { any: "any" }, answer: "web", optional: "API reference page not served yet", probe: "/docs" },
-  { name: "web-home", method: "GET", template: "/", query: { any: "any" }, answer: "web", optional: "web app not served yet", probe: "/" },
-  { name: "web-program", method: "GET", template: "/p/{program}", params: { program: "program" }, query: { window: "window" }, answer: "web", optional: "web app not served yet", probe: "/p/{program}" },
-  { name: "web-tx", method: "GET", template: "/tx/{sig}", params: { sig: "sig" }, answer: "web", optional: "web app not served yet", probe: "/tx/{sig}" },
-  { name: "web-wallet", method: "GET", template: "/w/{program}/{wallet}", params: { program: "program", wallet: "wallet" }, query: { cursor: "cursor" }, answer: "web", optional: "web app not served yet", probe: "/w/{program}/{wallet}" },
-  { name: "web-issue", method: "GET", template: "/i/{fingerprint}", params: { fingerprint: "fingerprint" }, query: { window: "window" }, answer: "web" },
+  {
+    name: "mcp",
+    method: "POST",
+    template: "/mcp",
+    body: mcpBody,
+    answer: "mcp",
+    optional: "MCP over Streamable HTTP (/mcp) not served yet",
+    probe: "/mcp",
+  },
+  {
+    name: "slack",
+    method: "POST",
+    template: "/chat/slack",
+    body: slackBody,
+    answer: "slack",
+    optional: "Slack slash commands (/chat/slack) not served yet",
+    probe: "/chat/slack",
+  },
+  {
+    name: "openapi",
+    method: "GET",
+    template: "/openapi.json",
+    query: { any: "any" },
+    answer: "json",
+    optional: "OpenAPI document not served yet",
+    probe: "/openapi.json",
+  },
+  {
+    name: "docs",
+    method: "GET",
+    template: "/docs",
+    query: { any: "any" },
+    answer: "web",
+    optional: "API reference page not served yet",
+    probe: "/docs",
+  },
+  {
+    name: "web-home",
+    method: "GET",
+    template: "/",
+    query: { any: "any" },
+    answer: "web",
+    optional: "web app not served yet",
+    probe: "/",
+  },
+  {
+    name: "web-program",
+    method: "GET",
+    template: "/p/{program}",
+    params: { program: "program" },
+    query: { window: "window" },
+    answer: "web",
+    optional: "web app not served yet",
+    probe: "/p/{program}",
+  },
+  {
+    name: "web-tx",
+    method: "GET",
+    template: "/tx/{sig}",
+    params: { sig: "sig" },
+    answer: "web",
+    optional: "web app not served yet",
+    probe: "/tx/{sig}",
+  },
+  {
+    name: "web-wallet",
+    method: "GET",
+    template: "/w/{program}/{wallet}",
+    params: { program: "program", wallet: "wallet" },
+    query: { cursor: "cursor" },
+    answer: "web",
+    optional: "web app not served yet",
+    probe: "/w/{program}/{wallet}",
+  },
+  {
+    name: "web-issue",
+    method: "GET",
+    template: "/i/{fingerprint}",
+    params: { fingerprint: "fingerprint" },
+    query: { window: "window" },
+    answer: "web",
+  },
   { name: "landing-score", method: "GET", template: "/landing-score/{any}", params: { any: "any" }, answer: "json" },
 ];
 

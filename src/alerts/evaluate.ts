@@ -8,8 +8,17 @@ import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
 import type { Context } from "../context";
 import {
-  accountHasProgram, alertStates, commitAlertChanges, heldDeliveries, listAlertRules, messagesSince,
-  type AlertRuleRecord, type AlertSubjectState, type DeliveryRecord, type DeliveryUpdate, type NewDelivery,
+  accountHasProgram,
+  alertStates,
+  commitAlertChanges,
+  heldDeliveries,
+  listAlertRules,
+  messagesSince,
+  type AlertRuleRecord,
+  type AlertSubjectState,
+  type DeliveryRecord,
+  type DeliveryUpdate,
+  type NewDelivery,
 } from "../control";
 import { freshServingTables } from "../analytics/serving/reader";
 import { describeError } from "../shared/logger";
@@ -21,21 +30,46 @@ import { absoluteLinks, PAYLOAD_VERSION, type StoredPayload } from "./payload";
 import { ruleParams, type RuleKind } from "./rules";
 import { transitions, type Change } from "./transitions";
 
-export type EvaluationSummary = { rules: number; evaluated: number; failedRules: number; fired: number; resolved: number; summaries: number; held: number; skipped?: string };
+export type EvaluationSummary = {
+  rules: number;
+  evaluated: number;
+  failedRules: number;
+  fired: number;
+  resolved: number;
+  summaries: number;
+  held: number;
+  skipped?: string;
+};
 
 /** The web app's base URL for links (TXRAY_PUBLIC_URL, else where this server listens). */
-export const publicBaseUrl = (config: Config) => config.TXRAY_PUBLIC_URL ?? `http://${config.API_HOST}:${config.API_PORT}`;
+export const publicBaseUrl = (config: Config) =>
+  config.TXRAY_PUBLIC_URL ?? `http://${config.API_HOST}:${config.API_PORT}`;
 
 export const newDeliveryId = () => `dlv_${randomBytes(12).toString("hex")}`;
 
 /** At most this many folded alerts are listed in a summary's data (the count is always complete). */
 const SUMMARY_LIST = 100;
 
-type Candidate = { id: string; ruleId: string; destinationKey: string; record: NewDelivery | null; held: DeliveryRecord | null; rule: AlertRuleRecord };
+type Candidate = {
+  id: string;
+  ruleId: string;
+  destinationKey: string;
+  record: NewDelivery | null;
+  held: DeliveryRecord | null;
+  rule: AlertRuleRecord;
+};
 
 export async function evaluateRules(ctx: Context, now: number): Promise<EvaluationSummary> {
   const rules = listAlertRules(ctx.control, null);
-  const summary: EvaluationSummary = { rules: rules.length, evaluated: 0, failedRules: 0, fired: 0, resolved: 0, summaries: 0, held: 0 };
+  const summary: EvaluationSummary = {
+    rules: rules.length,
+    evaluated: 0,
+    failedRules: 0,
+    fired: 0,
+    resolved: 0,
+    summaries: 0,
+    held: 0,
+  };
   if (rules.length === 0) return summary;
   try {
     // Right after a tables build: judge that build, not the one readers were still answering from.
@@ -54,15 +88,32 @@ export async function evaluateRules(ctx: Context, now: number): Promise<Evaluati
     let params: WatchedRule["params"];
     try {
       params = ruleParams(rule.rule as RuleKind, JSON.parse(rule.params));
-      findings = await findingsOf(ctx, { id: rule.id, accountId: rule.accountId, program: rule.program, createdAt: rule.createdAt, rule: rule.rule as RuleKind, params });
+      findings = await findingsOf(ctx, {
+        id: rule.id,
+        accountId: rule.accountId,
+        program: rule.program,
+        createdAt: rule.createdAt,
+        rule: rule.rule as RuleKind,
+        params,
+      });
     } catch (error) {
       if (error instanceof TxrayError && error.code === "unavailable") return { ...summary, skipped: error.message };
       summary.failedRules++;
-      ctx.logger.warn("alerts: a rule could not be evaluated", { alertId: rule.id, rule: rule.rule, error: describeError(error) });
+      ctx.logger.warn("alerts: a rule could not be evaluated", {
+        alertId: rule.id,
+        rule: rule.rule,
+        error: describeError(error),
+      });
       continue;
     }
     summary.evaluated++;
-    const result = transitions(rule.id, alertStates(ctx.control, rule.id), findings, now, params.resolveAfterMinutes * 60_000);
+    const result = transitions(
+      rule.id,
+      alertStates(ctx.control, rule.id),
+      findings,
+      now,
+      params.resolveAfterMinutes * 60_000,
+    );
     states.push(...result.states);
     for (const change of result.changes) {
       if (change.state === "firing") summary.fired++;
@@ -70,10 +121,26 @@ export async function evaluateRules(ctx: Context, now: number): Promise<Evaluati
       const id = newDeliveryId();
       const payload = alertPayload(id, rule, change, base, now);
       candidates.push({
-        id, ruleId: rule.id, destinationKey: rule.destinationKey, rule, held: null,
+        id,
+        ruleId: rule.id,
+        destinationKey: rule.destinationKey,
+        rule,
+        held: null,
         record: {
-          id, ruleId: rule.id, accountId: rule.accountId, destinationKey: rule.destinationKey, kind: "alert", subject: change.subject, state: change.state,
-          title: change.title, payload: JSON.stringify(payload), status: "pending", createdAt: now, nextAttemptAt: now, giveUpAt, summaryId: null,
+          id,
+          ruleId: rule.id,
+          accountId: rule.accountId,
+          destinationKey: rule.destinationKey,
+          kind: "alert",
+          subject: change.subject,
+          state: change.state,
+          title: change.title,
+          payload: JSON.stringify(payload),
+          status: "pending",
+          createdAt: now,
+          nextAttemptAt: now,
+          giveUpAt,
+          summaryId: null,
         },
       });
     }
@@ -82,9 +149,16 @@ export async function evaluateRules(ctx: Context, now: number): Promise<Evaluati
   const waiting: Candidate[] = [];
   for (const held of heldDeliveries(ctx.control)) {
     const rule = rulesById.get(held.ruleId);
-    if (rule) waiting.push({ id: held.id, ruleId: held.ruleId, destinationKey: held.destinationKey, record: null, held, rule });
+    if (rule)
+      waiting.push({ id: held.id, ruleId: held.ruleId, destinationKey: held.destinationKey, record: null, held, rule });
   }
-  const { deliveries, updates, summaries, heldCount } = fileDeliveries(ctx, [...waiting, ...candidates], now, giveUpAt, base);
+  const { deliveries, updates, summaries, heldCount } = fileDeliveries(
+    ctx,
+    [...waiting, ...candidates],
+    now,
+    giveUpAt,
+    base,
+  );
   summary.summaries = summaries;
   summary.held = heldCount;
   commitAlertChanges(ctx.control, { states, deliveries, updates });
@@ -103,9 +177,20 @@ async function findingsOf(ctx: Context, rule: WatchedRule): Promise<Finding[]> {
 
 function alertPayload(id: string, rule: AlertRuleRecord, change: Change, base: string, now: number): StoredPayload {
   return {
-    version: PAYLOAD_VERSION, id, kind: "alert", alertId: rule.id, rule: rule.rule as RuleKind, program: rule.program, subject: change.subject,
-    state: change.state, title: change.title, text: change.lines, data: change.data, links: absoluteLinks(base, change.links),
-    firingSince: change.firingSince, changedAt: now,
+    version: PAYLOAD_VERSION,
+    id,
+    kind: "alert",
+    alertId: rule.id,
+    rule: rule.rule as RuleKind,
+    program: rule.program,
+    subject: change.subject,
+    state: change.state,
+    title: change.title,
+    text: change.lines,
+    data: change.data,
+    links: absoluteLinks(base, change.links),
+    firingSince: change.firingSince,
+    changedAt: now,
   };
 }
 
@@ -130,28 +215,65 @@ function fileDeliveries(ctx: Context, candidates: Candidate[], now: number, give
     const members = group.map((candidate) => {
       const source = candidate.record ?? candidate.held!;
       const stored = JSON.parse(source.payload) as StoredPayload;
-      return { id: candidate.id, subject: source.subject, state: source.state as "firing" | "resolved", title: source.title, changedAt: stored.changedAt, firingSince: stored.firingSince };
+      return {
+        id: candidate.id,
+        subject: source.subject,
+        state: source.state as "firing" | "resolved",
+        title: source.title,
+        changedAt: stored.changedAt,
+        firingSince: stored.firingSince,
+      };
     });
     const firing = members.filter((member) => member.state === "firing").length;
     const payload: StoredPayload = {
-      version: PAYLOAD_VERSION, id, kind: "summary", alertId: rule.id, rule: rule.rule as RuleKind, program: rule.program, subject: null,
+      version: PAYLOAD_VERSION,
+      id,
+      kind: "summary",
+      alertId: rule.id,
+      rule: rule.rule as RuleKind,
+      program: rule.program,
+      subject: null,
       state: firing > 0 ? "firing" : "resolved",
       title: `${members.length} ${rule.rule} alerts on ${shortId(rule.program)}`,
-      text: [`${firing} firing, ${members.length - firing} resolved: more than ${limit} messages in ${Math.round(windowMs / 60_000)} min to this destination, so they come as one.`],
-      data: { count: members.length, firing, resolved: members.length - firing, alerts: members.slice(0, SUMMARY_LIST), truncated: members.length > SUMMARY_LIST },
+      text: [
+        `${firing} firing, ${members.length - firing} resolved: more than ${limit} messages in ${Math.round(windowMs / 60_000)} min to this destination, so they come as one.`,
+      ],
+      data: {
+        count: members.length,
+        firing,
+        resolved: members.length - firing,
+        alerts: members.slice(0, SUMMARY_LIST),
+        truncated: members.length > SUMMARY_LIST,
+      },
       links: absoluteLinks(base, { program: programPath(rule.program) }),
       firingSince: Math.min(...members.map((member) => member.firingSince)),
       changedAt: now,
     };
     deliveries.push({
-      id, ruleId: rule.id, accountId: rule.accountId, destinationKey: rule.destinationKey, kind: "summary", subject: null, state: payload.state,
-      title: payload.title, payload: JSON.stringify(payload), status: "pending", createdAt: now, nextAttemptAt: now, giveUpAt, summaryId: null,
+      id,
+      ruleId: rule.id,
+      accountId: rule.accountId,
+      destinationKey: rule.destinationKey,
+      kind: "summary",
+      subject: null,
+      state: payload.state,
+      title: payload.title,
+      payload: JSON.stringify(payload),
+      status: "pending",
+      createdAt: now,
+      nextAttemptAt: now,
+      giveUpAt,
+      summaryId: null,
     });
     for (const candidate of group) file(candidate, "summarized", id);
   }
   const newlyHeld = plan.held.filter((candidate) => candidate.record !== null).length;
   if (plan.summaries.length > 0 || newlyHeld > 0) {
-    ctx.logger.warn("alerts: flood cap reached", { summaries: plan.summaries.length, folded: plan.summaries.reduce((n, g) => n + g.length, 0), held: plan.held.length });
+    ctx.logger.warn("alerts: flood cap reached", {
+      summaries: plan.summaries.length,
+      folded: plan.summaries.reduce((n, g) => n + g.length, 0),
+      held: plan.held.length,
+    });
   }
   return { deliveries, updates, summaries: plan.summaries.length, heldCount: plan.held.length };
 }

@@ -21,7 +21,14 @@ export type Finding = {
 };
 
 /** A rule as its condition sees it. */
-export type WatchedRule<K extends RuleKind = RuleKind> = { id: string; accountId: string; program: string; createdAt: number; rule: K; params: RuleParams[K] };
+export type WatchedRule<K extends RuleKind = RuleKind> = {
+  id: string;
+  accountId: string;
+  program: string;
+  createdAt: number;
+  rule: K;
+  params: RuleParams[K];
+};
 export type Condition<K extends RuleKind> = (ctx: Context, rule: WatchedRule<K>) => Promise<Finding[]>;
 
 /** The web app's pages, with each segment encoded as the app's own links do (`v1:…` → `v1%3A…`). */

@@ -15,10 +15,14 @@ export type FloodPlan<C extends FloodCandidate> = {
 };
 
 /** `budget(destinationKey)`: messages the destination may still get in the current window. */
-export function planFlood<C extends FloodCandidate>(candidates: C[], budget: (destinationKey: string) => number): FloodPlan<C> {
+export function planFlood<C extends FloodCandidate>(
+  candidates: C[],
+  budget: (destinationKey: string) => number,
+): FloodPlan<C> {
   const plan: FloodPlan<C> = { individual: [], summaries: [], held: [] };
   const byDestination = new Map<string, C[]>();
-  for (const candidate of candidates) byDestination.set(candidate.destinationKey, [...(byDestination.get(candidate.destinationKey) ?? []), candidate]);
+  for (const candidate of candidates)
+    byDestination.set(candidate.destinationKey, [...(byDestination.get(candidate.destinationKey) ?? []), candidate]);
   for (const [destination, list] of byDestination) {
     const left = Math.max(0, budget(destination));
     if (list.length <= left) {

@@ -7,8 +7,18 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config";
 import {
-  accountHasProgram, alertRuleById, commitAlertChanges, countAlertRules, firingCounts, insertAlertRule, listAlertRules, recordDeliveryAttempt,
-  recordDeliveryOutcome, removeAlertRule, type AlertRuleRecord, type ControlDb,
+  accountHasProgram,
+  alertRuleById,
+  commitAlertChanges,
+  countAlertRules,
+  firingCounts,
+  insertAlertRule,
+  listAlertRules,
+  recordDeliveryAttempt,
+  recordDeliveryOutcome,
+  removeAlertRule,
+  type AlertRuleRecord,
+  type ControlDb,
 } from "../control";
 import { badRequest, describeIssues, notFound } from "../shared/errors";
 import { newDeliveryId, publicBaseUrl } from "./evaluate";
@@ -46,8 +56,12 @@ export const AlertRuleCreatedSchema = AlertRuleSchema.extend({
   }),
 }).meta({ id: "AlertRuleCreated" });
 
-export const AlertRulesSchema = z.looseObject({ items: z.array(AlertRuleSchema), nextCursor: z.string().nullable() }).meta({ id: "AlertRules" });
-export const AlertRuleDeletedSchema = z.looseObject({ id: z.string(), deleted: z.literal(true) }).meta({ id: "AlertRuleDeleted" });
+export const AlertRulesSchema = z
+  .looseObject({ items: z.array(AlertRuleSchema), nextCursor: z.string().nullable() })
+  .meta({ id: "AlertRules" });
+export const AlertRuleDeletedSchema = z
+  .looseObject({ id: z.string(), deleted: z.literal(true) })
+  .meta({ id: "AlertRuleDeleted" });
 export const AlertTestResultSchema = z
   .looseObject({
     delivery: z.string().describe("the test delivery's id (dlv_…)"),
@@ -74,7 +88,11 @@ export function ruleView(record: AlertRuleRecord, firing: number): AlertRuleView
     program: record.program,
     rule: record.rule as RuleKind,
     params: JSON.parse(record.params) as Record<string, unknown>,
-    destination: { type: record.destination.type, url: redactUrl(record.destination.url), secretHint: record.destination.secret ? record.destination.secret.slice(-4) : null },
+    destination: {
+      type: record.destination.type,
+      url: redactUrl(record.destination.url),
+      secretHint: record.destination.secret ? record.destination.secret.slice(-4) : null,
+    },
     createdAt: record.createdAt,
     firing,
   };
@@ -82,20 +100,28 @@ export function ruleView(record: AlertRuleRecord, firing: number): AlertRuleView
 
 /** Names one destination: ordering and the flood cap are per (account, type, URL, secret). */
 const destinationKey = (accountId: string, destination: AlertRuleRecord["destination"]) =>
-  createHash("sha256").update(JSON.stringify([accountId, destination.type, destination.url, destination.secret])).digest("hex").slice(0, 32);
+  createHash("sha256")
+    .update(JSON.stringify([accountId, destination.type, destination.url, destination.secret]))
+    .digest("hex")
+    .slice(0, 32);
 
 /** Validates `input` (400 naming the field), checks the program is the account's (404) and stores the rule. */
 export function createRule(control: ControlDb, accountId: string, input: unknown, now: number): AlertRuleCreated {
   const parsed = AlertRuleInputSchema.safeParse(input);
   if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues));
   const { program, rule, destination } = parsed.data;
-  if (!accountHasProgram(control, accountId, program)) throw notFound(`program ${program}: this account has sent no telemetry for it`);
-  if (countAlertRules(control, accountId) >= MAX_RULES_PER_ACCOUNT) throw badRequest(`an account has at most ${MAX_RULES_PER_ACCOUNT} alert rules: remove one first`);
-  const secret = destination.type === "webhook" ? (destination.secret ?? `whsec_${randomBytes(24).toString("base64url")}`) : null;
+  if (!accountHasProgram(control, accountId, program))
+    throw notFound(`program ${program}: this account has sent no telemetry for it`);
+  if (countAlertRules(control, accountId) >= MAX_RULES_PER_ACCOUNT)
+    throw badRequest(`an account has at most ${MAX_RULES_PER_ACCOUNT} alert rules: remove one first`);
+  const secret =
+    destination.type === "webhook" ? (destination.secret ?? `whsec_${randomBytes(24).toString("base64url")}`) : null;
   const stored = { type: destination.type, url: destination.url, secret };
   const record: AlertRuleRecord = {
     id: `alr_${randomBytes(8).toString("hex")}`,
-    accountId, program, rule,
+    accountId,
+    program,
+    rule,
     params: JSON.stringify(ruleParams(rule, parsed.data.params)),
     destination: stored,
     destinationKey: destinationKey(accountId, stored),
@@ -108,14 +134,27 @@ export function createRule(control: ControlDb, accountId: string, input: unknown
 }
 
 /** One account's rules (null: every account's), by id. */
-export function listRules(control: ControlDb, accountId: string | null, afterId: string | null = null, limit?: number): AlertRuleView[] {
+export function listRules(
+  control: ControlDb,
+  accountId: string | null,
+  afterId: string | null = null,
+  limit?: number,
+): AlertRuleView[] {
   const firing = firingCounts(control, accountId);
-  return listAlertRules(control, accountId, afterId, limit).map((record) => ruleView(record, firing.get(record.id) ?? 0));
+  return listAlertRules(control, accountId, afterId, limit).map((record) =>
+    ruleView(record, firing.get(record.id) ?? 0),
+  );
 }
 
 /** Removes the account's rule (null: any account's); 404 when it has none by that id. */
-export function removeRule(control: ControlDb, accountId: string | null, id: string, now: number): { id: string; deleted: true } {
-  if (!removeAlertRule(control, accountId, id, now)) throw notFound(`alert rule ${id}: no such rule${accountId === null ? "" : " for this account"}`);
+export function removeRule(
+  control: ControlDb,
+  accountId: string | null,
+  id: string,
+  now: number,
+): { id: string; deleted: true } {
+  if (!removeAlertRule(control, accountId, id, now))
+    throw notFound(`alert rule ${id}: no such rule${accountId === null ? "" : " for this account"}`);
   return { id, deleted: true };
 }
 
@@ -130,28 +169,56 @@ export async function sendTest(
   effects: SendEffects,
 ): Promise<AlertTestResult> {
   const rule = alertRuleById(deps.control, id);
-  if (!rule || (accountId !== null && rule.accountId !== accountId)) throw notFound(`alert rule ${id}: no such rule${accountId === null ? "" : " for this account"}`);
+  if (!rule || (accountId !== null && rule.accountId !== accountId))
+    throw notFound(`alert rule ${id}: no such rule${accountId === null ? "" : " for this account"}`);
   const now = effects.clock();
   const deliveryId = newDeliveryId();
   const payload: StoredPayload = {
-    version: PAYLOAD_VERSION, id: deliveryId, kind: "test", alertId: rule.id, rule: rule.rule as RuleKind, program: rule.program, subject: "test", state: "firing",
+    version: PAYLOAD_VERSION,
+    id: deliveryId,
+    kind: "test",
+    alertId: rule.id,
+    rule: rule.rule as RuleKind,
+    program: rule.program,
+    subject: "test",
+    state: "firing",
     title: `Test alert: ${rule.rule} on ${rule.program}`,
     text: ["A sample from `txray alerts test`: this destination receives this rule's alerts."],
     data: { sample: true, params: ruleParams(rule.rule as RuleKind, JSON.parse(rule.params)) },
     links: absoluteLinks(publicBaseUrl(deps.config), { program: programPath(rule.program) }),
-    firingSince: now, changedAt: now,
+    firingSince: now,
+    changedAt: now,
   };
   commitAlertChanges(deps.control, {
     states: [],
     updates: [],
-    deliveries: [{
-      id: deliveryId, ruleId: rule.id, accountId: rule.accountId, destinationKey: rule.destinationKey, kind: "test", subject: "test", state: "firing",
-      title: payload.title, payload: JSON.stringify(payload), status: "failed", createdAt: now, nextAttemptAt: now, giveUpAt: now, summaryId: null,
-    }],
+    deliveries: [
+      {
+        id: deliveryId,
+        ruleId: rule.id,
+        accountId: rule.accountId,
+        destinationKey: rule.destinationKey,
+        kind: "test",
+        subject: "test",
+        state: "firing",
+        title: payload.title,
+        payload: JSON.stringify(payload),
+        status: "failed",
+        createdAt: now,
+        nextAttemptAt: now,
+        giveUpAt: now,
+        summaryId: null,
+      },
+    ],
   });
   recordDeliveryAttempt(deps.control, deliveryId, now);
   const outcome = await sendAttempt(rule.destination, payload, 1, effects);
   const error = outcome.status === "sent" ? null : outcome.error;
-  recordDeliveryOutcome(deps.control, deliveryId, { status: outcome.status === "sent" ? "sent" : "failed", httpStatus: outcome.httpStatus, error, at: effects.clock() });
+  recordDeliveryOutcome(deps.control, deliveryId, {
+    status: outcome.status === "sent" ? "sent" : "failed",
+    httpStatus: outcome.httpStatus,
+    error,
+    at: effects.clock(),
+  });
   return { delivery: deliveryId, delivered: outcome.status === "sent", httpStatus: outcome.httpStatus, error };
 }

@@ -87,7 +87,9 @@ const destinationUrl = z
   });
 
 /** A webhook secret given by the client: 16–256 printable ASCII characters. */
-const secret = z.string({ message: "expected a string" }).regex(/^[\x21-\x7e]{16,256}$/, "16 to 256 printable ASCII characters, no spaces");
+const secret = z
+  .string({ message: "expected a string" })
+  .regex(/^[\x21-\x7e]{16,256}$/, "16 to 256 printable ASCII characters, no spaces");
 
 export const DestinationSchema = z.discriminatedUnion(
   "type",
@@ -102,14 +104,18 @@ export type Destination = z.output<typeof DestinationSchema>;
 /** The body of POST /v1/alerts (and what `txray alerts add` assembles from its flags). */
 export const AlertRuleInputSchema = z
   .strictObject({
-    program: z.string({ message: "expected a string" }).refine(isBase58Address, "expected a base58 program id (32 bytes)"),
+    program: z
+      .string({ message: "expected a string" })
+      .refine(isBase58Address, "expected a base58 program id (32 bytes)"),
     rule: z.enum(RULE_KINDS, { message: `expected one of ${RULE_KINDS.join(", ")}` }),
     params: z.record(z.string(), z.unknown(), { message: "expected an object" }).optional(),
     destination: DestinationSchema,
   })
   .superRefine((input, context) => {
     const parsed = RULE_PARAMS[input.rule].safeParse(input.params ?? {});
-    if (!parsed.success) for (const issue of parsed.error.issues) context.addIssue({ code: "custom", message: issue.message, path: ["params", ...issue.path] });
+    if (!parsed.success)
+      for (const issue of parsed.error.issues)
+        context.addIssue({ code: "custom", message: issue.message, path: ["params", ...issue.path] });
   });
 export type AlertRuleInput = z.output<typeof AlertRuleInputSchema>;
 

@@ -13,7 +13,10 @@ export const ALERT_HISTORY_MS = 30 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 let prunedAt = 0;
 
-export async function runAlerts(ctx: Context, options: { signal?: AbortSignal; effects?: SendEffects } = {}): Promise<Record<string, unknown>> {
+export async function runAlerts(
+  ctx: Context,
+  options: { signal?: AbortSignal; effects?: SendEffects } = {},
+): Promise<Record<string, unknown>> {
   const effects = options.effects ?? defaultSendEffects(ctx.clock);
   const evaluation = await evaluateRules(ctx, effects.clock());
   checkStop(options.signal);

@@ -9,7 +9,7 @@ import { AlertPayloadSchema } from "./payload";
 
 export function payloadJsonSchema(): string {
   // As input: a receiver must accept fields it does not know yet (no additionalProperties: false).
-  return JSON.stringify(z.toJSONSchema(AlertPayloadSchema, { target: "draft-2020-12", io: "input" }), null, 2) + "\n";
+  return `${JSON.stringify(z.toJSONSchema(AlertPayloadSchema, { target: "draft-2020-12", io: "input" }), null, 2)}\n`;
 }
 
 export const PAYLOAD_SCHEMA_DOC = join(import.meta.dir, "..", "..", "docs", "alert-payload.schema.json");

@@ -13,7 +13,11 @@ import { slackAlertMessage } from "./slack-message";
 
 /** Effects passed in so tests are deterministic: fetch, the clock (ms) and the jitter's random source. */
 export type SendEffects = { fetch: typeof fetch; clock: () => number; random: () => number };
-export const defaultSendEffects = (clock: () => number = Date.now): SendEffects => ({ fetch: globalThis.fetch, clock, random: Math.random });
+export const defaultSendEffects = (clock: () => number = Date.now): SendEffects => ({
+  fetch: globalThis.fetch,
+  clock,
+  random: Math.random,
+});
 
 /** Longest wait for one attempt's answer. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -28,23 +32,47 @@ export type AttemptOutcome =
   | { status: "failed"; httpStatus: number | null; error: string };
 
 /** The request of one attempt: its body and headers (the signature is over exactly this body). */
-export function attemptRequest(destination: AlertRuleRecord["destination"], stored: StoredPayload, sentAt: number, attempt: number) {
+export function attemptRequest(
+  destination: AlertRuleRecord["destination"],
+  stored: StoredPayload,
+  sentAt: number,
+  attempt: number,
+) {
   const payload = attemptBody(stored, sentAt, attempt);
   const body = JSON.stringify(destination.type === "slack" ? slackAlertMessage(payload) : payload);
-  const headers: Record<string, string> = { "content-type": "application/json", "user-agent": `txray-alerts/${VERSION}`, "x-txray-delivery": stored.id };
-  if (destination.type === "webhook" && destination.secret) headers[SIGNATURE_HEADER] = signatureHeader(destination.secret, body, Math.floor(sentAt / 1000));
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "user-agent": `txray-alerts/${VERSION}`,
+    "x-txray-delivery": stored.id,
+  };
+  if (destination.type === "webhook" && destination.secret)
+    headers[SIGNATURE_HEADER] = signatureHeader(destination.secret, body, Math.floor(sentAt / 1000));
   return { body, headers };
 }
 
-export async function sendAttempt(destination: AlertRuleRecord["destination"], stored: StoredPayload, attempt: number, effects: SendEffects): Promise<AttemptOutcome> {
+export async function sendAttempt(
+  destination: AlertRuleRecord["destination"],
+  stored: StoredPayload,
+  attempt: number,
+  effects: SendEffects,
+): Promise<AttemptOutcome> {
   const sentAt = effects.clock();
   const { body, headers } = attemptRequest(destination, stored, sentAt, attempt);
   let response: Response;
   try {
-    response = await effects.fetch(destination.url, { method: "POST", body, headers, redirect: "manual", signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
+    response = await effects.fetch(destination.url, {
+      method: "POST",
+      body,
+      headers,
+      redirect: "manual",
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
   } catch (error) {
     const name = error instanceof Error ? error.name : "";
-    const reason = name === "TimeoutError" || name === "AbortError" ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` : networkError(error);
+    const reason =
+      name === "TimeoutError" || name === "AbortError"
+        ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
+        : networkError(error);
     return { status: "retry", httpStatus: null, error: reason, retryAfterMs: null };
   }
   const text = response.ok ? "" : await response.text().catch(() => "");
@@ -55,9 +83,15 @@ export async function sendAttempt(destination: AlertRuleRecord["destination"], s
   const error = `HTTP ${response.status}${text.trim() ? `: ${text.trim().slice(0, ERROR_BODY_CHARS)}` : ""}`;
   const status = response.status;
   if (status === 429 || status === 408 || status >= 500) {
-    return { status: "retry", httpStatus: status, error, retryAfterMs: retryAfterMs(response.headers.get("retry-after"), effects.clock()) };
+    return {
+      status: "retry",
+      httpStatus: status,
+      error,
+      retryAfterMs: retryAfterMs(response.headers.get("retry-after"), effects.clock()),
+    };
   }
-  if (status >= 300 && status < 400) return { status: "failed", httpStatus: status, error: `${error} (redirects are not followed: use the final URL)` };
+  if (status >= 300 && status < 400)
+    return { status: "failed", httpStatus: status, error: `${error} (redirects are not followed: use the final URL)` };
   return { status: "failed", httpStatus: status, error };
 }
 
@@ -77,7 +111,14 @@ export function backoffMs(attemptsMade: number, baseMs: number, random: () => nu
  * When to try again after a failed attempt: Retry-After when given, else the backoff; null when
  * that is past `giveUpAt` (the delivery then fails, and says so).
  */
-export function nextAttemptAt(outcome: { retryAfterMs: number | null }, attemptsMade: number, now: number, giveUpAt: number, baseMs: number, random: () => number): number | null {
+export function nextAttemptAt(
+  outcome: { retryAfterMs: number | null },
+  attemptsMade: number,
+  now: number,
+  giveUpAt: number,
+  baseMs: number,
+  random: () => number,
+): number | null {
   const at = now + (outcome.retryAfterMs ?? backoffMs(attemptsMade, baseMs, random));
   return at > giveUpAt ? null : at;
 }

@@ -14,12 +14,19 @@ export function signatureHeader(secret: string, body: string, unixSeconds: numbe
 }
 
 /** Whether `header` signs `body` with `secret` at a time within the tolerance of `nowSeconds`. */
-export function verifySignature(secret: string, header: string | null, body: string, nowSeconds: number, toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS): boolean {
+export function verifySignature(
+  secret: string,
+  header: string | null,
+  body: string,
+  nowSeconds: number,
+  toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
+): boolean {
   if (!header) return false;
   const parts = new Map(header.split(",").map((part) => part.trim().split("=", 2) as [string, string]));
   const t = Number(parts.get("t"));
   const given = parts.get("v1");
-  if (!Number.isInteger(t) || !given || !/^[0-9a-f]{64}$/.test(given) || Math.abs(nowSeconds - t) > toleranceSeconds) return false;
+  if (!Number.isInteger(t) || !given || !/^[0-9a-f]{64}$/.test(given) || Math.abs(nowSeconds - t) > toleranceSeconds)
+    return false;
   const expected = createHmac("sha256", secret).update(`${t}.${body}`).digest();
   return timingSafeEqual(expected, Buffer.from(given, "hex"));
 }

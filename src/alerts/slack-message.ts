@@ -14,7 +14,8 @@ const FIELD_LIMIT = 2000;
 const SUMMARY_LINES = 20;
 
 /** Slack's mrkdwn control characters (docs: "Escaping text"). */
-export const escapeMrkdwn = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+export const escapeMrkdwn = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 const cut = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
 const mrkdwn = (text: string, limit = SECTION_LIMIT) => ({ type: "mrkdwn", text: cut(text, limit) });
 
@@ -30,7 +31,14 @@ export function slackAlertMessage(payload: AlertPayload): SlackWebhookMessage {
     ...(payload.links.example ? [`<${payload.links.example}|Example transaction>`] : []),
   ];
   const blocks: SlackBlock[] = [
-    { type: "header", text: { type: "plain_text", text: cut(`${payload.state === "firing" ? "🚨" : "✅"} ${headline}`, HEADER_LIMIT), emoji: true } },
+    {
+      type: "header",
+      text: {
+        type: "plain_text",
+        text: cut(`${payload.state === "firing" ? "🚨" : "✅"} ${headline}`, HEADER_LIMIT),
+        emoji: true,
+      },
+    },
     { type: "section", text: mrkdwn(lines.map(escapeMrkdwn).join("\n") || escapeMrkdwn(payload.title)) },
     {
       type: "section",
@@ -38,10 +46,16 @@ export function slackAlertMessage(payload: AlertPayload): SlackWebhookMessage {
         mrkdwn(`*Rule*\n${payload.rule}`, FIELD_LIMIT),
         mrkdwn(`*Program*\n\`${payload.program}\``, FIELD_LIMIT),
         mrkdwn(`*State*\n${ICON[payload.state]} ${payload.state}`, FIELD_LIMIT),
-        mrkdwn(`*Since*\n<!date^${Math.floor(payload.firingSince / 1000)}^{date_short_pretty} {time}|${new Date(payload.firingSince).toISOString()}>`, FIELD_LIMIT),
+        mrkdwn(
+          `*Since*\n<!date^${Math.floor(payload.firingSince / 1000)}^{date_short_pretty} {time}|${new Date(payload.firingSince).toISOString()}>`,
+          FIELD_LIMIT,
+        ),
       ],
     },
-    { type: "context", elements: [mrkdwn(links.join(" · ")), mrkdwn(`txray alert \`${payload.alertId}\` · delivery \`${payload.id}\``)] },
+    {
+      type: "context",
+      elements: [mrkdwn(links.join(" · ")), mrkdwn(`txray alert \`${payload.alertId}\` · delivery \`${payload.id}\``)],
+    },
   ];
   return { text: cut(`${ICON[payload.state]} ${headline}`, SECTION_LIMIT), blocks };
 }
@@ -51,5 +65,9 @@ function summaryLines(payload: AlertPayload): string[] {
   const alerts = (payload.data.alerts as { state: "firing" | "resolved"; title: string }[] | undefined) ?? [];
   const total = Number(payload.data.count ?? alerts.length);
   const shown = alerts.slice(0, SUMMARY_LINES).map((alert) => `${ICON[alert.state]} ${alert.title}`);
-  return [...payload.text, ...shown, ...(total > shown.length ? [`…and ${total - shown.length} more (txray alerts log)`] : [])];
+  return [
+    ...payload.text,
+    ...shown,
+    ...(total > shown.length ? [`…and ${total - shown.length} more (txray alerts log)`] : []),
+  ];
 }

@@ -6,12 +6,26 @@
 import type { AlertSubjectState } from "../control";
 import type { Finding } from "./finding";
 
-export type Change = { subject: string; state: "firing" | "resolved"; title: string; lines: string[]; data: Record<string, unknown>; links: Finding["links"]; firingSince: number };
+export type Change = {
+  subject: string;
+  state: "firing" | "resolved";
+  title: string;
+  lines: string[];
+  data: Record<string, unknown>;
+  links: Finding["links"];
+  firingSince: number;
+};
 export type TransitionResult = { states: AlertSubjectState[]; changes: Change[] };
 
 type StoredEvidence = { lines: string[]; data: Record<string, unknown>; links: Finding["links"] };
 
-export function transitions(ruleId: string, previous: AlertSubjectState[], findings: Finding[], now: number, resolveAfterMs: number): TransitionResult {
+export function transitions(
+  ruleId: string,
+  previous: AlertSubjectState[],
+  findings: Finding[],
+  now: number,
+  resolveAfterMs: number,
+): TransitionResult {
   const states: AlertSubjectState[] = [];
   const changes: Change[] = [];
   const before = new Map(previous.map((state) => [state.subject, state]));
@@ -20,7 +34,11 @@ export function transitions(ruleId: string, previous: AlertSubjectState[], findi
     if (seen.has(finding.subject)) continue; // one finding per subject (the first)
     seen.add(finding.subject);
     const prior = before.get(finding.subject);
-    const evidence = JSON.stringify({ lines: finding.lines, data: finding.data, links: finding.links } satisfies StoredEvidence);
+    const evidence = JSON.stringify({
+      lines: finding.lines,
+      data: finding.data,
+      links: finding.links,
+    } satisfies StoredEvidence);
     if (prior?.state === "firing") {
       // Still firing: keep the latest evidence (for the resolved message), no message.
       if (prior.clearSince !== null || prior.data !== evidence || prior.title !== finding.title) {
@@ -28,8 +46,25 @@ export function transitions(ruleId: string, previous: AlertSubjectState[], findi
       }
       continue;
     }
-    states.push({ ruleId, subject: finding.subject, state: "firing", changedAt: now, clearSince: null, evaluatedAt: now, title: finding.title, data: evidence });
-    changes.push({ subject: finding.subject, state: "firing", title: finding.title, lines: finding.lines, data: finding.data, links: finding.links, firingSince: now });
+    states.push({
+      ruleId,
+      subject: finding.subject,
+      state: "firing",
+      changedAt: now,
+      clearSince: null,
+      evaluatedAt: now,
+      title: finding.title,
+      data: evidence,
+    });
+    changes.push({
+      subject: finding.subject,
+      state: "firing",
+      title: finding.title,
+      lines: finding.lines,
+      data: finding.data,
+      links: finding.links,
+      firingSince: now,
+    });
   }
   for (const prior of previous) {
     if (prior.state !== "firing" || seen.has(prior.subject)) continue;
@@ -44,7 +79,10 @@ export function transitions(ruleId: string, previous: AlertSubjectState[], findi
       subject: prior.subject,
       state: "resolved",
       title: `Resolved: ${prior.title}`,
-      lines: [`The condition has not held since ${new Date(clearSince).toISOString()}. When it last held:`, ...last.lines],
+      lines: [
+        `The condition has not held since ${new Date(clearSince).toISOString()}. When it last held:`,
+        ...last.lines,
+      ],
       data: last.data,
       links: last.links,
       firingSince: prior.changedAt,

@@ -23,14 +23,29 @@ import { chainAccess } from "../contract";
 import { analyticsRoutes } from "./routes/analytics";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
-import { ASSET_PREFIX, assetResponse, FAVICON_PATH, faviconResponse, LANDING_SCORE_PREFIX, landingScoreResponse, PAGE_PATHS, pageResponse } from "./web";
+import {
+  ASSET_PREFIX,
+  assetResponse,
+  FAVICON_PATH,
+  faviconResponse,
+  LANDING_SCORE_PREFIX,
+  landingScoreResponse,
+  PAGE_PATHS,
+  pageResponse,
+} from "./web";
 import { parseRoles } from "../config";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,
  * with the native fast path `native` when given. `spool` is null on a node without the ingest role.
  */
-export type AppDeps = { ctx: Context; spool: Spool | null; ingestWorkers?: IngestWorkers; native?: NativeEncoder | null; chat?: SurfaceOptions["chat"] };
+export type AppDeps = {
+  ctx: Context;
+  spool: Spool | null;
+  ingestWorkers?: IngestWorkers;
+  native?: NativeEncoder | null;
+  chat?: SurfaceOptions["chat"];
+};
 
 export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions }: AppDeps) {
   const { config } = ctx;
@@ -42,7 +57,9 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   const principals = new PrincipalCache(ctx.control, 2000, ctx.clock);
   const inProcess = { principal: (key: string) => principals.get(key), maxBatch: config.INGEST_MAX_BATCH, native };
   const ingestDeps: IngestDeps = {
-    prepare: ingestWorkers ? (request) => ingestWorkers.prepare(request) : (request) => prepareBatch(request, inProcess),
+    prepare: ingestWorkers
+      ? (request) => ingestWorkers.prepare(request)
+      : (request) => prepareBatch(request, inProcess),
     spool: spool!,
     buckets: ingestBuckets,
     clock: ctx.clock,
@@ -66,7 +83,14 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     async ({ request, server, params }: { request: Request; server: any; params?: Record<string, string> }) => {
       const client = clientIp(request, server);
       const rate = publicBuckets.take(client);
-      if (!rate.allowed) return errorResponse(new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, { retryAfterSeconds: rate.retryAfterSeconds }), ctx.logger, rate.headers);
+      if (!rate.allowed)
+        return errorResponse(
+          new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, {
+            retryAfterSeconds: rate.retryAfterSeconds,
+          }),
+          ctx.logger,
+          rate.headers,
+        );
       try {
         const response = await handler(request, params ?? {}, client);
         for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
@@ -76,7 +100,9 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       }
     };
   /** A JSON read route: rate limited, path segments checked, the answer as JSON. */
-  const read = (handler: (request: Request, url: URL, params: Record<string, string>, client: string) => unknown | Promise<unknown>) =>
+  const read = (
+    handler: (request: Request, url: URL, params: Record<string, string>, client: string) => unknown | Promise<unknown>,
+  ) =>
     limited(async (request, params, client) => {
       // Elysia hands over null for a path segment that is not valid percent-encoding (found by the fuzzer).
       const undecodable = Object.entries(params).find(([, value]) => typeof value !== "string");
@@ -91,7 +117,8 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   const app = new Elysia()
     .onRequest(({ request }) => {
       const declared = request.headers.get("content-length");
-      if (declared !== null && Number(declared) > bodyCeiling) return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close" });
+      if (declared !== null && Number(declared) > bodyCeiling)
+        return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close" });
     })
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") {
@@ -100,7 +127,10 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       }
       return errorResponse(error, ctx.logger);
     })
-    .get("/v1/status", read(() => serviceStatus(ctx, spool)));
+    .get(
+      "/v1/status",
+      read(() => serviceStatus(ctx, spool)),
+    );
   // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
   if (allows("ingest") && spool) {
     app.post(
@@ -117,15 +147,32 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     app.options("/v1/ingest", () => ingestPreflight());
   }
   if (allows("read")) {
-    app
-      .get("/v1/programs", read((request, url) => listPrograms(ctx, request, url)));
+    app.get(
+      "/v1/programs",
+      read((request, url) => listPrograms(ctx, request, url)),
+    );
     // Alert rules (docs/alerts.md): an account key's, never public.
     const alerts = alertRoutes(ctx);
     app
-      .post("/v1/alerts", limited((request) => alerts.create(request)), { parse: "none" })
-      .get("/v1/alerts", limited((request) => alerts.list(request)))
-      .delete("/v1/alerts/:id", limited((request, params) => alerts.remove(request, params)), { parse: "none" })
-      .post("/v1/alerts/:id/test", limited((request, params) => alerts.test(request, params)), { parse: "none" });
+      .post(
+        "/v1/alerts",
+        limited((request) => alerts.create(request)),
+        { parse: "none" },
+      )
+      .get(
+        "/v1/alerts",
+        limited((request) => alerts.list(request)),
+      )
+      .delete(
+        "/v1/alerts/:id",
+        limited((request, params) => alerts.remove(request, params)),
+        { parse: "none" },
+      )
+      .post(
+        "/v1/alerts/:id/test",
+        limited((request, params) => alerts.test(request, params)),
+        { parse: "none" },
+      );
     // why, diagnose-drop, the analytical routes and the ecosystem: the question table (src/contract).
     for (const route of analyticsRoutes(ctx, chain)) app.get(route.path, read(route.handler));
 
@@ -144,7 +191,8 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     };
     for (const path of PAGE_PATHS) app.get(path, ({ request }) => web(() => pageResponse(request)));
     app.get(`${ASSET_PREFIX}:name`, ({ request, params }) => web(() => assetResponse(request, params.name)));
-    for (const path of [FAVICON_PATH, "/favicon.ico"]) app.get(path, ({ request }) => web(() => faviconResponse(request)));
+    for (const path of [FAVICON_PATH, "/favicon.ico"])
+      app.get(path, ({ request }) => web(() => faviconResponse(request)));
     // The published Landing Score. Its page links its files relatively, so /landing-score (which
     // Elysia routes here too) is sent to /landing-score/.
     app.get(LANDING_SCORE_PREFIX, ({ request }) =>
@@ -152,7 +200,9 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
         ? web(() => landingScoreResponse(config.snapshotsDir, ""))
         : new Response(null, { status: 308, headers: { location: LANDING_SCORE_PREFIX } }),
     );
-    app.get(`${LANDING_SCORE_PREFIX}:name`, ({ params }) => web(() => landingScoreResponse(config.snapshotsDir, params.name)));
+    app.get(`${LANDING_SCORE_PREFIX}:name`, ({ params }) =>
+      web(() => landingScoreResponse(config.snapshotsDir, params.name)),
+    );
   }
   return app;
 }

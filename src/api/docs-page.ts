@@ -17,13 +17,20 @@ const VENDOR_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
 let bundle: string | null = null;
 
 export function redocBundle(): Response {
-  bundle ??= readFileSync(require.resolve("redoc/bundles/redoc.standalone.js"), "utf8").replaceAll(VENDOR_LOGO, FAVICON_PATH);
-  return new Response(bundle, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } });
+  bundle ??= readFileSync(require.resolve("redoc/bundles/redoc.standalone.js"), "utf8").replaceAll(
+    VENDOR_LOGO,
+    FAVICON_PATH,
+  );
+  return new Response(bundle, {
+    headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" },
+  });
 }
 
 /** docs/api.md as text (a link from the reference page: the prose next to the schemas). */
 export function apiReferenceText(): Response {
-  return new Response(Bun.file(join(import.meta.dir, "..", "..", "docs", "api.md")), { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(Bun.file(join(import.meta.dir, "..", "..", "docs", "api.md")), {
+    headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": "no-cache" },
+  });
 }
 
 const PAGE = `<!doctype html>
@@ -65,5 +72,7 @@ const CSP = [
 ].join("; ");
 
 export function docsPage(): Response {
-  return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": CSP } });
+  return new Response(PAGE, {
+    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": CSP },
+  });
 }

@@ -18,18 +18,52 @@ export type SurfaceOptions = {
   chat?: Partial<Pick<SlackOptions, "inlineBudgetMs" | "postResponse">>;
 };
 
-export function mountSurfaces(app: Elysia<any, any, any, any, any, any, any>, { questions, limited, chat }: SurfaceOptions): void {
+export function mountSurfaces(
+  app: Elysia<any, any, any, any, any, any, any>,
+  { questions, limited, chat }: SurfaceOptions,
+): void {
   const { config } = questions.ctx;
   const slack = config.SLACK_SIGNING_SECRET !== undefined;
-  app.post("/mcp", limited((request) => handleMcpRequest(request, questions)), { parse: "none" });
-  app.get("/mcp", limited((request) => handleMcpRequest(request, questions)));
-  app.delete("/mcp", limited((request) => handleMcpRequest(request, questions)));
-  app.get("/openapi.json", limited(() => Response.json(openApiDocument({ slack }))));
-  app.get("/docs", limited(() => docsPage()));
-  app.get(REDOC_BUNDLE_PATH, limited(() => redocBundle()));
-  app.get(API_REFERENCE_PATH, limited(() => apiReferenceText()));
+  app.post(
+    "/mcp",
+    limited((request) => handleMcpRequest(request, questions)),
+    { parse: "none" },
+  );
+  app.get(
+    "/mcp",
+    limited((request) => handleMcpRequest(request, questions)),
+  );
+  app.delete(
+    "/mcp",
+    limited((request) => handleMcpRequest(request, questions)),
+  );
+  app.get(
+    "/openapi.json",
+    limited(() => Response.json(openApiDocument({ slack }))),
+  );
+  app.get(
+    "/docs",
+    limited(() => docsPage()),
+  );
+  app.get(
+    REDOC_BUNDLE_PATH,
+    limited(() => redocBundle()),
+  );
+  app.get(
+    API_REFERENCE_PATH,
+    limited(() => apiReferenceText()),
+  );
   if (slack) {
-    const options: SlackOptions = { signingSecret: config.SLACK_SIGNING_SECRET!, questions, clock: questions.ctx.clock, ...chat };
-    app.post("/chat/slack", limited((request) => handleSlackCommand(request, options)), { parse: "none" });
+    const options: SlackOptions = {
+      signingSecret: config.SLACK_SIGNING_SECRET!,
+      questions,
+      clock: questions.ctx.clock,
+      ...chat,
+    };
+    app.post(
+      "/chat/slack",
+      limited((request) => handleSlackCommand(request, options)),
+      { parse: "none" },
+    );
   }
 }

@@ -76,7 +76,11 @@ export async function buildWebBundle(): Promise<WebBundle> {
 
 function respond(request: Request, file: WebAsset, cacheControl: string): Response {
   const gzip = (request.headers.get("accept-encoding") ?? "").includes("gzip");
-  const headers: Record<string, string> = { "content-type": file.type, "cache-control": cacheControl, vary: "accept-encoding" };
+  const headers: Record<string, string> = {
+    "content-type": file.type,
+    "cache-control": cacheControl,
+    vary: "accept-encoding",
+  };
   if (gzip) headers["content-encoding"] = "gzip";
   return new Response(gzip ? file.gzip : file.body, { headers });
 }
@@ -101,7 +105,11 @@ export async function landingScoreResponse(snapshotsDir: string, name: string): 
   const file = Bun.file(join(snapshotsDir, "landing-score", fileName));
   if (!(await file.exists())) return null;
   const extension = fileName.slice(fileName.lastIndexOf(".") + 1);
-  const headers: Record<string, string> = { "content-type": LANDING_SCORE_TYPES[extension], "cache-control": "no-cache", "x-content-type-options": "nosniff" };
+  const headers: Record<string, string> = {
+    "content-type": LANDING_SCORE_TYPES[extension],
+    "cache-control": "no-cache",
+    "x-content-type-options": "nosniff",
+  };
   if (extension === "html") headers["content-security-policy"] = LANDING_SCORE_CSP;
   return new Response(file, { headers });
 }

@@ -4,5 +4,9 @@
 
 import { run } from "../cli/commands";
 
-const code = await run(process.argv.slice(2), { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env });
+const code = await run(process.argv.slice(2), {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+});
 process.exit(code);

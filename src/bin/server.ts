@@ -40,7 +40,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     try {
       await server.stop();
     } catch (error) {
-      ctx.logger.error("shutdown step failed; exiting (whatever was cut short is recovered at the next start)", { error: String(error) });
+      ctx.logger.error("shutdown step failed; exiting (whatever was cut short is recovered at the next start)", {
+        error: String(error),
+      });
       process.exit(1);
     }
     clearTimeout(force);
@@ -53,4 +55,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 // threadPool: Bun's pool for DuckDB's queries and file syncs (UV_THREADPOOL_SIZE, set by `bun run start`;
 // docs/operations.md, "The thread pool"); null: Bun's default, one thread per core.
 const threadPool = Number(process.env.UV_THREADPOOL_SIZE) || null;
-ctx.logger.info("txray listening", { url: server.url, dataDir: config.dataDir, scheduler: config.TXRAY_SCHEDULER, roles: config.TXRAY_ROLES, node: config.TXRAY_NODE_ID, threadPool });
+ctx.logger.info("txray listening", {
+  url: server.url,
+  dataDir: config.dataDir,
+  scheduler: config.TXRAY_SCHEDULER,
+  roles: config.TXRAY_ROLES,
+  node: config.TXRAY_NODE_ID,
+  threadPool,
+});

@@ -7,10 +7,18 @@ import { summarize } from "../contract";
 import { TxrayError } from "../shared/errors";
 
 export type SlackBlock = Record<string, unknown>;
-export type SlackMessage = { response_type: "in_channel" | "ephemeral"; text: string; blocks?: SlackBlock[]; replace_original?: boolean };
+export type SlackMessage = {
+  response_type: "in_channel" | "ephemeral";
+  text: string;
+  blocks?: SlackBlock[];
+  replace_original?: boolean;
+};
 
 const SECTION_LIMIT = 2900;
-const section = (text: string): SlackBlock => ({ type: "section", text: { type: "mrkdwn", text: text.slice(0, SECTION_LIMIT) } });
+const section = (text: string): SlackBlock => ({
+  type: "section",
+  text: { type: "mrkdwn", text: text.slice(0, SECTION_LIMIT) },
+});
 
 /** Groups lines into sections under Slack's text limit. */
 function sections(lines: string[]): SlackBlock[] {
@@ -45,11 +53,19 @@ export function errorMessage(error: unknown, usage: string): SlackMessage {
   const text = known
     ? `:warning: ${known.code}: ${known.message}${known.retryAfterSeconds !== undefined ? ` (ask again in ${known.retryAfterSeconds}s)` : ""}`
     : ":warning: internal error";
-  return { response_type: "ephemeral", text, blocks: [section(text), { type: "context", elements: [{ type: "mrkdwn", text: `Usage: \`${usage}\`` }] }] };
+  return {
+    response_type: "ephemeral",
+    text,
+    blocks: [section(text), { type: "context", elements: [{ type: "mrkdwn", text: `Usage: \`${usage}\`` }] }],
+  };
 }
 
 export function helpMessage(problem: string | null, command: string, usages: string[]): SlackMessage {
   const lines = usages.map((usage) => `• \`${command} ${usage}\``);
   const text = `${problem ? `${problem}\n` : ""}txray answers why transactions fail, drop or land:`;
-  return { response_type: "ephemeral", text, blocks: [section(text), section([...lines, `• \`${command} help\``].join("\n"))] };
+  return {
+    response_type: "ephemeral",
+    text,
+    blocks: [section(text), section([...lines, `• \`${command} help\``].join("\n"))],
+  };
 }

@@ -30,18 +30,24 @@ export type SlackOptions = {
 };
 
 /** Posts a delayed answer to a response_url; by default only to Slack's own hooks host. */
-export function responsePoster(allow: (url: URL) => boolean = (url) => url.protocol === "https:" && url.hostname === "hooks.slack.com"): ResponsePoster {
+export function responsePoster(
+  allow: (url: URL) => boolean = (url) => url.protocol === "https:" && url.hostname === "hooks.slack.com",
+): ResponsePoster {
   return async (responseUrl, message) => {
     const url = new URL(responseUrl);
     if (!allow(url)) throw new Error(`response_url host not allowed: ${url.hostname}`);
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(message),
+    });
     if (!response.ok) throw new Error(`response_url answered ${response.status}`);
   };
 }
 
 /** `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{body}`: what Slack sends in X-Slack-Signature. */
 export function slackSignature(secret: string, timestamp: string, body: string): string {
-  return "v0=" + createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex");
+  return `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
 }
 
 /** Throws 401 unless the request carries a valid, fresh signature. */
@@ -50,16 +56,23 @@ export function verifySlackRequest(secret: string, headers: Headers, body: strin
   const signature = headers.get("x-slack-signature");
   if (!timestamp || !signature) throw new TxrayError("unauthorized", "missing Slack signature headers");
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowMs / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS)
-    throw new TxrayError("unauthorized", "Slack request timestamp is more than 5 minutes off: refused as a possible replay");
+    throw new TxrayError(
+      "unauthorized",
+      "Slack request timestamp is more than 5 minutes off: refused as a possible replay",
+    );
   const expected = Buffer.from(slackSignature(secret, timestamp, body));
   const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new TxrayError("unauthorized", "invalid Slack signature");
+  if (expected.length !== given.length || !timingSafeEqual(expected, given))
+    throw new TxrayError("unauthorized", "invalid Slack signature");
 }
 
 type Command = { question: string; args: QuestionArgs; usage: string };
 
 /** Words after the command name → (question, route arguments). A `1d|7d|30d` word anywhere sets the window. */
-const COMMANDS: Record<string, { question: string; params: ("sig" | "program" | "wallet" | "fingerprint")[]; usage: string }> = {
+const COMMANDS: Record<
+  string,
+  { question: string; params: ("sig" | "program" | "wallet" | "fingerprint")[]; usage: string }
+> = {
   why: { question: "why", params: ["sig"], usage: "why <signature>" },
   drop: { question: "diagnose_drop", params: ["sig"], usage: "drop <signature>" },
   top: { question: "top_issues", params: ["program"], usage: "top <program> [1d|7d|30d]" },
@@ -95,7 +108,8 @@ async function answer(command: Command, deps: QuestionDeps): Promise<SlackMessag
     // Chat answers are public aggregates: a Slack workspace is not an API key.
     return answerMessage(question.name, await question.answer(deps, command.args, null));
   } catch (error) {
-    if (!(error instanceof TxrayError)) deps.ctx.logger.error("internal error answering a Slack command", { error: describeError(error) });
+    if (!(error instanceof TxrayError))
+      deps.ctx.logger.error("internal error answering a Slack command", { error: describeError(error) });
     return errorMessage(error, command.usage);
   }
 }
@@ -108,7 +122,8 @@ export async function handleSlackCommand(request: Request, options: SlackOptions
   // Slack checks the endpoint's certificate now and then with a signed `ssl_check=1`: nothing to answer.
   if (form.get("ssl_check") === "1") return new Response(null, { status: 200 });
   const command = parseCommand(form.get("text") ?? "");
-  if ("help" in command) return Response.json(helpMessage(command.problem, form.get("command") ?? "/txray", COMMAND_USAGE));
+  if ("help" in command)
+    return Response.json(helpMessage(command.problem, form.get("command") ?? "/txray", COMMAND_USAGE));
 
   const pending = answer(command, options.questions);
   const budget = options.inlineBudgetMs ?? INLINE_BUDGET_MS;
@@ -121,6 +136,13 @@ export async function handleSlackCommand(request: Request, options: SlackOptions
   const post = options.postResponse ?? responsePoster();
   void pending
     .then((message) => post(responseUrl, { ...message, replace_original: true }))
-    .catch((error) => options.questions.ctx.logger.warn("could not post a Slack answer to response_url", { error: describeError(error) }));
-  return Response.json({ response_type: "ephemeral", text: `Working on \`${command.usage.split(" ")[0]}\`… the answer follows in a moment.` });
+    .catch((error) =>
+      options.questions.ctx.logger.warn("could not post a Slack answer to response_url", {
+        error: describeError(error),
+      }),
+    );
+  return Response.json({
+    response_type: "ephemeral",
+    text: `Working on \`${command.usage.split(" ")[0]}\`… the answer follows in a moment.`,
+  });
 }

@@ -9,7 +9,11 @@ import { dataPaths } from "../lake/paths";
 import { createRule, defaultSendEffects, removeRule, ruleView, sendTest } from "../alerts";
 import { readUserConfig, userConfigPath } from "./user-config";
 
-export type AlertsIo = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
+export type AlertsIo = {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+};
 
 export const ALERTS_USAGE = `  jobs run alerts         evaluate every alert rule now and send what is due (also after each tables build)
   alerts add --program <id> --rule <new_issue|regression|landing_rate|provider_drops|cu_headroom>
@@ -25,7 +29,12 @@ export const ALERTS_USAGE = `  jobs run alerts         evaluate every alert rule
 
 export class AlertsUsageError extends Error {}
 
-export async function alertsCommand(action: string | undefined, args: string[], config: Config, io: AlertsIo): Promise<number> {
+export async function alertsCommand(
+  action: string | undefined,
+  args: string[],
+  config: Config,
+  io: AlertsIo,
+): Promise<number> {
   const control = openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
   try {
     if (action === "add") return add(control, args, io);
@@ -51,7 +60,10 @@ function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeo
 function accountOf(control: ControlDb, named: string | undefined, io: AlertsIo, required: boolean): string | null {
   const name = named ?? readUserConfig(userConfigPath(io.env)).account;
   if (name === undefined) {
-    if (required) throw new AlertsUsageError("which account? --account <name> (or create a key with `txray keys create`, which saves it)");
+    if (required)
+      throw new AlertsUsageError(
+        "which account? --account <name> (or create a key with `txray keys create`, which saves it)",
+      );
     return null;
   }
   const id = accountIdByName(control, name);
@@ -71,25 +83,40 @@ function paramEntry(text: string): [string, unknown] {
 
 function add(control: ControlDb, args: string[], io: AlertsIo): number {
   const { values, positionals } = parse(args, {
-    program: { type: "string" }, rule: { type: "string" }, webhook: { type: "string" }, slack: { type: "string" }, secret: { type: "string" },
-    param: { type: "string", multiple: true }, account: { type: "string" }, json: { type: "boolean" },
+    program: { type: "string" },
+    rule: { type: "string" },
+    webhook: { type: "string" },
+    slack: { type: "string" },
+    secret: { type: "string" },
+    param: { type: "string", multiple: true },
+    account: { type: "string" },
+    json: { type: "boolean" },
   });
   if (positionals.length > 0) throw new AlertsUsageError(`alerts add takes flags only (got ${positionals.join(" ")})`);
   if (!values.program || !values.rule) throw new AlertsUsageError("alerts add needs --program <id> and --rule <kind>");
-  if ((values.webhook === undefined) === (values.slack === undefined)) throw new AlertsUsageError("alerts add needs one destination: --webhook <url> or --slack <url>");
-  if (values.secret !== undefined && values.webhook === undefined) throw new AlertsUsageError("--secret goes with --webhook");
+  if ((values.webhook === undefined) === (values.slack === undefined))
+    throw new AlertsUsageError("alerts add needs one destination: --webhook <url> or --slack <url>");
+  if (values.secret !== undefined && values.webhook === undefined)
+    throw new AlertsUsageError("--secret goes with --webhook");
   const destination =
     values.webhook !== undefined
       ? { type: "webhook", url: values.webhook, ...(values.secret !== undefined ? { secret: values.secret } : {}) }
       : { type: "slack", url: values.slack };
   const params = Object.fromEntries(((values.param as string[] | undefined) ?? []).map(paramEntry));
   const accountId = accountOf(control, values.account as string | undefined, io, true)!;
-  const created = createRule(control, accountId, { program: values.program, rule: values.rule, params, destination }, Date.now());
-  if (values.json) io.stdout(JSON.stringify(created) + "\n");
+  const created = createRule(
+    control,
+    accountId,
+    { program: values.program, rule: values.rule, params, destination },
+    Date.now(),
+  );
+  if (values.json) io.stdout(`${JSON.stringify(created)}\n`);
   else {
     io.stdout(`${created.id}\n`);
     const secret = "secret" in created.destination ? ` Webhook secret (shown once): ${created.destination.secret}` : "";
-    io.stderr(`created ${created.rule} alert ${created.id} on ${created.program} → ${created.destination.type}.${secret}\n`);
+    io.stderr(
+      `created ${created.rule} alert ${created.id} on ${created.program} → ${created.destination.type}.${secret}\n`,
+    );
   }
   return 0;
 }
@@ -98,14 +125,19 @@ function list(control: ControlDb, args: string[], io: AlertsIo): number {
   const { values } = parse(args, { account: { type: "string" }, json: { type: "boolean" } });
   const accountId = values.account === undefined ? null : accountOf(control, values.account as string, io, true);
   const firing = firingCounts(control, accountId);
-  const rules = listAlertRules(control, accountId).map((record) => ({ ...ruleView(record, firing.get(record.id) ?? 0), accountId: record.accountId }));
+  const rules = listAlertRules(control, accountId).map((record) => ({
+    ...ruleView(record, firing.get(record.id) ?? 0),
+    accountId: record.accountId,
+  }));
   if (values.json) {
-    io.stdout(JSON.stringify(rules) + "\n");
+    io.stdout(`${JSON.stringify(rules)}\n`);
     return 0;
   }
   if (rules.length === 0) io.stdout("no alert rules\n");
   for (const rule of rules) {
-    io.stdout(`${rule.id}\t${rule.accountId}\t${rule.program}\t${rule.rule}\t${rule.destination.type} ${rule.destination.url}\tfiring ${rule.firing}\t${JSON.stringify(rule.params)}\n`);
+    io.stdout(
+      `${rule.id}\t${rule.accountId}\t${rule.program}\t${rule.rule}\t${rule.destination.type} ${rule.destination.url}\tfiring ${rule.firing}\t${JSON.stringify(rule.params)}\n`,
+    );
   }
   return 0;
 }
@@ -122,26 +154,33 @@ async function test(control: ControlDb, config: Config, args: string[], io: Aler
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new AlertsUsageError("alerts test needs one rule id (see `txray alerts list`)");
   const result = await sendTest({ control, config }, null, positionals[0], defaultSendEffects());
-  io.stdout(JSON.stringify(result) + "\n");
+  io.stdout(`${JSON.stringify(result)}\n`);
   if (!result.delivered) io.stderr(`txray: the destination did not accept the test: ${result.error}\n`);
   return result.delivered ? 0 : 1;
 }
 
 function log(control: ControlDb, args: string[], io: AlertsIo): number {
-  const { values, positionals } = parse(args, { account: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } });
+  const { values, positionals } = parse(args, {
+    account: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  });
   const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new AlertsUsageError("--limit: expected an integer from 1 to 10000");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new AlertsUsageError("--limit: expected an integer from 1 to 10000");
   const accountId = values.account === undefined ? null : accountOf(control, values.account as string, io, true);
   const entries = deliveryLog(control, { accountId, ruleId: positionals[0] ?? null, limit });
   if (values.json) {
-    io.stdout(JSON.stringify(entries.map(({ payload: _payload, ...entry }) => entry)) + "\n");
+    io.stdout(`${JSON.stringify(entries.map(({ payload: _payload, ...entry }) => entry))}\n`);
     return 0;
   }
   if (entries.length === 0) io.stdout("no deliveries\n");
   for (const e of entries) {
     const outcome = e.status === "sent" ? `sent ${new Date(e.sentAt!).toISOString()}` : e.status;
     const last = e.lastError ? `\t${e.lastError}` : "";
-    io.stdout(`${new Date(e.createdAt).toISOString()}\t${e.id}\t${e.ruleId}\t${e.kind}\t${e.state}\t${outcome}\tattempts ${e.attempts}\t${e.title}${last}\n`);
+    io.stdout(
+      `${new Date(e.createdAt).toISOString()}\t${e.id}\t${e.ruleId}\t${e.kind}\t${e.state}\t${outcome}\tattempts ${e.attempts}\t${e.title}${last}\n`,
+    );
   }
   return 0;
 }

@@ -7,7 +7,7 @@ import { loadConfig, ConfigError } from "../config";
 import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
 import { createContext } from "../context";
 import { dataPaths } from "../lake/paths";
-import { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, runJobsFromOutside } from "../jobs";
+import { JOBS, PUBLISHING_JOBS, jobFor, planOutsideRun, runJobsFromOutside } from "../jobs";
 import { Stopped } from "../shared/stop";
 import { configureFault } from "../shared/fault";
 import { checkDate } from "../analytics/landing-score";
@@ -58,8 +58,18 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
     if (area === "backup" && action === "verify") return await backupVerify(rest, io);
     if (area === "alerts") return await alertsCommand(action, rest, config, io);
-    if (area === "backup") return await backup([action, ...rest].filter((arg) => arg !== undefined), config, io);
-    if (area === "restore") return await restore([action, ...rest].filter((arg) => arg !== undefined), config, io);
+    if (area === "backup")
+      return await backup(
+        [action, ...rest].filter((arg) => arg !== undefined),
+        config,
+        io,
+      );
+    if (area === "restore")
+      return await restore(
+        [action, ...rest].filter((arg) => arg !== undefined),
+        config,
+        io,
+      );
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
     if (error instanceof UsageError || error instanceof AlertsUsageError) {
@@ -84,10 +94,16 @@ function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeo
 }
 
 /** The control database of the configured deployment: TXRAY_CONTROL_URL, else the data directory's SQLite. */
-const openControl = (config: ReturnType<typeof loadConfig>) => openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
+const openControl = (config: ReturnType<typeof loadConfig>) =>
+  openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
 
 function keysCreate(args: string[], config: ReturnType<typeof loadConfig>, io: Io): number {
-  const { values } = parse(args, { account: { type: "string" }, "read-only": { type: "boolean" }, json: { type: "boolean" }, "no-save": { type: "boolean" } });
+  const { values } = parse(args, {
+    account: { type: "string" },
+    "read-only": { type: "boolean" },
+    json: { type: "boolean" },
+    "no-save": { type: "boolean" },
+  });
   const account = values.account as string | undefined;
   if (!account) throw new UsageError("keys create needs --account <name>");
   const scope = values["read-only"] ? "read" : "live";
@@ -99,10 +115,12 @@ function keysCreate(args: string[], config: ReturnType<typeof loadConfig>, io: I
       savedTo = userConfigPath(io.env);
       writeUserConfig(savedTo, { apiKey: key, account, scope });
     }
-    if (values.json) io.stdout(JSON.stringify({ key, id: record.id, account, scope }) + "\n");
+    if (values.json) io.stdout(`${JSON.stringify({ key, id: record.id, account, scope })}\n`);
     else {
       io.stdout(`${key}\n`);
-      io.stderr(`created ${scope === "read" ? "read-only (query-scoped)" : "account"} key ${record.id} for account ${account}; it is shown only once.${savedTo ? ` Saved to ${savedTo}.` : ""}\n`);
+      io.stderr(
+        `created ${scope === "read" ? "read-only (query-scoped)" : "account"} key ${record.id} for account ${account}; it is shown only once.${savedTo ? ` Saved to ${savedTo}.` : ""}\n`,
+      );
     }
     return 0;
   } finally {
@@ -116,12 +134,24 @@ function keysList(args: string[], config: ReturnType<typeof loadConfig>, io: Io)
   try {
     const keys = listKeys(db);
     if (values.json) {
-      io.stdout(JSON.stringify(keys.map((key) => ({ id: key.id, account: key.accountName, scope: key.scope, createdAt: key.createdAt, revokedAt: key.revokedAt }))) + "\n");
+      io.stdout(
+        `${JSON.stringify(
+          keys.map((key) => ({
+            id: key.id,
+            account: key.accountName,
+            scope: key.scope,
+            createdAt: key.createdAt,
+            revokedAt: key.revokedAt,
+          })),
+        )}\n`,
+      );
       return 0;
     }
     if (keys.length === 0) io.stdout("no keys\n");
     for (const key of keys) {
-      io.stdout(`${key.id}\t${key.accountName}\t${key.scope}\tcreated ${new Date(key.createdAt).toISOString()}${key.revokedAt ? `\trevoked ${new Date(key.revokedAt).toISOString()}` : ""}\n`);
+      io.stdout(
+        `${key.id}\t${key.accountName}\t${key.scope}\tcreated ${new Date(key.createdAt).toISOString()}${key.revokedAt ? `\trevoked ${new Date(key.revokedAt).toISOString()}` : ""}\n`,
+      );
     }
     return 0;
   } finally {
@@ -166,7 +196,9 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
   }
   const job = name === "all" ? null : jobFor(name, { date, full: values.full === true });
   if (name !== "all" && job === undefined) {
-    throw new UsageError(`unknown job: ${name} (jobs: ${[...JOBS, ...PUBLISHING_JOBS].map((known) => known.name).join(", ")}, all)`);
+    throw new UsageError(
+      `unknown job: ${name} (jobs: ${[...JOBS, ...PUBLISHING_JOBS].map((known) => known.name).join(", ")}, all)`,
+    );
   }
   const ctx = await createContext(config);
   const controller = new AbortController();
@@ -174,10 +206,15 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, stop);
   try {
     // Live servers seal first; a tables run flushes first (src/jobs/outside.ts, docs/lake.md).
-    const ok = await runJobsFromOutside(ctx, planOutsideRun(job ? [job] : JOBS), {
-      outcome: (outcome) => io.stdout(JSON.stringify(outcome) + "\n"),
-      warn: (text) => io.stderr(`txray: warning: ${text}\n`),
-    }, { signal: controller.signal });
+    const ok = await runJobsFromOutside(
+      ctx,
+      planOutsideRun(job ? [job] : JOBS),
+      {
+        outcome: (outcome) => io.stdout(`${JSON.stringify(outcome)}\n`),
+        warn: (text) => io.stderr(`txray: warning: ${text}\n`),
+      },
+      { signal: controller.signal },
+    );
     return ok ? 0 : 1;
   } finally {
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.off(signal, stop);
@@ -213,15 +250,24 @@ async function idlFetch(args: string[], config: ReturnType<typeof loadConfig>, i
 async function backup(args: string[], config: ReturnType<typeof loadConfig>, io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   const target = positionals[0];
-  if (!target || positionals.length > 1) throw new UsageError("backup needs one target directory (to back up into a directory named verify, write ./verify)");
+  if (!target || positionals.length > 1)
+    throw new UsageError(
+      "backup needs one target directory (to back up into a directory named verify, write ./verify)",
+    );
   const paths = dataPaths(config.dataDir);
-  if (!existsSync(paths.controlDb)) throw new Error(`no txray instance at ${config.dataDir} (no control.sqlite): set TXRAY_DATA_DIR to the server's data directory`);
+  if (!existsSync(paths.controlDb))
+    throw new Error(
+      `no txray instance at ${config.dataDir} (no control.sqlite): set TXRAY_DATA_DIR to the server's data directory`,
+    );
   configureFault(config.TXRAY_FAULT_POINT);
   const { backupInstance } = await import("../ops/backup");
   const control = openControlDb(paths.controlDb);
   try {
-    const { files: _files, ...summary } = await backupInstance({ paths, control, snapshotsDir: config.snapshotsDir, clock: Date.now }, target);
-    io.stdout(JSON.stringify(summary) + "\n");
+    const { files: _files, ...summary } = await backupInstance(
+      { paths, control, snapshotsDir: config.snapshotsDir, clock: Date.now },
+      target,
+    );
+    io.stdout(`${JSON.stringify(summary)}\n`);
     return 0;
   } finally {
     control.close();
@@ -236,13 +282,19 @@ const reportProblems = (io: Io, problems: { file: string; problem: string }[]) =
 async function backupVerify(args: string[], io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new UsageError("backup verify needs one backup directory");
-  const [{ verifyBackup }, { openDuck }] = await Promise.all([import("../ops/backup-verify"), import("../lake/duckdb")]);
+  const [{ verifyBackup }, { openDuck }] = await Promise.all([
+    import("../ops/backup-verify"),
+    import("../lake/duckdb"),
+  ]);
   const duck = await openDuck();
   try {
     const { manifest: _manifest, ...report } = await verifyBackup(positionals[0], duck);
-    io.stdout(JSON.stringify(report) + "\n");
+    io.stdout(`${JSON.stringify(report)}\n`);
     reportProblems(io, report.problems);
-    if (!report.ok) io.stderr(`txray: backup ${positionals[0]} failed verification (${report.problems.length} problem${report.problems.length === 1 ? "" : "s"})\n`);
+    if (!report.ok)
+      io.stderr(
+        `txray: backup ${positionals[0]} failed verification (${report.problems.length} problem${report.problems.length === 1 ? "" : "s"})\n`,
+      );
     return report.ok ? 0 : 1;
   } finally {
     duck.close();
@@ -253,12 +305,19 @@ async function restore(args: string[], config: ReturnType<typeof loadConfig>, io
   const { positionals, values } = parse(args, { snapshots: { type: "string" } });
   if (positionals.length !== 2) throw new UsageError("restore needs <backup> <data dir>");
   configureFault(config.TXRAY_FAULT_POINT);
-  const [{ restoreBackup, RestoreRefused }, { openDuck }] = await Promise.all([import("../ops/restore"), import("../lake/duckdb")]);
+  const [{ restoreBackup, RestoreRefused }, { openDuck }] = await Promise.all([
+    import("../ops/restore"),
+    import("../lake/duckdb"),
+  ]);
   const duck = await openDuck();
   try {
-    const result = await restoreBackup(positionals[0], positionals[1], { duck, snapshotsDir: values.snapshots as string | undefined });
-    io.stdout(JSON.stringify(result) + "\n");
-    if (result.snapshotsSkipped) io.stderr("txray: the backup's snapshots were not restored (pass --snapshots <dir> to restore them)\n");
+    const result = await restoreBackup(positionals[0], positionals[1], {
+      duck,
+      snapshotsDir: values.snapshots as string | undefined,
+    });
+    io.stdout(`${JSON.stringify(result)}\n`);
+    if (result.snapshotsSkipped)
+      io.stderr("txray: the backup's snapshots were not restored (pass --snapshots <dir> to restore them)\n");
     return 0;
   } catch (error) {
     if (error instanceof RestoreRefused) reportProblems(io, error.problems);

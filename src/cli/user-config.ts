@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 export type UserConfig = { apiKey?: string; account?: string; scope?: string; endpoint?: string };
 
 export function userConfigPath(env: Record<string, string | undefined> = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), ".config");
+  const base =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), ".config");
   return join(base, "txray", "config.json");
 }
 
@@ -26,7 +27,7 @@ export function writeUserConfig(path: string, update: UserConfig): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const merged = { ...readUserConfig(path), ...update };
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(merged, null, 2) + "\n", { mode: 0o600 });
+  writeFileSync(temp, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
   chmodSync(temp, 0o600);
   renameSync(temp, path);
 }

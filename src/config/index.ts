@@ -13,54 +13,205 @@ const onOff = z.enum(["on", "off"]);
 /** Every setting, its type, default and meaning. */
 export const SETTINGS = {
   API_PORT: { schema: port.default(8790), doc: "Port of the HTTP server (ingest and read routes)." },
-  API_HOST: { schema: z.string().min(1).default("127.0.0.1"), doc: "Interface to listen on; `0.0.0.0` to expose beyond this machine." },
-  TXRAY_DATA_DIR: { schema: z.string().min(1).default("./data"), doc: "Where the lake, spool, control database and serving tables live." },
-  TXRAY_NODE_ID: { schema: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits and '-', at most 32").default("node1"), doc: "Names this process's spool and its Parquet parts; unique per ingest process sharing a lake." },
-  TXRAY_SCHEDULER: { schema: onOff.default("on"), doc: "`off` disables the in-process job scheduler (tests, split deployments)." },
-  TXRAY_LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"), doc: "Log verbosity (JSON lines on stderr)." },
-  SOLANA_RPC_URL: { schema: z.url().default("https://api.mainnet-beta.solana.com"), doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys." },
-  SOLANA_RPC_CONCURRENCY: { schema: positiveInt.default(4), doc: "Concurrent JSON-RPC requests the jobs may have in flight." },
-  SOLANA_RPC_BATCH_CALLS: { schema: z.coerce.number().int().min(1).max(1000).default(10), doc: "Most JSON-RPC calls the resolver packs into one HTTP request (a JSON-RPC batch; `1` sends plain requests, for providers that refuse batches). Providers bill each call, not each request; some cap batches (often at 10 for archival methods such as getTransaction)." },
-  SOLANA_RPC_TIMEOUT_MS: { schema: milliseconds.default(30_000), doc: "Longest wait for one JSON-RPC HTTP request; a slower answer counts as a failure and is retried." },
+  API_HOST: {
+    schema: z.string().min(1).default("127.0.0.1"),
+    doc: "Interface to listen on; `0.0.0.0` to expose beyond this machine.",
+  },
+  TXRAY_DATA_DIR: {
+    schema: z.string().min(1).default("./data"),
+    doc: "Where the lake, spool, control database and serving tables live.",
+  },
+  TXRAY_NODE_ID: {
+    schema: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits and '-', at most 32")
+      .default("node1"),
+    doc: "Names this process's spool and its Parquet parts; unique per ingest process sharing a lake.",
+  },
+  TXRAY_SCHEDULER: {
+    schema: onOff.default("on"),
+    doc: "`off` disables the in-process job scheduler (tests, split deployments).",
+  },
+  TXRAY_LOG_LEVEL: {
+    schema: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    doc: "Log verbosity (JSON lines on stderr).",
+  },
+  SOLANA_RPC_URL: {
+    schema: z.url().default("https://api.mainnet-beta.solana.com"),
+    doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys.",
+  },
+  SOLANA_RPC_CONCURRENCY: {
+    schema: positiveInt.default(4),
+    doc: "Concurrent JSON-RPC requests the jobs may have in flight.",
+  },
+  SOLANA_RPC_BATCH_CALLS: {
+    schema: z.coerce.number().int().min(1).max(1000).default(10),
+    doc: "Most JSON-RPC calls the resolver packs into one HTTP request (a JSON-RPC batch; `1` sends plain requests, for providers that refuse batches). Providers bill each call, not each request; some cap batches (often at 10 for archival methods such as getTransaction).",
+  },
+  SOLANA_RPC_TIMEOUT_MS: {
+    schema: milliseconds.default(30_000),
+    doc: "Longest wait for one JSON-RPC HTTP request; a slower answer counts as a failure and is retried.",
+  },
   LOCALNET_PORT: { schema: port.default(8899), doc: "Port of `bun run localnet`, the LiteSVM-backed local chain." },
-  EXPLORER_CLUSTER: { schema: z.enum(["auto", "mainnet-beta", "devnet", "testnet", "off"]).default("auto"), doc: "Cluster of the Solana Explorer and Solscan links on transaction pages; `auto`: off when `SOLANA_RPC_URL` is on this machine (a local chain), devnet or testnet when its host names one, else mainnet-beta." },
-  INGEST_WORKERS: { schema: z.string().regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads").default("auto"), doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread." },
-  INGEST_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native ingest fast path when possible; `off`: JavaScript only." },
-  INGEST_MAX_BODY_BYTES: { schema: positiveInt.default(1024 * 1024), doc: "Largest ingest body accepted; larger gets 413." },
+  EXPLORER_CLUSTER: {
+    schema: z.enum(["auto", "mainnet-beta", "devnet", "testnet", "off"]).default("auto"),
+    doc: "Cluster of the Solana Explorer and Solscan links on transaction pages; `auto`: off when `SOLANA_RPC_URL` is on this machine (a local chain), devnet or testnet when its host names one, else mainnet-beta.",
+  },
+  INGEST_WORKERS: {
+    schema: z
+      .string()
+      .regex(/^(auto|\d{1,2})$/, "`auto` or a number of threads")
+      .default("auto"),
+    doc: "Worker threads that parse, validate and encode ingest batches; `auto` = one per core (at most 8), `0` = on the main thread.",
+  },
+  INGEST_NATIVE: {
+    schema: onOff.default("on"),
+    doc: "`on`: compile (with the machine's C compiler, once) and use the native ingest fast path when possible; `off`: JavaScript only.",
+  },
+  INGEST_MAX_BODY_BYTES: {
+    schema: positiveInt.default(1024 * 1024),
+    doc: "Largest ingest body accepted; larger gets 413.",
+  },
   INGEST_MAX_BATCH: { schema: positiveInt.default(1000), doc: "Most envelopes in one ingest batch." },
-  INGEST_RATE_PER_SECOND: { schema: positiveInt.default(50_000), doc: "Envelopes per second each key may ingest (token bucket refill)." },
+  INGEST_RATE_PER_SECOND: {
+    schema: positiveInt.default(50_000),
+    doc: "Envelopes per second each key may ingest (token bucket refill).",
+  },
   INGEST_BURST: { schema: positiveInt.default(200_000), doc: "Token bucket size per key, in envelopes." },
-  PUBLIC_RATE_PER_MINUTE: { schema: positiveInt.default(600), doc: "Requests per minute per client IP on the public read routes." },
-  TRUSTED_PROXY_HEADER: { schema: z.string().regex(/^[a-z0-9-]+$/i).optional(), doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set." },
-  SPOOL_SEAL_MS: { schema: milliseconds.default(1000), doc: "Age after which the active spool segment is sealed and becomes flushable." },
-  SPOOL_SEGMENT_MAX_BYTES: { schema: positiveInt.default(64 * 1024 * 1024), doc: "Size at which the active spool segment is sealed early." },
-  DUCKDB_MEMORY_LIMIT: { schema: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "a size such as `1GB` or `512MiB`").default("1GB"), doc: "Memory ceiling of each DuckDB instance of a txray process (flush, the resolver's thread, the serving reader; the tables build and compaction in their own processes, TABLES_PROCESS and COMPACT_PROCESS); beyond it each spills to its own directory under `<data dir>/tmp/duckdb`." },
-  FLUSH_NATIVE: { schema: onOff.default("on"), doc: "`on`: compile (with the machine's C compiler, once) and use the native Parquet writer for flush passes it fully understands; `off`: DuckDB writes every pass." },
+  PUBLIC_RATE_PER_MINUTE: {
+    schema: positiveInt.default(600),
+    doc: "Requests per minute per client IP on the public read routes.",
+  },
+  TRUSTED_PROXY_HEADER: {
+    schema: z
+      .string()
+      .regex(/^[a-z0-9-]+$/i)
+      .optional(),
+    doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set.",
+  },
+  SPOOL_SEAL_MS: {
+    schema: milliseconds.default(1000),
+    doc: "Age after which the active spool segment is sealed and becomes flushable.",
+  },
+  SPOOL_SEGMENT_MAX_BYTES: {
+    schema: positiveInt.default(64 * 1024 * 1024),
+    doc: "Size at which the active spool segment is sealed early.",
+  },
+  DUCKDB_MEMORY_LIMIT: {
+    schema: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "a size such as `1GB` or `512MiB`")
+      .default("1GB"),
+    doc: "Memory ceiling of each DuckDB instance of a txray process (flush, the resolver's thread, the serving reader; the tables build and compaction in their own processes, TABLES_PROCESS and COMPACT_PROCESS); beyond it each spills to its own directory under `<data dir>/tmp/duckdb`.",
+  },
+  FLUSH_NATIVE: {
+    schema: onOff.default("on"),
+    doc: "`on`: compile (with the machine's C compiler, once) and use the native Parquet writer for flush passes it fully understands; `off`: DuckDB writes every pass.",
+  },
   FLUSH_INTERVAL_MS: { schema: milliseconds.default(2000), doc: "Scheduler: spool → Parquet." },
-  RESOLVE_INTERVAL_MS: { schema: milliseconds.default(5_000), doc: "Scheduler: the longest wait between resolve runs. A run also starts as soon as flush commits new envelopes and when an open attempt is due (a second after it was seen processed, 2 s after its blockhash expired, …)." },
-  RESOLVE_THREAD: { schema: onOff.default("on"), doc: "`on`: the scheduler's resolve runs happen on a thread of their own, with the resolver's memory kept there, so ingest and reads do not share a thread with it; `off`: on the main thread." },
-  RESOLVE_SAMPLE_RATE: { schema: z.coerce.number().gt(0).max(1).default(1 / 32), doc: "Share of landed successes whose transaction the resolver fetches (a deterministic sample by a hash of the attempt id, docs/lake.md); compute-unit figures of successes are estimated from it. `1` fetches every success." },
-  WHY_CHAIN_PER_MINUTE: { schema: positiveInt.default(120), doc: "Chain look-ups `why` may make per client and minute for signatures txray has not resolved (answers are reused for a second); beyond it, 404 `pending` or 429 with Retry-After." },
+  RESOLVE_INTERVAL_MS: {
+    schema: milliseconds.default(5_000),
+    doc: "Scheduler: the longest wait between resolve runs. A run also starts as soon as flush commits new envelopes and when an open attempt is due (a second after it was seen processed, 2 s after its blockhash expired, …).",
+  },
+  RESOLVE_THREAD: {
+    schema: onOff.default("on"),
+    doc: "`on`: the scheduler's resolve runs happen on a thread of their own, with the resolver's memory kept there, so ingest and reads do not share a thread with it; `off`: on the main thread.",
+  },
+  RESOLVE_SAMPLE_RATE: {
+    schema: z.coerce
+      .number()
+      .gt(0)
+      .max(1)
+      .default(1 / 32),
+    doc: "Share of landed successes whose transaction the resolver fetches (a deterministic sample by a hash of the attempt id, docs/lake.md); compute-unit figures of successes are estimated from it. `1` fetches every success.",
+  },
+  WHY_CHAIN_PER_MINUTE: {
+    schema: positiveInt.default(120),
+    doc: "Chain look-ups `why` may make per client and minute for signatures txray has not resolved (answers are reused for a second); beyond it, 404 `pending` or 429 with Retry-After.",
+  },
   DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
-  TABLES_INTERVAL_MS: { schema: milliseconds.default(30_000), doc: "Scheduler: refresh the serving tables from what arrived in the lake (docs/serving.md)." },
-  TABLES_PROCESS: { schema: onOff.default("on"), doc: "`on`: the scheduler's tables refreshes happen in a child process at a lower CPU priority (`nice -n 10`), so that on a busy machine ingest, reads and the resolver go first and the dashboards fall behind instead (/v1/status shows it); `off`: in the server process." },
-  COMPACT_INTERVAL_MS: { schema: milliseconds.default(60_000), doc: "Scheduler: merge small Parquet parts (each part is a file every read of its day opens: docs/lake.md)." },
-  COMPACT_PROCESS: { schema: onOff.default("on"), doc: "`on`: the scheduler's compactions happen in a child process at a lower CPU priority (`nice -n 10`), so that their merges do not take CPU from ingest, reads and the resolver; `off`: in the server process." },
-  TXRAY_SNAPSHOTS_DIR: { schema: z.string().min(1).default("./snapshots"), doc: "Where published snapshots (the Landing Score) are written." },
-  LANDING_SCORE_MIN_ACCOUNTS: { schema: positiveInt.default(1), doc: "Landing Score: fewest accounts that must have reported a program's sampled sends for it to be listed." },
-  LANDING_SCORE_MAX_ACCOUNT_SHARE: { schema: z.coerce.number().gt(0).max(1).default(1), doc: "Landing Score: largest share of a program's sampled sends one account may carry (its sends are down-weighted to it); `1` = off." },
-  SLACK_SIGNING_SECRET: { schema: z.string().min(1).optional(), doc: "Slack app signing secret; when set, `POST /chat/slack` answers slash commands." },
-  ALERTS_INTERVAL_MS: { schema: milliseconds.default(10_000), doc: "Scheduler: evaluate the alert rules and send due alerts and retries; the alerts job also runs after every tables build." },
-  ALERTS_RETRY_BASE_MS: { schema: milliseconds.default(5_000), doc: "First pause before retrying a failed alert delivery; doubled after each failure (with jitter), at most 15 minutes, unless the receiver's `Retry-After` says otherwise." },
-  ALERTS_GIVE_UP_MS: { schema: milliseconds.default(86_400_000), doc: "An alert delivery still failing this long after the alert was raised is given up and marked failed." },
-  ALERTS_FLOOD_LIMIT: { schema: positiveInt.default(10), doc: "Most alert messages one destination gets per `ALERTS_FLOOD_WINDOW_MS`; beyond it, alerts come folded into one summary per rule." },
+  TABLES_INTERVAL_MS: {
+    schema: milliseconds.default(30_000),
+    doc: "Scheduler: refresh the serving tables from what arrived in the lake (docs/serving.md).",
+  },
+  TABLES_PROCESS: {
+    schema: onOff.default("on"),
+    doc: "`on`: the scheduler's tables refreshes happen in a child process at a lower CPU priority (`nice -n 10`), so that on a busy machine ingest, reads and the resolver go first and the dashboards fall behind instead (/v1/status shows it); `off`: in the server process.",
+  },
+  COMPACT_INTERVAL_MS: {
+    schema: milliseconds.default(60_000),
+    doc: "Scheduler: merge small Parquet parts (each part is a file every read of its day opens: docs/lake.md).",
+  },
+  COMPACT_PROCESS: {
+    schema: onOff.default("on"),
+    doc: "`on`: the scheduler's compactions happen in a child process at a lower CPU priority (`nice -n 10`), so that their merges do not take CPU from ingest, reads and the resolver; `off`: in the server process.",
+  },
+  TXRAY_SNAPSHOTS_DIR: {
+    schema: z.string().min(1).default("./snapshots"),
+    doc: "Where published snapshots (the Landing Score) are written.",
+  },
+  LANDING_SCORE_MIN_ACCOUNTS: {
+    schema: positiveInt.default(1),
+    doc: "Landing Score: fewest accounts that must have reported a program's sampled sends for it to be listed.",
+  },
+  LANDING_SCORE_MAX_ACCOUNT_SHARE: {
+    schema: z.coerce.number().gt(0).max(1).default(1),
+    doc: "Landing Score: largest share of a program's sampled sends one account may carry (its sends are down-weighted to it); `1` = off.",
+  },
+  SLACK_SIGNING_SECRET: {
+    schema: z.string().min(1).optional(),
+    doc: "Slack app signing secret; when set, `POST /chat/slack` answers slash commands.",
+  },
+  ALERTS_INTERVAL_MS: {
+    schema: milliseconds.default(10_000),
+    doc: "Scheduler: evaluate the alert rules and send due alerts and retries; the alerts job also runs after every tables build.",
+  },
+  ALERTS_RETRY_BASE_MS: {
+    schema: milliseconds.default(5_000),
+    doc: "First pause before retrying a failed alert delivery; doubled after each failure (with jitter), at most 15 minutes, unless the receiver's `Retry-After` says otherwise.",
+  },
+  ALERTS_GIVE_UP_MS: {
+    schema: milliseconds.default(86_400_000),
+    doc: "An alert delivery still failing this long after the alert was raised is given up and marked failed.",
+  },
+  ALERTS_FLOOD_LIMIT: {
+    schema: positiveInt.default(10),
+    doc: "Most alert messages one destination gets per `ALERTS_FLOOD_WINDOW_MS`; beyond it, alerts come folded into one summary per rule.",
+  },
   ALERTS_FLOOD_WINDOW_MS: { schema: milliseconds.default(600_000), doc: "The window of `ALERTS_FLOOD_LIMIT`." },
-  TXRAY_PUBLIC_URL: { schema: z.url().optional(), doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts; unset: `http://API_HOST:API_PORT`." },
-  TXRAY_RETENTION_DAYS: { schema: positiveInt.optional(), doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything." },
-  TXRAY_ROLES: { schema: z.string().regex(/^(ingest|read|jobs)(,(ingest|read|jobs))*$/, "a comma-separated subset of ingest, read, jobs").default("ingest,read,jobs"), doc: "What this process runs: any of `ingest`, `read`, `jobs`, comma-separated." },
-  SHUTDOWN_TIMEOUT_MS: { schema: milliseconds.default(10_000), doc: "Graceful shutdown (SIGTERM): longest wait for in-flight requests, the current group commit and running jobs to finish before the process exits anyway." },
-  TXRAY_FAULT_POINT: { schema: z.string().regex(/^[a-z-]+:[a-z-]+:(pause|kill|throw)(@\d+)?$/, "`<moment>:<pause|kill|throw>[@n]`").optional(), doc: "Test only (`bun run chaos`, test/reliability): pause, kill or fail the process at a named moment (`src/shared/fault.ts` lists them); unset in production." },
-  TXRAY_CONTROL_URL: { schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// URL").optional(), doc: "PostgreSQL URL of a shared control plane (accounts, keys, programs, job runs, segments, leases); unset: SQLite in the data directory." },
+  TXRAY_PUBLIC_URL: {
+    schema: z.url().optional(),
+    doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts; unset: `http://API_HOST:API_PORT`.",
+  },
+  TXRAY_RETENTION_DAYS: {
+    schema: positiveInt.optional(),
+    doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything.",
+  },
+  TXRAY_ROLES: {
+    schema: z
+      .string()
+      .regex(/^(ingest|read|jobs)(,(ingest|read|jobs))*$/, "a comma-separated subset of ingest, read, jobs")
+      .default("ingest,read,jobs"),
+    doc: "What this process runs: any of `ingest`, `read`, `jobs`, comma-separated.",
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    schema: milliseconds.default(10_000),
+    doc: "Graceful shutdown (SIGTERM): longest wait for in-flight requests, the current group commit and running jobs to finish before the process exits anyway.",
+  },
+  TXRAY_FAULT_POINT: {
+    schema: z
+      .string()
+      .regex(/^[a-z-]+:[a-z-]+:(pause|kill|throw)(@\d+)?$/, "`<moment>:<pause|kill|throw>[@n]`")
+      .optional(),
+    doc: "Test only (`bun run chaos`, test/reliability): pause, kill or fail the process at a named moment (`src/shared/fault.ts` lists them); unset in production.",
+  },
+  TXRAY_CONTROL_URL: {
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// URL")
+      .optional(),
+    doc: "PostgreSQL URL of a shared control plane (accounts, keys, programs, job runs, segments, leases); unset: SQLite in the data directory.",
+  },
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -57,7 +57,11 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   removeDeadSpillDirectories(paths.duckTemp);
   // A thread of its own (src/jobs/thread.ts) has its own instances: its spill directories are named apart.
   const thread = isMainThread ? "" : `t${threadId}-`;
-  const duckOptions = (purpose: string) => duckInstanceOptions(config.DUCKDB_MEMORY_LIMIT, join(paths.duckTemp, `${hostname()}-${process.pid}-${thread}${purpose}`));
+  const duckOptions = (purpose: string) =>
+    duckInstanceOptions(
+      config.DUCKDB_MEMORY_LIMIT,
+      join(paths.duckTemp, `${hostname()}-${process.pid}-${thread}${purpose}`),
+    );
   const duck = await openDuck(":memory:", duckOptions("jobs"));
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;

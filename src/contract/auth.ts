@@ -28,7 +28,11 @@ export function scopeAccount(control: ControlDb, request: Request, url: URL): st
  * The account a `scope` argument restricts an answer to, given the key presented (or null): the
  * one rule for every surface (HTTP routes, MCP tools). `account` needs a valid key.
  */
-export function accountForScope(control: ControlDb, presentedKey: string | null, scope: string | null | undefined): string | null {
+export function accountForScope(
+  control: ControlDb,
+  presentedKey: string | null,
+  scope: string | null | undefined,
+): string | null {
   if (scope === null || scope === undefined || scope === "" || scope === "public") return null;
   if (scope !== "account") throw new TxrayError("bad_request", "scope: expected `account` or `public`");
   if (presentedKey === null) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header");

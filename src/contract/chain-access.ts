@@ -15,7 +15,12 @@ import { TokenBuckets } from "../shared/token-buckets";
 const ANSWER_REUSE_MS = 1_000;
 
 export function chainAccess(ctx: Context) {
-  const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, maxRetries: 2, logger: ctx.logger });
+  const rpc = createRpcClient({
+    url: ctx.config.SOLANA_RPC_URL,
+    concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
+    maxRetries: 2,
+    logger: ctx.logger,
+  });
   let idls: IdlRegistry | null = null;
   let loadedAt = 0;
   const currentIdls = () => {

@@ -49,14 +49,29 @@ export function servingFreshness(facts: FreshnessFacts): ServingFreshness {
   }
   if (!pointer) {
     if (facts.lakeEnvelopes === 0) return { ...base, stale: false, reason: null };
-    return { ...base, stale: true, reason: "the lake has data but the tables job has not built the serving tables yet" };
+    return {
+      ...base,
+      stale: true,
+      reason: "the lake has data but the tables job has not built the serving tables yet",
+    };
   }
   if (facts.deferredRows > 0) {
-    return { ...base, stale: true, reason: `the tables job is behind: its last refresh left ${facts.deferredRows.toLocaleString("en-US")} new rows for the next ones (more arrives than it takes in; the answers leave them out until then)` };
+    return {
+      ...base,
+      stale: true,
+      reason: `the tables job is behind: its last refresh left ${facts.deferredRows.toLocaleString("en-US")} new rows for the next ones (more arrives than it takes in; the answers leave them out until then)`,
+    };
   }
   if (ageMs! > staleAfterMs(refreshEveryMs)) {
-    const running = lastRun && lastRun.ok === null ? `a run started at ${new Date(lastRun.lastRunAt).toISOString()} has not finished` : "the tables job has not run since";
-    return { ...base, stale: true, reason: `the answers are older than three refreshes (every ${age(refreshEveryMs)}): ${running}` };
+    const running =
+      lastRun && lastRun.ok === null
+        ? `a run started at ${new Date(lastRun.lastRunAt).toISOString()} has not finished`
+        : "the tables job has not run since";
+    return {
+      ...base,
+      stale: true,
+      reason: `the answers are older than three refreshes (every ${age(refreshEveryMs)}): ${running}`,
+    };
   }
   return { ...base, stale: false, reason: null };
 }

@@ -6,11 +6,23 @@
 import { z } from "zod";
 import { ingestBodySchema } from "../shared/envelope";
 import {
-  CallFrameSchema, ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema, RatesSchema, WindowRangeSchema, IssueSchema,
+  CallFrameSchema,
+  ErrorBodySchema,
+  IngestAcceptedSchema,
+  ProgramsSchema,
+  RatesSchema,
+  WindowRangeSchema,
+  IssueSchema,
 } from "../analytics/queries";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
 import {
-  AlertPayloadSchema, AlertRuleCreatedSchema, AlertRuleDeletedSchema, AlertRuleInputSchema, AlertRulesSchema, AlertRuleSchema, AlertTestResultSchema,
+  AlertPayloadSchema,
+  AlertRuleCreatedSchema,
+  AlertRuleDeletedSchema,
+  AlertRuleInputSchema,
+  AlertRulesSchema,
+  AlertRuleSchema,
+  AlertTestResultSchema,
 } from "../alerts";
 import { VERSION } from "../shared/version";
 import { PARAMS, QUESTIONS, type ParamName } from "./questions";
@@ -39,14 +51,23 @@ const errorResponse = (codes: ErrorCode[]) => ({
 function errorResponses(codes: ErrorCode[]): Record<string, JsonObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [String(status), errorResponse(group)]));
+  return Object.fromEntries(
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [String(status), errorResponse(group)]),
+  );
 }
 
 function parameter(name: ParamName, where: "path" | "query"): JsonObject {
   const spec = PARAMS[name];
   const schema: JsonObject = { type: spec.integer ? "integer" : "string" };
   if (spec.enum) schema.enum = spec.enum;
-  return { name, in: where, required: where === "path", description: spec.description, schema, ...(spec.example ? { example: spec.example } : {}) };
+  return {
+    name,
+    in: where,
+    required: where === "path",
+    description: spec.description,
+    schema,
+    ...(spec.example ? { example: spec.example } : {}),
+  };
 }
 
 /** Elysia's `/v1/why/:sig` → OpenAPI's `/v1/why/{sig}`. */
@@ -56,14 +77,36 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 function componentSchemas(): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   const questionSchemas = QUESTIONS.map((q) => q.response);
-  const alertSchemas = [AlertRuleSchema, AlertRuleCreatedSchema, AlertRulesSchema, AlertRuleDeletedSchema, AlertTestResultSchema, AlertPayloadSchema];
-  for (const schema of [ErrorBodySchema, RatesSchema, WindowRangeSchema, IssueSchema, CallFrameSchema, ProgramsSchema, IngestAcceptedSchema, ...questionSchemas, ...alertSchemas]) {
+  const alertSchemas = [
+    AlertRuleSchema,
+    AlertRuleCreatedSchema,
+    AlertRulesSchema,
+    AlertRuleDeletedSchema,
+    AlertTestResultSchema,
+    AlertPayloadSchema,
+  ];
+  for (const schema of [
+    ErrorBodySchema,
+    RatesSchema,
+    WindowRangeSchema,
+    IssueSchema,
+    CallFrameSchema,
+    ProgramsSchema,
+    IngestAcceptedSchema,
+    ...questionSchemas,
+    ...alertSchemas,
+  ]) {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id && !registry.has(schema)) registry.add(schema, { id });
   }
   registry.add(ingestBodySchema, { id: "IngestBody" });
   registry.add(AlertRuleInputSchema, { id: "AlertRuleInput" });
-  const out = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => REF(id), unrepresentable: "any" }) as { schemas: Record<string, JsonObject> };
+  const out = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io: "output",
+    uri: (id) => REF(id),
+    unrepresentable: "any",
+  }) as { schemas: Record<string, JsonObject> };
   // Components are addressed by name; the document declares the dialect once.
   for (const schema of Object.values(out.schemas)) {
     delete schema.$id;
@@ -93,10 +136,29 @@ function operations(options: { slack: boolean }): Operation[] {
       operationId: q.name,
       summary: q.summary,
       description: `${q.description}\n\nMCP tool twin: \`${q.name}\`.`,
-      tags: [q.name === "status" ? "Service" : q.pathParams.includes("sig") ? "Signatures" : q.pathParams.includes("fingerprint") ? "Issues" : "Programs"],
-      parameters: [...q.pathParams.map((p) => parameter(p, "path")), ...q.queryParams.map((p) => parameter(p, "query"))],
+      tags: [
+        q.name === "status"
+          ? "Service"
+          : q.pathParams.includes("sig")
+            ? "Signatures"
+            : q.pathParams.includes("fingerprint")
+              ? "Issues"
+              : "Programs",
+      ],
+      parameters: [
+        ...q.pathParams.map((p) => parameter(p, "path")),
+        ...q.queryParams.map((p) => parameter(p, "query")),
+      ],
       responses: {
-        "200": { description: q.summary, content: { "application/json": { schema: { $ref: REF(idOf(q.response)) }, ...(q.example ? { example: q.example } : {}) } } },
+        "200": {
+          description: q.summary,
+          content: {
+            "application/json": {
+              schema: { $ref: REF(idOf(q.response)) },
+              ...(q.example ? { example: q.example } : {}),
+            },
+          },
+        },
         ...errorResponses(q.errors),
       },
       ...(scoped ? { security: [{}, { apiKey: [] }] } : {}),
@@ -107,12 +169,25 @@ function operations(options: { slack: boolean }): Operation[] {
     path: "/v1/ingest",
     operationId: "ingest",
     summary: "Send telemetry envelopes",
-    description: "A batch of envelopes (one per send attempt). 202 once the whole batch is durable; a batch is accepted whole or not at all. The key goes in `x-api-key` or the body's `apiKey`.",
+    description:
+      "A batch of envelopes (one per send attempt). 202 once the whole batch is durable; a batch is accepted whole or not at all. The key goes in `x-api-key` or the body's `apiKey`.",
     tags: ["Ingest"],
     requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("IngestBody") } } } },
     responses: {
-      "202": { description: "Accepted and durable", content: { "application/json": { schema: { $ref: REF("IngestAccepted") } } } },
-      ...errorResponses(["bad_request", "schema_violation", "unauthorized", "forbidden", "payload_too_large", "rate_limited", "internal", "unavailable"]),
+      "202": {
+        description: "Accepted and durable",
+        content: { "application/json": { schema: { $ref: REF("IngestAccepted") } } },
+      },
+      ...errorResponses([
+        "bad_request",
+        "schema_violation",
+        "unauthorized",
+        "forbidden",
+        "payload_too_large",
+        "rate_limited",
+        "internal",
+        "unavailable",
+      ]),
     },
     security: [{ apiKey: [] }, {}],
   });
@@ -121,7 +196,8 @@ function operations(options: { slack: boolean }): Operation[] {
     path: "/v1/ingest",
     operationId: "ingest_preflight",
     summary: "CORS preflight for ingest",
-    description: "Browsers that send ingest as `application/json` (or with `x-api-key`) ask first; any origin may post envelopes. The SDK posts `text/plain` bodies and needs no preflight (docs/sdk.md).",
+    description:
+      "Browsers that send ingest as `application/json` (or with `x-api-key`) ask first; any origin may post envelopes. The SDK posts `text/plain` bodies and needs no preflight (docs/sdk.md).",
     tags: ["Ingest"],
     responses: { "204": { description: "Allowed: `Access-Control-Allow-Origin: *`, methods POST and OPTIONS" } },
   });
@@ -130,11 +206,15 @@ function operations(options: { slack: boolean }): Operation[] {
     path: "/v1/programs",
     operationId: "programs",
     summary: "The key's programs",
-    description: "The programs the key's account has sent telemetry for, with attempt counts and last-seen times. Key required.",
+    description:
+      "The programs the key's account has sent telemetry for, with attempt counts and last-seen times. Key required.",
     tags: ["Programs"],
     parameters: [parameter("limit", "query"), parameter("cursor", "query")],
     responses: {
-      "200": { description: "A page of programs", content: { "application/json": { schema: { $ref: REF("Programs") } } } },
+      "200": {
+        description: "A page of programs",
+        content: { "application/json": { schema: { $ref: REF("Programs") } } },
+      },
       ...errorResponses(["bad_request", "unauthorized", "rate_limited", "internal"]),
     },
     security: [{ apiKey: [] }],
@@ -145,14 +225,21 @@ function operations(options: { slack: boolean }): Operation[] {
     path: "/mcp",
     operationId: "mcp",
     summary: "MCP (Streamable HTTP, stateless)",
-    description: "Model Context Protocol JSON-RPC messages; the tools are the twins of the read routes (docs/mcp.md). A key in `x-api-key` or `Authorization: Bearer` lets tools use `scope: \"account\"`.",
+    description:
+      'Model Context Protocol JSON-RPC messages; the tools are the twins of the read routes (docs/mcp.md). A key in `x-api-key` or `Authorization: Bearer` lets tools use `scope: "account"`.',
     tags: ["Surfaces"],
-    requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message or batch" } } } },
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message or batch" } } },
+    },
     responses: {
       "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
       "202": { description: "Notification accepted" },
       ...errorResponses(["unauthorized", "rate_limited"]),
-      "405": { description: "GET or DELETE: this endpoint is stateless (no server-initiated stream, no session)", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+      "405": {
+        description: "GET or DELETE: this endpoint is stateless (no server-initiated stream, no session)",
+        content: { "application/json": { schema: { $ref: REF("Error") } } },
+      },
     },
     security: [{}, { apiKey: [] }, { bearer: [] }],
   });
@@ -162,10 +249,14 @@ function operations(options: { slack: boolean }): Operation[] {
       path: "/mcp",
       operationId: `mcp_${method}`,
       summary: `MCP ${method.toUpperCase()} (not used: stateless)`,
-      description: "The Streamable HTTP transport's server-initiated stream (GET) and session end (DELETE) do not apply to a stateless endpoint: 405.",
+      description:
+        "The Streamable HTTP transport's server-initiated stream (GET) and session end (DELETE) do not apply to a stateless endpoint: 405.",
       tags: ["Surfaces"],
       responses: {
-        "405": { description: "Method not allowed: POST only", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+        "405": {
+          description: "Method not allowed: POST only",
+          content: { "application/json": { schema: { $ref: REF("Error") } } },
+        },
         ...errorResponses(["rate_limited"]),
       },
     });
@@ -175,11 +266,29 @@ function operations(options: { slack: boolean }): Operation[] {
       path: "/chat/slack",
       operationId: "slack",
       summary: "Slack slash command",
-      description: "Slack's slash-command request (form-encoded, signed with the app's signing secret: `X-Slack-Signature`, `X-Slack-Request-Timestamp`). Answers in Block Kit (docs/slack.md). Served only when SLACK_SIGNING_SECRET is set.",
+      description:
+        "Slack's slash-command request (form-encoded, signed with the app's signing secret: `X-Slack-Signature`, `X-Slack-Request-Timestamp`). Answers in Block Kit (docs/slack.md). Served only when SLACK_SIGNING_SECRET is set.",
       tags: ["Surfaces"],
-      requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { command: { type: "string" }, text: { type: "string" }, response_url: { type: "string" } } } } } },
+      requestBody: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: {
+              type: "object",
+              properties: { command: { type: "string" }, text: { type: "string" }, response_url: { type: "string" } },
+            },
+          },
+        },
+      },
       responses: {
-        "200": { description: "Block Kit message", content: { "application/json": { schema: { type: "object", properties: { response_type: { type: "string" }, blocks: { type: "array" } } } } } },
+        "200": {
+          description: "Block Kit message",
+          content: {
+            "application/json": {
+              schema: { type: "object", properties: { response_type: { type: "string" }, blocks: { type: "array" } } },
+            },
+          },
+        },
         ...errorResponses(["bad_request", "unauthorized", "payload_too_large", "rate_limited"]),
       },
     });
@@ -190,7 +299,10 @@ function operations(options: { slack: boolean }): Operation[] {
     summary: "This document",
     description: "The OpenAPI 3.1 description of every route, generated from the server's response schemas.",
     tags: ["Service"],
-    responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } }, ...errorResponses(["rate_limited"]) },
+    responses: {
+      "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } },
+      ...errorResponses(["rate_limited"]),
+    },
   });
   ops.push({
     method: "get",
@@ -199,7 +311,10 @@ function operations(options: { slack: boolean }): Operation[] {
     summary: "API reference page",
     description: "A readable rendering of this document (Redoc, served from this server: no CDN).",
     tags: ["Service"],
-    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+    responses: {
+      "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } },
+      ...errorResponses(["rate_limited"]),
+    },
   });
   ops.push({
     method: "get",
@@ -208,16 +323,23 @@ function operations(options: { slack: boolean }): Operation[] {
     summary: "The reference page's renderer",
     description: "The Redoc standalone bundle the /docs page loads.",
     tags: ["Service"],
-    responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+    responses: {
+      "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } },
+      ...errorResponses(["rate_limited"]),
+    },
   });
   ops.push({
     method: "get",
     path: "/docs/api.md",
     operationId: "docsReference",
     summary: "The human-written reference",
-    description: "docs/api.md as the repository has it (Markdown): the prose, definitions and error rules next to these schemas.",
+    description:
+      "docs/api.md as the repository has it (Markdown): the prose, definitions and error rules next to these schemas.",
     tags: ["Service"],
-    responses: { "200": { description: "Markdown", content: { "text/markdown": { schema: { type: "string" } } } }, ...errorResponses(["rate_limited"]) },
+    responses: {
+      "200": { description: "Markdown", content: { "text/markdown": { schema: { type: "string" } } } },
+      ...errorResponses(["rate_limited"]),
+    },
   });
   for (const path of ["/favicon.svg", "/favicon.ico"])
     ops.push({
@@ -246,7 +368,12 @@ function operations(options: { slack: boolean }): Operation[] {
       summary: `Web app: ${summary}`,
       description: "The web app's HTML shell; the page itself reads the JSON routes.",
       tags: ["Web app"],
-      parameters: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
+      parameters: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: "path",
+        required: true,
+        schema: { type: "string" },
+      })),
       responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } } },
     });
   ops.push({
@@ -257,27 +384,53 @@ function operations(options: { slack: boolean }): Operation[] {
     description: "JavaScript, CSS and fonts of the web app, by content-hashed name (immutable).",
     tags: ["Web app"],
     parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
-    responses: { "200": { description: "The asset" }, "404": { description: "No such asset", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+    responses: {
+      "200": { description: "The asset" },
+      "404": { description: "No such asset", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+    },
   });
   ops.push({
     method: "get",
     path: "/landing-score/",
     operationId: "landingScorePage",
     summary: "The published Landing Score page",
-    description: "The static leaderboard page the landing-score job last published (docs/publishing.md), as it was written; 404 when none exists. `/landing-score` without the slash answers 308 to here (the page links its files relatively).",
+    description:
+      "The static leaderboard page the landing-score job last published (docs/publishing.md), as it was written; 404 when none exists. `/landing-score` without the slash answers 308 to here (the page links its files relatively).",
     tags: ["Web app"],
-    responses: { "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } }, "308": { description: "From /landing-score to /landing-score/" }, "404": { description: "Nothing published yet", content: { "application/json": { schema: { $ref: REF("Error") } } } } },
+    responses: {
+      "200": { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } },
+      "308": { description: "From /landing-score to /landing-score/" },
+      "404": {
+        description: "Nothing published yet",
+        content: { "application/json": { schema: { $ref: REF("Error") } } },
+      },
+    },
   });
   ops.push({
     method: "get",
     path: "/landing-score/{name}",
     operationId: "landingScoreFile",
     summary: "A published Landing Score file",
-    description: "`latest.json`, `index.html`, or a dated `YYYY-MM-DD.json` / `YYYY-MM-DD.parquet` snapshot (docs/publishing.md, docs/landing-score.schema.json), served read-only; 404 for any other name or a file not published.",
+    description:
+      "`latest.json`, `index.html`, or a dated `YYYY-MM-DD.json` / `YYYY-MM-DD.parquet` snapshot (docs/publishing.md, docs/landing-score.schema.json), served read-only; 404 for any other name or a file not published.",
     tags: ["Web app"],
-    parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^(index\\.html|latest\\.json|\\d{4}-\\d{2}-\\d{2}\\.(json|parquet))$" } }],
+    parameters: [
+      {
+        name: "name",
+        in: "path",
+        required: true,
+        schema: { type: "string", pattern: "^(index\\.html|latest\\.json|\\d{4}-\\d{2}-\\d{2}\\.(json|parquet))$" },
+      },
+    ],
     responses: {
-      "200": { description: "The file", content: { "application/json": { schema: { type: "object" } }, "text/html": { schema: { type: "string" } }, "application/vnd.apache.parquet": { schema: { type: "string", format: "binary" } } } },
+      "200": {
+        description: "The file",
+        content: {
+          "application/json": { schema: { type: "object" } },
+          "text/html": { schema: { type: "string" } },
+          "application/vnd.apache.parquet": { schema: { type: "string", format: "binary" } },
+        },
+      },
       "404": { description: "No such file", content: { "application/json": { schema: { $ref: REF("Error") } } } },
     },
   });
@@ -286,39 +439,78 @@ function operations(options: { slack: boolean }): Operation[] {
 
 /** /v1/alerts (docs/alerts.md): an account's alert rules; never public (every operation needs a key). */
 function alertOperations(): Operation[] {
-  const id = { name: "id", in: "path", required: true, description: "the rule's id (alr_…)", schema: { type: "string", pattern: "^alr_[0-9a-f]{16}$" } };
+  const id = {
+    name: "id",
+    in: "path",
+    required: true,
+    description: "the rule's id (alr_…)",
+    schema: { type: "string", pattern: "^alr_[0-9a-f]{16}$" },
+  };
   const changes: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"];
   const operation = (
-    method: Operation["method"], path: string, operationId: string, summary: string, description: string,
-    answer: [status: string, schema: string, description: string], codes: ErrorCode[], extra: Partial<Operation> = {},
+    method: Operation["method"],
+    path: string,
+    operationId: string,
+    summary: string,
+    description: string,
+    answer: [status: string, schema: string, description: string],
+    codes: ErrorCode[],
+    extra: Partial<Operation> = {},
   ): Operation => ({
-    method, path, operationId, summary, description, tags: ["Alerts"], ...extra,
-    responses: { [answer[0]]: { description: answer[2], content: { "application/json": { schema: { $ref: REF(answer[1]) } } } }, ...errorResponses(codes) },
+    method,
+    path,
+    operationId,
+    summary,
+    description,
+    tags: ["Alerts"],
+    ...extra,
+    responses: {
+      [answer[0]]: { description: answer[2], content: { "application/json": { schema: { $ref: REF(answer[1]) } } } },
+      ...errorResponses(codes),
+    },
     security: [{ apiKey: [] }],
   });
   return [
     operation(
-      "post", "/v1/alerts", "createAlert", "Create an alert rule",
+      "post",
+      "/v1/alerts",
+      "createAlert",
+      "Create an alert rule",
       "A rule on one of the account's programs (one it has sent telemetry for) with a destination: a generic webhook (JSON body signed in `X-Txray-Signature`) or a Slack incoming webhook. " +
         "URLs must be https:// (http:// only to a loopback address). The answer shows the destination's URL and the webhook secret (given, or generated) in full, once. Account key (txr_live_…) only. Body at most 16 KiB.",
-      ["201", "AlertRuleCreated", "The rule, with its id"], [...changes, "payload_too_large"],
+      ["201", "AlertRuleCreated", "The rule, with its id"],
+      [...changes, "payload_too_large"],
       { requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertRuleInput") } } } } },
     ),
     operation(
-      "get", "/v1/alerts", "listAlerts", "The account's alert rules",
+      "get",
+      "/v1/alerts",
+      "listAlerts",
+      "The account's alert rules",
       "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
-      ["200", "AlertRules", "A page of rules"], ["bad_request", "unauthorized", "rate_limited", "internal"],
+      ["200", "AlertRules", "A page of rules"],
+      ["bad_request", "unauthorized", "rate_limited", "internal"],
       { parameters: [parameter("limit", "query"), parameter("cursor", "query")] },
     ),
     operation(
-      "delete", "/v1/alerts/{id}", "deleteAlert", "Remove an alert rule",
+      "delete",
+      "/v1/alerts/{id}",
+      "deleteAlert",
+      "Remove an alert rule",
       "Removes the rule; its deliveries not yet sent are cancelled. Account key only; another account's rule is a 404.",
-      ["200", "AlertRuleDeleted", "Removed"], changes, { parameters: [id] },
+      ["200", "AlertRuleDeleted", "Removed"],
+      changes,
+      { parameters: [id] },
     ),
     operation(
-      "post", "/v1/alerts/{id}/test", "testAlert", "Send a sample alert",
-      "Sends a sample (`kind: \"test\"`) to the rule's destination now, one attempt, and answers with what the destination said. Recorded in the delivery log. Account key only.",
-      ["200", "AlertTestResult", "The attempt's result"], changes, { parameters: [id] },
+      "post",
+      "/v1/alerts/{id}/test",
+      "testAlert",
+      "Send a sample alert",
+      'Sends a sample (`kind: "test"`) to the rule\'s destination now, one attempt, and answers with what the destination said. Recorded in the delivery log. Account key only.',
+      ["200", "AlertTestResult", "The attempt's result"],
+      changes,
+      { parameters: [id] },
     ),
   ];
 }
@@ -360,7 +552,12 @@ function buildDocument(options: { slack: boolean }): JsonObject {
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
-        apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "txr_live_… (account) or txr_read_… (read-only) key" },
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-api-key",
+          description: "txr_live_… (account) or txr_read_… (read-only) key",
+        },
         bearer: { type: "http", scheme: "bearer", description: "The same key as a bearer token (MCP clients)" },
       },
     },

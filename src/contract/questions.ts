@@ -4,23 +4,49 @@
 // tool and its route cannot drift apart: they call the same function with the same raw arguments
 // (validation and its 400s live in the query layer).
 
-import { z } from "zod";
+import type { z } from "zod";
 import type { Context } from "../context";
 import {
-  baseline, cuHeadroom, ecosystem, issueDetail, providerReport, releaseDiff, topIssues, walletHistory,
+  baseline,
+  cuHeadroom,
+  ecosystem,
+  issueDetail,
+  providerReport,
+  releaseDiff,
+  topIssues,
+  walletHistory,
 } from "../analytics/queries";
 import { why } from "../analytics/queries";
 import { diagnoseDrop } from "../analytics/queries";
 import {
-  BaselineSchema, CuHeadroomSchema, DiagnoseDropSchema, EcosystemSchema, IssueDetailSchema, ProviderReportSchema, ReleaseDiffSchema, StatusSchema, TopIssuesSchema,
-  WalletHistorySchema, WhySchema,
+  BaselineSchema,
+  CuHeadroomSchema,
+  DiagnoseDropSchema,
+  EcosystemSchema,
+  IssueDetailSchema,
+  ProviderReportSchema,
+  ReleaseDiffSchema,
+  StatusSchema,
+  TopIssuesSchema,
+  WalletHistorySchema,
+  WhySchema,
 } from "../analytics/queries";
 import { callStack } from "../chain/decode";
 import type { chainAccess } from "./chain-access";
 import { serviceStatus } from "./status";
 import type { ErrorCode } from "../shared/errors";
 
-export type ParamName = "sig" | "program" | "wallet" | "fingerprint" | "window" | "deploy" | "segment" | "limit" | "cursor" | "scope";
+export type ParamName =
+  | "sig"
+  | "program"
+  | "wallet"
+  | "fingerprint"
+  | "window"
+  | "deploy"
+  | "segment"
+  | "limit"
+  | "cursor"
+  | "scope";
 /** Raw arguments, as a route reads them from its path and query string (absent: undefined or null). */
 export type QuestionArgs = Partial<Record<ParamName, string | null>>;
 
@@ -34,16 +60,40 @@ export type QuestionDeps = {
 export type ParamSpec = { description: string; example?: string; enum?: string[]; integer?: boolean };
 
 export const PARAMS: Record<ParamName, ParamSpec> = {
-  sig: { description: "Transaction signature (base58, 64 bytes).", example: "5UfDuX7WXY18keiz9mZ6zKkY8JyNuLDFz2QPFsFh4sN3KJtjC6nw2vGyEuMqNWcRW9o6ymbXvYAN9BjNGxFxgXPL" },
-  program: { description: "Program id (base58, 32 bytes) the attempts targeted.", example: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4" },
-  wallet: { description: "Fee payer address (base58, 32 bytes).", example: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" },
-  fingerprint: { description: "Issue fingerprint: `v1:` and 16 lower-case hex digits (top_issues, why and release_diff give it).", example: "v1:5b0c2e8a91d3f4c7" },
-  window: { description: "Time window relative to the last tables build: 1d, 7d or 30d (default 7d).", enum: ["1d", "7d", "30d"] },
-  deploy: { description: "ProgramData slot of the deploy to compare around (default: the latest deploy).", integer: true },
-  segment: { description: "Only this payer segment: human, mixed or bot (default: all three).", enum: ["human", "mixed", "bot"] },
+  sig: {
+    description: "Transaction signature (base58, 64 bytes).",
+    example: "5UfDuX7WXY18keiz9mZ6zKkY8JyNuLDFz2QPFsFh4sN3KJtjC6nw2vGyEuMqNWcRW9o6ymbXvYAN9BjNGxFxgXPL",
+  },
+  program: {
+    description: "Program id (base58, 32 bytes) the attempts targeted.",
+    example: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+  },
+  wallet: {
+    description: "Fee payer address (base58, 32 bytes).",
+    example: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+  },
+  fingerprint: {
+    description: "Issue fingerprint: `v1:` and 16 lower-case hex digits (top_issues, why and release_diff give it).",
+    example: "v1:5b0c2e8a91d3f4c7",
+  },
+  window: {
+    description: "Time window relative to the last tables build: 1d, 7d or 30d (default 7d).",
+    enum: ["1d", "7d", "30d"],
+  },
+  deploy: {
+    description: "ProgramData slot of the deploy to compare around (default: the latest deploy).",
+    integer: true,
+  },
+  segment: {
+    description: "Only this payer segment: human, mixed or bot (default: all three).",
+    enum: ["human", "mixed", "bot"],
+  },
   limit: { description: "Most items per list, 1 to 500 (default 50).", integer: true },
-  cursor: { description: "Opaque cursor from a previous answer's nextCursor.", },
-  scope: { description: "public (default): all accounts; account: only the calling key's account (needs a key).", enum: ["public", "account"] },
+  cursor: { description: "Opaque cursor from a previous answer's nextCursor." },
+  scope: {
+    description: "public (default): all accounts; account: only the calling key's account (needs a key).",
+    enum: ["public", "account"],
+  },
 };
 
 export type Question = {
@@ -64,7 +114,14 @@ export type Question = {
   answer(deps: QuestionDeps, args: QuestionArgs, accountId: string | null, client?: string): Promise<unknown>;
 };
 
-const analyticErrors: ErrorCode[] = ["bad_request", "unauthorized", "not_found", "rate_limited", "unavailable", "internal"];
+const analyticErrors: ErrorCode[] = [
+  "bad_request",
+  "unauthorized",
+  "not_found",
+  "rate_limited",
+  "unavailable",
+  "internal",
+];
 
 /** The logs of the examples' failed Jupiter route (the reference page shows them with their call stack). */
 const EXAMPLE_LOGS = [
@@ -81,8 +138,17 @@ const EXAMPLE_LOGS = [
   "Program JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4 consumed 104005 of 145700 compute units",
   "Program JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4 failed: custom program error: 0x1771",
 ];
-const EXAMPLE_STACK = callStack(EXAMPLE_LOGS, { program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", failingInstruction: "Route", ixPath: "2" });
-const base = (args: QuestionArgs, accountId: string | null) => ({ program: args.program ?? "", window: args.window ?? null, accountId });
+const EXAMPLE_STACK = callStack(EXAMPLE_LOGS, {
+  program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+  instruction: "Route",
+  failingInstruction: "Route",
+  ixPath: "2",
+});
+const base = (args: QuestionArgs, accountId: string | null) => ({
+  program: args.program ?? "",
+  window: args.window ?? null,
+  accountId,
+});
 
 export const QUESTIONS: Question[] = [
   {
@@ -95,16 +161,42 @@ export const QUESTIONS: Question[] = [
       "The decoded failure story of one Solana transaction signature: outcome (landed, failed_onchain, dropped, preflight), the program and instruction that failed, the CPI path, the program error code and name, compute units used vs requested, the payer's bot score and the issue (fingerprint, 7-day count) it belongs to. Works for signatures txray ingested and, for landed ones, any mainnet signature. Use this first when someone asks why a specific transaction failed.",
     response: WhySchema,
     example: {
-      sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD", outcome: "failed_onchain",
-      program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", instruction: "Route", ixPath: "2", cpiDepth: 0, errCode: 6001,
-      errName: "SlippageToleranceExceeded", cuUsed: 104305, cuRequested: 146000, payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
-      payerBotScore: 0.12, issue: { fingerprint: "v1:5b0c2e8a91d3f4c7", count7d: 312, firstSeen: 1763000000000, title: "SlippageToleranceExceeded in Route" },
-      failingProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", failingInstruction: "Route", errMessage: "Slippage tolerance exceeded",
-      computeExceeded: false, logTruncated: false, slot: 289000001, blockTime: 1763700001000, sentAt: 1763700000000, dropClass: null,
-      rpcLabel: "helius", source: "ingested", logs: EXAMPLE_LOGS, callStack: EXAMPLE_STACK,
+      sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
+      outcome: "failed_onchain",
+      program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+      instruction: "Route",
+      ixPath: "2",
+      cpiDepth: 0,
+      errCode: 6001,
+      errName: "SlippageToleranceExceeded",
+      cuUsed: 104305,
+      cuRequested: 146000,
+      payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+      payerBotScore: 0.12,
+      issue: {
+        fingerprint: "v1:5b0c2e8a91d3f4c7",
+        count7d: 312,
+        firstSeen: 1763000000000,
+        title: "SlippageToleranceExceeded in Route",
+      },
+      failingProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+      failingInstruction: "Route",
+      errMessage: "Slippage tolerance exceeded",
+      computeExceeded: false,
+      logTruncated: false,
+      slot: 289000001,
+      blockTime: 1763700001000,
+      sentAt: 1763700000000,
+      dropClass: null,
+      rpcLabel: "helius",
+      source: "ingested",
+      logs: EXAMPLE_LOGS,
+      callStack: EXAMPLE_STACK,
       links: {
-        solanaExplorer: "https://explorer.solana.com/tx/58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
-        solscan: "https://solscan.io/tx/58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
+        solanaExplorer:
+          "https://explorer.solana.com/tx/58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
+        solscan:
+          "https://solscan.io/tx/58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
       },
     },
     errors: ["bad_request", "not_found", "pending", "rate_limited", "unavailable", "internal"],
@@ -120,15 +212,31 @@ export const QUESTIONS: Question[] = [
       "For a signature that was sent but never landed: the drop class (superseded_by_retry, stale_blockhash_at_send, rpc_not_forwarding, network_congestion, priority_fee_too_low, expired_blockhash, unknown), the evidence that decided it, the RPC provider's measured drop rate and advice. Use when a transaction 'disappeared' or 'expired'; for transactions that landed and failed use `why`.",
     response: DiagnoseDropSchema,
     example: {
-      sig: "3iWKx8bTGx6d5QfHn7y2GQm1hq9Zr6v4XbqkY7Xz2mZt3Lx8aJxPp6b2vN5wD4cY1oR7sE9uF2gH3jK4LmNpQrSt", outcome: "dropped",
-      dropClass: "rpc_not_forwarding", confidence: 0.78,
+      sig: "3iWKx8bTGx6d5QfHn7y2GQm1hq9Zr6v4XbqkY7Xz2mZt3Lx8aJxPp6b2vN5wD4cY1oR7sE9uF2gH3jK4LmNpQrSt",
+      outcome: "dropped",
+      dropClass: "rpc_not_forwarding",
+      confidence: 0.78,
       evidence: [
-        { kind: "blockhash_expired", detail: "confirmed block height 1001 passed lastValidBlockHeight 1000; two status look-ups after expiry found no transaction", value: 1 },
-        { kind: "provider_drop_rate", detail: "charlie dropped 30 of 60 sends within 15 min (95% CI 37.7%–62.3%)", value: 0.5 },
-        { kind: "other_providers_drop_rate", detail: "other providers dropped 4 of 200 in the same window (95% CI 0.8%–5.0%)", value: 0.02 },
+        {
+          kind: "blockhash_expired",
+          detail:
+            "confirmed block height 1001 passed lastValidBlockHeight 1000; two status look-ups after expiry found no transaction",
+          value: 1,
+        },
+        {
+          kind: "provider_drop_rate",
+          detail: "charlie dropped 30 of 60 sends within 15 min (95% CI 37.7%–62.3%)",
+          value: 0.5,
+        },
+        {
+          kind: "other_providers_drop_rate",
+          detail: "other providers dropped 4 of 200 in the same window (95% CI 0.8%–5.0%)",
+          value: 0.02,
+        },
       ],
       provider: { rpcLabel: "charlie", rpcHash: "a1b2c3d4e5f60718", dropRate: 0.41, sends7d: 1204 },
-      advice: "This provider is not getting transactions to leaders as often as others: send through a second provider or a staked/landing service, and rebroadcast until lastValidBlockHeight.",
+      advice:
+        "This provider is not getting transactions to leaders as often as others: send through a second provider or a staked/landing service, and rebroadcast until lastValidBlockHeight.",
     },
     errors: ["bad_request", "not_found", "pending", "rate_limited", "internal"],
     answer: async (deps, args) => diagnoseDrop(deps.ctx, { sig: args.sig ?? "" }),
@@ -167,7 +275,8 @@ export const QUESTIONS: Question[] = [
       "The program's most frequent failure issues (failures grouped by fingerprint: instruction, error, drop class) in a window, ranked by count and split by payer segment (human, mixed, bot by bot-likelihood score), with wallets affected, share, first/last seen and a sample signature. Use for 'what are our users hitting most'.",
     response: TopIssuesSchema,
     errors: analyticErrors,
-    answer: (deps, args, accountId) => topIssues(deps.ctx, { ...base(args, accountId), segment: args.segment ?? null, limit: args.limit ?? null }),
+    answer: (deps, args, accountId) =>
+      topIssues(deps.ctx, { ...base(args, accountId), segment: args.segment ?? null, limit: args.limit ?? null }),
   },
   {
     name: "issue",
@@ -179,30 +288,80 @@ export const QUESTIONS: Question[] = [
       "One failure issue (a fingerprint from top_issues, why or release_diff) on one page: its title, program, instruction, failing program and instruction, error code, name and message, first and last seen and the deploy it first appeared after, counts per window with an hourly (7 days) and daily (30 days) series and the program's deploys, distinct wallets, breakdowns by RPC provider, wallet adapter, instruction and bot segment, the newest example signatures, and a representative recent event with its call stack (the failing frame marked) and program logs. Use it to answer what broke, where, since when, for whom.",
     response: IssueDetailSchema,
     example: {
-      fingerprint: "v1:5b0c2e8a91d3f4c7", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", title: "SlippageToleranceExceeded in Route",
-      outcome: "failed_onchain", instruction: "Route", failingProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", failingInstruction: "Route",
-      errCode: 6001, errName: "SlippageToleranceExceeded", errMessage: "Slippage tolerance exceeded", dropClass: null,
-      window: { name: "7d", since: 1763095200000, until: 1763700000000 }, firstSeen: 1763000000000, lastSeen: 1763699990000,
-      introducedBy: { slot: 288990000, deployedAt: 1762990000000 }, counts: { "1d": 41, "7d": 312, "30d": 940 }, wallets: 97, botShare: 0.18,
-      series: { hourly: { since: 1763092800000, stepMs: 3600000, counts: [2, 0, 5] }, daily: { since: 1761091200000, stepMs: 86400000, counts: [30, 28, 41] } },
+      fingerprint: "v1:5b0c2e8a91d3f4c7",
+      program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+      title: "SlippageToleranceExceeded in Route",
+      outcome: "failed_onchain",
+      instruction: "Route",
+      failingProgram: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+      failingInstruction: "Route",
+      errCode: 6001,
+      errName: "SlippageToleranceExceeded",
+      errMessage: "Slippage tolerance exceeded",
+      dropClass: null,
+      window: { name: "7d", since: 1763095200000, until: 1763700000000 },
+      firstSeen: 1763000000000,
+      lastSeen: 1763699990000,
+      introducedBy: { slot: 288990000, deployedAt: 1762990000000 },
+      counts: { "1d": 41, "7d": 312, "30d": 940 },
+      wallets: 97,
+      botShare: 0.18,
+      series: {
+        hourly: { since: 1763092800000, stepMs: 3600000, counts: [2, 0, 5] },
+        daily: { since: 1761091200000, stepMs: 86400000, counts: [30, 28, 41] },
+      },
       deploys: [{ slot: 288990000, deployedAt: 1762990000000 }],
       breakdowns: {
-        providers: [{ key: "helius", count: 200, share: 0.641 }, { key: "public", count: 112, share: 0.359 }],
-        walletAdapters: [{ key: "Phantom", count: 250, share: 0.801 }, { key: "Solflare", count: 62, share: 0.199 }],
+        providers: [
+          { key: "helius", count: 200, share: 0.641 },
+          { key: "public", count: 112, share: 0.359 },
+        ],
+        walletAdapters: [
+          { key: "Phantom", count: 250, share: 0.801 },
+          { key: "Solflare", count: 62, share: 0.199 },
+        ],
         instructions: [{ key: "Route", count: 312, share: 1 }],
-        segments: [{ key: "human", count: 256, share: 0.821 }, { key: "mixed", count: 0, share: 0 }, { key: "bot", count: 56, share: 0.179 }],
+        segments: [
+          { key: "human", count: 256, share: 0.821 },
+          { key: "mixed", count: 0, share: 0 },
+          { key: "bot", count: 56, share: 0.179 },
+        ],
       },
       representative: {
-        sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD", sentAt: 1763699989000, receivedAt: 1763699990000,
-        payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", rpcLabel: "helius", outcome: "failed_onchain", slot: 289000001, blockTime: 1763699990000,
-        ixPath: "2", cpiDepth: 0, failingInstruction: "Route", cuUsed: 104305, cuRequested: 146000, logTruncated: false, logs: EXAMPLE_LOGS, callStack: EXAMPLE_STACK,
+        sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
+        sentAt: 1763699989000,
+        receivedAt: 1763699990000,
+        payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+        rpcLabel: "helius",
+        outcome: "failed_onchain",
+        slot: 289000001,
+        blockTime: 1763699990000,
+        ixPath: "2",
+        cpiDepth: 0,
+        failingInstruction: "Route",
+        cuUsed: 104305,
+        cuRequested: 146000,
+        logTruncated: false,
+        logs: EXAMPLE_LOGS,
+        callStack: EXAMPLE_STACK,
       },
       examples: [
-        { sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD", sentAt: 1763699989000, receivedAt: 1763699990000, payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", rpcLabel: "helius" },
+        {
+          sig: "58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
+          sentAt: 1763699989000,
+          receivedAt: 1763699990000,
+          payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+          rpcLabel: "helius",
+        },
       ],
     },
     errors: analyticErrors,
-    answer: (deps, args, accountId) => issueDetail(deps.ctx, { idls: deps.chain.idls() }, { fingerprint: args.fingerprint ?? "", window: args.window ?? null, accountId }),
+    answer: (deps, args, accountId) =>
+      issueDetail(
+        deps.ctx,
+        { idls: deps.chain.idls() },
+        { fingerprint: args.fingerprint ?? "", window: args.window ?? null, accountId },
+      ),
   },
   {
     name: "cu_headroom",
@@ -227,7 +386,12 @@ export const QUESTIONS: Question[] = [
     response: WalletHistorySchema,
     errors: analyticErrors,
     answer: (deps, args, accountId) =>
-      walletHistory(deps.ctx, { ...base(args, accountId), wallet: args.wallet ?? "", limit: args.limit ?? null, cursor: args.cursor ?? null }),
+      walletHistory(deps.ctx, {
+        ...base(args, accountId),
+        wallet: args.wallet ?? "",
+        limit: args.limit ?? null,
+        cursor: args.cursor ?? null,
+      }),
   },
   {
     name: "provider_report",

@@ -1,7 +1,18 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
-import { alertCounts, consecutiveFailures, lakeRowCount, lastFlushAt, lastJobRuns, lastSuccessDetails, quarantineSummary, readSpoolIntegrity, resolverBacklog, type JobRun } from "../control";
+import {
+  alertCounts,
+  consecutiveFailures,
+  lakeRowCount,
+  lastFlushAt,
+  lastJobRuns,
+  lastSuccessDetails,
+  quarantineSummary,
+  readSpoolIntegrity,
+  resolverBacklog,
+  type JobRun,
+} from "../control";
 import { unrecordedFailures } from "../jobs";
 import type { Context } from "../context";
 import type { Spool } from "../spool";
@@ -13,23 +24,33 @@ import { servingFreshness } from "./freshness";
 
 /** The resolver's backlog, counted at most once a second per data directory (the route is public). */
 const reuseBacklog = reusedFor<ReturnType<typeof resolverBacklog>>(1_000);
-const cachedResolverBacklog = (ctx: Context) => reuseBacklog(ctx.paths.root, Date.now(), () => resolverBacklog(ctx.control, ctx.clock()));
+const cachedResolverBacklog = (ctx: Context) =>
+  reuseBacklog(ctx.paths.root, Date.now(), () => resolverBacklog(ctx.control, ctx.clock()));
 
 /** The `deferredRows` of a tables run's details (0 when absent). */
-const deferredRowsOf = (details: unknown) => Number((details as { deferredRows?: unknown } | null)?.deferredRows ?? 0) || 0;
+const deferredRowsOf = (details: unknown) =>
+  Number((details as { deferredRows?: unknown } | null)?.deferredRows ?? 0) || 0;
 
 /** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
 export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
   // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
   const failures = consecutiveFailures(ctx.control);
   const jobs: Record<string, JobRun & { consecutiveFailures: number }> = Object.fromEntries(
-    Object.entries(lastJobRuns(ctx.control)).map(([name, run]) => [name, { ...run, consecutiveFailures: failures[name] ?? 0 }]),
+    Object.entries(lastJobRuns(ctx.control)).map(([name, run]) => [
+      name,
+      { ...run, consecutiveFailures: failures[name] ?? 0 },
+    ]),
   );
   // Failures this process could not record (the control database was not writable either).
   for (const [name, failure] of unrecordedFailures()) {
     const recorded = jobs[name];
     jobs[name] = {
-      lastRunAt: failure.at, ok: false, durationMs: null, error: failure.error, details: null, lastFinished: null,
+      lastRunAt: failure.at,
+      ok: false,
+      durationMs: null,
+      error: failure.error,
+      details: null,
+      lastFinished: null,
       consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
     };
   }

@@ -3,39 +3,70 @@
 // object does not carry; it picks the few that answer the question at a glance.
 
 import type {
-  BaselineBody, CuHeadroomBody, DiagnoseDropBody, EcosystemBody, IssueDetailBody, ProviderReportBody, ReleaseDiffBody, StatusBody, TopIssuesBody, WalletHistoryBody, WhyBody,
+  BaselineBody,
+  CuHeadroomBody,
+  DiagnoseDropBody,
+  EcosystemBody,
+  IssueDetailBody,
+  ProviderReportBody,
+  ReleaseDiffBody,
+  StatusBody,
+  TopIssuesBody,
+  WalletHistoryBody,
+  WhyBody,
 } from "../analytics/queries";
 
 export type Summary = { title: string; lines: string[] };
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.001 ? 3 : 1)}%`;
-const short = (id: string | null | undefined) => (id ? (id.length > 12 ? `${id.slice(0, 4)}…${id.slice(-4)}` : id) : "—");
+const short = (id: string | null | undefined) =>
+  id ? (id.length > 12 ? `${id.slice(0, 4)}…${id.slice(-4)}` : id) : "—";
 const num = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toLocaleString("en-US"));
-const when = (ms: number | null | undefined) => (ms === null || ms === undefined ? "—" : new Date(ms).toISOString().replace(".000Z", "Z"));
+const when = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? "—" : new Date(ms).toISOString().replace(".000Z", "Z");
 
 function why(a: WhyBody): Summary {
   const lines = [`Outcome: ${a.outcome}${a.source === "chain" ? " (decoded from chain)" : ""}`];
   if (a.outcome === "landed") {
     // A success decided from its status alone has no compute units (docs/api.md#get-v1whysig).
-    const compute = a.cuUsed === null ? "compute units not fetched (decided from its status)" : `${num(a.cuUsed)} CU used of ${num(a.cuRequested)} requested`;
+    const compute =
+      a.cuUsed === null
+        ? "compute units not fetched (decided from its status)"
+        : `${num(a.cuUsed)} CU used of ${num(a.cuRequested)} requested`;
     lines.push(`Landed in slot ${num(a.slot)}; ${compute}.`);
-  }
-  else if (a.outcome === "dropped") lines.push(`Never landed: drop class ${a.dropClass ?? "unknown"} via ${a.rpcLabel ?? "?"}. See diagnose_drop for the evidence.`);
+  } else if (a.outcome === "dropped")
+    lines.push(
+      `Never landed: drop class ${a.dropClass ?? "unknown"} via ${a.rpcLabel ?? "?"}. See diagnose_drop for the evidence.`,
+    );
   else {
     const failing = a.failingInstruction ?? a.instruction;
-    lines.push(`Failed in ${failing ?? "an instruction"}${a.ixPath ? ` (ix ${a.ixPath}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`);
+    lines.push(
+      `Failed in ${failing ?? "an instruction"}${a.ixPath ? ` (ix ${a.ixPath}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`,
+    );
     lines.push(errorLine(a));
-    if (a.cuUsed !== null) lines.push(`Compute: ${num(a.cuUsed)} of ${num(a.cuRequested)} CU${a.computeExceeded ? " (budget exceeded)" : ""}.`);
+    if (a.cuUsed !== null)
+      lines.push(
+        `Compute: ${num(a.cuUsed)} of ${num(a.cuRequested)} CU${a.computeExceeded ? " (budget exceeded)" : ""}.`,
+      );
   }
   if (a.callStack) lines.push(...callStackLines(a.callStack));
-  if (a.issue) lines.push(`Issue ${a.issue.fingerprint} "${a.issue.title}": ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`);
+  if (a.issue)
+    lines.push(
+      `Issue ${a.issue.fingerprint} "${a.issue.title}": ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`,
+    );
   return { title: `why ${short(a.sig)}`, lines };
 }
 
 function diagnoseDrop(a: DiagnoseDropBody): Summary {
-  const lines = [a.dropClass ? `Drop class: ${a.dropClass} (confidence ${a.confidence === null ? "—" : pct(a.confidence)})` : `Not dropped: ${a.outcome}`];
+  const lines = [
+    a.dropClass
+      ? `Drop class: ${a.dropClass} (confidence ${a.confidence === null ? "—" : pct(a.confidence)})`
+      : `Not dropped: ${a.outcome}`,
+  ];
   for (const e of a.evidence.slice(0, 3)) lines.push(`• ${e.detail}`);
-  lines.push(`Provider ${a.provider.rpcLabel}: drop rate ${pct(a.provider.dropRate)} over ${num(a.provider.sends7d)} sends in 7 days.`);
+  lines.push(
+    `Provider ${a.provider.rpcLabel}: drop rate ${pct(a.provider.dropRate)} over ${num(a.provider.sends7d)} sends in 7 days.`,
+  );
   lines.push(a.advice);
   return { title: `diagnose-drop ${short(a.sig)}`, lines };
 }
@@ -70,7 +101,10 @@ function releaseDiff(a: ReleaseDiffBody): Summary {
     `Before: failed ${pct(a.pre.failureRate)}, dropped ${pct(a.pre.dropRate)} of ${num(a.pre.attempts)}; after: failed ${pct(a.post.failureRate)}, dropped ${pct(a.post.dropRate)} of ${num(a.post.attempts)}.`,
   ];
   const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);
-  for (const i of notable) lines.push(`• ${i.status}: ${i.title} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)}) · ${i.fingerprint}`);
+  for (const i of notable)
+    lines.push(
+      `• ${i.status}: ${i.title} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)}) · ${i.fingerprint}`,
+    );
   if (notable.length === 0) lines.push("No new or regressed issues.");
   return { title: `release-diff ${short(a.program)}`, lines };
 }
@@ -89,14 +123,24 @@ function topIssues(a: TopIssuesBody): Summary {
 }
 
 function issue(a: IssueDetailBody): Summary {
-  const slices = (list: { key: string | null; share: number }[]) => list.slice(0, 4).map((s) => `${s.key || "(none)"} ${pct(s.share)}`).join(", ") || "—";
+  const slices = (list: { key: string | null; share: number }[]) =>
+    list
+      .slice(0, 4)
+      .map((s) => `${s.key || "(none)"} ${pct(s.share)}`)
+      .join(", ") || "—";
   const lines = [
     `Program ${short(a.program)}; ${a.outcome}${a.failingProgram && a.failingProgram !== a.program ? `, raised by ${short(a.failingProgram)}${a.failingInstruction ? ` ${a.failingInstruction}` : ""}` : ""}.`,
   ];
   if (a.errName || a.errCode !== null || a.errMessage) lines.push(errorLine(a));
-  lines.push(`${num(a.counts["1d"])} in 1 day, ${num(a.counts["7d"])} in 7 days, ${num(a.counts["30d"])} in 30 days; ${num(a.wallets)} wallet(s) in ${a.window.name}; bot share ${pct(a.botShare)}.`);
-  lines.push(`First seen ${when(a.firstSeen)}${a.introducedBy ? ` after the deploy at slot ${a.introducedBy.slot} (${when(a.introducedBy.deployedAt)})` : ""}; last seen ${when(a.lastSeen)}.`);
-  lines.push(`Providers: ${slices(a.breakdowns.providers)} · segments: ${slices(a.breakdowns.segments.filter((s) => s.count > 0))}`);
+  lines.push(
+    `${num(a.counts["1d"])} in 1 day, ${num(a.counts["7d"])} in 7 days, ${num(a.counts["30d"])} in 30 days; ${num(a.wallets)} wallet(s) in ${a.window.name}; bot share ${pct(a.botShare)}.`,
+  );
+  lines.push(
+    `First seen ${when(a.firstSeen)}${a.introducedBy ? ` after the deploy at slot ${a.introducedBy.slot} (${when(a.introducedBy.deployedAt)})` : ""}; last seen ${when(a.lastSeen)}.`,
+  );
+  lines.push(
+    `Providers: ${slices(a.breakdowns.providers)} · segments: ${slices(a.breakdowns.segments.filter((s) => s.count > 0))}`,
+  );
   if (a.representative?.callStack) lines.push(...callStackLines(a.representative.callStack));
   const examples = a.examples.slice(0, 3).map((e) => short(e.sig));
   if (examples.length) lines.push(`Examples: ${examples.join(", ")}`);
@@ -106,7 +150,10 @@ function issue(a: IssueDetailBody): Summary {
 function cuHeadroom(a: CuHeadroomBody): Summary {
   const lines = a.instructions
     .slice(0, 8)
-    .map((i) => `• ${i.instruction}: p50 ${num(i.cuUsed.p50)}, p95 ${num(i.cuUsed.p95)}, max ${num(i.cuUsed.max)} CU; requested ${num(i.cuRequestedP50)}; headroom ${num(i.headroomP95)}; exceeded ${num(i.exceeded)}×`);
+    .map(
+      (i) =>
+        `• ${i.instruction}: p50 ${num(i.cuUsed.p50)}, p95 ${num(i.cuUsed.p95)}, max ${num(i.cuUsed.max)} CU; requested ${num(i.cuRequestedP50)}; headroom ${num(i.headroomP95)}; exceeded ${num(i.exceeded)}×`,
+    );
   if (lines.length === 0) lines.push("No decoded instructions in this window.");
   return { title: `CU headroom ${short(a.program)} (${a.window.name})`, lines };
 }
@@ -114,35 +161,54 @@ function cuHeadroom(a: CuHeadroomBody): Summary {
 function walletHistory(a: WalletHistoryBody): Summary {
   const lines = [ratesLine("Summary", a.summary)];
   for (const i of a.items.slice(0, 10))
-    lines.push(`• ${when(i.sentAt)} ${short(i.sig)} ${i.pending ? "pending" : i.outcome}${i.errName ? ` ${i.errName}` : ""}${i.dropClass ? ` ${i.dropClass}` : ""} via ${i.rpcLabel}`);
+    lines.push(
+      `• ${when(i.sentAt)} ${short(i.sig)} ${i.pending ? "pending" : i.outcome}${i.errName ? ` ${i.errName}` : ""}${i.dropClass ? ` ${i.dropClass}` : ""} via ${i.rpcLabel}`,
+    );
   if (a.nextCursor) lines.push("More: pass nextCursor as cursor.");
   return { title: `wallet ${short(a.wallet)} at ${short(a.program)} (${a.window.name})`, lines };
 }
 
 function providerReport(a: ProviderReportBody): Summary {
   const lines = a.providers.map(
-    (p) => `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); time to land p50 ${num(p.timeToLandMs.p50)} ms`,
+    (p) =>
+      `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); time to land p50 ${num(p.timeToLandMs.p50)} ms`,
   );
   if (lines.length === 0) lines.push("No resolved sends in this window.");
   return { title: `providers ${short(a.program)} (${a.window.name})`, lines };
 }
 
 function status(a: StatusBody): Summary {
-  const lines = [`Version ${a.version}; lake ${num(a.lake.envelopes)} envelopes; spool backlog ${num(a.lake.spoolBacklog)} bytes.`];
-  for (const [job, run] of Object.entries(a.jobs)) lines.push(`• ${job}: ${run.ok === null ? "running" : run.ok ? "ok" : `failed (${run.error})`} at ${when(run.lastRunAt)}`);
+  const lines = [
+    `Version ${a.version}; lake ${num(a.lake.envelopes)} envelopes; spool backlog ${num(a.lake.spoolBacklog)} bytes.`,
+  ];
+  for (const [job, run] of Object.entries(a.jobs))
+    lines.push(
+      `• ${job}: ${run.ok === null ? "running" : run.ok ? "ok" : `failed (${run.error})`} at ${when(run.lastRunAt)}`,
+    );
   return { title: "txray status", lines };
 }
 
 function ecosystemSummary(a: EcosystemBody): Summary {
-  const lines = [`Ecosystem: ${num(a.rates.attempts)} resolved attempts, ${pct(a.rates.landingRate)} landed, ${pct(a.rates.dropRate)} dropped.`];
-  for (const p of a.programs.slice(0, 10)) lines.push(`• ${short(p.program)}: ${num(p.attempts)} attempts, ${pct(p.rates.landingRate)} landed`);
+  const lines = [
+    `Ecosystem: ${num(a.rates.attempts)} resolved attempts, ${pct(a.rates.landingRate)} landed, ${pct(a.rates.dropRate)} dropped.`,
+  ];
+  for (const p of a.programs.slice(0, 10))
+    lines.push(`• ${short(p.program)}: ${num(p.attempts)} attempts, ${pct(p.rates.landingRate)} landed`);
   return { title: `ecosystem (${a.window.name})`, lines };
 }
 
 const SUMMARIES: Record<string, (answer: any) => Summary> = {
   ecosystem: ecosystemSummary,
-  why, diagnose_drop: diagnoseDrop, baseline, release_diff: releaseDiff, top_issues: topIssues, issue, cu_headroom: cuHeadroom,
-  wallet_history: walletHistory, provider_report: providerReport, status,
+  why,
+  diagnose_drop: diagnoseDrop,
+  baseline,
+  release_diff: releaseDiff,
+  top_issues: topIssues,
+  issue,
+  cu_headroom: cuHeadroom,
+  wallet_history: walletHistory,
+  provider_report: providerReport,
+  status,
 };
 
 export function summarize(question: string, answer: unknown): Summary {

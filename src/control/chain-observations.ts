@@ -10,7 +10,11 @@ export function cachedTransaction(db: ControlDb, sig: string): unknown | null {
 }
 
 export function cacheTransaction(db: ControlDb, sig: string, transaction: unknown, now: number): void {
-  db.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run(sig, now, JSON.stringify(transaction));
+  db.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run(
+    sig,
+    now,
+    JSON.stringify(transaction),
+  );
 }
 
 export function forgetTransactionsFetchedBefore(db: ControlDb, cutoffMs: number): number {
@@ -25,7 +29,11 @@ export function recordBlockHeight(db: ControlDb, now: number, height: number): v
 
 /** Every kept observation, oldest first. */
 export function blockHeightObservations(db: ControlDb): { observed_at: number; height: number }[] {
-  return db.query<{ observed_at: number; height: number }, []>("SELECT observed_at, height FROM block_heights ORDER BY observed_at").all();
+  return db
+    .query<{ observed_at: number; height: number }, []>(
+      "SELECT observed_at, height FROM block_heights ORDER BY observed_at",
+    )
+    .all();
 }
 
 export function forgetBlockHeightsBefore(db: ControlDb, cutoffMs: number): number {

@@ -138,7 +138,8 @@ const MIGRATIONS: string[] = [
 ];
 
 /** Which SQL engine a control database runs on (for the few statements that must differ). */
-export const controlDialect = (db: ControlDb): "sqlite" | "postgres" => (db instanceof PostgresControlDb ? "postgres" : "sqlite");
+export const controlDialect = (db: ControlDb): "sqlite" | "postgres" =>
+  db instanceof PostgresControlDb ? "postgres" : "sqlite";
 
 /**
  * The control database: PostgreSQL when `controlUrl` (TXRAY_CONTROL_URL) is set, else SQLite at
@@ -152,7 +153,9 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
   }
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
+  db.exec(
+    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;",
+  );
   // Up to 64 MB of pages per connection (SQLite's default is 2 MB), filled only as pages are read
   // (the resolver's queue and attempt index, before issue 22, took rows at random places in their
   // signature indexes; a larger cache still helps the upgrade's one-time read of them).
@@ -200,8 +203,16 @@ export function controlDbFileProblem(file: string): string | null {
   }
   try {
     const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
-    if (rows.length !== 1 || rows[0].integrity_check !== "ok") return `SQLite integrity check failed: ${rows.map((row) => row.integrity_check).join("; ").slice(0, 300)}`;
-    const version = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+    if (rows.length !== 1 || rows[0].integrity_check !== "ok")
+      return `SQLite integrity check failed: ${rows
+        .map((row) => row.integrity_check)
+        .join("; ")
+        .slice(0, 300)}`;
+    const version = db
+      .query<{ n: number }, []>(
+        "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
+      )
+      .get();
     return version?.n === 1 ? null : "not a txray control database (no schema_version table)";
   } catch (error) {
     return `not a readable SQLite database: ${(error as Error).message}`;

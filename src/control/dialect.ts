@@ -37,15 +37,22 @@ export function toPostgres(sql: string): string {
   let text = numberPlaceholders(sql);
   text = text.replace(/\bmax\(\s*([^(),]+?)\s*,\s*([^(),]+?)\s*\)/gi, "greatest($1, $2)");
   if (/^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i.test(text)) {
-    text = text.replace(/^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i, "INSERT INTO").replace(/;?\s*$/, " ON CONFLICT DO NOTHING");
+    text = text
+      .replace(/^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i, "INSERT INTO")
+      .replace(/;?\s*$/, " ON CONFLICT DO NOTHING");
   }
   const replace = /^\s*INSERT\s+OR\s+REPLACE\s+INTO\s+(\w+)\s*\(([^)]*)\)/i.exec(text);
   if (replace) {
     const [, table, columnList] = replace;
     const keys = PRIMARY_KEYS[table];
-    if (!keys) throw new Error(`control plane: INSERT OR REPLACE INTO ${table} needs its primary key in PRIMARY_KEYS (src/control/dialect.ts)`);
+    if (!keys)
+      throw new Error(
+        `control plane: INSERT OR REPLACE INTO ${table} needs its primary key in PRIMARY_KEYS (src/control/dialect.ts)`,
+      );
     const columns = columnList.split(",").map((column) => column.trim());
-    const updates = columns.filter((column) => !keys.includes(column)).map((column) => `${column} = excluded.${column}`);
+    const updates = columns
+      .filter((column) => !keys.includes(column))
+      .map((column) => `${column} = excluded.${column}`);
     text =
       text.replace(/^\s*INSERT\s+OR\s+REPLACE\s+INTO\b/i, "INSERT INTO").replace(/;?\s*$/, "") +
       ` ON CONFLICT (${keys.join(", ")}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`;

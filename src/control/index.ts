@@ -1,7 +1,15 @@
 // Public surface of the control plane (bun:sqlite by default, PostgreSQL with TXRAY_CONTROL_URL).
 // Every statement against the control tables is a named function of this folder: the rest of txray
 // never writes SQL against them (and all of it must survive the SQLite → PostgreSQL rewriter).
-export { openControlDb, openControlDbReadOnly, snapshotControlDb, controlDbFileProblem, controlDialect, sqliteControlDb, type ControlDb } from "./db";
+export {
+  openControlDb,
+  openControlDbReadOnly,
+  snapshotControlDb,
+  controlDbFileProblem,
+  controlDialect,
+  sqliteControlDb,
+  type ControlDb,
+} from "./db";
 export { ControlPlaneError } from "./postgres";
 export * from "./keys";
 export * from "./programs";

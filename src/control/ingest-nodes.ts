@@ -14,7 +14,14 @@ import { rpcOrigin } from "../shared/rpc-identity";
 
 export { rpcOrigin };
 
-export type IngestNode = { nodeId: string; owner: string; rpcOrigin: string; rpcFingerprint: string; startedAt: number; heartbeatAt: number };
+export type IngestNode = {
+  nodeId: string;
+  owner: string;
+  rpcOrigin: string;
+  rpcFingerprint: string;
+  startedAt: number;
+  heartbeatAt: number;
+};
 
 /** Tells two RPC URLs apart without storing either: SHA-256 of the whole URL, 16 hex. */
 export function rpcFingerprint(url: string): string {
@@ -22,7 +29,11 @@ export function rpcFingerprint(url: string): string {
 }
 
 /** Registers (or refreshes) this ingest process as the live owner of `nodeId`. */
-export function registerIngestNode(db: ControlDb, node: { nodeId: string; owner: string; rpcUrl: string }, now: number): void {
+export function registerIngestNode(
+  db: ControlDb,
+  node: { nodeId: string; owner: string; rpcUrl: string },
+  now: number,
+): void {
   db.query(
     `INSERT INTO ingest_nodes (node_id, owner, rpc_origin, rpc_fingerprint, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (node_id) DO UPDATE SET owner = excluded.owner, rpc_origin = excluded.rpc_origin,
@@ -41,11 +52,26 @@ export function unregisterIngestNode(db: ControlDb, nodeId: string, owner: strin
 
 export function listIngestNodes(db: ControlDb): IngestNode[] {
   return db
-    .query<{ node_id: string; owner: string; rpc_origin: string; rpc_fingerprint: string; started_at: number; heartbeat_at: number }, []>(
-      "SELECT node_id, owner, rpc_origin, rpc_fingerprint, started_at, heartbeat_at FROM ingest_nodes ORDER BY node_id",
-    )
+    .query<
+      {
+        node_id: string;
+        owner: string;
+        rpc_origin: string;
+        rpc_fingerprint: string;
+        started_at: number;
+        heartbeat_at: number;
+      },
+      []
+    >("SELECT node_id, owner, rpc_origin, rpc_fingerprint, started_at, heartbeat_at FROM ingest_nodes ORDER BY node_id")
     .all()
-    .map((row) => ({ nodeId: row.node_id, owner: row.owner, rpcOrigin: row.rpc_origin, rpcFingerprint: row.rpc_fingerprint, startedAt: row.started_at, heartbeatAt: row.heartbeat_at }));
+    .map((row) => ({
+      nodeId: row.node_id,
+      owner: row.owner,
+      rpcOrigin: row.rpc_origin,
+      rpcFingerprint: row.rpc_fingerprint,
+      startedAt: row.started_at,
+      heartbeatAt: row.heartbeat_at,
+    }));
 }
 
 /** Asks `nodeId` to seal its active segment; returns the request's id. */
@@ -57,7 +83,10 @@ export function requestSeal(db: ControlDb, nodeId: string, now: number): string 
 
 /** The ids of the requests still waiting for `nodeId`. */
 export function openSealRequests(db: ControlDb, nodeId: string): string[] {
-  return db.query<{ id: string }, [string]>("SELECT id FROM seal_requests WHERE node_id = ? AND sealed_at IS NULL").all(nodeId).map((row) => row.id);
+  return db
+    .query<{ id: string }, [string]>("SELECT id FROM seal_requests WHERE node_id = ? AND sealed_at IS NULL")
+    .all(nodeId)
+    .map((row) => row.id);
 }
 
 export function markSealed(db: ControlDb, ids: string[], now: number): void {
@@ -67,7 +96,10 @@ export function markSealed(db: ControlDb, ids: string[], now: number): void {
 
 /** The time each request was answered (null while it waits). */
 export function sealRequestState(db: ControlDb, id: string): number | null {
-  return db.query<{ sealed_at: number | null }, [string]>("SELECT sealed_at FROM seal_requests WHERE id = ?").get(id)?.sealed_at ?? null;
+  return (
+    db.query<{ sealed_at: number | null }, [string]>("SELECT sealed_at FROM seal_requests WHERE id = ?").get(id)
+      ?.sealed_at ?? null
+  );
 }
 
 /** Drops the requester's rows once it is done with them (answered or not). */

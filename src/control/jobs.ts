@@ -4,20 +4,40 @@
 import type { ControlDb } from "./types";
 
 /** A finished run of a job: when it started, how it ended, and what it reported. */
-export type FinishedJobRun = { startedAt: number; ok: boolean; durationMs: number | null; error: string | null; details: unknown };
+export type FinishedJobRun = {
+  startedAt: number;
+  ok: boolean;
+  durationMs: number | null;
+  error: string | null;
+  details: unknown;
+};
 
 /**
  * The latest run of a job. `lastFinished`: while that run is still going (`ok` null), the latest
  * one that ended, so that a job running back to back (a resolver behind) still shows where its
  * time went; null otherwise.
  */
-export type JobRun = { lastRunAt: number; ok: boolean | null; durationMs: number | null; error: string | null; details: unknown; lastFinished: FinishedJobRun | null };
+export type JobRun = {
+  lastRunAt: number;
+  ok: boolean | null;
+  durationMs: number | null;
+  error: string | null;
+  details: unknown;
+  lastFinished: FinishedJobRun | null;
+};
 
 export function recordJobStart(db: ControlDb, job: string, now: number): number {
-  return db.query<{ id: number }, [string, number]>("INSERT INTO job_runs (job, started_at) VALUES (?, ?) RETURNING id").get(job, now)!.id;
+  return db
+    .query<{ id: number }, [string, number]>("INSERT INTO job_runs (job, started_at) VALUES (?, ?) RETURNING id")
+    .get(job, now)!.id;
 }
 
-export function recordJobEnd(db: ControlDb, runId: number, result: { ok: boolean; durationMs: number; error?: string; details?: unknown }, now: number): void {
+export function recordJobEnd(
+  db: ControlDb,
+  runId: number,
+  result: { ok: boolean; durationMs: number; error?: string; details?: unknown },
+  now: number,
+): void {
   db.query("UPDATE job_runs SET finished_at = ?, ok = ?, duration_ms = ?, error = ?, details = ? WHERE id = ?").run(
     now,
     result.ok ? 1 : 0,
@@ -27,7 +47,9 @@ export function recordJobEnd(db: ControlDb, runId: number, result: { ok: boolean
     runId,
   );
   // Keep history bounded: the last 200 runs of each job.
-  db.query("DELETE FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) AND id <= (SELECT id FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) ORDER BY id DESC LIMIT 1 OFFSET 200)").run(runId, runId);
+  db.query(
+    "DELETE FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) AND id <= (SELECT id FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) ORDER BY id DESC LIMIT 1 OFFSET 200)",
+  ).run(runId, runId);
 }
 
 /** Failed runs of each job since its last successful one (jobs whose last run succeeded are absent). */
@@ -43,13 +65,25 @@ export function consecutiveFailures(db: ControlDb): Record<string, number> {
 
 /** The details of a job's latest successful run; null when it never succeeded (or recorded none). */
 export function lastSuccessDetails(db: ControlDb, job: string): unknown {
-  const row = db.query<{ details: string | null }, [string]>("SELECT details FROM job_runs WHERE job = ? AND ok = 1 ORDER BY id DESC LIMIT 1").get(job);
+  const row = db
+    .query<{ details: string | null }, [string]>(
+      "SELECT details FROM job_runs WHERE job = ? AND ok = 1 ORDER BY id DESC LIMIT 1",
+    )
+    .get(job);
   return row?.details ? JSON.parse(row.details) : null;
 }
 
 /** The latest run of each job, with the latest finished one while it is still going. */
 export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
-  type Row = { job: string; id: number; started_at: number; ok: number | null; duration_ms: number | null; error: string | null; details: string | null };
+  type Row = {
+    job: string;
+    id: number;
+    started_at: number;
+    ok: number | null;
+    duration_ms: number | null;
+    error: string | null;
+    details: string | null;
+  };
   // Per job, newest first: its latest run and, when that one has not ended, the latest that has.
   const rows = db
     .query<Row, []>(
@@ -63,9 +97,22 @@ export function lastJobRuns(db: ControlDb): Record<string, JobRun> {
   for (const row of rows) {
     const latest = out[row.job];
     if (latest === undefined) {
-      out[row.job] = { lastRunAt: row.started_at, ok: row.ok === null ? null : row.ok === 1, durationMs: row.duration_ms, error: row.error, details: detailsOf(row), lastFinished: null };
+      out[row.job] = {
+        lastRunAt: row.started_at,
+        ok: row.ok === null ? null : row.ok === 1,
+        durationMs: row.duration_ms,
+        error: row.error,
+        details: detailsOf(row),
+        lastFinished: null,
+      };
     } else {
-      latest.lastFinished = { startedAt: row.started_at, ok: row.ok === 1, durationMs: row.duration_ms, error: row.error, details: detailsOf(row) };
+      latest.lastFinished = {
+        startedAt: row.started_at,
+        ok: row.ok === 1,
+        durationMs: row.duration_ms,
+        error: row.error,
+        details: detailsOf(row),
+      };
     }
   }
   return out;

@@ -5,7 +5,14 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ControlDb } from "./types";
 
 export type KeyScope = "live" | "read";
-export type KeyRecord = { id: string; accountId: string; accountName: string; scope: KeyScope; createdAt: number; revokedAt: number | null };
+export type KeyRecord = {
+  id: string;
+  accountId: string;
+  accountName: string;
+  scope: KeyScope;
+  createdAt: number;
+  revokedAt: number | null;
+};
 export type Principal = { accountId: string; accountName: string; scope: KeyScope; keyId: string };
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -28,22 +35,35 @@ export function looksLikeKey(text: string): boolean {
   return KEY_PATTERN.test(text);
 }
 
-export function createAccountKey(db: ControlDb, accountName: string, scope: KeyScope, now: number): { key: string; record: KeyRecord } {
+export function createAccountKey(
+  db: ControlDb,
+  accountName: string,
+  scope: KeyScope,
+  now: number,
+): { key: string; record: KeyRecord } {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(accountName)) {
     throw new Error("account name: letters, digits, '_', '.', '-' (1-64 characters)");
   }
   const key = `txr_${scope}_${randomBase58(32)}`;
   const keyHash = hashKey(key);
-  const id = "key_" + keyHash.slice(0, 12);
-  return db.transaction(() => {
-    let account = db.query<{ id: string }, [string]>("SELECT id FROM accounts WHERE name = ?").get(accountName);
-    if (!account) {
-      account = { id: "acc_" + randomBase58(12) };
-      db.query("INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)").run(account.id, accountName, now);
-    }
-    db.query("INSERT INTO api_keys (id, account_id, scope, key_hash, created_at) VALUES (?, ?, ?, ?, ?)").run(id, account.id, scope, keyHash, now);
-    return { key, record: { id, accountId: account.id, accountName, scope, createdAt: now, revokedAt: null } };
-  }).immediate();
+  const id = `key_${keyHash.slice(0, 12)}`;
+  return db
+    .transaction(() => {
+      let account = db.query<{ id: string }, [string]>("SELECT id FROM accounts WHERE name = ?").get(accountName);
+      if (!account) {
+        account = { id: `acc_${randomBase58(12)}` };
+        db.query("INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)").run(account.id, accountName, now);
+      }
+      db.query("INSERT INTO api_keys (id, account_id, scope, key_hash, created_at) VALUES (?, ?, ?, ?, ?)").run(
+        id,
+        account.id,
+        scope,
+        keyHash,
+        now,
+      );
+      return { key, record: { id, accountId: account.id, accountName, scope, createdAt: now, revokedAt: null } };
+    })
+    .immediate();
 }
 
 /** The principal behind a presented key, or null for an unknown, malformed or revoked key. */
@@ -51,7 +71,10 @@ export function authenticate(db: ControlDb, presented: string): Principal | null
   if (!looksLikeKey(presented)) return null;
   const presentedHash = hashKey(presented);
   const row = db
-    .query<{ id: string; account_id: string; name: string; scope: KeyScope; key_hash: string; revoked_at: number | null }, [string]>(
+    .query<
+      { id: string; account_id: string; name: string; scope: KeyScope; key_hash: string; revoked_at: number | null },
+      [string]
+    >(
       "SELECT k.id, k.account_id, a.name, k.scope, k.key_hash, k.revoked_at FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?",
     )
     .get(presentedHash);
@@ -62,11 +85,21 @@ export function authenticate(db: ControlDb, presented: string): Principal | null
 
 export function listKeys(db: ControlDb): KeyRecord[] {
   return db
-    .query<{ id: string; account_id: string; name: string; scope: KeyScope; created_at: number; revoked_at: number | null }, []>(
+    .query<
+      { id: string; account_id: string; name: string; scope: KeyScope; created_at: number; revoked_at: number | null },
+      []
+    >(
       "SELECT k.id, k.account_id, a.name, k.scope, k.created_at, k.revoked_at FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id",
     )
     .all()
-    .map((row) => ({ id: row.id, accountId: row.account_id, accountName: row.name, scope: row.scope, createdAt: row.created_at, revokedAt: row.revoked_at }));
+    .map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      accountName: row.name,
+      scope: row.scope,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    }));
 }
 
 /** An account's id by its name, or null. */

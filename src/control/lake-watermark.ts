@@ -7,7 +7,10 @@ import type { ControlDb } from "./types";
 const KEY = "tables:taken-before";
 
 export function recordLakeTakenBefore(db: ControlDb, at: number): void {
-  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(KEY, String(at));
+  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+    KEY,
+    String(at),
+  );
 }
 
 /** null: the tables job has not recorded one. */

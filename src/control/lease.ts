@@ -21,7 +21,12 @@ export const LEASE_TTL_MS = 30_000;
 type LeaseValue = { holder: string; host: string; pid: number; until: number };
 
 /** Runs `work` holding the lease, waiting for it up to waitMs. */
-export async function withLease<T>(db: ControlDb, name: string, work: () => Promise<T> | T, options: { ttlMs?: number; waitMs?: number } = {}): Promise<T> {
+export async function withLease<T>(
+  db: ControlDb,
+  name: string,
+  work: () => Promise<T> | T,
+  options: { ttlMs?: number; waitMs?: number } = {},
+): Promise<T> {
   const attempt = await whenLeaseFree(db, name, work, { waitMs: options.waitMs ?? 120_000, ttlMs: options.ttlMs });
   if (!attempt.ran) throw new Error(`timed out waiting for the ${name} lease`);
   return attempt.value;
@@ -32,7 +37,9 @@ export async function withLease<T>(db: ControlDb, name: string, work: () => Prom
  * { ran: false } when the wait ends first (or `signal` aborts it) instead of failing.
  */
 export async function whenLeaseFree<T>(
-  db: ControlDb, name: string, work: () => Promise<T> | T,
+  db: ControlDb,
+  name: string,
+  work: () => Promise<T> | T,
   options: { waitMs: number; pollMs?: number; ttlMs?: number; signal?: AbortSignal },
 ): Promise<{ ran: true; value: T } | { ran: false }> {
   const deadline = Date.now() + options.waitMs;
@@ -46,7 +53,12 @@ export async function whenLeaseFree<T>(
 }
 
 /** Runs `work` if the lease is free right now; otherwise returns { ran: false } at once. */
-export async function ifLeaseFree<T>(db: ControlDb, name: string, work: () => Promise<T>, ttlMs = LEASE_TTL_MS): Promise<{ ran: true; value: T } | { ran: false }> {
+export async function ifLeaseFree<T>(
+  db: ControlDb,
+  name: string,
+  work: () => Promise<T>,
+  ttlMs = LEASE_TTL_MS,
+): Promise<{ ran: true; value: T } | { ran: false }> {
   const held = acquire(db, name, ttlMs);
   if (held === null) return { ran: false };
   return { ran: true, value: await holding(db, held, work) };
@@ -55,11 +67,14 @@ export async function ifLeaseFree<T>(db: ControlDb, name: string, work: () => Pr
 type Held = { key: string; value: string; ttlMs: number };
 
 async function holding<T>(db: ControlDb, held: Held, work: () => Promise<T> | T): Promise<T> {
-  const renewal = setInterval(() => {
-    try {
-      renew(db, held);
-    } catch {} // a failed renewal is retried at the next tick; the lease outlives two of them
-  }, Math.max(10, Math.floor(held.ttlMs / 3)));
+  const renewal = setInterval(
+    () => {
+      try {
+        renew(db, held);
+      } catch {} // a failed renewal is retried at the next tick; the lease outlives two of them
+    },
+    Math.max(10, Math.floor(held.ttlMs / 3)),
+  );
   try {
     return await work();
   } finally {
@@ -73,21 +88,26 @@ function acquire(db: ControlDb, name: string, ttlMs: number): Held | null {
   const key = `lease:${name}`;
   const now = Date.now();
   const value = leaseValue(ttlMs, now);
-  return db.transaction(() => {
-    const current = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key);
-    if (current) {
-      const lease = JSON.parse(current.value) as Partial<LeaseValue>;
-      if ((lease.until ?? 0) >= now && holderAlive(lease)) return null;
-    }
-    db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
-    return { key, value, ttlMs };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const current = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key);
+      if (current) {
+        const lease = JSON.parse(current.value) as Partial<LeaseValue>;
+        if ((lease.until ?? 0) >= now && holderAlive(lease)) return null;
+      }
+      db.query(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ).run(key, value);
+      return { key, value, ttlMs };
+    })
+    .immediate();
 }
 
 /** Extends the lease if this holder still has it (compare-and-set on the exact value last written). */
 function renew(db: ControlDb, held: Held) {
   const value = leaseValue(held.ttlMs, Date.now());
-  if (db.query("UPDATE meta SET value = ? WHERE key = ? AND value = ?").run(value, held.key, held.value).changes > 0) held.value = value;
+  if (db.query("UPDATE meta SET value = ? WHERE key = ? AND value = ?").run(value, held.key, held.value).changes > 0)
+    held.value = value;
 }
 
 function release(db: ControlDb, held: Held) {
@@ -95,7 +115,12 @@ function release(db: ControlDb, held: Held) {
 }
 
 function leaseValue(ttlMs: number, now: number): string {
-  const value: LeaseValue = { holder: `${holderId}-${randomBytes(4).toString("hex")}`, host: hostname(), pid: process.pid, until: now + ttlMs };
+  const value: LeaseValue = {
+    holder: `${holderId}-${randomBytes(4).toString("hex")}`,
+    host: hostname(),
+    pid: process.pid,
+    until: now + ttlMs,
+  };
   return JSON.stringify(value);
 }
 

@@ -10,7 +10,10 @@ declare const self: Worker;
 export type BridgeSetup = { setup: { url: string; flag: SharedArrayBuffer; port: MessagePort } };
 /** `id` ties a reply to its request; the flag is set to the id of each request answered. */
 export type BridgeRequest = { id: number; text: string; params: unknown[] };
-export type BridgeReply = { id: number } & ({ ok: true; rows: Record<string, unknown>[]; changes: number } | { ok: false; message: string; code: string | null });
+export type BridgeReply = { id: number } & (
+  | { ok: true; rows: Record<string, unknown>[]; changes: number }
+  | { ok: false; message: string; code: string | null }
+);
 
 /** PostgreSQL type ids that come back as text or BigInt but are numbers to the control plane. */
 const NUMERIC_TYPES = new Set([20, 1700]); // int8, numeric (sum of int8)
@@ -30,20 +33,29 @@ self.onmessage = async (event: MessageEvent<BridgeSetup | BridgeRequest>) => {
   let reply: BridgeReply;
   try {
     // Without parameters the simple protocol runs several statements at once (migrations).
-    const result = message.params.length > 0 ? await sql.unsafe(message.text, message.params as any[]) : await sql.unsafe(message.text);
+    const result =
+      message.params.length > 0
+        ? await sql.unsafe(message.text, message.params as any[])
+        : await sql.unsafe(message.text);
     const columns: { name: string; type: number }[] = (result as any).columns ?? [];
     const numeric = columns.filter((column) => NUMERIC_TYPES.has(column.type)).map((column) => column.name);
     const rows: Record<string, unknown>[] = [];
     for (const row of result as Record<string, unknown>[]) {
       const plain: Record<string, unknown> = { ...row };
-      for (const name of numeric) if (plain[name] !== null && plain[name] !== undefined) plain[name] = Number(plain[name]);
+      for (const name of numeric)
+        if (plain[name] !== null && plain[name] !== undefined) plain[name] = Number(plain[name]);
       for (const name in plain) if (typeof plain[name] === "bigint") plain[name] = Number(plain[name]);
       rows.push(plain);
     }
     reply = { id: message.id, ok: true, rows, changes: Number((result as any).count ?? 0) };
   } catch (error) {
     const code = (error as { errno?: string }).errno ?? null;
-    reply = { id: message.id, ok: false, message: error instanceof Error ? error.message : String(error), code: typeof code === "string" ? code : null };
+    reply = {
+      id: message.id,
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+      code: typeof code === "string" ? code : null,
+    };
   }
   port.postMessage(reply);
   Atomics.store(flag, 0, message.id);

@@ -47,7 +47,9 @@ export class PostgresControlDb implements ControlDb {
     (this.worker as Worker & { unref(): void }).unref();
     const { port1, port2 } = new MessageChannel();
     this.port = port1 as unknown as MessagePort;
-    const setup: BridgeSetup = { setup: { url, flag: this.flag.buffer as SharedArrayBuffer, port: port2 as unknown as MessagePort } };
+    const setup: BridgeSetup = {
+      setup: { url, flag: this.flag.buffer as SharedArrayBuffer, port: port2 as unknown as MessagePort },
+    };
     this.worker.postMessage(setup, [port2 as unknown as Transferable]);
     this.call("SELECT 1", []); // connects now: a wrong URL stops start-up here, with the server's message
   }
@@ -56,7 +58,13 @@ export class PostgresControlDb implements ControlDb {
   call(text: string, params: unknown[]): { rows: Record<string, unknown>[]; changes: number } {
     if (this.closed) throw new ControlPlaneError("the control database is closed", null);
     const id = (this.lastRequest = (this.lastRequest % 0x7fffffff) + 1);
-    const request: BridgeRequest = { id, text, params: params.map((value) => (typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value)) };
+    const request: BridgeRequest = {
+      id,
+      text,
+      params: params.map((value) =>
+        typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value,
+      ),
+    };
     this.worker.postMessage(request);
     const reply = this.awaitReply(id);
     if (!reply.ok) throw new ControlPlaneError(`control database: ${reply.message}`, reply.code);
@@ -79,7 +87,11 @@ export class PostgresControlDb implements ControlDb {
         continue; // a late reply to a statement whose caller already gave up
       }
       const remaining = deadline - performance.now();
-      if (remaining <= 0) throw new ControlPlaneError(`the control database (PostgreSQL) did not answer within ${this.statementTimeoutMs / 1000} s`, null);
+      if (remaining <= 0)
+        throw new ControlPlaneError(
+          `the control database (PostgreSQL) did not answer within ${this.statementTimeoutMs / 1000} s`,
+          null,
+        );
       const answered = Atomics.load(this.flag, 0);
       // Sleep until the worker answers something (the flag changes), or 1 ms once ours is answered and its reply is in flight.
       Atomics.wait(this.flag, 0, answered, answered === id ? 1 : Math.min(remaining, 1000));

@@ -25,9 +25,14 @@ export function listAccountPrograms(db: ControlDb, accountId: string, afterProgr
 }
 
 export function trackedPrograms(db: ControlDb): string[] {
-  return db.query<{ program: string }, []>("SELECT DISTINCT program FROM account_programs ORDER BY program").all().map((r) => r.program);
+  return db
+    .query<{ program: string }, []>("SELECT DISTINCT program FROM account_programs ORDER BY program")
+    .all()
+    .map((r) => r.program);
 }
 
 export function accountHasProgram(db: ControlDb, accountId: string, program: string): boolean {
-  return db.query("SELECT 1 FROM account_programs WHERE account_id = ? AND program = ?").get(accountId, program) !== null;
+  return (
+    db.query("SELECT 1 FROM account_programs WHERE account_id = ? AND program = ?").get(accountId, program) !== null
+  );
 }

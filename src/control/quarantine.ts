@@ -5,19 +5,44 @@
 
 import type { ControlDb } from "./types";
 
-export type QuarantinedSegment = { segment: string; at: number; path: string; envelopes: number; bytes: number; reason: string };
-export type QuarantineSummary = { segments: number; envelopes: number; lastAt: number | null; lastSegment: string | null };
+export type QuarantinedSegment = {
+  segment: string;
+  at: number;
+  path: string;
+  envelopes: number;
+  bytes: number;
+  reason: string;
+};
+export type QuarantineSummary = {
+  segments: number;
+  envelopes: number;
+  lastAt: number | null;
+  lastSegment: string | null;
+};
 
 export function recordQuarantinedSegment(db: ControlDb, entry: QuarantinedSegment): void {
-  db.query("INSERT OR IGNORE INTO quarantined_segments (segment, quarantined_at, path, envelopes, bytes, reason) VALUES (?, ?, ?, ?, ?, ?)").run(
-    entry.segment, entry.at, entry.path, entry.envelopes, entry.bytes, entry.reason,
-  );
+  db.query(
+    "INSERT OR IGNORE INTO quarantined_segments (segment, quarantined_at, path, envelopes, bytes, reason) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(entry.segment, entry.at, entry.path, entry.envelopes, entry.bytes, entry.reason);
 }
 
 export function quarantineSummary(db: ControlDb): QuarantineSummary {
-  const totals = db.query<{ n: number; envelopes: number | null }, []>("SELECT count(*) AS n, sum(envelopes) AS envelopes FROM quarantined_segments").get();
-  const last = db.query<{ segment: string; at: number }, []>("SELECT segment, quarantined_at AS at FROM quarantined_segments ORDER BY quarantined_at DESC, segment DESC LIMIT 1").get();
-  return { segments: Number(totals?.n ?? 0), envelopes: Number(totals?.envelopes ?? 0), lastAt: last ? Number(last.at) : null, lastSegment: last?.segment ?? null };
+  const totals = db
+    .query<{ n: number; envelopes: number | null }, []>(
+      "SELECT count(*) AS n, sum(envelopes) AS envelopes FROM quarantined_segments",
+    )
+    .get();
+  const last = db
+    .query<{ segment: string; at: number }, []>(
+      "SELECT segment, quarantined_at AS at FROM quarantined_segments ORDER BY quarantined_at DESC, segment DESC LIMIT 1",
+    )
+    .get();
+  return {
+    segments: Number(totals?.n ?? 0),
+    envelopes: Number(totals?.envelopes ?? 0),
+    lastAt: last ? Number(last.at) : null,
+    lastSegment: last?.segment ?? null,
+  };
 }
 
 export function quarantinedSegments(db: ControlDb): QuarantinedSegment[] {

@@ -6,7 +6,11 @@
 import type { ControlDb } from "./types";
 
 export function recordResolutionBatch(db: ControlDb, batch: string, partitionDirs: string[], now: number): void {
-  db.query("INSERT INTO resolution_batches (batch, created_at, files) VALUES (?, ?, ?)").run(batch, now, JSON.stringify(partitionDirs));
+  db.query("INSERT INTO resolution_batches (batch, created_at, files) VALUES (?, ?, ?)").run(
+    batch,
+    now,
+    JSON.stringify(partitionDirs),
+  );
 }
 
 export function uncommittedResolutionBatches(db: ControlDb): { batch: string; partitionDirs: string[] }[] {

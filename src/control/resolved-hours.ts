@@ -14,7 +14,13 @@ export type IssueHour = { fingerprint: string; hour: number; attempts: number; f
  * The commit of a resolve run's batch: the hourly counts grow, the segments the run took in are
  * marked taken at its time, and the batch is marked committed, all or nothing.
  */
-export function commitResolutionBatch(db: ControlDb, batch: string, providers: ProviderHour[], issues: IssueHour[], taken: { segments: string[]; at: number } = { segments: [], at: 0 }): void {
+export function commitResolutionBatch(
+  db: ControlDb,
+  batch: string,
+  providers: ProviderHour[],
+  issues: IssueHour[],
+  taken: { segments: string[]; at: number } = { segments: [], at: 0 },
+): void {
   const providerHour = db.query(
     `INSERT INTO provider_hours (rpc_hash, hour, sends, dropped) VALUES (?, ?, ?, ?)
      ON CONFLICT (rpc_hash, hour) DO UPDATE SET sends = provider_hours.sends + excluded.sends, dropped = provider_hours.dropped + excluded.dropped`,
@@ -32,21 +38,34 @@ export function commitResolutionBatch(db: ControlDb, batch: string, providers: P
 }
 
 /** A provider's resolved sends and drops in the hours from `fromHour` (hours since the epoch). */
-export function providerSendsSince(db: ControlDb, rpcHash: string, fromHour: number): { sends: number; dropped: number } {
+export function providerSendsSince(
+  db: ControlDb,
+  rpcHash: string,
+  fromHour: number,
+): { sends: number; dropped: number } {
   const row = db
-    .query<{ sends: number | null; dropped: number | null }, [string, number]>("SELECT sum(sends) AS sends, sum(dropped) AS dropped FROM provider_hours WHERE rpc_hash = ? AND hour >= ?")
+    .query<{ sends: number | null; dropped: number | null }, [string, number]>(
+      "SELECT sum(sends) AS sends, sum(dropped) AS dropped FROM provider_hours WHERE rpc_hash = ? AND hour >= ?",
+    )
     .get(rpcHash, fromHour);
   return { sends: Number(row?.sends ?? 0), dropped: Number(row?.dropped ?? 0) };
 }
 
 /** An issue's attempts sent in the hours from `fromHour`, and its first send over every kept hour. */
-export function issueCounts(db: ControlDb, fingerprint: string, fromHour: number): { count: number; firstSeen: number | null } {
+export function issueCounts(
+  db: ControlDb,
+  fingerprint: string,
+  fromHour: number,
+): { count: number; firstSeen: number | null } {
   const row = db
     .query<{ count: number | null; first_seen: number | null }, [number, string]>(
       "SELECT sum(attempts) FILTER (WHERE hour >= ?) AS count, min(first_seen) AS first_seen FROM issue_hours WHERE fingerprint = ?",
     )
     .get(fromHour, fingerprint);
-  return { count: Number(row?.count ?? 0), firstSeen: row?.first_seen === null || row?.first_seen === undefined ? null : Number(row.first_seen) };
+  return {
+    count: Number(row?.count ?? 0),
+    firstSeen: row?.first_seen === null || row?.first_seen === undefined ? null : Number(row.first_seen),
+  };
 }
 
 /** The resolver's own trim: hours of send time before `beforeHour`. */

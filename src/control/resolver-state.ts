@@ -38,19 +38,32 @@ export function recordResolverProgress(db: ControlDb, progress: ResolverProgress
  * whether the resolver keeps up (a send that never lands stays open until its blockhash expires,
  * ~60-90 s, by design); a lag that stays within a few seconds does.
  */
-export function resolverBacklog(db: ControlDb, now: number): { pendingAttempts: number; awaitingIntake: number; lagMs: number } {
+export function resolverBacklog(
+  db: ControlDb,
+  now: number,
+): { pendingAttempts: number; awaitingIntake: number; lagMs: number } {
   const progress = resolverProgress(db);
-  const awaiting = db.query<{ n: number | null; oldest: number | null }, []>(
-    "SELECT sum(rows) AS n, min(committed_at) AS oldest FROM lake_segments WHERE intake_at IS NULL",
-  ).get();
-  const waits = [progress?.nextDueAt ?? null, awaiting?.oldest ?? null].filter((at): at is number => at !== null).map((at) => now - Number(at));
-  return { pendingAttempts: progress?.openAttempts ?? 0, awaitingIntake: Number(awaiting?.n ?? 0), lagMs: Math.max(0, ...waits) };
+  const awaiting = db
+    .query<{ n: number | null; oldest: number | null }, []>(
+      "SELECT sum(rows) AS n, min(committed_at) AS oldest FROM lake_segments WHERE intake_at IS NULL",
+    )
+    .get();
+  const waits = [progress?.nextDueAt ?? null, awaiting?.oldest ?? null]
+    .filter((at): at is number => at !== null)
+    .map((at) => now - Number(at));
+  return {
+    pendingAttempts: progress?.openAttempts ?? 0,
+    awaitingIntake: Number(awaiting?.n ?? 0),
+    lagMs: Math.max(0, ...waits),
+  };
 }
 
 /** The latest time the resolver marked on a segment or a batch (its next run's time must be later). */
 export function latestResolverMark(db: ControlDb): number {
-  const segment = db.query<{ at: number | null }, []>("SELECT max(intake_at) AS at FROM lake_segments").get()?.at ?? null;
-  const batch = db.query<{ at: number | null }, []>("SELECT max(created_at) AS at FROM resolution_batches").get()?.at ?? null;
+  const segment =
+    db.query<{ at: number | null }, []>("SELECT max(intake_at) AS at FROM lake_segments").get()?.at ?? null;
+  const batch =
+    db.query<{ at: number | null }, []>("SELECT max(created_at) AS at FROM resolution_batches").get()?.at ?? null;
   return Math.max(Number(segment ?? 0), Number(batch ?? 0));
 }
 
@@ -61,33 +74,69 @@ export function segmentsTakenAfter(db: ControlDb, at: number): AwaitingSegment[]
       "SELECT segment, days, rows, flush_batch FROM lake_segments WHERE intake_at > ? ORDER BY intake_at, segment",
     )
     .all(at)
-    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows), flushBatch: row.flush_batch }));
+    .map((row) => ({
+      segment: row.segment,
+      days: JSON.parse(row.days) as string[],
+      rows: Number(row.rows),
+      flushBatch: row.flush_batch,
+    }));
 }
 
 /** Resolution batches committed after `at`, with the partition directories of their parts. */
 export function batchesCommittedAfter(db: ControlDb, at: number): { batch: string; partitionDirs: string[] }[] {
   return db
-    .query<{ batch: string; files: string }, [number]>("SELECT batch, files FROM resolution_batches WHERE committed = 1 AND created_at > ?")
+    .query<{ batch: string; files: string }, [number]>(
+      "SELECT batch, files FROM resolution_batches WHERE committed = 1 AND created_at > ?",
+    )
     .all(at)
     .map((row) => ({ batch: row.batch, partitionDirs: JSON.parse(row.files) as string[] }));
 }
 
 /** A row of the queue the resolver kept before issue 22 (pending_attempts). */
 export type LegacyPendingRow = {
-  attempt_id: string; account_id: string; program: string; sig: string; last_valid_block_height: number; sent_at: number; received_at: number;
-  rpc_hash: string; rpc_label: string; payer: string; cu_price_micro_lamports: number | null; nonce: number; kind: string;
-  preflight_error: string | null; simulation_logs: string | null; checks: number; next_check_at: number;
+  attempt_id: string;
+  account_id: string;
+  program: string;
+  sig: string;
+  last_valid_block_height: number;
+  sent_at: number;
+  received_at: number;
+  rpc_hash: string;
+  rpc_label: string;
+  payer: string;
+  cu_price_micro_lamports: number | null;
+  nonce: number;
+  kind: string;
+  preflight_error: string | null;
+  simulation_logs: string | null;
+  checks: number;
+  next_check_at: number;
 };
 
 /** A row of the attempt index kept before issue 22 (`story`: JSON of what `why` answers). */
 export type LegacyIndexRow = {
-  attempt_id: string; sig: string | null; account_id: string; program: string; outcome: string; payer: string;
-  rpc_hash: string; rpc_label: string; sent_at: number; resolved_at: number; fingerprint: string | null; drop_class: string | null; story: string;
+  attempt_id: string;
+  sig: string | null;
+  account_id: string;
+  program: string;
+  outcome: string;
+  payer: string;
+  rpc_hash: string;
+  rpc_label: string;
+  sent_at: number;
+  resolved_at: number;
+  fingerprint: string | null;
+  drop_class: string | null;
+  story: string;
 };
 
 /** The old queue, a page at a time (attempt id order). */
 export function legacyPendingAttempts(db: ControlDb, after: string, limit: number): LegacyPendingRow[] {
-  return db.query<LegacyPendingRow, [string, number]>("SELECT * FROM pending_attempts WHERE attempt_id > ? ORDER BY attempt_id LIMIT ?").all(after, limit);
+  return db
+    .query<LegacyPendingRow, [string, number]>(
+      "SELECT * FROM pending_attempts WHERE attempt_id > ? ORDER BY attempt_id LIMIT ?",
+    )
+    .all(after, limit);
 }
 
 /** The old attempt index, a page at a time (attempt id order). */
@@ -108,5 +157,8 @@ export function forgetLegacyResolverRows(db: ControlDb): void {
 }
 
 export function hasLegacyResolverRows(db: ControlDb): boolean {
-  return db.query("SELECT 1 FROM pending_attempts LIMIT 1").get() !== null || db.query("SELECT 1 FROM attempt_index LIMIT 1").get() !== null;
+  return (
+    db.query("SELECT 1 FROM pending_attempts LIMIT 1").get() !== null ||
+    db.query("SELECT 1 FROM attempt_index LIMIT 1").get() !== null
+  );
 }

@@ -9,20 +9,42 @@ export function isSegmentCommitted(db: ControlDb, segment: string): boolean {
 }
 
 /** `flushBatch`: the name the segment's Parquet parts start with (part-<flushBatch>-<i>.parquet) until compaction merges them. */
-export function recordSegment(db: ControlDb, segment: string, rows: number, days: string[], now: number, flushBatch: string | null = null): void {
-  db.query("INSERT INTO lake_segments (segment, committed_at, rows, days, flush_batch) VALUES (?, ?, ?, ?, ?)").run(segment, now, rows, JSON.stringify(days), flushBatch);
+export function recordSegment(
+  db: ControlDb,
+  segment: string,
+  rows: number,
+  days: string[],
+  now: number,
+  flushBatch: string | null = null,
+): void {
+  db.query("INSERT INTO lake_segments (segment, committed_at, rows, days, flush_batch) VALUES (?, ?, ?, ?, ?)").run(
+    segment,
+    now,
+    rows,
+    JSON.stringify(days),
+    flushBatch,
+  );
 }
 
 export type AwaitingSegment = { segment: string; days: string[]; rows: number; flushBatch: string | null };
 
-export function segmentsAwaitingIntake(db: ControlDb, limit = 500, order: "oldest first" | "newest first" = "oldest first"): AwaitingSegment[] {
+export function segmentsAwaitingIntake(
+  db: ControlDb,
+  limit = 500,
+  order: "oldest first" | "newest first" = "oldest first",
+): AwaitingSegment[] {
   const direction = order === "oldest first" ? "" : " DESC";
   return db
     .query<{ segment: string; days: string; rows: number; flush_batch: string | null }, [number]>(
       `SELECT segment, days, rows, flush_batch FROM lake_segments WHERE intake_at IS NULL ORDER BY committed_at${direction}, segment${direction} LIMIT ?`,
     )
     .all(limit)
-    .map((row) => ({ segment: row.segment, days: JSON.parse(row.days) as string[], rows: Number(row.rows), flushBatch: row.flush_batch }));
+    .map((row) => ({
+      segment: row.segment,
+      days: JSON.parse(row.days) as string[],
+      rows: Number(row.rows),
+      flushBatch: row.flush_batch,
+    }));
 }
 
 /** Marks segments taken in by the resolver at `now` (one transaction; inside the caller's when there is one). */
@@ -46,5 +68,7 @@ export function lastFlushAt(db: ControlDb): number | null {
 /** Retention: records of segments taken in whose newest day is before `cutoffDay` (YYYY-MM-DD). */
 export function forgetSegmentsBefore(db: ControlDb, cutoffDay: string): number {
   // `days` is a sorted JSON array of YYYY-MM-DD; its last element is the segment's newest day.
-  return db.query("DELETE FROM lake_segments WHERE intake_at IS NOT NULL AND json_extract(days, '$[#-1]') < ?").run(cutoffDay).changes;
+  return db
+    .query("DELETE FROM lake_segments WHERE intake_at IS NOT NULL AND json_extract(days, '$[#-1]') < ?")
+    .run(cutoffDay).changes;
 }

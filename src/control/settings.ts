@@ -5,6 +5,9 @@ import { randomBytes } from "node:crypto";
 import type { ControlDb } from "./types";
 
 export function serverSecret(db: ControlDb, name: string): string {
-  db.query("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)").run(`secret:${name}`, randomBytes(32).toString("hex"));
+  db.query("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)").run(
+    `secret:${name}`,
+    randomBytes(32).toString("hex"),
+  );
   return db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(`secret:${name}`)!.value;
 }

@@ -4,14 +4,28 @@
 
 import type { ControlDb } from "./types";
 
-export type IntegrityCounts = { corruptFrames: number; corruptBytes: number; tornBytes: number; segmentsRepaired: number; lastAt: number | null; lastSegment: string | null };
+export type IntegrityCounts = {
+  corruptFrames: number;
+  corruptBytes: number;
+  tornBytes: number;
+  segmentsRepaired: number;
+  lastAt: number | null;
+  lastSegment: string | null;
+};
 export type SegmentFindings = { corruptFrames: number; corruptBytes: number; tornBytes: number };
 
 const INTEGRITY_KEY = "spool:integrity";
 
 export function readSpoolIntegrity(db: ControlDb): IntegrityCounts {
   const row = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(INTEGRITY_KEY);
-  const empty: IntegrityCounts = { corruptFrames: 0, corruptBytes: 0, tornBytes: 0, segmentsRepaired: 0, lastAt: null, lastSegment: null };
+  const empty: IntegrityCounts = {
+    corruptFrames: 0,
+    corruptBytes: 0,
+    tornBytes: 0,
+    segmentsRepaired: 0,
+    lastAt: null,
+    lastSegment: null,
+  };
   return row ? { ...empty, ...(JSON.parse(row.value) as Partial<IntegrityCounts>) } : empty;
 }
 
@@ -26,5 +40,8 @@ export function addSpoolIntegrity(db: ControlDb, segment: string, findings: Segm
     lastAt: now,
     lastSegment: segment,
   };
-  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(INTEGRITY_KEY, JSON.stringify(next));
+  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+    INTEGRITY_KEY,
+    JSON.stringify(next),
+  );
 }

@@ -11,7 +11,9 @@ export type ControlStatement<Row, Params extends ControlParams> = {
   all(...params: Params): Row[];
   run(...params: Params): { changes: number };
 };
-export type ControlTransaction<Args extends unknown[], Result> = ((...args: Args) => Result) & { immediate(...args: Args): Result };
+export type ControlTransaction<Args extends unknown[], Result> = ((...args: Args) => Result) & {
+  immediate(...args: Args): Result;
+};
 
 /** What the control plane's callers use: the subset of bun:sqlite's Database that both backends implement. */
 export interface ControlDb {

@@ -37,7 +37,8 @@ const decoder = new TextDecoder();
 export function prepareBatch(request: PrepareRequest, given: PrepareDeps): PreparedBatch {
   // The native path and its JavaScript fallback may ask for the same key: look it up once.
   let looked: { key: string; principal: Principal | null } | null = null;
-  const principal = (key: string) => (looked?.key === key ? looked.principal : (looked = { key, principal: given.principal(key) }).principal);
+  const principal = (key: string) =>
+    looked?.key === key ? looked.principal : (looked = { key, principal: given.principal(key) }).principal;
   const deps = { ...given, principal };
   if (deps.native) {
     const fast = prepareNatively(request, deps, deps.native);
@@ -63,7 +64,11 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
   let presented = request.headerKey;
   let bodyKeyOffset = -1;
   if (presented === null) {
-    const head = Buffer.from(request.body.buffer, request.body.byteOffset, Math.min(request.body.byteLength, 256)).toString("latin1");
+    const head = Buffer.from(
+      request.body.buffer,
+      request.body.byteOffset,
+      Math.min(request.body.byteLength, 256),
+    ).toString("latin1");
     const match = LEADING_BODY_KEY.exec(head);
     if (!match) return null;
     presented = match[1];
@@ -75,7 +80,8 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
   const encoded = native.encode(request.body, prefix, deps.maxBatch);
   if (!encoded) return null;
   // The key that authenticated must be the body's only apiKey (the encoder refuses repeated keys).
-  if (bodyKeyOffset >= 0 && (encoded.apiKeyOffset !== bodyKeyOffset || encoded.apiKeyLength !== presented.length)) return null;
+  if (bodyKeyOffset >= 0 && (encoded.apiKeyOffset !== bodyKeyOffset || encoded.apiKeyLength !== presented.length))
+    return null;
   return { ok: true, keyId: principal.keyId, accepted: encoded.count, lines: encoded.lines };
 }
 
@@ -92,16 +98,24 @@ function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: P
 
   const record = parsed as Record<string, unknown>;
   const presented = headerKey ?? (typeof record.apiKey === "string" ? record.apiKey : null);
-  if (!presented) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header or the body's apiKey");
+  if (!presented)
+    throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header or the body's apiKey");
   const principal = deps.principal(presented);
   if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
-  if (principal.scope !== "live") throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an account key");
+  if (principal.scope !== "live")
+    throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an account key");
 
   if (Array.isArray(record.envelopes) && record.envelopes.length > deps.maxBatch) {
-    throw new TxrayError("payload_too_large", `envelopes: at most ${deps.maxBatch} envelopes per batch, got ${record.envelopes.length}`);
+    throw new TxrayError(
+      "payload_too_large",
+      `envelopes: at most ${deps.maxBatch} envelopes per batch, got ${record.envelopes.length}`,
+    );
   }
   const envelopes = validateIngestBody(record);
   // attemptId = the batch's UUIDv7 + the envelope's index: unique, time-ordered, one UUID per batch.
-  const lines = envelopes.length > 0 ? encodeSpoolBatch(principal.accountId, receivedAt, Bun.randomUUIDv7(), envelopes) : new Uint8Array(0);
+  const lines =
+    envelopes.length > 0
+      ? encodeSpoolBatch(principal.accountId, receivedAt, Bun.randomUUIDv7(), envelopes)
+      : new Uint8Array(0);
   return { keyId: principal.keyId, accepted: envelopes.length, lines };
 }

@@ -13,8 +13,10 @@ const RPC_HASH = /^[0-9a-f]{16}$/;
 const MIN_TIME = 1_500_000_000_000;
 const MAX_TIME = 4_102_444_800_000;
 
-const isString = (value: unknown, max: number, min = 0): value is string => typeof value === "string" && value.length <= max && value.length >= min;
-const isInt = (value: unknown, min: number, max: number): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max;
+const isString = (value: unknown, max: number, min = 0): value is string =>
+  typeof value === "string" && value.length <= max && value.length >= min;
+const isInt = (value: unknown, min: number, max: number): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max;
 
 function simulationLogsOk(value: unknown): boolean {
   if (!Array.isArray(value) || value.length > ENVELOPE_LIMITS.simulationLogLines) return false;
@@ -29,14 +31,22 @@ function simulationLogsOk(value: unknown): boolean {
 export type SeenAddresses = { program: string | null; blockhash: string | null; payer: string | null };
 
 /** The envelope with only the schema's fields, in the schema's order; null when anything is off. */
-export function fastEnvelope(value: unknown, seen: SeenAddresses = { program: null, blockhash: null, payer: null }): Envelope | null {
+export function fastEnvelope(
+  value: unknown,
+  seen: SeenAddresses = { program: null, blockhash: null, payer: null },
+): Envelope | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const v = value as Record<string, unknown>;
   const { sig, program, blockhash, kind, preflightError, payer } = v;
   if (!(sig === null || (isString(sig, 88) && isBase58Signature(sig)))) return null;
-  if (typeof program !== "string" || (program !== seen.program && !(program.length <= 44 && isAddress(program)))) return null;
+  if (typeof program !== "string" || (program !== seen.program && !(program.length <= 44 && isAddress(program))))
+    return null;
   seen.program = program;
-  if (typeof blockhash !== "string" || (blockhash !== seen.blockhash && !(blockhash.length <= 44 && isAddress(blockhash)))) return null;
+  if (
+    typeof blockhash !== "string" ||
+    (blockhash !== seen.blockhash && !(blockhash.length <= 44 && isAddress(blockhash)))
+  )
+    return null;
   seen.blockhash = blockhash;
   if (!isInt(v.lastValidBlockHeight, 0, Number.MAX_SAFE_INTEGER)) return null;
   if (!isInt(v.sentAt, MIN_TIME, MAX_TIME)) return null;
@@ -46,7 +56,11 @@ export function fastEnvelope(value: unknown, seen: SeenAddresses = { program: nu
   if (kind !== "send" && kind !== "preflight") return null;
   if (!(preflightError === null || isString(preflightError, ENVELOPE_LIMITS.preflightError))) return null;
   if (!simulationLogsOk(v.simulationLogs)) return null;
-  if (typeof payer !== "string" || (payer !== seen.payer && !(payer.length <= 64 && (HASHED_PAYER.test(payer) || isAddress(payer))))) return null;
+  if (
+    typeof payer !== "string" ||
+    (payer !== seen.payer && !(payer.length <= 64 && (HASHED_PAYER.test(payer) || isAddress(payer))))
+  )
+    return null;
   seen.payer = payer;
   if (!isString(v.sdkVersion, ENVELOPE_LIMITS.label, 1)) return null;
   if (v.cuLimit !== undefined && !isInt(v.cuLimit, 0, 1_400_000)) return null;

@@ -19,7 +19,11 @@ self.onmessage = (event: MessageEvent<{ setup: WorkerSetup } | WorkerJob>) => {
   if ("setup" in message) {
     const { controlDbPath, controlUrl } = message.setup;
     const principals = new PrincipalCache(openControlDbReadOnly(controlDbPath, controlUrl));
-    deps = { principal: (key) => principals.get(key), maxBatch: message.setup.maxBatch, native: message.setup.native ? loadNativeEncoder() : null };
+    deps = {
+      principal: (key) => principals.get(key),
+      maxBatch: message.setup.maxBatch,
+      native: message.setup.native ? loadNativeEncoder() : null,
+    };
     return;
   }
   let result;

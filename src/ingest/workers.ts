@@ -13,7 +13,11 @@ type Slot = { worker: Worker; inFlight: Map<number, (result: PreparedBatch) => v
 
 /** A dead worker is replaced after this pause, so a worker that cannot start never spins the CPU. */
 const RESPAWN_MS = 100;
-const UNAVAILABLE: PreparedBatch = { ok: false, code: "unavailable", message: "could not process the batch; nothing was accepted, retry later" };
+const UNAVAILABLE: PreparedBatch = {
+  ok: false,
+  code: "unavailable",
+  message: "could not process the batch; nothing was accepted, retry later",
+};
 
 /** INGEST_WORKERS: `auto` is one per core (at most 8); 0 keeps ingest on the main thread. */
 export function ingestWorkerCount(setting: string): number {
@@ -35,11 +39,15 @@ export class IngestWorkers {
 
   prepare(request: PrepareRequest): Promise<PreparedBatch> {
     let slot: Slot | null = null;
-    for (const candidate of this.slots) if (!candidate.dead && (slot === null || candidate.inFlight.size < slot.inFlight.size)) slot = candidate;
+    for (const candidate of this.slots)
+      if (!candidate.dead && (slot === null || candidate.inFlight.size < slot.inFlight.size)) slot = candidate;
     if (slot === null) return Promise.resolve(UNAVAILABLE); // every worker is being replaced
     const id = this.nextId++;
     // Only a buffer the body owns whole can be transferred (a pooled one would be taken from others).
-    const body = request.body.byteOffset === 0 && request.body.byteLength === request.body.buffer.byteLength ? request.body : request.body.slice();
+    const body =
+      request.body.byteOffset === 0 && request.body.byteLength === request.body.buffer.byteLength
+        ? request.body
+        : request.body.slice();
     const chosen = slot;
     return new Promise((resolve) => {
       chosen.inFlight.set(id, resolve);

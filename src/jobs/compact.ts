@@ -13,5 +13,6 @@ const COMPACT_SWAP_WAIT_MS = 120_000;
 
 export const compactJob: Job = {
   name: "compact",
-  run: (ctx, runtime) => compactLake(ctx, { signal: runtime.signal, swapsWaitFor: { lease: "job:tables", waitMs: COMPACT_SWAP_WAIT_MS } }),
+  run: (ctx, runtime) =>
+    compactLake(ctx, { signal: runtime.signal, swapsWaitFor: { lease: "job:tables", waitMs: COMPACT_SWAP_WAIT_MS } }),
 };

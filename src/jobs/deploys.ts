@@ -12,10 +12,20 @@ export const deploysJob: Job = {
   name: "deploys",
   needs: ["chain"],
   async run(ctx) {
-    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
+    const rpc = createRpcClient({
+      url: ctx.config.SOLANA_RPC_URL,
+      concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
+      timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS,
+      logger: ctx.logger,
+    });
     const programs = trackedPrograms(ctx.control);
     const result = await detectDeploys(ctx, rpc, programs);
-    const idls = await refreshOnchainIdls(ctx.paths.root, rpc, programs, new Set(result.recorded.map((deploy) => deploy.program)));
+    const idls = await refreshOnchainIdls(
+      ctx.paths.root,
+      rpc,
+      programs,
+      new Set(result.recorded.map((deploy) => deploy.program)),
+    );
     return {
       programs: result.programs,
       upgradeable: result.upgradeable,

@@ -35,7 +35,10 @@ export type HostTransport = { kind: string; start(events: HostEvents): Host };
 export function runElsewhere(job: Job, transport: HostTransport): HostedJob {
   let host: Host | null = null;
   let nextId = 0;
-  const pending = new Map<number, { host: Host; resolve: (details: Record<string, unknown>) => void; reject: (error: Error) => void }>();
+  const pending = new Map<
+    number,
+    { host: Host; resolve: (details: Record<string, unknown>) => void; reject: (error: Error) => void }
+  >();
   // Only that host's runs: its end may come after a new host took the next run.
   const failAll = (ended: Host, message: string) => {
     for (const [id, run] of pending) {

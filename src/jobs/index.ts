@@ -4,4 +4,13 @@
 export { runJob, unrecordedFailures, type Job, type JobNeed, type JobOutcome, type JobRuntime } from "./run";
 export { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, schedule } from "./registry";
 export { startScheduler, nextDailyRun, retryDelayMs, type ScheduledJob } from "./scheduler";
-export { runJobsFromOutside, sealLiveSpools, rpcMismatch, SEAL_WAIT_MS, NODE_SILENT_MS, LEASE_WAIT_MS, type OutsideIo, type SealOutcome } from "./outside";
+export {
+  runJobsFromOutside,
+  sealLiveSpools,
+  rpcMismatch,
+  SEAL_WAIT_MS,
+  NODE_SILENT_MS,
+  LEASE_WAIT_MS,
+  type OutsideIo,
+  type SealOutcome,
+} from "./outside";

@@ -9,7 +9,15 @@
 import { hostname } from "node:os";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { forgetSealRequests, listIngestNodes, requestSeal, rpcFingerprint, rpcOrigin, sealRequestState, type IngestNode } from "../control";
+import {
+  forgetSealRequests,
+  listIngestNodes,
+  requestSeal,
+  rpcFingerprint,
+  rpcOrigin,
+  sealRequestState,
+  type IngestNode,
+} from "../control";
 import type { Context } from "../context";
 import { liveOwner } from "../spool";
 import { runJob, type Job, type JobNeed, type JobOutcome } from "./run";
@@ -31,7 +39,12 @@ const needs = (job: Job, ...what: JobNeed[]) => what.some((need) => job.needs?.i
  * Runs `steps` in order as a process outside the server would; true when every step succeeded. The
  * steps come planned (src/jobs/registry.ts: a job that needs a fresh lake comes after a flush).
  */
-export async function runJobsFromOutside(ctx: Context, steps: Job[], io: OutsideIo, options: { sealWaitMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
+export async function runJobsFromOutside(
+  ctx: Context,
+  steps: Job[],
+  io: OutsideIo,
+  options: { sealWaitMs?: number; signal?: AbortSignal } = {},
+): Promise<boolean> {
   let ok = true;
   if (steps.some((job) => needs(job, "chain"))) {
     const warning = rpcMismatch(listIngestNodes(ctx.control), ctx.config.SOLANA_RPC_URL);
@@ -74,7 +87,11 @@ export async function sealLiveSpools(ctx: Context, waitMs: number): Promise<Seal
     const live = ownerAlive(node.owner, node.heartbeatAt, now);
     if (live === "gone") continue; // its spool is recovered and flushed as a dead owner's
     if (live === "silent") {
-      unanswered.push({ nodeId: node.nodeId, owner: node.owner, reason: `has not been heard from for ${Math.round((now - node.heartbeatAt) / 1000)} s` });
+      unanswered.push({
+        nodeId: node.nodeId,
+        owner: node.owner,
+        reason: `has not been heard from for ${Math.round((now - node.heartbeatAt) / 1000)} s`,
+      });
       continue;
     }
     asked.push({ node, id: requestSeal(ctx.control, node.nodeId, now) });
@@ -83,7 +100,11 @@ export async function sealLiveSpools(ctx: Context, waitMs: number): Promise<Seal
   for (const nodeId of spoolNodes(ctx.paths.spoolRoot)) {
     const owner = liveOwner(join(ctx.paths.spoolRoot, nodeId));
     if (owner !== null && owner !== self && !registered.has(nodeId)) {
-      unanswered.push({ nodeId, owner, reason: "holds its spool but is not registered in the control database (a txray older than this command?)" });
+      unanswered.push({
+        nodeId,
+        owner,
+        reason: "holds its spool but is not registered in the control database (a txray older than this command?)",
+      });
     }
   }
   const sealed: string[] = [];
@@ -93,7 +114,9 @@ export async function sealLiveSpools(ctx: Context, waitMs: number): Promise<Seal
     const still: typeof waiting = [];
     const current = new Map(listIngestNodes(ctx.control).map((node) => [node.nodeId, node]));
     for (const entry of waiting) {
-      const stoppedCleanly = current.get(entry.node.nodeId)?.owner !== entry.node.owner && ownerAlive(entry.node.owner, 0, Date.now()) !== "alive";
+      const stoppedCleanly =
+        current.get(entry.node.nodeId)?.owner !== entry.node.owner &&
+        ownerAlive(entry.node.owner, 0, Date.now()) !== "alive";
       if (sealRequestState(ctx.control, entry.id) !== null || stoppedCleanly) sealed.push(entry.node.nodeId);
       else still.push(entry);
     }
@@ -102,9 +125,16 @@ export async function sealLiveSpools(ctx: Context, waitMs: number): Promise<Seal
     await Bun.sleep(25);
   }
   for (const entry of waiting) {
-    unanswered.push({ nodeId: entry.node.nodeId, owner: entry.node.owner, reason: `did not answer a seal request within ${Math.round(waitMs / 1000)} s` });
+    unanswered.push({
+      nodeId: entry.node.nodeId,
+      owner: entry.node.owner,
+      reason: `did not answer a seal request within ${Math.round(waitMs / 1000)} s`,
+    });
   }
-  forgetSealRequests(ctx.control, asked.map((entry) => entry.id));
+  forgetSealRequests(
+    ctx.control,
+    asked.map((entry) => entry.id),
+  );
   return { sealed, unanswered };
 }
 
@@ -112,11 +142,16 @@ export async function sealLiveSpools(ctx: Context, waitMs: number): Promise<Seal
 export function rpcMismatch(nodes: IngestNode[], ownUrl: string): string | null {
   const own = rpcFingerprint(ownUrl);
   const now = Date.now();
-  const differing = nodes.filter((node) => node.rpcFingerprint !== own && ownerAlive(node.owner, node.heartbeatAt, now) === "alive");
+  const differing = nodes.filter(
+    (node) => node.rpcFingerprint !== own && ownerAlive(node.owner, node.heartbeatAt, now) === "alive",
+  );
   if (differing.length === 0) return null;
   const theirs = [...new Set(differing.map((node) => node.rpcOrigin))].join(", ");
   const ours = rpcOrigin(ownUrl);
-  const detail = theirs === ours ? `server and this command: ${ours}, with a different path or key` : `server: ${theirs}; this command: ${ours}`;
+  const detail =
+    theirs === ours
+      ? `server and this command: ${ours}, with a different path or key`
+      : `server: ${theirs}; this command: ${ours}`;
   return (
     `the running server (${differing.map((node) => `${node.nodeId} ${node.owner}`).join(", ")}) resolves against another SOLANA_RPC_URL ` +
     `than this command (${detail}); this command uses its own. Run it with the server's SOLANA_RPC_URL to use the same chain`

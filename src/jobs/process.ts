@@ -13,7 +13,10 @@ import { runElsewhere, type HostedJob, type HostReply } from "./elsewhere";
 import type { Job } from "./run";
 
 /** `nice`: the child's niceness (0-19; 0 starts it without `nice`); `module`: the child's module (tests give one that misbehaves). */
-export function inChildProcess(job: Job, { nice, module = new URL("./process-worker.ts", import.meta.url) }: { nice: number; module?: URL }): HostedJob {
+export function inChildProcess(
+  job: Job,
+  { nice, module = new URL("./process-worker.ts", import.meta.url) }: { nice: number; module?: URL },
+): HostedJob {
   const niceCommand = nice > 0 ? niceBinary() : null;
   return runElsewhere(job, {
     kind: "process",

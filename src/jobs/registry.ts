@@ -60,7 +60,9 @@ export function schedule(config: Config) {
     retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
   };
   // New envelopes in the lake start a resolve run at once (continuous resolution, docs/operations.md).
-  const after: Record<string, RunAfter[]> = { resolve: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }] };
+  const after: Record<string, RunAfter[]> = {
+    resolve: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }],
+  };
   // Where a job's runs happen: the resolver's JavaScript needs most of a core at 20,000
   // envelopes/s (a thread of its own: src/jobs/thread.ts); the tables job's DuckDB threads yield
   // to everything else on a busy machine (a child process at a lower priority: src/jobs/process.ts),
@@ -72,7 +74,11 @@ export function schedule(config: Config) {
     if (job === compactJob && config.COMPACT_PROCESS === "on") return inChildProcess(job, { nice: BACKGROUND_NICE });
     return job;
   };
-  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({ job: hosted(job), intervalMs: interval[job.name], after: after[job.name] }));
+  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({
+    job: hosted(job),
+    intervalMs: interval[job.name],
+    after: after[job.name],
+  }));
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
   entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
   // Alerts read the serving tables: evaluated right after each build; the interval sends retries.

@@ -29,9 +29,22 @@ export const resolveJob: Job = {
   name: "resolve",
   needs: ["chain"],
   async run(ctx, runtime) {
-    const rpc = createRpcClient({ url: ctx.config.SOLANA_RPC_URL, concurrency: ctx.config.SOLANA_RPC_CONCURRENCY, timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS, logger: ctx.logger });
-    const options = { rpc, idls: idlsFor(ctx), signal: runtime.signal, batchCalls: ctx.config.SOLANA_RPC_BATCH_CALLS, sampleRate: ctx.config.RESOLVE_SAMPLE_RATE };
-    const summary = runtime.settle ? await resolveSettled(ctx, options) : await resolvePending(ctx, { ...options, roundsForMs: SCHEDULED_ROUNDS_MS });
+    const rpc = createRpcClient({
+      url: ctx.config.SOLANA_RPC_URL,
+      concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
+      timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS,
+      logger: ctx.logger,
+    });
+    const options = {
+      rpc,
+      idls: idlsFor(ctx),
+      signal: runtime.signal,
+      batchCalls: ctx.config.SOLANA_RPC_BATCH_CALLS,
+      sampleRate: ctx.config.RESOLVE_SAMPLE_RATE,
+    };
+    const summary = runtime.settle
+      ? await resolveSettled(ctx, options)
+      : await resolvePending(ctx, { ...options, roundsForMs: SCHEDULED_ROUNDS_MS });
     return { ...summary, rpc: rpc.stats() };
   },
 };

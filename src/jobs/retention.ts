@@ -17,7 +17,10 @@ export const retentionJob: Job = {
   name: "retention",
   async run(ctx) {
     const deadBackupStagesRemoved = await sweepDeadBackupStages(ctx);
-    const result = { ...(await applyRetention(ctx, { days: ctx.config.TXRAY_RETENTION_DAYS })), deadBackupStagesRemoved };
+    const result = {
+      ...(await applyRetention(ctx, { days: ctx.config.TXRAY_RETENTION_DAYS })),
+      deadBackupStagesRemoved,
+    };
     if (!("partitionsRemoved" in result) || result.partitionsRemoved === 0) return result;
     const tables = await runJob(ctx, tablesJob);
     return { ...result, tablesRebuilt: tables.ok && !tables.skipped };

@@ -31,21 +31,35 @@ export type Job = {
   /** Releases what the job keeps between runs (a job on a thread of its own: the thread); the scheduler calls it when it stops. */
   close?(): Promise<void>;
 };
-export type JobOutcome = { job: string; ok: boolean; skipped?: boolean; stopped?: boolean; durationMs: number; error?: string; details?: Record<string, unknown> };
+export type JobOutcome = {
+  job: string;
+  ok: boolean;
+  skipped?: boolean;
+  stopped?: boolean;
+  durationMs: number;
+  error?: string;
+  details?: Record<string, unknown>;
+};
 
 /**
  * Failures this process could not write to the control database (a full or read-only disk stops
  * SQLite too); /v1/status shows them until a later run of the job is recorded.
  */
 const unrecorded = new Map<string, { at: number; error: string; consecutive: number }>();
-export const unrecordedFailures = (): ReadonlyMap<string, { at: number; error: string; consecutive: number }> => unrecorded;
+export const unrecordedFailures = (): ReadonlyMap<string, { at: number; error: string; consecutive: number }> =>
+  unrecorded;
 
 /**
  * Runs `job` unless another process is running it (then `skipped`). With `waitForLeaseMs` (a job run
  * from outside the server) it waits for that run to end and then runs, so its answer includes
  * everything that was there when it was asked.
  */
-export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}, options: { waitForLeaseMs?: number } = {}): Promise<JobOutcome> {
+export async function runJob(
+  ctx: Context,
+  job: Job,
+  runtime: JobRuntime = {},
+  options: { waitForLeaseMs?: number } = {},
+): Promise<JobOutcome> {
   try {
     const outcome = await runWhenFree(ctx, job, runtime, options);
     if (!outcome.skipped) unrecorded.delete(job.name);
@@ -55,12 +69,21 @@ export async function runJob(ctx: Context, job: Job, runtime: JobRuntime = {}, o
     // failure that status shows and the scheduler retries, never an exception that escapes.
     const message = describeError(error);
     ctx.logger.error("job failed and could not be recorded", { job: job.name, error: message });
-    unrecorded.set(job.name, { at: ctx.clock(), error: message, consecutive: (unrecorded.get(job.name)?.consecutive ?? 0) + 1 });
+    unrecorded.set(job.name, {
+      at: ctx.clock(),
+      error: message,
+      consecutive: (unrecorded.get(job.name)?.consecutive ?? 0) + 1,
+    });
     return { job: job.name, ok: false, durationMs: 0, error: message };
   }
 }
 
-async function runWhenFree(ctx: Context, job: Job, runtime: JobRuntime, options: { waitForLeaseMs?: number }): Promise<JobOutcome> {
+async function runWhenFree(
+  ctx: Context,
+  job: Job,
+  runtime: JobRuntime,
+  options: { waitForLeaseMs?: number },
+): Promise<JobOutcome> {
   const started = performance.now();
   const deadline = Date.now() + (options.waitForLeaseMs ?? 0);
   for (;;) {

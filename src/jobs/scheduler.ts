@@ -51,10 +51,13 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const running = new Set<Promise<unknown>>();
   const later = (fn: () => void, delayMs: number) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, Math.max(0, delayMs));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        fn();
+      },
+      Math.max(0, delayMs),
+    );
     timers.add(timer);
     return timer;
   };
@@ -72,7 +75,8 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
         if (stopped) return;
         then(result);
         const finished = result as JobOutcome | null;
-        if (finished?.ok && !finished.skipped) for (const follow of followers.get(job.name) ?? []) follow(finished.details ?? {});
+        if (finished?.ok && !finished.skipped)
+          for (const follow of followers.get(job.name) ?? []) follow(finished.details ?? {});
       });
     running.add(run);
   };
@@ -88,11 +92,14 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
           clearTimeout(timer);
           timers.delete(timer);
         }
-        timer = setTimeout(() => {
-          if (timer !== null) timers.delete(timer);
-          timer = null;
-          tick();
-        }, Math.max(0, delayMs));
+        timer = setTimeout(
+          () => {
+            if (timer !== null) timers.delete(timer);
+            timer = null;
+            tick();
+          },
+          Math.max(0, delayMs),
+        );
         timers.add(timer);
       };
       const tick = () => {
@@ -102,12 +109,19 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
           busy = false;
           if (outcome && !outcome.skipped && !outcome.stopped) {
             failures = outcome.ok ? 0 : failures + 1;
-            if (failures > 0) ctx.logger.warn("job failed; retrying with backoff", { job: job.name, failures, retryInMs: retryDelayMs(intervalMs, failures) });
+            if (failures > 0)
+              ctx.logger.warn("job failed; retrying with backoff", {
+                job: job.name,
+                failures,
+                retryInMs: retryDelayMs(intervalMs, failures),
+              });
           }
           const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
           // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
-          let delay = details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
-          if (details && typeof details.nextRunInMs === "number") delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
+          let delay =
+            details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
+          if (details && typeof details.nextRunInMs === "number")
+            delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
           if (again && failures === 0) delay = MIN_DELAY_MS;
           plan(delay);
         });

@@ -12,7 +12,11 @@ export function tablesJobFor(options: { full?: boolean; maxRows?: number } = {})
     name: "tables",
     needs: ["fresh-lake"],
     run: async (ctx, runtime) => {
-      let result: BuildResult = await buildServingTables(ctx, { full: options.full === true, maxRows: options.maxRows, signal: runtime.signal });
+      let result: BuildResult = await buildServingTables(ctx, {
+        full: options.full === true,
+        maxRows: options.maxRows,
+        signal: runtime.signal,
+      });
       let { attempts, resolutions, partsRead } = result;
       let refreshes = 1;
       while (runtime.settle && result.backlog) {

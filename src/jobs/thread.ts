@@ -8,7 +8,10 @@ import { runElsewhere, type HostedJob, type HostReply } from "./elsewhere";
 import type { Job } from "./run";
 
 /** `worker`: the thread's module (tests give one that misbehaves); by default thread-worker.ts. */
-export function onThread(job: Job, { worker: workerModule = new URL("./thread-worker.ts", import.meta.url) }: { worker?: URL } = {}): HostedJob {
+export function onThread(
+  job: Job,
+  { worker: workerModule = new URL("./thread-worker.ts", import.meta.url) }: { worker?: URL } = {},
+): HostedJob {
   return runElsewhere(job, {
     kind: "thread",
     start(events) {

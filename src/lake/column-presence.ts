@@ -14,14 +14,21 @@ const FILES_PER_QUERY = 500;
 const remembered = new Map<string, boolean>();
 
 /** The files of `files` whose `column` exists and has no null in any row group. */
-export async function filesWithCompleteColumn(duck: Pick<Duck, "all">, files: string[], column: string): Promise<Set<string>> {
+export async function filesWithCompleteColumn(
+  duck: Pick<Duck, "all">,
+  files: string[],
+  column: string,
+): Promise<Set<string>> {
   const key = (file: string) => `${column}\u0000${file}`;
   const unknown = files.filter((file) => !remembered.has(key(file)));
   const complete = new Set<string>();
   for (let at = 0; at < unknown.length; at += FILES_PER_QUERY) {
     const rows = await duck.all<{ file_name: string; complete: boolean }>(
       `SELECT file_name, bool_and(coalesce(stats_null_count, 1) = 0) AS complete
-       FROM parquet_metadata([${unknown.slice(at, at + FILES_PER_QUERY).map(sqlString).join(", ")}])
+       FROM parquet_metadata([${unknown
+         .slice(at, at + FILES_PER_QUERY)
+         .map(sqlString)
+         .join(", ")}])
        WHERE path_in_schema = ${sqlString(column)}
        GROUP BY file_name`,
     );

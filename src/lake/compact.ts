@@ -8,7 +8,14 @@
 
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isResolutionBatchCommitted, isSegmentCommitted, lakeTakenBefore, whenLeaseFree, withLease, type ControlDb } from "../control";
+import {
+  isResolutionBatchCommitted,
+  isSegmentCommitted,
+  lakeTakenBefore,
+  whenLeaseFree,
+  withLease,
+  type ControlDb,
+} from "../control";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
@@ -63,7 +70,9 @@ const TAKEN_MARK_MAX_AGE_MS = 3_600_000;
 export async function mergedOrder(duck: Pick<Duck, "all">, dataset: DatasetName, files: string[]): Promise<string> {
   if (dataset === "envelopes") return "ORDER BY payer, sent_at";
   if (dataset === "deploys") return "";
-  return (await anyFileHasColumn(duck, files, "payer_bucket")) ? "ORDER BY payer_bucket, attempt_id" : "ORDER BY attempt_id";
+  return (await anyFileHasColumn(duck, files, "payer_bucket"))
+    ? "ORDER BY payer_bucket, attempt_id"
+    : "ORDER BY attempt_id";
 }
 
 /**
@@ -73,7 +82,11 @@ export async function mergedOrder(duck: Pick<Duck, "all">, dataset: DatasetName,
  * signatures 190 → 59 ms of CPU, its resolutions 93 → 60 ms; bytes −0.2% and +0.4%; bench/README.md
  * "Eighteenth pass"). Deploys are a few rows.
  */
-export const MERGED_ROW_GROUP_ROWS: Record<DatasetName, number> = { envelopes: 30_720, resolutions: 30_720, deploys: 122_880 };
+export const MERGED_ROW_GROUP_ROWS: Record<DatasetName, number> = {
+  envelopes: 30_720,
+  resolutions: 30_720,
+  deploys: 122_880,
+};
 
 const COMPACTED_PREFIX = "part-c";
 
@@ -94,7 +107,7 @@ const MAX_MERGE_FACTOR = 2;
 const DAY_SETTLED_AFTER_MS = 3_600_000;
 
 /** Whether a part is compaction's output (it replaces parts it merged) rather than a flush's or a resolve run's. */
-export const isCompactedPart = (name: string) => name.startsWith(COMPACTED_PREFIX + "-");
+export const isCompactedPart = (name: string) => name.startsWith(`${COMPACTED_PREFIX}-`);
 
 /** A partition's groups of small parts merged (one file each) in a work directory, not yet swapped in. */
 type Merge = { dir: string; candidates: string[]; work: string; next: string };
@@ -143,8 +156,16 @@ export async function compactLake(deps: CompactDeps, options: CompactOptions = {
     const attempt = await whenLeaseFree(deps.control, lease, swapAll, { waitMs, pollMs: 20, signal: options.signal });
     if (attempt.ran) return attempt.value;
     checkStop(options.signal); // stopped by shutdown while waiting: say so, not that the lease stayed held
-    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", { lease, waitMs, partitions: merges.length });
-    return { partitions: 0, partsMerged: 0, skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${merges.length} merged partitions are left for the next run` };
+    deps.logger.info("compaction gave up its merges: the lake's reader kept its lease", {
+      lease,
+      waitMs,
+      partitions: merges.length,
+    });
+    return {
+      partitions: 0,
+      partsMerged: 0,
+      skipped: `the ${lease} lease stayed held for ${waitMs} ms (a tables build reading the lake); ${merges.length} merged partitions are left for the next run`,
+    };
   } finally {
     for (const merge of merges) rmSync(merge.work, { recursive: true, force: true });
   }
@@ -190,13 +211,18 @@ function isDaySettled(dir: string, now: number): boolean {
  * a run re-sorted up to 64 MB per partition to add a few MB (a 10,000/s soak: 36 s merges, and
  * freshness lag 10 s while they ran).
  */
-function partsToMerge(control: ControlDb, dir: string, rule: { minParts: number; smallPartBytes: number; takenBefore: number; tiers: Tiers; settled: boolean }): string[][] {
+function partsToMerge(
+  control: ControlDb,
+  dir: string,
+  rule: { minParts: number; smallPartBytes: number; takenBefore: number; tiers: Tiers; settled: boolean },
+): string[][] {
   // A part's ctime is when it was renamed into the lake (a rename changes it).
   const candidates: { name: string; bytes: number }[] = [];
   for (const name of readdirSync(dir)) {
     if (!name.endsWith(".parquet")) continue;
     const stat = statSync(join(dir, name));
-    if (stat.size < rule.smallPartBytes && stat.ctimeMs < rule.takenBefore && isCommitted(control, name)) candidates.push({ name, bytes: stat.size });
+    if (stat.size < rule.smallPartBytes && stat.ctimeMs < rule.takenBefore && isCommitted(control, name))
+      candidates.push({ name, bytes: stat.size });
   }
   // Smallest first, so a group bounded in size takes the most parts.
   candidates.sort((a, b) => a.bytes - b.bytes);
@@ -209,7 +235,9 @@ function partsToMerge(control: ControlDb, dir: string, rule: { minParts: number;
     if (parts) parts.push(part);
     else byTier.set(tier, [part]);
   }
-  return [...byTier.keys()].sort((a, b) => a - b).flatMap((tier) => boundedGroups(byTier.get(tier)!, maxBytes, rule.minParts));
+  return [...byTier.keys()]
+    .sort((a, b) => a - b)
+    .flatMap((tier) => boundedGroups(byTier.get(tier)!, maxBytes, rule.minParts));
 }
 
 /** Consecutive groups of at most `maxBytes` (a part over it alone), those of `minCount` parts or more. */
@@ -234,7 +262,13 @@ function boundedGroups(parts: { name: string; bytes: number }[], maxBytes: numbe
  * A partition's groups merged, each into one part, all in one work directory: the partition is
  * swapped once for all of them (a reader that listed it just before reads it again once).
  */
-async function mergePartition(deps: CompactDeps, dataset: DatasetName, dir: string, groups: string[][], signal: AbortSignal | undefined): Promise<Merge> {
+async function mergePartition(
+  deps: CompactDeps,
+  dataset: DatasetName,
+  dir: string,
+  groups: string[][],
+  signal: AbortSignal | undefined,
+): Promise<Merge> {
   const work = join(deps.paths.staging, `compact-${Bun.randomUUIDv7()}`);
   const next = join(work, "next");
   mkdirSync(next, { recursive: true });

@@ -26,6 +26,7 @@ export function partsOfDays(paths: DataPaths, dataset: DatasetName, days: Iterab
 /** The UTC days from `from` to `to` (Unix ms), both included. */
 export function daysBetween(from: number, to: number): string[] {
   const days: string[] = [];
-  for (let at = Math.floor(from / 86_400_000) * 86_400_000; at <= to; at += 86_400_000) days.push(new Date(at).toISOString().slice(0, 10));
+  for (let at = Math.floor(from / 86_400_000) * 86_400_000; at <= to; at += 86_400_000)
+    days.push(new Date(at).toISOString().slice(0, 10));
   return days;
 }

@@ -3,7 +3,7 @@
 // install time, which fails offline). Results are converted to plain JS: counts become numbers, never
 // BigInt (API contract).
 
-import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 
 export type Duck = {
   connect(): Promise<DuckDBConnection>;
@@ -113,7 +113,11 @@ export async function openDuck(path = ":memory:", options: Record<string, string
  * a swap in between fails the read with "No such file". The swapped partition holds the same rows,
  * so the read is simply made again (a fresh listing sees the new part).
  */
-export async function readLake<T = Record<string, unknown>>(duck: Pick<Duck, "all">, sql: string, attempts = 3): Promise<T[]> {
+export async function readLake<T = Record<string, unknown>>(
+  duck: Pick<Duck, "all">,
+  sql: string,
+  attempts = 3,
+): Promise<T[]> {
   return await readAgainAfterSwap(() => duck.all<T>(sql), attempts);
 }
 
@@ -144,11 +148,12 @@ function plainValue(value: unknown): unknown {
   if (typeof value === "bigint") return Number(value);
   if (Array.isArray(value)) return value.map(plainValue);
   if (value instanceof Date) return value.getTime();
-  if (value && typeof value === "object" && value.constructor === Object) return plainRow(value as Record<string, unknown>);
+  if (value && typeof value === "object" && value.constructor === Object)
+    return plainRow(value as Record<string, unknown>);
   return value;
 }
 
 /** A SQL string literal. */
 export function sqlString(text: string): string {
-  return "'" + text.replaceAll("'", "''") + "'";
+  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -11,7 +11,10 @@ const RENAME_EXCHANGE = 2;
 let renameat2: ((from: Buffer, to: Buffer) => number) | null = null;
 try {
   const libc = dlopen("libc.so.6", {
-    renameat2: { args: [FFIType.i32, FFIType.cstring, FFIType.i32, FFIType.cstring, FFIType.u32], returns: FFIType.i32 },
+    renameat2: {
+      args: [FFIType.i32, FFIType.cstring, FFIType.i32, FFIType.cstring, FFIType.u32],
+      returns: FFIType.i32,
+    },
   });
   renameat2 = (from, to) => libc.symbols.renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) as number;
 } catch {
@@ -22,7 +25,7 @@ export const atomicExchangeAvailable = () => renameat2 !== null;
 
 /** Swaps the contents of two directory paths (both must exist, on the same filesystem). */
 export function exchangePaths(a: string, b: string): void {
-  if (renameat2 && renameat2(Buffer.from(a + "\0"), Buffer.from(b + "\0")) === 0) return;
+  if (renameat2 && renameat2(Buffer.from(`${a}\0`), Buffer.from(`${b}\0`)) === 0) return;
   // Fallback: not atomic (a reader between the two renames sees no partition at all).
   const parked = `${b}.exchange-${process.pid}`;
   renameSync(b, parked);

@@ -18,8 +18,25 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSyn
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ControlDb } from "../control";
-import { addProgramCounts, addSpoolIntegrity, isSegmentCommitted, recordQuarantinedSegment, recordSegment, withLease } from "../control";
-import { cutTornTail, liveOwner, moveToQuarantine, quarantinedPathOf, recoverActiveSegments, removeSegment, sealedSegmentFiles, segmentLineCount, segmentNameOf } from "../spool";
+import {
+  addProgramCounts,
+  addSpoolIntegrity,
+  isSegmentCommitted,
+  recordQuarantinedSegment,
+  recordSegment,
+  withLease,
+} from "../control";
+import {
+  cutTornTail,
+  liveOwner,
+  moveToQuarantine,
+  quarantinedPathOf,
+  recoverActiveSegments,
+  removeSegment,
+  sealedSegmentFiles,
+  segmentLineCount,
+  segmentNameOf,
+} from "../spool";
 import { checkFrames, hasFrames, writeVerifiedCopy, type FrameCheck } from "../spool";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
@@ -49,23 +66,51 @@ export type FlushDeps = {
  * corruptFrames / tornBytes: present when flush skipped damaged or torn batches (src/spool/frames.ts);
  * quarantined: segments set aside because their rows cannot be read.
  */
-export type FlushResult = { segments: number; rows: number; corruptFrames?: number; tornBytes?: number; quarantined?: number };
+export type FlushResult = {
+  segments: number;
+  rows: number;
+  corruptFrames?: number;
+  tornBytes?: number;
+  quarantined?: number;
+};
 /** A segment of a pass: the spool file (deleted once committed) and the file flush reads (a verified copy when it needed one). */
 type SegmentInput = { file: string; read: string; check: FrameCheck | null };
 
 /** Version 1 spool segments (NDJSON, camelCase API names), still read after an upgrade. */
 const LEGACY_LINE_COLUMNS: Record<string, string> = {
-  attempt_id: "attemptId", account_id: "accountId", received_at: "receivedAt", sig: "sig", blockhash: "blockhash",
-  last_valid_block_height: "lastValidBlockHeight", sent_at: "sentAt", rpc_hash: "rpcHash", rpc_label: "rpcLabel",
-  wallet_adapter: "walletAdapter", kind: "kind", preflight_error: "preflightError", simulation_logs: "simulationLogs",
-  payer: "payer", sdk_version: "sdkVersion", cu_limit: "cuLimit", cu_price_micro_lamports: "cuPriceMicroLamports",
-  max_retries: "maxRetries", skip_preflight: "skipPreflight", send_path: "sendPath", nonce: "nonce", ix_prefix: "ixPrefix",
+  attempt_id: "attemptId",
+  account_id: "accountId",
+  received_at: "receivedAt",
+  sig: "sig",
+  blockhash: "blockhash",
+  last_valid_block_height: "lastValidBlockHeight",
+  sent_at: "sentAt",
+  rpc_hash: "rpcHash",
+  rpc_label: "rpcLabel",
+  wallet_adapter: "walletAdapter",
+  kind: "kind",
+  preflight_error: "preflightError",
+  simulation_logs: "simulationLogs",
+  payer: "payer",
+  sdk_version: "sdkVersion",
+  cu_limit: "cuLimit",
+  cu_price_micro_lamports: "cuPriceMicroLamports",
+  max_retries: "maxRetries",
+  skip_preflight: "skipPreflight",
+  send_path: "sendPath",
+  nonce: "nonce",
+  ix_prefix: "ixPrefix",
 };
 
-const columnType = (name: string) => (name === "program" ? "VARCHAR" : ENVELOPE_COLUMNS.find((c) => c.name === name)!.type);
+const columnType = (name: string) =>
+  name === "program" ? "VARCHAR" : ENVELOPE_COLUMNS.find((c) => c.name === name)!.type;
 /** Every spool column is read as text where the line may hold an encoded value, else in its lake type. */
 const spoolCsvColumns =
-  "{" + SPOOL_COLUMNS.map((name) => `${name}: '${SPOOL_TEXT_COLUMNS.has(name) || name === "simulation_logs" ? "VARCHAR" : columnType(name)}'`).join(", ") + "}";
+  "{" +
+  SPOOL_COLUMNS.map(
+    (name) => `${name}: '${SPOOL_TEXT_COLUMNS.has(name) || name === "simulation_logs" ? "VARCHAR" : columnType(name)}'`,
+  ).join(", ") +
+  "}";
 const SEGMENT_OF_FILENAME = `regexp_extract(filename, '([^/]+)\\.sealed$', 1) AS spool_segment`;
 /** `day`: the UTC date of the receive time (Unix ms). */
 const dayOfReceipt = (column: string) => `strftime(make_timestamp(${column} * 1000), '%Y-%m-%d') AS day`;
@@ -73,8 +118,10 @@ const dayOfReceipt = (column: string) => `strftime(make_timestamp(${column} * 10
 /** The lake column from its spool encoding (src/spool/line-format.ts): JSON only where the writer used it. */
 function decodedColumn(name: string): string {
   if (name === "spool_segment") return SEGMENT_OF_FILENAME;
-  if (name === "simulation_logs") return `CASE WHEN simulation_logs = '[]' THEN []::VARCHAR[] ELSE from_json(simulation_logs, '["VARCHAR"]') END AS simulation_logs`;
-  if (SPOOL_TEXT_COLUMNS.has(name)) return `CASE WHEN starts_with(${name}, '"') THEN json_extract_string(${name}, '$') ELSE ${name} END AS ${name}`;
+  if (name === "simulation_logs")
+    return `CASE WHEN simulation_logs = '[]' THEN []::VARCHAR[] ELSE from_json(simulation_logs, '["VARCHAR"]') END AS simulation_logs`;
+  if (SPOOL_TEXT_COLUMNS.has(name))
+    return `CASE WHEN starts_with(${name}, '"') THEN json_extract_string(${name}, '$') ELSE ${name} END AS ${name}`;
   return name;
 }
 
@@ -90,7 +137,10 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
   }
   if (files.ndjson.length > 0) {
     const legacyColumns = duckdbColumnsStruct([
-      ...ENVELOPE_COLUMNS.filter((c) => c.name !== "spool_segment").map((c) => ({ ...c, name: LEGACY_LINE_COLUMNS[c.name] })),
+      ...ENVELOPE_COLUMNS.filter((c) => c.name !== "spool_segment").map((c) => ({
+        ...c,
+        name: LEGACY_LINE_COLUMNS[c.name],
+      })),
       { name: "program", type: "VARCHAR", doc: "" },
     ]);
     selects.push(
@@ -179,13 +229,18 @@ function verifiedInput(deps: FlushDeps, file: string): SegmentInput {
   const segment = segmentNameOf(file);
   const copy = writeVerifiedCopy(file, check, join(deps.paths.staging, `verified-${segment}`), segment);
   const log = check.corruptFrames > 0 ? deps.logger.error : deps.logger.info;
-  log(check.corruptFrames > 0 ? "spool segment has corrupted batches; they are skipped" : "spool segment has a torn last batch (never acknowledged); it is skipped", {
-    segment,
-    corruptFrames: check.corruptFrames,
-    corruptBytes: check.corruptBytes,
-    tornBytes: check.tornBytes,
-    keptBytes: copy.bytes,
-  });
+  log(
+    check.corruptFrames > 0
+      ? "spool segment has corrupted batches; they are skipped"
+      : "spool segment has a torn last batch (never acknowledged); it is skipped",
+    {
+      segment,
+      corruptFrames: check.corruptFrames,
+      corruptBytes: check.corruptBytes,
+      tornBytes: check.tornBytes,
+      keptBytes: copy.bytes,
+    },
+  );
   return { file, read: copy.file, check };
 }
 
@@ -240,7 +295,14 @@ async function readProblem(deps: FlushDeps, input: SegmentInput): Promise<string
  */
 async function setAside(deps: FlushDeps, input: SegmentInput, reason: string): Promise<void> {
   const segment = segmentNameOf(input.file);
-  const entry = { segment, at: deps.clock(), path: quarantinedPathOf(input.file), envelopes: segmentLineCount(input.file), bytes: statSync(input.file).size, reason };
+  const entry = {
+    segment,
+    at: deps.clock(),
+    path: quarantinedPathOf(input.file),
+    envelopes: segmentLineCount(input.file),
+    bytes: statSync(input.file).size,
+    reason,
+  };
   await withLease(deps.control, "lake", () => {
     recordQuarantinedSegment(deps.control, entry);
     moveToQuarantine(input.file);
@@ -263,10 +325,15 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
   const formats = { tsv: [] as string[], ndjson: [] as string[] };
   for (const file of files) (isLegacySegment(file) ? formats.ndjson : formats.tsv).push(file);
   const { staging, parts, groups } =
-    files.length === 0 ? { staging: join(deps.paths.staging, batch), parts: [], groups: [] } : (formats.ndjson.length === 0 && (await nativeStage(deps, files, batch))) || (await duckdbStage(deps, formats, batch));
+    files.length === 0
+      ? { staging: join(deps.paths.staging, batch), parts: [], groups: [] }
+      : (formats.ndjson.length === 0 && (await nativeStage(deps, files, batch))) ||
+        (await duckdbStage(deps, formats, batch));
   fault("flush:after-stage");
   const counts = new Map<string, { accountId: string; program: string; attempts: number; lastSeen: number }>();
-  const perSegment = new Map<string, { rows: number; days: Set<string> }>(segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]));
+  const perSegment = new Map<string, { rows: number; days: Set<string> }>(
+    segments.map((segment) => [segment, { rows: 0, days: new Set<string>() }]),
+  );
   for (const group of groups) {
     const key = `${group.accountId}\n${group.program}`;
     const count = counts.get(key) ?? { accountId: group.accountId, program: group.program, attempts: 0, lastSeen: 0 };
@@ -286,12 +353,16 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
     batch,
     parts,
     () =>
-      deps.control.transaction(() => {
-        const now = deps.clock();
-        for (const [segment, { rows, days }] of perSegment) recordSegment(deps.control, segment, rows, [...days].sort(), now, batch);
-        for (const input of inputs) if (input.check) addSpoolIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
-        addProgramCounts(deps.control, [...counts.values()]);
-      }).immediate(),
+      deps.control
+        .transaction(() => {
+          const now = deps.clock();
+          for (const [segment, { rows, days }] of perSegment)
+            recordSegment(deps.control, segment, rows, [...days].sort(), now, batch);
+          for (const input of inputs)
+            if (input.check) addSpoolIntegrity(deps.control, segmentNameOf(input.file), input.check, now);
+          addProgramCounts(deps.control, [...counts.values()]);
+        })
+        .immediate(),
     () => {
       fault("flush:after-rename");
       deps.beforeCommit?.(batch);
@@ -303,7 +374,9 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
   for (const input of inputs) removeSegment(input.file);
   await Promise.all([
     rm(staging, { recursive: true, force: true }),
-    ...inputs.filter((input) => input.read !== input.file).map((input) => rm(dirname(input.read), { recursive: true, force: true })),
+    ...inputs
+      .filter((input) => input.read !== input.file)
+      .map((input) => rm(dirname(input.read), { recursive: true, force: true })),
   ]);
   const rows = [...perSegment.values()].reduce((sum, s) => sum + s.rows, 0);
   deps.logger.debug("flushed segments", { segments: segments.length, rows, parts: parts.length });
@@ -313,8 +386,19 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
 type Staged = { staging: string; parts: StagedPart[]; groups: StagedGroup[] };
 
 /** DuckDB writes the pass; the counts are then read back from the staged Parquet (a columnar read, far cheaper than parsing the spool twice). */
-async function duckdbStage(deps: FlushDeps, formats: { tsv: string[]; ndjson: string[] }, batch: string): Promise<Staged> {
-  const { staging, parts } = await stagePartitioned(deps.duck, deps.paths, batch, spoolRowsSql(formats), ["program", "day"], FLUSH_ROW_GROUP_ROWS);
+async function duckdbStage(
+  deps: FlushDeps,
+  formats: { tsv: string[]; ndjson: string[] },
+  batch: string,
+): Promise<Staged> {
+  const { staging, parts } = await stagePartitioned(
+    deps.duck,
+    deps.paths,
+    batch,
+    spoolRowsSql(formats),
+    ["program", "day"],
+    FLUSH_ROW_GROUP_ROWS,
+  );
   const groups = await deps.duck.all<StagedGroup>(
     `SELECT spool_segment AS segment, day, account_id AS "accountId", program, count(*) AS attempts, max(received_at) AS "lastSeen"
      FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
@@ -328,7 +412,11 @@ async function nativeStage(deps: FlushDeps, files: string[], batch: string): Pro
   if (!deps.flushWriter) return null;
   const staging = join(deps.paths.staging, batch);
   rmSync(staging, { recursive: true, force: true });
-  const written = await deps.flushWriter.write(files.map((file) => ({ file, name: segmentNameOf(file) })), staging, batch);
+  const written = await deps.flushWriter.write(
+    files.map((file) => ({ file, name: segmentNameOf(file) })),
+    staging,
+    batch,
+  );
   if (written === null) deps.logger.info("native flush writer declined a line; DuckDB writes this pass", { batch });
   return written === null ? null : { staging, ...written };
 }

@@ -15,7 +15,10 @@ export function listPartitions(root: string): PartitionFiles {
     for (const dayDir of readdirSync(join(root, programDir)).sort()) {
       if (!dayDir.startsWith("day=")) continue;
       const dir = join(root, programDir, dayDir);
-      const files = readdirSync(dir).filter((name) => name.endsWith(".parquet")).sort().map((name) => join(dir, name));
+      const files = readdirSync(dir)
+        .filter((name) => name.endsWith(".parquet"))
+        .sort()
+        .map((name) => join(dir, name));
       if (files.length > 0) byDay.set(dayDir.slice(4), files);
     }
     out.set(programDir.slice(8), byDay);
@@ -26,7 +29,10 @@ export function listPartitions(root: string): PartitionFiles {
 /** The Parquet parts of one partition directory, sorted; none when it does not exist. */
 export function partitionFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name.endsWith(".parquet")).sort().map((name) => join(dir, name));
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".parquet"))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /** The UTC day `days` after `day` (YYYY-MM-DD). */

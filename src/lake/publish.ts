@@ -30,7 +30,14 @@ export const rowGroupLimits = (rows: number) => `ROW_GROUP_SIZE ${rows}, ROW_GRO
  * Row groups of 122,880 rows suit readers (DuckDB's guidance); a writer that compaction will rewrite
  * anyway may ask for smaller ones, which DuckDB writes faster across many partitions.
  */
-export async function stagePartitioned(duck: Duck, paths: DataPaths, batch: string, selectSql: string, partitions: readonly string[], rowGroupSize = 122_880): Promise<{ staging: string; parts: StagedPart[] }> {
+export async function stagePartitioned(
+  duck: Duck,
+  paths: DataPaths,
+  batch: string,
+  selectSql: string,
+  partitions: readonly string[],
+  rowGroupSize = 122_880,
+): Promise<{ staging: string; parts: StagedPart[] }> {
   const staging = join(paths.staging, batch);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(paths.staging, { recursive: true });
@@ -45,7 +52,15 @@ export async function stagePartitioned(duck: Duck, paths: DataPaths, batch: stri
  * Under the lake lease: replaces any parts a previous attempt of this batch left, renames the staged
  * parts into the dataset, then runs `commit` (the control-database step that makes them count).
  */
-export async function publishStaged(control: ControlDb, paths: DataPaths, dataset: DatasetName, batch: string, parts: StagedPart[], commit: () => void, beforeCommit?: () => void): Promise<void> {
+export async function publishStaged(
+  control: ControlDb,
+  paths: DataPaths,
+  dataset: DatasetName,
+  batch: string,
+  parts: StagedPart[],
+  commit: () => void,
+  beforeCommit?: () => void,
+): Promise<void> {
   const root = paths.dataset(dataset);
   await withLease(control, "lake", () => {
     for (const part of parts) {
@@ -75,7 +90,12 @@ function listStaged(staging: string): StagedPart[] {
       if (entry.isDirectory()) walk(join(dir, entry.name), [...relative, entry.name]);
       else if (entry.name.endsWith(".parquet")) {
         const dayDir = relative.find((segment) => segment.startsWith("day="));
-        parts.push({ path: join(dir, entry.name), partitionDir: join(...relative), name: entry.name, day: dayDir ? dayDir.slice(4) : null });
+        parts.push({
+          path: join(dir, entry.name),
+          partitionDir: join(...relative),
+          name: entry.name,
+          day: dayDir ? dayDir.slice(4) : null,
+        });
       }
     }
   };

@@ -8,10 +8,18 @@ export type Column = { name: string; type: string; doc: string };
 
 /** data/lake/envelopes/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per accepted envelope. */
 export const ENVELOPE_COLUMNS: Column[] = [
-  { name: "attempt_id", type: "VARCHAR", doc: "Server-assigned id of the attempt (UUIDv7); unique, stable across re-flushes." },
+  {
+    name: "attempt_id",
+    type: "VARCHAR",
+    doc: "Server-assigned id of the attempt (UUIDv7); unique, stable across re-flushes.",
+  },
   { name: "account_id", type: "VARCHAR", doc: "Account whose key ingested the envelope." },
   { name: "received_at", type: "BIGINT", doc: "Server receive time, Unix ms. `day` is its UTC date." },
-  { name: "spool_segment", type: "VARCHAR", doc: "Spool segment the row came from (`<node>-<sequence>`); flush is idempotent per segment." },
+  {
+    name: "spool_segment",
+    type: "VARCHAR",
+    doc: "Spool segment the row came from (`<node>-<sequence>`); flush is idempotent per segment.",
+  },
   { name: "sig", type: "VARCHAR", doc: "Transaction signature, base58; null when preflight failed before signing." },
   { name: "blockhash", type: "VARCHAR", doc: "Blockhash the transaction was built against." },
   { name: "last_valid_block_height", type: "BIGINT", doc: "Expiry block height of that blockhash." },
@@ -22,7 +30,7 @@ export const ENVELOPE_COLUMNS: Column[] = [
   { name: "kind", type: "VARCHAR", doc: "`send` or `preflight`." },
   { name: "preflight_error", type: "VARCHAR", doc: "Preflight error text (kind = preflight), else null." },
   { name: "simulation_logs", type: "VARCHAR[]", doc: "Simulation logs captured by the client." },
-  { name: "payer", type: "VARCHAR", doc: "Payer public key, or its salted hash (hex) under privacy \"hash\"." },
+  { name: "payer", type: "VARCHAR", doc: 'Payer public key, or its salted hash (hex) under privacy "hash".' },
   { name: "sdk_version", type: "VARCHAR", doc: "Reporting SDK version." },
   { name: "cu_limit", type: "INTEGER", doc: "Requested compute-unit limit, when the SDK knew it." },
   { name: "cu_price_micro_lamports", type: "BIGINT", doc: "Requested compute-unit price (µlamports/CU), when known." },
@@ -30,7 +38,11 @@ export const ENVELOPE_COLUMNS: Column[] = [
   { name: "skip_preflight", type: "BOOLEAN", doc: "Whether preflight was skipped, when known." },
   { name: "send_path", type: "VARCHAR", doc: "How it was sent (`rpc`, `sender`, `jito-bundle`, ...), when known." },
   { name: "nonce", type: "BOOLEAN", doc: "Durable-nonce transaction (no blockhash expiry), when known." },
-  { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it." },
+  {
+    name: "ix_prefix",
+    type: "VARCHAR",
+    doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it.",
+  },
 ];
 
 /**
@@ -42,29 +54,69 @@ export const RESOLUTION_COLUMNS: Column[] = [
   { name: "account_id", type: "VARCHAR", doc: "Account of the attempt." },
   { name: "outcome", type: "VARCHAR", doc: "`landed`, `failed_onchain`, `dropped` or `preflight`." },
   { name: "resolved_at", type: "BIGINT", doc: "When the outcome was decided, Unix ms." },
-  { name: "slot", type: "BIGINT", doc: "Slot the transaction landed in (landed, failed_onchain): from its signature status." },
-  { name: "block_time", type: "BIGINT", doc: "Block time of that slot, Unix ms (second precision): `getBlockTime` of the slot, or the fetched transaction's." },
+  {
+    name: "slot",
+    type: "BIGINT",
+    doc: "Slot the transaction landed in (landed, failed_onchain): from its signature status.",
+  },
+  {
+    name: "block_time",
+    type: "BIGINT",
+    doc: "Block time of that slot, Unix ms (second precision): `getBlockTime` of the slot, or the fetched transaction's.",
+  },
   { name: "err", type: "VARCHAR", doc: "`meta.err` as JSON, or the preflight error's TransactionError as JSON." },
-  { name: "instruction", type: "VARCHAR", doc: "Name of the targeted program's instruction: on a failure, that of its frame enclosing the failure (else the failing top-level instruction's); otherwise the main instruction's (landed outside the sample: named from `ix_prefix`)." },
+  {
+    name: "instruction",
+    type: "VARCHAR",
+    doc: "Name of the targeted program's instruction: on a failure, that of its frame enclosing the failure (else the failing top-level instruction's); otherwise the main instruction's (landed outside the sample: named from `ix_prefix`).",
+  },
   { name: "ix_path", type: "VARCHAR", doc: "Instruction path: `2` top-level index, `2.1` an inner instruction." },
-  { name: "cpi_depth", type: "INTEGER", doc: "Invoke depth − 1 of the failing frame (null for transaction-level errors)." },
+  {
+    name: "cpi_depth",
+    type: "INTEGER",
+    doc: "Invoke depth − 1 of the failing frame (null for transaction-level errors).",
+  },
   { name: "err_code", type: "BIGINT", doc: "Custom program error code." },
   { name: "err_name", type: "VARCHAR", doc: "Error name (IDL, Anchor log, built-in table or error variant)." },
   { name: "failing_program", type: "VARCHAR", doc: "Innermost program whose frame failed." },
   { name: "failing_instruction", type: "VARCHAR", doc: "Instruction name of that innermost failing frame." },
   { name: "cu_used", type: "BIGINT", doc: "Compute units consumed (landed: only on sampled rows)." },
-  { name: "cu_requested", type: "BIGINT", doc: "Compute-unit limit requested (SetComputeUnitLimit, else the runtime default; landed outside the sample: the envelope's `cu_limit`)." },
+  {
+    name: "cu_requested",
+    type: "BIGINT",
+    doc: "Compute-unit limit requested (SetComputeUnitLimit, else the runtime default; landed outside the sample: the envelope's `cu_limit`).",
+  },
   { name: "compute_exceeded", type: "BOOLEAN", doc: "The failure was compute-budget exhaustion." },
   { name: "drop_class", type: "VARCHAR", doc: "Drop class (outcome = dropped)." },
   { name: "drop_confidence", type: "DOUBLE", doc: "Confidence of the drop class in [0,1]." },
   { name: "drop_evidence", type: "VARCHAR", doc: "JSON array of `{kind, detail, value}` rows that decided the class." },
   { name: "error_key", type: "VARCHAR", doc: "Normalised, value-free error key used in the fingerprint." },
   { name: "fingerprint", type: "VARCHAR", doc: "Issue fingerprint (`v1:` + 16 hex); null for landed." },
-  { name: "log_messages", type: "VARCHAR[]", doc: "Program logs (failed_onchain: the transaction's; preflight: the simulation's; dropped: empty); null on landed rows." },
-  { name: "ix_prefix", type: "VARCHAR", doc: "First ≤ 8 data bytes (hex) of the targeted top-level instruction: the envelope's, else the fetched transaction's." },
-  { name: "sampled", type: "BOOLEAN", doc: "A landed success whose transaction was fetched because its attempt is in the success sample." },
-  { name: "sample_weight", type: "DOUBLE", doc: "Attempts this row's transaction-derived figures stand for: 1 / sample rate (sampled), 1 (failed_onchain), else null." },
-  { name: "payer_bucket", type: "USMALLINT", doc: "The envelope's `payer` hashed to 16 bits, `(md5_number_lower(payer) >> 48)::USMALLINT` (version 4); compacted parts are sorted by it. Null in files of versions 1–3." },
+  {
+    name: "log_messages",
+    type: "VARCHAR[]",
+    doc: "Program logs (failed_onchain: the transaction's; preflight: the simulation's; dropped: empty); null on landed rows.",
+  },
+  {
+    name: "ix_prefix",
+    type: "VARCHAR",
+    doc: "First ≤ 8 data bytes (hex) of the targeted top-level instruction: the envelope's, else the fetched transaction's.",
+  },
+  {
+    name: "sampled",
+    type: "BOOLEAN",
+    doc: "A landed success whose transaction was fetched because its attempt is in the success sample.",
+  },
+  {
+    name: "sample_weight",
+    type: "DOUBLE",
+    doc: "Attempts this row's transaction-derived figures stand for: 1 / sample rate (sampled), 1 (failed_onchain), else null.",
+  },
+  {
+    name: "payer_bucket",
+    type: "USMALLINT",
+    doc: "The envelope's `payer` hashed to 16 bits, `(md5_number_lower(payer) >> 48)::USMALLINT` (version 4); compacted parts are sorted by it. Null in files of versions 1–3.",
+  },
 ];
 
 /**
@@ -77,7 +129,11 @@ export const payerBucketSql = (payer: string) => `(md5_number_lower(${payer}) >>
 /** data/lake/deploys/program=<base58>/part-*.parquet — one row per observed deploy. */
 export const DEPLOY_COLUMNS: Column[] = [
   { name: "slot", type: "BIGINT", doc: "ProgramData's last-modified slot." },
-  { name: "deployed_at", type: "BIGINT", doc: "Block time of that slot, Unix ms (null when the chain has no time for it)." },
+  {
+    name: "deployed_at",
+    type: "BIGINT",
+    doc: "Block time of that slot, Unix ms (null when the chain has no time for it).",
+  },
   { name: "detected_at", type: "BIGINT", doc: "When txray first saw this slot, Unix ms." },
   { name: "authority", type: "VARCHAR", doc: "Upgrade authority at detection, null if immutable." },
 ];
@@ -92,5 +148,5 @@ export type DatasetName = keyof typeof DATASETS;
 
 /** `{a:'VARCHAR', b:'BIGINT'}`: the `columns=` argument of DuckDB's read_json. */
 export function duckdbColumnsStruct(columns: Column[]): string {
-  return "{" + columns.map((c) => `${c.name}: '${c.type}'`).join(", ") + "}";
+  return `{${columns.map((c) => `${c.name}: '${c.type}'`).join(", ")}}`;
 }

@@ -19,15 +19,22 @@ export async function handleMcpRequest(request: Request, deps: QuestionDeps): Pr
   if (request.method !== "POST") {
     // No sessions, so no server-initiated stream (GET) and nothing to end (DELETE): 405 is how the
     // Streamable HTTP spec says so, and clients then simply do without the stream.
-    return Response.json(errorBody("bad_request", "MCP over HTTP here is stateless: POST JSON-RPC messages to /mcp"), { status: 405, headers: { allow: "POST" } });
+    return Response.json(errorBody("bad_request", "MCP over HTTP here is stateless: POST JSON-RPC messages to /mcp"), {
+      status: 405,
+      headers: { allow: "POST" },
+    });
   }
   const key = presentedKey(request);
-  if (key !== null && !authenticate(deps.ctx.control, key)) throw new TxrayError("unauthorized", "invalid or revoked API key");
+  if (key !== null && !authenticate(deps.ctx.control, key))
+    throw new TxrayError("unauthorized", "invalid or revoked API key");
   // The transport reads the body itself, unbounded: hand it a copy of the request with the body read here.
   const body = await readBoundedBody(request, MCP_MAX_BODY_BYTES, "MCP request body");
   const bounded = new Request(request.url, { method: request.method, headers: request.headers, body });
   const server = createMcpServer(deps, key);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(bounded);

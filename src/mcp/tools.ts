@@ -11,7 +11,15 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { accountForScope } from "../contract";
-import { PARAMS, QUESTIONS, summarize, summaryText, type Question, type QuestionArgs, type QuestionDeps } from "../contract";
+import {
+  PARAMS,
+  QUESTIONS,
+  summarize,
+  summaryText,
+  type Question,
+  type QuestionArgs,
+  type QuestionDeps,
+} from "../contract";
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
 import { VERSION } from "../shared/version";
@@ -62,7 +70,14 @@ function toArgs(question: Question, input: Record<string, unknown>): QuestionArg
   const args: QuestionArgs = {};
   for (const name of [...question.pathParams, ...question.queryParams]) {
     const value = input[name];
-    args[name] = value === undefined || value === null ? (question.pathParams.includes(name) ? "" : null) : typeof value === "string" ? value : JSON.stringify(value);
+    args[name] =
+      value === undefined || value === null
+        ? question.pathParams.includes(name)
+          ? ""
+          : null
+        : typeof value === "string"
+          ? value
+          : JSON.stringify(value);
   }
   return args;
 }
@@ -76,7 +91,12 @@ export function toolError(error: unknown, deps: QuestionDeps): CallToolResult {
   const retry = known?.retryAfterSeconds;
   return {
     isError: true,
-    content: [{ type: "text", text: `${code} (HTTP ${status}): ${message}${retry !== undefined ? ` — retry in ${retry}s` : ""}` }],
+    content: [
+      {
+        type: "text",
+        text: `${code} (HTTP ${status}): ${message}${retry !== undefined ? ` — retry in ${retry}s` : ""}`,
+      },
+    ],
     _meta: { "txray/error": { code, message, status, ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) } },
   };
 }
@@ -93,7 +113,10 @@ const sharedValidator = () => (validator ??= new AjvJsonSchemaValidator());
  * `scope: "account"` restricts answers to, like `?scope=account` on the routes; null over stdio.
  */
 export function createMcpServer(deps: QuestionDeps, key: string | null): McpServer {
-  const server = new McpServer({ name: "txray", version: VERSION }, { instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator() });
+  const server = new McpServer(
+    { name: "txray", version: VERSION },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator() },
+  );
   for (const question of QUESTIONS) {
     server.registerTool(
       question.name,
@@ -107,9 +130,14 @@ export function createMcpServer(deps: QuestionDeps, key: string | null): McpServ
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
         try {
           const args = toArgs(question, input);
-          const accountId = question.queryParams.includes("scope") ? accountForScope(deps.ctx.control, key, args.scope) : null;
+          const accountId = question.queryParams.includes("scope")
+            ? accountForScope(deps.ctx.control, key, args.scope)
+            : null;
           const answer = (await question.answer(deps, args, accountId)) as Record<string, unknown>;
-          return { structuredContent: answer, content: [{ type: "text", text: summaryText(summarize(question.name, answer)) }] };
+          return {
+            structuredContent: answer,
+            content: [{ type: "text", text: summaryText(summarize(question.name, answer)) }],
+          };
         } catch (error) {
           return toolError(error, deps);
         }

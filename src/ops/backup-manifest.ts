@@ -19,9 +19,16 @@ const count = z.number().int().nonnegative();
 const BackupPath = z
   .string()
   .regex(/^(data|snapshots)\/[^\0]+$/, "a relative path under data/ or snapshots/")
-  .refine((path) => path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== ".."), "no empty, . or .. segments");
+  .refine(
+    (path) => path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== ".."),
+    "no empty, . or .. segments",
+  );
 
-export const BackupFileSchema = z.object({ path: BackupPath, bytes: count, sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+export const BackupFileSchema = z.object({
+  path: BackupPath,
+  bytes: count,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
 
 export const BackupManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
@@ -59,11 +66,14 @@ export function parseManifest(text: string): { manifest: BackupManifest } | { pr
     return { problem: "not valid JSON" };
   }
   const format = (json as { format?: unknown } | null)?.format;
-  if (format === 1) return { problem: "format 1 (written before backups kept checksums): it cannot be verified; take a new backup" };
+  if (format === 1)
+    return { problem: "format 1 (written before backups kept checksums): it cannot be verified; take a new backup" };
   const parsed = BackupManifestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { problem: `does not match format ${MANIFEST_FORMAT}: ${issue.path.join(".") || "(root)"}: ${issue.message}` };
+    return {
+      problem: `does not match format ${MANIFEST_FORMAT}: ${issue.path.join(".") || "(root)"}: ${issue.message}`,
+    };
   }
   return { manifest: parsed.data };
 }

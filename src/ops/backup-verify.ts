@@ -9,7 +9,14 @@ import { join, relative } from "node:path";
 import { controlDbFileProblem } from "../control";
 import { sqlString, type Duck } from "../lake/duckdb";
 import { eachConcurrently } from "../shared/each-concurrently";
-import { FILES_AT_ONCE, hashFile, INCOMPLETE_FILE, MANIFEST_FILE, parseManifest, type BackupManifest } from "./backup-manifest";
+import {
+  FILES_AT_ONCE,
+  hashFile,
+  INCOMPLETE_FILE,
+  MANIFEST_FILE,
+  parseManifest,
+  type BackupManifest,
+} from "./backup-manifest";
 
 export type BackupProblem = { file: string; problem: string };
 /** Footers read by one DuckDB call (4,003 one by one took 2.6 s, 500 at a time 0.7 s). */
@@ -25,8 +32,19 @@ export type VerifyReport = {
 };
 
 /** The verified manifest alongside the report (restore uses it); null when the manifest itself is missing or bad. */
-export async function verifyBackup(backupDir: string, duck: Duck): Promise<VerifyReport & { manifest: BackupManifest | null }> {
-  const report: VerifyReport & { manifest: BackupManifest | null } = { ok: false, backup: backupDir, files: 0, bytes: 0, parquetFiles: 0, problems: [], manifest: null };
+export async function verifyBackup(
+  backupDir: string,
+  duck: Duck,
+): Promise<VerifyReport & { manifest: BackupManifest | null }> {
+  const report: VerifyReport & { manifest: BackupManifest | null } = {
+    ok: false,
+    backup: backupDir,
+    files: 0,
+    bytes: 0,
+    parquetFiles: 0,
+    problems: [],
+    manifest: null,
+  };
   const problem = (file: string, text: string): void => {
     report.problems.push({ file, problem: text });
   };
@@ -36,7 +54,12 @@ export async function verifyBackup(backupDir: string, duck: Duck): Promise<Verif
   }
   const manifestPath = join(backupDir, MANIFEST_FILE);
   if (!existsSync(manifestPath)) {
-    problem(MANIFEST_FILE, existsSync(join(backupDir, INCOMPLETE_FILE)) ? `missing: the backup was interrupted (${INCOMPLETE_FILE} is there); take a new one` : "missing: not a complete txray backup");
+    problem(
+      MANIFEST_FILE,
+      existsSync(join(backupDir, INCOMPLETE_FILE))
+        ? `missing: the backup was interrupted (${INCOMPLETE_FILE} is there); take a new one`
+        : "missing: not a complete txray backup",
+    );
     return report;
   }
   const parsed = parseManifest(readFileSync(manifestPath, "utf8"));
@@ -59,18 +82,21 @@ export async function verifyBackup(backupDir: string, duck: Duck): Promise<Verif
     if (stat.size !== file.bytes) return problem(file.path, `${stat.size} bytes, the manifest says ${file.bytes}`);
     const hashed = await hashFile(path).catch((error: Error) => error);
     if (hashed instanceof Error) return problem(file.path, `unreadable: ${hashed.message}`);
-    if (hashed.sha256 !== file.sha256) return problem(file.path, "SHA-256 differs from the manifest (the file was changed or damaged)");
+    if (hashed.sha256 !== file.sha256)
+      return problem(file.path, "SHA-256 differs from the manifest (the file was changed or damaged)");
     if (file.path.endsWith(".parquet")) parquet.push(file.path);
   });
   report.parquetFiles = parquet.length;
-  for (const { file, problem: text } of await parquetFooterProblems(duck, backupDir, parquet.sort())) problem(file, text);
+  for (const { file, problem: text } of await parquetFooterProblems(duck, backupDir, parquet.sort()))
+    problem(file, text);
   for (const path of filesUnder(backupDir)) {
     if (path !== MANIFEST_FILE && path !== INCOMPLETE_FILE && !listed.has(path)) problem(path, "not in the manifest");
   }
   if (listed.has("data/control.sqlite") && !report.problems.some((p) => p.file === "data/control.sqlite")) {
     const integrity = controlDbFileProblem(join(backupDir, "data", "control.sqlite"));
     if (integrity) problem("data/control.sqlite", integrity);
-  } else if (!listed.has("data/control.sqlite")) problem("data/control.sqlite", "not in the manifest: a backup always holds the control database");
+  } else if (!listed.has("data/control.sqlite"))
+    problem("data/control.sqlite", "not in the manifest: a backup always holds the control database");
   report.problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   report.ok = report.problems.length === 0;
   return report;
@@ -79,12 +105,23 @@ export async function verifyBackup(backupDir: string, duck: Duck): Promise<Verif
 /** Parquet files whose footer does not read: read 500 at a time, and one by one in a batch that fails, to name them. */
 async function parquetFooterProblems(duck: Duck, backupDir: string, files: string[]): Promise<BackupProblem[]> {
   const problems: BackupProblem[] = [];
-  const read = (paths: string[]) => duck.all(`SELECT count(*) AS n FROM parquet_file_metadata([${paths.map((path) => sqlString(join(backupDir, path))).join(", ")}])`);
+  const read = (paths: string[]) =>
+    duck.all(
+      `SELECT count(*) AS n FROM parquet_file_metadata([${paths.map((path) => sqlString(join(backupDir, path))).join(", ")}])`,
+    );
   for (let at = 0; at < files.length; at += FOOTERS_AT_ONCE) {
     const batch = files.slice(at, at + FOOTERS_AT_ONCE);
-    if (await read(batch).then(() => true, () => false)) continue;
+    if (
+      await read(batch).then(
+        () => true,
+        () => false,
+      )
+    )
+      continue;
     for (const file of batch) {
-      await read([file]).catch((error: Error) => problems.push({ file, problem: `Parquet footer unreadable: ${String(error.message).split("\n")[0]}` }));
+      await read([file]).catch((error: Error) =>
+        problems.push({ file, problem: `Parquet footer unreadable: ${String(error.message).split("\n")[0]}` }),
+      );
     }
   }
   return problems;

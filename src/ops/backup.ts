@@ -18,10 +18,31 @@
 // staging directory is removed by the next backup or by the retention job's housekeeping; only one
 // backup of a data directory runs at a time (the "backup" lease), so any other backup stage is dead.
 
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { controlDialect, ifLeaseFree, isSegmentCommitted, lakeRowCount, openControlDbReadOnly, snapshotControlDb, withLease, type ControlDb } from "../control";
+import {
+  controlDialect,
+  ifLeaseFree,
+  isSegmentCommitted,
+  lakeRowCount,
+  openControlDbReadOnly,
+  snapshotControlDb,
+  withLease,
+  type ControlDb,
+} from "../control";
 import { readPointer } from "../analytics/serving/pointer";
 import type { DataPaths } from "../lake/paths";
 import { sweepStaging } from "../lake/staging";
@@ -31,7 +52,15 @@ import { eachConcurrently } from "../shared/each-concurrently";
 import { fault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
 import { VERSION } from "../shared/version";
-import { FILES_AT_ONCE, hashFile, INCOMPLETE_FILE, MANIFEST_FILE, MANIFEST_FORMAT, type BackupFile, type BackupManifest } from "./backup-manifest";
+import {
+  FILES_AT_ONCE,
+  hashFile,
+  INCOMPLETE_FILE,
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  type BackupFile,
+  type BackupManifest,
+} from "./backup-manifest";
 
 export type BackupDeps = { paths: DataPaths; control: ControlDb; snapshotsDir: string; clock: () => number };
 
@@ -44,59 +73,75 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
   const started = performance.now();
   const target = resolve(targetDir);
   const source = resolve(deps.paths.root);
-  if (target === source || target.startsWith(source + "/")) throw new Error(`backup target ${target} is inside the data directory ${source}`);
+  if (target === source || target.startsWith(`${source}/`))
+    throw new Error(`backup target ${target} is inside the data directory ${source}`);
   if (controlDialect(deps.control) === "postgres")
-    throw new Error("txray backup copies an embedded (SQLite) control plane; this one is on PostgreSQL (TXRAY_CONTROL_URL): back it up with pg_dump and the data directory with a filesystem snapshot (docs/operations.md)");
+    throw new Error(
+      "txray backup copies an embedded (SQLite) control plane; this one is on PostgreSQL (TXRAY_CONTROL_URL): back it up with pg_dump and the data directory with a filesystem snapshot (docs/operations.md)",
+    );
   const interrupted = checkTarget(target);
 
-  const run = await ifLeaseFree(deps.control, BACKUP_LEASE, async () => {
-    sweepStaging(deps.paths, "backup"); // stages of backups that died (none can be running: we hold the lease)
-    if (interrupted) rmSync(target, { recursive: true, force: true });
-    mkdirSync(target, { recursive: true });
-    writeFileDurably(join(target, INCOMPLETE_FILE), JSON.stringify({ owner: `${hostname()}:${process.pid}`, startedAt: deps.clock(), source }) + "\n");
-    const stage = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
-    mkdirSync(stage, { recursive: true });
-    try {
-      const counts = await withLease(deps.control, "lake", () => {
-        snapshotControlDb(deps.control, join(stage, "control.sqlite"));
-        const lakeFiles = linkTree(deps.paths.lake, join(stage, "lake"), (name) => name.endsWith(".parquet"));
-        const spool = stageSpool(deps.control, deps.paths.spoolRoot, join(stage, "spool"));
-        const servingVersion = stageServing(deps.paths, join(stage, "tables"));
-        const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
-        // The signature index (why, diagnose-drop) and the resolver's checkpoint of its open attempts:
-        // both replaced by rename, never modified in place. Read under the lease, the checkpoint holds
-        // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).
-        linkTree(deps.paths.signatureIndex, join(stage, "index", "signatures"), (name) => name.endsWith(".run"));
-        linkTree(deps.paths.resolver, join(stage, "resolver"), (name) => name === "checkpoint.json");
-        return { lakeFiles, ...spool, servingVersion, idlFiles };
-      }, { ttlMs: LEASE_TTL_MS });
-      const envelopes = countEnvelopes(join(stage, "control.sqlite"));
+  const run = await ifLeaseFree(
+    deps.control,
+    BACKUP_LEASE,
+    async () => {
+      sweepStaging(deps.paths, "backup"); // stages of backups that died (none can be running: we hold the lease)
+      if (interrupted) rmSync(target, { recursive: true, force: true });
+      mkdirSync(target, { recursive: true });
+      writeFileDurably(
+        join(target, INCOMPLETE_FILE),
+        `${JSON.stringify({ owner: `${hostname()}:${process.pid}`, startedAt: deps.clock(), source })}\n`,
+      );
+      const stage = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
+      mkdirSync(stage, { recursive: true });
+      try {
+        const counts = await withLease(
+          deps.control,
+          "lake",
+          () => {
+            snapshotControlDb(deps.control, join(stage, "control.sqlite"));
+            const lakeFiles = linkTree(deps.paths.lake, join(stage, "lake"), (name) => name.endsWith(".parquet"));
+            const spool = stageSpool(deps.control, deps.paths.spoolRoot, join(stage, "spool"));
+            const servingVersion = stageServing(deps.paths, join(stage, "tables"));
+            const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
+            // The signature index (why, diagnose-drop) and the resolver's checkpoint of its open attempts:
+            // both replaced by rename, never modified in place. Read under the lease, the checkpoint holds
+            // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).
+            linkTree(deps.paths.signatureIndex, join(stage, "index", "signatures"), (name) => name.endsWith(".run"));
+            linkTree(deps.paths.resolver, join(stage, "resolver"), (name) => name === "checkpoint.json");
+            return { lakeFiles, ...spool, servingVersion, idlFiles };
+          },
+          { ttlMs: LEASE_TTL_MS },
+        );
+        const envelopes = countEnvelopes(join(stage, "control.sqlite"));
 
-      const files: BackupFile[] = [];
-      await copyHashedTree(stage, target, "data", files);
-      const snapshots = existsSync(deps.snapshotsDir);
-      if (snapshots) await copyHashedTree(deps.snapshotsDir, target, "snapshots", files);
-      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const manifest: BackupManifest = {
-        format: MANIFEST_FORMAT,
-        txrayVersion: VERSION,
-        createdAt: deps.clock(),
-        source,
-        envelopes,
-        ...counts,
-        snapshots,
-        bytes: files.reduce((sum, file) => sum + file.bytes, 0),
-        seconds: Math.round((performance.now() - started) / 100) / 10,
-        files,
-      };
-      writeFileDurably(join(target, MANIFEST_FILE), JSON.stringify(manifest, null, 1) + "\n");
-      rmSync(join(target, INCOMPLETE_FILE), { force: true });
-      syncDirectory(target);
-      return manifest;
-    } finally {
-      rmSync(stage, { recursive: true, force: true });
-    }
-  }, LEASE_TTL_MS);
+        const files: BackupFile[] = [];
+        await copyHashedTree(stage, target, "data", files);
+        const snapshots = existsSync(deps.snapshotsDir);
+        if (snapshots) await copyHashedTree(deps.snapshotsDir, target, "snapshots", files);
+        files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        const manifest: BackupManifest = {
+          format: MANIFEST_FORMAT,
+          txrayVersion: VERSION,
+          createdAt: deps.clock(),
+          source,
+          envelopes,
+          ...counts,
+          snapshots,
+          bytes: files.reduce((sum, file) => sum + file.bytes, 0),
+          seconds: Math.round((performance.now() - started) / 100) / 10,
+          files,
+        };
+        writeFileDurably(join(target, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`);
+        rmSync(join(target, INCOMPLETE_FILE), { force: true });
+        syncDirectory(target);
+        return manifest;
+      } finally {
+        rmSync(stage, { recursive: true, force: true });
+      }
+    },
+    LEASE_TTL_MS,
+  );
   if (!run.ran) throw new Error(`another backup of ${source} is running; wait for it to finish`);
   return run.value;
 }
@@ -106,7 +151,12 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
  * backup is running now. Returns how many went.
  */
 export async function sweepDeadBackupStages(deps: Pick<BackupDeps, "paths" | "control">): Promise<number> {
-  const run = await ifLeaseFree(deps.control, BACKUP_LEASE, async () => sweepStaging(deps.paths, "backup"), LEASE_TTL_MS);
+  const run = await ifLeaseFree(
+    deps.control,
+    BACKUP_LEASE,
+    async () => sweepStaging(deps.paths, "backup"),
+    LEASE_TTL_MS,
+  );
   return run.ran ? run.value : 0;
 }
 
@@ -120,15 +170,25 @@ function checkTarget(target: string): boolean {
   if (!statSync(target).isDirectory()) throw new Error(`backup target ${target} is not a directory`);
   const names = readdirSync(target);
   if (names.length === 0) return false;
-  if (!names.includes(INCOMPLETE_FILE) || names.includes(MANIFEST_FILE) || !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", `.${MANIFEST_FILE}.tmp`].includes(name)))
+  if (
+    !names.includes(INCOMPLETE_FILE) ||
+    names.includes(MANIFEST_FILE) ||
+    !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", `.${MANIFEST_FILE}.tmp`].includes(name))
+  )
     throw new Error(`backup target ${target} is not empty`);
   let owner = "";
   try {
-    owner = String((JSON.parse(readFileSync(join(target, INCOMPLETE_FILE), "utf8")) as { owner?: unknown }).owner ?? "");
+    owner = String(
+      (JSON.parse(readFileSync(join(target, INCOMPLETE_FILE), "utf8")) as { owner?: unknown }).owner ?? "",
+    );
   } catch {}
   const [host, pid] = owner.split(":");
-  if (host === hostname() && processAlive(Number(pid))) throw new Error(`a backup into ${target} is running (process ${pid})`);
-  if (host !== hostname()) throw new Error(`backup target ${target} holds an interrupted backup started on host ${host || "unknown"}; remove it or pick another target`);
+  if (host === hostname() && processAlive(Number(pid)))
+    throw new Error(`a backup into ${target} is running (process ${pid})`);
+  if (host !== hostname())
+    throw new Error(
+      `backup target ${target} holds an interrupted backup started on host ${host || "unknown"}; remove it or pick another target`,
+    );
   return true;
 }
 
@@ -169,7 +229,11 @@ function linkTree(from: string, to: string, keep: (name: string) => boolean): nu
  * still verifies it. Quarantined segments are linked for inspection. The owner file is left out:
  * the restored spool belongs to whichever process opens it.
  */
-function stageSpool(control: ControlDb, spoolRoot: string, to: string): { spoolSegments: number; quarantinedSegments: number } {
+function stageSpool(
+  control: ControlDb,
+  spoolRoot: string,
+  to: string,
+): { spoolSegments: number; quarantinedSegments: number } {
   const counts = { spoolSegments: 0, quarantinedSegments: 0 };
   if (!existsSync(spoolRoot)) return counts;
   for (const node of readdirSync(spoolRoot)) {
@@ -185,7 +249,8 @@ function stageSpool(control: ControlDb, spoolRoot: string, to: string): { spoolS
           if (name.endsWith(".sealed")) {
             if (isSegmentCommitted(control, segmentNameOf(name))) continue;
             linkSync(join(dir, name), destination);
-            if (existsSync(framesFileOf(join(dir, name)))) linkSync(framesFileOf(join(dir, name)), framesFileOf(destination));
+            if (existsSync(framesFileOf(join(dir, name))))
+              linkSync(framesFileOf(join(dir, name)), framesFileOf(destination));
             counts.spoolSegments++;
           } else if (name.endsWith(".active") && copyAcknowledged(join(dir, name), destination)) counts.spoolSegments++;
         }
@@ -194,7 +259,9 @@ function stageSpool(control: ControlDb, spoolRoot: string, to: string): { spoolS
         if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt === 4) throw error;
       }
     }
-    counts.quarantinedSegments += linkTree(join(dir, QUARANTINE_DIR), join(to, node, QUARANTINE_DIR), (name) => name.endsWith(".sealed"));
+    counts.quarantinedSegments += linkTree(join(dir, QUARANTINE_DIR), join(to, node, QUARANTINE_DIR), (name) =>
+      name.endsWith(".sealed"),
+    );
     linkTree(join(dir, QUARANTINE_DIR), join(to, node, QUARANTINE_DIR), (name) => name.endsWith(FRAMES_SUFFIX));
   }
   return counts;
@@ -214,7 +281,8 @@ function copyAcknowledged(file: string, destination: string): boolean {
   if (frames) {
     const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
     let whole = Math.floor(frames.length / FRAME_RECORD_BYTES);
-    const endOf = (i: number) => Number(view.getBigUint64(i * FRAME_RECORD_BYTES, true)) + view.getUint32(i * FRAME_RECORD_BYTES + 8, true);
+    const endOf = (i: number) =>
+      Number(view.getBigUint64(i * FRAME_RECORD_BYTES, true)) + view.getUint32(i * FRAME_RECORD_BYTES + 8, true);
     while (whole > 0 && endOf(whole - 1) > data.length) whole--; // a write that failed and is being cut: never acknowledged
     end = whole > 0 ? endOf(whole - 1) : 0;
     records = frames.subarray(0, whole * FRAME_RECORD_BYTES);
@@ -251,7 +319,9 @@ function stageServing(paths: DataPaths, to: string): number | null {
   const pointer = readPointer(paths);
   if (pointer === null) return null;
   const prefix = `serving-${pointer.version}.`;
-  const files = existsSync(paths.tables) ? readdirSync(paths.tables).filter((name) => name.startsWith(prefix) && !name.endsWith(".wal")) : [];
+  const files = existsSync(paths.tables)
+    ? readdirSync(paths.tables).filter((name) => name.startsWith(prefix) && !name.endsWith(".wal"))
+    : [];
   if (!files.includes(`serving-${pointer.version}.duckdb`)) return null;
   mkdirSync(to, { recursive: true });
   try {

@@ -47,7 +47,12 @@ function measure(paths: DataPaths, envelopes: number, now: number): DiskUsage {
     stagingBytes: treeBytes(paths.staging, linked),
   };
   const totalBytes = Object.values(parts).reduce((sum, n) => sum + n, 0);
-  return { ...parts, totalBytes, bytesPerAttempt: envelopes > 0 ? Math.round((totalBytes / envelopes) * 10) / 10 : null, measuredAt: now };
+  return {
+    ...parts,
+    totalBytes,
+    bytesPerAttempt: envelopes > 0 ? Math.round((totalBytes / envelopes) * 10) / 10 : null,
+    measuredAt: now,
+  };
 }
 
 /**
@@ -72,8 +77,7 @@ export function treeBytes(path: string, linked?: Set<string>): number {
         linked.add(id);
       }
       total += stat.size;
-    }
-    else if (stat.isDirectory()) {
+    } else if (stat.isDirectory()) {
       let names: string[] = [];
       try {
         names = readdirSync(at);

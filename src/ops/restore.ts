@@ -16,7 +16,10 @@ import { processAlive } from "../shared/process-alive";
 import { FILES_AT_ONCE, hashFile, type BackupFile } from "./backup-manifest";
 import { verifyBackup, type BackupProblem } from "./backup-verify";
 
-export type RestoreOptions = { duck: Duck; /** Where the backup's snapshots go; without it they are not restored. */ snapshotsDir?: string };
+export type RestoreOptions = {
+  duck: Duck /** Where the backup's snapshots go; without it they are not restored. */;
+  snapshotsDir?: string;
+};
 export type RestoreResult = {
   backup: string;
   dataDir: string;
@@ -33,28 +36,43 @@ export type RestoreResult = {
 
 /** A refusal: the backup failed verification (each problem names a file), or the target is not usable. */
 export class RestoreRefused extends Error {
-  constructor(message: string, readonly problems: BackupProblem[] = []) {
+  constructor(
+    message: string,
+    readonly problems: BackupProblem[] = [],
+  ) {
     super(message);
   }
 }
 
 const OWNER_FILE = ".txray-restore-owner";
 
-export async function restoreBackup(backupDir: string, dataDir: string, options: RestoreOptions): Promise<RestoreResult> {
+export async function restoreBackup(
+  backupDir: string,
+  dataDir: string,
+  options: RestoreOptions,
+): Promise<RestoreResult> {
   const started = performance.now();
   const backup = resolve(backupDir);
   const target = resolve(dataDir);
   const snapshotsTarget = options.snapshotsDir === undefined ? null : resolve(options.snapshotsDir);
   for (const path of [target, snapshotsTarget]) if (path) checkTarget(path, backup);
-  if (snapshotsTarget === target) throw new RestoreRefused("the data directory and the snapshots directory must differ");
+  if (snapshotsTarget === target)
+    throw new RestoreRefused("the data directory and the snapshots directory must differ");
 
   const verified = await verifyBackup(backup, options.duck);
-  if (!verified.ok || !verified.manifest) throw new RestoreRefused(`backup ${backup} failed verification; nothing was restored`, verified.problems);
+  if (!verified.ok || !verified.manifest)
+    throw new RestoreRefused(`backup ${backup} failed verification; nothing was restored`, verified.problems);
   const manifest = verified.manifest;
   const restoreSnapshots = manifest.snapshots && snapshotsTarget !== null;
 
   // Snapshots first, then the data directory: once the data directory exists, everything is there.
-  if (restoreSnapshots) await restoreTree(backup, manifest.files.filter((file) => file.path.startsWith("snapshots/")), "snapshots", snapshotsTarget!);
+  if (restoreSnapshots)
+    await restoreTree(
+      backup,
+      manifest.files.filter((file) => file.path.startsWith("snapshots/")),
+      "snapshots",
+      snapshotsTarget!,
+    );
   const files = manifest.files.filter((file) => file.path.startsWith("data/"));
   await restoreTree(backup, files, "data", target);
   const restored = restoreSnapshots ? manifest.files : files;
@@ -74,11 +92,12 @@ export async function restoreBackup(backupDir: string, dataDir: string, options:
 
 /** A restore target must be absent or an empty directory, and apart from the backup. */
 function checkTarget(target: string, backup: string): void {
-  if (target === backup || target.startsWith(backup + "/") || backup.startsWith(target + "/"))
+  if (target === backup || target.startsWith(`${backup}/`) || backup.startsWith(`${target}/`))
     throw new RestoreRefused(`${target} and the backup ${backup} overlap; restore into a directory apart from it`);
   if (!existsSync(target)) return;
   if (!statSync(target).isDirectory()) throw new RestoreRefused(`${target} exists and is not a directory`);
-  if (readdirSync(target).length > 0) throw new RestoreRefused(`${target} is not empty; restore into an absent or empty directory (nothing was written)`);
+  if (readdirSync(target).length > 0)
+    throw new RestoreRefused(`${target} is not empty; restore into an absent or empty directory (nothing was written)`);
 }
 
 /**
@@ -101,11 +120,14 @@ async function restoreTree(backup: string, files: BackupFile[], prefix: string, 
     await eachConcurrently(files, FILES_AT_ONCE, async (file) => {
       const copied = await hashFile(join(backup, file.path), join(temporary, relative(prefix, file.path)));
       if (copied.sha256 !== file.sha256 || copied.bytes !== file.bytes)
-        throw new RestoreRefused(`backup ${backup} changed while it was restored; nothing was restored`, [{ file: file.path, problem: "SHA-256 differs from the manifest" }]);
+        throw new RestoreRefused(`backup ${backup} changed while it was restored; nothing was restored`, [
+          { file: file.path, problem: "SHA-256 differs from the manifest" },
+        ]);
       fault("restore:mid-copy");
     });
     for (const dir of [...directories].sort().reverse()) syncDirectory(dir);
-    if (existsSync(target) && readdirSync(target).length > 0) throw new RestoreRefused(`${target} is no longer empty; nothing was restored`);
+    if (existsSync(target) && readdirSync(target).length > 0)
+      throw new RestoreRefused(`${target} is no longer empty; nothing was restored`);
     renameSync(temporary, target);
     renamed = true;
     rmSync(join(target, OWNER_FILE));

@@ -14,7 +14,12 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
-  forgetBlockHeightsBefore, forgetResolvedHoursBefore, forgetSegmentsBefore, forgetTransactionsFetchedBefore, withLease, type ControlDb,
+  forgetBlockHeightsBefore,
+  forgetResolvedHoursBefore,
+  forgetSegmentsBefore,
+  forgetTransactionsFetchedBefore,
+  withLease,
+  type ControlDb,
 } from "../control";
 import { sqlString, type Duck } from "../lake/duckdb";
 import { utcDay, type DataPaths } from "../lake/paths";
@@ -52,41 +57,56 @@ export function cutoffDay(now: number, days: number): string {
 export async function applyRetention(deps: RetentionDeps, options: RetentionOptions): Promise<RetentionResult> {
   const now = deps.clock();
   const purgedRetired = purgeRetired(deps.paths, now, options.graceMs ?? RETIRED_GRACE_MS);
-  if (options.days === undefined) return { skipped: "TXRAY_RETENTION_DAYS is unset: everything is kept", purgedRetired };
+  if (options.days === undefined)
+    return { skipped: "TXRAY_RETENTION_DAYS is unset: everything is kept", purgedRetired };
   const cutoff = cutoffDay(now, options.days);
   const cutoffMs = Date.parse(`${cutoff}T00:00:00Z`);
   const lease = { ttlMs: 30 * 60_000, waitMs: options.leaseWaitMs ?? 30 * 60_000 };
 
-  return await withLease(deps.control, "job:tables", () =>
-    withLease(deps.control, "job:compact", async () => {
-      const expired = expiredPartitions(deps.paths, cutoff);
-      const rows = { envelopes: 0, resolutions: 0 };
-      for (const partition of expired) rows[partition.dataset] += await partitionRows(deps.duck, partition.dir);
-      let retiredTo: string | null = null;
-      if (expired.length > 0) {
-        retiredTo = join(retiredRoot(deps.paths), `${now}-${Bun.randomUUIDv7()}`);
-        await withLease(deps.control, "lake", () => {
-          for (const partition of expired) {
-            const target = join(retiredTo!, partition.dataset, partition.program, partition.day);
-            mkdirSync(join(retiredTo!, partition.dataset, partition.program), { recursive: true });
-            renameSync(partition.dir, target);
-            removeIfEmpty(join(deps.paths.dataset(partition.dataset), partition.program));
+  return await withLease(
+    deps.control,
+    "job:tables",
+    () =>
+      withLease(
+        deps.control,
+        "job:compact",
+        async () => {
+          const expired = expiredPartitions(deps.paths, cutoff);
+          const rows = { envelopes: 0, resolutions: 0 };
+          for (const partition of expired) rows[partition.dataset] += await partitionRows(deps.duck, partition.dir);
+          let retiredTo: string | null = null;
+          if (expired.length > 0) {
+            retiredTo = join(retiredRoot(deps.paths), `${now}-${Bun.randomUUIDv7()}`);
+            await withLease(deps.control, "lake", () => {
+              for (const partition of expired) {
+                const target = join(retiredTo!, partition.dataset, partition.program, partition.day);
+                mkdirSync(join(retiredTo!, partition.dataset, partition.program), { recursive: true });
+                renameSync(partition.dir, target);
+                removeIfEmpty(join(deps.paths.dataset(partition.dataset), partition.program));
+              }
+            });
           }
-        });
-      }
-      const controlRowsRemoved = forgetControlRows(deps.control, cutoff, cutoffMs);
-      if (expired.length > 0) deps.logger.info("retention removed partitions", { cutoffDay: cutoff, partitions: expired.length, envelopes: rows.envelopes });
-      return {
-        cutoffDay: cutoff,
-        partitionsRemoved: expired.length,
-        envelopesRemoved: rows.envelopes,
-        resolutionsRemoved: rows.resolutions,
-        controlRowsRemoved,
-        retiredTo,
-        purgedRetired,
-      };
-    }, lease),
-  lease);
+          const controlRowsRemoved = forgetControlRows(deps.control, cutoff, cutoffMs);
+          if (expired.length > 0)
+            deps.logger.info("retention removed partitions", {
+              cutoffDay: cutoff,
+              partitions: expired.length,
+              envelopes: rows.envelopes,
+            });
+          return {
+            cutoffDay: cutoff,
+            partitionsRemoved: expired.length,
+            envelopesRemoved: rows.envelopes,
+            resolutionsRemoved: rows.resolutions,
+            controlRowsRemoved,
+            retiredTo,
+            purgedRetired,
+          };
+        },
+        lease,
+      ),
+    lease,
+  );
 }
 
 type Partition = { dataset: (typeof DAY_PARTITIONED)[number]; program: string; day: string; dir: string };
@@ -113,7 +133,9 @@ async function partitionRows(duck: Duck, dir: string): Promise<number> {
   const files = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
   if (files.length === 0) return 0;
   const list = files.map((name) => sqlString(join(dir, name))).join(", ");
-  const rows = await duck.all<{ n: number | bigint | null }>(`SELECT sum(num_rows) AS n FROM parquet_file_metadata([${list}])`);
+  const rows = await duck.all<{ n: number | bigint | null }>(
+    `SELECT sum(num_rows) AS n FROM parquet_file_metadata([${list}])`,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -133,14 +155,16 @@ function removeIfEmpty(dir: string) {
  * its runs older than the cutoff, src/chain/resolve/signatures.ts.)
  */
 function forgetControlRows(control: ControlDb, cutoff: string, cutoffMs: number): Record<string, number> {
-  return control.transaction(() => {
-    const removed: Record<string, number> = {};
-    removed.resolvedHours = forgetResolvedHoursBefore(control, Math.floor(cutoffMs / 3_600_000));
-    removed.rpcTransactions = forgetTransactionsFetchedBefore(control, cutoffMs);
-    removed.blockHeights = forgetBlockHeightsBefore(control, cutoffMs);
-    removed.lakeSegments = forgetSegmentsBefore(control, cutoff);
-    return removed;
-  }).immediate();
+  return control
+    .transaction(() => {
+      const removed: Record<string, number> = {};
+      removed.resolvedHours = forgetResolvedHoursBefore(control, Math.floor(cutoffMs / 3_600_000));
+      removed.rpcTransactions = forgetTransactionsFetchedBefore(control, cutoffMs);
+      removed.blockHeights = forgetBlockHeightsBefore(control, cutoffMs);
+      removed.lakeSegments = forgetSegmentsBefore(control, cutoff);
+      return removed;
+    })
+    .immediate();
 }
 
 /** Deletes retired directories older than the grace period; returns how many went. */

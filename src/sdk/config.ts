@@ -14,7 +14,8 @@ function processEnv(): Env | null {
   return p && typeof p.env === "object" && p.env !== null ? p.env : null;
 }
 
-const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
 export function resolveEndpoint(option: string | undefined): string {
   const endpoint = nonEmpty(option) ?? nonEmpty(processEnv()?.TXRAY_ENDPOINT) ?? DEFAULT_ENDPOINT;
@@ -24,14 +25,18 @@ export function resolveEndpoint(option: string | undefined): string {
 /** True in a server runtime with a file system (not a browser, not a web worker). */
 function isServerRuntime(): boolean {
   const p = (globalThis as { process?: { versions?: Record<string, string> } }).process;
-  return typeof p?.versions === "object" && (p.versions.node !== undefined || p.versions.bun !== undefined) && typeof (globalThis as { document?: unknown }).document === "undefined";
+  return (
+    typeof p?.versions === "object" &&
+    (p.versions.node !== undefined || p.versions.bun !== undefined) &&
+    typeof (globalThis as { document?: unknown }).document === "undefined"
+  );
 }
 
 async function builtin<T>(name: string): Promise<T | null> {
   const p = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   if (typeof p?.getBuiltinModule === "function") return (p.getBuiltinModule(name) as T) ?? null;
   try {
-    const specifier = "node:" + name;
+    const specifier = `node:${name}`;
     return (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as T;
   } catch {
     return null;

@@ -37,7 +37,12 @@ const PROVIDERS: [suffix: string, label: string][] = [
 ];
 
 /** The Solana Foundation's public endpoints. */
-const PUBLIC_HOSTS = new Set(["api.mainnet-beta.solana.com", "api.mainnet.solana.com", "api.devnet.solana.com", "api.testnet.solana.com"]);
+const PUBLIC_HOSTS = new Set([
+  "api.mainnet-beta.solana.com",
+  "api.mainnet.solana.com",
+  "api.devnet.solana.com",
+  "api.testnet.solana.com",
+]);
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0)$/;
 
@@ -56,7 +61,7 @@ export function rpcLabel(url: string): string {
   }
   if (PUBLIC_HOSTS.has(host)) return "public";
   if (LOOPBACK.test(host) || host.endsWith(".localhost")) return "localhost";
-  for (const [suffix, label] of PROVIDERS) if (host === suffix || host.endsWith("." + suffix)) return label;
+  for (const [suffix, label] of PROVIDERS) if (host === suffix || host.endsWith(`.${suffix}`)) return label;
   return "custom";
 }
 

@@ -102,7 +102,13 @@ export function createTxray(options: TxrayOptions = {}): Txray {
     warn,
   });
   const recorder = new Recorder(
-    { programs: options.programs ? new Set(options.programs) : null, privacy, salt: options.salt ?? "", walletAdapter, maxPending: maxQueue },
+    {
+      programs: options.programs ? new Set(options.programs) : null,
+      privacy,
+      salt: options.salt ?? "",
+      walletAdapter,
+      maxPending: maxQueue,
+    },
     transport,
   );
   const simulationFailures = options.reportSimulationFailures ?? true;
@@ -139,7 +145,11 @@ export function createTxray(options: TxrayOptions = {}): Txray {
   const onVisibility = () => {
     if ((globalThis as { document?: { visibilityState?: string } }).document?.visibilityState === "hidden") hide();
   };
-  const win = globalThis as { addEventListener?: typeof addEventListener; removeEventListener?: typeof removeEventListener; document?: Document };
+  const win = globalThis as {
+    addEventListener?: typeof addEventListener;
+    removeEventListener?: typeof removeEventListener;
+    document?: Document;
+  };
   const browser = typeof win.document !== "undefined" && typeof win.addEventListener === "function";
   if (browser) {
     win.addEventListener!("pagehide", hide);
@@ -169,7 +179,12 @@ export function createTxray(options: TxrayOptions = {}): Txray {
     },
     instrumentRpc(rpc, rpcUrl) {
       try {
-        return instrumentKitRpc(rpc, recorder, (blockHeight) => makeSource(rpcUrl ?? UNKNOWN_RPC, blockHeight), simulationFailures);
+        return instrumentKitRpc(
+          rpc,
+          recorder,
+          (blockHeight) => makeSource(rpcUrl ?? UNKNOWN_RPC, blockHeight),
+          simulationFailures,
+        );
       } catch {
         return rpc;
       }

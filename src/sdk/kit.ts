@@ -21,7 +21,8 @@ function kitPreflightText(error: unknown): { text: string; logs: unknown } | nul
   const context = error.context;
   if (Number(context.__code) !== KIT_PREFLIGHT_FAILURE) {
     // kit's production messages are only "Solana error #<code>"; prefer what the server said.
-    if (typeof context.statusCode === "number") return { text: `${context.statusCode} ${String(context.message ?? "")}`.trim(), logs: null };
+    if (typeof context.statusCode === "number")
+      return { text: `${context.statusCode} ${String(context.message ?? "")}`.trim(), logs: null };
     if (typeof context.__serverMessage === "string") return { text: context.__serverMessage, logs: null };
     const message = typeof error.message === "string" ? error.message : String(error);
     return { text: message, logs: null };
@@ -33,7 +34,12 @@ function kitPreflightText(error: unknown): { text: string; logs: unknown } | nul
 /** RPCs this module returned, so instrumenting one twice does not report every attempt twice. */
 const instrumented = new WeakSet<object>();
 
-export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, source: Source | ((blockHeight: () => Promise<number>) => Source), simulationFailures: boolean): R {
+export function instrumentKitRpc<R extends object>(
+  rpc: R,
+  recorder: Recorder,
+  source: Source | ((blockHeight: () => Promise<number>) => Source),
+  simulationFailures: boolean,
+): R {
   if (instrumented.has(rpc)) return rpc;
   let origin: Source | null = null;
   const getSource = () => (origin ??= typeof source === "function" ? source(blockHeight) : source);
@@ -52,11 +58,27 @@ export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, s
       if (method === "simulateTransaction") {
         const value = isObject(answer) ? answer.value : null;
         if (!simulationFailures || !isObject(value) || value.err === null || value.err === undefined) return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({
+          source: getSource(),
+          sentAt,
+          wire,
+          kind: "preflight",
+          simulation: true,
+          preflightError: simulationText(value.err, value.unitsConsumed),
+          logs: value.logs,
+        });
         return;
       }
-      const observation: Observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };
-      if (config.maxRetries !== undefined && config.maxRetries !== null) observation.maxRetries = Number(config.maxRetries);
+      const observation: Observation = {
+        source: getSource(),
+        sentAt,
+        wire,
+        kind: "send",
+        preflightError: null,
+        logs: null,
+      };
+      if (config.maxRetries !== undefined && config.maxRetries !== null)
+        observation.maxRetries = Number(config.maxRetries);
       observation.skipPreflight = config.skipPreflight === true;
       if (thrown !== null) {
         const preflight = kitPreflightText(thrown);
@@ -96,7 +118,9 @@ export function instrumentKitRpc<R extends object>(rpc: R, recorder: Recorder, s
       if (typeof property !== "string" || !WATCHED.has(property) || typeof value !== "function") return value;
       return (...params: unknown[]) => {
         const pending = (value as Method)(...params);
-        return isObject(pending) && typeof pending.send === "function" ? wrapPending(property, params, pending) : pending;
+        return isObject(pending) && typeof pending.send === "function"
+          ? wrapPending(property, params, pending)
+          : pending;
       };
     },
   });

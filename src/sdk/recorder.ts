@@ -189,14 +189,20 @@ export class Recorder {
       rpcLabel: o.source.rpcLabel,
       walletAdapter: truncate(walletAdapter, ENVELOPE_LIMITS.label),
       kind: o.kind,
-      preflightError: o.kind === "preflight" ? truncate(o.preflightError ?? "Transaction simulation failed", ENVELOPE_LIMITS.preflightError) : null,
-      simulationLogs: logs.slice(0, ENVELOPE_LIMITS.simulationLogLines).map((line) => truncate(String(line), ENVELOPE_LIMITS.simulationLogLine)),
+      preflightError:
+        o.kind === "preflight"
+          ? truncate(o.preflightError ?? "Transaction simulation failed", ENVELOPE_LIMITS.preflightError)
+          : null,
+      simulationLogs: logs
+        .slice(0, ENVELOPE_LIMITS.simulationLogLines)
+        .map((line) => truncate(String(line), ENVELOPE_LIMITS.simulationLogLine)),
       payer: this.payer(tx.payer),
       sdkVersion: SDK_VERSION,
     };
     if (tx.cuLimit !== undefined) envelope.cuLimit = Math.min(tx.cuLimit, 1_400_000);
     if (tx.cuPriceMicroLamports !== undefined) envelope.cuPriceMicroLamports = tx.cuPriceMicroLamports;
-    if (o.maxRetries !== undefined && Number.isSafeInteger(o.maxRetries) && o.maxRetries >= 0) envelope.maxRetries = Math.min(o.maxRetries, 1000);
+    if (o.maxRetries !== undefined && Number.isSafeInteger(o.maxRetries) && o.maxRetries >= 0)
+      envelope.maxRetries = Math.min(o.maxRetries, 1000);
     if (o.skipPreflight !== undefined) envelope.skipPreflight = o.skipPreflight;
     envelope.sendPath = "rpc";
     if (tx.nonce) envelope.nonce = true;

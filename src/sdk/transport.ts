@@ -66,7 +66,15 @@ export class Transport {
   private closed = false;
   /** Envelopes of the request in flight (taken off the queue, not yet answered). */
   private sending = 0;
-  readonly stats: TransportStats = { queued: 0, sent: 0, beaconed: 0, dropped: 0, rejected: 0, retries: 0, lastError: null };
+  readonly stats: TransportStats = {
+    queued: 0,
+    sent: 0,
+    beaconed: 0,
+    dropped: 0,
+    rejected: 0,
+    retries: 0,
+    lastError: null,
+  };
   readonly url: string;
 
   constructor(private readonly options: TransportOptions) {
@@ -74,7 +82,11 @@ export class Transport {
     options.apiKey.then(
       (key) => {
         this.key = key;
-        if (key === undefined) this.warnOnce("no-key", "txray: no API key (option apiKey, TXRAY_API_KEY or `txray keys create`); envelopes are dropped");
+        if (key === undefined)
+          this.warnOnce(
+            "no-key",
+            "txray: no API key (option apiKey, TXRAY_API_KEY or `txray keys create`); envelopes are dropped",
+          );
       },
       () => (this.key = undefined),
     );
@@ -122,10 +134,13 @@ export class Transport {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timerDue = due;
     this.timer = unref(
-      setTimeout(() => {
-        this.timer = null;
-        this.pump();
-      }, Math.max(0, due - Date.now())),
+      setTimeout(
+        () => {
+          this.timer = null;
+          this.pump();
+        },
+        Math.max(0, due - Date.now()),
+      ),
     );
   }
 
@@ -142,7 +157,8 @@ export class Transport {
       })
       .finally(() => {
         this.inFlight = null;
-        if (this.queue.length > 0) this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs);
+        if (this.queue.length > 0)
+          this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs);
       });
     return this.inFlight;
   }
@@ -213,7 +229,10 @@ export class Transport {
     if (response && response.status !== 429 && response.status < 500) {
       this.stats.rejected += batch.length;
       this.stats.lastError = `ingest answered ${response.status}`;
-      this.warnOnce(`status-${response.status}`, `txray: ingest answered ${response.status}; ${batch.length} envelope(s) discarded`);
+      this.warnOnce(
+        `status-${response.status}`,
+        `txray: ingest answered ${response.status}; ${batch.length} envelope(s) discarded`,
+      );
       return;
     }
     // 429, 5xx, timeout or network error: keep the batch and back off.
@@ -223,7 +242,10 @@ export class Transport {
     this.failures++;
     const told = response ? retryAfterMs(response.headers.get("retry-after")) : null;
     const exponential = Math.min(this.options.maxBackoffMs, 500 * 2 ** Math.min(this.failures - 1, 20));
-    const wait = told !== null ? Math.min(told, 5 * 60_000) + Math.random() * Math.min(1000, told * 0.1 + 100) : exponential / 2 + Math.random() * (exponential / 2);
+    const wait =
+      told !== null
+        ? Math.min(told, 5 * 60_000) + Math.random() * Math.min(1000, told * 0.1 + 100)
+        : exponential / 2 + Math.random() * (exponential / 2);
     this.backoffUntil = Date.now() + wait;
     this.schedule(0);
   }
@@ -232,8 +254,13 @@ export class Transport {
   async flush(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && (this.queue.length > 0 || this.inFlight)) {
-      if (this.key === null) await race(this.options.apiKey.catch(() => undefined), deadline);
-      const waitFor = this.inFlight ?? (Date.now() < this.backoffUntil ? sleep(this.backoffUntil - Date.now()) : this.pump());
+      if (this.key === null)
+        await race(
+          this.options.apiKey.catch(() => undefined),
+          deadline,
+        );
+      const waitFor =
+        this.inFlight ?? (Date.now() < this.backoffUntil ? sleep(this.backoffUntil - Date.now()) : this.pump());
       if (!waitFor) break;
       await race(waitFor, deadline);
     }
@@ -250,7 +277,12 @@ export class Transport {
       try {
         if (typeof nav?.sendBeacon === "function") ok = nav.sendBeacon(this.url, taken.body);
         else {
-          void (this.options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init)))(this.url, { method: "POST", body: taken.body, keepalive: true, headers: { "content-type": "text/plain;charset=UTF-8" } }).catch(() => {});
+          void (this.options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init)))(this.url, {
+            method: "POST",
+            body: taken.body,
+            keepalive: true,
+            headers: { "content-type": "text/plain;charset=UTF-8" },
+          }).catch(() => {});
           ok = true;
         }
       } catch {

@@ -21,7 +21,12 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
 
 const INSTRUMENTED = Symbol.for("txray.instrumented");
 
-export function instrumentConnection<C extends Web3ConnectionLike>(connection: C, recorder: Recorder, source: (url: string, blockHeight: () => Promise<number>) => Source, simulationFailures: boolean): C {
+export function instrumentConnection<C extends Web3ConnectionLike>(
+  connection: C,
+  recorder: Recorder,
+  source: (url: string, blockHeight: () => Promise<number>) => Source,
+  simulationFailures: boolean,
+): C {
   const target = connection as unknown as Json & { _rpcRequest?: RpcRequest };
   const original = target._rpcRequest;
   if (typeof original !== "function" || target[INSTRUMENTED as unknown as string]) return connection;
@@ -46,10 +51,25 @@ export function instrumentConnection<C extends Web3ConnectionLike>(connection: C
       if (method === "simulateTransaction") {
         const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;
         if (!simulationFailures || !isObject(value) || value.err === null || value.err === undefined) return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({
+          source: getSource(),
+          sentAt,
+          wire,
+          kind: "preflight",
+          simulation: true,
+          preflightError: simulationText(value.err, value.unitsConsumed),
+          logs: value.logs,
+        });
         return;
       }
-      const observation: Observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };
+      const observation: Observation = {
+        source: getSource(),
+        sentAt,
+        wire,
+        kind: "send",
+        preflightError: null,
+        logs: null,
+      };
       if (typeof config.maxRetries === "number") observation.maxRetries = config.maxRetries;
       observation.skipPreflight = config.skipPreflight === true;
       if (isObject(answer) && isObject(answer.error)) {
@@ -58,7 +78,11 @@ export function instrumentConnection<C extends Web3ConnectionLike>(connection: C
         const error = answer.error;
         const data = isObject(error.data) ? error.data : {};
         observation.kind = "preflight";
-        observation.preflightError = String(error.message ?? "sendTransaction failed") + (data.err !== undefined && data.err !== null ? " " + safeJson({ err: data.err, unitsConsumed: data.unitsConsumed }) : "");
+        observation.preflightError =
+          String(error.message ?? "sendTransaction failed") +
+          (data.err !== undefined && data.err !== null
+            ? ` ${safeJson({ err: data.err, unitsConsumed: data.unitsConsumed })}`
+            : "");
         observation.logs = data.logs;
       } else if (thrown !== null) {
         // An HTTP status (web3.js: "429 Too Many Requests: …") means the RPC answered and refused;
@@ -75,7 +99,8 @@ export function instrumentConnection<C extends Web3ConnectionLike>(connection: C
   };
 
   const wrapped: RpcRequest = function (this: unknown, method, args) {
-    if (method !== "sendTransaction" && method !== "simulateTransaction" && method !== "getLatestBlockhash") return original.call(this, method, args);
+    if (method !== "sendTransaction" && method !== "simulateTransaction" && method !== "getLatestBlockhash")
+      return original.call(this, method, args);
     const sentAt = Date.now();
     const promise = original.call(this, method, args);
     if (promise && typeof promise.then === "function") {

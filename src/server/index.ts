@@ -22,9 +22,17 @@ import { schedule } from "../jobs";
 import { TxrayError } from "../shared/errors";
 
 /** `spool` is null on a node without the ingest role. */
-export type RunningServer = { url: string; port: number; spool: Spool | null; stop(options?: { timeoutMs?: number }): Promise<void> };
+export type RunningServer = {
+  url: string;
+  port: number;
+  spool: Spool | null;
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+};
 
-export async function startServer(ctx: Context, options: { port?: number; hostname?: string; scheduler?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(
+  ctx: Context,
+  options: { port?: number; hostname?: string; scheduler?: boolean } = {},
+): Promise<RunningServer> {
   const roles = parseRoles(ctx.config.TXRAY_ROLES);
   const ingest = roles.allows("ingest") ? startIngest(ctx) : null;
   const spool = ingest?.spool ?? null;
@@ -33,7 +41,13 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
   // A global hook (Elysia runs it before routing, whatever the order of registration).
   app.onRequest(() => {
     if (!draining) return;
-    return errorResponse(new TxrayError("unavailable", "txray is shutting down; nothing was accepted, retry shortly", { retryAfterSeconds: 1 }), ctx.logger, { connection: "close" });
+    return errorResponse(
+      new TxrayError("unavailable", "txray is shutting down; nothing was accepted, retry shortly", {
+        retryAfterSeconds: 1,
+      }),
+      ctx.logger,
+      { connection: "close" },
+    );
   });
   app.listen({
     port: options.port ?? ctx.config.API_PORT,
@@ -55,9 +69,13 @@ export async function startServer(ctx: Context, options: { port?: number; hostna
       draining = true;
       const jobs = scheduler?.stop();
       while (server.pendingRequests > 0 && Date.now() < deadline) await Bun.sleep(5);
-      if (server.pendingRequests > 0) ctx.logger.warn("shutdown: requests still in flight at the deadline are cut", { requests: server.pendingRequests });
+      if (server.pendingRequests > 0)
+        ctx.logger.warn("shutdown: requests still in flight at the deadline are cut", {
+          requests: server.pendingRequests,
+        });
       await server.stop(true);
-      if (jobs && !(await settlesBy(jobs, deadline))) ctx.logger.warn("shutdown: a job did not reach a safe point before the deadline");
+      if (jobs && !(await settlesBy(jobs, deadline)))
+        ctx.logger.warn("shutdown: a job did not reach a safe point before the deadline");
       if (ingest) await ingest.stop(deadline);
       closeServingTables(ctx);
     },
@@ -77,7 +95,14 @@ function startIngest(ctx: Context) {
   spool.open();
   // Jobs started in other processes ask this node to seal its active segment (docs/lake.md). Liveness
   // is wall-clock time shared with other processes, hence Date.now rather than the context clock.
-  const sealResponder = startSealResponder({ control: ctx.control, spool, nodeId: ctx.config.TXRAY_NODE_ID, rpcUrl: ctx.config.SOLANA_RPC_URL, clock: Date.now, logger: ctx.logger });
+  const sealResponder = startSealResponder({
+    control: ctx.control,
+    spool,
+    nodeId: ctx.config.TXRAY_NODE_ID,
+    rpcUrl: ctx.config.SOLANA_RPC_URL,
+    clock: Date.now,
+    logger: ctx.logger,
+  });
   let native = ctx.config.INGEST_NATIVE === "on";
   if (native) {
     const problem = buildNativeEncoder();
@@ -87,7 +112,19 @@ function startIngest(ctx: Context) {
     }
   }
   const workerCount = ingestWorkerCount(ctx.config.INGEST_WORKERS);
-  const workers = workerCount > 0 ? new IngestWorkers(workerCount, { controlDbPath: ctx.paths.controlDb, controlUrl: ctx.config.TXRAY_CONTROL_URL, maxBatch: ctx.config.INGEST_MAX_BATCH, native }, ctx.logger) : undefined;
+  const workers =
+    workerCount > 0
+      ? new IngestWorkers(
+          workerCount,
+          {
+            controlDbPath: ctx.paths.controlDb,
+            controlUrl: ctx.config.TXRAY_CONTROL_URL,
+            maxBatch: ctx.config.INGEST_MAX_BATCH,
+            native,
+          },
+          ctx.logger,
+        )
+      : undefined;
   return {
     spool,
     workers,
@@ -103,9 +140,17 @@ function startIngest(ctx: Context) {
 /** Whether the promise settled before the deadline (it keeps running either way). */
 async function settlesBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  const timeout = new Promise<false>(
+    (resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))),
+  );
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -11,7 +11,11 @@ export function tooLarge(limit: number, what = "body"): TxrayError {
 }
 
 /** The body's bytes, at most `limit` of them; else 413 (`what` names it in the message). */
-export async function readBoundedBody(request: Request, limit: number, what = "body"): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBoundedBody(
+  request: Request,
+  limit: number,
+  what = "body",
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit, what);
   if (!request.body) return new Uint8Array(0);

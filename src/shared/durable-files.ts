@@ -19,7 +19,11 @@ export function syncDirectory(dir: string): void {
  * Writes `text` to a temporary file beside `file` (by default `.<name>.tmp`), syncs it, renames it to
  * `file` and syncs the directory.
  */
-export function writeFileDurably(file: string, text: string, temporary = join(dirname(file), `.${basename(file)}.tmp`)): void {
+export function writeFileDurably(
+  file: string,
+  text: string,
+  temporary = join(dirname(file), `.${basename(file)}.tmp`),
+): void {
   const fd = openSync(temporary, "w", 0o644);
   try {
     writeSync(fd, text);

@@ -4,7 +4,11 @@
 // item starts; the ones in flight finish before the first error is thrown, so a caller's cleanup
 // never races a step still writing.
 
-export async function eachConcurrently<T>(items: readonly T[], width: number, step: (item: T) => Promise<void>): Promise<void> {
+export async function eachConcurrently<T>(
+  items: readonly T[],
+  width: number,
+  step: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | null = null;
   const worker = async () => {

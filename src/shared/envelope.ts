@@ -34,7 +34,10 @@ export const envelopeSchema = z
     preflightError: z.string().max(ENVELOPE_LIMITS.preflightError).nullable(),
     simulationLogs: z.array(z.string().max(ENVELOPE_LIMITS.simulationLogLine)).max(ENVELOPE_LIMITS.simulationLogLines),
     // A public key, or (privacy: "hash") a salted hash of it as lower-case hex.
-    payer: z.string().max(64).refine((text) => HASHED_PAYER.test(text) || isAddress(text), "expected a base58 public key or a hex hash"),
+    payer: z
+      .string()
+      .max(64)
+      .refine((text) => HASHED_PAYER.test(text) || isAddress(text), "expected a base58 public key or a hex hash"),
     sdkVersion: z.string().min(1).max(ENVELOPE_LIMITS.label),
     // Optional fields (docs/architecture.md, "The envelope"): validated when present, stored in the lake.
     cuLimit: z.number().int().min(0).max(CU_LIMIT_MAX).optional(),
@@ -43,7 +46,11 @@ export const envelopeSchema = z
     skipPreflight: z.boolean().optional(),
     sendPath: z.string().min(1).max(ENVELOPE_LIMITS.label).optional(),
     nonce: z.boolean().optional(),
-    ixPrefix: z.string().max(16).regex(IX_PREFIX, "expected the hex of at most 8 bytes (lower-case, an even number of digits)").optional(),
+    ixPrefix: z
+      .string()
+      .max(16)
+      .regex(IX_PREFIX, "expected the hex of at most 8 bytes (lower-case, an even number of digits)")
+      .optional(),
   })
   .superRefine((envelope, context) => {
     if (envelope.kind === "preflight" && envelope.preflightError === null) {

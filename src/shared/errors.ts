@@ -43,13 +43,17 @@ export function errorBody(code: ErrorCode, message: string) {
 /** `envelopes[3].sentAt` from a zod issue path. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
-  for (const part of path) out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
+  for (const part of path)
+    out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
   return out || "(body)";
 }
 
 /** The first few zod issues as one message naming each field path. */
 /** For schema_violation messages. */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], limit = 3): string {
+export function describeIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  limit = 3,
+): string {
   const shown = issues.slice(0, limit).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
   if (issues.length > limit) shown.push(`(+${issues.length - limit} more)`);
   return shown.join("; ");

@@ -20,5 +20,8 @@ export function explorerCluster(setting: Cluster | "auto" | "off", rpcUrl: strin
 
 export function explorerLinks(cluster: Cluster, sig: string): ExplorerLinks {
   const query = cluster === "mainnet-beta" ? "" : `?cluster=${cluster}`;
-  return { solanaExplorer: `https://explorer.solana.com/tx/${sig}${query}`, solscan: `https://solscan.io/tx/${sig}${query}` };
+  return {
+    solanaExplorer: `https://explorer.solana.com/tx/${sig}${query}`,
+    solscan: `https://solscan.io/tx/${sig}${query}`,
+  };
 }

@@ -38,7 +38,8 @@ export function configureFault(spec: string | undefined): void {
     return;
   }
   const match = /^([a-z-]+:[a-z-]+):(pause|kill|throw)(?:@(\d+))?$/.exec(spec);
-  if (!match || !(FAULT_POINTS as readonly string[]).includes(match[1])) throw new Error(`TXRAY_FAULT_POINT: unknown fault point ${JSON.stringify(spec)}`);
+  if (!match || !(FAULT_POINTS as readonly string[]).includes(match[1]))
+    throw new Error(`TXRAY_FAULT_POINT: unknown fault point ${JSON.stringify(spec)}`);
   armed = { point: match[1], action: match[2], at: Number(match[3] ?? 1), hits: 0 };
 }
 
@@ -46,7 +47,15 @@ export function configureFault(spec: string | undefined): void {
 export function fault(point: FaultPoint): void {
   if (armed === null || armed.point !== point || ++armed.hits !== armed.at) return;
   if (armed.action === "throw") throw new Error(`injected fault at ${point}`);
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: "warn", message: "fault point reached", point, pid: process.pid }) + "\n");
+  process.stderr.write(
+    `${JSON.stringify({
+      time: new Date().toISOString(),
+      level: "warn",
+      message: "fault point reached",
+      point,
+      pid: process.pid,
+    })}\n`,
+  );
   if (armed.action === "kill") process.kill(process.pid, "SIGKILL");
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // pause: frozen until killed
 }

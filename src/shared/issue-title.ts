@@ -12,12 +12,19 @@ export type TitleParts = {
   instruction: string | null;
 };
 
-const OUTCOME_WORDS: Record<string, string> = { failed_onchain: "Failed on chain", preflight: "Failed in preflight", dropped: "Dropped", landed: "Landed" };
+const OUTCOME_WORDS: Record<string, string> = {
+  failed_onchain: "Failed on chain",
+  preflight: "Failed in preflight",
+  dropped: "Dropped",
+  landed: "Landed",
+};
 
 export function issueTitle(parts: TitleParts): string {
   if (parts.outcome === "dropped") return `Dropped: ${(parts.dropClass ?? "unknown").replaceAll("_", " ")}`;
   const error =
     parts.errName ??
-    (parts.errCode !== null ? `Custom program error ${parts.errCode} (0x${parts.errCode.toString(16)})` : (OUTCOME_WORDS[parts.outcome] ?? parts.outcome));
+    (parts.errCode !== null
+      ? `Custom program error ${parts.errCode} (0x${parts.errCode.toString(16)})`
+      : (OUTCOME_WORDS[parts.outcome] ?? parts.outcome));
   return parts.instruction ? `${error} in ${parts.instruction}` : error;
 }

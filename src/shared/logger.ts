@@ -11,7 +11,10 @@ export type Logger = {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line + "\n")): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Logger {
   const emit = (at: Exclude<LogLevel, "silent">) => (message: string, fields?: Record<string, unknown>) => {
     if (RANK[at] < RANK[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields }));

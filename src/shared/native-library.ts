@@ -15,7 +15,11 @@ const CACHE_DIR = join(import.meta.dir, "..", "..", "node_modules", ".cache", "t
 export type NativeBuildOptions = { cacheDir?: string; searchPath?: string };
 
 /** Where the compiled library of the current `source` lives. */
-export function nativeLibraryPath(source: string, name: string, { cacheDir = CACHE_DIR }: NativeBuildOptions = {}): string {
+export function nativeLibraryPath(
+  source: string,
+  name: string,
+  { cacheDir = CACHE_DIR }: NativeBuildOptions = {},
+): string {
   const hash = Bun.hash(readFileSync(source)).toString(16);
   return join(cacheDir, `txray-${name}-${hash}.so`);
 }
@@ -32,12 +36,16 @@ export function buildNativeLibrary(source: string, name: string, options: Native
   try {
     mkdirSync(options.cacheDir ?? CACHE_DIR, { recursive: true });
     // Baseline -O3 for the target architecture, never -march=native: node_modules may be copied to another CPU.
-    const result = spawnSync([compiler, "-O3", "-pthread", "-shared", "-fPIC", "-o", temporary, source], { stderr: "pipe" });
+    const result = spawnSync([compiler, "-O3", "-pthread", "-shared", "-fPIC", "-o", temporary, source], {
+      stderr: "pipe",
+    });
     if (result.exitCode !== 0) return `${compiler} failed: ${result.stderr.toString().slice(0, 500)}`;
     renameSync(temporary, target);
     // Libraries of older sources are dead weight now (a process that loaded one keeps its mapping).
     const cacheDir = options.cacheDir ?? CACHE_DIR;
-    for (const old of readdirSync(cacheDir)) if (old.startsWith(`txray-${name}-`) && old.endsWith(".so") && join(cacheDir, old) !== target) rmSync(join(cacheDir, old), { force: true });
+    for (const old of readdirSync(cacheDir))
+      if (old.startsWith(`txray-${name}-`) && old.endsWith(".so") && join(cacheDir, old) !== target)
+        rmSync(join(cacheDir, old), { force: true });
     return null;
   } catch (error) {
     return `could not build ${target}: ${String(error)}`;

@@ -33,7 +33,8 @@ export class CursorCodec {
     if (!payload || !signature || extra !== undefined || cursor.length > 2048) throw badRequest("cursor: malformed");
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw badRequest("cursor: not a cursor this server issued");
+    if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      throw badRequest("cursor: not a cursor this server issued");
     let value: unknown;
     try {
       value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));

@@ -14,11 +14,22 @@ export type MergeInput = { path: string; order: number };
  * is awaited every 16 blocks written (the event loop runs meanwhile); `stopped` is asked after
  * each pause, and a merge told to stop leaves nothing behind.
  */
-export async function mergeRuns(inputs: MergeInput[], output: string, fields: FooterFields, pause: () => Promise<void>, stopped: () => boolean = () => false): Promise<RunFooter> {
+export async function mergeRuns(
+  inputs: MergeInput[],
+  output: string,
+  fields: FooterFields,
+  pause: () => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<RunFooter> {
   const readers = inputs.map((input) => RunReader.open(input.path));
   const writer = new RunWriter(output);
   try {
-    const heads = readers.map((reader, i) => ({ lines: reader.lines(), order: inputs[i].order, current: null as string | null, key: null as { sig: string; attemptId: string } | null }));
+    const heads = readers.map((reader, i) => ({
+      lines: reader.lines(),
+      order: inputs[i].order,
+      current: null as string | null,
+      key: null as { sig: string; attemptId: string } | null,
+    }));
     const advance = (head: (typeof heads)[number]) => {
       const next = head.lines.next();
       head.current = next.done ? null : next.value;

@@ -12,7 +12,14 @@ import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, write
 import { dirname } from "node:path";
 import { syncDirectory } from "../shared/durable-files";
 import { detachedString } from "../shared/intern";
-import { BLOOM_BLOCK_BYTES, bloomBlockMayHold, bloomBlockOf, bloomBlocks, bloomHashes, buildBloomFromHashes } from "./bloom";
+import {
+  BLOOM_BLOCK_BYTES,
+  bloomBlockMayHold,
+  bloomBlockOf,
+  bloomBlocks,
+  bloomHashes,
+  buildBloomFromHashes,
+} from "./bloom";
 
 export type IndexEntry = { sig: string; attemptId: string; value: unknown };
 
@@ -258,8 +265,9 @@ export class RunReader {
     const found: string[] = [];
     for (let b = Math.max(0, lo - 1); b < this.index.length && (b < lo || this.index[b][0] === prefix); b++) {
       // The block's lines for `sig`, found in its text without splitting every line.
-      const text = "\n" + this.blockText(b) + "\n";
-      for (let at = text.indexOf(`\n${sig}\t`); at >= 0; at = text.indexOf(`\n${sig}\t`, at + 1)) found.push(text.slice(at + 1, text.indexOf("\n", at + 1)));
+      const text = `\n${this.blockText(b)}\n`;
+      for (let at = text.indexOf(`\n${sig}\t`); at >= 0; at = text.indexOf(`\n${sig}\t`, at + 1))
+        found.push(text.slice(at + 1, text.indexOf("\n", at + 1)));
     }
     return found;
   }

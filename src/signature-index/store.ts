@@ -115,7 +115,11 @@ export class SignatureIndex {
    * run is written on the index's write thread. `batch`: the resolution batch it belongs to, so that
    * a batch that never commits takes its run with it (discardBatch). `at` dates an entry for retention.
    */
-  async append(entries: IndexEntry[], at: (value: unknown) => number, batch: string | null = null): Promise<RunFooter | null> {
+  async append(
+    entries: IndexEntry[],
+    at: (value: unknown) => number,
+    batch: string | null = null,
+  ): Promise<RunFooter | null> {
     if (entries.length === 0) return null;
     mkdirSync(this.dir, { recursive: true });
     let minAt = Infinity;
@@ -155,7 +159,11 @@ export class SignatureIndex {
    * of runs `mergeable` accepts (the run of a batch that has not committed is not). `pause` lets the
    * event loop run between blocks of a long merge when merges run on this thread.
    */
-  async maintain(retainFrom: number, pause: () => Promise<void>, mergeable: (footer: RunFooter) => boolean = () => true): Promise<MaintainResult> {
+  async maintain(
+    retainFrom: number,
+    pause: () => Promise<void>,
+    mergeable: (footer: RunFooter) => boolean = () => true,
+  ): Promise<MaintainResult> {
     const result: MaintainResult = { merged: 0, removed: 0 };
     if (!existsSync(this.dir)) return result;
     for (const name of readdirSync(this.dir)) {
@@ -215,7 +223,10 @@ export class SignatureIndex {
     const lo = Math.min(...group.map((run) => run.lo));
     const hi = Math.max(...group.map((run) => run.hi));
     const fields = {
-      lo, hi, weight: footers.reduce((sum, f) => sum + f.weight, 0), batch: null,
+      lo,
+      hi,
+      weight: footers.reduce((sum, f) => sum + f.weight, 0),
+      batch: null,
       minAt: Math.min(...footers.filter((f) => f.entries > 0).map((f) => f.minAt), Infinity),
       maxAt: Math.max(...footers.map((f) => f.maxAt), 0),
     };
@@ -262,7 +273,13 @@ export class SignatureIndex {
   }
 
   private withoutContained(runs: Listed[]): Listed[] {
-    return runs.filter((run) => !runs.some((other) => other !== run && other.lo <= run.lo && other.hi >= run.hi && (other.lo < run.lo || other.hi > run.hi)));
+    return runs.filter(
+      (run) =>
+        !runs.some(
+          (other) =>
+            other !== run && other.lo <= run.lo && other.hi >= run.hi && (other.lo < run.lo || other.hi > run.hi),
+        ),
+    );
   }
 
   private reader(run: Listed): RunReader {

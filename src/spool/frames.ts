@@ -61,7 +61,7 @@ export function checkFrames(segmentFile: string, framesFile = framesFileOf(segme
   const whole = Math.floor(records.length / FRAME_RECORD_BYTES);
   for (let i = 0; i < whole; i++) {
     const base = i * FRAME_RECORD_BYTES;
-    if ((Bun.hash.crc32(records.subarray(base, base + 16)) >>> 0) !== view.getUint32(base + 16, true)) {
+    if (Bun.hash.crc32(records.subarray(base, base + 16)) >>> 0 !== view.getUint32(base + 16, true)) {
       corruptFrames++; // the record itself is damaged: its batch is skipped (the next good record says where the next batch starts)
       continue;
     }
@@ -72,7 +72,7 @@ export function checkFrames(segmentFile: string, framesFile = framesFileOf(segme
       continue;
     }
     if (offset + length > size) break; // torn: the bytes never fully reached the file
-    if ((Bun.hash.crc32(data.subarray(offset, offset + length)) >>> 0) !== view.getUint32(base + 12, true)) {
+    if (Bun.hash.crc32(data.subarray(offset, offset + length)) >>> 0 !== view.getUint32(base + 12, true)) {
       corruptFrames++;
       expected = offset + length;
       continue;
@@ -85,11 +85,22 @@ export function checkFrames(segmentFile: string, framesFile = framesFileOf(segme
   const lastRecordedEnd = Math.max(verifiedEnd, expected);
   const tornBytes = Math.max(0, size - lastRecordedEnd);
   const corruptBytes = size - covered - tornBytes;
-  return { ranges, intact: corruptFrames === 0 && tornBytes === 0 && corruptBytes === 0 && records.length % FRAME_RECORD_BYTES === 0, corruptFrames, corruptBytes, tornBytes };
+  return {
+    ranges,
+    intact: corruptFrames === 0 && tornBytes === 0 && corruptBytes === 0 && records.length % FRAME_RECORD_BYTES === 0,
+    corruptFrames,
+    corruptBytes,
+    tornBytes,
+  };
 }
 
 /** Writes the verified batches of a segment to `<dir>/<segment>.sealed` (fsync'd); returns its size. */
-export function writeVerifiedCopy(segmentFile: string, check: FrameCheck, dir: string, segment: string): { file: string; bytes: number } {
+export function writeVerifiedCopy(
+  segmentFile: string,
+  check: FrameCheck,
+  dir: string,
+  segment: string,
+): { file: string; bytes: number } {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${segment}.sealed`);
   const data = statSync(segmentFile).size > 0 ? Bun.mmap(segmentFile, { shared: false }) : new Uint8Array(0);

@@ -17,13 +17,40 @@ import type { Envelope } from "../shared/envelope";
 
 /** Lake column names in the order a spool line holds them. `program` is also the partition column. */
 export const SPOOL_COLUMNS = [
-  "account_id", "received_at", "attempt_id", "program", "sig", "blockhash", "last_valid_block_height", "sent_at",
-  "rpc_hash", "rpc_label", "wallet_adapter", "kind", "preflight_error", "simulation_logs", "payer", "sdk_version",
-  "cu_limit", "cu_price_micro_lamports", "max_retries", "skip_preflight", "send_path", "nonce", "ix_prefix",
+  "account_id",
+  "received_at",
+  "attempt_id",
+  "program",
+  "sig",
+  "blockhash",
+  "last_valid_block_height",
+  "sent_at",
+  "rpc_hash",
+  "rpc_label",
+  "wallet_adapter",
+  "kind",
+  "preflight_error",
+  "simulation_logs",
+  "payer",
+  "sdk_version",
+  "cu_limit",
+  "cu_price_micro_lamports",
+  "max_retries",
+  "skip_preflight",
+  "send_path",
+  "nonce",
+  "ix_prefix",
 ] as const;
 
 /** Spool columns holding free text (decoded by flush when they start with `"`). */
-export const SPOOL_TEXT_COLUMNS: ReadonlySet<string> = new Set(["account_id", "rpc_label", "wallet_adapter", "preflight_error", "sdk_version", "send_path"]);
+export const SPOOL_TEXT_COLUMNS: ReadonlySet<string> = new Set([
+  "account_id",
+  "rpc_label",
+  "wallet_adapter",
+  "preflight_error",
+  "sdk_version",
+  "send_path",
+]);
 
 const NULL = "\\N";
 const ENCODER = new TextEncoder();
@@ -32,8 +59,9 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 // toWellFormed: a lone surrogate would make the JSON invalid for DuckDB; it becomes U+FFFD, as it does in UTF-8 anyway.
 const text = (value: string) => (PLAIN.test(value) ? value : JSON.stringify(value.toWellFormed()));
 const optionalText = (value: string | null | undefined) => (value === null || value === undefined ? NULL : text(value));
-const optional = (value: number | boolean | undefined) => (value === undefined ? NULL : "" + value);
-const logs = (lines: string[]) => (lines.length === 0 ? "[]" : JSON.stringify(lines.map((line) => line.toWellFormed())));
+const optional = (value: number | boolean | undefined) => (value === undefined ? NULL : `${value}`);
+const logs = (lines: string[]) =>
+  lines.length === 0 ? "[]" : JSON.stringify(lines.map((line) => line.toWellFormed()));
 
 /** What every line of a batch starts with: account, receive time and the batch part of attemptId. */
 export function spoolLinePrefix(accountId: string, receivedAt: number, batchId: string): string {
@@ -49,7 +77,12 @@ export function spoolLinePrefix(accountId: string, receivedAt: number, batchId: 
  * line, and concatenating all lines into one string before turning it into bytes.)
  * attemptId is `<batchId>-<index in base 36>`.
  */
-export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId: string, envelopes: readonly Envelope[]): Uint8Array {
+export function encodeSpoolBatch(
+  accountId: string,
+  receivedAt: number,
+  batchId: string,
+  envelopes: readonly Envelope[],
+): Uint8Array {
   const prefix = spoolLinePrefix(accountId, receivedAt, batchId);
   const lines: string[] = new Array(envelopes.length + 1);
   let previous: Envelope | null = null;
@@ -58,7 +91,8 @@ export function encodeSpoolBatch(accountId: string, receivedAt: number, batchId:
     const e = envelopes[i];
     if (previous === null || !sameTail(e, previous)) tail = encodeTail(e);
     previous = e;
-    lines[i] = `${prefix}${i.toString(36)}\t${e.program}\t${e.sig === null ? NULL : e.sig}\t${e.blockhash}\t${e.lastValidBlockHeight}\t${e.sentAt}\t${tail}`;
+    lines[i] =
+      `${prefix}${i.toString(36)}\t${e.program}\t${e.sig === null ? NULL : e.sig}\t${e.blockhash}\t${e.lastValidBlockHeight}\t${e.sentAt}\t${tail}`;
   }
   lines[envelopes.length] = "";
   return ENCODER.encode(lines.join("\n"));
@@ -70,10 +104,22 @@ function encodeTail(e: Envelope): string {
 
 function sameTail(a: Envelope, b: Envelope): boolean {
   return (
-    a.rpcHash === b.rpcHash && a.rpcLabel === b.rpcLabel && a.walletAdapter === b.walletAdapter && a.kind === b.kind &&
-    a.preflightError === b.preflightError && a.simulationLogs.length === 0 && b.simulationLogs.length === 0 &&
-    a.payer === b.payer && a.sdkVersion === b.sdkVersion && a.cuLimit === b.cuLimit && a.cuPriceMicroLamports === b.cuPriceMicroLamports &&
-    a.maxRetries === b.maxRetries && a.skipPreflight === b.skipPreflight && a.sendPath === b.sendPath && a.nonce === b.nonce && a.ixPrefix === b.ixPrefix
+    a.rpcHash === b.rpcHash &&
+    a.rpcLabel === b.rpcLabel &&
+    a.walletAdapter === b.walletAdapter &&
+    a.kind === b.kind &&
+    a.preflightError === b.preflightError &&
+    a.simulationLogs.length === 0 &&
+    b.simulationLogs.length === 0 &&
+    a.payer === b.payer &&
+    a.sdkVersion === b.sdkVersion &&
+    a.cuLimit === b.cuLimit &&
+    a.cuPriceMicroLamports === b.cuPriceMicroLamports &&
+    a.maxRetries === b.maxRetries &&
+    a.skipPreflight === b.skipPreflight &&
+    a.sendPath === b.sendPath &&
+    a.nonce === b.nonce &&
+    a.ixPrefix === b.ixPrefix
   );
 }
 
@@ -91,7 +137,12 @@ export function decodeSpoolLine(line: string): Record<SpoolColumn, string | null
   try {
     SPOOL_COLUMNS.forEach((column, i) => {
       const value = fields[i];
-      out[column] = value === undefined || value === NULL ? null : SPOOL_TEXT_COLUMNS.has(column) && value.startsWith('"') ? (JSON.parse(value) as string) : value;
+      out[column] =
+        value === undefined || value === NULL
+          ? null
+          : SPOOL_TEXT_COLUMNS.has(column) && value.startsWith('"')
+            ? (JSON.parse(value) as string)
+            : value;
     });
   } catch {
     return null;

@@ -12,7 +12,8 @@ import { framesFileOf } from "./frames";
 export const QUARANTINE_DIR = "quarantine";
 
 /** Where a segment of this node directory goes when it is set aside. */
-export const quarantinedPathOf = (segmentFile: string) => join(dirname(segmentFile), QUARANTINE_DIR, basename(segmentFile));
+export const quarantinedPathOf = (segmentFile: string) =>
+  join(dirname(segmentFile), QUARANTINE_DIR, basename(segmentFile));
 
 /**
  * Moves a segment and its sidecar (when it has one) into the quarantine directory; returns the new
@@ -49,4 +50,3 @@ export function segmentLineCount(file: string): number {
     closeSync(fd);
   }
 }
-

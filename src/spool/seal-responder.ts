@@ -5,7 +5,14 @@
 // several ingest nodes on several hosts sharing one data directory and one control plane.
 
 import { hostname } from "node:os";
-import { heartbeatIngestNode, markSealed, openSealRequests, registerIngestNode, unregisterIngestNode, type ControlDb } from "../control";
+import {
+  heartbeatIngestNode,
+  markSealed,
+  openSealRequests,
+  registerIngestNode,
+  unregisterIngestNode,
+  type ControlDb,
+} from "../control";
 import type { Logger } from "../shared/logger";
 import { describeError } from "../shared/logger";
 import type { Spool } from "./spool";
@@ -15,7 +22,14 @@ export const SEAL_POLL_MS = 100;
 /** How often the node refreshes its heartbeat; a node silent for much longer is presumed gone. */
 export const HEARTBEAT_MS = 1000;
 
-export type SealResponderDeps = { control: ControlDb; spool: Spool; nodeId: string; rpcUrl: string; clock: () => number; logger: Logger };
+export type SealResponderDeps = {
+  control: ControlDb;
+  spool: Spool;
+  nodeId: string;
+  rpcUrl: string;
+  clock: () => number;
+  logger: Logger;
+};
 
 export function startSealResponder(deps: SealResponderDeps): { stop(): void } {
   const owner = `${hostname()}:${process.pid}`;

@@ -10,7 +10,20 @@
 // Each batch also gets a checksum record in the segment's `.frames` sidecar (spool-frames.ts),
 // written and synced with it: flush skips a torn or corrupted batch whole instead of half-reading it.
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -35,7 +48,14 @@ type Waiter = { bytes: Uint8Array; resolve: () => void; reject: (error: unknown)
 export class Spool {
   private queue: Waiter[] = [];
   private writing = false;
-  private active: { name: string; handle: FileHandle; frames: FileHandle; bytes: number; frameBytes: number; openedAt: number } | null = null;
+  private active: {
+    name: string;
+    handle: FileHandle;
+    frames: FileHandle;
+    bytes: number;
+    frameBytes: number;
+    openedAt: number;
+  } | null = null;
   private sealRequested = false;
   private sealWaiters: (() => void)[] = [];
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -48,10 +68,14 @@ export class Spool {
     mkdirSync(this.options.dir, { recursive: true });
     takeOwnership(this.options.dir);
     recoverActiveSegments(this.options.dir, this.options.logger);
-    this.timer = setInterval(() => {
-      const active = this.active;
-      if (active && active.bytes > 0 && this.options.clock() - active.openedAt >= this.options.sealAfterMs) this.requestSeal();
-    }, Math.max(50, Math.floor(this.options.sealAfterMs / 4)));
+    this.timer = setInterval(
+      () => {
+        const active = this.active;
+        if (active && active.bytes > 0 && this.options.clock() - active.openedAt >= this.options.sealAfterMs)
+          this.requestSeal();
+      },
+      Math.max(50, Math.floor(this.options.sealAfterMs / 4)),
+    );
     this.timer.unref?.();
   }
 
@@ -74,7 +98,10 @@ export class Spool {
 
   /** Bytes acknowledged but not yet sealed plus sealed segments waiting for flush. */
   backlogBytes(): number {
-    return sealedSegmentFiles(this.options.dir).reduce((sum, file) => sum + statSync(file).size, 0) + (this.active?.bytes ?? 0);
+    return (
+      sealedSegmentFiles(this.options.dir).reduce((sum, file) => sum + statSync(file).size, 0) +
+      (this.active?.bytes ?? 0)
+    );
   }
 
   async close(): Promise<void> {
@@ -101,7 +128,8 @@ export class Spool {
           await this.writeBatch(batch);
         }
         const active = this.active;
-        if (active && (active.bytes >= this.options.maxSegmentBytes || (this.sealRequested && active.bytes > 0))) await this.sealActive();
+        if (active && (active.bytes >= this.options.maxSegmentBytes || (this.sealRequested && active.bytes > 0)))
+          await this.sealActive();
         if (this.sealRequested && this.queue.length === 0) {
           this.sealRequested = false;
           for (const done of this.sealWaiters.splice(0)) done();
@@ -123,13 +151,22 @@ export class Spool {
         if (bytesWritten !== size) throw new Error(`short spool write: ${bytesWritten} of ${size} bytes`);
         fault("spool:after-write");
         const frames = encodeFrames(active.bytes, buffers);
-        const { bytesWritten: frameBytesWritten } = await active.frames.write(frames, 0, frames.length, active.frameBytes);
-        if (frameBytesWritten !== frames.length) throw new Error(`short spool frames write: ${frameBytesWritten} of ${frames.length} bytes`);
+        const { bytesWritten: frameBytesWritten } = await active.frames.write(
+          frames,
+          0,
+          frames.length,
+          active.frameBytes,
+        );
+        if (frameBytesWritten !== frames.length)
+          throw new Error(`short spool frames write: ${frameBytesWritten} of ${frames.length} bytes`);
         await Promise.all([active.handle.datasync(), active.frames.datasync()]);
         active.frameBytes += frames.length;
       } catch (error) {
         // Cut whatever part of this write reached the files: none of it is acknowledged.
-        await Promise.all([active.handle.truncate(active.bytes).catch(() => {}), active.frames.truncate(active.frameBytes).catch(() => {})]);
+        await Promise.all([
+          active.handle.truncate(active.bytes).catch(() => {}),
+          active.frames.truncate(active.frameBytes).catch(() => {}),
+        ]);
         throw error;
       }
       active.bytes += size;
@@ -145,7 +182,7 @@ export class Spool {
     if (this.active) return this.active;
     const now = this.options.clock();
     const name = newSegmentName(this.options.nodeId, now);
-    const handle = await open(join(this.options.dir, name + ".active"), "wx");
+    const handle = await open(join(this.options.dir, `${name}.active`), "wx");
     let frames: FileHandle;
     try {
       frames = await open(join(this.options.dir, name + FRAMES_SUFFIX), "wx");
@@ -166,9 +203,9 @@ export class Spool {
     this.active = null;
     await Promise.all([active.handle.close(), active.frames.close()]);
     fault("spool:seal");
-    const from = join(this.options.dir, active.name + ".active");
+    const from = join(this.options.dir, `${active.name}.active`);
     if (active.bytes === 0) removeSegment(from);
-    else renameSync(from, join(this.options.dir, active.name + ".sealed"));
+    else renameSync(from, join(this.options.dir, `${active.name}.sealed`));
   }
 }
 
@@ -230,7 +267,7 @@ export function recoverActiveSegments(dir: string, logger: Logger): void {
   }
   for (const name of names.filter((n) => n.endsWith(FRAMES_SUFFIX))) {
     const base = join(dir, name.slice(0, -FRAMES_SUFFIX.length));
-    if (!existsSync(base + ".active") && !existsSync(base + ".sealed")) rmQuiet(join(dir, name));
+    if (!existsSync(`${base}.active`) && !existsSync(`${base}.sealed`)) rmQuiet(join(dir, name));
   }
 }
 

@@ -36,9 +36,14 @@ export class ApiError extends Error {
 export type Query = Record<string, string | number | null | undefined>;
 
 /** GET a /v1 route; `scoped` routes get scope=account when the user chose it. */
-export async function api<T>(path: string, query: Query = {}, options: { scoped?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  query: Query = {},
+  options: { scoped?: boolean; signal?: AbortSignal } = {},
+): Promise<T> {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== null && value !== undefined && value !== "") params.set(name, String(value));
+  for (const [name, value] of Object.entries(query))
+    if (value !== null && value !== undefined && value !== "") params.set(name, String(value));
   if (options.scoped !== false && settings.accountScope) params.set("scope", "account");
   const headers: Record<string, string> = { accept: "application/json" };
   if (settings.key) headers["x-api-key"] = settings.key;
@@ -60,7 +65,12 @@ export async function api<T>(path: string, query: Query = {}, options: { scoped?
   }
   if (!response.ok) {
     const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiError(response.status, error?.code ?? "http_" + response.status, error?.message ?? response.statusText, retryAfter);
+    throw new ApiError(
+      response.status,
+      error?.code ?? `http_${response.status}`,
+      error?.message ?? response.statusText,
+      retryAfter,
+    );
   }
   return body as T;
 }

@@ -34,7 +34,7 @@ function render(): void {
     const match = pattern.exec(pathname);
     if (!match) continue;
     const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1])]));
-    document.title = `${title}${params.program || params.sig ? " " + short(params.sig ?? params.program, 4) : ""} · txray`;
+    document.title = `${title}${params.program || params.sig ? ` ${short(params.sig ?? params.program, 4)}` : ""} · txray`;
     page(main, params, new URLSearchParams(search), current.signal);
     return;
   }
@@ -66,7 +66,16 @@ searchForm.addEventListener("submit", async (event) => {
   const kind = classify(text);
   if (kind === "signature") return navigate(`/tx/${enc(text)}`);
   if (kind === null) {
-    main.replaceChildren(failure(new ApiError(400, "bad_request", "Enter a transaction signature (base58, 64 bytes) or a program or wallet address (base58, 32 bytes).", null)));
+    main.replaceChildren(
+      failure(
+        new ApiError(
+          400,
+          "bad_request",
+          "Enter a transaction signature (base58, 64 bytes) or a program or wallet address (base58, 32 bytes).",
+          null,
+        ),
+      ),
+    );
     return;
   }
   current?.abort();
@@ -84,18 +93,38 @@ searchForm.addEventListener("submit", async (event) => {
     if (isProgram) return navigate(`/p/${enc(text)}`);
     const programs = settings.key
       ? (await api<ProgramsPage>("programs", { limit: 500 }, { scoped: false, signal })).items.map((p) => p.program)
-      : (await api<Ecosystem>("ecosystem", { window: "30d", limit: 500 }, { scoped: false, signal })).programs.map((p) => p.program);
+      : (await api<Ecosystem>("ecosystem", { window: "30d", limit: 500 }, { scoped: false, signal })).programs.map(
+          (p) => p.program,
+        );
     const found: string[] = [];
     for (const program of programs) {
-      const page = await api<WalletPage>(`wallet/${enc(program)}/${enc(text)}`, { window: "30d", limit: 1 }, { signal }).catch(() => null);
+      const page = await api<WalletPage>(
+        `wallet/${enc(program)}/${enc(text)}`,
+        { window: "30d", limit: 1 },
+        { signal },
+      ).catch(() => null);
       if (page && page.items.length > 0) found.push(program);
     }
     if (found.length === 1) return navigate(`/w/${enc(found[0])}/${enc(text)}?window=30d`);
     replace(
       main,
       found.length === 0
-        ? empty("Nothing found for this address.", "It is neither a program txray has data for nor a wallet with attempts in the last 30 days.")
-        : h("section", { class: "card" }, h("h2", {}, "This wallet sent attempts to several programs"), h("ul", {}, found.map((p) => h("li", {}, link(`/w/${enc(p)}/${enc(text)}?window=30d`, programName(p) ?? short(p, 8)))))),
+        ? empty(
+            "Nothing found for this address.",
+            "It is neither a program txray has data for nor a wallet with attempts in the last 30 days.",
+          )
+        : h(
+            "section",
+            { class: "card" },
+            h("h2", {}, "This wallet sent attempts to several programs"),
+            h(
+              "ul",
+              {},
+              found.map((p) =>
+                h("li", {}, link(`/w/${enc(p)}/${enc(text)}?window=30d`, programName(p) ?? short(p, 8))),
+              ),
+            ),
+          ),
     );
   } catch (error) {
     if ((error as Error).name !== "AbortError") replace(main, failure(error));
@@ -109,7 +138,11 @@ const scopeInput = document.getElementById("scope-input") as HTMLInputElement;
 const showKeyState = () => {
   keyInput.value = settings.key;
   scopeInput.checked = settings.accountScope;
-  keyBox.querySelector("summary")!.textContent = settings.key ? (settings.accountScope ? "Key · my data" : "Key · public") : "API key";
+  keyBox.querySelector("summary")!.textContent = settings.key
+    ? settings.accountScope
+      ? "Key · my data"
+      : "Key · public"
+    : "API key";
 };
 document.getElementById("key-form")!.addEventListener("submit", (event) => {
   event.preventDefault();

@@ -11,14 +11,24 @@ import { pct } from "./format";
 import type { Rates } from "./types";
 
 const SVG = "http://www.w3.org/2000/svg";
-function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number>,
+  text?: string,
+): SVGElementTagNameMap[K] {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, String(value));
   if (text !== undefined) element.textContent = text;
   return element;
 }
 
-export type IntervalRow = { label: string; value: number; ci: [number, number]; note?: string; tone?: "main" | "ref" | "bad" | "good" };
+export type IntervalRow = {
+  label: string;
+  value: number;
+  ci: [number, number];
+  note?: string;
+  tone?: "main" | "ref" | "bad" | "good";
+};
 
 /** A forest plot: one row per label, the point estimate and its 95% interval on a shared 0…max axis. */
 export function intervalPlot(title: string, rows: IntervalRow[], options: { max?: number } = {}): HTMLElement {
@@ -29,29 +39,45 @@ export function intervalPlot(title: string, rows: IntervalRow[], options: { max?
   const plotWidth = width - labelWidth - (width < 500 ? 64 : 76);
   const height = rows.length * rowHeight + 28;
   const x = (v: number) => labelWidth + (Math.min(Math.max(v, 0), max) / max) * plotWidth;
-  const summary = rows.map((r) => `${r.label} ${pct(r.value)} (95% interval ${pct(r.ci[0])} to ${pct(r.ci[1])})`).join("; ");
-  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${summary}`, class: "forest" });
+  const summary = rows
+    .map((r) => `${r.label} ${pct(r.value)} (95% interval ${pct(r.ci[0])} to ${pct(r.ci[1])})`)
+    .join("; ");
+  const svg = s("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": `${title}: ${summary}`,
+    class: "forest",
+  });
   svg.appendChild(s("title", {}, `${title}: ${summary}`));
   for (let i = 0; i <= 4; i++) {
     const v = (max * i) / 4;
     svg.appendChild(s("line", { x1: x(v), x2: x(v), y1: 4, y2: height - 22, class: "grid" }));
-    svg.appendChild(s("text", { x: x(v), y: height - 6, class: "tick", "text-anchor": "middle" }, pct(v, max < 0.05 ? 1 : 0)));
+    svg.appendChild(
+      s("text", { x: x(v), y: height - 6, class: "tick", "text-anchor": "middle" }, pct(v, max < 0.05 ? 1 : 0)),
+    );
   }
   rows.forEach((row, i) => {
     const y = 4 + i * rowHeight + rowHeight / 2;
     const tone = row.tone ?? "main";
-    svg.appendChild(s("text", { x: labelWidth - 8, y: y + 4, class: `label ${tone}`, "text-anchor": "end" }, row.label));
+    svg.appendChild(
+      s("text", { x: labelWidth - 8, y: y + 4, class: `label ${tone}`, "text-anchor": "end" }, row.label),
+    );
     svg.appendChild(s("line", { x1: x(row.ci[0]), x2: x(row.ci[1]), y1: y, y2: y, class: `whisker ${tone}` }));
-    for (const end of row.ci) svg.appendChild(s("line", { x1: x(end), x2: x(end), y1: y - 6, y2: y + 6, class: `whisker ${tone}` }));
+    for (const end of row.ci)
+      svg.appendChild(s("line", { x1: x(end), x2: x(end), y1: y - 6, y2: y + 6, class: `whisker ${tone}` }));
     svg.appendChild(s("circle", { cx: x(row.value), cy: y, r: 5, class: `dot ${tone}` }));
-    svg.appendChild(s("text", { x: width - 4, y: y + 4, class: "value", "text-anchor": "end" }, row.note ?? pct(row.value)));
+    svg.appendChild(
+      s("text", { x: width - 4, y: y + 4, class: "value", "text-anchor": "end" }, row.note ?? pct(row.value)),
+    );
   });
   return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
 }
 
 /** SVG coordinates: a narrower drawing on phones, so its text stays readable once scaled to fit. */
 function layout(labelWidth: number): { width: number; labelWidth: number } {
-  return window.innerWidth < 600 ? { width: 380, labelWidth: Math.round(labelWidth * 0.7) } : { width: 560, labelWidth };
+  return window.innerWidth < 600
+    ? { width: 380, labelWidth: Math.round(labelWidth * 0.7) }
+    : { width: 560, labelWidth };
 }
 
 function niceMax(value: number): number {
@@ -63,7 +89,10 @@ function niceMax(value: number): number {
  * Pre → post per row (release diff): a line from the old rate to the new one, coloured by the row's
  * tone (its status: red only when new or significantly worse, green when resolved, neutral otherwise).
  */
-export function prePostPlot(title: string, rows: { label: string; pre: number; post: number; tone: "bad" | "good" | "muted" }[]): HTMLElement {
+export function prePostPlot(
+  title: string,
+  rows: { label: string; pre: number; post: number; tone: "bad" | "good" | "muted" }[],
+): HTMLElement {
   const max = niceMax(Math.max(...rows.flatMap((r) => [r.pre, r.post]), 0.0001));
   const rowHeight = 30;
   const { width, labelWidth } = layout(200);
@@ -73,7 +102,12 @@ export function prePostPlot(title: string, rows: { label: string; pre: number; p
   const height = rows.length * rowHeight + 28;
   const x = (v: number) => labelWidth + (Math.min(v, max) / max) * plotWidth;
   const summary = rows.map((r) => `${r.label}: ${pct(r.pre)} before, ${pct(r.post)} after`).join("; ");
-  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${summary}`, class: "forest" });
+  const svg = s("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": `${title}: ${summary}`,
+    class: "forest",
+  });
   svg.appendChild(s("title", {}, `${title}: ${summary}`));
   for (let i = 0; i <= 4; i++) {
     const v = (max * i) / 4;
@@ -83,15 +117,30 @@ export function prePostPlot(title: string, rows: { label: string; pre: number; p
   rows.forEach((row, i) => {
     const y = 4 + i * rowHeight + rowHeight / 2;
     const tone = row.tone === "muted" ? "ref" : row.tone;
-    const label = s("text", { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" }, row.label.length > maxChars ? row.label.slice(0, maxChars - 1) + "…" : row.label);
+    const label = s(
+      "text",
+      { x: labelWidth - 8, y: y + 4, class: "label", "text-anchor": "end" },
+      row.label.length > maxChars ? `${row.label.slice(0, maxChars - 1)}…` : row.label,
+    );
     label.appendChild(s("title", {}, row.label));
     svg.appendChild(label);
     svg.appendChild(s("line", { x1: x(row.pre), x2: x(row.post), y1: y, y2: y, class: `whisker ${tone}` }));
     svg.appendChild(s("circle", { cx: x(row.pre), cy: y, r: 4, class: "dot ref" }));
     svg.appendChild(s("circle", { cx: x(row.post), cy: y, r: 5, class: `dot ${tone}` }));
-    svg.appendChild(s("text", { x: width - 4, y: y + 4, class: `value ${tone}`, "text-anchor": "end" }, `${pct(row.pre)} → ${pct(row.post)}`));
+    svg.appendChild(
+      s(
+        "text",
+        { x: width - 4, y: y + 4, class: `value ${tone}`, "text-anchor": "end" },
+        `${pct(row.pre)} → ${pct(row.post)}`,
+      ),
+    );
   });
-  return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title, h("span", { class: "legend" }, " ○ before  ● after")), svg);
+  return h(
+    "figure",
+    { class: "plot", "data-plot": "ready" },
+    h("figcaption", {}, title, h("span", { class: "legend" }, " ○ before  ● after")),
+    svg,
+  );
 }
 
 /** One bar split by outcome share (landed / failed on chain / dropped / preflight). */
@@ -106,19 +155,33 @@ export function outcomeBar(rates: Rates, label: string): HTMLElement {
   return h(
     "div",
     { class: "outcomes", role: "img", "aria-label": `${label}: ${text}`, title: text },
-    parts.filter(([, v]) => v > 0).map(([cls, v]) => h("span", { class: `seg ${cls}`, style: `width:${(v * 100).toFixed(2)}%` })),
+    parts
+      .filter(([, v]) => v > 0)
+      .map(([cls, v]) => h("span", { class: `seg ${cls}`, style: `width:${(v * 100).toFixed(2)}%` })),
   );
 }
 
 export const outcomeLegend = () =>
-  h("div", { class: "legend-row", "aria-hidden": "true" }, ["landed", "failed", "dropped", "preflight"].map((k) => h("span", {}, h("i", { class: `seg ${k}` }), k === "failed" ? "failed on chain" : k)));
+  h(
+    "div",
+    { class: "legend-row", "aria-hidden": "true" },
+    ["landed", "failed", "dropped", "preflight"].map((k) =>
+      h("span", {}, h("i", { class: `seg ${k}` }), k === "failed" ? "failed on chain" : k),
+    ),
+  );
 
 /** Daily CU p95 (line) against the requested limit (dashed), drawn with uPlot once attached. */
-export function cuTrendPlot(title: string, trend: { day: string | number; cuP95: number | null }[], requested: number | null, window: { since: number; until: number }): HTMLElement {
+export function cuTrendPlot(
+  title: string,
+  trend: { day: string | number; cuP95: number | null }[],
+  requested: number | null,
+  window: { since: number; until: number },
+): HTMLElement {
   // One x value per UTC day of the window (days without samples are gaps), so the requested limit
   // spans the whole window and a single day of data still sits where it belongs.
   const DAY = 86_400_000;
-  const dayOf = (t: { day: string | number }) => (typeof t.day === "number" ? t.day : Date.parse(String(t.day).slice(0, 10) + "T00:00:00Z"));
+  const dayOf = (t: { day: string | number }) =>
+    typeof t.day === "number" ? t.day : Date.parse(`${String(t.day).slice(0, 10)}T00:00:00Z`);
   const byDay = new Map(trend.map((t) => [Math.floor(dayOf(t) / DAY) * DAY, t.cuP95]));
   const first = Math.min(Math.floor(window.since / DAY) * DAY, ...byDay.keys());
   const last = Math.max(Math.floor(window.until / DAY) * DAY, ...byDay.keys());
@@ -127,8 +190,15 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
   const days = dayList.map((day) => day / 1000);
   const p95 = dayList.map((day) => byDay.get(day) ?? null);
   const limit = dayList.map(() => requested);
-  const described = trend.filter((t) => t.cuP95 !== null).map((t) => `${String(t.day).slice(0, 10)}: ${t.cuP95}`).join("; ");
-  const holder = h("div", { class: "uplot-holder", role: "img", "aria-label": `${title}. Requested limit ${requested ?? "unknown"}. Daily p95: ${described || "no samples"}` });
+  const described = trend
+    .filter((t) => t.cuP95 !== null)
+    .map((t) => `${String(t.day).slice(0, 10)}: ${t.cuP95}`)
+    .join("; ");
+  const holder = h("div", {
+    class: "uplot-holder",
+    role: "img",
+    "aria-label": `${title}. Requested limit ${requested ?? "unknown"}. Daily p95: ${described || "no samples"}`,
+  });
   const figure = h("figure", { class: "plot trend" }, h("figcaption", {}, title), holder);
   const draw = () => {
     const width = Math.max(260, Math.min(holder.clientWidth || 520, 560));
@@ -138,11 +208,23 @@ export function cuTrendPlot(title: string, trend: { day: string | number; cuP95:
         height: 170,
         cursor: { show: true },
         legend: { show: true, live: false },
-        scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] } },
-        axes: [{ stroke: "#9aa4b2", grid: { stroke: "#2a3140" } }, { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 72 }],
+        scales: {
+          x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+          y: { range: (_u, min, max) => [0, Math.max(max ?? 0, requested ?? 0, min ?? 0) * 1.15 || 1] },
+        },
+        axes: [
+          { stroke: "#9aa4b2", grid: { stroke: "#2a3140" } },
+          { stroke: "#9aa4b2", grid: { stroke: "#2a3140" }, size: 72 },
+        ],
         series: [
           {},
-          { label: "CU p95", stroke: "#5ab0ff", width: 2, points: { show: true, size: 6, fill: "#5ab0ff" }, spanGaps: true },
+          {
+            label: "CU p95",
+            stroke: "#5ab0ff",
+            width: 2,
+            points: { show: true, size: 6, fill: "#5ab0ff" },
+            spanGaps: true,
+          },
           { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: false } },
         ],
       },
@@ -166,7 +248,11 @@ export type Marker = { at: number; label: string };
  * with their slot. SVG, like the forest plots: crisp, small, and read out by screen readers (the
  * label sums the series and names the busiest bucket and every marker).
  */
-export function seriesPlot(title: string, series: { since: number; stepMs: number; counts: number[] }, markers: Marker[]): HTMLElement {
+export function seriesPlot(
+  title: string,
+  series: { since: number; stepMs: number; counts: number[] },
+  markers: Marker[],
+): HTMLElement {
   // As wide as the card it fills (a full-width plot: text keeps its size rather than scaling up).
   const width = window.innerWidth < 600 ? 380 : Math.min(1100, Math.max(560, window.innerWidth - 120));
   const height = 170;
@@ -184,48 +270,103 @@ export function seriesPlot(title: string, series: { since: number; stepMs: numbe
   const busiest = series.counts.indexOf(Math.max(...series.counts));
   const total = series.counts.reduce((a, b) => a + b, 0);
   const unit = series.stepMs >= 86_400_000 ? "day" : "hour";
-  const stamp = (t: number) => new Date(t).toISOString().slice(0, unit === "day" ? 10 : 13).replace("T", " ") + (unit === "hour" ? ":00" : "");
+  const stamp = (t: number) =>
+    new Date(t)
+      .toISOString()
+      .slice(0, unit === "day" ? 10 : 13)
+      .replace("T", " ") + (unit === "hour" ? ":00" : "");
   const summary =
     `${total} events, per ${unit}` +
-    (total > 0 ? `; busiest ${unit} ${stamp(series.since + busiest * series.stepMs)} UTC with ${series.counts[busiest]}` : "") +
+    (total > 0
+      ? `; busiest ${unit} ${stamp(series.since + busiest * series.stepMs)} UTC with ${series.counts[busiest]}`
+      : "") +
     (markers.length ? `; deploys: ${markers.map((m) => `${m.label} at ${stamp(m.at)} UTC`).join(", ")}` : "");
-  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${title}: ${summary}`, class: "series" });
+  const svg = s("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": `${title}: ${summary}`,
+    class: "series",
+  });
   svg.appendChild(s("title", {}, `${title}: ${summary}`));
   for (const v of [0, ceiling / 2, ceiling]) {
     svg.appendChild(s("line", { x1: left, x2: width - right, y1: y(v), y2: y(v), class: "grid" }));
-    svg.appendChild(s("text", { x: left - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" }, String(Math.round(v))));
+    svg.appendChild(
+      s("text", { x: left - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" }, String(Math.round(v))),
+    );
   }
   series.counts.forEach((count, i) => {
     if (count === 0) return;
-    const bar = s("rect", { x: x(series.since + i * series.stepMs), y: y(count), width: barWidth, height: Math.max(1, y(0) - y(count)), class: "bar" });
+    const bar = s("rect", {
+      x: x(series.since + i * series.stepMs),
+      y: y(count),
+      width: barWidth,
+      height: Math.max(1, y(0) - y(count)),
+      class: "bar",
+    });
     bar.appendChild(s("title", {}, `${stamp(series.since + i * series.stepMs)} UTC: ${count}`));
     svg.appendChild(bar);
   });
   // Axis labels: the first and last bucket, and the middle one.
   for (const i of [0, Math.floor(n / 2), n - 1]) {
     const t = series.since + i * series.stepMs;
-    svg.appendChild(s("text", { x: x(t) + barWidth / 2, y: height - 6, class: "tick", "text-anchor": i === 0 ? "start" : i === n - 1 ? "end" : "middle" }, unit === "day" ? stamp(t).slice(5) : stamp(t).slice(5, 13) + "h"));
+    svg.appendChild(
+      s(
+        "text",
+        {
+          x: x(t) + barWidth / 2,
+          y: height - 6,
+          class: "tick",
+          "text-anchor": i === 0 ? "start" : i === n - 1 ? "end" : "middle",
+        },
+        unit === "day" ? stamp(t).slice(5) : `${stamp(t).slice(5, 13)}h`,
+      ),
+    );
   }
   for (const marker of markers) {
     if (marker.at < series.since || marker.at > until) continue;
     const mx = x(marker.at);
     svg.appendChild(s("line", { x1: mx, x2: mx, y1: top - 4, y2: height - bottom, class: "marker" }));
     const nearRight = mx > width - 90;
-    svg.appendChild(s("text", { x: nearRight ? mx - 4 : mx + 4, y: top + 4, class: "marker-label", "text-anchor": nearRight ? "end" : "start" }, marker.label));
+    svg.appendChild(
+      s(
+        "text",
+        {
+          x: nearRight ? mx - 4 : mx + 4,
+          y: top + 4,
+          class: "marker-label",
+          "text-anchor": nearRight ? "end" : "start",
+        },
+        marker.label,
+      ),
+    );
   }
   return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
 }
 
 function niceCount(value: number): number {
-  for (const step of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000]) if (value <= step) return step;
+  for (const step of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000])
+    if (value <= step) return step;
   return Math.ceil(value / 100_000) * 100_000;
 }
 
 /** A breakdown as horizontal bars: each value's share of the whole, with its count. */
-export function shareBars(title: string, slices: { key: string | null; count: number; share: number }[], label: (key: string | null) => string = (k) => k || "(none)"): HTMLElement {
+export function shareBars(
+  title: string,
+  slices: { key: string | null; count: number; share: number }[],
+  label: (key: string | null) => string = (k) => k || "(none)",
+): HTMLElement {
   const top = slices.slice(0, 6);
   const rest = slices.slice(6);
-  const rows = rest.length ? [...top, { key: `${rest.length} more`, count: rest.reduce((a, r) => a + r.count, 0), share: rest.reduce((a, r) => a + r.share, 0) }] : top;
+  const rows = rest.length
+    ? [
+        ...top,
+        {
+          key: `${rest.length} more`,
+          count: rest.reduce((a, r) => a + r.count, 0),
+          share: rest.reduce((a, r) => a + r.share, 0),
+        },
+      ]
+    : top;
   return h(
     "figure",
     { class: "bars" },
@@ -240,7 +381,11 @@ export function shareBars(title: string, slices: { key: string | null; count: nu
               "li",
               {},
               h("span", { class: "bar-label" }, label(r.key)),
-              h("span", { class: "bar-track", "aria-hidden": "true" }, h("span", { class: "bar-fill", style: `width:${(r.share * 100).toFixed(1)}%` })),
+              h(
+                "span",
+                { class: "bar-track", "aria-hidden": "true" },
+                h("span", { class: "bar-fill", style: `width:${(r.share * 100).toFixed(1)}%` }),
+              ),
               h("span", { class: "bar-value" }, `${pct(r.share, 0)} · ${r.count.toLocaleString("en-US")}`),
             ),
           ),

@@ -6,7 +6,11 @@ import { ApiError } from "./api";
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
@@ -34,15 +38,27 @@ export function replace(parent: Element, ...children: Child[]): void {
 /** An internal link handled by the client-side router. */
 export const link = (href: string, ...children: Child[]) => h("a", { href, "data-link": true }, ...children);
 
-export const loading = (what: string) => h("div", { class: "state loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), `Loading ${what}…`);
+export const loading = (what: string) =>
+  h(
+    "div",
+    { class: "state loading", role: "status" },
+    h("span", { class: "spinner", "aria-hidden": "true" }),
+    `Loading ${what}…`,
+  );
 
-export const empty = (message: string, hint?: string) => h("div", { class: "state empty", role: "status" }, h("strong", {}, message), hint ? h("p", {}, hint) : null);
+export const empty = (message: string, hint?: string) =>
+  h("div", { class: "state empty", role: "status" }, h("strong", {}, message), hint ? h("p", {}, hint) : null);
 
 /** The error state of a section; a 429 counts down and retries by itself, 503 says the data is on its way. */
 export function failure(error: unknown, retry?: () => void): HTMLElement {
   if (error instanceof ApiError && error.status === 429) {
     const seconds = error.retryAfterSeconds ?? 10;
-    const box = h("div", { class: "state limited", role: "alert" }, h("strong", {}, "Rate limited"), h("p", {}, `Too many requests from this address. Retrying in ${seconds} s.`));
+    const box = h(
+      "div",
+      { class: "state limited", role: "alert" },
+      h("strong", {}, "Rate limited"),
+      h("p", {}, `Too many requests from this address. Retrying in ${seconds} s.`),
+    );
     if (retry) setTimeout(retry, seconds * 1000);
     return box;
   }
@@ -51,10 +67,21 @@ export function failure(error: unknown, retry?: () => void): HTMLElement {
     const text = error.code === "pending" ? "Pending" : "The numbers are not built yet.";
     // The server says when to ask again; ask then (an aborted page's retry ends at its aborted fetch).
     if (retry && error.retryAfterSeconds) setTimeout(retry, Math.min(error.retryAfterSeconds, 60) * 1000);
-    return h("div", { class: "state empty", role: "status" }, h("strong", {}, text), h("p", {}, error.message), retry ? h("button", { type: "button", onclick: retry }, "Try again") : null);
+    return h(
+      "div",
+      { class: "state empty", role: "status" },
+      h("strong", {}, text),
+      h("p", {}, error.message),
+      retry ? h("button", { type: "button", onclick: retry }, "Try again") : null,
+    );
   }
   if (error instanceof ApiError && error.status === 404) {
-    return h("div", { class: "state empty", role: "status" }, h("strong", {}, "Nothing here yet"), h("p", {}, error.message));
+    return h(
+      "div",
+      { class: "state empty", role: "status" },
+      h("strong", {}, "Nothing here yet"),
+      h("p", {}, error.message),
+    );
   }
   const message = error instanceof ApiError ? error.message : "Something went wrong while loading this.";
   const code = error instanceof ApiError ? `${error.status || ""} ${error.code}`.trim() : "error";
@@ -69,7 +96,12 @@ export function failure(error: unknown, retry?: () => void): HTMLElement {
 }
 
 /** Fills `target` with a loading state, then with render(data), or with the error state. */
-export async function section<T>(target: HTMLElement, what: string, load: () => Promise<T>, render: (data: T) => Child): Promise<void> {
+export async function section<T>(
+  target: HTMLElement,
+  what: string,
+  load: () => Promise<T>,
+  render: (data: T) => Child,
+): Promise<void> {
   replace(target, loading(what));
   target.setAttribute("aria-busy", "true");
   try {
@@ -77,7 +109,10 @@ export async function section<T>(target: HTMLElement, what: string, load: () => 
     replace(target, render(data));
   } catch (error) {
     if ((error as Error).name === "AbortError") return;
-    replace(target, failure(error, () => void section(target, what, load, render)));
+    replace(
+      target,
+      failure(error, () => void section(target, what, load, render)),
+    );
   } finally {
     target.removeAttribute("aria-busy");
   }

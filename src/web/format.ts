@@ -2,14 +2,17 @@
 
 import type { CallFrame } from "./types";
 
-export const pct = (value: number | null | undefined, digits = 1) => (value === null || value === undefined || !Number.isFinite(value) ? "–" : `${(value * 100).toFixed(digits)}%`);
-export const num = (value: number | null | undefined) => (value === null || value === undefined ? "–" : value.toLocaleString("en-US"));
+export const pct = (value: number | null | undefined, digits = 1) =>
+  value === null || value === undefined || !Number.isFinite(value) ? "–" : `${(value * 100).toFixed(digits)}%`;
+export const num = (value: number | null | undefined) =>
+  value === null || value === undefined ? "–" : value.toLocaleString("en-US");
 export const interval = (ci: [number, number] | null | undefined) => (ci ? `${pct(ci[0])} – ${pct(ci[1])}` : "–");
-export const short = (text: string | null | undefined, keep = 4) => (!text ? "–" : text.length <= keep * 2 + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`);
+export const short = (text: string | null | undefined, keep = 4) =>
+  !text ? "–" : text.length <= keep * 2 + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
 
 export function when(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";
-  return new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  return `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC`;
 }
 
 export function ago(ms: number | null | undefined, now = Date.now()): string {
@@ -41,7 +44,7 @@ const NAMES: Record<string, string> = {
   LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo: "Meteora DLMM",
   "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P": "pump.fun",
 };
-export const programName = (program: string | null | undefined) => (program ? NAMES[program] ?? null : null);
+export const programName = (program: string | null | undefined) => (program ? (NAMES[program] ?? null) : null);
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 /** What a search string looks like: a signature (64 bytes), an address (32 bytes) or neither. */
@@ -53,12 +56,19 @@ export function classify(text: string): "signature" | "address" | null {
   return null;
 }
 
-export const OUTCOME_LABEL: Record<string, string> = { landed: "Landed", failed_onchain: "Failed on chain", dropped: "Dropped", preflight: "Preflight failure" };
-export const outcomeLabel = (outcome: string | null | undefined) => (outcome ? OUTCOME_LABEL[outcome] ?? outcome : "Pending");
+export const OUTCOME_LABEL: Record<string, string> = {
+  landed: "Landed",
+  failed_onchain: "Failed on chain",
+  dropped: "Dropped",
+  preflight: "Preflight failure",
+};
+export const outcomeLabel = (outcome: string | null | undefined) =>
+  outcome ? (OUTCOME_LABEL[outcome] ?? outcome) : "Pending";
 export const dropLabel = (dropClass: string | null | undefined) => (dropClass ? dropClass.replaceAll("_", " ") : "–");
 
 /** A frame's program as a person reads it: the server's name for it, the app's, else a short id. */
-export const frameName = (frame: CallFrame) => frame.programName ?? programName(frame.program) ?? short(frame.program, 4);
+export const frameName = (frame: CallFrame) =>
+  frame.programName ?? programName(frame.program) ?? short(frame.program, 4);
 
 /**
  * Where a failure happened, in plain words (ixPath, docs/api.md#the-call-stack): the top-level
@@ -70,9 +80,15 @@ export function failurePlace(ixPath: string | null, stack: CallFrame[] | null | 
   if (ixPath === null) return null;
   const top = ixPath.split(".")[0];
   const failing = stack?.find((frame) => frame.failing);
-  if (!stack || !failing) return ixPath.includes(".") ? `instruction ${top}, inside the call at ${ixPath}` : `instruction ${top}`;
+  if (!stack || !failing)
+    return ixPath.includes(".") ? `instruction ${top}, inside the call at ${ixPath}` : `instruction ${top}`;
   const chain: CallFrame[] = [];
-  for (let frame: CallFrame | undefined = failing; frame; frame = frame.parent === null ? undefined : stack[frame.parent]) chain.unshift(frame);
+  for (
+    let frame: CallFrame | undefined = failing;
+    frame;
+    frame = frame.parent === null ? undefined : stack[frame.parent]
+  )
+    chain.unshift(frame);
   if (chain.length === 1) return `instruction ${top}, in ${frameName(failing)} itself`;
   return `instruction ${top}, inside a call from ${chain.map(frameName).join(" to ")}`;
 }

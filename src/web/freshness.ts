@@ -19,7 +19,10 @@ export function watchFreshness(banner: HTMLElement): void {
         banner.textContent = "";
         return;
       }
-      const asOf = serving.dataUntil === null ? "No figures yet" : `Figures as of ${when(serving.dataUntil)} (${ago(serving.dataUntil)})`;
+      const asOf =
+        serving.dataUntil === null
+          ? "No figures yet"
+          : `Figures as of ${when(serving.dataUntil)} (${ago(serving.dataUntil)})`;
       banner.textContent = `${asOf}: they are not being refreshed. Why: ${serving.reason ?? "unknown"}.`;
       banner.hidden = false;
     } catch {

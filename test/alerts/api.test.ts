@@ -34,10 +34,18 @@ afterAll(async () => {
   await t?.stop();
 });
 
-async function call(method: string, path: string, options: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${t.url}${path}`, {
     method,
-    headers: { ...(options.key ? { "x-api-key": options.key } : {}), "content-type": "application/json", ...options.headers },
+    headers: {
+      ...(options.key ? { "x-api-key": options.key } : {}),
+      "content-type": "application/json",
+      ...options.headers,
+    },
     body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -59,9 +67,18 @@ function expectError(response: { status: number; body: any }, status: number, co
 
 describe("keys", () => {
   test("no key or an unknown key is 401 on every alerts route", async () => {
-    for (const [method, path] of [["POST", "/v1/alerts"], ["GET", "/v1/alerts"], ["DELETE", "/v1/alerts/alr_0123456789abcdef"], ["POST", "/v1/alerts/alr_0123456789abcdef/test"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/v1/alerts"],
+      ["GET", "/v1/alerts"],
+      ["DELETE", "/v1/alerts/alr_0123456789abcdef"],
+      ["POST", "/v1/alerts/alr_0123456789abcdef/test"],
+    ] as const) {
       expectError(await call(method, path, { body: method === "POST" ? rule() : undefined }), 401, "unauthorized");
-      expectError(await call(method, path, { key: "txr_live_" + "z".repeat(32), body: method === "POST" ? rule() : undefined }), 401, "unauthorized");
+      expectError(
+        await call(method, path, { key: `txr_live_${"z".repeat(32)}`, body: method === "POST" ? rule() : undefined }),
+        401,
+        "unauthorized",
+      );
     }
   });
   test("a read-only key lists but cannot create, remove or test (403)", async () => {
@@ -80,23 +97,108 @@ describe("bad input", () => {
     expectError(await call("POST", "/v1/alerts", { key: keys.a, raw: "" }), 400, "bad_request", "body");
     expectError(await call("POST", "/v1/alerts", { key: keys.a, raw: "[1,2]" }), 400, "bad_request");
     expectError(await call("POST", "/v1/alerts", { key: keys.a, raw: "\xff\xfe" }), 400, "bad_request");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ program: 5 }) }), 400, "bad_request", "program");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: ["new_issue"] }) }), 400, "bad_request", "rule");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ destination: undefined }) }), 400, "bad_request", "destination");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ params: "fast" }) }), 400, "bad_request", "params");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ params: { minCount: "5" } }) }), 400, "bad_request", "params.minCount");
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ program: 5 }) }),
+      400,
+      "bad_request",
+      "program",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: ["new_issue"] }) }),
+      400,
+      "bad_request",
+      "rule",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ destination: undefined }) }),
+      400,
+      "bad_request",
+      "destination",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ params: "fast" }) }),
+      400,
+      "bad_request",
+      "params",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ params: { minCount: "5" } }) }),
+      400,
+      "bad_request",
+      "params.minCount",
+    );
   });
   test("bad and non-https URLs, unknown destination types and thresholds out of range are 400", async () => {
     const destination = (d: unknown) => rule({ destination: d });
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: destination({ type: "webhook", url: "not a url" }) }), 400, "bad_request", "destination.url");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: destination({ type: "webhook", url: "http://example.com/hook" }) }), 400, "bad_request", "https://");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: destination({ type: "slack", url: "http://hooks.slack.com/services/x" }) }), 400, "bad_request", "https://");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: destination({ type: "pager", url: "https://example.com" }) }), 400, "bad_request", "destination.type");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: destination({ type: "webhook", url: `https://example.com/${"x".repeat(2100)}` }) }), 400, "bad_request", "destination.url");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "landing_rate", params: { threshold: 2 } }) }), 400, "bad_request", "params.threshold");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "cu_headroom", params: { withinPercent: 150 } }) }), 400, "bad_request", "params.withinPercent");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "regression", params: { window: "2d" } }) }), 400, "bad_request", "params.window");
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "provider_drops", params: { alpha: 0 } }) }), 400, "bad_request", "params.alpha");
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: destination({ type: "webhook", url: "not a url" }) }),
+      400,
+      "bad_request",
+      "destination.url",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", {
+        key: keys.a,
+        body: destination({ type: "webhook", url: "http://example.com/hook" }),
+      }),
+      400,
+      "bad_request",
+      "https://",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", {
+        key: keys.a,
+        body: destination({ type: "slack", url: "http://hooks.slack.com/services/x" }),
+      }),
+      400,
+      "bad_request",
+      "https://",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", {
+        key: keys.a,
+        body: destination({ type: "pager", url: "https://example.com" }),
+      }),
+      400,
+      "bad_request",
+      "destination.type",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", {
+        key: keys.a,
+        body: destination({ type: "webhook", url: `https://example.com/${"x".repeat(2100)}` }),
+      }),
+      400,
+      "bad_request",
+      "destination.url",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "landing_rate", params: { threshold: 2 } }) }),
+      400,
+      "bad_request",
+      "params.threshold",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", {
+        key: keys.a,
+        body: rule({ rule: "cu_headroom", params: { withinPercent: 150 } }),
+      }),
+      400,
+      "bad_request",
+      "params.withinPercent",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "regression", params: { window: "2d" } }) }),
+      400,
+      "bad_request",
+      "params.window",
+    );
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "provider_drops", params: { alpha: 0 } }) }),
+      400,
+      "bad_request",
+      "params.alpha",
+    );
   });
   test("an oversized body is 413; a malformed rule id is 400", async () => {
     const huge = JSON.stringify(rule({ params: { note: "x".repeat(20_000) } }));
@@ -107,23 +209,44 @@ describe("bad input", () => {
     expectError(await call("GET", "/v1/alerts?cursor=forged.cursor", { key: keys.a }), 400, "bad_request", "cursor");
   });
   test("a program the account never reported is 404, whoever reported it", async () => {
-    expectError(await call("POST", "/v1/alerts", { key: keys.a, body: rule({ program: randomAddress() }) }), 404, "not_found", "no telemetry");
+    expectError(
+      await call("POST", "/v1/alerts", { key: keys.a, body: rule({ program: randomAddress() }) }),
+      404,
+      "not_found",
+      "no telemetry",
+    );
     expectError(await call("POST", "/v1/alerts", { key: keys.b, body: rule() }), 404, "not_found");
   });
 });
 
 describe("rules", () => {
   test("create answers 201 with the id, every parameter and the secret once; list shows them redacted; isolation between accounts", async () => {
-    const created = await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "regression", params: { alpha: 0.01 }, destination: { type: "webhook", url: `${receiver.url}/hook/a` } }) });
+    const created = await call("POST", "/v1/alerts", {
+      key: keys.a,
+      body: rule({
+        rule: "regression",
+        params: { alpha: 0.01 },
+        destination: { type: "webhook", url: `${receiver.url}/hook/a` },
+      }),
+    });
     expect(created.status).toBe(201);
     expect(AlertRuleCreatedSchema.safeParse(created.body).success).toBe(true);
     expect(created.body.id).toMatch(/^alr_[0-9a-f]{16}$/);
-    expect(created.body.params).toEqual({ resolveAfterMinutes: 15, window: "1d", alpha: 0.01, minCount: 5, minAttempts: 30 });
+    expect(created.body.params).toEqual({
+      resolveAfterMinutes: 15,
+      window: "1d",
+      alpha: 0.01,
+      minCount: 5,
+      minAttempts: 30,
+    });
     const secret: string = created.body.destination.secret;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
     expect(created.body.destination.url).toBe(`${receiver.url}/hook/a`);
 
-    const slack = await call("POST", "/v1/alerts", { key: keys.a, body: rule({ destination: { type: "slack", url: `${receiver.url}/services/T000/B000/XXXXsecretabcd` } }) });
+    const slack = await call("POST", "/v1/alerts", {
+      key: keys.a,
+      body: rule({ destination: { type: "slack", url: `${receiver.url}/services/T000/B000/XXXXsecretabcd` } }),
+    });
     expect(slack.status).toBe(201);
     expect(slack.body.destination.secret).toBeUndefined();
 
@@ -137,8 +260,15 @@ describe("rules", () => {
     expect(text).not.toContain(secret);
     expect(text).not.toContain("XXXXsecret");
     const mine = listed.body.items.find((item: any) => item.id === created.body.id);
-    expect(mine).toMatchObject({ program: programs.a, rule: "regression", firing: 0, destination: { type: "webhook", url: `${receiver.url}/…`, secretHint: secret.slice(-4) } });
-    expect(listed.body.items.find((item: any) => item.id === slack.body.id).destination.url).toBe(`${receiver.url}/…abcd`);
+    expect(mine).toMatchObject({
+      program: programs.a,
+      rule: "regression",
+      firing: 0,
+      destination: { type: "webhook", url: `${receiver.url}/…`, secretHint: secret.slice(-4) },
+    });
+    expect(listed.body.items.find((item: any) => item.id === slack.body.id).destination.url).toBe(
+      `${receiver.url}/…abcd`,
+    );
 
     // Account B sees none of A's rules and can neither remove nor test them.
     const other = await call("GET", "/v1/alerts", { key: keys.b });
@@ -146,22 +276,35 @@ describe("rules", () => {
     expectError(await call("DELETE", `/v1/alerts/${created.body.id}`, { key: keys.b }), 404, "not_found");
     expectError(await call("POST", `/v1/alerts/${created.body.id}/test`, { key: keys.b }), 404, "not_found");
     // B's own rule on B's program is B's alone.
-    const bRule = await call("POST", "/v1/alerts", { key: keys.b, body: rule({ program: programs.b, destination: { type: "webhook", url: `${receiver.url}/hook/b` } }) });
+    const bRule = await call("POST", "/v1/alerts", {
+      key: keys.b,
+      body: rule({ program: programs.b, destination: { type: "webhook", url: `${receiver.url}/hook/b` } }),
+    });
     expect(bRule.status).toBe(201);
-    expect((await call("GET", "/v1/alerts", { key: keys.a })).body.items.map((item: any) => item.id)).not.toContain(bRule.body.id);
+    expect((await call("GET", "/v1/alerts", { key: keys.a })).body.items.map((item: any) => item.id)).not.toContain(
+      bRule.body.id,
+    );
 
     // Remove: 200 once, then 404.
-    expect(await call("DELETE", `/v1/alerts/${slack.body.id}`, { key: keys.a })).toEqual({ status: 200, body: { id: slack.body.id, deleted: true } });
+    expect(await call("DELETE", `/v1/alerts/${slack.body.id}`, { key: keys.a })).toEqual({
+      status: 200,
+      body: { id: slack.body.id, deleted: true },
+    });
     expectError(await call("DELETE", `/v1/alerts/${slack.body.id}`, { key: keys.a }), 404, "not_found");
   });
 
   test("pagination: limit and a signed cursor walk the account's rules", async () => {
-    for (let i = 0; i < 3; i++) expect((await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "cu_headroom" }) })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await call("POST", "/v1/alerts", { key: keys.a, body: rule({ rule: "cu_headroom" }) })).status).toBe(201);
     const all = (await call("GET", "/v1/alerts?limit=500", { key: keys.a })).body.items.map((item: any) => item.id);
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: any } = await call("GET", `/v1/alerts?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { key: keys.a });
+      const page: { status: number; body: any } = await call(
+        "GET",
+        `/v1/alerts?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        { key: keys.a },
+      );
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       walked.push(...page.body.items.map((item: any) => item.id));
       cursor = page.body.nextCursor;
@@ -171,7 +314,12 @@ describe("rules", () => {
   });
 
   test("test sends a signed sample to the destination and says what it answered; a failing destination is reported", async () => {
-    const created = await call("POST", "/v1/alerts", { key: keys.a, body: rule({ destination: { type: "webhook", url: `${receiver.url}/hook/test`, secret: "s3cr3t-0123456789abcdef" } }) });
+    const created = await call("POST", "/v1/alerts", {
+      key: keys.a,
+      body: rule({
+        destination: { type: "webhook", url: `${receiver.url}/hook/test`, secret: "s3cr3t-0123456789abcdef" },
+      }),
+    });
     const before = receiver.received.length;
     const result = await call("POST", `/v1/alerts/${created.body.id}/test`, { key: keys.a });
     expect(result.status).toBe(200);
@@ -180,12 +328,30 @@ describe("rules", () => {
     const [request] = (await receiver.waitFor(before + 1)).slice(before);
     expect(request.path).toBe("/hook/test");
     const sent = JSON.parse(request.body);
-    expect(sent).toMatchObject({ kind: "test", alertId: created.body.id, rule: "new_issue", program: programs.a, state: "firing", id: result.body.delivery, attempt: 1 });
-    expect(verifySignature("s3cr3t-0123456789abcdef", request.headers.get("x-txray-signature"), request.body, Math.floor(Date.now() / 1000))).toBe(true);
+    expect(sent).toMatchObject({
+      kind: "test",
+      alertId: created.body.id,
+      rule: "new_issue",
+      program: programs.a,
+      state: "firing",
+      id: result.body.delivery,
+      attempt: 1,
+    });
+    expect(
+      verifySignature(
+        "s3cr3t-0123456789abcdef",
+        request.headers.get("x-txray-signature"),
+        request.body,
+        Math.floor(Date.now() / 1000),
+      ),
+    ).toBe(true);
 
     const refusing = startReceiver(() => new Response("no_service", { status: 404 }));
     try {
-      const gone = await call("POST", "/v1/alerts", { key: keys.a, body: rule({ destination: { type: "slack", url: `${refusing.url}/services/x` } }) });
+      const gone = await call("POST", "/v1/alerts", {
+        key: keys.a,
+        body: rule({ destination: { type: "slack", url: `${refusing.url}/services/x` } }),
+      });
       const failed = await call("POST", `/v1/alerts/${gone.body.id}/test`, { key: keys.a });
       expect(failed.body).toMatchObject({ delivered: false, httpStatus: 404, error: "HTTP 404: no_service" });
     } finally {

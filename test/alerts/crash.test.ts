@@ -37,7 +37,12 @@ afterAll(() => {
 async function jobsRunAlerts(faultPoint?: string): Promise<{ code: number | null; killed: boolean; stderr: string }> {
   const child = spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "alerts"], {
     cwd: root,
-    env: { ...process.env, ...world.env, TXRAY_LOG_LEVEL: "warn", ...(faultPoint ? { TXRAY_FAULT_POINT: `${faultPoint}:pause` } : {}) },
+    env: {
+      ...process.env,
+      ...world.env,
+      TXRAY_LOG_LEVEL: "warn",
+      ...(faultPoint ? { TXRAY_FAULT_POINT: `${faultPoint}:pause` } : {}),
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -61,7 +66,17 @@ async function jobsRunAlerts(faultPoint?: string): Promise<{ code: number | null
 
 /** A provider_drops rule (it fires on this lake: the "public" provider drops far more) to its own path. */
 function rule(path: string) {
-  return createRule(control, accountId, { program: world.program, rule: "provider_drops", params: { window: "30d" }, destination: { type: "webhook", url: `${receiver.url}${path}`, secret: "s3cr3t-0123456789abcdef" } }, Date.now());
+  return createRule(
+    control,
+    accountId,
+    {
+      program: world.program,
+      rule: "provider_drops",
+      params: { window: "30d" },
+      destination: { type: "webhook", url: `${receiver.url}${path}`, secret: "s3cr3t-0123456789abcdef" },
+    },
+    Date.now(),
+  );
 }
 const at = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body));
 
@@ -79,7 +94,9 @@ test("killed between due and the request: after a restart the receiver gets the 
   const bodies = at("/before-send");
   expect(bodies).toHaveLength(1);
   expect(bodies[0]).toMatchObject({ id: due[0].id, alertId: created.id, state: "firing", attempt: 2 });
-  expect(deliveryLog(control, { accountId, ruleId: created.id, limit: 10 }).map((d) => [d.id, d.status, d.attempts])).toEqual([[due[0].id, "sent", 2]]);
+  expect(
+    deliveryLog(control, { accountId, ruleId: created.id, limit: 10 }).map((d) => [d.id, d.status, d.attempts]),
+  ).toEqual([[due[0].id, "sent", 2]]);
 
   // And a third run sends nothing more.
   expect((await jobsRunAlerts()).code).toBe(0);

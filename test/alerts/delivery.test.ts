@@ -6,7 +6,14 @@
 // verifies. The deliveries are stored as an evaluation stores them (commitAlertChanges).
 
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createRule, deliverDue, PAYLOAD_VERSION, verifySignature, type SendEffects, type StoredPayload } from "../../src/alerts";
+import {
+  createRule,
+  deliverDue,
+  PAYLOAD_VERSION,
+  verifySignature,
+  type SendEffects,
+  type StoredPayload,
+} from "../../src/alerts";
 import { addProgramCounts, commitAlertChanges, deliveryById, deliveryLog, type NewDelivery } from "../../src/control";
 import { blockKitProblems } from "../helpers/block-kit";
 import { testContext } from "../helpers/context";
@@ -37,18 +44,48 @@ afterEach(() => {
 function ruleTo(url: string, type: "webhook" | "slack" = "webhook") {
   const accountId = `acc_${Math.random().toString(36).slice(2, 10)}`;
   addProgramCounts(ctx.control, [{ accountId, program, attempts: 1, lastSeen: T0 }]);
-  const created = createRule(ctx.control, accountId, { program, rule: "new_issue", destination: type === "webhook" ? { type, url, secret: SECRET } : { type, url } }, T0);
+  const created = createRule(
+    ctx.control,
+    accountId,
+    { program, rule: "new_issue", destination: type === "webhook" ? { type, url, secret: SECRET } : { type, url } },
+    T0,
+  );
   let n = 0;
   const queue = (state: "firing" | "resolved" = "firing") => {
     const id = `dlv_${created.id.slice(4)}${String(++n).padStart(8, "0")}`;
     const payload: StoredPayload = {
-      version: PAYLOAD_VERSION, id, kind: "alert", alertId: created.id, rule: "new_issue", program, subject: `issue:v1:${n}`, state,
-      title: `New issue ${n}`, text: [`${n} occurrences`], data: { n }, links: { program: `http://127.0.0.1/p/${program}` }, firingSince: now, changedAt: now,
+      version: PAYLOAD_VERSION,
+      id,
+      kind: "alert",
+      alertId: created.id,
+      rule: "new_issue",
+      program,
+      subject: `issue:v1:${n}`,
+      state,
+      title: `New issue ${n}`,
+      text: [`${n} occurrences`],
+      data: { n },
+      links: { program: `http://127.0.0.1/p/${program}` },
+      firingSince: now,
+      changedAt: now,
     };
     const delivery: NewDelivery = {
-      id, ruleId: created.id, accountId, destinationKey: ctx.control.query<{ k: string }, [string]>("SELECT destination_key AS k FROM alert_rules WHERE id = ?").get(created.id)!.k,
-      kind: "alert", subject: payload.subject, state, title: payload.title, payload: JSON.stringify(payload), status: "pending", createdAt: now, nextAttemptAt: now,
-      giveUpAt: now + ctx.config.ALERTS_GIVE_UP_MS, summaryId: null,
+      id,
+      ruleId: created.id,
+      accountId,
+      destinationKey: ctx.control
+        .query<{ k: string }, [string]>("SELECT destination_key AS k FROM alert_rules WHERE id = ?")
+        .get(created.id)!.k,
+      kind: "alert",
+      subject: payload.subject,
+      state,
+      title: payload.title,
+      payload: JSON.stringify(payload),
+      status: "pending",
+      createdAt: now,
+      nextAttemptAt: now,
+      giveUpAt: now + ctx.config.ALERTS_GIVE_UP_MS,
+      summaryId: null,
     };
     commitAlertChanges(ctx.control, { states: [], deliveries: [delivery], updates: [] });
     return id;
@@ -64,7 +101,13 @@ describe("retries", () => {
     const { queue } = ruleTo(`${receiver.url}/hook`);
     const id = queue();
     expect(await deliverDue(ctx, effects)).toMatchObject({ sent: 0, retrying: 1 });
-    expect(deliveryById(ctx.control, id)).toMatchObject({ status: "pending", attempts: 1, lastStatus: 500, lastError: "HTTP 500: boom", nextAttemptAt: T0 + 5000 });
+    expect(deliveryById(ctx.control, id)).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      lastStatus: 500,
+      lastError: "HTTP 500: boom",
+      nextAttemptAt: T0 + 5000,
+    });
     now = T0 + 4999;
     expect(await deliverDue(ctx, effects)).toMatchObject({ sent: 0, retrying: 0 }); // not due yet
     expect(receiver.received).toHaveLength(1);
@@ -78,20 +121,41 @@ describe("retries", () => {
     expect(second.id).toBe(id);
     expect([first.attempt, second.attempt]).toEqual([1, 2]);
     expect(second.sentAt).toBe(T0 + 5000);
-    expect(deliveryById(ctx.control, id)).toMatchObject({ status: "sent", attempts: 2, lastStatus: 200, sentAt: T0 + 5000 });
+    expect(deliveryById(ctx.control, id)).toMatchObject({
+      status: "sent",
+      attempts: 2,
+      lastStatus: 200,
+      sentAt: T0 + 5000,
+    });
     // Accepted exactly once (the 500 was not an acceptance) and each request signed over its own body.
-    for (const request of receiver.received) expect(verifySignature(SECRET, request.headers.get("x-txray-signature"), request.body, Math.floor(JSON.parse(request.body).sentAt / 1000))).toBe(true);
+    for (const request of receiver.received)
+      expect(
+        verifySignature(
+          SECRET,
+          request.headers.get("x-txray-signature"),
+          request.body,
+          Math.floor(JSON.parse(request.body).sentAt / 1000),
+        ),
+      ).toBe(true);
   });
 
   test("429 with Retry-After in seconds, then as an HTTP date, is waited out exactly", async () => {
     const retryAt = new Date(T0 + 200_000).toUTCString();
     receiver = startReceiver((_, i) =>
-      i === 0 ? new Response("slow down", { status: 429, headers: { "retry-after": "120" } }) : i === 1 ? new Response("", { status: 429, headers: { "retry-after": retryAt } }) : new Response("ok"),
+      i === 0
+        ? new Response("slow down", { status: 429, headers: { "retry-after": "120" } })
+        : i === 1
+          ? new Response("", { status: 429, headers: { "retry-after": retryAt } })
+          : new Response("ok"),
     );
     const { queue } = ruleTo(`${receiver.url}/hook`);
     const id = queue();
     await deliverDue(ctx, effects);
-    expect(deliveryById(ctx.control, id)).toMatchObject({ status: "pending", lastStatus: 429, nextAttemptAt: T0 + 120_000 });
+    expect(deliveryById(ctx.control, id)).toMatchObject({
+      status: "pending",
+      lastStatus: 429,
+      nextAttemptAt: T0 + 120_000,
+    });
     now = T0 + 119_999;
     await deliverDue(ctx, effects);
     expect(receiver.received).toHaveLength(1);
@@ -107,13 +171,21 @@ describe("retries", () => {
 
   test("a 4xx fails at once without retrying; a 3xx is not followed; the next alert to the destination still goes", async () => {
     receiver = startReceiver((request) =>
-      request.path === "/gone" ? new Response("no_service", { status: 404 }) : request.path === "/moved" ? new Response(null, { status: 301, headers: { location: "/hook" } }) : new Response("ok"),
+      request.path === "/gone"
+        ? new Response("no_service", { status: 404 })
+        : request.path === "/moved"
+          ? new Response(null, { status: 301, headers: { location: "/hook" } })
+          : new Response("ok"),
     );
     const gone = ruleTo(`${receiver.url}/gone`);
     const lost = gone.queue();
     const moved = ruleTo(`${receiver.url}/moved`).queue();
     expect(await deliverDue(ctx, effects)).toMatchObject({ failed: 2, retrying: 0 });
-    expect(deliveryById(ctx.control, lost)).toMatchObject({ status: "failed", attempts: 1, lastError: "HTTP 404: no_service" });
+    expect(deliveryById(ctx.control, lost)).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      lastError: "HTTP 404: no_service",
+    });
     expect(deliveryById(ctx.control, moved)!.lastError).toContain("redirects are not followed");
     expect(receiver.received.map((r) => r.path).sort()).toEqual(["/gone", "/moved"]);
     const next = gone.queue();
@@ -159,7 +231,10 @@ describe("retries", () => {
     const second = a.queue("resolved");
     const other = b.queue();
     await deliverDue(ctx, effects);
-    expect(receiver.received.map((r) => `${r.path} ${JSON.parse(r.body).subject}`).sort()).toEqual(["/a issue:v1:1", "/b issue:v1:1"]);
+    expect(receiver.received.map((r) => `${r.path} ${JSON.parse(r.body).subject}`).sort()).toEqual([
+      "/a issue:v1:1",
+      "/b issue:v1:1",
+    ]);
     expect(deliveryById(ctx.control, second)).toMatchObject({ status: "pending", attempts: 0 });
     expect(deliveryById(ctx.control, other)).toMatchObject({ status: "sent" });
     now += 5000;

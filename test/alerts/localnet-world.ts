@@ -22,7 +22,10 @@ export type LocalnetWorld = {
   t: TestServer;
   keys: { a: string; b: string };
   /** Runs traffic; `toB(attempt, index)` sends that attempt's envelope as account B. */
-  phase(options: Omit<RunOptions, "rpcUrl" | "onAttempt">, toB?: (attempt: Attempt, index: number) => boolean): Promise<RunResult>;
+  phase(
+    options: Omit<RunOptions, "rpcUrl" | "onAttempt">,
+    toB?: (attempt: Attempt, index: number) => boolean,
+  ): Promise<RunResult>;
   refresh(): Promise<void>;
   stop(): Promise<void>;
 };
@@ -40,7 +43,10 @@ export async function localnetWorld(env: Record<string, string> = {}): Promise<L
     t,
     keys,
     async phase(options, toB = () => false) {
-      const streams = { a: new EnvelopeStream(t.url, keys.a).start(100), b: new EnvelopeStream(t.url, keys.b).start(100) };
+      const streams = {
+        a: new EnvelopeStream(t.url, keys.a).start(100),
+        b: new EnvelopeStream(t.url, keys.b).start(100),
+      };
       let sent = 0;
       const run = await runTraffic({
         ...options,
@@ -57,7 +63,11 @@ export async function localnetWorld(env: Record<string, string> = {}): Promise<L
     },
     async refresh() {
       await must(flushJob);
-      const summary = await resolvePending(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+      const summary = await resolvePending(t.ctx, {
+        rpc: createRpcClient({ url: chain.url }),
+        idls: loadIdls(t.ctx.paths.root),
+        recheckDelayMs: 20,
+      });
       if (summary.stillPending !== 0) throw new Error(`${summary.stillPending} attempts still pending`);
       await must(deploysJob);
       await must(tablesJob);

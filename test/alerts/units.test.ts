@@ -8,8 +8,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  AlertPayloadSchema, AlertRuleInputSchema, backoffMs, nextAttemptAt, planFlood, redactUrl, RETRY_CAP_MS, signatureHeader, slackAlertMessage,
-  transitions, verifySignature, type AlertPayload,
+  AlertPayloadSchema,
+  AlertRuleInputSchema,
+  backoffMs,
+  nextAttemptAt,
+  planFlood,
+  redactUrl,
+  RETRY_CAP_MS,
+  signatureHeader,
+  slackAlertMessage,
+  transitions,
+  verifySignature,
+  type AlertPayload,
 } from "../../src/alerts";
 import type { AlertSubjectState } from "../../src/control";
 import { describeIssues } from "../../src/shared/errors";
@@ -19,15 +29,26 @@ const PROGRAM = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
 const docs = readFileSync(join(import.meta.dir, "..", "..", "docs", "alerts.md"), "utf8");
 
 describe("rule input", () => {
-  const valid = { program: PROGRAM, rule: "new_issue", destination: { type: "webhook", url: "https://example.com/hook" } };
+  const valid = {
+    program: PROGRAM,
+    rule: "new_issue",
+    destination: { type: "webhook", url: "https://example.com/hook" },
+  };
   const problem = (input: unknown) => {
     const parsed = AlertRuleInputSchema.safeParse(input);
     return parsed.success ? null : describeIssues(parsed.error.issues, 5);
   };
   test("a minimal rule is valid; loopback http:// is allowed, any other http:// is not", () => {
     expect(problem(valid)).toBeNull();
-    for (const url of ["http://127.0.0.1:9000/x", "http://localhost/x", "http://[::1]:8080/x"]) expect(problem({ ...valid, destination: { type: "webhook", url } })).toBeNull();
-    for (const url of ["http://example.com/x", "http://10.0.0.1/x", "ftp://example.com/x", "hooks.slack.com/services/x", "https://"]) {
+    for (const url of ["http://127.0.0.1:9000/x", "http://localhost/x", "http://[::1]:8080/x"])
+      expect(problem({ ...valid, destination: { type: "webhook", url } })).toBeNull();
+    for (const url of [
+      "http://example.com/x",
+      "http://10.0.0.1/x",
+      "ftp://example.com/x",
+      "hooks.slack.com/services/x",
+      "https://",
+    ]) {
       expect(problem({ ...valid, destination: { type: "slack", url } })).toStartWith("destination.url: ");
     }
   });
@@ -39,16 +60,30 @@ describe("rule input", () => {
     expect(problem({ ...valid, params: { surprise: 1 } })).toContain("params: Unrecognized key");
     expect(problem({ ...valid, rule: "landing_rate", params: { threshold: 1.5 } })).toStartWith("params.threshold: ");
     expect(problem({ ...valid, rule: "regression", params: { alpha: 0.9 } })).toStartWith("params.alpha: ");
-    expect(problem({ ...valid, rule: "cu_headroom", params: { withinPercent: 0 } })).toStartWith("params.withinPercent: ");
-    expect(problem({ ...valid, destination: { type: "email", url: "https://example.com" } })).toStartWith("destination.type: ");
-    expect(problem({ ...valid, destination: { type: "webhook", url: "https://example.com", secret: "short" } })).toStartWith("destination.secret: ");
-    expect(problem({ ...valid, destination: { type: "slack", url: "https://hooks.slack.com/x", secret: "a".repeat(20) } })).toContain("Unrecognized key");
+    expect(problem({ ...valid, rule: "cu_headroom", params: { withinPercent: 0 } })).toStartWith(
+      "params.withinPercent: ",
+    );
+    expect(problem({ ...valid, destination: { type: "email", url: "https://example.com" } })).toStartWith(
+      "destination.type: ",
+    );
+    expect(
+      problem({ ...valid, destination: { type: "webhook", url: "https://example.com", secret: "short" } }),
+    ).toStartWith("destination.secret: ");
+    expect(
+      problem({ ...valid, destination: { type: "slack", url: "https://hooks.slack.com/x", secret: "a".repeat(20) } }),
+    ).toContain("Unrecognized key");
     expect(problem({ ...valid, extra: true })).toContain("Unrecognized key");
   });
 });
 
 describe("state machine", () => {
-  const finding = (subject: string, n = 1) => ({ subject, title: `t ${subject}`, lines: [`n=${n}`], data: { n }, links: { program: "/p/x" } });
+  const finding = (subject: string, n = 1) => ({
+    subject,
+    title: `t ${subject}`,
+    lines: [`n=${n}`],
+    data: { n },
+    links: { program: "/p/x" },
+  });
   const apply = (states: AlertSubjectState[], next: AlertSubjectState[]) => {
     const map = new Map(states.map((s) => [s.subject, s]));
     for (const s of next) map.set(s.subject, s);
@@ -79,7 +114,12 @@ describe("state machine", () => {
     const fired = transitions("alr_1", [], [finding("a", 7)], 1000, 0);
     const result = transitions("alr_1", fired.states, [], 5000, 0);
     expect(result.changes).toHaveLength(1);
-    expect(result.changes[0]).toMatchObject({ state: "resolved", title: "Resolved: t a", data: { n: 7 }, firingSince: 1000 });
+    expect(result.changes[0]).toMatchObject({
+      state: "resolved",
+      title: "Resolved: t a",
+      data: { n: 7 },
+      firingSince: 1000,
+    });
     expect(result.changes[0].lines.at(-1)).toBe("n=7");
   });
 });
@@ -92,13 +132,18 @@ describe("flood cap", () => {
     const many = Array.from({ length: 30 }, (_, i) => c(`n${i}`, i % 2 === 0 ? "r1" : "r2"));
     const folded = planFlood(many, () => 5);
     expect(folded.individual).toEqual([]);
-    expect(folded.summaries.map((group) => [group[0].ruleId, group.length])).toEqual([["r1", 15], ["r2", 15]]);
+    expect(folded.summaries.map((group) => [group[0].ruleId, group.length])).toEqual([
+      ["r1", 15],
+      ["r2", 15],
+    ]);
     const tight = planFlood(many, () => 1);
     expect(tight.summaries).toHaveLength(1);
     expect(tight.held).toHaveLength(15);
     expect(planFlood(many, () => 0).held).toHaveLength(30);
     // A lone alert of a rule is itself, not a summary of one; destinations have their own budgets.
-    const mixed = planFlood([c("a", "r1"), c("b", "r2"), c("c", "r2"), c("x", "r1", "d2")], (key) => (key === "d1" ? 2 : 10));
+    const mixed = planFlood([c("a", "r1"), c("b", "r2"), c("c", "r2"), c("x", "r1", "d2")], (key) =>
+      key === "d1" ? 2 : 10,
+    );
     expect(mixed.individual.map((x) => x.id).sort()).toEqual(["a", "x"]);
     expect(mixed.summaries.map((g) => g.map((x) => x.id))).toEqual([["b", "c"]]);
   });
@@ -127,16 +172,40 @@ test("destination URLs are redacted to scheme, host and a few last characters", 
 });
 
 const payload = (over: Partial<AlertPayload> = {}): AlertPayload => ({
-  version: 1, id: "dlv_0123456789abcdef01234567", kind: "alert", alertId: "alr_0123456789abcdef", rule: "regression", program: PROGRAM,
-  subject: "deploy:42:issue:v1:00000000000000aa", state: "firing", title: "Regression after deploy at slot 42: error 12 in Memo (failed_onchain) 0.0% → 87.5%",
-  text: ["New since the deploy at slot 42: 0 of 80 attempts before, 35 of 40 after", "0.0% → 87.5% (p < 0.0001; alert level 0.05 / 5 tests)"],
-  data: { pValue: 1e-12 }, links: { program: `http://127.0.0.1:8790/p/${PROGRAM}`, issue: "http://127.0.0.1:8790/i/v1:00000000000000aa", example: "http://127.0.0.1:8790/tx/5x" },
-  firingSince: 1_763_700_000_000, changedAt: 1_763_700_000_000, sentAt: 1_763_700_001_000, attempt: 1, ...over,
+  version: 1,
+  id: "dlv_0123456789abcdef01234567",
+  kind: "alert",
+  alertId: "alr_0123456789abcdef",
+  rule: "regression",
+  program: PROGRAM,
+  subject: "deploy:42:issue:v1:00000000000000aa",
+  state: "firing",
+  title: "Regression after deploy at slot 42: error 12 in Memo (failed_onchain) 0.0% → 87.5%",
+  text: [
+    "New since the deploy at slot 42: 0 of 80 attempts before, 35 of 40 after",
+    "0.0% → 87.5% (p < 0.0001; alert level 0.05 / 5 tests)",
+  ],
+  data: { pValue: 1e-12 },
+  links: {
+    program: `http://127.0.0.1:8790/p/${PROGRAM}`,
+    issue: "http://127.0.0.1:8790/i/v1:00000000000000aa",
+    example: "http://127.0.0.1:8790/tx/5x",
+  },
+  firingSince: 1_763_700_000_000,
+  changedAt: 1_763_700_000_000,
+  sentAt: 1_763_700_001_000,
+  attempt: 1,
+  ...over,
 });
 
 describe("Slack message", () => {
   test("is valid Block Kit with the numbers, the state and links to the web app's pages; text is escaped", () => {
-    for (const p of [payload(), payload({ state: "resolved", title: "Resolved: <b>&", kind: "alert" }), payload({ kind: "test" }), payload({ title: "x".repeat(400), text: Array.from({ length: 400 }, () => "y".repeat(40)) })]) {
+    for (const p of [
+      payload(),
+      payload({ state: "resolved", title: "Resolved: <b>&", kind: "alert" }),
+      payload({ kind: "test" }),
+      payload({ title: "x".repeat(400), text: Array.from({ length: 400 }, () => "y".repeat(40)) }),
+    ]) {
       const message = slackAlertMessage(p);
       expect(blockKitProblems(message)).toEqual([]);
     }
@@ -150,7 +219,9 @@ describe("Slack message", () => {
   });
   test("a flood summary lists the folded alerts, at most 20, and how many more", () => {
     const alerts = Array.from({ length: 30 }, (_, i) => ({ state: "firing", title: `issue ${i}` }));
-    const message = slackAlertMessage(payload({ kind: "summary", subject: null, data: { count: 30, alerts }, text: ["30 firing"] }));
+    const message = slackAlertMessage(
+      payload({ kind: "summary", subject: null, data: { count: 30, alerts }, text: ["30 firing"] }),
+    );
     expect(blockKitProblems(message)).toEqual([]);
     const text = JSON.stringify(message);
     expect(text).toContain("issue 19");
@@ -170,7 +241,14 @@ describe("signature", () => {
     expect(verifySignature(secret, header, body.replace("87.5", "88.5"), now)).toBe(false);
     expect(verifySignature("whsec_other_0123456789abcd", header, body, now)).toBe(false);
     expect(verifySignature(secret, header, body, now + 301)).toBe(false);
-    expect(verifySignature(secret, header.replace(/.$/, (c) => (c === "0" ? "1" : "0")), body, now)).toBe(false);
+    expect(
+      verifySignature(
+        secret,
+        header.replace(/.$/, (c) => (c === "0" ? "1" : "0")),
+        body,
+        now,
+      ),
+    ).toBe(false);
     expect(verifySignature(secret, "v1=abc", body, now)).toBe(false);
     expect(verifySignature(secret, null, body, now)).toBe(false);
   });
@@ -190,7 +268,7 @@ describe("signature", () => {
       const { verifyTxraySignature } = await import(file);
       const fresh = signatureHeader(secret, body, Math.floor(Date.now() / 1000));
       expect(verifyTxraySignature(secret, fresh, body)).toBe(true);
-      expect(verifyTxraySignature(secret, fresh, body + " ")).toBe(false);
+      expect(verifyTxraySignature(secret, fresh, `${body} `)).toBe(false);
       expect(verifyTxraySignature(secret, header, body)).toBe(false); // from 2025: too old
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -22,10 +22,22 @@ const worlds: { exact: Ctx; sampled: Ctx } = {} as never;
 let programs: string[] = [];
 
 beforeAll(async () => {
-  for (const [name, successSampleRate] of [["exact", 1], ["sampled", 1 / 32]] as const) {
+  for (const [name, successSampleRate] of [
+    ["exact", 1],
+    ["sampled", 1 / 32],
+  ] as const) {
     const ctx = await testContext();
     (ctx as { clock: () => number }).clock = () => END_MS;
-    const generated = await generateLake({ dataDir: ctx.config.dataDir, envelopes: 120_000, programs: 3, days: 30, seed: 5, endMs: END_MS, threads: 2, successSampleRate });
+    const generated = await generateLake({
+      dataDir: ctx.config.dataDir,
+      envelopes: 120_000,
+      programs: 3,
+      days: 30,
+      seed: 5,
+      endMs: END_MS,
+      threads: 2,
+      successSampleRate,
+    });
     programs = generated.programs;
     await buildServingTables(ctx);
     worlds[name] = ctx;
@@ -76,15 +88,25 @@ test("p50 and p95 of compute units from the sample stay within the documented ra
         if (n < 30) continue;
         // The sample decodes fewer attempts than the exact world (a thirty-second of the successes, every failure).
         expect(estimate.samples).toBeLessThan(truth.samples);
-        for (const [p, value] of [[0.5, estimate.cuUsed.p50], [0.95, estimate.cuUsed.p95]] as const) {
+        for (const [p, value] of [
+          [0.5, estimate.cuUsed.p50],
+          [0.95, estimate.cuUsed.p95],
+        ] as const) {
           groups++;
           // Where the exact values within the sketch's 1% of the estimate (then rounded to a unit) sit in the exact distribution:
           // ranks from below and from above (ties).
           const below = values.filter((v) => v < (value - 0.5) / (1 + SKETCH_RELATIVE_ERROR)).length / values.length;
-          const atOrBelow = values.filter((v) => v <= (value + 0.5) / (1 - SKETCH_RELATIVE_ERROR)).length / values.length;
+          const atOrBelow =
+            values.filter((v) => v <= (value + 0.5) / (1 - SKETCH_RELATIVE_ERROR)).length / values.length;
           const error = (z: number) => z * Math.sqrt((p * (1 - p)) / n);
           const within = (z: number) => atOrBelow >= p - error(z) && below <= p + error(z);
-          expect({ program, instruction: estimate.instruction, window, p, within: within(3.29) }).toEqual({ program, instruction: estimate.instruction, window, p, within: true });
+          expect({ program, instruction: estimate.instruction, window, p, within: within(3.29) }).toEqual({
+            program,
+            instruction: estimate.instruction,
+            window,
+            p,
+            within: true,
+          });
           if (within(1.96)) within95++;
         }
       }

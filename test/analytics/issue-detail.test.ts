@@ -16,14 +16,16 @@ let segments: Map<string, string>;
 beforeAll(async () => {
   world = await makeWorld(12_000);
   segments = new Map();
-  for (const payer of new Set(world.rows.map((r) => r.payer))) segments.set(payer, segmentOf(referenceBotScore(world.rows, payer)));
+  for (const payer of new Set(world.rows.map((r) => r.payer)))
+    segments.set(payer, segmentOf(referenceBotScore(world.rows, payer)));
 }, 60_000);
 afterAll(async () => await world?.stop());
 
 /** Rows of a fingerprint, grouped by count (busiest first). */
 function fingerprints(rows: Row[]): [string, Row[]][] {
   const by = new Map<string, Row[]>();
-  for (const r of rows) if (r.fingerprint) (by.get(r.fingerprint) ?? by.set(r.fingerprint, []).get(r.fingerprint)!).push(r);
+  for (const r of rows)
+    if (r.fingerprint) (by.get(r.fingerprint) ?? by.set(r.fingerprint, []).get(r.fingerprint)!).push(r);
   return [...by].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
 }
 
@@ -38,7 +40,8 @@ function tally(rows: Row[], key: (r: Row) => string | null) {
 function buckets(rows: Row[], since: number, step: number): number[] {
   const first = Math.floor(since / step);
   const counts = new Array(Math.floor(END_MS / step) - first + 1).fill(0);
-  for (const r of rows) if (r.received_at >= since && r.received_at <= END_MS) counts[Math.floor(r.received_at / step) - first]++;
+  for (const r of rows)
+    if (r.received_at >= since && r.received_at <= END_MS) counts[Math.floor(r.received_at / step) - first]++;
   return counts;
 }
 
@@ -58,7 +61,13 @@ function expected(fingerprint: string, mine: Row[], window: keyof typeof WINDOWS
   return {
     fingerprint,
     program: newest.program,
-    title: issueTitle({ outcome: newest.outcome!, errName: newest.err_name, errCode: newest.err_code, dropClass: newest.drop_class, instruction: newest.instruction }),
+    title: issueTitle({
+      outcome: newest.outcome!,
+      errName: newest.err_name,
+      errCode: newest.err_code,
+      dropClass: newest.drop_class,
+      instruction: newest.instruction,
+    }),
     outcome: newest.outcome,
     instruction: newest.instruction,
     failingProgram: newest.failing_program,
@@ -69,19 +78,39 @@ function expected(fingerprint: string, mine: Row[], window: keyof typeof WINDOWS
     firstSeen,
     lastSeen: Math.max(...mine.map((r) => r.received_at)),
     introducedBy: introduced ? { slot: introduced.slot, deployedAt: introduced.deployedAt } : null,
-    counts: { "1d": mine.filter((r) => inWindow(r, DAY)).length, "7d": mine.filter((r) => inWindow(r, 7 * DAY)).length, "30d": mine.filter((r) => inWindow(r, 30 * DAY)).length },
-    wallets: new Set(inSelected.map((r) => r.payer)).size,
-    botShare: inSelected.length ? inSelected.filter((r) => segments.get(r.payer) === "bot").length / inSelected.length : 0,
-    series: {
-      hourly: { since: Math.floor((END_MS - 7 * DAY) / HOUR) * HOUR, stepMs: HOUR, counts: buckets(mine, END_MS - 7 * DAY, HOUR) },
-      daily: { since: Math.floor((END_MS - 30 * DAY) / DAY) * DAY, stepMs: DAY, counts: buckets(mine, END_MS - 30 * DAY, DAY) },
+    counts: {
+      "1d": mine.filter((r) => inWindow(r, DAY)).length,
+      "7d": mine.filter((r) => inWindow(r, 7 * DAY)).length,
+      "30d": mine.filter((r) => inWindow(r, 30 * DAY)).length,
     },
-    deploys: deploys.filter((d) => d.deployedAt >= END_MS - 30 * DAY && d.deployedAt <= END_MS).map((d) => ({ slot: d.slot, deployedAt: d.deployedAt })),
+    wallets: new Set(inSelected.map((r) => r.payer)).size,
+    botShare: inSelected.length
+      ? inSelected.filter((r) => segments.get(r.payer) === "bot").length / inSelected.length
+      : 0,
+    series: {
+      hourly: {
+        since: Math.floor((END_MS - 7 * DAY) / HOUR) * HOUR,
+        stepMs: HOUR,
+        counts: buckets(mine, END_MS - 7 * DAY, HOUR),
+      },
+      daily: {
+        since: Math.floor((END_MS - 30 * DAY) / DAY) * DAY,
+        stepMs: DAY,
+        counts: buckets(mine, END_MS - 30 * DAY, DAY),
+      },
+    },
+    deploys: deploys
+      .filter((d) => d.deployedAt >= END_MS - 30 * DAY && d.deployedAt <= END_MS)
+      .map((d) => ({ slot: d.slot, deployedAt: d.deployedAt })),
     breakdowns: {
       providers: tally(inSelected, (r) => r.rpc_label),
       walletAdapters: tally(inSelected, (r) => r.wallet_adapter),
       instructions: tally(inSelected, (r) => r.instruction),
-      segments: ["human", "mixed", "bot"].map((key) => ({ key, count: segmentCounts.find((s) => s.key === key)?.count ?? 0, share: 0 })),
+      segments: ["human", "mixed", "bot"].map((key) => ({
+        key,
+        count: segmentCounts.find((s) => s.key === key)?.count ?? 0,
+        share: 0,
+      })),
     },
     examples,
   };
@@ -93,10 +122,14 @@ function expectAnswer(body: any, want: ReturnType<typeof expected>) {
   expect(body).toMatchObject(rest);
   expect(body.botShare).toBeCloseTo(botShare, 12);
   for (const name of ["providers", "walletAdapters", "instructions"] as const) {
-    expect(body.breakdowns[name].map((s: any) => [s.key, s.count])).toEqual(breakdowns[name].map((s) => [s.key, s.count]));
+    expect(body.breakdowns[name].map((s: any) => [s.key, s.count])).toEqual(
+      breakdowns[name].map((s) => [s.key, s.count]),
+    );
     body.breakdowns[name].forEach((s: any, i: number) => expect(s.share).toBeCloseTo(breakdowns[name][i].share, 12));
   }
-  expect(body.breakdowns.segments.map((s: any) => [s.key, s.count])).toEqual(breakdowns.segments.map((s) => [s.key, s.count]));
+  expect(body.breakdowns.segments.map((s: any) => [s.key, s.count])).toEqual(
+    breakdowns.segments.map((s) => [s.key, s.count]),
+  );
 }
 
 describe("GET /v1/issue/{fingerprint}", () => {
@@ -168,7 +201,7 @@ describe("GET /v1/issue/{fingerprint}", () => {
       [`/v1/issue/${fingerprint}?window=2d`, undefined, 400, "bad_request", "window"],
       [`/v1/issue/${fingerprint}?scope=everyone`, undefined, 400, "bad_request", "scope"],
       [`/v1/issue/${fingerprint}?scope=account`, undefined, 401, "unauthorized", null],
-      [`/v1/issue/${fingerprint}?scope=account`, "txr_read_" + "1".repeat(32), 401, "unauthorized", null],
+      [`/v1/issue/${fingerprint}?scope=account`, `txr_read_${"1".repeat(32)}`, 401, "unauthorized", null],
       ["/v1/issue/v1:0000000000000000", undefined, 404, "not_found", null],
     ];
     for (const [path, key, status, code, names] of cases) {

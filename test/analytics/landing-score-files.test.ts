@@ -8,7 +8,13 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { generateLake } from "../../devkit/generate";
-import { accountCeiling, computeLandingScore, readProgramNames, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
+import {
+  accountCeiling,
+  computeLandingScore,
+  readProgramNames,
+  runLandingScore,
+  type Snapshot,
+} from "../../src/analytics/landing-score";
 import { SCHEMA_DOC, snapshotJsonSchema } from "../../src/analytics/landing-score/schema-json";
 import { run } from "../../src/cli/commands";
 import { sqlString } from "../../src/lake/duckdb";
@@ -21,12 +27,27 @@ let programs: string[];
 
 beforeAll(async () => {
   ctx = await scoreContext(END_MS);
-  programs = (await generateLake({ dataDir: ctx.config.dataDir, envelopes: 8_000, programs: 3, days: 10, seed: 5, endMs: END_MS, threads: 2 })).programs;
+  programs = (
+    await generateLake({
+      dataDir: ctx.config.dataDir,
+      envelopes: 8_000,
+      programs: 3,
+      days: 10,
+      seed: 5,
+      endMs: END_MS,
+      threads: 2,
+    })
+  ).programs;
   writeFileSync(join(ctx.snapshotsDir, "programs.json"), JSON.stringify({ [programs[0]]: "Alpha <Swap> & Co" }));
 }, 60_000);
 afterAll(() => ctx.dispose());
 
-const filesOf = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name))]));
+const filesOf = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name))]),
+  );
 
 describe("files", () => {
   test("a re-run for the same date gives byte-identical files, whatever the time now", async () => {
@@ -40,7 +61,9 @@ describe("files", () => {
     const after = filesOf(ctx.dir);
     for (const name of Object.keys(before)) expect(Buffer.compare(after[name], before[name])).toBe(0);
     (ctx as { clock: () => number }).clock = () => END_MS;
-    expect(readFileSync(join(ctx.dir, "latest.json"), "utf8")).toBe(readFileSync(join(ctx.dir, `${DATE}.json`), "utf8"));
+    expect(readFileSync(join(ctx.dir, "latest.json"), "utf8")).toBe(
+      readFileSync(join(ctx.dir, `${DATE}.json`), "utf8"),
+    );
     // No temporary file is left behind.
     expect(readdirSync(ctx.dir).filter((name) => name.startsWith("."))).toEqual([]);
   });
@@ -64,9 +87,13 @@ describe("files", () => {
 
   test("the Parquet copy holds the JSON's rows, in rank order", async () => {
     const snapshot: Snapshot = readJson(join(ctx.dir, `${DATE}.json`));
-    const rows = await ctx.duck.all<Record<string, unknown>>(`SELECT * FROM read_parquet('${join(ctx.dir, `${DATE}.parquet`)}')`);
+    const rows = await ctx.duck.all<Record<string, unknown>>(
+      `SELECT * FROM read_parquet('${join(ctx.dir, `${DATE}.parquet`)}')`,
+    );
     expect(rows).toEqual(snapshot.programs.map((row) => ({ date: DATE, ...row })));
-    const meta = await ctx.duck.all<{ created_by: string }>(`SELECT created_by FROM parquet_file_metadata('${join(ctx.dir, `${DATE}.parquet`)}')`);
+    const meta = await ctx.duck.all<{ created_by: string }>(
+      `SELECT created_by FROM parquet_file_metadata('${join(ctx.dir, `${DATE}.parquet`)}')`,
+    );
     expect(meta[0].created_by).toStartWith("DuckDB version");
   });
 
@@ -96,10 +123,20 @@ describe("files", () => {
 
 describe("account ceiling", () => {
   test("is the largest whole cap that keeps every account within the share (brute force)", () => {
-    const cases: [number[], number][] = [[[10], 1], [[10], 0.5], [[100, 10], 0.5], [[1000, 120, 130], 0.5], [[5, 5, 5, 5], 0.25], [[50, 40, 30, 20, 10], 0.3], [[7, 3], 0.7], [[120, 130, 1000], 0.3]];
+    const cases: [number[], number][] = [
+      [[10], 1],
+      [[10], 0.5],
+      [[100, 10], 0.5],
+      [[1000, 120, 130], 0.5],
+      [[5, 5, 5, 5], 0.25],
+      [[50, 40, 30, 20, 10], 0.3],
+      [[7, 3], 0.7],
+      [[120, 130, 1000], 0.3],
+    ];
     for (const [counts, share] of cases) {
       let best = 0;
-      for (let t = 0; t <= Math.max(...counts); t++) if (t <= share * counts.reduce((sum, n) => sum + Math.min(n, t), 0) + 1e-9) best = t;
+      for (let t = 0; t <= Math.max(...counts); t++)
+        if (t <= share * counts.reduce((sum, n) => sum + Math.min(n, t), 0) + 1e-9) best = t;
       expect(accountCeiling(counts, share)).toBe(best);
       const kept = counts.map((n) => Math.min(n, best));
       const total = kept.reduce((a, b) => a + b, 0);
@@ -113,7 +150,12 @@ describe("txray jobs run landing-score", () => {
     let stdout = "";
     let stderr = "";
     // No chain in these tests: a closed local port, so `all` can never reach mainnet.
-    const env = { TXRAY_DATA_DIR: ctx.config.dataDir, TXRAY_SNAPSHOTS_DIR: ctx.snapshotsDir, TXRAY_LOG_LEVEL: "silent", SOLANA_RPC_URL: "http://127.0.0.1:9" };
+    const env = {
+      TXRAY_DATA_DIR: ctx.config.dataDir,
+      TXRAY_SNAPSHOTS_DIR: ctx.snapshotsDir,
+      TXRAY_LOG_LEVEL: "silent",
+      SOLANA_RPC_URL: "http://127.0.0.1:9",
+    };
     const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env });
     return { code, stdout, stderr };
   }
@@ -123,7 +165,11 @@ describe("txray jobs run landing-score", () => {
     const result = await cli("jobs", "run", "landing-score", "--date", "2025-11-19");
     expect(result.code).toBe(0);
     const outcome = JSON.parse(result.stdout);
-    expect(outcome).toMatchObject({ job: "landing-score", ok: true, details: { date: "2025-11-19", listed: 3, latest: false } });
+    expect(outcome).toMatchObject({
+      job: "landing-score",
+      ok: true,
+      details: { date: "2025-11-19", listed: 3, latest: false },
+    });
     expect(existsSync(join(ctx.dir, "2025-11-19.json"))).toBe(true);
     expect(readJson(join(ctx.dir, "latest.json")).date).toBe(DATE);
   });
@@ -140,7 +186,10 @@ describe("txray jobs run landing-score", () => {
       expect(result.stderr).toStartWith("txray: ");
     }
     const all = await cli("jobs", "run", "all");
-    const jobs = all.stdout.trim().split("\n").map((line) => JSON.parse(line).job);
+    const jobs = all.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).job);
     expect(jobs).not.toContain("landing-score");
     expect(jobs).toContain("tables");
   }, 60_000);
@@ -154,7 +203,12 @@ test("the repository's snapshots/programs.json is a valid names file", () => {
 
 describe("compaction during the read", () => {
   test("a part swapped away between the listing and the read: the read is made again, the same snapshot", async () => {
-    const options = { date: DATE, minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS, maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE, names: {} };
+    const options = {
+      date: DATE,
+      minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS,
+      maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE,
+      names: {},
+    };
     const expected = await computeLandingScore(ctx.paths, () => ctx.duck.connect(), options);
     expect(expected.snapshot.programs.length).toBe(3);
     // What compaction does to every envelope partition, done right after the parts were listed:
@@ -169,7 +223,9 @@ describe("compaction during the read", () => {
             const dir = join(root, program, day);
             const parts = readdirSync(dir).filter((name) => name.endsWith(".parquet"));
             const merged = join(dir, `part-c-${Bun.randomUUIDv7()}-0.parquet`);
-            await ctx.duck.run(`COPY (SELECT * FROM read_parquet([${parts.map((name) => sqlString(join(dir, name))).join(", ")}], hive_partitioning = false)) TO ${sqlString(merged)} (FORMAT parquet)`);
+            await ctx.duck.run(
+              `COPY (SELECT * FROM read_parquet([${parts.map((name) => sqlString(join(dir, name))).join(", ")}], hive_partitioning = false)) TO ${sqlString(merged)} (FORMAT parquet)`,
+            );
             for (const name of parts) rmSync(join(dir, name));
             swapped.push(...parts);
           }

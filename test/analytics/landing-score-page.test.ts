@@ -20,7 +20,15 @@ let snapshot: Snapshot;
 
 beforeAll(async () => {
   ctx = await scoreContext(END_MS);
-  await generateLake({ dataDir: ctx.config.dataDir, envelopes: 12_000, programs: 6, days: 10, seed: 3, endMs: END_MS, threads: 2 });
+  await generateLake({
+    dataDir: ctx.config.dataDir,
+    envelopes: 12_000,
+    programs: 6,
+    days: 10,
+    seed: 3,
+    endMs: END_MS,
+    threads: 2,
+  });
   await runLandingScore(ctx, { minimumSends: 100 });
   snapshot = readJson(join(ctx.dir, "latest.json"));
   profile = mkdtempSync(join(tmpdir(), "txray-chromium-"));
@@ -28,7 +36,15 @@ beforeAll(async () => {
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
     viewport: { width: 1280, height: 900 },
   });
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -51,7 +67,9 @@ test("from file:// the page shows the ranked table and asks for nothing but itse
   expect(await rows.count()).toBe(snapshot.programs.length);
   const firstColumn = await page.locator("#board tbody tr td:first-child").allTextContents();
   expect(firstColumn).toEqual(snapshot.programs.map((r) => String(r.rank)));
-  const titles = await page.locator("#board tbody code.id").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("title")));
+  const titles = await page
+    .locator("#board tbody code.id")
+    .evaluateAll((nodes) => nodes.map((n) => n.getAttribute("title")));
   expect(titles).toEqual(snapshot.programs.map((r) => r.program));
   // Each row draws its interval.
   expect(await page.locator("#board tbody svg.ci rect.band").count()).toBe(snapshot.programs.length);
@@ -60,14 +78,20 @@ test("from file:// the page shows the ranked table and asks for nothing but itse
 
   // Sort by sends (largest first), then back by rank.
   await page.locator("#board thead th", { hasText: "Sends" }).locator("button").click();
-  const sends = (await page.locator("#board tbody tr td:nth-child(4)").allTextContents()).map((t) => Number(t.replaceAll(",", "")));
+  const sends = (await page.locator("#board tbody tr td:nth-child(4)").allTextContents()).map((t) =>
+    Number(t.replaceAll(",", "")),
+  );
   expect(sends).toEqual([...snapshot.programs.map((r) => r.sends)].sort((a, b) => b - a));
   expect(await page.locator("#board thead th", { hasText: "Sends" }).getAttribute("aria-sort")).toBe("descending");
   const rank = page.locator("#board thead th", { hasText: "#" }).locator("button");
   await rank.click();
-  expect(await page.locator("#board tbody tr td:first-child").allTextContents()).toEqual(snapshot.programs.map((r) => String(r.rank)));
+  expect(await page.locator("#board tbody tr td:first-child").allTextContents()).toEqual(
+    snapshot.programs.map((r) => String(r.rank)),
+  );
   await rank.click(); // a second click reverses
-  expect(await page.locator("#board tbody tr td:first-child").allTextContents()).toEqual(snapshot.programs.map((r) => String(r.rank)).reverse());
+  expect(await page.locator("#board tbody tr td:first-child").allTextContents()).toEqual(
+    snapshot.programs.map((r) => String(r.rank)).reverse(),
+  );
   expect(requests).toEqual([url]);
   await page.close();
 });
@@ -84,7 +108,9 @@ test("on a phone-sized screen the table fits without sideways scrolling", async 
   expect(overflow.page).toBeLessThanOrEqual(0);
   expect(overflow.table).toBeLessThanOrEqual(0);
   // Rank, program, landing rate with its interval, sends and drop rate stay; the rest fold away.
-  const visible = await page.locator("#board thead th").evaluateAll((cells) => cells.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.textContent));
+  const visible = await page
+    .locator("#board thead th")
+    .evaluateAll((cells) => cells.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.textContent));
   expect(visible).toEqual(["#", "Program", "Landing rate", "Sends", "Dropped"]);
   expect(await page.locator("#board tbody tr").first().locator("td").nth(2).isVisible()).toBe(true);
   await page.screenshot({ path: join(ARTIFACTS, "landing-score-phone.png"), fullPage: true });

@@ -30,7 +30,12 @@ export async function scoreContext(clock: number, env: Record<string, string> = 
 }
 
 export type Attempt = {
-  attempt_id: string; account_id: string; program: string; received_at: number; rpc_label: string | null; kind: "send" | "preflight";
+  attempt_id: string;
+  account_id: string;
+  program: string;
+  received_at: number;
+  rpc_label: string | null;
+  kind: "send" | "preflight";
   /** null: still pending (no resolution row). */
   outcome: "landed" | "failed_onchain" | "dropped" | "preflight" | null;
   resolved_at?: number;
@@ -69,7 +74,8 @@ export async function writeLake(ctx: Context, attempts: Attempt[]): Promise<void
     }
     envelopes.closeSync();
     resolutions.closeSync();
-    const options = "FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE, FILENAME_PATTERN 'part-hand-{i}'";
+    const options =
+      "FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE, FILENAME_PATTERN 'part-hand-{i}'";
     await connection.run(`COPY hand_envelopes TO ${sqlString(join(ctx.paths.lake, "envelopes"))} (${options})`);
     await connection.run(`COPY hand_resolutions TO ${sqlString(join(ctx.paths.lake, "resolutions"))} (${options})`);
   } finally {
@@ -80,7 +86,7 @@ export async function writeLake(ctx: Context, attempts: Attempt[]): Promise<void
 /** The documented sample rule, restated: md5(attempt_id)'s first 64 bits < rate × 2^64. */
 export function inSample(attemptId: string, rate: number): boolean {
   if (rate >= 1) return true;
-  const h = BigInt("0x" + createHash("md5").update(attemptId).digest("hex").slice(0, 16));
+  const h = BigInt(`0x${createHash("md5").update(attemptId).digest("hex").slice(0, 16)}`);
   // rate × 2^64 is a whole number for every rate ≥ 2^-12 (all the tests use).
   return h < BigInt(rate * 2 ** 64);
 }

@@ -8,7 +8,16 @@ import { readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
 import { END_MS } from "./support";
-import { md5Hex, programId, readJson, scoreContext, wilsonReference, writeLake, type Attempt, type ScoreContext } from "./landing-score-support";
+import {
+  md5Hex,
+  programId,
+  readJson,
+  scoreContext,
+  wilsonReference,
+  writeLake,
+  type Attempt,
+  type ScoreContext,
+} from "./landing-score-support";
 
 const DATE = "2025-11-20";
 const SINCE = Date.UTC(2025, 10, 14);
@@ -27,7 +36,16 @@ const flood: Attempt[] = [];
 function add(program: string, account: string, n: number, outcome: Attempt["outcome"], extra: Partial<Attempt> = {}) {
   for (let i = 0; i < n; i++) {
     const attempt_id = `${program.slice(0, 6)}-${account}-${outcome}-${attempts.length}`;
-    attempts.push({ attempt_id, account_id: account, program, received_at: SINCE + ((attempts.length * 7919) % (6 * 24)) * HOUR, rpc_label: "helius", kind: "send", outcome, ...extra });
+    attempts.push({
+      attempt_id,
+      account_id: account,
+      program,
+      received_at: SINCE + ((attempts.length * 7919) % (6 * 24)) * HOUR,
+      rpc_label: "helius",
+      kind: "send",
+      outcome,
+      ...extra,
+    });
   }
 }
 
@@ -59,7 +77,10 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => ctx.dispose());
 
-async function score(settings: { LANDING_SCORE_MIN_ACCOUNTS?: number; LANDING_SCORE_MAX_ACCOUNT_SHARE?: number }): Promise<Snapshot> {
+async function score(settings: {
+  LANDING_SCORE_MIN_ACCOUNTS?: number;
+  LANDING_SCORE_MAX_ACCOUNT_SHARE?: number;
+}): Promise<Snapshot> {
   Object.assign(ctx.config, { LANDING_SCORE_MIN_ACCOUNTS: 1, LANDING_SCORE_MAX_ACCOUNT_SHARE: 1, ...settings });
   await runLandingScore(ctx, { date: DATE });
   return readJson(`${ctx.dir}/${DATE}.json`);
@@ -103,7 +124,13 @@ test("LANDING_SCORE_MAX_ACCOUNT_SHARE=0.5 cuts the flooding account to half the 
   const kept = [...flood].sort((a, b) => (md5Hex(a.attempt_id) < md5Hex(b.attempt_id) ? -1 : 1)).slice(0, 250);
   const keptLanded = kept.filter((a) => a.outcome === "landed").length;
   expect(keptLanded).toBeGreaterThan(0);
-  expect(flooded).toMatchObject({ sends: 500, landed: 230 + keptLanded, failedOnchain: 10, dropped: 10 + 250 - keptLanded, accounts: 3 });
+  expect(flooded).toMatchObject({
+    sends: 500,
+    landed: 230 + keptLanded,
+    failedOnchain: 10,
+    dropped: 10 + 250 - keptLanded,
+    accounts: 3,
+  });
   expect(flooded.topAccountShare).toBe(0.5);
   expect(flooded.landingRate).toBeCloseTo((230 + keptLanded) / 500, 12);
   expect(flooded.ci95[0]).toBeCloseTo(wilsonReference(230 + keptLanded, 500)[0], 12);

@@ -20,17 +20,36 @@ let rows: Row[];
 let programs: string[];
 beforeAll(async () => {
   ctx = await scoreContext(END_MS);
-  const generated = await generateLake({ dataDir: ctx.config.dataDir, envelopes: 24_000, programs: 4, days: 30, seed: 11, endMs: END_MS, threads: 2 });
+  const generated = await generateLake({
+    dataDir: ctx.config.dataDir,
+    envelopes: 24_000,
+    programs: 4,
+    days: 30,
+    seed: 11,
+    endMs: END_MS,
+    threads: 2,
+  });
   programs = generated.programs;
   rows = await readLakeRows(ctx);
 }, 60_000);
 afterAll(() => ctx.dispose());
 
 /** The window's send attempts of a program (preflight excluded). */
-const windowSends = (program: string) => rows.filter((r) => r.program === program && r.kind === "send" && r.received_at >= SINCE && r.received_at < UNTIL);
-const counted = (r: Row) => r.resolved_at !== null && r.resolved_at < RESOLVED_BEFORE && ["landed", "failed_onchain", "dropped"].includes(r.outcome ?? "");
+const windowSends = (program: string) =>
+  rows.filter((r) => r.program === program && r.kind === "send" && r.received_at >= SINCE && r.received_at < UNTIL);
+const counted = (r: Row) =>
+  r.resolved_at !== null &&
+  r.resolved_at < RESOLVED_BEFORE &&
+  ["landed", "failed_onchain", "dropped"].includes(r.outcome ?? "");
 
-type Expected = { program: string; sends: number; landed: number; failedOnchain: number; dropped: number; providers: Map<string, number> };
+type Expected = {
+  program: string;
+  sends: number;
+  landed: number;
+  failedOnchain: number;
+  dropped: number;
+  providers: Map<string, number>;
+};
 
 function expectedRow(program: string, rate: number): Expected {
   const sample = windowSends(program).filter((r) => inSample(r.attempt_id, rate) && counted(r));
@@ -47,7 +66,13 @@ function expectedRow(program: string, rate: number): Expected {
 }
 
 function expectRowMatches(row: Snapshot["programs"][number], e: Expected) {
-  expect(row).toMatchObject({ program: e.program, sends: e.sends, landed: e.landed, failedOnchain: e.failedOnchain, dropped: e.dropped });
+  expect(row).toMatchObject({
+    program: e.program,
+    sends: e.sends,
+    landed: e.landed,
+    failedOnchain: e.failedOnchain,
+    dropped: e.dropped,
+  });
   expect(row.landingRate).toBeCloseTo(e.landed / e.sends, 12);
   expect(row.dropRate).toBeCloseTo(e.dropped / e.sends, 12);
   const [lo, hi] = wilsonReference(e.landed, e.sends);
@@ -70,7 +95,12 @@ describe("every send counted (sampleRate 1)", () => {
   }, 30_000);
 
   test("the header: sample, date, the window from the date alone, the minimum and the methodology", () => {
-    expect(snapshot).toMatchObject({ schemaVersion: 1, sample: true, date: DATE, window: { since: SINCE, until: UNTIL, resolvedBefore: RESOLVED_BEFORE } });
+    expect(snapshot).toMatchObject({
+      schemaVersion: 1,
+      sample: true,
+      date: DATE,
+      window: { since: SINCE, until: UNTIL, resolvedBefore: RESOLVED_BEFORE },
+    });
     expect(snapshot.minimumSends).toBe(MINIMUM_SENDS);
     expect(MINIMUM_SENDS).toBe(100);
     expect(snapshot.methodology).toContain("md5(attempt_id)");
@@ -93,7 +123,10 @@ describe("every send counted (sampleRate 1)", () => {
 
   test("ranked by the interval's lower bound, highest first", () => {
     const expected = programs
-      .map((program) => ({ program, lo: wilsonReference(expectedRow(program, 1).landed, expectedRow(program, 1).sends)[0] }))
+      .map((program) => ({
+        program,
+        lo: wilsonReference(expectedRow(program, 1).landed, expectedRow(program, 1).sends)[0],
+      }))
       .sort((a, b) => b.lo - a.lo)
       .map((x) => x.program);
     expect(snapshot.programs.map((r) => r.program)).toEqual(expected);
@@ -118,7 +151,14 @@ describe("every send counted (sampleRate 1)", () => {
 
 function expectedRowFor(program: string, since: number, until: number): number {
   return rows.filter(
-    (r) => r.program === program && r.kind === "send" && r.received_at >= since && r.received_at < until && r.resolved_at !== null && r.resolved_at < until + 15 * 60_000 && r.outcome !== "preflight",
+    (r) =>
+      r.program === program &&
+      r.kind === "send" &&
+      r.received_at >= since &&
+      r.received_at < until &&
+      r.resolved_at !== null &&
+      r.resolved_at < until + 15 * 60_000 &&
+      r.outcome !== "preflight",
   ).length;
 }
 
@@ -170,7 +210,9 @@ describe("sampled (cap of 400 sampled sends per program)", () => {
     await runLandingScore(ctx, { date: DATE, maxSampledSends: 400, minimumSends: minimum });
     const pruned: Snapshot = readJson(`${ctx.dir}/${DATE}.json`);
     expect(pruned.minimumSends).toBe(minimum);
-    expect(pruned.programs.map((r) => r.program)).toEqual(snapshot.programs.filter((r) => r.sends >= minimum).map((r) => r.program));
+    expect(pruned.programs.map((r) => r.program)).toEqual(
+      snapshot.programs.filter((r) => r.sends >= minimum).map((r) => r.program),
+    );
     expect(pruned.programs.map((r) => r.program)).not.toContain(bySends[0].program);
     expect(pruned.programs.map((r) => r.rank)).toEqual(pruned.programs.map((_, k) => k + 1));
   });

@@ -7,7 +7,20 @@ import { issueSummary, payerBotScore } from "../../src/analytics/queries";
 import { wilson } from "../../src/shared/stats";
 import { randomAddress } from "../helpers/envelopes";
 import { syntheticAddress } from "../../devkit/generate";
-import { DAY, END_MS, expectNearQuantile, get, inWindow, makeWorld, nearestRank, referenceBotScore, weightedCu, weightedNearestRank, type Row, type World } from "./support";
+import {
+  DAY,
+  END_MS,
+  expectNearQuantile,
+  get,
+  inWindow,
+  makeWorld,
+  nearestRank,
+  referenceBotScore,
+  weightedCu,
+  weightedNearestRank,
+  type Row,
+  type World,
+} from "./support";
 
 let world: World;
 let program: string;
@@ -28,7 +41,11 @@ const countOutcomes = (rows: Row[]) => ({
 
 describe("baseline", () => {
   test("program, ecosystem and provider rates match the lake, pending excluded", async () => {
-    for (const [window, length] of [["1d", DAY], ["7d", 7 * DAY], ["30d", 30 * DAY]] as const) {
+    for (const [window, length] of [
+      ["1d", DAY],
+      ["7d", 7 * DAY],
+      ["30d", 30 * DAY],
+    ] as const) {
       const { status, body } = await get(world, `/v1/baseline/${program}?window=${window}`);
       expect(status).toBe(200);
       const mine = world.rows.filter((r) => r.program === program && inWindow(r, length));
@@ -57,7 +74,14 @@ describe("provider-report", () => {
   test("drop rates, expiry share and time to land per provider over resolved sends", async () => {
     const { status, body } = await get(world, `/v1/provider-report/${program}?window=30d`);
     expect(status).toBe(200);
-    const sends = world.rows.filter((r) => r.program === program && inWindow(r, 30 * DAY) && r.kind === "send" && r.outcome !== null && r.outcome !== "preflight");
+    const sends = world.rows.filter(
+      (r) =>
+        r.program === program &&
+        inWindow(r, 30 * DAY) &&
+        r.kind === "send" &&
+        r.outcome !== null &&
+        r.outcome !== "preflight",
+    );
     for (const provider of body.providers) {
       const mine = sends.filter((r) => r.rpc_label === provider.rpcLabel);
       const dropped = mine.filter((r) => r.outcome === "dropped");
@@ -65,9 +89,13 @@ describe("provider-report", () => {
       expect(provider.dropped).toBe(dropped.length);
       expect(provider.dropRate).toBeCloseTo(dropped.length / mine.length, 12);
       expect(provider.ci95).toEqual(wilson(dropped.length, mine.length));
-      const expired = dropped.filter((r) => r.drop_class === "expired_blockhash" || r.drop_class === "stale_blockhash_at_send").length;
+      const expired = dropped.filter(
+        (r) => r.drop_class === "expired_blockhash" || r.drop_class === "stale_blockhash_at_send",
+      ).length;
       expect(provider.expiredShare).toBeCloseTo(dropped.length ? expired / dropped.length : 0, 12);
-      const landTimes = mine.filter((r) => r.block_time !== null && r.outcome !== "dropped").map((r) => r.block_time! - r.sent_at);
+      const landTimes = mine
+        .filter((r) => r.block_time !== null && r.outcome !== "dropped")
+        .map((r) => r.block_time! - r.sent_at);
       // Quantiles come from the per-unit sketch: within its documented relative error.
       expectNearQuantile(provider.timeToLandMs.p50, nearestRank(landTimes, 0.5));
       expectNearQuantile(provider.timeToLandMs.p95, nearestRank(landTimes, 0.95));
@@ -83,7 +111,12 @@ describe("cu-headroom", () => {
     const { status, body } = await get(world, `/v1/cu-headroom/${program}?window=7d`);
     expect(status).toBe(200);
     const landedOrFailed = world.rows.filter(
-      (r) => r.program === program && inWindow(r, 7 * DAY) && (r.outcome === "landed" || r.outcome === "failed_onchain") && r.instruction && r.cu_used !== null,
+      (r) =>
+        r.program === program &&
+        inWindow(r, 7 * DAY) &&
+        (r.outcome === "landed" || r.outcome === "failed_onchain") &&
+        r.instruction &&
+        r.cu_used !== null,
     );
     expect(body.instructions.length).toBeGreaterThan(0);
     for (const item of body.instructions) {
@@ -93,7 +126,13 @@ describe("cu-headroom", () => {
       expectNearQuantile(item.cuUsed.p50, weightedNearestRank(used, 0.5));
       expectNearQuantile(item.cuUsed.p95, weightedNearestRank(used, 0.95));
       expect(item.cuUsed.max).toBe(Math.max(...used.map((u) => u.value)));
-      expectNearQuantile(item.cuRequestedP50, weightedNearestRank(mine.map((r) => ({ value: r.cu_requested!, weight: r.sample_weight ?? 1 })), 0.5));
+      expectNearQuantile(
+        item.cuRequestedP50,
+        weightedNearestRank(
+          mine.map((r) => ({ value: r.cu_requested!, weight: r.sample_weight ?? 1 })),
+          0.5,
+        ),
+      );
       expect(item.headroomP95).toBe(item.cuRequestedP50 - item.cuUsed.p95);
       expect(item.exceeded).toBe(mine.filter((r) => r.compute_exceeded).length);
       for (const point of item.trend) {
@@ -101,7 +140,13 @@ describe("cu-headroom", () => {
         if (day.length > 0 && point.day >= new Date(END_MS - 7 * DAY).toISOString().slice(0, 10)) {
           // Trend days are whole UTC days of the 30-day range; the first may extend before the window.
           const all = world.rows
-            .filter((r) => r.program === program && r.instruction === item.instruction && (r.outcome === "landed" || r.outcome === "failed_onchain") && r.cu_used !== null)
+            .filter(
+              (r) =>
+                r.program === program &&
+                r.instruction === item.instruction &&
+                (r.outcome === "landed" || r.outcome === "failed_onchain") &&
+                r.cu_used !== null,
+            )
             .filter((r) => new Date(r.received_at).toISOString().slice(0, 10) === point.day && r.received_at <= END_MS)
             .map(weightedCu);
           expectNearQuantile(point.cuP95, weightedNearestRank(all, 0.95));
@@ -144,7 +189,12 @@ describe("top-issues", () => {
     expect(top.firstSeen).toBe(Math.min(...rows.map((r) => r.received_at)));
     expect(top.lastSeen).toBe(Math.max(...rows.map((r) => r.received_at)));
     expect(rows.map((r) => r.sig)).toContain(top.sampleSig);
-    expect(top).toMatchObject({ outcome: rows[0].outcome, instruction: rows[0].instruction, errCode: rows[0].err_code, dropClass: rows[0].drop_class });
+    expect(top).toMatchObject({
+      outcome: rows[0].outcome,
+      instruction: rows[0].instruction,
+      errCode: rows[0].err_code,
+      dropClass: rows[0].drop_class,
+    });
   });
   test("bots: regular high-rate keypair payers land in the bot segment; segment filter", async () => {
     const { body } = await get(world, `/v1/top-issues/${program}?window=30d&segment=bot&limit=5`);
@@ -193,7 +243,10 @@ describe("wallet", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const { status, body }: { status: number; body: any } = await get(world, `/v1/wallet/${program}/${wallet}?window=30d&limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+      const { status, body }: { status: number; body: any } = await get(
+        world,
+        `/v1/wallet/${program}/${wallet}?window=30d&limit=50${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(status).toBe(200);
       expect(body.summary).toMatchObject(countOutcomes(mine));
       collected.push(...body.items);
@@ -205,7 +258,12 @@ describe("wallet", () => {
     expect(sentAts).toEqual([...mine.map((r) => r.sent_at)].sort((a, b) => b - a));
     expect(new Set(collected.map((i) => i.sig ?? i.receivedAt)).size).toBe(collected.length);
     const first = mine.find((r) => r.sent_at === collected[0].sentAt)!;
-    expect(collected[0]).toMatchObject({ outcome: first.outcome, rpcLabel: first.rpc_label, instruction: first.instruction, pending: first.outcome === null });
+    expect(collected[0]).toMatchObject({
+      outcome: first.outcome,
+      rpcLabel: first.rpc_label,
+      instruction: first.instruction,
+      pending: first.outcome === null,
+    });
   });
   test("unknown wallet: empty history", async () => {
     const { status, body } = await get(world, `/v1/wallet/${program}/${randomAddress()}`);
@@ -223,7 +281,9 @@ describe("release-diff", () => {
     expect(status).toBe(200);
     expect(body.deploy.slot).toBe(regression.slot);
     expect(body.deploy.deployedAt).toBe(regression.deployedAt);
-    const previous = world.generated.deploys.filter((d) => d.program === regression.program && d.slot < regression.slot).sort((a, b) => b.slot - a.slot)[0];
+    const previous = world.generated.deploys
+      .filter((d) => d.program === regression.program && d.slot < regression.slot)
+      .sort((a, b) => b.slot - a.slot)[0];
     expect(body.previousDeploy).toEqual({ slot: previous.slot, deployedAt: previous.deployedAt });
     const t = regression.deployedAt;
     const preStart = Math.max(t - 7 * DAY, previous.deployedAt);
@@ -241,21 +301,40 @@ describe("release-diff", () => {
     expect(stale.pValue).toBeLessThan(0.05);
     const swap = body.instructions.find((i: any) => i.instruction === "swap");
     expect(swap.cuP95Post).toBeGreaterThan(swap.cuP95Pre);
-    const swapPost = post.filter((r) => r.instruction === "swap" && (r.outcome === "landed" || r.outcome === "failed_onchain"));
-    expect(swap.postFailureRate).toBeCloseTo(swapPost.filter((r) => r.outcome === "failed_onchain").length / swapPost.length, 12);
-    expectNearQuantile(swap.cuP95Post, weightedNearestRank(swapPost.filter((r) => r.cu_used !== null).map(weightedCu), 0.95));
+    const swapPost = post.filter(
+      (r) => r.instruction === "swap" && (r.outcome === "landed" || r.outcome === "failed_onchain"),
+    );
+    expect(swap.postFailureRate).toBeCloseTo(
+      swapPost.filter((r) => r.outcome === "failed_onchain").length / swapPost.length,
+      12,
+    );
+    expectNearQuantile(
+      swap.cuP95Post,
+      weightedNearestRank(swapPost.filter((r) => r.cu_used !== null).map(weightedCu), 0.95),
+    );
   });
   test("issues carry top-issues' errCode, outcome, failingProgram and dropClass for the same fingerprint", async () => {
     const regression = world.generated.deploys.find((d) => d.regression)!;
     const diff = (await get(world, `/v1/release-diff/${regression.program}?window=7d`)).body;
     const top = (await get(world, `/v1/top-issues/${regression.program}?window=30d&limit=500`)).body;
     const topByFingerprint = new Map<string, any>();
-    for (const segment of ["human", "mixed", "bot"]) for (const issue of top.segments[segment]) topByFingerprint.set(issue.fingerprint, issue);
-    const identity = (i: any) => ({ outcome: i.outcome, failingProgram: i.failingProgram, errCode: i.errCode, dropClass: i.dropClass });
+    for (const segment of ["human", "mixed", "bot"])
+      for (const issue of top.segments[segment]) topByFingerprint.set(issue.fingerprint, issue);
+    const identity = (i: any) => ({
+      outcome: i.outcome,
+      failingProgram: i.failingProgram,
+      errCode: i.errCode,
+      dropClass: i.dropClass,
+    });
     let compared = 0;
     for (const issue of diff.issues) {
       const row = world.rows.find((r) => r.fingerprint === issue.fingerprint)!;
-      expect(identity(issue)).toEqual({ outcome: row.outcome, failingProgram: row.failing_program, errCode: row.err_code, dropClass: row.drop_class });
+      expect(identity(issue)).toEqual({
+        outcome: row.outcome,
+        failingProgram: row.failing_program,
+        errCode: row.err_code,
+        dropClass: row.drop_class,
+      });
       const same = topByFingerprint.get(issue.fingerprint);
       if (same) {
         expect(identity(issue)).toEqual(identity(same));
@@ -314,7 +393,8 @@ describe("validation", () => {
 
 describe("scope=account", () => {
   test("each key sees only its account's events; public sees both", async () => {
-    const mine = (account: string) => world.rows.filter((r) => r.program === program && r.account_id === account && inWindow(r, 30 * DAY));
+    const mine = (account: string) =>
+      world.rows.filter((r) => r.program === program && r.account_id === account && inWindow(r, 30 * DAY));
     const a = await get(world, `/v1/baseline/${program}?window=30d&scope=account`, world.keys.a);
     const b = await get(world, `/v1/baseline/${program}?window=30d&scope=account`, world.keys.b);
     const pub = await get(world, `/v1/baseline/${program}?window=30d`, world.keys.a);
@@ -324,8 +404,16 @@ describe("scope=account", () => {
     expect(a.body.rates.attempts).not.toBe(b.body.rates.attempts);
 
     const wallet = mine(world.accounts.a)[0].payer;
-    const walletA = await get(world, `/v1/wallet/${program}/${wallet}?window=30d&scope=account&limit=500`, world.keys.a);
-    const walletB = await get(world, `/v1/wallet/${program}/${wallet}?window=30d&scope=account&limit=500`, world.keys.b);
+    const walletA = await get(
+      world,
+      `/v1/wallet/${program}/${wallet}?window=30d&scope=account&limit=500`,
+      world.keys.a,
+    );
+    const walletB = await get(
+      world,
+      `/v1/wallet/${program}/${wallet}?window=30d&scope=account&limit=500`,
+      world.keys.b,
+    );
     // The wallet (whichever row the lake read returned first) may be a bot with more than a page.
     const walletRows = (account: string) => mine(account).filter((r) => r.payer === wallet);
     expect(walletA.body.items.length).toBe(Math.min(500, walletRows(world.accounts.a).length));
@@ -334,7 +422,10 @@ describe("scope=account", () => {
     expect(walletB.body.summary).toMatchObject(countOutcomes(walletRows(world.accounts.b)));
 
     const issuesA = await get(world, `/v1/top-issues/${program}?window=30d&scope=account&limit=500`, world.keys.a);
-    const totalA = ["human", "mixed", "bot"].reduce((s, seg) => s + issuesA.body.segments[seg].reduce((t: number, i: any) => t + i.count, 0), 0);
+    const totalA = ["human", "mixed", "bot"].reduce(
+      (s, seg) => s + issuesA.body.segments[seg].reduce((t: number, i: any) => t + i.count, 0),
+      0,
+    );
     expect(totalA).toBe(mine(world.accounts.a).filter((r) => r.fingerprint !== null).length);
 
     const providersB = await get(world, `/v1/provider-report/${program}?window=30d&scope=account`, world.keys.b);
@@ -343,6 +434,6 @@ describe("scope=account", () => {
   });
   test("scope=account without a key is 401; an invalid key is 401", async () => {
     expect((await get(world, `/v1/baseline/${program}?scope=account`)).status).toBe(401);
-    expect((await get(world, `/v1/baseline/${program}?scope=account`, "txr_read_" + "x".repeat(32))).status).toBe(401);
+    expect((await get(world, `/v1/baseline/${program}?scope=account`, `txr_read_${"x".repeat(32)}`)).status).toBe(401);
   });
 });

@@ -48,9 +48,16 @@ describe("precomputed answers", () => {
       for (const program of programs) {
         for (const window of WINDOW_NAMES) {
           const stored = tables.precomputed(route, program, window);
-          const computed = (await COMPUTE[route](tables, { scope: "*", programs: [program], windows: [window] })).get(answerSlot(program, window));
+          const computed = (await COMPUTE[route](tables, { scope: "*", programs: [program], windows: [window] })).get(
+            answerSlot(program, window),
+          );
           expect(stored).not.toBeUndefined();
-          expect({ route, program, window, answer: stored }).toEqual({ route, program, window, answer: computed ?? null });
+          expect({ route, program, window, answer: stored }).toEqual({
+            route,
+            program,
+            window,
+            answer: computed ?? null,
+          });
           compared++;
         }
       }
@@ -61,16 +68,30 @@ describe("precomputed answers", () => {
   test("routes answer public requests from them: top-issues heads per segment and limit, release-diff 404 without a deploy", async () => {
     const program = world.generated.programs[0];
     for (const window of WINDOW_NAMES) {
-      expect((await get(world, `/v1/baseline/${program}?window=${window}`)).body).toEqual(tables.precomputed("baseline", program, window));
-      expect((await get(world, `/v1/cu-headroom/${program}?window=${window}`)).body).toEqual(tables.precomputed("cu-headroom", program, window));
-      expect((await get(world, `/v1/provider-report/${program}?window=${window}`)).body).toEqual(tables.precomputed("provider-report", program, window));
+      expect((await get(world, `/v1/baseline/${program}?window=${window}`)).body).toEqual(
+        tables.precomputed("baseline", program, window),
+      );
+      expect((await get(world, `/v1/cu-headroom/${program}?window=${window}`)).body).toEqual(
+        tables.precomputed("cu-headroom", program, window),
+      );
+      expect((await get(world, `/v1/provider-report/${program}?window=${window}`)).body).toEqual(
+        tables.precomputed("provider-report", program, window),
+      );
       for (const segment of [null, ...SEGMENTS]) {
         for (const limit of [1, 3, 50, 500]) {
-          const { body } = await get(world, `/v1/top-issues/${program}?window=${window}&limit=${limit}${segment ? `&segment=${segment}` : ""}`);
+          const { body } = await get(
+            world,
+            `/v1/top-issues/${program}?window=${window}&limit=${limit}${segment ? `&segment=${segment}` : ""}`,
+          );
           // The query path with a LIMIT per segment, as the route computed it before precomputation.
-          const full = (await topIssuesAnswers(tables, { scope: "*", programs: [program], windows: [window] }, segment)).get(answerSlot(program, window))!;
+          const full = (
+            await topIssuesAnswers(tables, { scope: "*", programs: [program], windows: [window] }, segment)
+          ).get(answerSlot(program, window))!;
           expect(body.segment).toBe(segment);
-          for (const name of SEGMENTS) expect(body.segments[name]).toEqual(segment === null || segment === name ? full.segments[name].slice(0, limit) : []);
+          for (const name of SEGMENTS)
+            expect(body.segments[name]).toEqual(
+              segment === null || segment === name ? full.segments[name].slice(0, limit) : [],
+            );
         }
       }
     }
@@ -108,7 +129,10 @@ async function allPages(query: Omit<WalletPageQuery, "position">) {
     const page = await walletPage(world.ctx, { ...query, position });
     pages.push(page);
     if (!page.nextCursor) break;
-    position = world.ctx.cursors.decode(page.nextCursor, (value): value is Position => typeof value === "object" && value !== null);
+    position = world.ctx.cursors.decode(
+      page.nextCursor,
+      (value): value is Position => typeof value === "object" && value !== null,
+    );
   }
   return pages;
 }
@@ -124,11 +148,21 @@ function sampleWallets(program: string, count: number): string[] {
 
 function expectedPage(rows: Row[], program: string, wallet: string, window: WindowName, accountId: string | null) {
   const mine = rows.filter(
-    (r) => r.program === program && r.payer === wallet && r.received_at >= END_MS - WINDOWS[window] && r.received_at <= END_MS && (accountId === null || r.account_id === accountId),
+    (r) =>
+      r.program === program &&
+      r.payer === wallet &&
+      r.received_at >= END_MS - WINDOWS[window] &&
+      r.received_at <= END_MS &&
+      (accountId === null || r.account_id === accountId),
   );
   const count = (outcome: string) => mine.filter((r) => r.outcome === outcome).length;
   return {
-    summary: { landed: count("landed"), failedOnchain: count("failed_onchain"), dropped: count("dropped"), preflight: count("preflight") },
+    summary: {
+      landed: count("landed"),
+      failedOnchain: count("failed_onchain"),
+      dropped: count("dropped"),
+      preflight: count("preflight"),
+    },
     sentAts: mine.map((r) => r.sent_at).sort((a, b) => b - a),
   };
 }
@@ -173,15 +207,31 @@ describe("wallet pages", () => {
   test("an item carries its envelope's signature and its resolution's outcome, pending until resolved", async () => {
     const program = world.generated.programs[0];
     const [wallet] = sampleWallets(program, 1);
-    const items = (await allPages({ program, wallet, window: windowRange(tables, "30d"), accountId: null, limit: 500 })).flatMap((page) => page.items);
+    const items = (
+      await allPages({ program, wallet, window: windowRange(tables, "30d"), accountId: null, limit: 500 })
+    ).flatMap((page) => page.items);
     // (A signature sent through several providers is several attempts: compare whole items.)
-    const key = (sig: string | null, sentAt: number, rpcLabel: string, outcome: string | null, dropClass: string | null, errName: string | null) =>
-      JSON.stringify([sig, sentAt, rpcLabel, outcome, dropClass, errName]);
+    const key = (
+      sig: string | null,
+      sentAt: number,
+      rpcLabel: string,
+      outcome: string | null,
+      dropClass: string | null,
+      errName: string | null,
+    ) => JSON.stringify([sig, sentAt, rpcLabel, outcome, dropClass, errName]);
     const expected = world.rows
-      .filter((r) => r.program === program && r.payer === wallet && r.received_at >= END_MS - WINDOWS["30d"] && r.received_at <= END_MS)
+      .filter(
+        (r) =>
+          r.program === program &&
+          r.payer === wallet &&
+          r.received_at >= END_MS - WINDOWS["30d"] &&
+          r.received_at <= END_MS,
+      )
       .map((r) => key(r.sig, r.sent_at, r.rpc_label, r.outcome, r.drop_class, r.err_name));
     expect(items.length).toBeGreaterThan(0);
-    expect(items.map((i) => key(i.sig, i.sentAt, i.rpcLabel, i.outcome, i.dropClass, i.errName)).sort()).toEqual(expected.sort());
+    expect(items.map((i) => key(i.sig, i.sentAt, i.rpcLabel, i.outcome, i.dropClass, i.errName)).sort()).toEqual(
+      expected.sort(),
+    );
     for (const item of items) expect(item.pending).toBe(item.outcome === null);
     expect(items.some((i) => i.outcome === null) && items.some((i) => i.outcome !== null)).toBe(true);
   }, 30_000);
@@ -195,19 +245,26 @@ describe("wallet pages", () => {
     const copy = mkdtempSync(join(tmpdir(), "txray-wallet-versions-"));
     try {
       const paths = dataPaths(copy);
-      cpSync(join(world.ctx.paths.lake, "envelopes", `program=${program}`), join(paths.lake, "envelopes", `program=${program}`), { recursive: true });
+      cpSync(
+        join(world.ctx.paths.lake, "envelopes", `program=${program}`),
+        join(paths.lake, "envelopes", `program=${program}`),
+        { recursive: true },
+      );
       const source = join(world.ctx.paths.lake, "resolutions", `program=${program}`);
       const shapes = [
         (file: string) => `SELECT * EXCLUDE (payer_bucket) FROM read_parquet('${file}')`,
         (file: string) => `SELECT * FROM read_parquet('${file}') ORDER BY payer_bucket, attempt_id`,
-        (file: string) => `SELECT * REPLACE (CASE WHEN hash(attempt_id) % 2 = 0 THEN NULL ELSE payer_bucket END AS payer_bucket) FROM read_parquet('${file}')`,
+        (file: string) =>
+          `SELECT * REPLACE (CASE WHEN hash(attempt_id) % 2 = 0 THEN NULL ELSE payer_bucket END AS payer_bucket) FROM read_parquet('${file}')`,
       ];
       let n = 0;
       for (const day of readdirSync(source)) {
         mkdirSync(join(paths.lake, "resolutions", `program=${program}`, day), { recursive: true });
         for (const part of readdirSync(join(source, day))) {
           const target = join(paths.lake, "resolutions", `program=${program}`, day, `part-v${n % 3}-${n}.parquet`);
-          await world.ctx.duck.run(`COPY (${shapes[n++ % 3](join(source, day, part))}) TO '${target}' (FORMAT parquet, ROW_GROUP_SIZE 64)`);
+          await world.ctx.duck.run(
+            `COPY (${shapes[n++ % 3](join(source, day, part))}) TO '${target}' (FORMAT parquet, ROW_GROUP_SIZE 64)`,
+          );
         }
       }
       expect(n).toBeGreaterThanOrEqual(3);
@@ -215,7 +272,14 @@ describe("wallet pages", () => {
       let seen = 0;
       for (const wallet of sampleWallets(program, 8)) {
         for (const window of ["7d", "30d"] as const) {
-          const query = { program, wallet, window: windowRange(tables, window), accountId: null, limit: 500, position: null };
+          const query = {
+            program,
+            wallet,
+            window: windowRange(tables, window),
+            accountId: null,
+            limit: 500,
+            position: null,
+          };
           const page = await walletPage(ctx, query);
           const expected = expectedPage(world.rows, program, wallet, window, null);
           expect(page.summary).toMatchObject(expected.summary);
@@ -236,7 +300,9 @@ describe("wallet pages", () => {
     await buildServingTables(world.ctx);
     await buildServingTables(world.ctx);
     const current = readPointer(world.ctx.paths)!.version;
-    const files = readdirSync(world.ctx.paths.tables).filter((name) => name.startsWith("serving-")).sort();
+    const files = readdirSync(world.ctx.paths.tables)
+      .filter((name) => name.startsWith("serving-"))
+      .sort();
     const versionFiles = (v: number) => [`serving-${v}.answers`, `serving-${v}.duckdb`];
     expect(files).toEqual([...versionFiles(current - 1), ...versionFiles(current)].sort());
     expect(current).toBeGreaterThan(before);

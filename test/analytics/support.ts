@@ -16,10 +16,29 @@ export const END_MS = 1_763_700_000_000;
 export const DAY = 86_400_000;
 
 export type Row = {
-  attempt_id: string; account_id: string; program: string; received_at: number; sent_at: number; sig: string | null; payer: string;
-  rpc_label: string; rpc_hash: string; wallet_adapter: string; kind: string; outcome: string | null; drop_class: string | null;
-  instruction: string | null; err_code: number | null; err_name: string | null; failing_program: string | null; fingerprint: string | null;
-  cu_used: number | null; cu_requested: number | null; compute_exceeded: boolean | null; block_time: number | null; resolved_at: number | null;
+  attempt_id: string;
+  account_id: string;
+  program: string;
+  received_at: number;
+  sent_at: number;
+  sig: string | null;
+  payer: string;
+  rpc_label: string;
+  rpc_hash: string;
+  wallet_adapter: string;
+  kind: string;
+  outcome: string | null;
+  drop_class: string | null;
+  instruction: string | null;
+  err_code: number | null;
+  err_name: string | null;
+  failing_program: string | null;
+  fingerprint: string | null;
+  cu_used: number | null;
+  cu_requested: number | null;
+  compute_exceeded: boolean | null;
+  block_time: number | null;
+  resolved_at: number | null;
   /** How many attempts a decoded row stands for (lake version 2: 1 / rate for a sampled success, 1 for a failure). */
   sample_weight: number | null;
 };
@@ -40,14 +59,23 @@ export async function makeWorld(envelopes = 20_000): Promise<World> {
   const a = createAccountKey(ctx.control, "team-a", "read", END_MS);
   const b = createAccountKey(ctx.control, "team-b", "read", END_MS);
   const generated = await generateLake({
-    dataDir: ctx.config.dataDir, envelopes, programs: 4, days: 30, seed: 7, endMs: END_MS,
-    accounts: [a.record.accountId, b.record.accountId], control: ctx.control, threads: 2,
+    dataDir: ctx.config.dataDir,
+    envelopes,
+    programs: 4,
+    days: 30,
+    seed: 7,
+    endMs: END_MS,
+    accounts: [a.record.accountId, b.record.accountId],
+    control: ctx.control,
+    threads: 2,
   });
   await buildServingTables(ctx);
   const rows = await readLakeRows(ctx);
   const server = serveRoutes(ctx);
   return {
-    ctx, generated, rows,
+    ctx,
+    generated,
+    rows,
     keys: { a: a.key, b: b.key },
     accounts: { a: a.record.accountId, b: b.record.accountId },
     baseUrl: `http://127.0.0.1:${server.port}`,
@@ -74,12 +102,18 @@ export async function readLakeRows(ctx: Context): Promise<Row[]> {
     return {
       ...(e as object),
       outcome: (r?.outcome as string) ?? (e.kind === "preflight" ? "preflight" : null),
-      drop_class: (r?.drop_class as string) ?? null, instruction: (r?.instruction as string) ?? null,
-      err_code: (r?.err_code as number) ?? null, err_name: (r?.err_name as string) ?? null,
-      failing_program: (r?.failing_program as string) ?? null, fingerprint: (r?.fingerprint as string) ?? null,
-      cu_used: (r?.cu_used as number) ?? null, cu_requested: (r?.cu_requested as number) ?? null,
-      compute_exceeded: (r?.compute_exceeded as boolean) ?? null, block_time: (r?.block_time as number) ?? null,
-      resolved_at: (r?.resolved_at as number) ?? null, sample_weight: (r?.sample_weight as number) ?? null,
+      drop_class: (r?.drop_class as string) ?? null,
+      instruction: (r?.instruction as string) ?? null,
+      err_code: (r?.err_code as number) ?? null,
+      err_name: (r?.err_name as string) ?? null,
+      failing_program: (r?.failing_program as string) ?? null,
+      fingerprint: (r?.fingerprint as string) ?? null,
+      cu_used: (r?.cu_used as number) ?? null,
+      cu_requested: (r?.cu_requested as number) ?? null,
+      compute_exceeded: (r?.compute_exceeded as boolean) ?? null,
+      block_time: (r?.block_time as number) ?? null,
+      resolved_at: (r?.resolved_at as number) ?? null,
+      sample_weight: (r?.sample_weight as number) ?? null,
     } as Row;
   });
 }
@@ -88,7 +122,7 @@ export async function readLakeRows(ctx: Context): Promise<Row[]> {
 export function serveRoutes(ctx: Context) {
   const routes = analyticsRoutes(ctx).map((route) => ({
     ...route,
-    pattern: new RegExp("^" + route.path.replace(/:(\w+)/g, "(?<$1>[^/]+)") + "$"),
+    pattern: new RegExp(`^${route.path.replace(/:(\w+)/g, "(?<$1>[^/]+)")}$`),
   }));
   return Bun.serve({
     port: 0,
@@ -99,7 +133,9 @@ export function serveRoutes(ctx: Context) {
         const match = route.pattern.exec(url.pathname);
         if (!match) continue;
         try {
-          const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+          const params = Object.fromEntries(
+            Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
+          );
           return json(await route.handler(request, url, params, "test"));
         } catch (error) {
           return errorResponse(error, ctx.logger);
@@ -121,7 +157,8 @@ export async function get(world: World, path: string, key?: string): Promise<{ s
  */
 export function expectNearQuantile(actual: number, exact: number): void {
   const error = Math.abs(actual - exact);
-  if (error > SKETCH_RELATIVE_ERROR * Math.abs(exact) + 0.5) throw new Error(`quantile ${actual} is not within ${SKETCH_RELATIVE_ERROR} of ${exact}`);
+  if (error > SKETCH_RELATIVE_ERROR * Math.abs(exact) + 0.5)
+    throw new Error(`quantile ${actual} is not within ${SKETCH_RELATIVE_ERROR} of ${exact}`);
 }
 
 /** Nearest-rank quantile (what DuckDB's quantile_disc returns). */
@@ -145,7 +182,8 @@ export function weightedNearestRank(values: { value: number; weight: number }[],
 /** A decoded row's compute units and the attempts it stands for. */
 export const weightedCu = (r: Row) => ({ value: r.cu_used!, weight: r.sample_weight ?? 1 });
 
-export const inWindow = (row: Row, lengthMs: number) => row.received_at >= END_MS - lengthMs && row.received_at <= END_MS;
+export const inWindow = (row: Row, lengthMs: number) =>
+  row.received_at >= END_MS - lengthMs && row.received_at <= END_MS;
 
 /** The serving tables once this process has switched to `version` (the switch happens in the background). */
 export async function untilVersion(ctx: Context, version: number, timeoutMs = 60_000): Promise<ServingTables> {
@@ -167,9 +205,27 @@ export function referenceBotScore(all: Row[], payer: string): number {
   const q1 = interpolatedQuantile(gaps, 0.25);
   const q3 = interpolatedQuantile(gaps, 0.75);
   const dispersion = gaps.length >= 5 && q1 + q3 > 0 ? (q3 - q1) / (q3 + q1) : null;
-  const scripted = rows.filter((r) => ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"].includes(r.wallet_adapter.toLowerCase())).length / rows.length;
+  const scripted =
+    rows.filter((r) =>
+      [
+        "",
+        "unknown",
+        "none",
+        "keypair",
+        "keypair-wallet",
+        "local-keypair",
+        "node",
+        "cli",
+        "server",
+        "script",
+        "bot",
+      ].includes(r.wallet_adapter.toLowerCase()),
+    ).length / rows.length;
   const resolvedRows = rows.filter((r) => r.outcome !== null);
-  const failures = resolvedRows.length ? resolvedRows.filter((r) => r.outcome === "failed_onchain" || r.outcome === "preflight").length / resolvedRows.length : 0;
+  const failures = resolvedRows.length
+    ? resolvedRows.filter((r) => r.outcome === "failed_onchain" || r.outcome === "preflight").length /
+      resolvedRows.length
+    : 0;
   const programs = new Set(rows.map((r) => r.program)).size;
   const clamp = (x: number) => Math.min(1, Math.max(0, x));
   return (

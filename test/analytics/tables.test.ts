@@ -29,57 +29,75 @@ beforeAll(async () => {
 afterAll(async () => await world?.stop());
 
 describe("swap", () => {
-  test("a rebuild switches readers to a new file without restart; old files are removed", async () => {
-    const program = world.generated.programs[1];
-    const before = await servingTables(world.ctx);
-    const first = await baseline(world.ctx, { program, window: "30d", accountId: null });
-    const outcome = await runJob(world.ctx, tablesJob);
-    expect(outcome.ok).toBe(true);
-    const after = await untilVersion(world.ctx, before.version + 1);
-    expect(after.version).toBe(before.version + 1);
-    expect(await baseline(world.ctx, { program, window: "30d", accountId: null })).toEqual(first);
-    await buildServingTables(world.ctx);
-    await buildServingTables(world.ctx);
-    const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb"));
-    const current = readPointer(world.ctx.paths)!;
-    expect(files.sort()).toEqual([`serving-${current.version - 1}.duckdb`, `serving-${current.version}.duckdb`].sort());
-    expect((await untilVersion(world.ctx, current.version)).version).toBe(current.version);
-    // The file this process read before is gone, and reading still works.
-    expect(existsSync(join(world.ctx.paths.tables, `serving-${before.version}.duckdb`))).toBe(false);
-    expect((await baseline(world.ctx, { program, window: "7d", accountId: null })).rates.attempts).toBeGreaterThan(0);
-  }, HEAVY_MS);
+  test(
+    "a rebuild switches readers to a new file without restart; old files are removed",
+    async () => {
+      const program = world.generated.programs[1];
+      const before = await servingTables(world.ctx);
+      const first = await baseline(world.ctx, { program, window: "30d", accountId: null });
+      const outcome = await runJob(world.ctx, tablesJob);
+      expect(outcome.ok).toBe(true);
+      const after = await untilVersion(world.ctx, before.version + 1);
+      expect(after.version).toBe(before.version + 1);
+      expect(await baseline(world.ctx, { program, window: "30d", accountId: null })).toEqual(first);
+      await buildServingTables(world.ctx);
+      await buildServingTables(world.ctx);
+      const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb"));
+      const current = readPointer(world.ctx.paths)!;
+      expect(files.sort()).toEqual(
+        [`serving-${current.version - 1}.duckdb`, `serving-${current.version}.duckdb`].sort(),
+      );
+      expect((await untilVersion(world.ctx, current.version)).version).toBe(current.version);
+      // The file this process read before is gone, and reading still works.
+      expect(existsSync(join(world.ctx.paths.tables, `serving-${before.version}.duckdb`))).toBe(false);
+      expect((await baseline(world.ctx, { program, window: "7d", accountId: null })).rates.attempts).toBeGreaterThan(0);
+    },
+    HEAVY_MS,
+  );
 
-  test("incremental: nothing new reads nothing; a new resolution part is read alone and resolves its attempt", async () => {
-    const unchanged = await buildServingTables(world.ctx);
-    expect(unchanged).toMatchObject({ full: false, partsRead: 0, attempts: 0, resolutions: 0 });
-    // Resolve a pending attempt: write one more resolution part for its day.
-    const pending = world.rows.find((r) => r.outcome === null && r.kind === "send")!;
-    const day = new Date(pending.received_at).toISOString().slice(0, 10);
-    const dir = join(world.ctx.paths.lake, "resolutions", `program=${pending.program}`, `day=${day}`);
-    await world.ctx.duck.run(
-      `COPY (SELECT * REPLACE ('${pending.attempt_id}' AS attempt_id, 'landed' AS outcome, NULL::VARCHAR AS fingerprint)
+  test(
+    "incremental: nothing new reads nothing; a new resolution part is read alone and resolves its attempt",
+    async () => {
+      const unchanged = await buildServingTables(world.ctx);
+      expect(unchanged).toMatchObject({ full: false, partsRead: 0, attempts: 0, resolutions: 0 });
+      // Resolve a pending attempt: write one more resolution part for its day.
+      const pending = world.rows.find((r) => r.outcome === null && r.kind === "send")!;
+      const day = new Date(pending.received_at).toISOString().slice(0, 10);
+      const dir = join(world.ctx.paths.lake, "resolutions", `program=${pending.program}`, `day=${day}`);
+      await world.ctx.duck.run(
+        `COPY (SELECT * REPLACE ('${pending.attempt_id}' AS attempt_id, 'landed' AS outcome, NULL::VARCHAR AS fingerprint)
              FROM read_parquet('${dir}/*.parquet') LIMIT 1) TO '${dir}/part-test-0.parquet' (FORMAT parquet)`,
-    );
-    const before = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
-    const rebuilt = await buildServingTables(world.ctx);
-    expect(rebuilt).toMatchObject({ full: false, partsRead: 1, attempts: 0, resolutions: 1 });
-    await untilVersion(world.ctx, rebuilt.version);
-    const after = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
-    expect(after.rates.landed).toBe(before.rates.landed + 1);
-    expect(after.pending).toBe(before.pending - 1);
-  }, HEAVY_MS);
+      );
+      const before = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
+      const rebuilt = await buildServingTables(world.ctx);
+      expect(rebuilt).toMatchObject({ full: false, partsRead: 1, attempts: 0, resolutions: 1 });
+      await untilVersion(world.ctx, rebuilt.version);
+      const after = await baseline(world.ctx, { program: pending.program, window: "30d", accountId: null });
+      expect(after.rates.landed).toBe(before.rates.landed + 1);
+      expect(after.pending).toBe(before.pending - 1);
+    },
+    HEAVY_MS,
+  );
 
-  test("overlapping builds in one process each get their own version and file", async () => {
-    // Before builds were serialised, both picked the same next version and wrote one file from two DuckDB instances.
-    const [one, two] = await Promise.all([buildServingTables(world.ctx), buildServingTables(world.ctx)]);
-    expect(two.version).toBe(one.version + 1);
-    expect(readPointer(world.ctx.paths)!.version).toBe(two.version);
-    const files = readdirSync(world.ctx.paths.tables).filter((n) => n.endsWith(".duckdb")).sort();
-    expect(files).toEqual([`serving-${one.version}.duckdb`, `serving-${two.version}.duckdb`].sort());
-    expect((await untilVersion(world.ctx, two.version)).version).toBe(two.version);
-    const program = world.generated.programs[1];
-    expect((await baseline(world.ctx, { program, window: "30d", accountId: null })).rates.attempts).toBeGreaterThan(0);
-  }, HEAVY_MS);
+  test(
+    "overlapping builds in one process each get their own version and file",
+    async () => {
+      // Before builds were serialised, both picked the same next version and wrote one file from two DuckDB instances.
+      const [one, two] = await Promise.all([buildServingTables(world.ctx), buildServingTables(world.ctx)]);
+      expect(two.version).toBe(one.version + 1);
+      expect(readPointer(world.ctx.paths)!.version).toBe(two.version);
+      const files = readdirSync(world.ctx.paths.tables)
+        .filter((n) => n.endsWith(".duckdb"))
+        .sort();
+      expect(files).toEqual([`serving-${one.version}.duckdb`, `serving-${two.version}.duckdb`].sort());
+      expect((await untilVersion(world.ctx, two.version)).version).toBe(two.version);
+      const program = world.generated.programs[1];
+      expect((await baseline(world.ctx, { program, window: "30d", accountId: null })).rates.attempts).toBeGreaterThan(
+        0,
+      );
+    },
+    HEAVY_MS,
+  );
 });
 
 describe("generator", () => {
@@ -95,15 +113,25 @@ describe("generator", () => {
     expect(resolutionColumns.map((c) => c.column_name)).toEqual(RESOLUTION_COLUMNS.map((c) => c.name));
     const failures = world.rows.filter((r) => r.outcome !== "landed" && r.outcome !== null && r.fingerprint !== null);
     const keys = new Map(
-      (await world.ctx.duck.all<{ attempt_id: string; error_key: string | null }>(
-        `SELECT attempt_id, error_key FROM read_parquet('${lake}/resolutions/**/*.parquet')`,
-      )).map((row) => [row.attempt_id, row.error_key]),
+      (
+        await world.ctx.duck.all<{ attempt_id: string; error_key: string | null }>(
+          `SELECT attempt_id, error_key FROM read_parquet('${lake}/resolutions/**/*.parquet')`,
+        )
+      ).map((row) => [row.attempt_id, row.error_key]),
     );
     const outcomes = new Set<string>();
     for (const r of failures) {
       outcomes.add(r.outcome!);
       const errorKey = r.outcome === "dropped" ? r.drop_class : (r.err_code ?? keys.get(r.attempt_id) ?? null);
-      expect(r.fingerprint).toBe(issueFingerprint({ program: r.program, outcome: r.outcome!, failingProgram: r.failing_program, instruction: r.instruction, key: errorKey }));
+      expect(r.fingerprint).toBe(
+        issueFingerprint({
+          program: r.program,
+          outcome: r.outcome!,
+          failingProgram: r.failing_program,
+          instruction: r.instruction,
+          key: errorKey,
+        }),
+      );
     }
     expect([...outcomes].sort()).toEqual(["dropped", "failed_onchain", "preflight"]);
     expect(world.rows.length).toBe(8_000);
@@ -111,4 +139,3 @@ describe("generator", () => {
     expect(Math.min(...world.rows.map((r) => r.received_at))).toBeGreaterThanOrEqual(END_MS - 30 * DAY);
   });
 });
-

@@ -21,7 +21,15 @@ beforeAll(async () => {
     executablePath: "/usr/bin/chromium",
     headless: true,
     viewport: { width: 1400, height: 1000 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 30_000);
 
@@ -48,7 +56,15 @@ test("the reference page renders every route offline", async () => {
   expect(response!.status()).toBe(200);
   await page.waitForSelector(`h2:has-text("Why a transaction failed")`, { timeout: 20_000 });
   const text = await page.locator("body").innerText();
-  for (const summary of ["Why a transaction never landed", "A program's landing, failure, drop and preflight rates", "What changed at a program deploy", "Drop rate per RPC provider", "Send telemetry envelopes", "Slack slash command", "MCP (Streamable HTTP, stateless)"])
+  for (const summary of [
+    "Why a transaction never landed",
+    "A program's landing, failure, drop and preflight rates",
+    "What changed at a program deploy",
+    "Drop rate per RPC provider",
+    "Send telemetry envelopes",
+    "Slack slash command",
+    "MCP (Streamable HTTP, stateless)",
+  ])
     expect(text).toContain(summary);
   expect(text).toContain("/v1/release-diff/{program}");
   mkdirSync(artifacts, { recursive: true });
@@ -66,7 +82,11 @@ test("the reference page renders every route offline", async () => {
   expect(await markdown.text()).toContain("# txray HTTP API");
   for (const icon of ["/favicon.svg", "/favicon.ico"]) {
     const answer = await fetch(t.url + icon);
-    expect({ icon, status: answer.status, type: answer.headers.get("content-type") }).toEqual({ icon, status: 200, type: "image/svg+xml" });
+    expect({ icon, status: answer.status, type: answer.headers.get("content-type") }).toEqual({
+      icon,
+      status: 200,
+      type: "image/svg+xml",
+    });
   }
   expect(response!.headers()["content-security-policy"]).toContain("default-src 'self'");
   await page.close();

@@ -15,7 +15,11 @@ afterAll(async () => {
 test("OPTIONS /v1/ingest: 204 allowing POST with content-type and x-api-key from any origin", async () => {
   const response = await fetch(`${t.url}/v1/ingest`, {
     method: "OPTIONS",
-    headers: { origin: "https://dapp.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-api-key" },
+    headers: {
+      origin: "https://dapp.example",
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type, x-api-key",
+    },
   });
   expect(response.status).toBe(204);
   expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -24,7 +28,11 @@ test("OPTIONS /v1/ingest: 204 allowing POST with content-type and x-api-key from
 });
 
 test("answers and errors of POST /v1/ingest carry CORS headers and expose Retry-After", async () => {
-  const accepted = await fetch(`${t.url}/v1/ingest`, { method: "POST", headers: { "content-type": "text/plain;charset=UTF-8", origin: "https://dapp.example" }, body: JSON.stringify({ apiKey: t.key("cors"), envelopes: [] }) });
+  const accepted = await fetch(`${t.url}/v1/ingest`, {
+    method: "POST",
+    headers: { "content-type": "text/plain;charset=UTF-8", origin: "https://dapp.example" },
+    body: JSON.stringify({ apiKey: t.key("cors"), envelopes: [] }),
+  });
   expect(accepted.status).toBe(202);
   expect(accepted.headers.get("access-control-allow-origin")).toBe("*");
   expect(accepted.headers.get("access-control-expose-headers")).toContain("retry-after");

@@ -41,7 +41,9 @@ describe("GET /v1/programs", () => {
     expect(first.body.items.map((i: any) => i.attempts)).toEqual([1, 2]);
     expect(typeof first.body.items[0].lastSeen).toBe("number");
     expect(typeof first.body.nextCursor).toBe("string");
-    const second = await t.get(`/v1/programs?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, { "x-api-key": acme });
+    const second = await t.get(`/v1/programs?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, {
+      "x-api-key": acme,
+    });
     expect(second.body.items.map((i: any) => [i.program, i.attempts])).toEqual([[acmePrograms[2], 3]]);
     expect(second.body.nextCursor).toBeNull();
   });
@@ -58,14 +60,14 @@ describe("GET /v1/programs", () => {
     const missing = await t.get("/v1/programs");
     expect(missing.status).toBe(401);
     expect(missing.body.error.code).toBe("unauthorized");
-    expect((await t.get("/v1/programs", { "x-api-key": "txr_live_" + "z".repeat(32) })).status).toBe(401);
+    expect((await t.get("/v1/programs", { "x-api-key": `txr_live_${"z".repeat(32)}` })).status).toBe(401);
   });
 
   test("400 for a tampered or malformed cursor and a bad limit", async () => {
     const first = await t.get("/v1/programs?limit=1", { "x-api-key": acme });
     const [payload, signature] = first.body.nextCursor.split(".");
-    const forged = Buffer.from(JSON.stringify({ after: "" })).toString("base64url") + "." + signature;
-    for (const cursor of [forged, payload + ".AAAA", "garbage", "a.b.c"]) {
+    const forged = `${Buffer.from(JSON.stringify({ after: "" })).toString("base64url")}.${signature}`;
+    for (const cursor of [forged, `${payload}.AAAA`, "garbage", "a.b.c"]) {
       const response = await t.get(`/v1/programs?cursor=${encodeURIComponent(cursor)}`, { "x-api-key": acme });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe("bad_request");
@@ -118,7 +120,13 @@ describe("GET /v1/status", () => {
     recordJobStart(t.ctx.control, "resolve", Date.now()); // a run under way, as a resolver running back to back always has
     const going = (await t.get("/v1/status")).body.jobs.resolve;
     expect(going).toMatchObject({ ok: null, details: null, durationMs: null });
-    expect(going.lastFinished).toEqual({ startedAt: finished.lastRunAt, ok: true, durationMs: finished.durationMs, error: null, details: finished.details });
+    expect(going.lastFinished).toEqual({
+      startedAt: finished.lastRunAt,
+      ok: true,
+      durationMs: finished.durationMs,
+      error: null,
+      details: finished.details,
+    });
     expect(going.lastFinished.details.stepsMs).toEqual(expect.any(Object));
   });
 });

@@ -32,13 +32,26 @@ test("a forwarded-for header is ignored unless configured, then it separates cli
   expect((await t.get("/v1/status", { "x-forwarded-for": "4.4.4.4" })).status).toBe(429); // one client: the socket's IP
   await t.stop();
   t = await testServer({ PUBLIC_RATE_PER_MINUTE: "2", TRUSTED_PROXY_HEADER: "x-forwarded-for" });
-  for (const ip of ["1.1.1.1", "2.2.2.2", "3.3.3.3"]) expect((await t.get("/v1/status", { "x-forwarded-for": ip })).status).toBe(200);
+  for (const ip of ["1.1.1.1", "2.2.2.2", "3.3.3.3"])
+    expect((await t.get("/v1/status", { "x-forwarded-for": ip })).status).toBe(200);
   await t.get("/v1/status", { "x-forwarded-for": "1.1.1.1" });
   expect((await t.get("/v1/status", { "x-forwarded-for": "1.1.1.1, 10.0.0.1" })).status).toBe(429);
 });
 
 test("docs/api.md documents every route the server serves", () => {
   const docs = readFileSync(join(import.meta.dir, "..", "..", "docs", "api.md"), "utf8");
-  const routes = ["/v1/ingest", "/v1/why/", "/v1/diagnose-drop/", "/v1/baseline/", "/v1/release-diff/", "/v1/top-issues/", "/v1/cu-headroom/", "/v1/wallet/", "/v1/provider-report/", "/v1/programs", "/v1/status"];
+  const routes = [
+    "/v1/ingest",
+    "/v1/why/",
+    "/v1/diagnose-drop/",
+    "/v1/baseline/",
+    "/v1/release-diff/",
+    "/v1/top-issues/",
+    "/v1/cu-headroom/",
+    "/v1/wallet/",
+    "/v1/provider-report/",
+    "/v1/programs",
+    "/v1/status",
+  ];
   for (const route of routes) expect(docs).toContain(route);
 });

@@ -18,7 +18,14 @@ const dataDir = mkdtempSync(join(tmpdir(), "txray-roles-"));
 const nodes: { ctx: Context; server: RunningServer }[] = [];
 
 async function node(roles: string, nodeId: string) {
-  const config = loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_ROLES: roles, TXRAY_NODE_ID: nodeId, TXRAY_LOG_LEVEL: "silent", INGEST_WORKERS: "0", SPOOL_SEAL_MS: "50" });
+  const config = loadConfig({
+    TXRAY_DATA_DIR: dataDir,
+    TXRAY_ROLES: roles,
+    TXRAY_NODE_ID: nodeId,
+    TXRAY_LOG_LEVEL: "silent",
+    INGEST_WORKERS: "0",
+    SPOOL_SEAL_MS: "50",
+  });
   const ctx = await createContext(config, { logger: silentLogger });
   const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1" });
   nodes.push({ ctx, server });
@@ -33,7 +40,9 @@ let key: string;
 beforeAll(async () => {
   ingest = await node("ingest", "ing1");
   read = await node("read", "read1");
-  jobs = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent" }), { logger: silentLogger });
+  jobs = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_LOG_LEVEL: "silent" }), {
+    logger: silentLogger,
+  });
   key = createAccountKey(jobs.control, "acme", "live", Date.now()).key;
 });
 afterAll(async () => {
@@ -45,8 +54,14 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const call = (server: RunningServer, path: string, init?: RequestInit) => fetch(server.url + path, init).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-const post = (server: RunningServer, body: unknown) => call(server, "/v1/ingest", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const call = (server: RunningServer, path: string, init?: RequestInit) =>
+  fetch(server.url + path, init).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+const post = (server: RunningServer, body: unknown) =>
+  call(server, "/v1/ingest", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 test("parseRoles keeps a fixed order and answers allows()", () => {
   const roles = parseRoles("jobs,ingest");

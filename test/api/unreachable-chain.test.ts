@@ -27,7 +27,11 @@ afterAll(async () => await t.stop());
 async function expectPending(sig: string) {
   for (const route of ["why", "diagnose-drop"]) {
     const response = await t.get(`/v1/${route}/${sig}`);
-    expect({ route, status: response.status, code: response.body.error?.code }).toEqual({ route, status: 404, code: "pending" });
+    expect({ route, status: response.status, code: response.body.error?.code }).toEqual({
+      route,
+      status: 404,
+      code: "pending",
+    });
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   }
 }
@@ -44,7 +48,9 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
   await expectPending(envelope.sig!); // in the lake, not taken into the resolver's queue
 
   // Waiting for the chain, said plainly (in the lake, the chain not asked yet by a resolve run: why's own look-up fails).
-  expect((await t.get(`/v1/why/${envelope.sig}`)).body.error.message).toBe("not resolved yet: it has not landed and its blockhash has not expired");
+  expect((await t.get(`/v1/why/${envelope.sig}`)).body.error.message).toBe(
+    "not resolved yet: it has not landed and its blockhash has not expired",
+  );
 
   // A resolve run against the unreachable chain takes it in (open), then fails as a job and leaves it
   // pending; the answer now says what is true: the chain out of reach since the first failed run, with
@@ -90,7 +96,8 @@ test("a resolver far behind: an attempt just flushed is found among the newest s
   expect(await flushSpool(t.ctx)).toMatchObject({ rows: 1 });
   const [{ flushBatch, days }] = segmentsAwaitingIntake(t.ctx.control, 1, "newest first");
   const backlogFrom = Date.now() - 60_000;
-  for (let i = 0; i < 250; i++) recordSegment(t.ctx.control, `backlog-${String(i).padStart(3, "0")}`, 20_000, days, backlogFrom + i, flushBatch);
+  for (let i = 0; i < 250; i++)
+    recordSegment(t.ctx.control, `backlog-${String(i).padStart(3, "0")}`, 20_000, days, backlogFrom + i, flushBatch);
   const envelope = makeEnvelope();
   expect((await t.ingest({ apiKey: key, envelopes: [envelope] })).status).toBe(202);
   await t.server.spool!.seal();

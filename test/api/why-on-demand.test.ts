@@ -20,10 +20,22 @@ let t: TestServer;
 beforeAll(async () => {
   rpc = startRecordedRpc([failure, success]);
   // Successes are (practically) never in the sample here: the on-demand answer is the status-only one.
-  t = await testServer({ SOLANA_RPC_URL: rpc.url, RESOLVE_SAMPLE_RATE: "0.000001", WHY_CHAIN_PER_MINUTE: "6", SPOOL_SEAL_MS: "600000", TRUSTED_PROXY_HEADER: "x-forwarded-for" });
+  t = await testServer({
+    SOLANA_RPC_URL: rpc.url,
+    RESOLVE_SAMPLE_RATE: "0.000001",
+    WHY_CHAIN_PER_MINUTE: "6",
+    SPOOL_SEAL_MS: "600000",
+    TRUSTED_PROXY_HEADER: "x-forwarded-for",
+  });
   const envelopes = [
     makeEnvelope({ sig: failure.sig, program: SYSTEM, ixPrefix: "0200000040420f00", cuLimit: 1_400_000 }),
-    makeEnvelope({ sig: success.sig, program: SYSTEM, ixPrefix: "0200000040420f00", cuLimit: 300_000, rpcLabel: "triton" }),
+    makeEnvelope({
+      sig: success.sig,
+      program: SYSTEM,
+      ixPrefix: "0200000040420f00",
+      cuLimit: 300_000,
+      rpcLabel: "triton",
+    }),
   ];
   expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
 });
@@ -37,14 +49,31 @@ const why = (sig: string, client = "10.0.0.1") => t.get(`/v1/why/${sig}`, { "x-f
 test("an attempt still in the spool is answered from the chain at once, as the resolver will record it", async () => {
   const failed = await why(failure.sig);
   expect(failed.status).toBe(200);
-  expect(failed.body).toMatchObject({ outcome: "failed_onchain", source: "ingested", program: SYSTEM, rpcLabel: "helius", errName: "ResultWithNegativeLamports", slot: failure.result.slot });
+  expect(failed.body).toMatchObject({
+    outcome: "failed_onchain",
+    source: "ingested",
+    program: SYSTEM,
+    rpcLabel: "helius",
+    errName: "ResultWithNegativeLamports",
+    slot: failure.result.slot,
+  });
   expect(typeof failed.body.cuUsed).toBe("number"); // a failure is always decoded from its transaction
 
   const landed = await why(success.sig);
   expect(landed.status).toBe(200);
   expect(landed.body).toMatchObject({
-    outcome: "landed", source: "ingested", program: SYSTEM, rpcLabel: "triton", slot: success.result.slot, blockTime: success.result.blockTime * 1000,
-    instruction: "Transfer", cuRequested: 300_000, cuUsed: null, ixPath: null, errName: null, issue: null,
+    outcome: "landed",
+    source: "ingested",
+    program: SYSTEM,
+    rpcLabel: "triton",
+    slot: success.result.slot,
+    blockTime: success.result.blockTime * 1000,
+    instruction: "Transfer",
+    cuRequested: 300_000,
+    cuUsed: null,
+    ixPath: null,
+    errName: null,
+    issue: null,
   });
   // diagnose-drop never asks the chain: still pending until the resolver decides.
   expect((await t.get(`/v1/diagnose-drop/${success.sig}`)).body.error.code).toBe("pending");
@@ -52,12 +81,21 @@ test("an attempt still in the spool is answered from the chain at once, as the r
   // The resolver reaches them: one row each in the lake, and why answers the same from the index.
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
-  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), sampleRate: 0.000001 });
+  const summary = await resolveUntilSettled(t.ctx, {
+    rpc: createRpcClient({ url: rpc.url }),
+    idls: loadIdls(t.ctx.paths.root),
+    sampleRate: 0.000001,
+  });
   expect(summary.resolved).toMatchObject({ landed: 1, failed_onchain: 1 });
-  const rows = await t.ctx.duck.all<{ sig: string; n: number }>(`SELECT e.sig, count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}') r JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}') e USING (attempt_id) GROUP BY e.sig`);
+  const rows = await t.ctx.duck.all<{ sig: string; n: number }>(
+    `SELECT e.sig, count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}') r JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}') e USING (attempt_id) GROUP BY e.sig`,
+  );
   expect(rows.map((r) => r.n)).toEqual([1, 1]);
   await Bun.sleep(1_100); // the on-demand answers are reused for a second
-  for (const [sig, before] of [[failure.sig, failed.body], [success.sig, landed.body]] as const) {
+  for (const [sig, before] of [
+    [failure.sig, failed.body],
+    [success.sig, landed.body],
+  ] as const) {
     const after = await why(sig);
     expect(after.body).toEqual({ ...before, payerBotScore: after.body.payerBotScore, issue: after.body.issue });
   }

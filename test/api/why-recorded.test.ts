@@ -16,9 +16,19 @@ beforeAll(async () => {
   rpc = startRecordedRpc([jupiterFailure, chainlinkFailure, usdcTransfer]);
   t = await testServer({ SOLANA_RPC_URL: rpc.url });
   const out: string[] = [];
-  const code = await run(["idl", "add", "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", join(import.meta.dir, "..", "fixtures", "mainnet", "04_idl_jupiter_v6_legacy.json")], {
-    stdout: (s) => out.push(s), stderr: (s) => out.push(s), env: { TXRAY_DATA_DIR: t.ctx.config.dataDir },
-  });
+  const code = await run(
+    [
+      "idl",
+      "add",
+      "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+      join(import.meta.dir, "..", "fixtures", "mainnet", "04_idl_jupiter_v6_legacy.json"),
+    ],
+    {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      env: { TXRAY_DATA_DIR: t.ctx.config.dataDir },
+    },
+  );
   expect(code).toBe(0);
   expect(out.join("")).toContain("stored IDL");
 });

@@ -13,7 +13,18 @@ import { testServer, type TestServer } from "../helpers/server";
 
 const JUPITER = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
 const CLMM = "CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK";
-const logs = JSON.parse(readFileSync(join(import.meta.dir, "..", "fixtures", "mainnet", "14_mixin_simulation_logs_raydium_clmm_6028_via_jupiter_cpi.json"), "utf8")) as string[];
+const logs = JSON.parse(
+  readFileSync(
+    join(
+      import.meta.dir,
+      "..",
+      "fixtures",
+      "mainnet",
+      "14_mixin_simulation_logs_raydium_clmm_6028_via_jupiter_cpi.json",
+    ),
+    "utf8",
+  ),
+) as string[];
 let t: TestServer;
 
 beforeAll(async () => {
@@ -23,7 +34,12 @@ afterAll(async () => await t.stop());
 
 test("instruction of the targeted program, failingInstruction of the failing CPI", async () => {
   const sig = randomSignature();
-  const envelope = makePreflightEnvelope({ sig, program: JUPITER, preflightError: "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x178c", simulationLogs: logs });
+  const envelope = makePreflightEnvelope({
+    sig,
+    program: JUPITER,
+    preflightError: "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x178c",
+    simulationLogs: logs,
+  });
   expect((await t.ingest({ apiKey: t.key("acme"), envelopes: [envelope] })).status).toBe(202);
   await t.server.spool!.seal();
   await flushSpool(t.ctx);

@@ -19,7 +19,10 @@ async function started(env: Record<string, string>): Promise<number | null> {
   const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, ...env }, { command: ["bun", "run", "start"] });
   try {
     expect((await fetch(`${server.url}/v1/status`)).status).toBe(200);
-    const listening = server.stderr().split("\n").find((line) => line.includes('"txray listening"'))!;
+    const listening = server
+      .stderr()
+      .split("\n")
+      .find((line) => line.includes('"txray listening"'))!;
     return JSON.parse(listening).threadPool as number | null;
   } finally {
     server.process.kill("SIGTERM");

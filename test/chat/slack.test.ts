@@ -27,7 +27,11 @@ beforeAll(async () => {
     },
   });
   // Always answers later, posting to loopback (the production poster only posts to hooks.slack.com).
-  slow = await serveWorld(world, { SLACK_SIGNING_SECRET: SECRET }, { inlineBudgetMs: 0, postResponse: responsePoster((url) => url.hostname === "127.0.0.1") });
+  slow = await serveWorld(
+    world,
+    { SLACK_SIGNING_SECRET: SECRET },
+    { inlineBudgetMs: 0, postResponse: responsePoster((url) => url.hostname === "127.0.0.1") },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -38,15 +42,32 @@ afterAll(async () => {
 });
 
 function form(text: string, responseUrl = `http://127.0.0.1:${receiver.port}/hooks/1`) {
-  return new URLSearchParams({ token: "legacy", team_id: "T1", channel_id: "C1", user_id: "U1", command: "/txray", text, response_url: responseUrl, trigger_id: "1.2.3" }).toString();
+  return new URLSearchParams({
+    token: "legacy",
+    team_id: "T1",
+    channel_id: "C1",
+    user_id: "U1",
+    command: "/txray",
+    text,
+    response_url: responseUrl,
+    trigger_id: "1.2.3",
+  }).toString();
 }
 
-async function slack(base: string, body: string, options: { timestamp?: number; signature?: string; secret?: string } = {}) {
+async function slack(
+  base: string,
+  body: string,
+  options: { timestamp?: number; signature?: string; secret?: string } = {},
+) {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const signature = options.signature ?? slackSignature(options.secret ?? SECRET, timestamp, body);
   const response = await fetch(`${base}/chat/slack`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": timestamp, "x-slack-signature": signature },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": timestamp,
+      "x-slack-signature": signature,
+    },
     body,
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -71,14 +92,17 @@ describe("signature", () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("");
   });
-    test("a wrong signature, a wrong secret, a tampered body or missing headers are 401", async () => {
+  test("a wrong signature, a wrong secret, a tampered body or missing headers are 401", async () => {
     const body = form("help");
     const timestamp = Math.floor(Date.now() / 1000);
-    expect((await slack(server.url, body, { signature: "v0=" + "0".repeat(64) })).status).toBe(401);
+    expect((await slack(server.url, body, { signature: `v0=${"0".repeat(64)}` })).status).toBe(401);
     expect((await slack(server.url, body, { secret: "another-secret" })).status).toBe(401);
     expect((await slack(server.url, body, { signature: "v0=short" })).status).toBe(401);
     const signedForOther = slackSignature(SECRET, String(timestamp), form("help"));
-    const tampered = await slack(server.url, form(`why ${world.sigs.failed}`), { timestamp, signature: signedForOther });
+    const tampered = await slack(server.url, form(`why ${world.sigs.failed}`), {
+      timestamp,
+      signature: signedForOther,
+    });
     expect(tampered.status).toBe(401);
     expect(tampered.body.error.code).toBe("unauthorized");
     const bare = await fetch(`${server.url}/chat/slack`, { method: "POST", body });
@@ -110,10 +134,22 @@ describe("commands", () => {
       [`why ${sigs.failed}`, ["SlippageToleranceExceeded", "6001", "104,305"]],
       [`drop ${sigs.dropped}`, ["rpc_not_forwarding", "public dropped 30 of 60"]],
       [`baseline ${program}`, [`${baseline.rates.attempts.toLocaleString("en-US")} attempts`, "Ecosystem"]],
-      [`top ${program}`, [`${top.segments.human[0].count.toLocaleString("en-US")}× ${top.segments.human[0].title}`, top.segments.human[0].fingerprint]],
+      [
+        `top ${program}`,
+        [
+          `${top.segments.human[0].count.toLocaleString("en-US")}× ${top.segments.human[0].title}`,
+          top.segments.human[0].fingerprint,
+        ],
+      ],
       [`cu ${program}`, [cu.instructions[0].instruction, cu.instructions[0].cuUsed.p95.toLocaleString("en-US")]],
-      [`providers ${program}`, [providers.providers[0].rpcLabel, `of ${providers.providers[0].attempts.toLocaleString("en-US")}`]],
-      [`wallet ${program} ${wallet} 30d`, [`${walletAnswer.summary.attempts.toLocaleString("en-US")} attempts`, "(30d)"]],
+      [
+        `providers ${program}`,
+        [providers.providers[0].rpcLabel, `of ${providers.providers[0].attempts.toLocaleString("en-US")}`],
+      ],
+      [
+        `wallet ${program} ${wallet} 30d`,
+        [`${walletAnswer.summary.attempts.toLocaleString("en-US")} attempts`, "(30d)"],
+      ],
       [`release ${program} 30d`, [`slot ${release.deploy.slot}`]],
     ];
     for (const [text, expected] of cases) {
@@ -122,12 +158,14 @@ describe("commands", () => {
       expect(body.response_type).toBe("in_channel");
       expect(body.blocks[0].type).toBe("header");
       expect({ text, problems: blockKitProblems(body) }).toEqual({ text, problems: [] });
-      for (const fragment of expected) expect({ text, contains: allText(body).includes(fragment) }).toEqual({ text, contains: true });
+      for (const fragment of expected)
+        expect({ text, contains: allText(body).includes(fragment) }).toEqual({ text, contains: true });
     }
   });
   test("help lists every command; an unknown command answers with the help text", async () => {
     const help = await slack(server.url, form("help"));
-    for (const command of ["why", "drop", "top", "baseline", "cu", "providers", "wallet", "release", "help"]) expect(allText(help.body)).toContain(`/txray ${command}`);
+    for (const command of ["why", "drop", "top", "baseline", "cu", "providers", "wallet", "release", "help"])
+      expect(allText(help.body)).toContain(`/txray ${command}`);
     const unknown = await slack(server.url, form("explain everything"));
     expect(unknown.status).toBe(200);
     expect(unknown.body.response_type).toBe("ephemeral");
@@ -154,7 +192,10 @@ describe("commands", () => {
 describe("slow answers", () => {
   test("acknowledged at once, answered later through response_url", async () => {
     received.length = 0;
-    const { status, body } = await slack(slow.url, form(`baseline ${world.program}`, `http://127.0.0.1:${receiver.port}/hooks/slow`));
+    const { status, body } = await slack(
+      slow.url,
+      form(`baseline ${world.program}`, `http://127.0.0.1:${receiver.port}/hooks/slow`),
+    );
     expect(status).toBe(200);
     expect(body.response_type).toBe("ephemeral");
     expect(body.text).toContain("Working on");
@@ -168,7 +209,9 @@ describe("slow answers", () => {
     expect(allText(received[0].body)).toContain(`${baseline.rates.attempts.toLocaleString("en-US")} attempts`);
   });
   test("the production poster only posts to hooks.slack.com", async () => {
-    await expect(responsePoster()(`http://127.0.0.1:${receiver.port}/hooks/x`, { response_type: "in_channel", text: "x" })).rejects.toThrow("not allowed");
+    await expect(
+      responsePoster()(`http://127.0.0.1:${receiver.port}/hooks/x`, { response_type: "in_channel", text: "x" }),
+    ).rejects.toThrow("not allowed");
   });
 });
 

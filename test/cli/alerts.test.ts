@@ -13,7 +13,12 @@ import { randomAddress } from "../helpers/envelopes";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
 
 const root = mkdtempSync(join(tmpdir(), "txray-cli-alerts-"));
-const env = { TXRAY_DATA_DIR: join(root, "data"), XDG_CONFIG_HOME: join(root, "config"), HOME: root, TXRAY_LOG_LEVEL: "silent" };
+const env = {
+  TXRAY_DATA_DIR: join(root, "data"),
+  XDG_CONFIG_HOME: join(root, "config"),
+  HOME: root,
+  TXRAY_LOG_LEVEL: "silent",
+};
 const program = randomAddress();
 let receiver: Receiver;
 
@@ -25,10 +30,14 @@ async function cli(...argv: string[]) {
 }
 
 beforeAll(async () => {
-  receiver = startReceiver((request) => (request.path === "/refuse" ? new Response("invalid_token", { status: 403 }) : new Response("ok")));
+  receiver = startReceiver((request) =>
+    request.path === "/refuse" ? new Response("invalid_token", { status: 403 }) : new Response("ok"),
+  );
   expect((await cli("keys", "create", "--account", "acme")).code).toBe(0); // saves account "acme" to the config file
   const control = openControlDb(dataPaths(env.TXRAY_DATA_DIR).controlDb);
-  addProgramCounts(control, [{ accountId: accountIdByName(control, "acme")!, program, attempts: 1, lastSeen: Date.now() }]);
+  addProgramCounts(control, [
+    { accountId: accountIdByName(control, "acme")!, program, attempts: 1, lastSeen: Date.now() },
+  ]);
   control.close();
 });
 afterAll(() => {
@@ -38,24 +47,97 @@ afterAll(() => {
 
 test("add: usage errors exit 2, bad input names the field, an unreported program is refused; a rule prints its id and the secret once", async () => {
   expect((await cli("alerts", "add", "--program", program)).code).toBe(2);
-  const both = await cli("alerts", "add", "--program", program, "--rule", "new_issue", "--webhook", "https://a.example/x", "--slack", "https://b.example/y");
+  const both = await cli(
+    "alerts",
+    "add",
+    "--program",
+    program,
+    "--rule",
+    "new_issue",
+    "--webhook",
+    "https://a.example/x",
+    "--slack",
+    "https://b.example/y",
+  );
   expect(both.code).toBe(2);
   expect(both.stderr).toContain("one destination");
-  const bad = await cli("alerts", "add", "--program", program, "--rule", "new_issue", "--webhook", "http://example.com/x", "--param", "minCount=0");
+  const bad = await cli(
+    "alerts",
+    "add",
+    "--program",
+    program,
+    "--rule",
+    "new_issue",
+    "--webhook",
+    "http://example.com/x",
+    "--param",
+    "minCount=0",
+  );
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain("destination.url: must be https://");
   expect(bad.stderr).toContain("params.minCount");
-  const unknown = await cli("alerts", "add", "--program", randomAddress(), "--rule", "new_issue", "--webhook", `${receiver.url}/x`);
+  const unknown = await cli(
+    "alerts",
+    "add",
+    "--program",
+    randomAddress(),
+    "--rule",
+    "new_issue",
+    "--webhook",
+    `${receiver.url}/x`,
+  );
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain("no telemetry");
-  expect((await cli("alerts", "add", "--program", program, "--rule", "new_issue", "--webhook", `${receiver.url}/x`, "--account", "nobody")).stderr).toContain("no account named nobody");
+  expect(
+    (
+      await cli(
+        "alerts",
+        "add",
+        "--program",
+        program,
+        "--rule",
+        "new_issue",
+        "--webhook",
+        `${receiver.url}/x`,
+        "--account",
+        "nobody",
+      )
+    ).stderr,
+  ).toContain("no account named nobody");
 
-  const added = await cli("alerts", "add", "--program", program, "--rule", "landing_rate", "--webhook", `${receiver.url}/hook`, "--param", "threshold=0.9", "--param", "baseline=false");
+  const added = await cli(
+    "alerts",
+    "add",
+    "--program",
+    program,
+    "--rule",
+    "landing_rate",
+    "--webhook",
+    `${receiver.url}/hook`,
+    "--param",
+    "threshold=0.9",
+    "--param",
+    "baseline=false",
+  );
   expect(added.code).toBe(0);
   expect(added.stdout).toMatch(/^alr_[0-9a-f]{16}\n$/);
   expect(added.stderr).toMatch(/Webhook secret \(shown once\): whsec_/);
-  const json = await cli("alerts", "add", "--program", program, "--rule", "cu_headroom", "--slack", `${receiver.url}/refuse`, "--json");
-  expect(JSON.parse(json.stdout)).toMatchObject({ rule: "cu_headroom", params: { withinPercent: 10, window: "1d" }, destination: { type: "slack" } });
+  const json = await cli(
+    "alerts",
+    "add",
+    "--program",
+    program,
+    "--rule",
+    "cu_headroom",
+    "--slack",
+    `${receiver.url}/refuse`,
+    "--json",
+  );
+  expect(JSON.parse(json.stdout)).toMatchObject({
+    rule: "cu_headroom",
+    params: { withinPercent: 10, window: "1d" },
+    destination: { type: "slack" },
+  });
 });
 
 test("list shows every rule redacted; test sends a sample (exit 1 when refused); log shows the deliveries; remove; jobs run alerts", async () => {

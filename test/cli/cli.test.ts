@@ -78,7 +78,12 @@ test("jobs run flush on an empty data dir succeeds and prints the outcome", asyn
 });
 
 test("usage errors exit 2 with a message; bad settings name the setting", async () => {
-  for (const argv of [["keys", "create"], ["jobs", "run", "nope"], ["frobnicate"], ["keys", "create", "--account", "a", "--bogus"]]) {
+  for (const argv of [
+    ["keys", "create"],
+    ["jobs", "run", "nope"],
+    ["frobnicate"],
+    ["keys", "create", "--account", "a", "--bogus"],
+  ]) {
     const result = await cli(...argv);
     expect(result.code).toBe(2);
     expect(result.stderr).toStartWith("txray: ");
@@ -86,7 +91,11 @@ test("usage errors exit 2 with a message; bad settings name the setting", async 
   expect((await cli("keys", "create", "--account", "bad name!")).code).toBe(1);
   expect((await cli("idl", "add", "not-a-program", "/nope.json")).stderr).toContain("not a program id");
   let stderr = "";
-  const code = await run(["keys", "list"], { stdout: () => {}, stderr: (t) => (stderr += t), env: { ...env, API_PORT: "eighty" } });
+  const code = await run(["keys", "list"], {
+    stdout: () => {},
+    stderr: (t) => (stderr += t),
+    env: { ...env, API_PORT: "eighty" },
+  });
   expect(code).toBe(2);
   expect(stderr).toContain("API_PORT");
 });

@@ -31,7 +31,11 @@ afterAll(() => {
 test("idl fetch stores the published IDL; a program without one is a clear error", async () => {
   let stdout = "";
   let stderr = "";
-  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t), env: { TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url } };
+  const io = {
+    stdout: (t: string) => (stdout += t),
+    stderr: (t: string) => (stderr += t),
+    env: { TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url },
+  };
   expect(await run(["idl", "fetch", PUMP], io)).toBe(0);
   expect(stdout).toContain(`stored on-chain IDL "pumpfun" for ${PUMP}`);
   const registry = loadIdls(dataDir);

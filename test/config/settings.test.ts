@@ -17,12 +17,16 @@ test("defaults load and bad values stop start-up naming each setting", () => {
 
 test("the README's settings table matches the settings, defaults and meanings", () => {
   const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
-  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (.+?) \| (.+?) \|$/gm)].map((m) => ({ name: m[1], value: m[2], doc: m[3] }));
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (.+?) \| (.+?) \|$/gm)].map((m) => ({
+    name: m[1],
+    value: m[2],
+    doc: m[3],
+  }));
   expect(rows.map((r) => r.name)).toEqual(Object.keys(SETTINGS));
   for (const row of rows) {
     const setting = SETTINGS[row.name as keyof typeof SETTINGS];
     const parsed = (setting.schema as any).safeParse(undefined);
-    expect(row.value).toBe(parsed.data === undefined ? "(unset)" : "`" + parsed.data + "`");
+    expect(row.value).toBe(parsed.data === undefined ? "(unset)" : `\`${parsed.data}\``);
     expect(row.doc).toBe(setting.doc);
   }
 });

@@ -9,7 +9,13 @@ import { ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema } from "../../src
 import { QUESTIONS } from "../../src/contract/questions";
 import { makeEnvelope } from "../helpers/envelopes";
 import { testServer } from "../helpers/server";
-import { makeAnswersWorld, randomAddress, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
+import {
+  makeAnswersWorld,
+  randomAddress,
+  serveWorld,
+  type AnswersWorld,
+  type WorldServer,
+} from "../helpers/answers-world";
 
 let world: AnswersWorld;
 let server: WorldServer;
@@ -49,16 +55,27 @@ function documented(method: string, path: string, status: number, body: unknown)
 describe("/openapi.json", () => {
   test("is OpenAPI 3.1 and documents every route the server serves, with its path parameters", () => {
     expect(doc.openapi).toBe("3.1.0");
-    const served = (server.app.routes as { method: string; path: string }[]).map((r) => ({ method: r.method.toLowerCase(), path: toOpenApi(r.path) }));
+    const served = (server.app.routes as { method: string; path: string }[]).map((r) => ({
+      method: r.method.toLowerCase(),
+      path: toOpenApi(r.path),
+    }));
     expect(served.length).toBeGreaterThanOrEqual(18);
     for (const { method, path } of served) {
-      expect({ method, path, documented: Boolean(doc.paths[path]?.[method]) }).toEqual({ method, path, documented: true });
+      expect({ method, path, documented: Boolean(doc.paths[path]?.[method]) }).toEqual({
+        method,
+        path,
+        documented: true,
+      });
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      const parameters = (doc.paths[path][method].parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => p.name);
+      const parameters = (doc.paths[path][method].parameters ?? [])
+        .filter((p: any) => p.in === "path")
+        .map((p: any) => p.name);
       expect(parameters).toEqual(names);
     }
     // And nothing documented that is not served.
-    const documentedOps = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((method) => `${method} ${path}`));
+    const documentedOps = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.keys(ops).map((method) => `${method} ${path}`),
+    );
     expect(documentedOps.sort()).toEqual(served.map((s) => `${s.method} ${s.path}`).sort());
   });
 
@@ -78,12 +95,21 @@ describe("/openapi.json", () => {
       expect(op.responses["200"].content["application/json"].schema.$ref).toStartWith("#/components/schemas/");
       expect(Object.keys(op.responses)).toContain("429");
     }
-    expect(doc.paths["/v1/baseline/{program}"].get.parameters.find((p: any) => p.name === "window").schema.enum).toEqual(["1d", "7d", "30d"]);
+    expect(
+      doc.paths["/v1/baseline/{program}"].get.parameters.find((p: any) => p.name === "window").schema.enum,
+    ).toEqual(["1d", "7d", "30d"]);
     expect(doc.components.schemas.Rates.properties.ci95).toBeDefined();
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain("pending");
     for (const q of QUESTIONS.filter((q) => q.example)) {
       expect(q.response.safeParse(q.example).success).toBe(true);
-      expect(documented("get", toOpenApi(q.path), 200, doc.paths[toOpenApi(q.path)].get.responses["200"].content["application/json"].example)).toEqual([]);
+      expect(
+        documented(
+          "get",
+          toOpenApi(q.path),
+          200,
+          doc.paths[toOpenApi(q.path)].get.responses["200"].content["application/json"].example,
+        ),
+      ).toEqual([]);
     }
   });
 
@@ -91,7 +117,9 @@ describe("/openapi.json", () => {
     const body = (await server.get(`/v1/baseline/${world.program}`)).body;
     const { rates, ...withoutRates } = body;
     expect(documented("get", "/v1/baseline/{program}", 200, withoutRates)).not.toEqual([]);
-    expect(documented("get", "/v1/baseline/{program}", 200, { ...body, rates: { ...rates, attempts: "12" } })).not.toEqual([]);
+    expect(
+      documented("get", "/v1/baseline/{program}", 200, { ...body, rates: { ...rates, attempts: "12" } }),
+    ).not.toEqual([]);
     expect(QUESTIONS.find((q) => q.name === "baseline")!.response.safeParse(withoutRates).success).toBe(false);
     expect(documented("get", "/v1/baseline/{program}", 200, { ...body, extraField: 1 })).toEqual([]); // fields may be added
   });
@@ -121,7 +149,11 @@ describe("real answers validate against the documented schemas", () => {
         );
     asks.push(["baseline", `/v1/baseline/${program}?window=30d&scope=account`]);
     const top = (await server.get(`/v1/top-issues/${program}?window=30d&limit=3`)).body;
-    for (const issue of [...top.segments.human, ...top.segments.bot].slice(0, 3)) asks.push(["issue", `/v1/issue/${issue.fingerprint}?window=7d`], ["issue", `/v1/issue/${issue.fingerprint}?window=30d&scope=account`]);
+    for (const issue of [...top.segments.human, ...top.segments.bot].slice(0, 3))
+      asks.push(
+        ["issue", `/v1/issue/${issue.fingerprint}?window=7d`],
+        ["issue", `/v1/issue/${issue.fingerprint}?window=30d&scope=account`],
+      );
     let validated = 0;
     for (const [name, path] of asks) {
       const question = QUESTIONS.find((q) => q.name === name)!;
@@ -130,7 +162,10 @@ describe("real answers validate against the documented schemas", () => {
       expect({ path, status: response.status }).toEqual({ path, status: 200 });
       const parsed = question.response.safeParse(response.body);
       expect({ path, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ path, issues: [] });
-      expect({ path, errors: documented("get", toOpenApi(question.path), 200, response.body) }).toEqual({ path, errors: [] });
+      expect({ path, errors: documented("get", toOpenApi(question.path), 200, response.body) }).toEqual({
+        path,
+        errors: [],
+      });
       validated++;
     }
     expect(validated).toBeGreaterThan(30);
@@ -149,7 +184,11 @@ describe("real answers validate against the documented schemas", () => {
       ["/v1/baseline/{program}", `/v1/baseline/${program}?window=2d`],
       ["/v1/baseline/{program}", `/v1/baseline/${randomAddress()}`],
       ["/v1/baseline/{program}", `/v1/baseline/${program}?scope=account`],
-      ["/v1/baseline/{program}", `/v1/baseline/${program}?scope=account`, { "x-api-key": "txr_read_" + "x".repeat(32) }],
+      [
+        "/v1/baseline/{program}",
+        `/v1/baseline/${program}?scope=account`,
+        { "x-api-key": `txr_read_${"x".repeat(32)}` },
+      ],
       ["/v1/top-issues/{program}", `/v1/top-issues/${program}?segment=robots`],
       ["/v1/release-diff/{program}", `/v1/release-diff/${program}?deploy=12345`],
       ["/v1/cu-headroom/{program}", `/v1/cu-headroom/abc`],
@@ -164,7 +203,10 @@ describe("real answers validate against the documented schemas", () => {
       const response = await server.get(path, headers);
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(ErrorBodySchema.safeParse(response.body).success).toBe(true);
-      expect({ path, errors: documented("get", documentedPath, response.status, response.body) }).toEqual({ path, errors: [] });
+      expect({ path, errors: documented("get", documentedPath, response.status, response.body) }).toEqual({
+        path,
+        errors: [],
+      });
     }
   });
 

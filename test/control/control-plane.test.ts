@@ -7,10 +7,39 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  addProgramCounts, alertCounts, alertRuleById, alertStates, commitAlertChanges, deliveryLog, firingCounts, insertAlertRule, listAlertRules, messagesSince,
-  pendingDeliveries, pruneAlertHistory, recordDeliveryAttempt, recordDeliveryOutcome, removeAlertRule, authenticate, controlDialect, createAccountKey, ifLeaseFree, isSegmentCommitted, lakeRowCount, lastJobRuns,
-  listAccountPrograms, listKeys, openControlDb, PrincipalCache, recordJobEnd, recordJobStart, recordSegment, revokeKey, serverSecret,
-  withLease, type ControlDb,
+  addProgramCounts,
+  alertCounts,
+  alertRuleById,
+  alertStates,
+  commitAlertChanges,
+  deliveryLog,
+  firingCounts,
+  insertAlertRule,
+  listAlertRules,
+  messagesSince,
+  pendingDeliveries,
+  pruneAlertHistory,
+  recordDeliveryAttempt,
+  recordDeliveryOutcome,
+  removeAlertRule,
+  authenticate,
+  controlDialect,
+  createAccountKey,
+  ifLeaseFree,
+  isSegmentCommitted,
+  lakeRowCount,
+  lastJobRuns,
+  listAccountPrograms,
+  listKeys,
+  openControlDb,
+  PrincipalCache,
+  recordJobEnd,
+  recordJobStart,
+  recordSegment,
+  revokeKey,
+  serverSecret,
+  withLease,
+  type ControlDb,
 } from "../../src/control";
 import { toPostgres } from "../../src/control/dialect";
 import { POSTGRES_MISSING, postgresBinaries, startPostgres, type PostgresCluster } from "../helpers/postgres";
@@ -68,7 +97,12 @@ for (const backend of backends) {
 
     test("a key created on one node authenticates on the other; revoked there, it fails everywhere (after the cache)", () => {
       const { key, record } = createAccountKey(a, "acme", "live", 1_763_700_000_000);
-      expect(authenticate(b, key)).toEqual({ accountId: record.accountId, accountName: "acme", scope: "live", keyId: record.id });
+      expect(authenticate(b, key)).toEqual({
+        accountId: record.accountId,
+        accountName: "acme",
+        scope: "live",
+        keyId: record.id,
+      });
       const second = createAccountKey(b, "acme", "read", 1_763_700_000_001);
       expect(second.record.accountId).toBe(record.accountId); // one account, found by name on either node
       let now = 1_000;
@@ -86,7 +120,7 @@ for (const backend of backends) {
         [second.record.id, "read", null],
       ]);
       expect(typeof listed[0].createdAt).toBe("number");
-      expect(authenticate(b, "txr_live_" + "1".repeat(32))).toBeNull();
+      expect(authenticate(b, `txr_live_${"1".repeat(32)}`)).toBeNull();
     });
 
     test("program counts add up across nodes and page by program", () => {
@@ -107,11 +141,22 @@ for (const backend of backends) {
       const second = recordJobStart(b, "flush", 1_763_700_002_000);
       expect(second).toBeGreaterThan(first);
       recordJobEnd(b, second, { ok: true, durationMs: 12, details: { rows: 3 } }, 1_763_700_002_012);
-      expect(lastJobRuns(a).flush).toEqual({ lastRunAt: 1_763_700_002_000, ok: true, durationMs: 12, error: null, details: { rows: 3 }, lastFinished: null });
+      expect(lastJobRuns(a).flush).toEqual({
+        lastRunAt: 1_763_700_002_000,
+        ok: true,
+        durationMs: 12,
+        error: null,
+        details: { rows: 3 },
+        lastFinished: null,
+      });
       // A run still going shows the latest finished one beside it (a job running back to back).
       recordJobStart(a, "flush", 1_763_700_002_500);
       expect(lastJobRuns(b).flush).toEqual({
-        lastRunAt: 1_763_700_002_500, ok: null, durationMs: null, error: null, details: null,
+        lastRunAt: 1_763_700_002_500,
+        ok: null,
+        durationMs: null,
+        error: null,
+        details: null,
         lastFinished: { startedAt: 1_763_700_002_000, ok: true, durationMs: 12, error: null, details: { rows: 3 } },
       });
     });
@@ -126,38 +171,109 @@ for (const backend of backends) {
 
     test("alerts: a rule, its states and deliveries written on one node are read on the other; counts, removal and pruning", () => {
       const rule = {
-        id: "alr_00000000000000a1", accountId: "acc_alerts", program: "P1", rule: "new_issue", params: '{"minCount":1}',
-        destination: { type: "webhook" as const, url: "https://example.com/h", secret: "s3cr3t-0123456789abcdef" }, destinationKey: "dk1", createdAt: 1_000, deletedAt: null,
+        id: "alr_00000000000000a1",
+        accountId: "acc_alerts",
+        program: "P1",
+        rule: "new_issue",
+        params: '{"minCount":1}',
+        destination: { type: "webhook" as const, url: "https://example.com/h", secret: "s3cr3t-0123456789abcdef" },
+        destinationKey: "dk1",
+        createdAt: 1_000,
+        deletedAt: null,
       };
       insertAlertRule(a, rule);
       expect(alertRuleById(b, rule.id)).toEqual(rule);
       expect(listAlertRules(b, "acc_alerts").map((r) => r.id)).toEqual([rule.id]);
       const delivery = (id: string, status: "pending" | "sent" | "held", createdAt: number) => ({
-        id, ruleId: rule.id, accountId: "acc_alerts", destinationKey: "dk1", kind: "alert" as const, subject: `issue:${id}`, state: "firing", title: id,
-        payload: "{}", status, createdAt, nextAttemptAt: createdAt, giveUpAt: createdAt + 1000, summaryId: null,
+        id,
+        ruleId: rule.id,
+        accountId: "acc_alerts",
+        destinationKey: "dk1",
+        kind: "alert" as const,
+        subject: `issue:${id}`,
+        state: "firing",
+        title: id,
+        payload: "{}",
+        status,
+        createdAt,
+        nextAttemptAt: createdAt,
+        giveUpAt: createdAt + 1000,
+        summaryId: null,
       });
       commitAlertChanges(a, {
-        states: [{ ruleId: rule.id, subject: "issue:x", state: "firing", changedAt: 2_000, clearSince: null, evaluatedAt: 2_000, title: "x", data: "{}" }],
+        states: [
+          {
+            ruleId: rule.id,
+            subject: "issue:x",
+            state: "firing",
+            changedAt: 2_000,
+            clearSince: null,
+            evaluatedAt: 2_000,
+            title: "x",
+            data: "{}",
+          },
+        ],
         deliveries: [delivery("dlv_1", "pending", 2_000), delivery("dlv_2", "held", 2_001)],
         updates: [],
       });
       // Upsert of a state, and a held delivery released.
       commitAlertChanges(b, {
-        states: [{ ruleId: rule.id, subject: "issue:x", state: "firing", changedAt: 2_000, clearSince: 2_500, evaluatedAt: 2_500, title: "x2", data: "{}" }],
+        states: [
+          {
+            ruleId: rule.id,
+            subject: "issue:x",
+            state: "firing",
+            changedAt: 2_000,
+            clearSince: 2_500,
+            evaluatedAt: 2_500,
+            title: "x2",
+            data: "{}",
+          },
+        ],
         deliveries: [],
         updates: [{ id: "dlv_2", status: "pending", summaryId: null, nextAttemptAt: 2_600 }],
       });
-      expect(alertStates(a, rule.id)).toEqual([{ ruleId: rule.id, subject: "issue:x", state: "firing", changedAt: 2_000, clearSince: 2_500, evaluatedAt: 2_500, title: "x2", data: "{}" }]);
+      expect(alertStates(a, rule.id)).toEqual([
+        {
+          ruleId: rule.id,
+          subject: "issue:x",
+          state: "firing",
+          changedAt: 2_000,
+          clearSince: 2_500,
+          evaluatedAt: 2_500,
+          title: "x2",
+          data: "{}",
+        },
+      ]);
       expect(firingCounts(a, "acc_alerts").get(rule.id)).toBe(1);
-      expect(pendingDeliveries(b).map((d) => [d.id, d.destination.secret])).toEqual([["dlv_1", rule.destination.secret], ["dlv_2", rule.destination.secret]]);
+      expect(pendingDeliveries(b).map((d) => [d.id, d.destination.secret])).toEqual([
+        ["dlv_1", rule.destination.secret],
+        ["dlv_2", rule.destination.secret],
+      ]);
       recordDeliveryAttempt(a, "dlv_1", 3_000);
       recordDeliveryOutcome(b, "dlv_1", { status: "sent", httpStatus: 200, error: null, at: 3_001 });
       expect(messagesSince(a, "dk1", 0)).toBe(2);
-      expect(alertCounts(b, 3_002)).toEqual({ rules: 1, firing: 1, pending: 1, held: 0, oldestPendingAt: 2_001, lastSentAt: 3_001, last24h: { sent: 1, failed: 0, summarized: 0 } });
-      expect(deliveryLog(a, { accountId: "acc_alerts", ruleId: null, limit: 10 }).map((d) => [d.id, d.status, d.attempts])).toEqual([["dlv_2", "pending", 0], ["dlv_1", "sent", 1]]);
+      expect(alertCounts(b, 3_002)).toEqual({
+        rules: 1,
+        firing: 1,
+        pending: 1,
+        held: 0,
+        oldestPendingAt: 2_001,
+        lastSentAt: 3_001,
+        last24h: { sent: 1, failed: 0, summarized: 0 },
+      });
+      expect(
+        deliveryLog(a, { accountId: "acc_alerts", ruleId: null, limit: 10 }).map((d) => [d.id, d.status, d.attempts]),
+      ).toEqual([
+        ["dlv_2", "pending", 0],
+        ["dlv_1", "sent", 1],
+      ]);
       expect(removeAlertRule(b, "acc_other", rule.id, 4_000)).toBe(false);
       expect(removeAlertRule(b, "acc_alerts", rule.id, 4_000)).toBe(true);
-      expect(deliveryLog(a, { accountId: null, ruleId: rule.id, limit: 10 }).map((d) => d.status)).toEqual(["cancelled", "sent"]);
+      expect(deliveryLog(a, { accountId: null, ruleId: rule.id, limit: 10 }).map((d) => d.status)).toEqual([
+        "cancelled",
+        "sent",
+      ]);
       expect(alertStates(a, rule.id)).toEqual([]);
       pruneAlertHistory(a, 10_000);
       expect(deliveryLog(a, { accountId: null, ruleId: null, limit: 10 })).toEqual([]);
@@ -168,15 +284,19 @@ for (const backend of backends) {
       expect(serverSecret(a, "cursor")).toBe(serverSecret(b, "cursor"));
       a.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run("s1", 1, "old");
       b.query("INSERT OR REPLACE INTO rpc_transactions (sig, fetched_at, body) VALUES (?, ?, ?)").run("s1", 2, "new");
-      expect(a.query("SELECT fetched_at, body FROM rpc_transactions WHERE sig = ?").all("s1")).toEqual([{ fetched_at: 2, body: "new" }]);
+      expect(a.query("SELECT fetched_at, body FROM rpc_transactions WHERE sig = ?").all("s1")).toEqual([
+        { fetched_at: 2, body: "new" },
+      ]);
     });
 
     test("a transaction that throws leaves nothing behind", () => {
       expect(() =>
-        a.transaction(() => {
-          a.query("INSERT INTO meta (key, value) VALUES (?, ?)").run("t:1", "x");
-          throw new Error("boom");
-        }).immediate(),
+        a
+          .transaction(() => {
+            a.query("INSERT INTO meta (key, value) VALUES (?, ?)").run("t:1", "x");
+            throw new Error("boom");
+          })
+          .immediate(),
       ).toThrow("boom");
       expect(b.query("SELECT value FROM meta WHERE key = ?").get("t:1")).toBeNull();
     });
@@ -204,18 +324,27 @@ for (const backend of backends) {
 
     test("a lease whose holder process is gone is free at once", async () => {
       const dead = Bun.spawnSync(["true"]).pid; // exited already
-      a.query("INSERT INTO meta (key, value) VALUES (?, ?)").run("lease:job:tables", JSON.stringify({ holder: "x", host: require("node:os").hostname(), pid: dead, until: Date.now() + 60_000 }));
+      a.query("INSERT INTO meta (key, value) VALUES (?, ?)").run(
+        "lease:job:tables",
+        JSON.stringify({ holder: "x", host: require("node:os").hostname(), pid: dead, until: Date.now() + 60_000 }),
+      );
       expect(await ifLeaseFree(b, "job:tables", async () => 1)).toEqual({ ran: true, value: 1 });
     });
   });
 }
 
 test("the dialect rewrite: placeholders, OR IGNORE, OR REPLACE, scalar max; literals untouched", () => {
-  expect(toPostgres("SELECT '?' AS q, \"a?\" FROM t WHERE a = ? AND b = ?")).toBe("SELECT '?' AS q, \"a?\" FROM t WHERE a = $1 AND b = $2");
-  expect(toPostgres("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)")).toBe("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT DO NOTHING");
+  expect(toPostgres("SELECT '?' AS q, \"a?\" FROM t WHERE a = ? AND b = ?")).toBe(
+    "SELECT '?' AS q, \"a?\" FROM t WHERE a = $1 AND b = $2",
+  );
+  expect(toPostgres("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)")).toBe(
+    "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+  );
   expect(toPostgres("INSERT OR REPLACE INTO block_heights (observed_at, height) VALUES (?, ?)")).toBe(
     "INSERT INTO block_heights (observed_at, height) VALUES ($1, $2) ON CONFLICT (observed_at) DO UPDATE SET height = excluded.height",
   );
-  expect(toPostgres("SELECT max(id) FROM t; UPDATE t SET x = max(t.x, excluded.x)")).toBe("SELECT max(id) FROM t; UPDATE t SET x = greatest(t.x, excluded.x)");
+  expect(toPostgres("SELECT max(id) FROM t; UPDATE t SET x = max(t.x, excluded.x)")).toBe(
+    "SELECT max(id) FROM t; UPDATE t SET x = greatest(t.x, excluded.x)",
+  );
   expect(() => toPostgres("INSERT OR REPLACE INTO unknown_table (a) VALUES (?)")).toThrow("PRIMARY_KEYS");
 });

@@ -18,15 +18,19 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-test.skipIf(!bin)("a statement's late answer is dropped, never taken for the next statement's", async () => {
-  cluster = await startPostgres(bin!);
-  db = new PostgresControlDb(await cluster.createDatabase("bridge"), 300);
-  expect(() => db!.call("SELECT pg_sleep(1) AS slept, 'late' AS answer", [])).toThrow("did not answer within 0.3 s");
-  // The connection is still busy with the first sleep, so this one times out too.
-  expect(() => db!.call("SELECT pg_sleep(0.5) AS slept, 'also late' AS answer", [])).toThrow("did not answer");
-  await Bun.sleep(1_500); // both late answers are on the port now
-  expect(db.call("SELECT $1::int AS answer", [42]).rows).toEqual([{ answer: 42 }]);
-  for (let i = 0; i < 200; i++) expect(db.call("SELECT $1::int AS answer", [i]).rows[0]).toEqual({ answer: i });
-  expect(() => db!.call("SELECT * FROM no_such_table", [])).toThrow("no_such_table");
-  expect(db.call("SELECT 'after an error' AS answer", []).rows).toEqual([{ answer: "after an error" }]);
-}, 60_000);
+test.skipIf(!bin)(
+  "a statement's late answer is dropped, never taken for the next statement's",
+  async () => {
+    cluster = await startPostgres(bin!);
+    db = new PostgresControlDb(await cluster.createDatabase("bridge"), 300);
+    expect(() => db!.call("SELECT pg_sleep(1) AS slept, 'late' AS answer", [])).toThrow("did not answer within 0.3 s");
+    // The connection is still busy with the first sleep, so this one times out too.
+    expect(() => db!.call("SELECT pg_sleep(0.5) AS slept, 'also late' AS answer", [])).toThrow("did not answer");
+    await Bun.sleep(1_500); // both late answers are on the port now
+    expect(db.call("SELECT $1::int AS answer", [42]).rows).toEqual([{ answer: 42 }]);
+    for (let i = 0; i < 200; i++) expect(db.call("SELECT $1::int AS answer", [i]).rows[0]).toEqual({ answer: i });
+    expect(() => db!.call("SELECT * FROM no_such_table", [])).toThrow("no_such_table");
+    expect(db.call("SELECT 'after an error' AS answer", []).rows).toEqual([{ answer: "after an error" }]);
+  },
+  60_000,
+);

@@ -42,12 +42,28 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
   const dataDir = mkdtempSync(join(tmpdir(), "txray-answers-"));
   const chainTx = recordedTransaction("19_"); // a failed Jupiter route on mainnet
   const rpc = startRecordedRpc([chainTx]);
-  const env = { TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url, TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "silent", INGEST_WORKERS: "0", INGEST_NATIVE: "off", FLUSH_NATIVE: "off" };
+  const env = {
+    TXRAY_DATA_DIR: dataDir,
+    SOLANA_RPC_URL: rpc.url,
+    TXRAY_SCHEDULER: "off",
+    TXRAY_LOG_LEVEL: "silent",
+    INGEST_WORKERS: "0",
+    INGEST_NATIVE: "off",
+    FLUSH_NATIVE: "off",
+  };
   const ctx = await createContext(loadConfig(env), { logger: silentLogger, clock: () => END_MS });
   const a = createAccountKey(ctx.control, "team-a", "read", END_MS);
   const b = createAccountKey(ctx.control, "team-b", "read", END_MS);
   const generated = await generateLake({
-    dataDir, envelopes, programs: 3, days: 30, seed: 11, endMs: END_MS, accounts: [a.record.accountId, b.record.accountId], control: ctx.control, threads: 2,
+    dataDir,
+    envelopes,
+    programs: 3,
+    days: 30,
+    seed: 11,
+    endMs: END_MS,
+    accounts: [a.record.accountId, b.record.accountId],
+    control: ctx.control,
+    threads: 2,
   });
   await buildServingTables(ctx);
   const program = generated.programs[0];
@@ -57,12 +73,27 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
   const [{ fingerprint }] = await ctx.duck.all<{ fingerprint: string }>(
     `SELECT fingerprint, count(*) AS n FROM read_parquet('${ctx.paths.lake}/resolutions/**/*.parquet', hive_partitioning = true) WHERE program = '${program}' AND fingerprint IS NOT NULL GROUP BY fingerprint ORDER BY n DESC, fingerprint LIMIT 1`,
   );
-  const sigs = { failed: randomSignature(), dropped: randomSignature(), landed: randomSignature(), pending: randomSignature(), chain: chainTx.sig, unknown: randomSignature() };
+  const sigs = {
+    failed: randomSignature(),
+    dropped: randomSignature(),
+    landed: randomSignature(),
+    pending: randomSignature(),
+    chain: chainTx.sig,
+    unknown: randomSignature(),
+  };
   await indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
   closeServingTables(ctx);
   ctx.close();
   return {
-    dataDir, env, program, otherProgram: generated.programs[1], wallet, fingerprint, keys: { a: a.key, b: b.key }, sigs, rpc,
+    dataDir,
+    env,
+    program,
+    otherProgram: generated.programs[1],
+    wallet,
+    fingerprint,
+    keys: { a: a.key, b: b.key },
+    sigs,
+    rpc,
     dispose() {
       rpc.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -71,44 +102,155 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
 }
 
 /** Resolved attempts as the resolver records them in the signature index (a failure, a drop with evidence, a landing), and one still open. */
-async function indexAttempts(ctx: Context, program: string, payer: string, accountId: string, sigs: AnswersWorld["sigs"]) {
+async function indexAttempts(
+  ctx: Context,
+  program: string,
+  payer: string,
+  accountId: string,
+  sigs: AnswersWorld["sigs"],
+) {
   const now = Date.now();
   const failedStory = {
-    ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", ixPath: "1", cpiDepth: 0, errCode: 6001, errName: "SlippageToleranceExceeded",
-    errMessage: "Slippage tolerance exceeded", failingProgram: program, cuUsed: 104_305, cuRequested: 146_000, errorKey: "custom:6001", txError: '{"InstructionError":[1,{"Custom":6001}]}',
+    ...EMPTY_STORY,
+    topLevelProgram: program,
+    instruction: "Swap",
+    ixPath: "1",
+    cpiDepth: 0,
+    errCode: 6001,
+    errName: "SlippageToleranceExceeded",
+    errMessage: "Slippage tolerance exceeded",
+    failingProgram: program,
+    cuUsed: 104_305,
+    cuRequested: 146_000,
+    errorKey: "custom:6001",
+    txError: '{"InstructionError":[1,{"Custom":6001}]}',
   };
-  const resolved: [string, Omit<ResolvedEntry, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "sentAt" | "state" | "at">][] = [
-    [sigs.failed, { rpcLabel: "helius", outcome: "failed_onchain", slot: 289_000_001, blockTime: now - 3_600_000, err: failedStory.txError, story: failedStory, drop: null, fingerprint: "v1:00000000000000aa" }],
-    [sigs.landed, { rpcLabel: "triton", outcome: "landed", slot: 289_000_002, blockTime: now - 3_500_000, err: null, story: { ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", cuRequested: 200_000 }, drop: null, fingerprint: null }],
-    [sigs.dropped, {
-      rpcLabel: "public", outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: "v1:00000000000000bb",
-      drop: { dropClass: "rpc_not_forwarding", confidence: 0.78, evidence: [
-        { kind: "blockhash_expired", detail: "confirmed block height 1001 passed lastValidBlockHeight 1000", value: 1 },
-        { kind: "provider_drop_rate", detail: "public dropped 30 of 60 sends within 15 min", value: 0.5 },
-      ] },
-    }],
+  const resolved: [
+    string,
+    Omit<ResolvedEntry, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "sentAt" | "state" | "at">,
+  ][] = [
+    [
+      sigs.failed,
+      {
+        rpcLabel: "helius",
+        outcome: "failed_onchain",
+        slot: 289_000_001,
+        blockTime: now - 3_600_000,
+        err: failedStory.txError,
+        story: failedStory,
+        drop: null,
+        fingerprint: "v1:00000000000000aa",
+      },
+    ],
+    [
+      sigs.landed,
+      {
+        rpcLabel: "triton",
+        outcome: "landed",
+        slot: 289_000_002,
+        blockTime: now - 3_500_000,
+        err: null,
+        story: { ...EMPTY_STORY, topLevelProgram: program, instruction: "Swap", cuRequested: 200_000 },
+        drop: null,
+        fingerprint: null,
+      },
+    ],
+    [
+      sigs.dropped,
+      {
+        rpcLabel: "public",
+        outcome: "dropped",
+        slot: null,
+        blockTime: null,
+        err: null,
+        story: EMPTY_STORY,
+        fingerprint: "v1:00000000000000bb",
+        drop: {
+          dropClass: "rpc_not_forwarding",
+          confidence: 0.78,
+          evidence: [
+            {
+              kind: "blockhash_expired",
+              detail: "confirmed block height 1001 passed lastValidBlockHeight 1000",
+              value: 1,
+            },
+            { kind: "provider_drop_rate", detail: "public dropped 30 of 60 sends within 15 min", value: 0.5 },
+          ],
+        },
+      },
+    ],
   ];
   const entries: IndexEntry[] = resolved.map(([sig, fields], i) => {
-    const value: ResolvedEntry = { attemptId: `att-${i}`, accountId, program, payer, rpcHash: `${i}`.repeat(16), sentAt: now - 3_600_000 + i, state: "resolved", at: now - 3_000_000, ...fields };
+    const value: ResolvedEntry = {
+      attemptId: `att-${i}`,
+      accountId,
+      program,
+      payer,
+      rpcHash: `${i}`.repeat(16),
+      sentAt: now - 3_600_000 + i,
+      state: "resolved",
+      at: now - 3_000_000,
+      ...fields,
+    };
     return { sig, attemptId: value.attemptId, value };
   });
   const open: Attempt = {
-    attemptId: "att-pending", accountId, program, sig: sigs.pending, kind: "send", lastValidBlockHeight: 1000, sentAt: now, receivedAt: now, rpcHash: "ffffffffffffffff",
-    rpcLabel: "helius", payer, cuLimit: null, cuPriceMicroLamports: null, ixPrefix: null, nonce: false, preflightError: null, simulationLogs: null,
+    attemptId: "att-pending",
+    accountId,
+    program,
+    sig: sigs.pending,
+    kind: "send",
+    lastValidBlockHeight: 1000,
+    sentAt: now,
+    receivedAt: now,
+    rpcHash: "ffffffffffffffff",
+    rpcLabel: "helius",
+    payer,
+    cuLimit: null,
+    cuPriceMicroLamports: null,
+    ixPrefix: null,
+    nonce: false,
+    preflightError: null,
+    simulationLogs: null,
   };
-  const pending: OpenEntry = { attemptId: open.attemptId, accountId, program, payer, rpcHash: open.rpcHash, rpcLabel: open.rpcLabel, sentAt: now, state: "open", at: now, attempt: open };
+  const pending: OpenEntry = {
+    attemptId: open.attemptId,
+    accountId,
+    program,
+    payer,
+    rpcHash: open.rpcHash,
+    rpcLabel: open.rpcLabel,
+    sentAt: now,
+    state: "open",
+    at: now,
+    attempt: open,
+  };
   entries.push({ sig: sigs.pending, attemptId: open.attemptId, value: pending });
   await ctx.signatures.append(entries, (value) => (value as IndexedAttempt).at);
   // The hourly issue counts the resolver commits with its batch (why's count7d before the tables know an issue).
   recordResolutionBatch(ctx.control, "r-world", [], now);
-  const issue = (i: number) => ({ fingerprint: (entries[i].value as ResolvedEntry).fingerprint!, hour: Math.floor((now - 3_600_000 + i) / 3_600_000), attempts: 1, firstSeen: now - 3_600_000 + i });
+  const issue = (i: number) => ({
+    fingerprint: (entries[i].value as ResolvedEntry).fingerprint!,
+    hour: Math.floor((now - 3_600_000 + i) / 3_600_000),
+    attempts: 1,
+    firstSeen: now - 3_600_000 + i,
+  });
   commitResolutionBatch(ctx.control, "r-world", [], [issue(0), issue(2)]);
 }
 
 /** A real txray app over the world's data dir on a free loopback port (as server.ts starts it, without jobs). */
 export async function serveWorld(world: AnswersWorld, env: Record<string, string> = {}, chat?: AppDeps["chat"]) {
-  const ctx = await createContext(loadConfig({ ...world.env, API_HOST: "127.0.0.1", ...env }), { logger: silentLogger });
-  const spool = new Spool({ dir: ctx.paths.spool(ctx.config.TXRAY_NODE_ID), nodeId: ctx.config.TXRAY_NODE_ID, sealAfterMs: 1000, maxSegmentBytes: 1 << 20, clock: ctx.clock, logger: ctx.logger });
+  const ctx = await createContext(loadConfig({ ...world.env, API_HOST: "127.0.0.1", ...env }), {
+    logger: silentLogger,
+  });
+  const spool = new Spool({
+    dir: ctx.paths.spool(ctx.config.TXRAY_NODE_ID),
+    nodeId: ctx.config.TXRAY_NODE_ID,
+    sealAfterMs: 1000,
+    maxSegmentBytes: 1 << 20,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
   spool.open();
   const app = createApp({ ctx, spool, chat });
   app.listen({ port: 0, hostname: "127.0.0.1" });

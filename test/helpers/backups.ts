@@ -27,14 +27,20 @@ export function scratch() {
 export async function cliInProcess(argv: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await run(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text), env: { TXRAY_LOG_LEVEL: "silent", ...env } });
+  const code = await run(argv, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    env: { TXRAY_LOG_LEVEL: "silent", ...env },
+  });
   return { code, stdout, stderr };
 }
 
 /** Every entry under a directory with its size: "nothing was written" compares two of these. */
 export function listing(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true }) as string[]).map((name) => `${name}:${statSync(join(dir, name)).isFile() ? statSync(join(dir, name)).size : "dir"}`).sort();
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((name) => `${name}:${statSync(join(dir, name)).isFile() ? statSync(join(dir, name)).size : "dir"}`)
+    .sort();
 }
 
 /** Damages a file: one bit of its middle byte flipped. */

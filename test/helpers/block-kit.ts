@@ -17,29 +17,40 @@ function textProblems(where: string, text: any, limit: number, types = TEXT_TYPE
 
 export function blockKitProblems(message: any): string[] {
   const problems: string[] = [];
-  if (typeof message?.text !== "string" || message.text.length === 0) problems.push("message: a fallback `text` is required");
+  if (typeof message?.text !== "string" || message.text.length === 0)
+    problems.push("message: a fallback `text` is required");
   const blocks = message?.blocks;
   if (blocks === undefined) return problems;
   if (!Array.isArray(blocks) || blocks.length === 0) return [...problems, "blocks: expected a non-empty array"];
   if (blocks.length > 50) problems.push("blocks: more than 50");
   blocks.forEach((block: any, i: number) => {
     const where = `blocks[${i}]`;
-    if (block.block_id !== undefined && (typeof block.block_id !== "string" || block.block_id.length > 255)) problems.push(`${where}: bad block_id`);
+    if (block.block_id !== undefined && (typeof block.block_id !== "string" || block.block_id.length > 255))
+      problems.push(`${where}: bad block_id`);
     switch (block.type) {
       case "header":
         problems.push(...textProblems(where, block.text, 150, new Set(["plain_text"])));
         break;
       case "section":
-        if (block.text === undefined && block.fields === undefined) problems.push(`${where}: a section needs text or fields`);
+        if (block.text === undefined && block.fields === undefined)
+          problems.push(`${where}: a section needs text or fields`);
         if (block.text !== undefined) problems.push(...textProblems(where, block.text, 3000));
         if (block.fields !== undefined) {
-          if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > 10) problems.push(`${where}: 1 to 10 fields`);
-          else block.fields.forEach((field: any, j: number) => problems.push(...textProblems(`${where}.fields[${j}]`, field, 2000)));
+          if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > 10)
+            problems.push(`${where}: 1 to 10 fields`);
+          else
+            block.fields.forEach((field: any, j: number) =>
+              problems.push(...textProblems(`${where}.fields[${j}]`, field, 2000)),
+            );
         }
         break;
       case "context":
-        if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 10) problems.push(`${where}: 1 to 10 elements`);
-        else block.elements.forEach((element: any, j: number) => problems.push(...textProblems(`${where}.elements[${j}]`, element, 3000)));
+        if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 10)
+          problems.push(`${where}: 1 to 10 elements`);
+        else
+          block.elements.forEach((element: any, j: number) =>
+            problems.push(...textProblems(`${where}.elements[${j}]`, element, 3000)),
+          );
         break;
       case "divider":
         break;

@@ -10,7 +10,15 @@ import { silentLogger } from "../../src/shared/logger";
 export async function testContext(env: Record<string, string> = {}): Promise<Context & { dispose(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "txray-test-"));
   const control = await testControlUrl();
-  const config = loadConfig({ TXRAY_DATA_DIR: dataDir, TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "silent", API_HOST: "127.0.0.1", API_PORT: "0", ...control, ...env });
+  const config = loadConfig({
+    TXRAY_DATA_DIR: dataDir,
+    TXRAY_SCHEDULER: "off",
+    TXRAY_LOG_LEVEL: "silent",
+    API_HOST: "127.0.0.1",
+    API_PORT: "0",
+    ...control,
+    ...env,
+  });
   const ctx = await createContext(config, { logger: silentLogger });
   return Object.assign(ctx, {
     dispose() {

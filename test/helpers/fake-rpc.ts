@@ -13,7 +13,8 @@ export async function startFakeRpc() {
   const calls: string[] = [];
   const answer = (body: any) => {
     if (body.method === "getBlockHeight") return 1_000_000;
-    if (body.method === "getSignatureStatuses") return { context: { slot: 1 }, value: (body.params[0] as string[]).map(() => null) };
+    if (body.method === "getSignatureStatuses")
+      return { context: { slot: 1 }, value: (body.params[0] as string[]).map(() => null) };
     return null;
   };
   const serve = () => {
@@ -24,8 +25,13 @@ export async function startFakeRpc() {
         const body = (await request.json()) as any;
         for (const call of Array.isArray(body) ? body : [body]) calls.push(call.method);
         if (mode === "slow") await Bun.sleep(3_000);
-        if (mode === "garbage") return new Response("<html>502 upstream</html>{", { headers: { "content-type": "application/json" } });
-        const reply = (call: any) => ({ jsonrpc: "2.0", id: call.id, result: mode === "wrong-shape" ? "garbage" : answer(call) });
+        if (mode === "garbage")
+          return new Response("<html>502 upstream</html>{", { headers: { "content-type": "application/json" } });
+        const reply = (call: any) => ({
+          jsonrpc: "2.0",
+          id: call.id,
+          result: mode === "wrong-shape" ? "garbage" : answer(call),
+        });
         return Response.json(Array.isArray(body) ? body.map(reply) : reply(body));
       },
     });

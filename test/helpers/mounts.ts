@@ -24,7 +24,10 @@ export function mountTmpfs(dir: string, bytes: number): void {
 
 /** Makes `dir` read-only in place (a bind mount of itself, remounted read-only). */
 export function bindReadOnly(dir: string): void {
-  for (const args of [["mount", "--bind", dir, dir], ["mount", "-o", "remount,bind,ro", dir]]) {
+  for (const args of [
+    ["mount", "--bind", dir, dir],
+    ["mount", "-o", "remount,bind,ro", dir],
+  ]) {
     const result = run(args);
     if (!result.ok) throw new Error(`${args.join(" ")}: ${result.error}`);
   }

@@ -9,7 +9,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type PostgresCluster = { url(database: string): string; createDatabase(name: string): Promise<string>; stop(): Promise<void> };
+export type PostgresCluster = {
+  url(database: string): string;
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+};
 
 /** The directory holding initdb / pg_ctl, or null. */
 export function postgresBinaries(): string | null {
@@ -24,7 +28,8 @@ export function postgresBinaries(): string | null {
   return null;
 }
 
-export const POSTGRES_MISSING = "PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian's `postgresql` (.ci/run does) to run this test";
+export const POSTGRES_MISSING =
+  "PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian's `postgresql` (.ci/run does) to run this test";
 
 async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -44,7 +49,8 @@ function asUser(command: string[]): string[] {
 
 function run(command: string[]) {
   const result = Bun.spawnSync(asUser(command), { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${command.join(" ")} failed: ${result.stderr.toString()}${result.stdout.toString()}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${command.join(" ")} failed: ${result.stderr.toString()}${result.stdout.toString()}`);
 }
 
 export async function startPostgres(bin: string): Promise<PostgresCluster> {
@@ -54,8 +60,16 @@ export async function startPostgres(bin: string): Promise<PostgresCluster> {
   const port = await freePort();
   run([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "txray", "--no-sync", "-E", "UTF8"]);
   run([
-    join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "log"), "-w", "-t", "60",
-    "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    join(bin, "pg_ctl"),
+    "-D",
+    data,
+    "-l",
+    join(dir, "log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     "start",
   ]);
   const url = (database: string) => `postgres://txray@127.0.0.1:${port}/${database}`;

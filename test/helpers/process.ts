@@ -5,10 +5,20 @@ import { spawn, type Subprocess } from "bun";
 export type ServerProcess = { url: string; process: Subprocess; stderr: () => string };
 
 /** `command`: how it is started (by default the server's file; `["bun", "run", "start"]` as the README says). */
-export async function startServerProcess(env: Record<string, string>, { command = ["bun", "run", "src/bin/server.ts"] }: { command?: string[] } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  { command = ["bun", "run", "src/bin/server.ts"] }: { command?: string[] } = {},
+): Promise<ServerProcess> {
   const child = spawn(command, {
     cwd: new URL("../..", import.meta.url).pathname,
-    env: { ...process.env, API_HOST: "127.0.0.1", API_PORT: "0", TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      API_HOST: "127.0.0.1",
+      API_PORT: "0",
+      TXRAY_SCHEDULER: "off",
+      TXRAY_LOG_LEVEL: "info",
+      ...env,
+    },
     stdout: "ignore",
     stderr: "pipe",
   });

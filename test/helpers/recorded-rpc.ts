@@ -7,13 +7,18 @@ import { join } from "node:path";
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "mainnet");
 
 export function recordedTransaction(prefix: string): { sig: string; result: any } {
-  const name = require("node:fs").readdirSync(FIXTURES).find((n: string) => n.startsWith(prefix));
+  const name = require("node:fs")
+    .readdirSync(FIXTURES)
+    .find((n: string) => n.startsWith(prefix));
   const json = JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
   const result = json.result ?? json;
   return { sig: result.transaction.signatures[0], result };
 }
 
-export function startRecordedRpc(transactions: { sig: string; result: any }[], options: { blockHeight?: number; accounts?: Record<string, Uint8Array> } = {}) {
+export function startRecordedRpc(
+  transactions: { sig: string; result: any }[],
+  options: { blockHeight?: number; accounts?: Record<string, Uint8Array> } = {},
+) {
   const bySig = new Map(transactions.map((t) => [t.sig, t.result]));
   let requests = 0;
   const answer = (call: { id: unknown; method: string; params?: any[] }) => {
@@ -23,17 +28,37 @@ export function startRecordedRpc(transactions: { sig: string; result: any }[], o
         return { jsonrpc: "2.0", id: call.id, result: bySig.get(params[0]) ?? null };
       case "getSignatureStatuses":
         return {
-          jsonrpc: "2.0", id: call.id,
-          result: { context: { slot: 1 }, value: (params[0] as string[]).map((sig) => { const tx = bySig.get(sig); return tx ? { slot: tx.slot, confirmations: null, err: tx.meta?.err ?? null, confirmationStatus: "finalized" } : null; }) },
+          jsonrpc: "2.0",
+          id: call.id,
+          result: {
+            context: { slot: 1 },
+            value: (params[0] as string[]).map((sig) => {
+              const tx = bySig.get(sig);
+              return tx
+                ? { slot: tx.slot, confirmations: null, err: tx.meta?.err ?? null, confirmationStatus: "finalized" }
+                : null;
+            }),
+          },
         };
       case "getAccountInfo": {
         const data = options.accounts?.[params[0]];
-        const value = data ? { data: [Buffer.from(data).toString("base64"), "base64"], executable: false, lamports: 1, owner: "11111111111111111111111111111111", rentEpoch: 0, space: data.length } : null;
+        const value = data
+          ? {
+              data: [Buffer.from(data).toString("base64"), "base64"],
+              executable: false,
+              lamports: 1,
+              owner: "11111111111111111111111111111111",
+              rentEpoch: 0,
+              space: data.length,
+            }
+          : null;
         return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value } };
       }
       case "getBlockTime": {
         const tx = [...bySig.values()].find((t) => t.slot === params[0]);
-        return tx ? { jsonrpc: "2.0", id: call.id, result: tx.blockTime ?? null } : { jsonrpc: "2.0", id: call.id, error: { code: -32004, message: "Block not available for slot" } };
+        return tx
+          ? { jsonrpc: "2.0", id: call.id, result: tx.blockTime ?? null }
+          : { jsonrpc: "2.0", id: call.id, error: { code: -32004, message: "Block not available for slot" } };
       }
       case "getBlockHeight":
         return { jsonrpc: "2.0", id: call.id, result: options.blockHeight ?? 300_000_000 };

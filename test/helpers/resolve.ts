@@ -7,7 +7,8 @@ import type { Context } from "../../src/context";
 import { flushSpool } from "../../src/lake/flush-spool";
 import type { TestServer } from "./server";
 
-export const resolveUntilSettled = (ctx: Context, options: ResolveOptions, settleMs = 300) => resolveSettled(ctx, options, { settleMs });
+export const resolveUntilSettled = (ctx: Context, options: ResolveOptions, settleMs = 300) =>
+  resolveSettled(ctx, options, { settleMs });
 
 /** Envelopes ingested (202) for account "acme", sealed and flushed: in the lake, ready for the resolver's intake. */
 export async function ingestAndFlush(t: TestServer, envelopes: unknown[]): Promise<void> {

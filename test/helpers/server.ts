@@ -6,7 +6,8 @@ import { testContext } from "./context";
 export async function testServer(env: Record<string, string> = {}) {
   const ctx = await testContext(env);
   const server: RunningServer = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
-  const key = (account: string, scope: "live" | "read" = "live") => createAccountKey(ctx.control, account, scope, Date.now()).key;
+  const key = (account: string, scope: "live" | "read" = "live") =>
+    createAccountKey(ctx.control, account, scope, Date.now()).key;
   return {
     ctx,
     server,
@@ -35,5 +36,7 @@ export type TestServer = Awaited<ReturnType<typeof testServer>>;
 
 /** Rows in the envelopes dataset, read with DuckDB exactly as a data team would. */
 export async function lakeRows(ctx: TestServer["ctx"], columns = "*", where = "true") {
-  return ctx.duck.all(`SELECT ${columns} FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) WHERE ${where}`);
+  return ctx.duck.all(
+    `SELECT ${columns} FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) WHERE ${where}`,
+  );
 }

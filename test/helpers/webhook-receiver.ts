@@ -11,13 +11,20 @@ export type Receiver = {
   stop(): void;
 };
 
-export function startReceiver(respond: (request: ReceivedRequest, index: number) => Response | Promise<Response> = () => new Response("ok")): Receiver {
+export function startReceiver(
+  respond: (request: ReceivedRequest, index: number) => Response | Promise<Response> = () => new Response("ok"),
+): Receiver {
   const received: ReceivedRequest[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      const entry = { path: new URL(request.url).pathname, headers: request.headers, body: await request.text(), at: Date.now() };
+      const entry = {
+        path: new URL(request.url).pathname,
+        headers: request.headers,
+        body: await request.text(),
+        at: Date.now(),
+      };
       received.push(entry);
       return await respond(entry, received.length - 1);
     },

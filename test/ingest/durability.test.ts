@@ -31,7 +31,10 @@ test("kill -9 during concurrent ingest: every 202'd envelope is in the lake exac
       const envelopes = Array.from({ length: 20 }, () => makeEnvelope());
       sent += envelopes.length;
       try {
-        const response = await fetch(`${first.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
+        const response = await fetch(`${first.url}/v1/ingest`, {
+          method: "POST",
+          body: JSON.stringify({ apiKey: key, envelopes }),
+        });
         if (response.status === 202) acknowledged.push(...envelopes.map((e) => e.sig!));
       } catch {
         return; // the server is gone
@@ -53,7 +56,9 @@ test("kill -9 during concurrent ingest: every 202'd envelope is in the lake exac
   await second.process.exited;
   const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
   await flushSpool(ctx);
-  const rows = await ctx.duck.all<{ sig: string }>(`SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`);
+  const rows = await ctx.duck.all<{ sig: string }>(
+    `SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`,
+  );
   ctx.close();
 
   const inLake = new Map<string, number>();

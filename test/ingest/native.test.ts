@@ -15,7 +15,11 @@ const built = buildNativeEncoder();
 const native = built === null ? loadNativeEncoder() : null;
 const LIVE = "txr_live_fuzzkey";
 const principal = (key: string) =>
-  key === LIVE ? { accountId: "acc_fuzz", accountName: "fuzz", scope: "live" as const, keyId: "key_1" } : key === "txr_read_x" ? { accountId: "acc_fuzz", accountName: "fuzz", scope: "read" as const, keyId: "key_2" } : null;
+  key === LIVE
+    ? { accountId: "acc_fuzz", accountName: "fuzz", scope: "live" as const, keyId: "key_1" }
+    : key === "txr_read_x"
+      ? { accountId: "acc_fuzz", accountName: "fuzz", scope: "read" as const, keyId: "key_2" }
+      : null;
 const javascript: PrepareDeps = { principal, maxBatch: 50 };
 const withNative: PrepareDeps = { principal, maxBatch: 50, native };
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-/g;
@@ -35,14 +39,95 @@ function seededRandom(seed: number) {
 function sdkBatch(random: () => number) {
   const program = randomAddress();
   return Array.from({ length: 1 + Math.floor(random() * 20) }, (_, i) => {
-    const options = random() < 0.5 ? { cuLimit: Math.floor(random() * 1_400_000), cuPriceMicroLamports: Math.floor(random() * 1e9), maxRetries: 0, skipPreflight: random() < 0.5, sendPath: "rpc", nonce: false, ixPrefix: ["", "02", "0200000040420f00", "e517cb977ae3ad2a"][Math.floor(random() * 4)] } : {};
-    const logs = random() < 0.5 ? [] : ["Program 11111111111111111111111111111111 invoke [1]", "Program log: Error: insufficient funds", ""];
-    return random() < 0.15 ? makePreflightEnvelope({ program, simulationLogs: logs, ...(random() < 0.5 ? { sig: randomSignature() } : {}), ...options }) : makeEnvelope({ program, sentAt: 1_763_700_000_000 + i, ...options });
+    const options =
+      random() < 0.5
+        ? {
+            cuLimit: Math.floor(random() * 1_400_000),
+            cuPriceMicroLamports: Math.floor(random() * 1e9),
+            maxRetries: 0,
+            skipPreflight: random() < 0.5,
+            sendPath: "rpc",
+            nonce: false,
+            ixPrefix: ["", "02", "0200000040420f00", "e517cb977ae3ad2a"][Math.floor(random() * 4)],
+          }
+        : {};
+    const logs =
+      random() < 0.5
+        ? []
+        : ["Program 11111111111111111111111111111111 invoke [1]", "Program log: Error: insufficient funds", ""];
+    return random() < 0.15
+      ? makePreflightEnvelope({
+          program,
+          simulationLogs: logs,
+          ...(random() < 0.5 ? { sig: randomSignature() } : {}),
+          ...options,
+        })
+      : makeEnvelope({ program, sentAt: 1_763_700_000_000 + i, ...options });
   });
 }
 
-const MUTANTS: unknown[] = [null, true, 0, -0, 1e3, 1.5, -1, 2 ** 53, "", " ", "x".repeat(70), "é", "a\"b", "a\\b", "\t", "\u0000", "\ud800", "send", "preflight", [], ["log"], ["a", "", "b c"], Array(200).fill("x"), Array(201).fill("x"), ["x".repeat(2048)], ["x".repeat(2049)], ["tab\there"], ["é"], [1], {}, "11111111111111111111111111111111", "0123456789abcdef", "0", "0a", "0A", "0123456789abcdef01", "zz"];
-const FIELDS = ["sig", "program", "blockhash", "lastValidBlockHeight", "sentAt", "rpcHash", "rpcLabel", "walletAdapter", "kind", "preflightError", "simulationLogs", "payer", "sdkVersion", "cuLimit", "cuPriceMicroLamports", "maxRetries", "skipPreflight", "sendPath", "nonce", "ixPrefix", "unknownField"];
+const MUTANTS: unknown[] = [
+  null,
+  true,
+  0,
+  -0,
+  1e3,
+  1.5,
+  -1,
+  2 ** 53,
+  "",
+  " ",
+  "x".repeat(70),
+  "é",
+  'a"b',
+  "a\\b",
+  "\t",
+  "\u0000",
+  "\ud800",
+  "send",
+  "preflight",
+  [],
+  ["log"],
+  ["a", "", "b c"],
+  Array(200).fill("x"),
+  Array(201).fill("x"),
+  ["x".repeat(2048)],
+  ["x".repeat(2049)],
+  ["tab\there"],
+  ["é"],
+  [1],
+  {},
+  "11111111111111111111111111111111",
+  "0123456789abcdef",
+  "0",
+  "0a",
+  "0A",
+  "0123456789abcdef01",
+  "zz",
+];
+const FIELDS = [
+  "sig",
+  "program",
+  "blockhash",
+  "lastValidBlockHeight",
+  "sentAt",
+  "rpcHash",
+  "rpcLabel",
+  "walletAdapter",
+  "kind",
+  "preflightError",
+  "simulationLogs",
+  "payer",
+  "sdkVersion",
+  "cuLimit",
+  "cuPriceMicroLamports",
+  "maxRetries",
+  "skipPreflight",
+  "sendPath",
+  "nonce",
+  "ixPrefix",
+  "unknownField",
+];
 
 test.skipIf(built !== null)("builds with this machine's C compiler", () => {
   expect(native).not.toBeNull();
@@ -61,35 +146,41 @@ test.skipIf(built !== null)("takes the usual SDK batches, with the key in the he
   }
 });
 
-test.skipIf(built !== null)("never answers differently from the JavaScript path on mutated bodies", () => {
-  const random = seededRandom(2);
-  let accepted = 0;
-  for (let i = 0; i < 12_000; i++) {
-    const envelopes: Record<string, unknown>[] = sdkBatch(random).map((e) => ({ ...e }));
-    const target = envelopes[Math.floor(random() * envelopes.length)];
-    const field = FIELDS[Math.floor(random() * FIELDS.length)];
-    if (random() < 0.7) {
-      const value = MUTANTS[Math.floor(random() * MUTANTS.length)];
-      if (random() < 0.1) delete target[field];
-      else target[field] = value;
+test.skipIf(built !== null)(
+  "never answers differently from the JavaScript path on mutated bodies",
+  () => {
+    const random = seededRandom(2);
+    let accepted = 0;
+    for (let i = 0; i < 12_000; i++) {
+      const envelopes: Record<string, unknown>[] = sdkBatch(random).map((e) => ({ ...e }));
+      const target = envelopes[Math.floor(random() * envelopes.length)];
+      const field = FIELDS[Math.floor(random() * FIELDS.length)];
+      if (random() < 0.7) {
+        const value = MUTANTS[Math.floor(random() * MUTANTS.length)];
+        if (random() < 0.1) delete target[field];
+        else target[field] = value;
+      }
+      const top: Record<string, unknown> =
+        random() < 0.5 ? { apiKey: random() < 0.9 ? LIVE : "txr_read_x", envelopes } : { envelopes, apiKey: LIVE };
+      if (random() < 0.05) top.extra = 1;
+      let text = JSON.stringify(top);
+      if (random() < 0.3) {
+        // Byte-level damage: a duplicate key, a deleted or replaced character, an escape.
+        const at = Math.floor(random() * text.length);
+        const edits = [`"sig":null,`, "", "\\u0041", " ", ",", "}", "1e2", "-", "\u00e9"];
+        text =
+          text.slice(0, at) + edits[Math.floor(random() * edits.length)] + text.slice(at + (random() < 0.5 ? 1 : 0));
+      }
+      const body = new TextEncoder().encode(text);
+      const headerKey = random() < 0.3 ? (random() < 0.8 ? LIVE : "txr_live_nope") : null;
+      const expected = answer(body, headerKey, javascript);
+      expect(answer(body, headerKey, withNative)).toEqual(expected);
+      if (expected.ok) accepted++;
     }
-    const top: Record<string, unknown> = random() < 0.5 ? { apiKey: random() < 0.9 ? LIVE : "txr_read_x", envelopes } : { envelopes, apiKey: LIVE };
-    if (random() < 0.05) top.extra = 1;
-    let text = JSON.stringify(top);
-    if (random() < 0.3) {
-      // Byte-level damage: a duplicate key, a deleted or replaced character, an escape.
-      const at = Math.floor(random() * text.length);
-      const edits = [`"sig":null,`, "", "\\u0041", " ", ",", "}", "1e2", "-", "\u00e9"];
-      text = text.slice(0, at) + edits[Math.floor(random() * edits.length)] + text.slice(at + (random() < 0.5 ? 1 : 0));
-    }
-    const body = new TextEncoder().encode(text);
-    const headerKey = random() < 0.3 ? (random() < 0.8 ? LIVE : "txr_live_nope") : null;
-    const expected = answer(body, headerKey, javascript);
-    expect(answer(body, headerKey, withNative)).toEqual(expected);
-    if (expected.ok) accepted++;
-  }
-  expect(accepted).toBeGreaterThan(2000); // both verdicts were exercised
-}, 60_000);
+    expect(accepted).toBeGreaterThan(2000); // both verdicts were exercised
+  },
+  60_000,
+);
 
 test("without a C compiler nothing is built and nothing is loaded: ingest stays JavaScript", () => {
   const cacheDir = mkdtempSync(join(tmpdir(), "txray-native-"));

@@ -8,15 +8,66 @@ import { TxrayError } from "../../src/shared/errors";
 import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
 
 const FIELDS = [
-  "sig", "program", "blockhash", "lastValidBlockHeight", "sentAt", "rpcHash", "rpcLabel", "walletAdapter", "kind",
-  "preflightError", "simulationLogs", "payer", "sdkVersion", "cuLimit", "cuPriceMicroLamports", "maxRetries",
-  "skipPreflight", "sendPath", "nonce", "ixPrefix", "extra",
+  "sig",
+  "program",
+  "blockhash",
+  "lastValidBlockHeight",
+  "sentAt",
+  "rpcHash",
+  "rpcLabel",
+  "walletAdapter",
+  "kind",
+  "preflightError",
+  "simulationLogs",
+  "payer",
+  "sdkVersion",
+  "cuLimit",
+  "cuPriceMicroLamports",
+  "maxRetries",
+  "skipPreflight",
+  "sendPath",
+  "nonce",
+  "ixPrefix",
+  "extra",
 ];
 const VALUES: unknown[] = [
-  undefined, null, "", "x", "send", "preflight", 0, -1, 1.5, 1_763_700_000_000, 1_763_700_000, 2 ** 53, 1_400_001, 1000, 1001,
-  true, false, [], ["log"], [1], {}, "a1b2c3d4e5f60718", "A1B2C3D4E5F60718", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
-  "11111111111111111111111111111111", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", randomSignature(), "x".repeat(65),
-  "deadbeefdeadbeef", "0".repeat(64), "0a", "0", "0a0b0c0d0e0f0a0b0c", "ABCD", Array.from({ length: 201 }, () => "l"), ["y".repeat(2049)], "e".repeat(8193),
+  undefined,
+  null,
+  "",
+  "x",
+  "send",
+  "preflight",
+  0,
+  -1,
+  1.5,
+  1_763_700_000_000,
+  1_763_700_000,
+  2 ** 53,
+  1_400_001,
+  1000,
+  1001,
+  true,
+  false,
+  [],
+  ["log"],
+  [1],
+  {},
+  "a1b2c3d4e5f60718",
+  "A1B2C3D4E5F60718",
+  "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+  "11111111111111111111111111111111",
+  "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+  randomSignature(),
+  "x".repeat(65),
+  "deadbeefdeadbeef",
+  "0".repeat(64),
+  "0a",
+  "0",
+  "0a0b0c0d0e0f0a0b0c",
+  "ABCD",
+  Array.from({ length: 201 }, () => "l"),
+  ["y".repeat(2049)],
+  "e".repeat(8193),
 ];
 
 function seededRandom(seed: number) {
@@ -30,7 +81,8 @@ test("fast path and zod agree on 20,000 valid and mutated envelopes", () => {
   const random = seededRandom(42);
   let valid = 0;
   for (let i = 0; i < 20_000; i++) {
-    const base: Record<string, unknown> = i % 3 === 0 ? { ...makePreflightEnvelope() } : { ...makeEnvelope({ cuLimit: 200_000 }) };
+    const base: Record<string, unknown> =
+      i % 3 === 0 ? { ...makePreflightEnvelope() } : { ...makeEnvelope({ cuLimit: 200_000 }) };
     const mutations = i % 10 === 0 ? 0 : 1 + Math.floor(random() * 2);
     for (let m = 0; m < mutations; m++) {
       const field = FIELDS[Math.floor(random() * FIELDS.length)];
@@ -65,7 +117,9 @@ test("batches (where checked addresses are remembered) get zod's verdict too", (
   const random = seededRandom(7);
   for (let i = 0; i < 3000; i++) {
     const shared = makeEnvelope();
-    const batch: Record<string, unknown>[] = Array.from({ length: 4 }, () => ({ ...makeEnvelope({ program: shared.program, blockhash: shared.blockhash, payer: shared.payer }) }));
+    const batch: Record<string, unknown>[] = Array.from({ length: 4 }, () => ({
+      ...makeEnvelope({ program: shared.program, blockhash: shared.blockhash, payer: shared.payer }),
+    }));
     if (i % 2 === 0) {
       const target = batch[Math.floor(random() * batch.length)];
       const field = ["program", "blockhash", "payer", "sig"][Math.floor(random() * 4)];

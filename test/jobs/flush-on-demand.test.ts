@@ -47,7 +47,10 @@ async function setup(extraEnv: Record<string, string> = {}) {
 }
 
 async function ingest(url: string, key: string, envelopes: ReturnType<typeof makeEnvelope>[]) {
-  const response = await fetch(`${url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
+  const response = await fetch(`${url}/v1/ingest`, {
+    method: "POST",
+    body: JSON.stringify({ apiKey: key, envelopes }),
+  });
   expect(response.status).toBe(202);
 }
 
@@ -62,14 +65,29 @@ async function run(script: string[], env: Record<string, string>) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { stdout, stderr, code, outcomes: stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) };
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return {
+    stdout,
+    stderr,
+    code,
+    outcomes: stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line)),
+  };
 }
 
 async function lakeSigs(dataDir: string): Promise<string[]> {
   const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
   try {
-    const rows = await ctx.duck.all<{ sig: string }>(`SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`);
+    const rows = await ctx.duck.all<{ sig: string }>(
+      `SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`,
+    );
     return rows.map((row) => row.sig);
   } finally {
     ctx.close();
@@ -84,7 +102,9 @@ test("jobs run flush right after a 202: the live server seals and every acknowle
   const result = await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: env.SOLANA_RPC_URL }, "jobs", "run", "flush");
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
-  expect(result.outcomes).toEqual([expect.objectContaining({ job: "flush", ok: true, details: { segments: 1, rows: 120 } })]);
+  expect(result.outcomes).toEqual([
+    expect.objectContaining({ job: "flush", ok: true, details: { segments: 1, rows: 120 } }),
+  ]);
   expect((await lakeSigs(dataDir)).sort()).toEqual(envelopes.map((e) => e.sig!).sort());
 
   // The server keeps serving; its next batch goes to a new segment, which a second
@@ -100,7 +120,11 @@ test("jobs run flush right after a 202: the live server seals and every acknowle
 test("jobs run all right after a 202: GET /v1/baseline/<program> answers 200; a tables run flushes first", async () => {
   const { dataDir, key, env, server } = await setup();
   const program = randomAddress();
-  await ingest(server.url, key, Array.from({ length: 30 }, () => makeEnvelope({ program })));
+  await ingest(
+    server.url,
+    key,
+    Array.from({ length: 30 }, () => makeEnvelope({ program })),
+  );
   const all = await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: env.SOLANA_RPC_URL }, "jobs", "run", "all");
   expect(all.outcomes.map((o) => o.job)).toEqual(["flush", "resolve", "deploys", "tables", "compact", "retention"]);
   expect(all.outcomes[0]).toMatchObject({ ok: true, details: { rows: 30 } });
@@ -112,7 +136,10 @@ test("jobs run all right after a 202: GET /v1/baseline/<program> answers 200; a 
   const other = randomAddress();
   await ingest(server.url, key, [makeEnvelope({ program: other })]);
   const tables = await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: env.SOLANA_RPC_URL }, "jobs", "run", "tables");
-  expect(tables.outcomes.map((o) => [o.job, o.ok])).toEqual([["flush", true], ["tables", true]]);
+  expect(tables.outcomes.map((o) => [o.job, o.ok])).toEqual([
+    ["flush", true],
+    ["tables", true],
+  ]);
   // A server that already serves a version opens the new one in the background (serving/reader.ts)
   // and answers from the previous one meanwhile: ask until it has switched.
   let status = 0;
@@ -133,7 +160,9 @@ test("a job that reaches the chain warns when the live server uses another SOLAN
   expect(result.stderr).toContain(new URL(ownRpc).origin);
   expect(result.stderr).not.toContain("secret-key-1234");
   // The same URL: no warning. A flush never warns (it does not reach the chain).
-  expect((await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: serverRpc }, "jobs", "run", "resolve")).stderr).not.toContain("SOLANA_RPC_URL");
+  expect(
+    (await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: serverRpc }, "jobs", "run", "resolve")).stderr,
+  ).not.toContain("SOLANA_RPC_URL");
   expect((await cli({ TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: ownRpc }, "jobs", "run", "flush")).stderr).toBe("");
 }, 60_000);
 
@@ -143,10 +172,16 @@ test("a live node that does not answer is named after a bounded wait; a stopped 
   const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
   try {
     // A node on another host that heartbeats but never answers (stuck event loop, say).
-    registerIngestNode(ctx.control, { nodeId: "node9", owner: "elsewhere:4242", rpcUrl: "http://127.0.0.1:1" }, Date.now());
+    registerIngestNode(
+      ctx.control,
+      { nodeId: "node9", owner: "elsewhere:4242", rpcUrl: "http://127.0.0.1:1" },
+      Date.now(),
+    );
     const outcome = await sealLiveSpools(ctx, 300);
     expect(outcome.sealed).toEqual([]);
-    expect(outcome.unanswered).toEqual([{ nodeId: "node9", owner: "elsewhere:4242", reason: "did not answer a seal request within 0 s" }]);
+    expect(outcome.unanswered).toEqual([
+      { nodeId: "node9", owner: "elsewhere:4242", reason: "did not answer a seal request within 0 s" },
+    ]);
   } finally {
     ctx.close();
   }
@@ -174,7 +209,11 @@ test("in one process (a server and a job together): the job's seal request is an
     expect((await t.ingest({ apiKey: t.key("acme"), envelopes })).status).toBe(202);
     let stdout = "";
     let stderr = "";
-    const code = await run(["jobs", "run", "flush"], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: { TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_LOG_LEVEL: "silent" } });
+    const code = await run(["jobs", "run", "flush"], {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+      env: { TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_LOG_LEVEL: "silent" },
+    });
     expect([code, stderr]).toEqual([0, ""]);
     expect(JSON.parse(stdout).details).toEqual({ segments: 1, rows: 5 });
   } finally {

@@ -29,7 +29,15 @@ let world: GenerateResult;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "txray-process-"));
   own = await createContext(loadConfig({ TXRAY_DATA_DIR: dir, TXRAY_LOG_LEVEL: "silent" }));
-  world = await generateLake({ dataDir: dir, envelopes: 2_000, programs: 2, days: 2, seed: 11, endMs: Date.now() - 60_000, threads: 2 });
+  world = await generateLake({
+    dataDir: dir,
+    envelopes: 2_000,
+    programs: 2,
+    days: 2,
+    seed: 11,
+    endMs: Date.now() - 60_000,
+    threads: 2,
+  });
 }, 120_000);
 afterAll(() => {
   closeServingTables(own);
@@ -38,7 +46,10 @@ afterAll(() => {
 });
 
 /** The job processes under `pid`. */
-const jobProcessesOf = (pid: number) => processTree(pid).slice(1).filter((child) => commandOf(child).includes("process-worker.ts"));
+const jobProcessesOf = (pid: number) =>
+  processTree(pid)
+    .slice(1)
+    .filter((child) => commandOf(child).includes("process-worker.ts"));
 const commandOf = (pid: number) => {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
@@ -73,7 +84,11 @@ test("a tables run in the child process: at niceness 10, reported to the caller'
     const details = outcome.details as { version: number; attempts: number };
     expect(details.attempts).toBe(world.envelopes);
     expect(readPointer(own.paths)?.version).toBe(details.version);
-    const recorded = own.control.query<{ ok: number; details: string }, []>("SELECT ok, details FROM job_runs WHERE job = 'tables' ORDER BY id DESC LIMIT 1").get()!;
+    const recorded = own.control
+      .query<{ ok: number; details: string }, []>(
+        "SELECT ok, details FROM job_runs WHERE job = 'tables' ORDER BY id DESC LIMIT 1",
+      )
+      .get()!;
     expect(recorded.ok).toBe(1);
     expect(JSON.parse(recorded.details).version).toBe(details.version);
     // The child stays for the next run, at the lower priority.
@@ -95,14 +110,18 @@ test("a tables run in the child process: at niceness 10, reported to the caller'
 }, 120_000);
 
 test("the scheduler's compactions run in a child process at niceness 10 (COMPACT_PROCESS), in the server with it off", async () => {
-  const hostedOf = (settings: Record<string, string>) => schedule(loadConfig({ TXRAY_DATA_DIR: dir, ...settings })).find((entry) => entry.job.name === "compact")!.job;
+  const hostedOf = (settings: Record<string, string>) =>
+    schedule(loadConfig({ TXRAY_DATA_DIR: dir, ...settings })).find((entry) => entry.job.name === "compact")!.job;
   expect(hostedOf({ COMPACT_PROCESS: "off" })).toBe(compactJob);
   const job = hostedOf({});
   expect(job).not.toBe(compactJob);
   const before = new Set(jobProcessesOf(process.pid));
   try {
     const outcome = await runJob(own, job);
-    expect(outcome).toMatchObject({ ok: true, details: { partitions: expect.any(Number), partsMerged: expect.any(Number) } });
+    expect(outcome).toMatchObject({
+      ok: true,
+      details: { partitions: expect.any(Number), partsMerged: expect.any(Number) },
+    });
     const started = jobProcessesOf(process.pid).filter((pid) => !before.has(pid));
     expect(started.length).toBe(1);
     expect(niceOf(started[0])).toBe(10);
@@ -112,7 +131,10 @@ test("the scheduler's compactions run in a child process at niceness 10 (COMPACT
 }, 60_000);
 
 test("a child that exits fails its run and is replaced at the next run; a shutdown's abort ends a run as stopped", async () => {
-  const exiting = inChildProcess(tablesJob, { nice: 0, module: new URL("../helpers/exiting-process.ts", import.meta.url) });
+  const exiting = inChildProcess(tablesJob, {
+    nice: 0,
+    module: new URL("../helpers/exiting-process.ts", import.meta.url),
+  });
   try {
     const first = await runJob(own, exiting);
     expect(first.ok).toBe(false);
@@ -133,7 +155,11 @@ test("a child that exits fails its run and is replaced at the next run; a shutdo
 }, 60_000);
 
 test("the child does not outlive its server: killed with -9, it leaves no process behind", async () => {
-  const parent = Bun.spawn(["bun", new URL("../helpers/process-parent.ts", import.meta.url).pathname], { env: { ...process.env, TXRAY_DATA_DIR: dir }, stdout: "pipe", stderr: "inherit" });
+  const parent = Bun.spawn(["bun", new URL("../helpers/process-parent.ts", import.meta.url).pathname], {
+    env: { ...process.env, TXRAY_DATA_DIR: dir },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   try {
     const reader = parent.stdout.getReader();
     const { value } = await reader.read();

@@ -25,8 +25,20 @@ test("runs each job repeatedly, one run at a time, and records every run", async
       return { runs };
     },
   };
-  const failing: Job = { name: "failing", run: async () => { throw new Error("rpc down"); } };
-  const scheduler = startScheduler(ctx, [{ job: slow, intervalMs: 10 }, { job: failing, intervalMs: 10 }], {});
+  const failing: Job = {
+    name: "failing",
+    run: async () => {
+      throw new Error("rpc down");
+    },
+  };
+  const scheduler = startScheduler(
+    ctx,
+    [
+      { job: slow, intervalMs: 10 },
+      { job: failing, intervalMs: 10 },
+    ],
+    {},
+  );
   await Bun.sleep(1300);
   await scheduler.stop();
   expect(runs).toBeGreaterThanOrEqual(3);
@@ -35,7 +47,9 @@ test("runs each job repeatedly, one run at a time, and records every run", async
   expect(status.slow).toMatchObject({ ok: true, error: null });
   expect(status.slow.durationMs).toBeGreaterThanOrEqual(25);
   expect(status.failing).toMatchObject({ ok: false, error: "rpc down" });
-  const recorded = ctx.control.query<{ n: number }, [string]>("SELECT count(*) AS n FROM job_runs WHERE job = ?").get("slow")!.n;
+  const recorded = ctx.control
+    .query<{ n: number }, [string]>("SELECT count(*) AS n FROM job_runs WHERE job = ?")
+    .get("slow")!.n;
   expect(recorded).toBe(runs);
 });
 
@@ -44,7 +58,13 @@ test("a run is skipped while another one of the same job holds its lease", async
   dispose = ctx.dispose;
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const job: Job = { name: "exclusive", run: async () => { await gate; return {}; } };
+  const job: Job = {
+    name: "exclusive",
+    run: async () => {
+      await gate;
+      return {};
+    },
+  };
   const first = runJob(ctx, job);
   await Bun.sleep(20);
   const second = await runJob(ctx, job);
@@ -95,7 +115,14 @@ test("a job scheduled `after` another runs right after each of its successful ru
     },
   };
   // The follower's own interval is a minute: apart from its first tick (at 1 s), every run was started by the producer.
-  const scheduler = startScheduler(ctx, [{ job: producer, intervalMs: 300 }, { job: follower, intervalMs: 60_000, after: [{ job: "producer" }] }], {});
+  const scheduler = startScheduler(
+    ctx,
+    [
+      { job: producer, intervalMs: 300 },
+      { job: follower, intervalMs: 60_000, after: [{ job: "producer" }] },
+    ],
+    {},
+  );
   await Bun.sleep(3_500);
   await scheduler.stop();
   expect(overlapped).toBe(false);
@@ -106,7 +133,10 @@ test("a job scheduled `after` another runs right after each of its successful ru
   expect(followerRuns).toBeGreaterThanOrEqual(successes - 1);
   expect(followerRuns).toBeLessThanOrEqual(successes + 1);
   // Each successful producer run (but the last) is directly followed by the follower; failed ones are not, but for the single interval tick.
-  const afterSuccess = order.slice(0, -2).map((name, i) => (name === "P+" ? order[i + 1] : null)).filter((next) => next !== null);
+  const afterSuccess = order
+    .slice(0, -2)
+    .map((name, i) => (name === "P+" ? order[i + 1] : null))
+    .filter((next) => next !== null);
   expect(afterSuccess.every((next) => next === "F")).toBe(true);
   const afterFailure = order.map((name, i) => (name === "P-" ? order[i + 1] : null)).filter((next) => next === "F");
   expect(afterFailure.length).toBeLessThanOrEqual(1);
@@ -115,7 +145,10 @@ test("a job scheduled `after` another runs right after each of its successful ru
 test("the registry runs the alerts job after every tables build and on its own interval", async () => {
   const { schedule } = await import("../../src/jobs/registry");
   const { loadConfig } = await import("../../src/config");
-  const entry = schedule(loadConfig({ ALERTS_INTERVAL_MS: "7000" })).find((e) => e.job.name === "alerts") as { intervalMs: number; after?: { job: string }[] };
+  const entry = schedule(loadConfig({ ALERTS_INTERVAL_MS: "7000" })).find((e) => e.job.name === "alerts") as {
+    intervalMs: number;
+    after?: { job: string }[];
+  };
   expect(entry).toMatchObject({ intervalMs: 7000, after: [{ job: "tables" }] });
 });
 
@@ -130,7 +163,11 @@ test("a run that reports new data wakes the job it feeds, whatever that job's in
     ctx,
     [
       { job: producer, intervalMs: 200 },
-      { job: consumer, intervalMs: 3_600_000, after: [{ job: "producer", when: (details) => Number(details.rows) > 0 }] },
+      {
+        job: consumer,
+        intervalMs: 3_600_000,
+        after: [{ job: "producer", when: (details) => Number(details.rows) > 0 }],
+      },
     ],
     {},
   );

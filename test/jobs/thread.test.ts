@@ -23,7 +23,14 @@ let own: Context;
 beforeAll(async () => {
   rpc = startRecordedRpc([], { blockHeight: HEIGHT });
   t = await testServer({ SOLANA_RPC_URL: rpc.url, SPOOL_SEAL_MS: "600000" });
-  own = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL, TXRAY_LOG_LEVEL: "silent", SOLANA_RPC_URL: rpc.url }));
+  own = await createContext(
+    loadConfig({
+      TXRAY_DATA_DIR: t.ctx.config.dataDir,
+      TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL,
+      TXRAY_LOG_LEVEL: "silent",
+      SOLANA_RPC_URL: rpc.url,
+    }),
+  );
 });
 afterAll(async () => {
   own.close();
@@ -31,8 +38,10 @@ afterAll(async () => {
   rpc.stop();
 });
 
-const committedBatches = () => own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches WHERE committed = 1").get()!.n;
-const runsStarted = () => own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM job_runs WHERE job = 'resolve'").get()!.n;
+const committedBatches = () =>
+  own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches WHERE committed = 1").get()!.n;
+const runsStarted = () =>
+  own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM job_runs WHERE job = 'resolve'").get()!.n;
 
 test("a run on the thread goes on while the calling thread is busy, and reports to the caller's run record", async () => {
   expect(own.ownEffects).toBe(true);
@@ -51,7 +60,11 @@ test("a run on the thread goes on while the calling thread is busy, and reports 
     const done = await outcome;
     expect(done.ok).toBe(true);
     expect((done.details as { resolved: Record<string, number> }).resolved.preflight).toBe(2);
-    const recorded = own.control.query<{ ok: number; details: string }, []>("SELECT ok, details FROM job_runs WHERE job = 'resolve' ORDER BY id DESC LIMIT 1").get()!;
+    const recorded = own.control
+      .query<{ ok: number; details: string }, []>(
+        "SELECT ok, details FROM job_runs WHERE job = 'resolve' ORDER BY id DESC LIMIT 1",
+      )
+      .get()!;
     expect(recorded.ok).toBe(1);
     expect(JSON.parse(recorded.details).resolved.preflight).toBe(2);
   } finally {
@@ -62,7 +75,10 @@ test("a run on the thread goes on while the calling thread is busy, and reports 
 test("a thread closed and started again goes on from the checkpoint: open attempts stay open, nothing is resolved twice", async () => {
   const job = onThread(resolveJob);
   try {
-    const sends = [makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }), makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 })];
+    const sends = [
+      makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }),
+      makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }),
+    ];
     await ingestAndFlush(t, [...sends, makePreflightEnvelope()]);
     const first = await runJob(own, job);
     expect(first.ok).toBe(true);
@@ -70,14 +86,25 @@ test("a thread closed and started again goes on from the checkpoint: open attemp
     await job.close();
     const again = await runJob(own, job); // a new thread: its memory is rebuilt
     expect(again.ok).toBe(true);
-    expect(again.details).toMatchObject({ intake: { attempts: 0 }, resolved: { preflight: 0, landed: 0, dropped: 0, failed_onchain: 0 }, stillPending: 2 });
+    expect(again.details).toMatchObject({
+      intake: { attempts: 0 },
+      resolved: { preflight: 0, landed: 0, dropped: 0, failed_onchain: 0 },
+      stillPending: 2,
+    });
   } finally {
     await job.close();
   }
 }, 60_000);
 
 test("a run that fails on the thread is a failed run with its error; a shutdown's abort ends it as stopped", async () => {
-  const down = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL, TXRAY_LOG_LEVEL: "silent", SOLANA_RPC_URL: "http://127.0.0.1:9" }));
+  const down = await createContext(
+    loadConfig({
+      TXRAY_DATA_DIR: t.ctx.config.dataDir,
+      TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL,
+      TXRAY_LOG_LEVEL: "silent",
+      SOLANA_RPC_URL: "http://127.0.0.1:9",
+    }),
+  );
   const job = onThread(resolveJob);
   try {
     await ingestAndFlush(t, [makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 })]);
@@ -106,4 +133,3 @@ test("a thread that ends without an error fails its run instead of leaving it wa
     await job.close();
   }
 }, 60_000);
-

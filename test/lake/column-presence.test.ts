@@ -17,9 +17,13 @@ beforeAll(async () => {
   duck = await openDuck();
   const rows = "SELECT i AS attempt_id FROM range(100) t(i)";
   await duck.run(`COPY (${rows}) TO '${part("without")}' (FORMAT parquet)`);
-  await duck.run(`COPY (SELECT *, (attempt_id % 7)::USMALLINT AS payer_bucket FROM (${rows})) TO '${part("complete")}' (FORMAT parquet, ROW_GROUP_SIZE 16)`);
+  await duck.run(
+    `COPY (SELECT *, (attempt_id % 7)::USMALLINT AS payer_bucket FROM (${rows})) TO '${part("complete")}' (FORMAT parquet, ROW_GROUP_SIZE 16)`,
+  );
   // Null in one row of one row group among several: the part is not complete.
-  await duck.run(`COPY (SELECT *, CASE WHEN attempt_id = 90 THEN NULL ELSE 1 END::USMALLINT AS payer_bucket FROM (${rows})) TO '${part("one-null")}' (FORMAT parquet, ROW_GROUP_SIZE 16)`);
+  await duck.run(
+    `COPY (SELECT *, CASE WHEN attempt_id = 90 THEN NULL ELSE 1 END::USMALLINT AS payer_bucket FROM (${rows})) TO '${part("one-null")}' (FORMAT parquet, ROW_GROUP_SIZE 16)`,
+  );
 });
 
 afterAll(() => {
@@ -31,7 +35,9 @@ test("only the parts where the column has a value in every row count as complete
   const files = ["without", "complete", "one-null"].map(part);
   expect(await filesWithCompleteColumn(duck, files, "payer_bucket")).toEqual(new Set([part("complete")]));
   // Asked again (remembered by name) and for a subset: the same answers.
-  expect(await filesWithCompleteColumn(duck, [part("one-null"), part("complete")], "payer_bucket")).toEqual(new Set([part("complete")]));
+  expect(await filesWithCompleteColumn(duck, [part("one-null"), part("complete")], "payer_bucket")).toEqual(
+    new Set([part("complete")]),
+  );
   expect(await filesWithCompleteColumn(duck, [part("without")], "payer_bucket")).toEqual(new Set());
   // Another column of the same parts is asked about on its own.
   expect(await filesWithCompleteColumn(duck, files, "attempt_id")).toEqual(new Set(files));

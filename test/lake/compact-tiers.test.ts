@@ -34,7 +34,10 @@ async function flushParts(server: TestServer, count: number): Promise<string> {
   return join(program, readdirSync(program)[0]);
 }
 
-const parts = (dir: string) => readdirSync(dir).filter((name) => name.endsWith(".parquet")).sort();
+const parts = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".parquet"))
+    .sort();
 const bytes = (dir: string, name: string) => statSync(join(dir, name)).size;
 
 /** A first compacted part, and a tier base between a flush part's size and its (so they are of different tiers). */
@@ -70,7 +73,9 @@ test("a day's compacted part is left as it is while new small parts merge into p
   expect(parts(dir)).not.toContain(first);
   expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 3200, d: 3200 });
   // Still in payer order (wallet pages skip row groups by their payer range).
-  const payers = (await t.ctx.duck.all<{ payer: string }>(`SELECT payer FROM read_parquet('${join(dir, parts(dir)[0])}')`)).map((r) => r.payer);
+  const payers = (
+    await t.ctx.duck.all<{ payer: string }>(`SELECT payer FROM read_parquet('${join(dir, parts(dir)[0])}')`)
+  ).map((r) => r.payer);
   expect(payers).toEqual([...payers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
 });
 
@@ -86,7 +91,10 @@ test("two tiers of one partition merged in one pass are swapped in once (a reade
   expect(parts(dir).length).toBe(8);
   const lines: string[] = [];
   const logger = createLogger("debug", (line) => lines.push(line));
-  expect(await compactLake({ ...t.ctx, logger }, { minParts: 4, tierBaseBytes })).toEqual({ partitions: 1, partsMerged: 8 });
+  expect(await compactLake({ ...t.ctx, logger }, { minParts: 4, tierBaseBytes })).toEqual({
+    partitions: 1,
+    partsMerged: 8,
+  });
   expect(parts(dir).length).toBe(2);
   expect(lines.filter((line) => line.includes('"compacted partition"')).length).toBe(1);
   expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 4000, d: 4000 });
@@ -102,13 +110,22 @@ test("fewer small parts than a tier needs are left alone while their day goes on
   // An hour after the day ended, all of them become one part.
   const day = /day=(\d{4}-\d{2}-\d{2})$/.exec(dir)![1];
   const dayOver = Date.parse(`${day}T00:00:00Z`) + 86_400_000 + 3_600_000;
-  expect(await compactLake(t.ctx, { minParts: 4, tierBaseBytes, now: dayOver - 1 })).toEqual({ partitions: 0, partsMerged: 0 });
-  expect(await compactLake(t.ctx, { minParts: 4, tierBaseBytes, now: dayOver })).toEqual({ partitions: 1, partsMerged: 4 });
+  expect(await compactLake(t.ctx, { minParts: 4, tierBaseBytes, now: dayOver - 1 })).toEqual({
+    partitions: 0,
+    partsMerged: 0,
+  });
+  expect(await compactLake(t.ctx, { minParts: 4, tierBaseBytes, now: dayOver })).toEqual({
+    partitions: 1,
+    partsMerged: 4,
+  });
   expect(parts(dir).length).toBe(1);
   expect(parts(dir)).not.toContain(first);
   expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 1400, d: 1400 });
   // A settled day of one part is left as it is.
-  expect(await compactLake(t.ctx, { minParts: 4, tierBaseBytes, now: dayOver })).toEqual({ partitions: 0, partsMerged: 0 });
+  expect(await compactLake(t.ctx, { minParts: 4, tierBaseBytes, now: dayOver })).toEqual({
+    partitions: 0,
+    partsMerged: 0,
+  });
 });
 
 test("one merge reads at most twice the small-part size: a settled day's parts become several bounded parts", async () => {
@@ -120,7 +137,10 @@ test("one merge reads at most twice the small-part size: a settled day's parts b
   const smallPartBytes = Math.ceil(1.6 * Math.max(...sizes));
   const day = /day=(\d{4}-\d{2}-\d{2})$/.exec(dir)![1];
   const dayOver = Date.parse(`${day}T00:00:00Z`) + 86_400_000 + 3_600_000;
-  expect(await compactLake(t.ctx, { minParts: 4, smallPartBytes, now: dayOver })).toEqual({ partitions: 1, partsMerged: 6 });
+  expect(await compactLake(t.ctx, { minParts: 4, smallPartBytes, now: dayOver })).toEqual({
+    partitions: 1,
+    partsMerged: 6,
+  });
   expect(parts(dir).length).toBe(2);
   expect((await lakeRows(t.ctx, "count(*) AS n, count(DISTINCT attempt_id) AS d"))[0]).toEqual({ n: 1200, d: 1200 });
 });
@@ -137,7 +157,11 @@ test("a shutdown while the swaps wait for a tables build stops the run: nothing 
   });
   await isTaken;
   const shutdown = new AbortController();
-  const compaction = compactLake(t.ctx, { minParts: 4, signal: shutdown.signal, swapsWaitFor: { lease: "job:tables", waitMs: 60_000 } });
+  const compaction = compactLake(t.ctx, {
+    minParts: 4,
+    signal: shutdown.signal,
+    swapsWaitFor: { lease: "job:tables", waitMs: 60_000 },
+  });
   const staging = () => readdirSync(t!.ctx.paths.staging).filter((name) => name.startsWith("compact-"));
   for (let waited = 0; staging().length === 0 && waited < 20_000; waited += 10) await Bun.sleep(10);
   expect(staging().length).toBe(1);

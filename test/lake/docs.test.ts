@@ -15,7 +15,7 @@ for (const [name, dataset] of Object.entries(DATASETS)) {
   test(`documents every ${name} column with its type`, () => {
     const section = docs.split(`\n## ${name}\n`)[1]?.split("\n## ")[0];
     expect(section).toBeDefined();
-    const rows = [...section!.matchAll(/^\| ([a-z_]+) \| ([A-Z\[\]]+) \|/gm)].map((m) => [m[1], m[2]]);
+    const rows = [...section!.matchAll(/^\| ([a-z_]+) \| ([A-Z[\]]+) \|/gm)].map((m) => [m[1], m[2]]);
     expect(rows).toEqual(dataset.columns.map((c) => [c.name, c.type]));
   });
 }

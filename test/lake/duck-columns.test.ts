@@ -9,7 +9,13 @@ import { openDuck } from "../../src/lake/duckdb";
 test("values come back as plain JavaScript, by column, every row", async () => {
   const duck = await openDuck();
   try {
-    const c = await duck.columns<{ id: number[]; name: (string | null)[]; flag: (boolean | null)[]; logs: (string[] | null)[]; 'odd "name"': number[] }>(
+    const c = await duck.columns<{
+      id: number[];
+      name: (string | null)[];
+      flag: (boolean | null)[];
+      logs: (string[] | null)[];
+      'odd "name"': number[];
+    }>(
       `SELECT i::BIGINT AS id, CASE WHEN i % 2 = 0 THEN 'a"b\\n' || i ELSE NULL END AS name, i % 3 = 0 AS flag,
          CASE WHEN i = 1 THEN ['x', 'y'] ELSE NULL END AS logs, 1795598325192 + i AS "odd ""name"""
        FROM range(5000) t(i) ORDER BY i`,
@@ -33,7 +39,9 @@ test("a read larger than the memory ceiling completes", async () => {
   const duck = await openDuck(":memory:", { memory_limit: "48MB", threads: "2" });
   try {
     // ~1.5M rows of ~100 bytes: 150 MB of rows, three times the ceiling.
-    const c = await duck.columns<{ n: number[]; s: string[] }>("SELECT range AS n, repeat('x', 90) || range AS s FROM range(1500000)");
+    const c = await duck.columns<{ n: number[]; s: string[] }>(
+      "SELECT range AS n, repeat('x', 90) || range AS s FROM range(1500000)",
+    );
     expect(c.n.length).toBe(1_500_000);
     expect(new Set(c.s.map((s) => s.length)).size).toBeGreaterThan(1);
   } finally {

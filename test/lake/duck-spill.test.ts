@@ -20,14 +20,19 @@ test("each instance its own spill directory under the ceiling; dead processes' d
     expect(jobs.temp_directory).not.toBe(tables.temp_directory);
     expect(jobs.temp_directory.startsWith(ctx.paths.duckTemp)).toBe(true);
     // The jobs instance really runs under it: a sort of more than 64 MB completes by spilling.
-    const [row] = await ctx.duck.all<{ n: number }>("SELECT count(*) AS n FROM (SELECT md5(range::VARCHAR) AS s FROM range(2000000) ORDER BY s)");
+    const [row] = await ctx.duck.all<{ n: number }>(
+      "SELECT count(*) AS n FROM (SELECT md5(range::VARCHAR) AS s FROM range(2000000) ORDER BY s)",
+    );
     expect(row.n).toBe(2_000_000);
 
     const dead = join(ctx.paths.duckTemp, `${hostname()}-2147483646-jobs`); // no such process here
     const live = join(ctx.paths.duckTemp, `${hostname()}-${process.pid}-reader-3`);
     const elsewhere = join(ctx.paths.duckTemp, "another-host-2147483646-jobs"); // a shared data directory
     for (const dir of [dead, live, elsewhere]) mkdirSync(dir, { recursive: true });
-    const again = await createContext(loadConfig({ TXRAY_DATA_DIR: ctx.paths.root, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }), { logger: silentLogger });
+    const again = await createContext(
+      loadConfig({ TXRAY_DATA_DIR: ctx.paths.root, TXRAY_LOG_LEVEL: "silent", TXRAY_SCHEDULER: "off" }),
+      { logger: silentLogger },
+    );
     again.close();
     expect(existsSync(dead)).toBe(false);
     expect(existsSync(live)).toBe(true);

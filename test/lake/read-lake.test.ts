@@ -12,7 +12,9 @@ test("a part that vanished between listing and reading is read again; other erro
   const dir = mkdtempSync(join(tmpdir(), "txray-readlake-"));
   try {
     await duck.run(`COPY (SELECT 1 AS n) TO ${sqlString(join(dir, "a.parquet"))} (FORMAT parquet)`);
-    const missing = new Error(`IO Error: Cannot open file "${join(dir, "part-node1-1795475443544-91f2b8-0.parquet")}": No such file or directory`);
+    const missing = new Error(
+      `IO Error: Cannot open file "${join(dir, "part-node1-1795475443544-91f2b8-0.parquet")}": No such file or directory`,
+    );
     let calls = 0;
     const racing = {
       all: async <T>(sql: string): Promise<T[]> => {
@@ -21,10 +23,17 @@ test("a part that vanished between listing and reading is read again; other erro
         return duck.all<T>(sql);
       },
     };
-    expect(await readLake(racing, `SELECT n FROM read_parquet(${sqlString(join(dir, "*.parquet"))})`)).toEqual([{ n: 1 }]);
+    expect(await readLake(racing, `SELECT n FROM read_parquet(${sqlString(join(dir, "*.parquet"))})`)).toEqual([
+      { n: 1 },
+    ]);
     expect(calls).toBe(2);
     let syntaxCalls = 0;
-    const broken = { all: async <T>(): Promise<T[]> => { syntaxCalls++; throw new Error("Parser Error: syntax error"); } };
+    const broken = {
+      all: async <T>(): Promise<T[]> => {
+        syntaxCalls++;
+        throw new Error("Parser Error: syntax error");
+      },
+    };
     await expect(readLake(broken, "SELEC")).rejects.toThrow("Parser Error");
     expect(syntaxCalls).toBe(1);
   } finally {

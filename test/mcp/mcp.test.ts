@@ -8,7 +8,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { QUESTIONS } from "../../src/contract/questions";
-import { makeAnswersWorld, randomAddress, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
+import {
+  makeAnswersWorld,
+  randomAddress,
+  serveWorld,
+  type AnswersWorld,
+  type WorldServer,
+} from "../helpers/answers-world";
 
 let world: AnswersWorld;
 let server: WorldServer;
@@ -61,10 +67,18 @@ function cases() {
     { tool: "baseline", args: { program }, path: `/v1/baseline/${program}` },
     { tool: "baseline", args: { program, window: "30d" }, path: `/v1/baseline/${program}?window=30d` },
     { tool: "release_diff", args: { program, window: "30d" }, path: `/v1/release-diff/${program}?window=30d` },
-    { tool: "top_issues", args: { program, window: "30d", limit: 5 }, path: `/v1/top-issues/${program}?window=30d&limit=5` },
+    {
+      tool: "top_issues",
+      args: { program, window: "30d", limit: 5 },
+      path: `/v1/top-issues/${program}?window=30d&limit=5`,
+    },
     { tool: "top_issues", args: { program, segment: "bot" }, path: `/v1/top-issues/${program}?segment=bot` },
     { tool: "cu_headroom", args: { program, window: "1d" }, path: `/v1/cu-headroom/${program}?window=1d` },
-    { tool: "wallet_history", args: { program, wallet, window: "30d", limit: 3 }, path: `/v1/wallet/${program}/${wallet}?window=30d&limit=3` },
+    {
+      tool: "wallet_history",
+      args: { program, wallet, window: "30d", limit: 3 },
+      path: `/v1/wallet/${program}/${wallet}?window=30d&limit=3`,
+    },
     { tool: "provider_report", args: { program }, path: `/v1/provider-report/${program}` },
     { tool: "status", args: {}, path: `/v1/status` },
   ];
@@ -76,7 +90,19 @@ describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
   test("lists every tool with descriptions and input/output schemas", async () => {
     const { tools } = await client().listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["why", "diagnose_drop", "baseline", "release_diff", "top_issues", "cu_headroom", "wallet_history", "provider_report", "status"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "why",
+        "diagnose_drop",
+        "baseline",
+        "release_diff",
+        "top_issues",
+        "cu_headroom",
+        "wallet_history",
+        "provider_report",
+        "status",
+      ]),
+    );
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(80);
       expect(tool.outputSchema?.type).toBe("object");
@@ -95,7 +121,8 @@ describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
       const result = await client().callTool({ name: tool, arguments: args });
       expect({ tool, isError: result.isError ?? false }).toEqual({ tool, isError: false });
       // Status measures disk use per process (cached 30 s): over stdio the tool runs in another process.
-      const sameAnswer = (body: any) => (tool === "status" && body?.disk ? { ...body, disk: { ...body.disk, measuredAt: 0 } } : body);
+      const sameAnswer = (body: any) =>
+        tool === "status" && body?.disk ? { ...body, disk: { ...body.disk, measuredAt: 0 } } : body;
       expect(sameAnswer(result.structuredContent)).toEqual(sameAnswer(route.body));
       const text = (result.content as { type: string; text: string }[])[0];
       expect(text.type).toBe("text");
@@ -117,13 +144,43 @@ describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
       { tool: "why", args: { sig: "not-a-signature" }, path: "/v1/why/not-a-signature", code: "bad_request" },
       { tool: "why", args: { sig: sigs.unknown }, path: `/v1/why/${sigs.unknown}`, code: "not_found" },
       { tool: "why", args: { sig: sigs.pending }, path: `/v1/why/${sigs.pending}`, code: "pending" },
-      { tool: "diagnose_drop", args: { sig: sigs.pending }, path: `/v1/diagnose-drop/${sigs.pending}`, code: "pending" },
-      { tool: "baseline", args: { program, window: "2d" }, path: `/v1/baseline/${program}?window=2d`, code: "bad_request" },
+      {
+        tool: "diagnose_drop",
+        args: { sig: sigs.pending },
+        path: `/v1/diagnose-drop/${sigs.pending}`,
+        code: "pending",
+      },
+      {
+        tool: "baseline",
+        args: { program, window: "2d" },
+        path: `/v1/baseline/${program}?window=2d`,
+        code: "bad_request",
+      },
       { tool: "baseline", args: { program: randomAddress() }, path: null, code: "not_found" },
-      { tool: "top_issues", args: { program, limit: 0 }, path: `/v1/top-issues/${program}?limit=0`, code: "bad_request" },
-      { tool: "wallet_history", args: { program, wallet: world.wallet, cursor: "garbage" }, path: `/v1/wallet/${program}/${world.wallet}?cursor=garbage`, code: "bad_request" },
-      { tool: "release_diff", args: { program, deploy: 12345 }, path: `/v1/release-diff/${program}?deploy=12345`, code: "not_found" },
-      { tool: "baseline", args: { program, scope: "account" }, path: `/v1/baseline/${program}?scope=account`, code: "unauthorized" },
+      {
+        tool: "top_issues",
+        args: { program, limit: 0 },
+        path: `/v1/top-issues/${program}?limit=0`,
+        code: "bad_request",
+      },
+      {
+        tool: "wallet_history",
+        args: { program, wallet: world.wallet, cursor: "garbage" },
+        path: `/v1/wallet/${program}/${world.wallet}?cursor=garbage`,
+        code: "bad_request",
+      },
+      {
+        tool: "release_diff",
+        args: { program, deploy: 12345 },
+        path: `/v1/release-diff/${program}?deploy=12345`,
+        code: "not_found",
+      },
+      {
+        tool: "baseline",
+        args: { program, scope: "account" },
+        path: `/v1/baseline/${program}?scope=account`,
+        code: "unauthorized",
+      },
       { tool: "baseline", args: {}, path: null, code: "bad_request" },
     ];
     for (const { tool, args, path, code } of errorCases) {
@@ -148,14 +205,23 @@ describe("MCP over HTTP with a key", () => {
     const scopedA = await httpClient({ authorization: `Bearer ${world.keys.a}` });
     const scopedB = await httpClient({ "x-api-key": world.keys.b });
     try {
-      for (const [client, key] of [[scopedA, world.keys.a], [scopedB, world.keys.b]] as const) {
-        const result = await client.callTool({ name: "baseline", arguments: { program, window: "30d", scope: "account" } });
+      for (const [client, key] of [
+        [scopedA, world.keys.a],
+        [scopedB, world.keys.b],
+      ] as const) {
+        const result = await client.callTool({
+          name: "baseline",
+          arguments: { program, window: "30d", scope: "account" },
+        });
         const route = await server.get(`/v1/baseline/${program}?window=30d&scope=account`, { "x-api-key": key });
         expect(result.structuredContent).toEqual(route.body);
       }
-      const a = (await scopedA.callTool({ name: "baseline", arguments: { program, window: "30d", scope: "account" } })).structuredContent as any;
-      const b = (await scopedB.callTool({ name: "baseline", arguments: { program, window: "30d", scope: "account" } })).structuredContent as any;
-      const all = (await scopedA.callTool({ name: "baseline", arguments: { program, window: "30d" } })).structuredContent as any;
+      const a = (await scopedA.callTool({ name: "baseline", arguments: { program, window: "30d", scope: "account" } }))
+        .structuredContent as any;
+      const b = (await scopedB.callTool({ name: "baseline", arguments: { program, window: "30d", scope: "account" } }))
+        .structuredContent as any;
+      const all = (await scopedA.callTool({ name: "baseline", arguments: { program, window: "30d" } }))
+        .structuredContent as any;
       expect(a.rates.attempts).not.toBe(b.rates.attempts);
       expect(a.rates.attempts + b.rates.attempts).toBe(all.rates.attempts);
     } finally {
@@ -167,7 +233,11 @@ describe("MCP over HTTP with a key", () => {
   test("an invalid key is refused with 401; GET has no stream (405)", async () => {
     const bad = await fetch(`${server.url}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer txr_read_" + "x".repeat(32) },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer txr_read_${"x".repeat(32)}`,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(bad.status).toBe(401);

@@ -5,7 +5,18 @@
 // is counted in /v1/status (once, though it hard-links lake parts) and removed by the next backup or
 // the retention job, never while a backup runs.
 import { expect, test } from "bun:test";
-import { appendFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { withLease } from "../../src/control";
@@ -24,12 +35,19 @@ async function source(): Promise<{ t: TestServer; env: Record<string, string> }>
   const t = await testServer({ SPOOL_SEAL_MS: "600000" });
   defer(() => t.stop());
   const key = t.key("acme");
-  expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 30 }, () => makeEnvelope()) })).status).toBe(202);
+  expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 30 }, () => makeEnvelope()) })).status).toBe(
+    202,
+  );
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
-  expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 10 }, () => makeEnvelope()) })).status).toBe(202);
+  expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 10 }, () => makeEnvelope()) })).status).toBe(
+    202,
+  );
   await t.server.spool!.seal();
-  return { t, env: { TXRAY_DATA_DIR: t.ctx.paths.root, TXRAY_SNAPSHOTS_DIR: join(t.ctx.paths.root, "..", "no-snapshots") } };
+  return {
+    t,
+    env: { TXRAY_DATA_DIR: t.ctx.paths.root, TXRAY_SNAPSHOTS_DIR: join(t.ctx.paths.root, "..", "no-snapshots") },
+  };
 }
 
 async function takeBackup(env: Record<string, string>): Promise<string> {
@@ -40,7 +58,8 @@ async function takeBackup(env: Record<string, string>): Promise<string> {
   return dir;
 }
 
-const manifestFiles = (backup: string) => (JSON.parse(readFileSync(join(backup, "backup.json"), "utf8")).files as { path: string }[]).map((file) => file.path);
+const manifestFiles = (backup: string) =>
+  (JSON.parse(readFileSync(join(backup, "backup.json"), "utf8")).files as { path: string }[]).map((file) => file.path);
 
 test("verify names each bad file and exits 1; restore refuses the backup and writes nothing", async () => {
   const { env } = await source();
@@ -55,12 +74,35 @@ test("verify names each bad file and exits 1; restore refuses the backup and wri
   const frames = manifestFiles(good).find((path) => path.endsWith(".frames"))!;
   const damages: [string, (dir: string) => void, string][] = [
     ["a byte changed in a lake part", (dir) => flipByte(join(dir, part)), `${part}: SHA-256 differs from the manifest`],
-    ["a byte changed in a spool segment", (dir) => flipByte(join(dir, segment)), `${segment}: SHA-256 differs from the manifest`],
-    ["a truncated checksum sidecar", (dir) => writeFileSync(join(dir, frames), readFileSync(join(dir, frames)).subarray(0, 7)), `${frames}: 7 bytes, the manifest says`],
+    [
+      "a byte changed in a spool segment",
+      (dir) => flipByte(join(dir, segment)),
+      `${segment}: SHA-256 differs from the manifest`,
+    ],
+    [
+      "a truncated checksum sidecar",
+      (dir) => writeFileSync(join(dir, frames), readFileSync(join(dir, frames)).subarray(0, 7)),
+      `${frames}: 7 bytes, the manifest says`,
+    ],
     ["a missing control database", (dir) => rmSync(join(dir, "data/control.sqlite")), "data/control.sqlite: missing"],
-    ["a file the manifest does not list", (dir) => writeFileSync(join(dir, "data/lake/extra.parquet"), "x"), "data/lake/extra.parquet: not in the manifest"],
-    ["no backup.json (an interrupted backup)", (dir) => { rmSync(join(dir, "backup.json")); writeFileSync(join(dir, "backup.incomplete"), "{}"); }, "backup.json: missing: the backup was interrupted"],
-    ["a format 1 manifest", (dir) => writeFileSync(join(dir, "backup.json"), JSON.stringify({ format: 1 })), "backup.json: format 1 (written before backups kept checksums)"],
+    [
+      "a file the manifest does not list",
+      (dir) => writeFileSync(join(dir, "data/lake/extra.parquet"), "x"),
+      "data/lake/extra.parquet: not in the manifest",
+    ],
+    [
+      "no backup.json (an interrupted backup)",
+      (dir) => {
+        rmSync(join(dir, "backup.json"));
+        writeFileSync(join(dir, "backup.incomplete"), "{}");
+      },
+      "backup.json: missing: the backup was interrupted",
+    ],
+    [
+      "a format 1 manifest",
+      (dir) => writeFileSync(join(dir, "backup.json"), JSON.stringify({ format: 1 })),
+      "backup.json: format 1 (written before backups kept checksums)",
+    ],
   ];
   for (const [what, damage, named] of damages) {
     const bad = join(tempDir("txray-bad-"), "backup");
@@ -82,14 +124,18 @@ test("verify names each bad file and exits 1; restore refuses the backup and wri
 
 test("verify reads every Parquet footer: a part already damaged in the lake is named though its checksum matches", async () => {
   const { t, env } = await source();
-  const partition = readdirSync(t.ctx.paths.dataset("envelopes"), { recursive: true }).map(String).find((name) => name.endsWith(".parquet"))!;
+  const partition = readdirSync(t.ctx.paths.dataset("envelopes"), { recursive: true })
+    .map(String)
+    .find((name) => name.endsWith(".parquet"))!;
   const broken = join(t.ctx.paths.dataset("envelopes"), dirname(partition), "part-broken-0.parquet");
   writeFileSync(broken, "PAR1 this is not a parquet file PAR1");
   const backup = await takeBackup(env);
   const result = await cli(["backup", "verify", backup]);
   expect(result.code).toBe(1);
   const named = `data/lake/envelopes/${dirname(partition)}/part-broken-0.parquet`;
-  expect(JSON.parse(result.stdout).problems).toEqual([{ file: named, problem: expect.stringMatching(/^Parquet footer unreadable: /) }]);
+  expect(JSON.parse(result.stdout).problems).toEqual([
+    { file: named, problem: expect.stringMatching(/^Parquet footer unreadable: /) },
+  ]);
   expect(result.stderr).toContain(`txray: ${named}: Parquet footer unreadable`);
 });
 
@@ -119,14 +165,32 @@ test("restore: into an absent or an empty directory, never into a non-empty one 
   const restored = await cli(["restore", backup, join(parent, "empty")]);
   expect(restored.code).toBe(0);
   expect(restored.stderr).toContain("snapshots were not restored");
-  expect(JSON.parse(restored.stdout)).toMatchObject({ dataDir: join(parent, "empty"), snapshotsDir: null, snapshotsSkipped: true, spoolSegments: 1 });
+  expect(JSON.parse(restored.stdout)).toMatchObject({
+    dataDir: join(parent, "empty"),
+    snapshotsDir: null,
+    snapshotsSkipped: true,
+    spoolSegments: 1,
+  });
   const dataFiles = manifestFiles(backup).filter((path) => path.startsWith("data/"));
-  expect(listing(join(parent, "empty")).filter((entry) => !entry.endsWith(":dir")).map((entry) => `data/${entry.split(":")[0]}`).sort()).toEqual(dataFiles.sort());
+  expect(
+    listing(join(parent, "empty"))
+      .filter((entry) => !entry.endsWith(":dir"))
+      .map((entry) => `data/${entry.split(":")[0]}`)
+      .sort(),
+  ).toEqual(dataFiles.sort());
 
   // An absent directory, with the snapshots: every file of the backup.
-  const withSnapshots = await cli(["restore", backup, join(parent, "deep", "data"), "--snapshots", join(parent, "deep", "snapshots")]);
+  const withSnapshots = await cli([
+    "restore",
+    backup,
+    join(parent, "deep", "data"),
+    "--snapshots",
+    join(parent, "deep", "snapshots"),
+  ]);
   expect(withSnapshots.code).toBe(0);
-  expect(readFileSync(join(parent, "deep", "snapshots", "landing-score", "latest.json"), "utf8")).toBe('{"sample":true}\n');
+  expect(readFileSync(join(parent, "deep", "snapshots", "landing-score", "latest.json"), "utf8")).toBe(
+    '{"sample":true}\n',
+  );
   expect(readdirSync(join(parent, "deep")).sort()).toEqual(["data", "snapshots"]);
   expect(readdirSync(parent).filter((name) => name.includes(".restore-"))).toEqual([]);
 });
@@ -135,7 +199,9 @@ test("a dead backup's staging is counted in /v1/status and removed by the retent
   const { t } = await source();
   // What a backup killed after staging leaves: hard links of lake parts and its own control snapshot.
   const stage = join(t.ctx.paths.staging, `backup-${Bun.randomUUIDv7()}`);
-  const part = readdirSync(t.ctx.paths.lake, { recursive: true }).map(String).find((name) => name.endsWith(".parquet"))!;
+  const part = readdirSync(t.ctx.paths.lake, { recursive: true })
+    .map(String)
+    .find((name) => name.endsWith(".parquet"))!;
   mkdirSync(join(stage, "lake"), { recursive: true });
   cpSync(join(t.ctx.paths.lake, part), join(stage, "lake", "pinned.parquet"));
   const pinned = statSync(join(stage, "lake", "pinned.parquet")).size;

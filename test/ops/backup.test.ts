@@ -25,8 +25,15 @@ const { defer, tempDir } = scratch();
 
 async function instance(dataDir: string, env: Record<string, string> = {}, clock?: () => number) {
   const config = loadConfig({
-    TXRAY_DATA_DIR: dataDir, TXRAY_SNAPSHOTS_DIR: join(dataDir, "..", "snapshots"), TXRAY_SCHEDULER: "off", TXRAY_LOG_LEVEL: "silent",
-    API_HOST: "127.0.0.1", API_PORT: "0", INGEST_WORKERS: "0", PUBLIC_RATE_PER_MINUTE: "1000000", ...env,
+    TXRAY_DATA_DIR: dataDir,
+    TXRAY_SNAPSHOTS_DIR: join(dataDir, "..", "snapshots"),
+    TXRAY_SCHEDULER: "off",
+    TXRAY_LOG_LEVEL: "silent",
+    API_HOST: "127.0.0.1",
+    API_PORT: "0",
+    INGEST_WORKERS: "0",
+    PUBLIC_RATE_PER_MINUTE: "1000000",
+    ...env,
   });
   const ctx: Context = await createContext(config, { logger: silentLogger, clock });
   const server: RunningServer = await startServer(ctx, { port: 0, hostname: "127.0.0.1" });
@@ -49,7 +56,11 @@ async function answer(server: RunningServer, path: string, key?: string) {
 }
 
 async function ingest(server: RunningServer, key: string, envelopes: unknown[]) {
-  const response = await fetch(`${server.url}/v1/ingest`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ envelopes }) });
+  const response = await fetch(`${server.url}/v1/ingest`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({ envelopes }),
+  });
   return response.status;
 }
 
@@ -63,7 +74,9 @@ async function restore(backupDir: string): Promise<string> {
 }
 
 const lakeRows = (ctx: Context) =>
-  ctx.duck.all<{ attempt_id: string; sig: string | null; spool_segment: string }>(`SELECT attempt_id, sig, spool_segment FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}')`);
+  ctx.duck.all<{ attempt_id: string; sig: string | null; spool_segment: string }>(
+    `SELECT attempt_id, sig, spool_segment FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}')`,
+  );
 
 test("a restored backup answers every route exactly as the instance did", async () => {
   const root = tempDir("txray-source-");
@@ -73,10 +86,23 @@ test("a restored backup answers every route exactly as the instance did", async 
   const a = createAccountKey(source.ctx.control, "bk-a", "live", END_MS);
   const b = createAccountKey(source.ctx.control, "bk-b", "read", END_MS);
   const generated = await generateLake({
-    dataDir, envelopes: 3000, programs: 2, days: 30, seed: 9, endMs: END_MS, accounts: [a.record.accountId, b.record.accountId], control: source.ctx.control, threads: 1,
+    dataDir,
+    envelopes: 3000,
+    programs: 2,
+    days: 30,
+    seed: 9,
+    endMs: END_MS,
+    accounts: [a.record.accountId, b.record.accountId],
+    control: source.ctx.control,
+    threads: 1,
   });
   // Envelopes through the server: some flushed into the lake, some still in the spool.
-  expect(await ingest(source.server, a.key, [makeEnvelope({ program: PROGRAMS.jupiter }), makeEnvelope({ program: PROGRAMS.jupiter })])).toBe(202);
+  expect(
+    await ingest(source.server, a.key, [
+      makeEnvelope({ program: PROGRAMS.jupiter }),
+      makeEnvelope({ program: PROGRAMS.jupiter }),
+    ]),
+  ).toBe(202);
   await source.server.spool!.seal();
   await flushSpool(source.ctx);
   expect(await ingest(source.server, a.key, [makeEnvelope({ program: PROGRAMS.token })])).toBe(202);
@@ -84,9 +110,26 @@ test("a restored backup answers every route exactly as the instance did", async 
   await buildServingTables(source.ctx);
   const sig = randomSignature();
   const dropped: ResolvedEntry = {
-    attemptId: "att-1", accountId: a.record.accountId, program: generated.programs[0], payer: "payer", rpcHash: "h", rpcLabel: "l", sentAt: END_MS - 1000,
-    state: "resolved", at: END_MS - 500, outcome: "dropped", slot: null, blockTime: null, err: null, story: EMPTY_STORY, fingerprint: null,
-    drop: { dropClass: "expired_blockhash", confidence: 0.5, evidence: [{ kind: "blockhash_expired", detail: "expired", value: 1 }] },
+    attemptId: "att-1",
+    accountId: a.record.accountId,
+    program: generated.programs[0],
+    payer: "payer",
+    rpcHash: "h",
+    rpcLabel: "l",
+    sentAt: END_MS - 1000,
+    state: "resolved",
+    at: END_MS - 500,
+    outcome: "dropped",
+    slot: null,
+    blockTime: null,
+    err: null,
+    story: EMPTY_STORY,
+    fingerprint: null,
+    drop: {
+      dropClass: "expired_blockhash",
+      confidence: 0.5,
+      evidence: [{ kind: "blockhash_expired", detail: "expired", value: 1 }],
+    },
   };
   await source.ctx.signatures.append([{ sig, attemptId: "att-1", value: dropped }], () => END_MS - 500);
   const env = { TXRAY_DATA_DIR: dataDir, TXRAY_SNAPSHOTS_DIR: join(root, "snapshots") };
@@ -101,19 +144,38 @@ test("a restored backup answers every route exactly as the instance did", async 
   expect(made.code).toBe(0);
   const manifest = JSON.parse(made.stdout);
   // The generated lake records no spool segments; the two envelopes flushed through the server do.
-  expect(manifest).toMatchObject({ format: 2, envelopes: 2, spoolSegments: 1, quarantinedSegments: 0, idlFiles: 1, snapshots: true });
+  expect(manifest).toMatchObject({
+    format: 2,
+    envelopes: 2,
+    spoolSegments: 1,
+    quarantinedSegments: 0,
+    idlFiles: 1,
+    snapshots: true,
+  });
   expect(manifest.servingVersion).toEqual(expect.any(Number));
   const { files, ...written } = JSON.parse(readFileSync(join(backupDir, "backup.json"), "utf8"));
   expect(written).toEqual(manifest);
   // Every file, with its size and SHA-256; the spool segment with its checksum sidecar.
   expect(existsSync(join(backupDir, "backup.incomplete"))).toBe(false);
-  expect(files.map((file: { path: string }) => file.path)).toEqual([...files.map((file: { path: string }) => file.path)].sort());
+  expect(files.map((file: { path: string }) => file.path)).toEqual(
+    [...files.map((file: { path: string }) => file.path)].sort(),
+  );
   for (const file of files) {
     const bytes = readFileSync(join(backupDir, file.path));
-    expect({ path: file.path, bytes: bytes.length, sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex") }).toEqual(file);
+    expect({
+      path: file.path,
+      bytes: bytes.length,
+      sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex"),
+    }).toEqual(file);
   }
-  const spoolFiles = files.map((file: { path: string }) => file.path).filter((path: string) => path.startsWith("data/spool/"));
-  expect(spoolFiles.filter((path: string) => path.endsWith(".sealed")).map((path: string) => path.replace(/\.sealed$/, ".frames"))).toEqual(spoolFiles.filter((path: string) => path.endsWith(".frames")));
+  const spoolFiles = files
+    .map((file: { path: string }) => file.path)
+    .filter((path: string) => path.startsWith("data/spool/"));
+  expect(
+    spoolFiles
+      .filter((path: string) => path.endsWith(".sealed"))
+      .map((path: string) => path.replace(/\.sealed$/, ".frames")),
+  ).toEqual(spoolFiles.filter((path: string) => path.endsWith(".frames")));
   expect(spoolFiles).toHaveLength(2);
   expect(manifest.bytes).toBe(files.reduce((sum: number, file: { bytes: number }) => sum + file.bytes, 0));
   expect((await cli(["backup", "verify", backupDir], {})).code).toBe(0);
@@ -129,11 +191,25 @@ test("a restored backup answers every route exactly as the instance did", async 
   const paths: [string, string?][] = [];
   for (const p of generated.programs) {
     for (const route of ["baseline", "top-issues", "cu-headroom", "provider-report", "release-diff"]) {
-      paths.push([`/v1/${route}/${p}?window=30d`], [`/v1/${route}/${p}?window=7d&scope=account`, a.key], [`/v1/${route}/${p}?window=30d&scope=account`, b.key]);
+      paths.push(
+        [`/v1/${route}/${p}?window=30d`],
+        [`/v1/${route}/${p}?window=7d&scope=account`, a.key],
+        [`/v1/${route}/${p}?window=30d&scope=account`, b.key],
+      );
     }
   }
-  const payer = (await source.ctx.duck.all<{ payer: string }>(`SELECT payer FROM read_parquet('${source.ctx.paths.datasetGlob("envelopes")}') WHERE program = '${program}' LIMIT 1`))[0].payer;
-  paths.push([`/v1/wallet/${program}/${payer}?window=30d&limit=5`], [`/v1/programs`, a.key], [`/v1/programs`, b.key], [`/v1/why/${sig}`], [`/v1/diagnose-drop/${sig}`]);
+  const payer = (
+    await source.ctx.duck.all<{ payer: string }>(
+      `SELECT payer FROM read_parquet('${source.ctx.paths.datasetGlob("envelopes")}') WHERE program = '${program}' LIMIT 1`,
+    )
+  )[0].payer;
+  paths.push(
+    [`/v1/wallet/${program}/${payer}?window=30d&limit=5`],
+    [`/v1/programs`, a.key],
+    [`/v1/programs`, b.key],
+    [`/v1/why/${sig}`],
+    [`/v1/diagnose-drop/${sig}`],
+  );
   let compared = 0;
   for (const [path, key] of paths) {
     const before = await answer(source.server, path, key);
@@ -146,7 +222,9 @@ test("a restored backup answers every route exactly as the instance did", async 
   const statusAfter = (await answer(restored.server, "/v1/status")).body;
   expect(statusAfter.lake.envelopes).toBe(statusBefore.lake.envelopes);
   expect(statusAfter.jobs).toEqual(statusBefore.jobs);
-  expect((await cli(["keys", "list"], { TXRAY_DATA_DIR: restoredDir })).stdout).toBe((await cli(["keys", "list"], env)).stdout);
+  expect((await cli(["keys", "list"], { TXRAY_DATA_DIR: restoredDir })).stdout).toBe(
+    (await cli(["keys", "list"], env)).stdout,
+  );
 
   // The envelope still in the source's spool is in the copy's spool: flushed, both lakes hold the same attempts.
   await source.server.spool!.seal();
@@ -160,11 +238,22 @@ test("a restored backup answers every route exactly as the instance did", async 
 test("a backup taken under ingest and running jobs holds every envelope acknowledged before it began, once", async () => {
   const root = tempDir("txray-live-");
   const dataDir = join(root, "data");
-  const source = await instance(dataDir, { SPOOL_SEAL_MS: "50", FLUSH_INTERVAL_MS: "40", COMPACT_INTERVAL_MS: "300", TABLES_INTERVAL_MS: "400", RESOLVE_INTERVAL_MS: "100000", DEPLOYS_INTERVAL_MS: "100000" });
+  const source = await instance(dataDir, {
+    SPOOL_SEAL_MS: "50",
+    FLUSH_INTERVAL_MS: "40",
+    COMPACT_INTERVAL_MS: "300",
+    TABLES_INTERVAL_MS: "400",
+    RESOLVE_INTERVAL_MS: "100000",
+    DEPLOYS_INTERVAL_MS: "100000",
+  });
   // The scheduler runs flush, compaction and the tables build throughout.
   const { startScheduler } = await import("../../src/jobs/scheduler");
   const { schedule } = await import("../../src/jobs/registry");
-  const scheduler = startScheduler(source.ctx, schedule(source.ctx.config).filter((s) => ["flush", "compact", "tables"].includes(s.job.name)), { spool: source.server.spool ?? undefined });
+  const scheduler = startScheduler(
+    source.ctx,
+    schedule(source.ctx.config).filter((s) => ["flush", "compact", "tables"].includes(s.job.name)),
+    { spool: source.server.spool ?? undefined },
+  );
   defer(() => scheduler.stop());
   const key = createAccountKey(source.ctx.control, "live-load", "live", Date.now()).key;
 
@@ -174,7 +263,9 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   let stop = false;
   const load = (async () => {
     while (!stop) {
-      const batch = Array.from({ length: 20 }, () => makeEnvelope({ program: acknowledged.length % 2 ? PROGRAMS.jupiter : PROGRAMS.token, sentAt: Date.now() }));
+      const batch = Array.from({ length: 20 }, () =>
+        makeEnvelope({ program: acknowledged.length % 2 ? PROGRAMS.jupiter : PROGRAMS.token, sentAt: Date.now() }),
+      );
       const started = backupStarted;
       if ((await ingest(source.server, key, batch)) === 202) {
         for (const envelope of batch) {
@@ -189,7 +280,10 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   // A batch answered before this line was acknowledged before the backup began.
   const acknowledgedAtStart = new Set(acknowledged);
   const backupDir = join(tempDir("txray-live-backup-"), "b");
-  const made = await cli(["backup", backupDir], { TXRAY_DATA_DIR: dataDir, TXRAY_SNAPSHOTS_DIR: join(root, "snapshots") });
+  const made = await cli(["backup", backupDir], {
+    TXRAY_DATA_DIR: dataDir,
+    TXRAY_SNAPSHOTS_DIR: join(root, "snapshots"),
+  });
   expect(made.code).toBe(0);
   while (acknowledged.length < acknowledgedAtStart.size + 1000) await Bun.sleep(20);
   stop = true;
@@ -202,7 +296,9 @@ test("a backup taken under ingest and running jobs holds every envelope acknowle
   defer(() => restored.close());
   // Before anything runs: the control database counts exactly the parts the copy holds.
   const rows = await lakeRows(restored);
-  const segments = restored.control.query<{ segment: string; rows: number }, []>("SELECT segment, rows FROM lake_segments").all();
+  const segments = restored.control
+    .query<{ segment: string; rows: number }, []>("SELECT segment, rows FROM lake_segments")
+    .all();
   const perSegment = new Map<string, number>();
   for (const row of rows) perSegment.set(row.spool_segment, (perSegment.get(row.spool_segment) ?? 0) + 1);
   expect(Object.fromEntries(perSegment)).toEqual(Object.fromEntries(segments.map((s) => [s.segment, s.rows])));

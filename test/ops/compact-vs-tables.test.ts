@@ -80,6 +80,9 @@ test("merges whose swap waited longer than allowed are given up: nothing swapped
   expect(readdirSync(t.ctx.paths.staging).filter((name) => name.startsWith("compact-"))).toEqual([]);
   await endBuild();
   // The next run merges them.
-  expect(await compactLake(t.ctx, { minParts: 4, swapsWaitFor: { lease: "job:tables", waitMs: 300 } })).toEqual({ partitions: 1, partsMerged: 5 });
+  expect(await compactLake(t.ctx, { minParts: 4, swapsWaitFor: { lease: "job:tables", waitMs: 300 } })).toEqual({
+    partitions: 1,
+    partsMerged: 5,
+  });
   expect(parts().length).toBe(1);
 });

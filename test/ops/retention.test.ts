@@ -34,7 +34,15 @@ async function world(env: Record<string, string> = {}) {
   (ctx as { clock: () => number }).clock = () => END_MS;
   const a = createAccountKey(ctx.control, "ret-a", "read", END_MS);
   const generated = await generateLake({
-    dataDir: ctx.config.dataDir, envelopes: 4000, programs: 2, days: 30, seed: 5, endMs: END_MS, accounts: [a.record.accountId, "acc_other"], control: ctx.control, threads: 1,
+    dataDir: ctx.config.dataDir,
+    envelopes: 4000,
+    programs: 2,
+    days: 30,
+    seed: 5,
+    endMs: END_MS,
+    accounts: [a.record.accountId, "acc_other"],
+    control: ctx.control,
+    threads: 1,
   });
   await buildServingTables(ctx);
   const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
@@ -47,7 +55,14 @@ const days = (ctx: Ctx, dataset: string) => {
   if (!existsSync(root)) return [];
   return readdirSync(root).flatMap((program) => readdirSync(join(root, program)).map((day) => day.slice(4)));
 };
-const lakeCount = async (ctx: Ctx) => Number((await ctx.duck.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}')`))[0].n);
+const lakeCount = async (ctx: Ctx) =>
+  Number(
+    (
+      await ctx.duck.all<{ n: number }>(
+        `SELECT count(*)::BIGINT AS n FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}')`,
+      )
+    )[0].n,
+  );
 const get = async (server: RunningServer, path: string) => {
   const response = await fetch(`${server.url}${path}`);
   return { status: response.status, body: (await response.json()) as any };
@@ -64,9 +79,16 @@ test("removes partitions and control rows older than the period; the answers for
   const hour = (at: number) => Math.floor(at / 3_600_000);
   recordResolutionBatch(ctx.control, "r-hours", [], END_MS);
   commitResolutionBatch(
-    ctx.control, "r-hours",
-    [{ rpcHash: "old", hour: hour(END_MS - 20 * DAY), sends: 1, dropped: 0 }, { rpcHash: "new", hour: hour(END_MS - DAY), sends: 1, dropped: 0 }],
-    [{ fingerprint: "v1:old", hour: hour(END_MS - 20 * DAY), attempts: 1, firstSeen: END_MS - 20 * DAY }, { fingerprint: "v1:new", hour: hour(END_MS - DAY), attempts: 1, firstSeen: END_MS - DAY }],
+    ctx.control,
+    "r-hours",
+    [
+      { rpcHash: "old", hour: hour(END_MS - 20 * DAY), sends: 1, dropped: 0 },
+      { rpcHash: "new", hour: hour(END_MS - DAY), sends: 1, dropped: 0 },
+    ],
+    [
+      { fingerprint: "v1:old", hour: hour(END_MS - 20 * DAY), attempts: 1, firstSeen: END_MS - 20 * DAY },
+      { fingerprint: "v1:new", hour: hour(END_MS - DAY), attempts: 1, firstSeen: END_MS - DAY },
+    ],
   );
   // A stray directory that is not a partition is never touched.
   mkdirSync(join(ctx.paths.dataset("envelopes"), "program=not-a-program", "day=2000-01-01"), { recursive: true });
@@ -78,13 +100,18 @@ test("removes partitions and control rows older than the period; the answers for
   expect(details.partitionsRemoved).toBeGreaterThan(0);
   expect(details.tablesRebuilt).toBe(true);
 
-  for (const dataset of ["envelopes", "resolutions"]) expect(days(ctx, dataset).filter((day) => day < cutoff && day !== "2000-01-01")).toEqual([]);
+  for (const dataset of ["envelopes", "resolutions"])
+    expect(days(ctx, dataset).filter((day) => day < cutoff && day !== "2000-01-01")).toEqual([]);
   expect(existsSync(join(ctx.paths.dataset("envelopes"), "program=not-a-program", "day=2000-01-01"))).toBe(true);
   const after = await lakeCount(ctx);
   expect(after).toBe(before - details.envelopesRemoved);
   expect(after).toBeGreaterThan(0);
-  expect(ctx.control.query("SELECT rpc_hash FROM provider_hours ORDER BY rpc_hash").all()).toEqual([{ rpc_hash: "new" }]);
-  expect(ctx.control.query("SELECT fingerprint FROM issue_hours ORDER BY fingerprint").all()).toEqual([{ fingerprint: "v1:new" }]);
+  expect(ctx.control.query("SELECT rpc_hash FROM provider_hours ORDER BY rpc_hash").all()).toEqual([
+    { rpc_hash: "new" },
+  ]);
+  expect(ctx.control.query("SELECT fingerprint FROM issue_hours ORDER BY fingerprint").all()).toEqual([
+    { fingerprint: "v1:new" },
+  ]);
 
   await untilVersion(ctx, readPointer(ctx.paths)!.version); // readers switch within 250 ms
   // Serving answers: fewer attempts over 30 days, no trend day before the cutoff, no wallet item before it.
@@ -92,7 +119,8 @@ test("removes partitions and control rows older than the period; the answers for
   expect(baselineAfter).toBeGreaterThan(0);
   expect(baselineAfter).toBeLessThan(baselineBefore);
   const cu = await get(server, `/v1/cu-headroom/${program}?window=30d`);
-  for (const instruction of cu.body.instructions) for (const point of instruction.trend) expect(point.day >= cutoff).toBe(true);
+  for (const instruction of cu.body.instructions)
+    for (const point of instruction.trend) expect(point.day >= cutoff).toBe(true);
 
   // Retired, not yet deleted; deleted by a run after the grace period.
   const retired = readdirSync(retiredRoot(ctx.paths));
@@ -151,9 +179,14 @@ test("unset keeps everything; the job is registered and scheduled hourly", async
   expect(outcome).toMatchObject({ ok: true, details: { skipped: expect.stringContaining("TXRAY_RETENTION_DAYS") } });
   expect(await lakeCount(ctx)).toBe(before);
   expect(jobByName("retention")).toBe(retentionJob);
-  expect((schedule(ctx.config).find((entry) => entry.job === retentionJob) as { intervalMs?: number } | undefined)?.intervalMs).toBe(3_600_000);
+  expect(
+    (schedule(ctx.config).find((entry) => entry.job === retentionJob) as { intervalMs?: number } | undefined)
+      ?.intervalMs,
+  ).toBe(3_600_000);
   // Anything in data/retired from an earlier run is still purged after its grace period.
-  mkdirSync(join(retiredRoot(ctx.paths), `${END_MS - 3_600_000}-0191f0a0-0000-7000-8000-000000000000`), { recursive: true });
+  mkdirSync(join(retiredRoot(ctx.paths), `${END_MS - 3_600_000}-0191f0a0-0000-7000-8000-000000000000`), {
+    recursive: true,
+  });
   writeFileSync(join(retiredRoot(ctx.paths), `${END_MS - 3_600_000}-0191f0a0-0000-7000-8000-000000000000`, "x"), "x");
   expect(await applyRetention(ctx, { days: undefined })).toMatchObject({ purgedRetired: 1 });
 }, 60_000);

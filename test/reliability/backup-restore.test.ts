@@ -27,8 +27,17 @@ const servers: ServerProcess[] = [];
 
 type Cli = { code: number; stdout: string; stderr: string };
 async function cli(args: string[], env: Record<string, string> = {}): Promise<Cli> {
-  const child = spawn(["bun", "run", "src/bin/cli.ts", ...args], { cwd: REPO, env: { ...process.env, TXRAY_LOG_LEVEL: "silent", ...env }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = spawn(["bun", "run", "src/bin/cli.ts", ...args], {
+    cwd: REPO,
+    env: { ...process.env, TXRAY_LOG_LEVEL: "silent", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -53,7 +62,9 @@ async function answers(url: string, programs: string[], key: string) {
 async function lakeRows(dir: string) {
   const duck = await openDuck();
   try {
-    return await duck.all<{ sig: string | null; attempt_id: string }>(`SELECT sig, attempt_id FROM read_parquet(${sqlString(dataPaths(dir).datasetGlob("envelopes"))}, hive_partitioning = true)`);
+    return await duck.all<{ sig: string | null; attempt_id: string }>(
+      `SELECT sig, attempt_id FROM read_parquet(${sqlString(dataPaths(dir).datasetGlob("envelopes"))}, hive_partitioning = true)`,
+    );
   } finally {
     duck.close();
   }
@@ -79,22 +90,50 @@ beforeAll(async () => {
   const control = openControlDb(dataPaths(dataDir).controlDb);
   const account = createAccountKey(control, "acme", "live", Date.now());
   key = account.key;
-  programs = (await generateLake({ dataDir, envelopes: 4000, programs: 2, days: 7, seed: 25, accounts: [account.record.accountId], control, threads: 1 })).programs;
+  programs = (
+    await generateLake({
+      dataDir,
+      envelopes: 4000,
+      programs: 2,
+      days: 7,
+      seed: 25,
+      accounts: [account.record.accountId],
+      control,
+      threads: 1,
+    })
+  ).programs;
   control.close();
   // The scheduler flushes and compacts all along; the tables are built once (at start) and then
   // left alone, so the serving answers stay those of the backup's moment.
   source = await startServerProcess({
-    ...sourceEnv, TXRAY_SCHEDULER: "on", SPOOL_SEAL_MS: "200", FLUSH_INTERVAL_MS: "200", COMPACT_INTERVAL_MS: "1500",
-    TABLES_INTERVAL_MS: "3600000", RESOLVE_INTERVAL_MS: "3600000", DEPLOYS_INTERVAL_MS: "3600000", SOLANA_RPC_URL: "http://127.0.0.1:9",
-    INGEST_BURST: "100000000", INGEST_RATE_PER_SECOND: "100000000", PUBLIC_RATE_PER_MINUTE: "1000000",
+    ...sourceEnv,
+    TXRAY_SCHEDULER: "on",
+    SPOOL_SEAL_MS: "200",
+    FLUSH_INTERVAL_MS: "200",
+    COMPACT_INTERVAL_MS: "1500",
+    TABLES_INTERVAL_MS: "3600000",
+    RESOLVE_INTERVAL_MS: "3600000",
+    DEPLOYS_INTERVAL_MS: "3600000",
+    SOLANA_RPC_URL: "http://127.0.0.1:9",
+    INGEST_BURST: "100000000",
+    INGEST_RATE_PER_SECOND: "100000000",
+    PUBLIC_RATE_PER_MINUTE: "1000000",
   });
   servers.push(source);
-  await until("the first tables build", async () => (await getJson(`${source.url}/v1/status`)).body.jobs.tables?.ok === true);
+  await until(
+    "the first tables build",
+    async () => (await getJson(`${source.url}/v1/status`)).body.jobs.tables?.ok === true,
+  );
   before = await answers(source.url, programs, key);
   load = (async () => {
     while (!stopLoad) {
-      const envelopes = Array.from({ length: 20 }, (_, i) => makeEnvelope({ program: i % 2 ? PROGRAMS.jupiter : PROGRAMS.token, sentAt: Date.now() }));
-      const response = await fetch(`${source.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) }).catch(() => null);
+      const envelopes = Array.from({ length: 20 }, (_, i) =>
+        makeEnvelope({ program: i % 2 ? PROGRAMS.jupiter : PROGRAMS.token, sentAt: Date.now() }),
+      );
+      const response = await fetch(`${source.url}/v1/ingest`, {
+        method: "POST",
+        body: JSON.stringify({ apiKey: key, envelopes }),
+      }).catch(() => null);
       if (response?.status === 202) acknowledged.push(...envelopes.map((e) => e.sig!));
     }
   })();
@@ -137,9 +176,17 @@ describe("backup, verify and restore of a live instance (real processes, concurr
     const restored = await cli(["restore", target, restoredDir, "--snapshots", join(root, "restored-1", "snapshots")]);
     expect(restored.stderr).toBe("");
     expect(restored.code).toBe(0);
-    expect(JSON.parse(restored.stdout)).toMatchObject({ dataDir: restoredDir, envelopes: manifest.envelopes, servingVersion: manifest.servingVersion });
+    expect(JSON.parse(restored.stdout)).toMatchObject({
+      dataDir: restoredDir,
+      envelopes: manifest.envelopes,
+      servingVersion: manifest.servingVersion,
+    });
 
-    const server = await startServerProcess({ TXRAY_DATA_DIR: restoredDir, TXRAY_SNAPSHOTS_DIR: join(root, "restored-1", "snapshots"), PUBLIC_RATE_PER_MINUTE: "1000000" });
+    const server = await startServerProcess({
+      TXRAY_DATA_DIR: restoredDir,
+      TXRAY_SNAPSHOTS_DIR: join(root, "restored-1", "snapshots"),
+      PUBLIC_RATE_PER_MINUTE: "1000000",
+    });
     servers.push(server);
     expect(await answers(server.url, programs, key)).toEqual(before);
     expect(await answers(source.url, programs, key)).toEqual(before); // the source's tables were not rebuilt meanwhile
@@ -159,7 +206,10 @@ describe("backup, verify and restore of a live instance (real processes, concurr
   test("a backup killed with kill -9 mid-copy: the target fails verification, the next backup succeeds, and the staging debris is gone", async () => {
     const target = join(root, "backups", "killed");
     const child = spawn(["bun", "run", "src/bin/cli.ts", "backup", target], {
-      cwd: REPO, env: { ...process.env, ...sourceEnv, TXRAY_LOG_LEVEL: "silent", TXRAY_FAULT_POINT: "backup:mid-copy:pause@3" }, stdout: "ignore", stderr: "pipe",
+      cwd: REPO,
+      env: { ...process.env, ...sourceEnv, TXRAY_LOG_LEVEL: "silent", TXRAY_FAULT_POINT: "backup:mid-copy:pause@3" },
+      stdout: "ignore",
+      stderr: "pipe",
     });
     const reader = child.stderr.getReader();
     let output = "";
@@ -183,7 +233,10 @@ describe("backup, verify and restore of a live instance (real processes, concurr
     expect(refused.code).toBe(1);
     expect(existsSync(join(root, "from-killed", "data"))).toBe(false);
     // Until it is swept, /v1/status counts the debris (measured again as the lake grows under ingest).
-    await until("staging in the disk figures", async () => (await getJson(`${source.url}/v1/status`)).body.disk.stagingBytes > 0);
+    await until(
+      "staging in the disk figures",
+      async () => (await getJson(`${source.url}/v1/status`)).body.disk.stagingBytes > 0,
+    );
 
     const again = await cli(["backup", target], sourceEnv);
     expect(again.stderr).toBe("");
@@ -194,8 +247,13 @@ describe("backup, verify and restore of a live instance (real processes, concurr
 
   test("a byte corrupted in a backed-up lake part or spool segment: verify names the file, restore refuses and writes nothing", async () => {
     const { target } = await backupUnderLoad("b3");
-    const paths = (JSON.parse(readFileSync(join(target, "backup.json"), "utf8")).files as { path: string }[]).map((file) => file.path);
-    const damaged = [paths.find((path) => path.startsWith("data/lake/") && path.endsWith(".parquet")), paths.find((path) => path.startsWith("data/spool/") && path.endsWith(".sealed"))];
+    const paths = (JSON.parse(readFileSync(join(target, "backup.json"), "utf8")).files as { path: string }[]).map(
+      (file) => file.path,
+    );
+    const damaged = [
+      paths.find((path) => path.startsWith("data/lake/") && path.endsWith(".parquet")),
+      paths.find((path) => path.startsWith("data/spool/") && path.endsWith(".sealed")),
+    ];
     expect(damaged.every(Boolean)).toBe(true);
     for (const file of damaged as string[]) {
       const copy = join(root, "backups", `b3-${damaged.indexOf(file)}`);
@@ -233,7 +291,12 @@ describe("backup, verify and restore of a live instance (real processes, concurr
         for (let at = 0; at + FRAME_RECORD_BYTES <= frames.length; at += FRAME_RECORD_BYTES) {
           const offset = Number(frames.readBigUInt64LE(at));
           const length = frames.readUInt32LE(at + 8);
-          const sigs = data.subarray(offset, offset + length).toString().split("\n").filter(Boolean).map((line) => line.split("\t")[sigColumn]);
+          const sigs = data
+            .subarray(offset, offset + length)
+            .toString()
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => line.split("\t")[sigColumn]);
           batches.push({ file, offset, length, sigs });
         }
       }
@@ -273,7 +336,10 @@ describe("backup, verify and restore of a live instance (real processes, concurr
 
     // Killed while copying: no data directory under the target's name; the next restore succeeds and removes the leftover.
     const child = spawn(["bun", "run", "src/bin/cli.ts", "restore", target, join(parent, "fresh")], {
-      cwd: REPO, env: { ...process.env, TXRAY_LOG_LEVEL: "silent", TXRAY_FAULT_POINT: "restore:mid-copy:pause@2" }, stdout: "ignore", stderr: "pipe",
+      cwd: REPO,
+      env: { ...process.env, TXRAY_LOG_LEVEL: "silent", TXRAY_FAULT_POINT: "restore:mid-copy:pause@2" },
+      stdout: "ignore",
+      stderr: "pipe",
     });
     let output = "";
     const reader = child.stderr.getReader();

@@ -17,11 +17,27 @@ const FIXED: Scenario[] = [
 
 test("SIGKILL at fixed moments: no acknowledged envelope lost or duplicated, no resolution lost or duplicated, no torn serving table", async () => {
   const lines: string[] = [];
-  const result = await runChaos({ kills: FIXED.length, seed: 7, realAttempts: 20, scenarios: FIXED, log: (line) => lines.push(line) });
-  if (result.lost + result.duplicated + result.tornTables + result.duplicatedResolutions > 0) console.error(lines.join("\n"));
+  const result = await runChaos({
+    kills: FIXED.length,
+    seed: 7,
+    realAttempts: 20,
+    scenarios: FIXED,
+    log: (line) => lines.push(line),
+  });
+  if (result.lost + result.duplicated + result.tornTables + result.duplicatedResolutions > 0)
+    console.error(lines.join("\n"));
   expect(result.kills).toBe(FIXED.length);
   expect(result.acknowledged).toBeGreaterThan(500);
-  expect(result).toMatchObject({ lost: 0, duplicated: 0, tornTables: 0, lostResolutions: 0, duplicatedResolutions: 0, orphanResolutions: 0, intakeMismatches: 0, unexpectedExits: 0 });
+  expect(result).toMatchObject({
+    lost: 0,
+    duplicated: 0,
+    tornTables: 0,
+    lostResolutions: 0,
+    duplicatedResolutions: 0,
+    orphanResolutions: 0,
+    intakeMismatches: 0,
+    unexpectedExits: 0,
+  });
   // Every named moment was reached and killed there (not a random kill instead).
   for (const scenario of FIXED.filter((s) => s.point !== null)) {
     const name = scenario.target === "server" ? `server ${scenario.point}` : `runner ${scenario.job} ${scenario.point}`;

@@ -21,15 +21,27 @@ test("after compaction the merged parts have the flushed parts' columns and the 
     const key = t.key("acme");
     const client = createRpcClient({ url: rpc.url });
     for (let round = 0; round < 6; round++) {
-      const envelopes = Array.from({ length: 10 }, () => (round % 2 ? makePreflightEnvelope() : makeEnvelope({ lastValidBlockHeight: 5 })));
+      const envelopes = Array.from({ length: 10 }, () =>
+        round % 2 ? makePreflightEnvelope() : makeEnvelope({ lastValidBlockHeight: 5 }),
+      );
       expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
       await t.server.spool!.seal();
       await flushSpool(t.ctx);
       await resolveUntilSettled(t.ctx, { rpc: client, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 1 });
     }
     const columns = async (dataset: "envelopes" | "resolutions") =>
-      (await t.ctx.duck.all<{ file_name: string; name: string }>(`SELECT file_name, name FROM parquet_schema('${t.ctx.paths.datasetGlob(dataset)}') WHERE name != 'duckdb_schema'`))
-        .reduce((byFile, row) => byFile.set(row.file_name.split("/").pop()!.startsWith("part-c-") ? "merged" : "flushed", [...(byFile.get(row.file_name.split("/").pop()!.startsWith("part-c-") ? "merged" : "flushed") ?? []), row.name]), new Map<string, string[]>());
+      (
+        await t.ctx.duck.all<{ file_name: string; name: string }>(
+          `SELECT file_name, name FROM parquet_schema('${t.ctx.paths.datasetGlob(dataset)}') WHERE name != 'duckdb_schema'`,
+        )
+      ).reduce(
+        (byFile, row) =>
+          byFile.set(row.file_name.split("/").pop()!.startsWith("part-c-") ? "merged" : "flushed", [
+            ...(byFile.get(row.file_name.split("/").pop()!.startsWith("part-c-") ? "merged" : "flushed") ?? []),
+            row.name,
+          ]),
+        new Map<string, string[]>(),
+      );
     const before = { envelopes: await columns("envelopes"), resolutions: await columns("resolutions") };
     expect((await compactLake(t.ctx)).partsMerged).toBeGreaterThanOrEqual(12);
     for (const dataset of ["envelopes", "resolutions"] as const) {
@@ -48,7 +60,11 @@ async function resolvedRounds(t: Awaited<ReturnType<typeof testServer>>, rpcUrl:
   const key = t.key("acme");
   const client = createRpcClient({ url: rpcUrl });
   for (let round = 0; round < 6; round++) {
-    const envelopes = Array.from({ length: 10 }, () => (round % 2 ? makePreflightEnvelope({ payer: randomAddress() }) : makeEnvelope({ lastValidBlockHeight: 5, payer: randomAddress() })));
+    const envelopes = Array.from({ length: 10 }, () =>
+      round % 2
+        ? makePreflightEnvelope({ payer: randomAddress() })
+        : makeEnvelope({ lastValidBlockHeight: 5, payer: randomAddress() }),
+    );
     expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
     await t.server.spool!.seal();
     await flushSpool(t.ctx);
@@ -64,7 +80,9 @@ const resolutionParts = (t: Awaited<ReturnType<typeof testServer>>) =>
 
 /** Rewrites a part under its name as lake version 3 wrote it: without payer_bucket. */
 async function asVersion3(t: Awaited<ReturnType<typeof testServer>>, part: string): Promise<void> {
-  await t.ctx.duck.run(`COPY (SELECT * EXCLUDE (payer_bucket) FROM read_parquet('${part}')) TO '${part}.v3' (FORMAT parquet)`);
+  await t.ctx.duck.run(
+    `COPY (SELECT * EXCLUDE (payer_bucket) FROM read_parquet('${part}')) TO '${part}.v3' (FORMAT parquet)`,
+  );
   renameSync(`${part}.v3`, part);
 }
 
@@ -80,10 +98,13 @@ test("merged resolutions are sorted by payer bucket, then attempt id; the rows o
     expect((await compactLake(t.ctx)).partsMerged).toBeGreaterThanOrEqual(6);
     const [merged, ...others] = resolutionParts(t);
     expect(others).toEqual([]);
-    const rows = await t.ctx.duck.all<{ payer_bucket: number | null; attempt_id: string }>(`SELECT payer_bucket, attempt_id FROM read_parquet('${merged}')`);
+    const rows = await t.ctx.duck.all<{ payer_bucket: number | null; attempt_id: string }>(
+      `SELECT payer_bucket, attempt_id FROM read_parquet('${merged}')`,
+    );
     expect(rows.length).toBe(60);
     expect(rows.filter((r) => r.payer_bucket === null).length).toBe(oldRows);
-    const order = (r: { payer_bucket: number | null; attempt_id: string }) => `${r.payer_bucket === null ? "~" : String(r.payer_bucket).padStart(5, "0")} ${r.attempt_id}`;
+    const order = (r: { payer_bucket: number | null; attempt_id: string }) =>
+      `${r.payer_bucket === null ? "~" : String(r.payer_bucket).padStart(5, "0")} ${r.attempt_id}`;
     expect(rows.map(order)).toEqual(rows.map(order).sort());
     expect(new Set(rows.filter((r) => r.payer_bucket !== null).map((r) => r.payer_bucket)).size).toBeGreaterThan(10);
   } finally {
@@ -100,10 +121,14 @@ test("a merge of parts that all predate payer_bucket (lake version 3) leaves the
     expect((await compactLake(t.ctx)).partsMerged).toBeGreaterThanOrEqual(6);
     const [merged, ...others] = resolutionParts(t);
     expect(others).toEqual([]);
-    const columns = (await t.ctx.duck.all<{ name: string }>(`SELECT name FROM parquet_schema('${merged}')`)).map((c) => c.name);
+    const columns = (await t.ctx.duck.all<{ name: string }>(`SELECT name FROM parquet_schema('${merged}')`)).map(
+      (c) => c.name,
+    );
     expect(columns).toContain("attempt_id");
     expect(columns).not.toContain("payer_bucket");
-    const ids = (await t.ctx.duck.all<{ attempt_id: string }>(`SELECT attempt_id FROM read_parquet('${merged}')`)).map((r) => r.attempt_id);
+    const ids = (await t.ctx.duck.all<{ attempt_id: string }>(`SELECT attempt_id FROM read_parquet('${merged}')`)).map(
+      (r) => r.attempt_id,
+    );
     expect(ids.length).toBe(60);
     expect(ids).toEqual([...ids].sort());
   } finally {

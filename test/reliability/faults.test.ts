@@ -4,7 +4,18 @@
 // clears the service recovers by itself. Real tmpfs and bind mounts, real DuckDB, a real loopback
 // JSON-RPC endpoint.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadIdls } from "../../src/chain/idl";
@@ -37,7 +48,9 @@ async function ingestBatches(server: TestServer, key: string, count: number) {
   const acknowledged: string[] = [];
   const refused: string[] = [];
   for (let i = 0; i < count; i++) {
-    const envelopes = Array.from({ length: 20 }, () => makeEnvelope({ simulationLogs: ["Program log: " + "x".repeat(400)] }));
+    const envelopes = Array.from({ length: 20 }, () =>
+      makeEnvelope({ simulationLogs: [`Program log: ${"x".repeat(400)}`] }),
+    );
     const response = await server.ingest({ apiKey: key, envelopes });
     if (response.status === 202) acknowledged.push(...envelopes.map((e) => e.sig!));
     else {
@@ -52,7 +65,8 @@ async function ingestBatches(server: TestServer, key: string, count: number) {
 
 async function expectLakeHoldsExactly(server: TestServer, acknowledged: string[], refused: string[]) {
   const counts = new Map<string, number>();
-  for (const row of await lakeRows(server.ctx, "sig")) counts.set(row.sig as string, (counts.get(row.sig as string) ?? 0) + 1);
+  for (const row of await lakeRows(server.ctx, "sig"))
+    counts.set(row.sig as string, (counts.get(row.sig as string) ?? 0) + 1);
   expect(acknowledged.filter((sig) => counts.get(sig) !== 1)).toEqual([]);
   expect(refused.filter((sig) => counts.has(sig))).toEqual([]);
 }
@@ -109,7 +123,11 @@ describe.skipIf(noMount !== null)("disk faults (real tmpfs and bind mounts)", ()
     await t.server.spool!.seal();
     expect((await runJob(t.ctx, jobByName("flush")!)).ok).toBe(true);
     expect((await t.get("/v1/status")).body.jobs.flush).toMatchObject({ ok: true, consecutiveFailures: 0 });
-    await expectLakeHoldsExactly(t, [...before.acknowledged, ...during.acknowledged, ...after.acknowledged], during.refused);
+    await expectLakeHoldsExactly(
+      t,
+      [...before.acknowledged, ...during.acknowledged, ...after.acknowledged],
+      during.refused,
+    );
   }, 60_000);
 
   test("read-only spool directory: ingest answers 503 + Retry-After; made writable again, ingest recovers by itself", async () => {
@@ -152,7 +170,8 @@ test("DuckDB error (a corrupt Parquet part in the lake): tables fails, /v1/statu
     const status = async () => (await t!.get("/v1/status")).body.jobs.tables;
     const deadline = Date.now() + 30_000;
     let failing = await status();
-    while ((failing?.ok !== false || failing.consecutiveFailures < 2) && Date.now() < deadline) failing = await Bun.sleep(50).then(status);
+    while ((failing?.ok !== false || failing.consecutiveFailures < 2) && Date.now() < deadline)
+      failing = await Bun.sleep(50).then(status);
     expect(failing.ok).toBe(false);
     expect(failing.consecutiveFailures).toBeGreaterThanOrEqual(2);
     expect(failing.error.length).toBeGreaterThan(0);
@@ -169,7 +188,9 @@ test("DuckDB error (a corrupt Parquet part in the lake): tables fails, /v1/statu
 }, 60_000);
 
 test("backoff: a failing job waits twice as long after each consecutive failure, capped, and its interval after a success", () => {
-  expect([0, 1, 2, 3, 10].map((failures) => retryDelayMs(2_000, failures))).toEqual([2_000, 4_000, 8_000, 16_000, 60_000]);
+  expect([0, 1, 2, 3, 10].map((failures) => retryDelayMs(2_000, failures))).toEqual([
+    2_000, 4_000, 8_000, 16_000, 60_000,
+  ]);
   expect(retryDelayMs(300_000, 5)).toBe(1_200_000);
 });
 
@@ -187,20 +208,36 @@ describe("the RPC endpoint down, slow or answering garbage", () => {
         await flushSpool(t.ctx);
         // The real resolver and job machinery; a client that gives up quickly so the test is short.
         const client = createRpcClient({ url: rpc.url, maxRetries: 1, backoffMs: 10, timeoutMs: 300 });
-        const resolve: Job = { name: "resolve", run: (ctx, runtime) => resolvePending(ctx, { rpc: client, idls: loadIdls(ctx.paths.root), recheckDelayMs: 10, signal: runtime.signal }) };
+        const resolve: Job = {
+          name: "resolve",
+          run: (ctx, runtime) =>
+            resolvePending(ctx, {
+              rpc: client,
+              idls: loadIdls(ctx.paths.root),
+              recheckDelayMs: 10,
+              signal: runtime.signal,
+            }),
+        };
         await rpc.set(mode);
         const scheduler = startScheduler(t.ctx, [{ job: resolve, intervalMs: 20 }], {});
         try {
           const status = async () => (await t!.get("/v1/status")).body.jobs.resolve;
           const deadline = Date.now() + 30_000;
           let failing = await status();
-          while ((failing?.ok !== false || failing.consecutiveFailures < 2) && Date.now() < deadline) failing = await Bun.sleep(25).then(status);
+          while ((failing?.ok !== false || failing.consecutiveFailures < 2) && Date.now() < deadline)
+            failing = await Bun.sleep(25).then(status);
           expect(failing).toMatchObject({ ok: false });
           expect(failing.consecutiveFailures).toBeGreaterThanOrEqual(2);
           // Nothing resolved (no row in the lake), every attempt still held (why answers pending).
           const resolvedRows = async () => {
             if (!existsSync(t!.ctx.paths.dataset("resolutions"))) return 0;
-            return Number((await t!.ctx.duck.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet('${t!.ctx.paths.datasetGlob("resolutions")}')`))[0].n);
+            return Number(
+              (
+                await t!.ctx.duck.all<{ n: number }>(
+                  `SELECT count(*)::INTEGER AS n FROM read_parquet('${t!.ctx.paths.datasetGlob("resolutions")}')`,
+                )
+              )[0].n,
+            );
           };
           expect(await resolvedRows()).toBe(0);
           expect((await t.get(`/v1/diagnose-drop/${sigs[0]}`)).body.error.code).toBe("pending");

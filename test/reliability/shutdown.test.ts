@@ -35,7 +35,11 @@ function dataDirWithKey() {
 async function lakeSigs(dataDir: string) {
   const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
   await flushSpool(ctx);
-  const rows = await ctx.duck.all<{ sig: string }>(`SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`).catch(() => []);
+  const rows = await ctx.duck
+    .all<{ sig: string }>(
+      `SELECT sig FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)`,
+    )
+    .catch(() => []);
   ctx.close();
   const counts = new Map<string, number>();
   for (const { sig } of rows) counts.set(sig, (counts.get(sig) ?? 0) + 1);
@@ -61,7 +65,10 @@ test("SIGTERM: the request in flight finishes with 202 and is kept; one arriving
   await Bun.sleep(300);
 
   const late = Array.from({ length: 5 }, () => makeEnvelope());
-  const during = await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes: late }) });
+  const during = await fetch(`${server.url}/v1/ingest`, {
+    method: "POST",
+    body: JSON.stringify({ apiKey: key, envelopes: late }),
+  });
   expect(during.status).toBe(503);
   expect(during.headers.get("retry-after")).toBe("1");
   expect(((await during.json()) as any).error.code).toBe("unavailable");
@@ -81,7 +88,11 @@ test("SIGTERM: the request in flight finishes with 202 and is kept; one arriving
 
 test("SIGTERM under concurrent ingest: every 202'd batch is in the lake exactly once, the rest got 503 or no connection", async () => {
   const { dataDir, key } = dataDirWithKey();
-  const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir, INGEST_BURST: "100000000", INGEST_RATE_PER_SECOND: "100000000" });
+  const server = await startServerProcess({
+    TXRAY_DATA_DIR: dataDir,
+    INGEST_BURST: "100000000",
+    INGEST_RATE_PER_SECOND: "100000000",
+  });
   const acknowledged: string[] = [];
   const statuses = new Map<number, number>();
   let stop = false;
@@ -89,7 +100,10 @@ test("SIGTERM under concurrent ingest: every 202'd batch is in the lake exactly 
     while (!stop) {
       const envelopes = Array.from({ length: 20 }, () => makeEnvelope());
       try {
-        const response = await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) });
+        const response = await fetch(`${server.url}/v1/ingest`, {
+          method: "POST",
+          body: JSON.stringify({ apiKey: key, envelopes }),
+        });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         if (response.status === 202) acknowledged.push(...envelopes.map((e) => e.sig!));
         else {
@@ -123,14 +137,29 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
     // looks them up, waits 2 s for the second look-up (where SIGTERM comes), then drops them. (Long expired, one look-up decides.)
     const server = await startServerProcess({ TXRAY_DATA_DIR: dataDir });
     const envelopes = Array.from({ length: 30 }, () => makeEnvelope({ lastValidBlockHeight: 999_999 }));
-    expect((await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) })).status).toBe(202);
+    expect(
+      (await fetch(`${server.url}/v1/ingest`, { method: "POST", body: JSON.stringify({ apiKey: key, envelopes }) }))
+        .status,
+    ).toBe(202);
     server.process.kill("SIGTERM");
     expect(await server.process.exited).toBe(0);
 
     const env = { ...process.env, TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url, TXRAY_LOG_LEVEL: "silent" };
     const cwd = new URL("../..", import.meta.url).pathname;
-    expect(await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "flush"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
-    const runner = spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], { cwd, env, stdout: "pipe", stderr: "ignore" });
+    expect(
+      await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "flush"], {
+        cwd,
+        env,
+        stdout: "ignore",
+        stderr: "ignore",
+      }).exited,
+    ).toBe(0);
+    const runner = spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], {
+      cwd,
+      env,
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     const deadline = Date.now() + 20_000;
     while (!rpc.calls.includes("getSignatureStatuses") && Date.now() < deadline) await Bun.sleep(20);
     runner.kill("SIGTERM");
@@ -143,11 +172,24 @@ test("SIGTERM to a job runner: the running job stops at a safe point, records it
     // Nothing half recorded: no resolution batch, no resolution row.
     expect(control.query<{ n: number }, []>("SELECT count(*) AS n FROM resolution_batches").get()!.n).toBe(0);
     const resolutions = dataPaths(dataDir).dataset("resolutions");
-    expect(existsSync(resolutions) ? readdirSync(resolutions, { recursive: true }).filter((name) => String(name).endsWith(".parquet")) : []).toEqual([]);
+    expect(
+      existsSync(resolutions)
+        ? readdirSync(resolutions, { recursive: true }).filter((name) => String(name).endsWith(".parquet"))
+        : [],
+    ).toEqual([]);
 
-    expect(await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], { cwd, env, stdout: "ignore", stderr: "ignore" }).exited).toBe(0);
+    expect(
+      await spawn(["bun", "run", "src/bin/cli.ts", "jobs", "run", "resolve"], {
+        cwd,
+        env,
+        stdout: "ignore",
+        stderr: "ignore",
+      }).exited,
+    ).toBe(0);
     const duck = await openDuck();
-    const rows = await duck.all<{ outcome: string; n: number }>(`SELECT outcome, count(*)::INTEGER AS n FROM read_parquet('${dataPaths(dataDir).datasetGlob("resolutions")}') GROUP BY outcome`);
+    const rows = await duck.all<{ outcome: string; n: number }>(
+      `SELECT outcome, count(*)::INTEGER AS n FROM read_parquet('${dataPaths(dataDir).datasetGlob("resolutions")}') GROUP BY outcome`,
+    );
     duck.close();
     expect(rows).toEqual([{ outcome: "dropped", n: 30 }]);
     control.close();

@@ -24,7 +24,12 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   chain = await startLocalnet({ blockTimeMs: 0 });
   t = await testServer({ SOLANA_RPC_URL: chain.url });
-  const web3 = await Bun.build({ entrypoints: [join(import.meta.dir, "browser/web3-entry.ts")], target: "browser", format: "esm", minify: true });
+  const web3 = await Bun.build({
+    entrypoints: [join(import.meta.dir, "browser/web3-entry.ts")],
+    target: "browser",
+    format: "esm",
+    minify: true,
+  });
   if (!web3.success) throw new AggregateError(web3.logs);
   const web3Js = await web3.outputs[0].text();
   site = Bun.serve({
@@ -33,7 +38,10 @@ beforeAll(async () => {
     fetch(request) {
       const path = new URL(request.url).pathname;
       const js = { headers: { "content-type": "text/javascript" } };
-      if (path === "/") return new Response(Bun.file(join(import.meta.dir, "browser/page.html")), { headers: { "content-type": "text/html" } });
+      if (path === "/")
+        return new Response(Bun.file(join(import.meta.dir, "browser/page.html")), {
+          headers: { "content-type": "text/html" },
+        });
       if (path === "/txray.min.js") return new Response(Bun.file(join(ROOT, "dist/sdk/txray.min.js")), js);
       if (path === "/web3.js") return new Response(web3Js, js);
       return new Response("not found", { status: 404 });
@@ -43,13 +51,26 @@ beforeAll(async () => {
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   page = await browser.newPage();
   page.on("pageerror", (error) => pageErrors.push(String(error)));
   const payer = Keypair.generate();
   chain.airdrop(payer.publicKey.toBase58(), 5_000_000_000);
-  const query = new URLSearchParams({ key: t.key("browser-dapp"), txray: t.url, rpc: chain.url, secret: JSON.stringify([...payer.secretKey]) });
+  const query = new URLSearchParams({
+    key: t.key("browser-dapp"),
+    txray: t.url,
+    rpc: chain.url,
+    secret: JSON.stringify([...payer.secretKey]),
+  });
   await page.goto(`http://127.0.0.1:${site.port}/?${query}`);
   await page.waitForFunction(() => document.getElementById("status")?.textContent === "ready");
 }, 60_000);
@@ -67,7 +88,9 @@ async function rowsFor(sigs: string[]) {
   for (let i = 0; i < 100; i++) {
     await t.server.spool!.seal();
     await flushSpool(t.ctx);
-    const rows = (await lakeRows(t.ctx, "sig, kind, rpc_label, wallet_adapter, preflight_error")).filter((row: any) => sigs.includes(row.sig));
+    const rows = (await lakeRows(t.ctx, "sig, kind, rpc_label, wallet_adapter, preflight_error")).filter((row: any) =>
+      sigs.includes(row.sig),
+    );
     if (rows.length >= sigs.length) return rows;
     await Bun.sleep(100);
   }

@@ -77,18 +77,28 @@ beforeAll(async () => {
   chain = await startLocalnet({ blockTimeMs: 0 });
   t = await testServer({ SOLANA_RPC_URL: chain.url });
   recorder = recordingFetch();
-  txray = createTxray({ apiKey: t.key("dapp"), endpoint: t.url, walletAdapter: "Phantom", fetch: recorder.fetch, flushIntervalMs: 60_000 });
+  txray = createTxray({
+    apiKey: t.key("dapp"),
+    endpoint: t.url,
+    walletAdapter: "Phantom",
+    fetch: recorder.fetch,
+    flushIntervalMs: 60_000,
+  });
   const connection = txray.instrument(new Connection(chain.url, { commitment: "confirmed", wsEndpoint: chain.wsUrl }));
   expect(connection).toBeInstanceOf(Connection);
   const payer = fundedKeypair();
   web3Payer = payer.publicKey.toBase58();
   const to = Keypair.generate().publicKey;
-  const transfer = (lamports: number) => SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports });
+  const transfer = (lamports: number) =>
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports });
 
   // web3.js: a landed legacy transfer through sendAndConfirmTransaction.
   sigs.web3Landed = await sendAndConfirmTransaction(connection, new Transaction().add(transfer(1_000_000)), [payer]);
   // web3.js: an on-chain failure sent with skipPreflight.
-  sigs.web3Failed = await connection.sendTransaction(new Transaction().add(transfer(HUGE)), [payer], { skipPreflight: true, maxRetries: 2 });
+  sigs.web3Failed = await connection.sendTransaction(new Transaction().add(transfer(HUGE)), [payer], {
+    skipPreflight: true,
+    maxRetries: 2,
+  });
   // web3.js: a preflight failure; the envelope still carries the signed transaction's signature.
   const refused = new Transaction().add(transfer(HUGE + 1));
   const error = await connection.sendTransaction(refused, [payer]).catch((e) => e);
@@ -102,7 +112,11 @@ beforeAll(async () => {
   const message = new TransactionMessage({
     payerKey: payer.publicKey,
     recentBlockhash: latest.blockhash,
-    instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 5_000 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 12_345 }), transfer(2_000_000)],
+    instructions: [
+      ComputeBudgetProgram.setComputeUnitLimit({ units: 5_000 }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 12_345 }),
+      transfer(2_000_000),
+    ],
   }).compileToV0Message();
   const v0 = new VersionedTransaction(message);
   v0.sign([payer]);
@@ -151,7 +165,11 @@ beforeAll(async () => {
   await txray.flush();
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
-  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+  const summary = await resolveUntilSettled(t.ctx, {
+    rpc: createRpcClient({ url: chain.url }),
+    idls: loadIdls(t.ctx.paths.root),
+    recheckDelayMs: 20,
+  });
   expect(summary.stillPending).toBe(0);
 }, 60_000);
 
@@ -199,7 +217,13 @@ describe("envelopes the server receives", () => {
   test("skipPreflight, maxRetries and the Compute Budget requests are reported", () => {
     expect(envelopeOf(sigs.web3Failed)[0]).toMatchObject({ kind: "send", skipPreflight: true, maxRetries: 2 });
     const [versioned] = envelopeOf(sigs.web3Versioned);
-    expect(versioned).toMatchObject({ kind: "send", program: SYSTEM, cuLimit: 5_000, cuPriceMicroLamports: 12_345, maxRetries: 0 });
+    expect(versioned).toMatchObject({
+      kind: "send",
+      program: SYSTEM,
+      cuLimit: 5_000,
+      cuPriceMicroLamports: 12_345,
+      maxRetries: 0,
+    });
     expect(versioned.ixPrefix).toMatch(/^02000000[0-9a-f]{8}$/); // System Transfer (u32 2) and the low bytes of its lamports
     expect(envelopeOf(sigs.kitFailed)[0]).toMatchObject({ kind: "send", skipPreflight: true, maxRetries: 3 });
   });

@@ -27,7 +27,10 @@ afterAll(() => rmSync(fresh, { recursive: true, force: true }));
 describe("the build", () => {
   test("dist/sdk is up to date with src (run `bun run build:sdk` after changing the SDK)", () => {
     expect(listFiles(DIST)).toEqual(listFiles(fresh));
-    for (const file of listFiles(fresh)) expect(`${file}: ${readFileSync(join(DIST, file), "utf8")}`).toBe(`${file}: ${readFileSync(join(fresh, file), "utf8")}`);
+    for (const file of listFiles(fresh))
+      expect(`${file}: ${readFileSync(join(DIST, file), "utf8")}`).toBe(
+        `${file}: ${readFileSync(join(fresh, file), "utf8")}`,
+      );
   });
 
   test("the browser bundle is at most 15 KB minified + gzip", () => {
@@ -43,7 +46,11 @@ describe("the build", () => {
 describe("no server code in the SDK", () => {
   // Value imports only (Bun's scanner drops `import type`): the SDK may reach its own modules and
   // three dependency-free shared ones, nothing else.
-  const ALLOWED_SHARED = new Set(["src/shared/envelope-limits.ts", "src/shared/base58-encode.ts", "src/shared/retry-after.ts"]);
+  const ALLOWED_SHARED = new Set([
+    "src/shared/envelope-limits.ts",
+    "src/shared/base58-encode.ts",
+    "src/shared/retry-after.ts",
+  ]);
   test("every module reachable from src/sdk/index.ts is in src/sdk or a dependency-free shared module", () => {
     const transpiler = new Bun.Transpiler({ loader: "ts" });
     const seen = new Set<string>();
@@ -51,7 +58,11 @@ describe("no server code in the SDK", () => {
       if (seen.has(file)) return;
       seen.add(file);
       for (const { path } of transpiler.scanImports(readFileSync(file, "utf8"))) {
-        expect({ from: file.slice(ROOT.length + 1), path, relative: path.startsWith(".") }).toEqual({ from: file.slice(ROOT.length + 1), path, relative: true });
+        expect({ from: file.slice(ROOT.length + 1), path, relative: path.startsWith(".") }).toEqual({
+          from: file.slice(ROOT.length + 1),
+          path,
+          relative: true,
+        });
         const target = resolve(dirname(file), path.endsWith(".ts") ? path : `${path}.ts`);
         visit(target);
       }
@@ -66,7 +77,10 @@ describe("no server code in the SDK", () => {
   test("the bundles name no server dependency", () => {
     for (const file of ["index.js", "txray.min.js"]) {
       const text = readFileSync(join(DIST, file), "utf8");
-      for (const forbidden of ["duckdb", "elysia", "bun:sqlite", "sqlite", "zod", "bun:ffi", "node:crypto", "Bun."]) expect(`${file} contains ${forbidden}: ${text.includes(forbidden)}`).toBe(`${file} contains ${forbidden}: false`);
+      for (const forbidden of ["duckdb", "elysia", "bun:sqlite", "sqlite", "zod", "bun:ffi", "node:crypto", "Bun."])
+        expect(`${file} contains ${forbidden}: ${text.includes(forbidden)}`).toBe(
+          `${file} contains ${forbidden}: false`,
+        );
       expect(text).not.toMatch(/^import /m); // no static import at all: the SDK has no runtime dependency
     }
   });
@@ -81,7 +95,10 @@ describe("a dapp that depends on txray", () => {
     chain = await startLocalnet({ blockTimeMs: 0 });
     t = await testServer({ SOLANA_RPC_URL: chain.url });
     project = mkdtempSync(join(tmpdir(), "txray-dapp-"));
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "dapp", type: "module", private: true, dependencies: { txray: `file:${ROOT}` } }));
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: "dapp", type: "module", private: true, dependencies: { txray: `file:${ROOT}` } }),
+    );
     mkdirSync(join(project, "node_modules"));
     symlinkSync(ROOT, join(project, "node_modules/txray")); // what `npm i <path>` does
     symlinkSync(join(ROOT, "node_modules/@solana"), join(project, "node_modules/@solana")); // the dapp's own web3.js
@@ -114,8 +131,21 @@ if (process.argv[4] !== "forget-close") console.log(JSON.stringify({ sig, runtim
     const payer = (await import("@solana/web3.js")).Keypair.generate();
     chain.airdrop(payer.publicKey.toBase58(), 1_000_000_000);
     const env = { PATH: process.env.PATH!, HOME: project, XDG_CONFIG_HOME: config, TXRAY_ENDPOINT: t.url };
-    const child = Bun.spawn([runtime === "node" ? "node" : process.execPath, "dapp.mjs", chain.url, JSON.stringify([...payer.secretKey]), ...extra], { cwd: project, env, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn(
+      [
+        runtime === "node" ? "node" : process.execPath,
+        "dapp.mjs",
+        chain.url,
+        JSON.stringify([...payer.secretKey]),
+        ...extra,
+      ],
+      { cwd: project, env, stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     expect({ code, err }).toEqual({ code: 0, err: "" });
     return JSON.parse(out.trim().split("\n").pop()!);
   };
@@ -124,7 +154,9 @@ if (process.argv[4] !== "forget-close") console.log(JSON.stringify({ sig, runtim
     const { sig } = await run("node", ["forget-close"]);
     await t.server.spool!.seal();
     await flushSpool(t.ctx);
-    expect((await lakeRows(t.ctx, "sig, wallet_adapter")).filter((row: any) => row.sig === sig)).toEqual([{ sig, wallet_adapter: "node-dapp" }]);
+    expect((await lakeRows(t.ctx, "sig, wallet_adapter")).filter((row: any) => row.sig === sig)).toEqual([
+      { sig, wallet_adapter: "node-dapp" },
+    ]);
   }, 60_000);
 
   for (const runtime of ["node", "bun"] as const) {

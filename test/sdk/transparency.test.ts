@@ -5,7 +5,14 @@
 // getter, bytes it cannot parse) never reach the dapp either.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSolanaRpc } from "@solana/kit";
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction, VersionedTransaction } from "@solana/web3.js";
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  SystemProgram,
+  Transaction,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import { startLocalnet, type Localnet } from "../../devkit/localnet";
 import { encodeBase58 } from "../../src/shared/base58";
 import { createTxray, type Txray } from "../../src/sdk";
@@ -36,7 +43,13 @@ function payer() {
 
 function signedTransfer(from: Keypair, lamports: number) {
   const tx = new Transaction({ feePayer: from.publicKey, recentBlockhash: chain.chain.latestBlockhash().blockhash });
-  tx.add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: Keypair.generate().publicKey, lamports: lamports < 1e9 ? 1_000_000 + lamports : lamports }));
+  tx.add(
+    SystemProgram.transfer({
+      fromPubkey: from.publicKey,
+      toPubkey: Keypair.generate().publicKey,
+      lamports: lamports < 1e9 ? 1_000_000 + lamports : lamports,
+    }),
+  );
   tx.sign(from);
   return tx;
 }
@@ -46,7 +59,13 @@ const outcome = async (call: () => Promise<unknown>) => {
     return { ok: true as const, value: await call() };
   } catch (error) {
     const e = error as Error;
-    return { ok: false as const, class: e?.constructor?.name, message: e?.message, logs: (e as any)?.logs, context: (e as any)?.context };
+    return {
+      ok: false as const,
+      class: e?.constructor?.name,
+      message: e?.message,
+      logs: (e as any)?.logs,
+      context: (e as any)?.context,
+    };
   }
 };
 
@@ -63,7 +82,9 @@ describe("results and errors are identical with and without the SDK", () => {
     const landed = signedTransfer(from, 1_000);
     expect(await wrapped.sendRawTransaction(landed.serialize())).toBe(encodeBase58(landed.signature!));
     const onchain = signedTransfer(from, 1e18);
-    expect(await wrapped.sendRawTransaction(onchain.serialize(), { skipPreflight: true })).toBe(encodeBase58(onchain.signature!));
+    expect(await wrapped.sendRawTransaction(onchain.serialize(), { skipPreflight: true })).toBe(
+      encodeBase58(onchain.signature!),
+    );
 
     // The same refused bytes through both: same class, message and logs (the chain state is unchanged by a failed preflight).
     const refused = signedTransfer(from, 1e18 + 1).serialize();
@@ -71,9 +92,15 @@ describe("results and errors are identical with and without the SDK", () => {
     expect(plainError.ok).toBe(false);
     expect(await outcome(() => wrapped.sendRawTransaction(refused))).toEqual(plainError);
     // Misuse and garbage: web3.js's own errors come through untouched; the SDK cannot parse them and stays silent.
-    const misuse = new Transaction().add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: from.publicKey, lamports: 1 }));
-    expect(await outcome(() => wrapped.sendTransaction(misuse as any, undefined as any))).toEqual(await outcome(() => plain.sendTransaction(misuse as any, undefined as any)));
-    expect(await outcome(() => wrapped.sendEncodedTransaction("AAAA"))).toEqual(await outcome(() => plain.sendEncodedTransaction("AAAA")));
+    const misuse = new Transaction().add(
+      SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: from.publicKey, lamports: 1 }),
+    );
+    expect(await outcome(() => wrapped.sendTransaction(misuse as any, undefined as any))).toEqual(
+      await outcome(() => plain.sendTransaction(misuse as any, undefined as any)),
+    );
+    expect(await outcome(() => wrapped.sendEncodedTransaction("AAAA"))).toEqual(
+      await outcome(() => plain.sendEncodedTransaction("AAAA")),
+    );
     // A failed simulation returns the same value.
     const unsigned = new VersionedTransaction(signedTransfer(from, 1e18 + 2).compileMessage());
     const simulated = await wrapped.simulateTransaction(unsigned, { sigVerify: false });
@@ -84,7 +111,9 @@ describe("results and errors are identical with and without the SDK", () => {
   test("web3.js: an RPC that is down fails the same way", async () => {
     const rpcUrl = deadUrl();
     const plain = new Connection(rpcUrl, { commitment: "confirmed", disableRetryOnRateLimit: true });
-    const wrapped = sdk({ endpoint: deadUrl() }).instrument(new Connection(rpcUrl, { commitment: "confirmed", disableRetryOnRateLimit: true }));
+    const wrapped = sdk({ endpoint: deadUrl() }).instrument(
+      new Connection(rpcUrl, { commitment: "confirmed", disableRetryOnRateLimit: true }),
+    );
     const bytes = signedTransfer(payer(), 5).serialize();
     const expected = await outcome(() => plain.sendRawTransaction(bytes));
     expect(expected.ok).toBe(false);
@@ -95,15 +124,20 @@ describe("results and errors are identical with and without the SDK", () => {
     const plain = createSolanaRpc(chain.url);
     const wrapped = sdk({ endpoint: deadUrl() }).instrumentRpc(createSolanaRpc(chain.url), chain.url);
     const from = payer();
-    expect(await wrapped.getBalance(from.publicKey.toBase58() as any).send()).toEqual(await plain.getBalance(from.publicKey.toBase58() as any).send());
+    expect(await wrapped.getBalance(from.publicKey.toBase58() as any).send()).toEqual(
+      await plain.getBalance(from.publicKey.toBase58() as any).send(),
+    );
     const wire = (tx: Transaction) => tx.serialize().toString("base64") as any;
     const landed = signedTransfer(from, 2_000);
-    expect(await wrapped.sendTransaction(wire(landed), { encoding: "base64" }).send()).toBe(encodeBase58(landed.signature!) as any);
+    expect(await wrapped.sendTransaction(wire(landed), { encoding: "base64" }).send()).toBe(
+      encodeBase58(landed.signature!) as any,
+    );
     const refused = wire(signedTransfer(from, 1e18));
     const expected = await outcome(() => plain.sendTransaction(refused, { encoding: "base64" }).send());
     expect(expected.ok).toBe(false);
     expect(await outcome(() => wrapped.sendTransaction(refused, { encoding: "base64" }).send())).toEqual(expected);
-    const simulation = (rpc: typeof plain) => rpc.simulateTransaction(refused, { encoding: "base64", sigVerify: true }).send();
+    const simulation = (rpc: typeof plain) =>
+      rpc.simulateTransaction(refused, { encoding: "base64", sigVerify: true }).send();
     const simulated = await simulation(wrapped);
     expect({ ...simulated, context: null }).toEqual({ ...(await simulation(plain)), context: null });
   });
@@ -158,7 +192,13 @@ describe("a txray service that is dead, slow or rate limiting never reaches the 
   });
 
   test("429 with Retry-After: sends succeed, the batch is kept and not retried before the service allows it", async () => {
-    const service = fakeIngest(() => new Response(JSON.stringify({ error: { code: "rate_limited", message: "slow down" } }), { status: 429, headers: { "retry-after": "3600" } }));
+    const service = fakeIngest(
+      () =>
+        new Response(JSON.stringify({ error: { code: "rate_limited", message: "slow down" } }), {
+          status: 429,
+          headers: { "retry-after": "3600" },
+        }),
+    );
     closers.push(() => service.stop());
     const txray = sdk({ endpoint: service.url, batchSize: 1, flushTimeoutMs: 300 });
     const connection = txray.instrument(new Connection(chain.url, "confirmed"));
@@ -173,22 +213,37 @@ describe("a txray service that is dead, slow or rate limiting never reaches the 
 
   test("5xx then 202: the batch is retried and delivered once", async () => {
     let calls = 0;
-    const service = fakeIngest(() => (++calls === 1 ? new Response("down", { status: 503, headers: { "retry-after": "0" } }) : Response.json({ accepted: 1 }, { status: 202 })));
+    const service = fakeIngest(() =>
+      ++calls === 1
+        ? new Response("down", { status: 503, headers: { "retry-after": "0" } })
+        : Response.json({ accepted: 1 }, { status: 202 }),
+    );
     closers.push(() => service.stop());
     const txray = sdk({ endpoint: service.url, batchSize: 1, flushTimeoutMs: 5000 });
     const connection = txray.instrument(new Connection(chain.url, "confirmed"));
     const tx = signedTransfer(payer(), 500);
     await connection.sendRawTransaction(tx.serialize());
     await txray.flush();
-    expect(service.requests.map((r) => r.envelopes[0].sig)).toEqual([encodeBase58(tx.signature!), encodeBase58(tx.signature!)]);
+    expect(service.requests.map((r) => r.envelopes[0].sig)).toEqual([
+      encodeBase58(tx.signature!),
+      encodeBase58(tx.signature!),
+    ]);
     expect(txray.stats()).toMatchObject({ queued: 0, sent: 1, retries: 1 });
   });
 
   test("400/401: the batch is discarded (it can never succeed) and counted", async () => {
-    const service = fakeIngest(() => Response.json({ error: { code: "unauthorized", message: "bad key" } }, { status: 401 }));
+    const service = fakeIngest(() =>
+      Response.json({ error: { code: "unauthorized", message: "bad key" } }, { status: 401 }),
+    );
     closers.push(() => service.stop());
     const warnings: string[] = [];
-    const txray = createTxray({ apiKey: "txr_live_wrong", endpoint: service.url, batchSize: 1, flushTimeoutMs: 1000, onWarning: (m) => warnings.push(m) });
+    const txray = createTxray({
+      apiKey: "txr_live_wrong",
+      endpoint: service.url,
+      batchSize: 1,
+      flushTimeoutMs: 1000,
+      onWarning: (m) => warnings.push(m),
+    });
     closers.push(() => txray.close());
     const connection = txray.instrument(new Connection(chain.url, "confirmed"));
     await connection.sendRawTransaction(signedTransfer(payer(), 600).serialize());

@@ -43,32 +43,72 @@ function legacy(instructions: TransactionInstruction[], sign = true) {
 
 describe("wire parser", () => {
   test("legacy: signature, payer, blockhash, programs and the Compute Budget requests", () => {
-    const bytes = legacy([ComputeBudgetProgram.setComputeUnitLimit({ units: 123_456 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000_000_123 }), transfer, memo()]);
+    const bytes = legacy([
+      ComputeBudgetProgram.setComputeUnitLimit({ units: 123_456 }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000_000_123 }),
+      transfer,
+      memo(),
+    ]);
     const expected = Transaction.from(bytes);
     const tx = parseTransaction(bytes);
-    expect(tx).toMatchObject({ signature: encodeBase58(expected.signature!), payer: payer.publicKey.toBase58(), blockhash: BLOCKHASH, version: "legacy", cuLimit: 123_456, cuPriceMicroLamports: 5_000_000_000_123, nonce: false });
+    expect(tx).toMatchObject({
+      signature: encodeBase58(expected.signature!),
+      payer: payer.publicKey.toBase58(),
+      blockhash: BLOCKHASH,
+      version: "legacy",
+      cuLimit: 123_456,
+      cuPriceMicroLamports: 5_000_000_000_123,
+      nonce: false,
+    });
     expect(tx.instructions.map((ix) => ix.program)).toEqual(expected.instructions.map((ix) => ix.programId.toBase58()));
   });
 
   test("v0 with a lookup table: programs come from the static keys", () => {
     const table = new AddressLookupTableAccount({
       key: Keypair.generate().publicKey,
-      state: { deactivationSlot: BigInt("18446744073709551615"), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, authority: undefined, addresses: [to, Keypair.generate().publicKey] },
+      state: {
+        deactivationSlot: BigInt("18446744073709551615"),
+        lastExtendedSlot: 0,
+        lastExtendedSlotStartIndex: 0,
+        authority: undefined,
+        addresses: [to, Keypair.generate().publicKey],
+      },
     });
-    const readOnly = new TransactionInstruction({ programId: APP, keys: [{ pubkey: to, isSigner: false, isWritable: false }], data: Buffer.from([1]) });
-    const message = MessageV0.compile({ payerKey: payer.publicKey, recentBlockhash: BLOCKHASH, instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 9 }), readOnly], addressLookupTableAccounts: [table] });
+    const readOnly = new TransactionInstruction({
+      programId: APP,
+      keys: [{ pubkey: to, isSigner: false, isWritable: false }],
+      data: Buffer.from([1]),
+    });
+    const message = MessageV0.compile({
+      payerKey: payer.publicKey,
+      recentBlockhash: BLOCKHASH,
+      instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 9 }), readOnly],
+      addressLookupTableAccounts: [table],
+    });
     expect(message.addressTableLookups).toHaveLength(1); // `to` is loaded through the table
     const vtx = new VersionedTransaction(message);
     vtx.sign([payer]);
     const tx = parseTransaction(vtx.serialize());
-    expect(tx).toMatchObject({ signature: encodeBase58(vtx.signatures[0]), payer: payer.publicKey.toBase58(), blockhash: BLOCKHASH, version: 0, cuLimit: 9 });
+    expect(tx).toMatchObject({
+      signature: encodeBase58(vtx.signatures[0]),
+      payer: payer.publicKey.toBase58(),
+      blockhash: BLOCKHASH,
+      version: 0,
+      cuLimit: 9,
+    });
     expect(tx.cuPriceMicroLamports).toBeUndefined();
     expect(tx.instructions.map((ix) => ix.program)).toEqual([COMPUTE_BUDGET, APP.toBase58()]);
   });
 
   test("ixPrefix: the first 8 data bytes of the targeted program's first top-level instruction, as hex", () => {
-    const anchor = new TransactionInstruction({ programId: APP, keys: [], data: Buffer.from("e517cb977ae3ad2a0102030405", "hex") });
-    const tx = parseTransaction(legacy([ComputeBudgetProgram.setComputeUnitLimit({ units: 9 }), transfer, anchor, memo(APP)]));
+    const anchor = new TransactionInstruction({
+      programId: APP,
+      keys: [],
+      data: Buffer.from("e517cb977ae3ad2a0102030405", "hex"),
+    });
+    const tx = parseTransaction(
+      legacy([ComputeBudgetProgram.setComputeUnitLimit({ units: 9 }), transfer, anchor, memo(APP)]),
+    );
     expect(instructionPrefix(tx, APP.toBase58())).toBe("e517cb977ae3ad2a"); // cut at 8 bytes; the first of APP's instructions
     expect(instructionPrefix(tx, SystemProgram.programId.toBase58())).toBe("0200000005000000"); // Transfer: u32 2, then the lamports
     expect(instructionPrefix(tx, COMPUTE_BUDGET)).toBe("0209000000"); // shorter than 8 bytes: all of it
@@ -83,14 +123,19 @@ describe("wire parser", () => {
 
   test("a durable-nonce transaction is flagged and its nonce advance is not the target", () => {
     const nonce = Keypair.generate().publicKey;
-    const bytes = legacy([SystemProgram.nonceAdvance({ noncePubkey: nonce, authorizedPubkey: payer.publicKey }), memo(APP)]);
+    const bytes = legacy([
+      SystemProgram.nonceAdvance({ noncePubkey: nonce, authorizedPubkey: payer.publicKey }),
+      memo(APP),
+    ]);
     const tx = parseTransaction(bytes);
     expect(tx.nonce).toBe(true);
     expect(targetProgram(tx, null)).toBe(APP.toBase58());
   });
 
   test("program: the first instruction's program among `programs`, else the first that is not Compute Budget", () => {
-    const tx = parseTransaction(legacy([ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }), transfer, memo(APP)]));
+    const tx = parseTransaction(
+      legacy([ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }), transfer, memo(APP)]),
+    );
     expect(targetProgram(tx, null)).toBe(SystemProgram.programId.toBase58());
     expect(targetProgram(tx, new Set([APP.toBase58()]))).toBe(APP.toBase58());
     expect(targetProgram(tx, new Set([MEMO.toBase58()]))).toBe(SystemProgram.programId.toBase58());
@@ -98,11 +143,19 @@ describe("wire parser", () => {
 });
 
 describe("RPC identity", () => {
-  const urls = ["https://mainnet.helius-rpc.com/?api-key=SECRET", "https://api.mainnet-beta.solana.com", "http://127.0.0.1:8899", "https://rpc.example.org:8443/path?x=1", "https://abc.solana-mainnet.quiknode.pro/TOKEN/"];
+  const urls = [
+    "https://mainnet.helius-rpc.com/?api-key=SECRET",
+    "https://api.mainnet-beta.solana.com",
+    "http://127.0.0.1:8899",
+    "https://rpc.example.org:8443/path?x=1",
+    "https://abc.solana-mainnet.quiknode.pro/TOKEN/",
+  ];
   test("rpcHash is the server-side helper's value: SHA-256 of the origin only, never the path or key", () => {
     for (const url of urls) expect(rpcHash(url)).toBe(serverRpcHash(url));
     expect(rpcHash(urls[0])).toBe(rpcHash("https://mainnet.helius-rpc.com"));
-    expect(rpcHash(urls[0])).toBe(createHash("sha256").update("https://mainnet.helius-rpc.com").digest("hex").slice(0, 16));
+    expect(rpcHash(urls[0])).toBe(
+      createHash("sha256").update("https://mainnet.helius-rpc.com").digest("hex").slice(0, 16),
+    );
   });
 
   test("rpcLabel: known providers, public, localhost, custom", () => {
@@ -131,21 +184,34 @@ function fakeConnection(answers: Record<string, (args: unknown[]) => unknown>) {
 describe("envelopes built from what a connection saw", () => {
   test('privacy "hash": the payer is sent as salted SHA-256 hex; the URL never appears', async () => {
     const recorder = recordingFetch(async () => new Response('{"accepted":1}', { status: 202 }));
-    const txray = createTxray({ apiKey: "txr_live_x", privacy: "hash", salt: "pepper", fetch: recorder.fetch, walletAdapter: "Backpack" });
+    const txray = createTxray({
+      apiKey: "txr_live_x",
+      privacy: "hash",
+      salt: "pepper",
+      fetch: recorder.fetch,
+      walletAdapter: "Backpack",
+    });
     const bytes = legacy([transfer]);
     const connection = txray.instrument(
       fakeConnection({
-        getLatestBlockhash: () => ({ result: { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 1234 } } }),
+        getLatestBlockhash: () => ({
+          result: { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 1234 } },
+        }),
         sendTransaction: () => ({ result: encodeBase58(Transaction.from(bytes).signature!) }),
       }),
     ) as any;
     await connection._rpcRequest("getLatestBlockhash", [{ commitment: "confirmed" }]);
-    await connection._rpcRequest("sendTransaction", [Buffer.from(bytes).toString("base64"), { encoding: "base64", maxRetries: 5 }]);
+    await connection._rpcRequest("sendTransaction", [
+      Buffer.from(bytes).toString("base64"),
+      { encoding: "base64", maxRetries: 5 },
+    ]);
     await txray.flush();
     const [envelope] = recorder.envelopes();
     expect(envelopeSchema.safeParse(envelope).success).toBe(true);
     expect(envelope).toMatchObject({
-      payer: createHash("sha256").update("pepper" + payer.publicKey.toBase58()).digest("hex"),
+      payer: createHash("sha256")
+        .update(`pepper${payer.publicKey.toBase58()}`)
+        .digest("hex"),
       lastValidBlockHeight: 1234,
       rpcLabel: "helius",
       walletAdapter: "Backpack",
@@ -164,18 +230,36 @@ describe("envelopes built from what a connection saw", () => {
     let fail = true;
     const connection = txray.instrument(
       fakeConnection({
-        simulateTransaction: () => ({ result: { context: { slot: 1 }, value: fail ? { err, logs: ["Program log: nope"], unitsConsumed: 150 } : { err: null, logs: [] } } }),
+        simulateTransaction: () => ({
+          result: {
+            context: { slot: 1 },
+            value: fail ? { err, logs: ["Program log: nope"], unitsConsumed: 150 } : { err: null, logs: [] },
+          },
+        }),
         getBlockHeight: () => ({ result: 5000 }),
       }),
     ) as any;
-    await connection._rpcRequest("simulateTransaction", [Buffer.from(legacy([transfer], false)).toString("base64"), { encoding: "base64", sigVerify: false }]);
+    await connection._rpcRequest("simulateTransaction", [
+      Buffer.from(legacy([transfer], false)).toString("base64"),
+      { encoding: "base64", sigVerify: false },
+    ]);
     fail = false;
-    await connection._rpcRequest("simulateTransaction", [Buffer.from(legacy([transfer])).toString("base64"), { encoding: "base64" }]);
+    await connection._rpcRequest("simulateTransaction", [
+      Buffer.from(legacy([transfer])).toString("base64"),
+      { encoding: "base64" },
+    ]);
     await txray.flush();
     const envelopes = recorder.envelopes();
     expect(envelopes).toHaveLength(1);
-    expect(envelopes[0]).toMatchObject({ sig: null, kind: "preflight", simulationLogs: ["Program log: nope"], lastValidBlockHeight: 5150 });
-    expect(envelopes[0].preflightError).toBe('Transaction simulation failed: {"err":{"InstructionError":[0,{"Custom":1}]},"unitsConsumed":150}');
+    expect(envelopes[0]).toMatchObject({
+      sig: null,
+      kind: "preflight",
+      simulationLogs: ["Program log: nope"],
+      lastValidBlockHeight: 5150,
+    });
+    expect(envelopes[0].preflightError).toBe(
+      'Transaction simulation failed: {"err":{"InstructionError":[0,{"Custom":1}]},"unitsConsumed":150}',
+    );
     expect(envelopeSchema.safeParse(envelopes[0]).success).toBe(true);
     await txray.close();
   });
@@ -185,11 +269,20 @@ describe("envelopes built from what a connection saw", () => {
     const txray = createTxray({ apiKey: "txr_live_x", fetch: recorder.fetch });
     const connection = txray.instrument(
       fakeConnection({
-        sendTransaction: () => ({ error: { code: -32002, message: "x".repeat(10_000), data: { logs: Array.from({ length: 300 }, () => "y".repeat(3000)) } } }),
+        sendTransaction: () => ({
+          error: {
+            code: -32002,
+            message: "x".repeat(10_000),
+            data: { logs: Array.from({ length: 300 }, () => "y".repeat(3000)) },
+          },
+        }),
         getBlockHeight: () => ({ result: 1 }),
       }),
     ) as any;
-    await connection._rpcRequest("sendTransaction", [Buffer.from(legacy([transfer])).toString("base64"), { encoding: "base64" }]);
+    await connection._rpcRequest("sendTransaction", [
+      Buffer.from(legacy([transfer])).toString("base64"),
+      { encoding: "base64" },
+    ]);
     await txray.flush();
     expect(envelopeSchema.safeParse(recorder.envelopes()[0]).success).toBe(true);
     await txray.close();
@@ -197,8 +290,17 @@ describe("envelopes built from what a connection saw", () => {
 });
 
 describe("kit preflight errors", () => {
-  const kitError = (err: unknown) => getSolanaErrorFromJsonRpcError({ code: -32002, message: "Transaction simulation failed", data: { err, logs: [] } }).cause;
-  for (const err of [{ InstructionError: [2, { Custom: 6001 }] }, { InstructionError: [0, "InsufficientFunds"] }, { InstructionError: [1, "ComputationalBudgetExceeded"] }, "BlockhashNotFound", { InsufficientFundsForRent: { account_index: 3 } }, { DuplicateInstruction: 4 }]) {
+  const kitError = (err: unknown) =>
+    getSolanaErrorFromJsonRpcError({ code: -32002, message: "Transaction simulation failed", data: { err, logs: [] } })
+      .cause;
+  for (const err of [
+    { InstructionError: [2, { Custom: 6001 }] },
+    { InstructionError: [0, "InsufficientFunds"] },
+    { InstructionError: [1, "ComputationalBudgetExceeded"] },
+    "BlockhashNotFound",
+    { InsufficientFundsForRent: { account_index: 3 } },
+    { DuplicateInstruction: 4 },
+  ]) {
     test(`the RPC's ${JSON.stringify(err)} comes back from kit's SolanaError`, () => {
       expect(transactionErrorFromKit(kitError(err))).toEqual(err);
     });
@@ -207,7 +309,11 @@ describe("kit preflight errors", () => {
 
 describe("config file", () => {
   test("the SDK reads the key from the same path the CLI writes", () => {
-    for (const env of [{ XDG_CONFIG_HOME: "/x/cfg", HOME: "/home/a" }, { HOME: "/home/b" }, { XDG_CONFIG_HOME: "", HOME: "/home/c" }]) {
+    for (const env of [
+      { XDG_CONFIG_HOME: "/x/cfg", HOME: "/home/a" },
+      { HOME: "/home/b" },
+      { XDG_CONFIG_HOME: "", HOME: "/home/c" },
+    ]) {
       expect(userConfigPath(env, "/unused")).toBe(cliConfigPath(env));
     }
   });
@@ -236,7 +342,9 @@ describe("a failed simulation followed by a send of the same transaction", () =>
     const sig = encodeBase58(Transaction.from(bytes).signature!);
     const connection = txray.instrument(
       fakeConnection({
-        simulateTransaction: () => ({ result: { context: { slot: 1 }, value: { err: "BlockhashNotFound", logs: [] } } }),
+        simulateTransaction: () => ({
+          result: { context: { slot: 1 }, value: { err: "BlockhashNotFound", logs: [] } },
+        }),
         sendTransaction: () => ({ result: sig }),
         getBlockHeight: () => ({ result: 77 }),
       }),
@@ -255,7 +363,11 @@ describe("kit errors that are not preflight failures", () => {
     const recorder = recordingFetch(async () => new Response('{"accepted":1}', { status: 202 }));
     const txray = createTxray({ apiKey: "txr_live_x", fetch: recorder.fetch });
     const { SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } = await import("@solana/kit");
-    const httpError = new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: "Too Many Requests", statusCode: 429 });
+    const httpError = new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+      headers: new Headers(),
+      message: "Too Many Requests",
+      statusCode: 429,
+    });
     const rpc = txray.instrumentRpc(
       {
         sendTransaction: (_wire: string, _config: object) => ({ send: async () => Promise.reject(httpError) }),
@@ -263,10 +375,18 @@ describe("kit errors that are not preflight failures", () => {
       },
       "https://api.mainnet-beta.solana.com",
     );
-    const thrown = await rpc.sendTransaction(Buffer.from(legacy([transfer])).toString("base64"), { encoding: "base64" }).send().catch((e: unknown) => e);
+    const thrown = await rpc
+      .sendTransaction(Buffer.from(legacy([transfer])).toString("base64"), { encoding: "base64" })
+      .send()
+      .catch((e: unknown) => e);
     expect(thrown).toBe(httpError); // the very same error object
     await txray.flush();
-    expect(recorder.envelopes()[0]).toMatchObject({ kind: "preflight", preflightError: "429 Too Many Requests", rpcLabel: "public", lastValidBlockHeight: 160 });
+    expect(recorder.envelopes()[0]).toMatchObject({
+      kind: "preflight",
+      preflightError: "429 Too Many Requests",
+      rpcLabel: "public",
+      lastValidBlockHeight: 160,
+    });
     await txray.close();
   });
 });
@@ -278,13 +398,25 @@ describe("instrumenting twice", () => {
     const bytes = legacy([transfer]);
     const wire = Buffer.from(bytes).toString("base64");
     const sig = encodeBase58(Transaction.from(bytes).signature!);
-    const connection = txray.instrument(txray.instrument(fakeConnection({ sendTransaction: () => ({ result: sig }), getBlockHeight: () => ({ result: 1 }) }))) as any;
+    const connection = txray.instrument(
+      txray.instrument(
+        fakeConnection({ sendTransaction: () => ({ result: sig }), getBlockHeight: () => ({ result: 1 }) }),
+      ),
+    ) as any;
     await connection._rpcRequest("sendTransaction", [wire, { encoding: "base64" }]);
-    const kitRpc = { sendTransaction: (_w: string, _c: object) => ({ send: async () => sig }), getBlockHeight: () => ({ send: async () => 1n }) };
+    const kitRpc = {
+      sendTransaction: (_w: string, _c: object) => ({ send: async () => sig }),
+      getBlockHeight: () => ({ send: async () => 1n }),
+    };
     const rpc = txray.instrumentRpc(txray.instrumentRpc(kitRpc, "http://localhost:8899"), "http://localhost:8899");
     await rpc.sendTransaction(wire, { encoding: "base64" }).send();
     await txray.flush();
-    expect(recorder.envelopes().map((e) => e.rpcLabel).sort()).toEqual(["helius", "localhost"]);
+    expect(
+      recorder
+        .envelopes()
+        .map((e) => e.rpcLabel)
+        .sort(),
+    ).toEqual(["helius", "localhost"]);
     await txray.close();
   });
 });

@@ -30,8 +30,15 @@ beforeAll(async () => {
   Object.assign(keys, { a: a.key, b: b.key, c: c.key, revoked: revoked.key });
   Object.assign(accounts, { a: a.record.accountId, b: b.record.accountId });
   generated = await generateLake({
-    dataDir: ctx.config.dataDir, envelopes: 6000, programs: 2, days: 30, seed: 11, endMs: END_MS,
-    accounts: [a.record.accountId, b.record.accountId], control: ctx.control, threads: 1,
+    dataDir: ctx.config.dataDir,
+    envelopes: 6000,
+    programs: 2,
+    days: 30,
+    seed: 11,
+    endMs: END_MS,
+    accounts: [a.record.accountId, b.record.accountId],
+    control: ctx.control,
+    threads: 1,
   });
   await buildServingTables(ctx);
   const rows = await ctx.duck.all<{ program: string; payer: string }>(
@@ -58,15 +65,31 @@ const sum = (items: any[], field: string) => items.reduce((total, item) => total
 /** Every scoped read route, with the count of events its answer is built from. */
 const SCOPED: { route: string; path: (program: string) => string; total: (body: any) => number }[] = [
   { route: "baseline", path: (p) => `/v1/baseline/${p}?window=30d`, total: (b) => b.rates.attempts },
-  { route: "release-diff", path: (p) => `/v1/release-diff/${p}?window=30d`, total: (b) => b.pre.attempts + b.post.attempts },
+  {
+    route: "release-diff",
+    path: (p) => `/v1/release-diff/${p}?window=30d`,
+    total: (b) => b.pre.attempts + b.post.attempts,
+  },
   {
     route: "top-issues",
     path: (p) => `/v1/top-issues/${p}?window=30d&limit=500`,
     total: (b) => ["human", "mixed", "bot"].reduce((t, segment) => t + sum(b.segments[segment], "count"), 0),
   },
-  { route: "cu-headroom", path: (p) => `/v1/cu-headroom/${p}?window=30d`, total: (b) => sum(b.instructions, "samples") },
-  { route: "provider-report", path: (p) => `/v1/provider-report/${p}?window=30d`, total: (b) => sum(b.providers, "attempts") },
-  { route: "wallet", path: (p) => `/v1/wallet/${p}/${walletOf.get(p)}?window=30d&limit=500`, total: (b) => b.summary.attempts + b.items.length },
+  {
+    route: "cu-headroom",
+    path: (p) => `/v1/cu-headroom/${p}?window=30d`,
+    total: (b) => sum(b.instructions, "samples"),
+  },
+  {
+    route: "provider-report",
+    path: (p) => `/v1/provider-report/${p}?window=30d`,
+    total: (b) => sum(b.providers, "attempts"),
+  },
+  {
+    route: "wallet",
+    path: (p) => `/v1/wallet/${p}/${walletOf.get(p)}?window=30d&limit=500`,
+    total: (b) => b.summary.attempts + b.items.length,
+  },
 ];
 
 describe("scope=account on every read route, two accounts sharing each program", () => {
@@ -109,7 +132,10 @@ describe("scope=account on every read route, two accounts sharing each program",
   test("wallet pages: every item of a scoped page is one of that account's attempts", async () => {
     const program = generated.programs[0];
     let checked = 0;
-    for (const [key, account] of [[keys.a, accounts.a], [keys.b, accounts.b]]) {
+    for (const [key, account] of [
+      [keys.a, accounts.a],
+      [keys.b, accounts.b],
+    ]) {
       const page = await get(`/v1/wallet/${program}/${walletOf.get(program)}?window=30d&limit=500&scope=account`, key);
       if (account === accounts.b) {
         expect(page.status === 404 || page.body.items.length === 0).toBe(true);

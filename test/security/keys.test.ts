@@ -58,7 +58,14 @@ describe("revoked keys", () => {
       ctx.dispose();
     });
     const { key, record } = createAccountKey(ctx.control, "revokee", "live", now);
-    const ingest = async () => (await fetch(`${server.url}/v1/ingest`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ envelopes: [makeEnvelope()] }) })).status;
+    const ingest = async () =>
+      (
+        await fetch(`${server.url}/v1/ingest`, {
+          method: "POST",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify({ envelopes: [makeEnvelope()] }),
+        })
+      ).status;
     const read = async () => (await fetch(`${server.url}/v1/programs`, { headers: { "x-api-key": key } })).status;
     expect(await ingest()).toBe(202);
     expect(await read()).toBe(200);
@@ -85,11 +92,13 @@ describe("revoked keys", () => {
 test("keys are stored only as SHA-256 hashes: the plaintext is nowhere in the data directory", async () => {
   t = await testServer();
   const keys = [t.key("a"), t.key("a", "read"), t.key("b")];
-  for (const key of keys) expect((await t.ingest({ apiKey: key, envelopes: [makeEnvelope()] })).status).toBeOneOf([202, 403]);
+  for (const key of keys)
+    expect((await t.ingest({ apiKey: key, envelopes: [makeEnvelope()] })).status).toBeOneOf([202, 403]);
   await t.server.spool!.seal();
   const files: string[] = [];
   const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) entry.isDirectory() ? walk(join(dir, entry.name)) : files.push(join(dir, entry.name));
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      entry.isDirectory() ? walk(join(dir, entry.name)) : files.push(join(dir, entry.name));
   };
   walk(t.ctx.config.dataDir);
   expect(files.some((file) => file.endsWith("control.sqlite"))).toBe(true);
@@ -117,7 +126,10 @@ test("the CLI's config file is 0600 in a 0700 directory, even when a readable on
   const second = await cli(["keys", "create", "--account", "second", "--json"], env);
   expect(second.code).toBe(0);
   expect(statSync(file).mode & 0o777).toBe(0o600);
-  expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ apiKey: JSON.parse(second.stdout).key, endpoint: "http://127.0.0.1:1" });
+  expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+    apiKey: JSON.parse(second.stdout).key,
+    endpoint: "http://127.0.0.1:1",
+  });
   // No temp file with the key is left beside it.
   expect(readdirSync(join(home, "txray"))).toEqual(["config.json"]);
 });
@@ -127,8 +139,15 @@ test("the public per-IP limit is one budget across every read route, with or wit
   const key = t.key("limited", "read");
   const program = randomAddress();
   const paths = [
-    "/v1/status", `/v1/why/${randomSignature()}`, `/v1/diagnose-drop/${randomSignature()}`, `/v1/baseline/${program}`, `/v1/release-diff/${program}`,
-    `/v1/top-issues/${program}`, `/v1/cu-headroom/${program}`, `/v1/wallet/${program}/${randomAddress()}`, `/v1/provider-report/${program}`,
+    "/v1/status",
+    `/v1/why/${randomSignature()}`,
+    `/v1/diagnose-drop/${randomSignature()}`,
+    `/v1/baseline/${program}`,
+    `/v1/release-diff/${program}`,
+    `/v1/top-issues/${program}`,
+    `/v1/cu-headroom/${program}`,
+    `/v1/wallet/${program}/${randomAddress()}`,
+    `/v1/provider-report/${program}`,
   ];
   // Spend the budget on every route but why (which would ask the chain about an unknown signature).
   const spend = [...paths.filter((path) => !path.startsWith("/v1/why")), "/v1/status"];

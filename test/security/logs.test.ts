@@ -15,8 +15,8 @@ import { recordedTransaction } from "../helpers/recorded-rpc";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "txray-logs-"));
-const SLACK_SECRET = "slack-signing-secret-" + randomAddress();
-const RPC_CREDENTIAL = "rpc-credential-" + randomAddress();
+const SLACK_SECRET = `slack-signing-secret-${randomAddress()}`;
+const RPC_CREDENTIAL = `rpc-credential-${randomAddress()}`;
 const landed = recordedTransaction("18_");
 let server: ServerProcess | null = null;
 let rpcCalls = 0;
@@ -30,12 +30,30 @@ const rpc = Bun.serve({
     if (rpcCalls % 3 === 0) return new Response(`upstream error for ${request.url}`, { status: 502 });
     const body = (await request.json()) as any;
     const answer = (call: any) => {
-      if (call.method === "getTransaction") return { jsonrpc: "2.0", id: call.id, result: call.params?.[0] === landed.sig ? landed.result : null };
+      if (call.method === "getTransaction")
+        return { jsonrpc: "2.0", id: call.id, result: call.params?.[0] === landed.sig ? landed.result : null };
       if (call.method === "getSignatureStatuses") {
-        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value: (call.params?.[0] ?? []).map((sig: string) => (sig === landed.sig ? { slot: landed.result.slot, confirmations: null, err: landed.result.meta?.err ?? null, confirmationStatus: "finalized" } : null)) } };
+        return {
+          jsonrpc: "2.0",
+          id: call.id,
+          result: {
+            context: { slot: 1 },
+            value: (call.params?.[0] ?? []).map((sig: string) =>
+              sig === landed.sig
+                ? {
+                    slot: landed.result.slot,
+                    confirmations: null,
+                    err: landed.result.meta?.err ?? null,
+                    confirmationStatus: "finalized",
+                  }
+                : null,
+            ),
+          },
+        };
       }
       if (call.method === "getBlockHeight") return { jsonrpc: "2.0", id: call.id, result: 300_000_000 };
-      if (call.method === "getAccountInfo") return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value: null } };
+      if (call.method === "getAccountInfo")
+        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value: null } };
       return { jsonrpc: "2.0", id: call.id, error: { code: -32601, message: "Method not found" } };
     };
     return Response.json(Array.isArray(body) ? body.map(answer) : answer(body));
@@ -58,8 +76,17 @@ afterAll(() => {
 });
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(["bun", "run", "src/bin/cli.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = spawn(["bun", "run", "src/bin/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -73,16 +100,26 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
   const liveKey = JSON.parse(created.stdout).key as string;
   const readKey = JSON.parse(readOnly.stdout).key as string;
   const revokedKey = JSON.parse(doomed.stdout).key as string;
-  const unknownKey = "txr_live_" + "9".repeat(32);
+  const unknownKey = `txr_live_${"9".repeat(32)}`;
 
   server = await startServerProcess({
-    ...env, TXRAY_SCHEDULER: "on", FLUSH_INTERVAL_MS: "100", RESOLVE_INTERVAL_MS: "200", DEPLOYS_INTERVAL_MS: "300", TABLES_INTERVAL_MS: "500", COMPACT_INTERVAL_MS: "400",
+    ...env,
+    TXRAY_SCHEDULER: "on",
+    FLUSH_INTERVAL_MS: "100",
+    RESOLVE_INTERVAL_MS: "200",
+    DEPLOYS_INTERVAL_MS: "300",
+    TABLES_INTERVAL_MS: "500",
+    COMPACT_INTERVAL_MS: "400",
   });
   const url = server.url;
   const payers = [randomAddress(), randomAddress(), randomAddress()];
   const program = "11111111111111111111111111111111";
   const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(`${url}/v1/ingest`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    fetch(`${url}/v1/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    }).then(async (r) => ({ status: r.status, text: await r.text() }));
 
   const envelopes = [
     makeEnvelope({ sig: landed.sig, program, payer: payers[0], lastValidBlockHeight: 300_000_010, sentAt: Date.now() }),
@@ -93,9 +130,13 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
   expect((await post(JSON.stringify({ apiKey: liveKey, envelopes }))).status).toBe(202);
   expect((await post(JSON.stringify({ apiKey: readKey, envelopes }))).status).toBe(403);
   expect((await post(JSON.stringify({ apiKey: unknownKey, envelopes }))).status).toBe(401);
-  expect((await post(JSON.stringify({ apiKey: liveKey, envelopes: [{ ...envelopes[0], payer: 42 }] }))).status).toBe(400);
+  expect((await post(JSON.stringify({ apiKey: liveKey, envelopes: [{ ...envelopes[0], payer: 42 }] }))).status).toBe(
+    400,
+  );
   expect((await post(`{"apiKey":"${liveKey}","envelopes":[{"payer":"${payers[0]}"`)).status).toBe(400);
-  expect((await post(JSON.stringify({ apiKey: liveKey, envelopes }), { "x-api-key": readKey })).status).toBeOneOf([202, 400, 403]);
+  expect((await post(JSON.stringify({ apiKey: liveKey, envelopes }), { "x-api-key": readKey })).status).toBeOneOf([
+    202, 400, 403,
+  ]);
 
   // Keys and a revoked key on the read routes; why asks the (flaky) chain about signatures.
   for (const key of [liveKey, readKey, revokedKey]) {
@@ -113,28 +154,48 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
     if (["flush", "resolve", "deploys", "tables", "compact"].every((name) => name in jobs)) break;
     await Bun.sleep(200);
   }
-  expect(Object.keys(jobs).sort()).toEqual(expect.arrayContaining(["compact", "deploys", "flush", "resolve", "tables"]));
+  expect(Object.keys(jobs).sort()).toEqual(
+    expect.arrayContaining(["compact", "deploys", "flush", "resolve", "tables"]),
+  );
 
   // Alerts: a signed webhook and a Slack URL (itself a credential), a failing test send, the CLI's views and a run.
   const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("nope", { status: 500 }) });
-  const WEBHOOK_SECRET = "whsec_logs_" + randomAddress();
-  const SLACK_TOKEN = "slacktoken" + randomAddress();
+  const WEBHOOK_SECRET = `whsec_logs_${randomAddress()}`;
+  const SLACK_TOKEN = `slacktoken${randomAddress()}`;
   const alertIds: string[] = [];
-  for (const destination of [{ type: "webhook", url: `http://127.0.0.1:${hook.port}/hook`, secret: WEBHOOK_SECRET }, { type: "slack", url: `http://127.0.0.1:${hook.port}/services/T0/B0/${SLACK_TOKEN}` }]) {
-    const response = await fetch(`${url}/v1/alerts`, { method: "POST", headers: { "x-api-key": liveKey }, body: JSON.stringify({ program, rule: "landing_rate", params: { threshold: 1, minAttempts: 1 }, destination }) });
+  for (const destination of [
+    { type: "webhook", url: `http://127.0.0.1:${hook.port}/hook`, secret: WEBHOOK_SECRET },
+    { type: "slack", url: `http://127.0.0.1:${hook.port}/services/T0/B0/${SLACK_TOKEN}` },
+  ]) {
+    const response = await fetch(`${url}/v1/alerts`, {
+      method: "POST",
+      headers: { "x-api-key": liveKey },
+      body: JSON.stringify({ program, rule: "landing_rate", params: { threshold: 1, minAttempts: 1 }, destination }),
+    });
     expect(response.status).toBe(201);
     alertIds.push(((await response.json()) as { id: string }).id);
   }
-  for (const id of alertIds) expect((await fetch(`${url}/v1/alerts/${id}/test`, { method: "POST", headers: { "x-api-key": liveKey } })).status).toBe(200);
+  for (const id of alertIds)
+    expect(
+      (await fetch(`${url}/v1/alerts/${id}/test`, { method: "POST", headers: { "x-api-key": liveKey } })).status,
+    ).toBe(200);
   // What the alerts commands print (the rules, the delivery log, a test's result) is for people too: no secret either.
-  for (const args of [["alerts", "list"], ["alerts", "log"], ["alerts", "test", alertIds[0]], ["jobs", "run", "alerts"]]) {
+  for (const args of [
+    ["alerts", "list"],
+    ["alerts", "log"],
+    ["alerts", "test", alertIds[0]],
+    ["jobs", "run", "alerts"],
+  ]) {
     const result = await cli(args);
     logs.push(result.stderr, result.stdout);
   }
   hook.stop(true);
   expect(logs.join("\n")).toContain("HTTP 500: nope");
 
-  const keyId = (await cli(["keys", "list"])).stdout.split("\n").find((line) => line.includes("logs-b"))!.split("\t")[0];
+  const keyId = (await cli(["keys", "list"])).stdout
+    .split("\n")
+    .find((line) => line.includes("logs-b"))!
+    .split("\t")[0];
   logs.push((await cli(["keys", "revoke", keyId])).stderr);
   const jobsRun = await cli(["jobs", "run", "all"]);
   logs.push(jobsRun.stdout, jobsRun.stderr, (await cli(["keys", "list"])).stdout);
@@ -149,8 +210,20 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
   expect(text).toContain("txray listening");
   expect(text).toContain('"job":"flush"');
   expect(rpcCalls).toBeGreaterThan(2);
-  const secrets = { liveKey, readKey, revokedKey, unknownKey, SLACK_SECRET, RPC_CREDENTIAL, WEBHOOK_SECRET, SLACK_TOKEN, ...Object.fromEntries(payers.map((p, i) => [`payer${i}`, p])) };
-  const leaks = Object.entries(secrets).filter(([, secret]) => text.includes(secret)).map(([name]) => name);
+  const secrets = {
+    liveKey,
+    readKey,
+    revokedKey,
+    unknownKey,
+    SLACK_SECRET,
+    RPC_CREDENTIAL,
+    WEBHOOK_SECRET,
+    SLACK_TOKEN,
+    ...Object.fromEntries(payers.map((p, i) => [`payer${i}`, p])),
+  };
+  const leaks = Object.entries(secrets)
+    .filter(([, secret]) => text.includes(secret))
+    .map(([name]) => name);
   expect(leaks).toEqual([]);
   expect(text).not.toMatch(/txr_(live|read)_[1-9A-HJ-NP-Za-km-z]{32}/);
 }, 90_000);

@@ -12,10 +12,34 @@ import { makeEnvelope } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
 
 const HOSTILE = [
-  "..", "../..", "../../etc", "..%2F..%2Fetc", "%2e%2e", "a/b", "a\\b", "/abs", "x\u0000y", "", " ", ".", "program=x", "~",
-  "11111111111111111111111111111111/../..", "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4\u0000", "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4/..",
+  "..",
+  "../..",
+  "../../etc",
+  "..%2F..%2Fetc",
+  "%2e%2e",
+  "a/b",
+  "a\\b",
+  "/abs",
+  "x\u0000y",
+  "",
+  " ",
+  ".",
+  "program=x",
+  "~",
+  "11111111111111111111111111111111/../..",
+  "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4\u0000",
+  "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4/..",
 ];
-const HOSTILE_DAYS = ["..", "../2025-01-01", "2025-01-01/..", "2025-1-1", "2025-01-01\u0000", "20250101", "2025-01-01 ", "../../x"];
+const HOSTILE_DAYS = [
+  "..",
+  "../2025-01-01",
+  "2025-01-01/..",
+  "2025-1-1",
+  "2025-01-01\u0000",
+  "20250101",
+  "2025-01-01 ",
+  "../../x",
+];
 const PROGRAM = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
 
 test("partition paths: a program id must be base58 of 32 bytes and a day YYYY-MM-DD; valid ones stay inside the dataset", () => {
@@ -24,14 +48,14 @@ test("partition paths: a program id must be base58 of 32 bytes and a day YYYY-MM
   for (const day of HOSTILE_DAYS) expect(() => paths.partition("envelopes", PROGRAM, day)).toThrow();
   for (const dataset of ["envelopes", "resolutions", "deploys"] as const) {
     const path = resolve(paths.partition(dataset, PROGRAM, "2025-01-01"));
-    expect(path.startsWith(resolve(paths.dataset(dataset)) + "/")).toBe(true);
+    expect(path.startsWith(`${resolve(paths.dataset(dataset))}/`)).toBe(true);
   }
 });
 
 test("spool and IDL paths: node ids and program ids are validated", () => {
   const paths = dataPaths("/srv/txray/data");
   for (const node of [...HOSTILE, "Node1", "a".repeat(33)]) expect(() => paths.spool(node)).toThrow();
-  expect(resolve(paths.spool("node-1")).startsWith(resolve(paths.spoolRoot) + "/")).toBe(true);
+  expect(resolve(paths.spool("node-1")).startsWith(`${resolve(paths.spoolRoot)}/`)).toBe(true);
   for (const program of HOSTILE) expect(() => idlFilePath("/srv/txray/data", program)).toThrow();
   expect(resolve(idlFilePath("/srv/txray/data", PROGRAM)).startsWith("/srv/txray/data/idl/")).toBe(true);
 });
@@ -50,7 +74,14 @@ test("hostile program ids are refused at ingest, and the lake only ever holds pr
     const answer = await t.ingest({ apiKey: key, envelopes: [makeEnvelope({ program })] });
     expect([answer.status, answer.body.error.code]).toEqual([400, "schema_violation"]);
   }
-  expect((await t.ingest({ apiKey: key, envelopes: [makeEnvelope(), makeEnvelope({ program: "11111111111111111111111111111111" })] })).status).toBe(202);
+  expect(
+    (
+      await t.ingest({
+        apiKey: key,
+        envelopes: [makeEnvelope(), makeEnvelope({ program: "11111111111111111111111111111111" })],
+      })
+    ).status,
+  ).toBe(202);
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
   const lake = t.ctx.paths.lake;
@@ -64,6 +95,9 @@ test("hostile program ids are refused at ingest, and the lake only ever holds pr
   };
   walk(lake, 0);
   expect(dirs.length).toBeGreaterThan(0);
-  for (const dir of dirs) expect(dir).toMatch(/^(envelopes|resolutions|deploys)(\/program=[1-9A-HJ-NP-Za-km-z]{32,44}(\/day=\d{4}-\d{2}-\d{2})?)?$/);
+  for (const dir of dirs)
+    expect(dir).toMatch(
+      /^(envelopes|resolutions|deploys)(\/program=[1-9A-HJ-NP-Za-km-z]{32,44}(\/day=\d{4}-\d{2}-\d{2})?)?$/,
+    );
   expect(existsSync(join(lake, "envelopes", `program=${PROGRAM}`))).toBe(true);
 });

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { base58DecodedLength, decodeBase58, encodeBase58, isBase58Address, isBase58Signature } from "../../src/shared/base58";
+import {
+  base58DecodedLength,
+  decodeBase58,
+  encodeBase58,
+  isBase58Address,
+  isBase58Signature,
+} from "../../src/shared/base58";
 
 describe("base58", () => {
   test("round-trips known Solana values", () => {

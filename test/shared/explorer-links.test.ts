@@ -15,6 +15,12 @@ test("auto: off on loopback, devnet/testnet by host, else mainnet-beta; explicit
 });
 
 test("links name the cluster off mainnet", () => {
-  expect(explorerLinks("mainnet-beta", "abc")).toEqual({ solanaExplorer: "https://explorer.solana.com/tx/abc", solscan: "https://solscan.io/tx/abc" });
-  expect(explorerLinks("devnet", "abc")).toEqual({ solanaExplorer: "https://explorer.solana.com/tx/abc?cluster=devnet", solscan: "https://solscan.io/tx/abc?cluster=devnet" });
+  expect(explorerLinks("mainnet-beta", "abc")).toEqual({
+    solanaExplorer: "https://explorer.solana.com/tx/abc",
+    solscan: "https://solscan.io/tx/abc",
+  });
+  expect(explorerLinks("devnet", "abc")).toEqual({
+    solanaExplorer: "https://explorer.solana.com/tx/abc?cluster=devnet",
+    solscan: "https://solscan.io/tx/abc?cluster=devnet",
+  });
 });

@@ -3,7 +3,16 @@
 // once, a merge interrupted before it removed its inputs is repaired, retention drops old runs, and
 // a batch that never committed takes its run with it; a run's lines sort as their keys compare.
 import { afterEach, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FANOUT, SignatureIndex } from "../../src/signature-index";
@@ -25,32 +34,53 @@ const noPause = async () => {};
 test("finds every signature it holds and nothing else", async () => {
   const idx = index();
   const sigs = Array.from({ length: 3000 }, () => randomSignature());
-  await idx.append(sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })), at);
-  sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]));
+  await idx.append(
+    sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })),
+    at,
+  );
+  sigs.forEach((sig, i) =>
+    expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]),
+  );
   for (let i = 0; i < 200; i++) expect(idx.lookup(randomSignature())).toEqual([]);
 });
 
 test("a run's lines sort as their keys compare, whatever the keys: shared prefixes, short and non-ASCII signatures", () => {
   const base = randomSignature();
   const random = Array.from({ length: 3000 }, () => randomSignature());
-  const sharing = (n: number) => Array.from({ length: n }, (_, i) => base.slice(0, 7) + randomSignature().slice(0, 10 + (i % 5))); // the same first 7 characters
+  const sharing = (n: number) =>
+    Array.from({ length: n }, (_, i) => base.slice(0, 7) + randomSignature().slice(0, 10 + (i % 5))); // the same first 7 characters
   const edges = ["a", "ab", "ab\u0000", "ab\u0000x", "", base.slice(0, 3), base.slice(0, 7), base];
   const expectSorted = (keys: string[]) => {
-    const lines = keys.flatMap((sig, i) => [entryLine({ sig, attemptId: `b${i}`, value: { at: i } }), entryLine({ sig, attemptId: `a${i}`, value: { at: i } })]);
-    const expected = lines.map((text) => ({ key: lineKey(text), text })).sort((a, b) => compareEntries(a.key, b.key)).map((e) => e.text);
+    const lines = keys.flatMap((sig, i) => [
+      entryLine({ sig, attemptId: `b${i}`, value: { at: i } }),
+      entryLine({ sig, attemptId: `a${i}`, value: { at: i } }),
+    ]);
+    const expected = lines
+      .map((text) => ({ key: lineKey(text), text }))
+      .sort((a, b) => compareEntries(a.key, b.key))
+      .map((e) => e.text);
     expect(sortLines(lines).map((e) => e.text)).toEqual(expected);
   };
   expectSorted([...random, ...sharing(4), ...edges]); // prefixes nearly all different: sorted on the prefix first
   expectSorted([...random.slice(0, 500), ...sharing(500), ...edges]); // many shared: by the strings
-  expectSorted([...random, ...edges, "é" + base, base + "é", "\u{1F600}"]); // not ASCII: by the strings
+  expectSorted([...random, ...edges, `é${base}`, `${base}é`, "\u{1F600}"]); // not ASCII: by the strings
 });
 
 test("the newest run's entry of an attempt wins; other attempts with the same signature are kept", async () => {
   const idx = index();
   const sig = randomSignature();
-  await idx.append([{ sig, attemptId: "a1", value: { at: 1, state: "pending" } }, { sig, attemptId: "a2", value: { at: 1, state: "pending" } }], at);
+  await idx.append(
+    [
+      { sig, attemptId: "a1", value: { at: 1, state: "pending" } },
+      { sig, attemptId: "a2", value: { at: 1, state: "pending" } },
+    ],
+    at,
+  );
   await idx.append([{ sig, attemptId: "a1", value: { at: 2, state: "resolved" } }], at);
-  expect(idx.lookup(sig).map((e) => [e.attemptId, (e.value as { state: string }).state])).toEqual([["a1", "resolved"], ["a2", "pending"]]);
+  expect(idx.lookup(sig).map((e) => [e.attemptId, (e.value as { state: string }).state])).toEqual([
+    ["a1", "resolved"],
+    ["a2", "pending"],
+  ]);
 });
 
 test("full tiers merge; every attempt is found once with its newest entry, and a reader that listed before the merge keeps answering", async () => {
@@ -113,7 +143,11 @@ test("merges on the worker thread write the same runs, byte for byte, as merges 
   const onThread = new SignatureIndex(join(onWorker.dir, "..", "on-thread"), { workOn: "thread" });
   const sigs = Array.from({ length: 300 }, () => randomSignature());
   for (let round = 0; round < FANOUT * 2; round++) {
-    const entries = Array.from({ length: 50 }, (_, k) => ({ sig: sigs[(round * 11 + k * 7) % sigs.length], attemptId: `a${k % 9}`, value: { at: round, round } }));
+    const entries = Array.from({ length: 50 }, (_, k) => ({
+      sig: sigs[(round * 11 + k * 7) % sigs.length],
+      attemptId: `a${k % 9}`,
+      value: { at: round, round },
+    }));
     for (const idx of [onWorker, onThread]) {
       await idx.append(entries, at);
       await idx.maintain(0, noPause);
@@ -122,14 +156,23 @@ test("merges on the worker thread write the same runs, byte for byte, as merges 
   const names = readdirSync(onWorker.dir).sort();
   expect(names).toEqual(readdirSync(onThread.dir).sort());
   expect(names.length).toBeLessThan(FANOUT); // two merges happened
-  for (const name of names) expect(readFileSync(join(onWorker.dir, name))).toEqual(readFileSync(join(onThread.dir, name)));
+  for (const name of names)
+    expect(readFileSync(join(onWorker.dir, name))).toEqual(readFileSync(join(onThread.dir, name)));
   onWorker.close();
   onThread.close();
 });
 
 test("closing the index stops a merge on the worker: the merge fails, its inputs stay and no temporary file is left", async () => {
   const idx = index();
-  for (let run = 0; run < FANOUT; run++) await idx.append(Array.from({ length: 20_000 }, (_, i) => ({ sig: randomSignature(), attemptId: `a${run}-${i}`, value: { at: run } })), at);
+  for (let run = 0; run < FANOUT; run++)
+    await idx.append(
+      Array.from({ length: 20_000 }, (_, i) => ({
+        sig: randomSignature(),
+        attemptId: `a${run}-${i}`,
+        value: { at: run },
+      })),
+      at,
+    );
   const before = readdirSync(idx.dir).sort();
   const maintaining = idx.maintain(0, noPause);
   await Bun.sleep(5); // the worker has started on the 160,000 entries
@@ -151,8 +194,16 @@ test("runs written on the write thread take sequence numbers in call order, and 
   const idx = index();
   const sigs = Array.from({ length: 5 }, () => randomSignature());
   // Started together, as the resolver starts its open entries' run and its batch's run.
-  const footers = await Promise.all(sigs.map((sig, i) => idx.append([{ sig, attemptId: `a${i}`, value: { at: i } }], at, i === 4 ? "r-batch" : null)));
-  expect(footers.map((f) => [f!.lo, f!.hi])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
+  const footers = await Promise.all(
+    sigs.map((sig, i) => idx.append([{ sig, attemptId: `a${i}`, value: { at: i } }], at, i === 4 ? "r-batch" : null)),
+  );
+  expect(footers.map((f) => [f!.lo, f!.hi])).toEqual([
+    [1, 1],
+    [2, 2],
+    [3, 3],
+    [4, 4],
+    [5, 5],
+  ]);
   expect(footers[4]!.batch).toBe("r-batch");
   sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: i } }]));
   expect(readdirSync(idx.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);

@@ -73,7 +73,12 @@ for (const FLUSH_NATIVE of ["on", "off"]) {
       for (const sig of [...batches[0], ...batches[2]]) expect(lake.has(sig)).toBe(true);
       for (const sig of batches[1]) expect(lake.has(sig)).toBe(false);
       const status = await t!.get("/v1/status");
-      expect(status.body.lake.spoolIntegrity).toMatchObject({ corruptFrames: 1, corruptBytes: middle.end - middle.start, tornBytes: 0, segmentsRepaired: 1 });
+      expect(status.body.lake.spoolIntegrity).toMatchObject({
+        corruptFrames: 1,
+        corruptBytes: middle.end - middle.start,
+        tornBytes: 0,
+        segmentsRepaired: 1,
+      });
       // Nothing is left behind: spool file, sidecar and the verified copy are gone.
       expect(readdirSync(join(file, "..")).filter((n) => !n.startsWith("owner"))).toEqual([]);
       expect(existsSync(t!.ctx.paths.staging) ? readdirSync(t!.ctx.paths.staging) : []).toEqual([]);
@@ -91,7 +96,10 @@ for (const FLUSH_NATIVE of ["on", "off"]) {
       const lake = await sigsInLake();
       for (const sig of batches[2]) expect(lake.has(sig)).toBe(false);
       expect(lake.size).toBe(20);
-      expect((await t!.get("/v1/status")).body.lake.spoolIntegrity).toMatchObject({ corruptFrames: 0, tornBytes: cut - last.start });
+      expect((await t!.get("/v1/status")).body.lake.spoolIntegrity).toMatchObject({
+        corruptFrames: 0,
+        tornBytes: cut - last.start,
+      });
     });
 
     test("a damaged or torn checksum record: its batch is skipped, the batches around it kept", async () => {

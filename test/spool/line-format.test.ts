@@ -15,17 +15,44 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test("every field survives the spool, including escaped free text, logs and optional fields", async () => {
   const envelopes = [
     makeEnvelope(),
-    makeEnvelope({ rpcLabel: 'quote " and \\ backslash', walletAdapter: "Phantom\ttab\nnewline", sdkVersion: "1.0.0-β", cuLimit: 1, cuPriceMicroLamports: 2, maxRetries: 0, skipPreflight: true, sendPath: "jito-bundle", nonce: false, ixPrefix: "e517cb977ae3ad2a" }),
+    makeEnvelope({
+      rpcLabel: 'quote " and \\ backslash',
+      walletAdapter: "Phantom\ttab\nnewline",
+      sdkVersion: "1.0.0-β",
+      cuLimit: 1,
+      cuPriceMicroLamports: 2,
+      maxRetries: 0,
+      skipPreflight: true,
+      sendPath: "jito-bundle",
+      nonce: false,
+      ixPrefix: "e517cb977ae3ad2a",
+    }),
     makeEnvelope({ ixPrefix: "" }),
-    makePreflightEnvelope({ preflightError: 'Transaction simulation failed: {"InstructionError":[0,{"Custom":1}]}', simulationLogs: ["Program log: \u0000 odd", "line 2\r\n", "emoji 🚀", "\\N"] }),
-    makeEnvelope({ payer: "0123456789abcdef0123456789abcdef", walletAdapter: "", rpcLabel: "\\N", sdkVersion: '"quoted"' }),
+    makePreflightEnvelope({
+      preflightError: 'Transaction simulation failed: {"InstructionError":[0,{"Custom":1}]}',
+      simulationLogs: ["Program log: \u0000 odd", "line 2\r\n", "emoji 🚀", "\\N"],
+    }),
+    makeEnvelope({
+      payer: "0123456789abcdef0123456789abcdef",
+      walletAdapter: "",
+      rpcLabel: "\\N",
+      sdkVersion: '"quoted"',
+    }),
     makeEnvelope({ walletAdapter: "lone \ud800 surrogate", sendPath: "[]" }),
   ];
   const file = join(dir, "node-0000000000001-abcdef.sealed");
-  writeFileSync(file, Buffer.concat([encodeSpoolBatch("acc_1", 1_763_700_000_123, "0192-batch", envelopes), encodeSpoolBatch("acc_2", 1_763_700_000_456, "0193-batch", [makeEnvelope()])]));
+  writeFileSync(
+    file,
+    Buffer.concat([
+      encodeSpoolBatch("acc_1", 1_763_700_000_123, "0192-batch", envelopes),
+      encodeSpoolBatch("acc_2", 1_763_700_000_456, "0193-batch", [makeEnvelope()]),
+    ]),
+  );
 
   const duck = await openDuck();
-  const rows = await duck.all<Record<string, unknown>>(`SELECT * FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  const rows = await duck.all<Record<string, unknown>>(
+    `SELECT * FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`,
+  );
   duck.close();
   expect(rows).toHaveLength(7);
   envelopes.forEach((e, index) => {
@@ -61,7 +88,9 @@ test("every field survives the spool, including escaped free text, logs and opti
 });
 
 test("a spool line never holds a raw tab or newline inside a field, whatever the text", () => {
-  const nasty = ["\t", "\n", "\r", "a\tb", "\u2028", "\"", "\\"].map((text) => makeEnvelope({ rpcLabel: text, walletAdapter: text, sdkVersion: text, sendPath: text }));
+  const nasty = ["\t", "\n", "\r", "a\tb", "\u2028", '"', "\\"].map((text) =>
+    makeEnvelope({ rpcLabel: text, walletAdapter: text, sdkVersion: text, sendPath: text }),
+  );
   const lines = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1, "b", nasty)).split("\n");
   expect(lines.at(-1)).toBe("");
   for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(23);
@@ -69,24 +98,46 @@ test("a spool line never holds a raw tab or newline inside a field, whatever the
 
 test("a batch whose envelopes share, then change, then share again their provider and options encodes each one's own values", async () => {
   const base = makeEnvelope({ cuLimit: 10 });
-  const envelopes = [base, makeEnvelope({ cuLimit: 10 }), makeEnvelope({ cuLimit: 11 }), makeEnvelope({ cuLimit: 11, walletAdapter: "Solflare" }), makeEnvelope({ cuLimit: 10 }), makePreflightEnvelope({ simulationLogs: ["a"] }), makePreflightEnvelope({ simulationLogs: ["b"] })];
+  const envelopes = [
+    base,
+    makeEnvelope({ cuLimit: 10 }),
+    makeEnvelope({ cuLimit: 11 }),
+    makeEnvelope({ cuLimit: 11, walletAdapter: "Solflare" }),
+    makeEnvelope({ cuLimit: 10 }),
+    makePreflightEnvelope({ simulationLogs: ["a"] }),
+    makePreflightEnvelope({ simulationLogs: ["b"] }),
+  ];
   const file = join(dir, "node-0000000000002-abcdef.sealed");
   writeFileSync(file, encodeSpoolBatch("acc_1", 1_763_700_000_123, "0194-batch", envelopes));
   const duck = await openDuck();
-  const rows = await duck.all<Record<string, unknown>>(`SELECT sig, cu_limit, wallet_adapter, simulation_logs FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  const rows = await duck.all<Record<string, unknown>>(
+    `SELECT sig, cu_limit, wallet_adapter, simulation_logs FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`,
+  );
   duck.close();
-  expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, cu_limit: e.cuLimit ?? null, wallet_adapter: e.walletAdapter, simulation_logs: e.simulationLogs })));
+  expect(rows).toEqual(
+    envelopes.map((e) => ({
+      sig: e.sig,
+      cu_limit: e.cuLimit ?? null,
+      wallet_adapter: e.walletAdapter,
+      simulation_logs: e.simulationLogs,
+    })),
+  );
 });
 
 test("lines written before ix_prefix existed (22 fields) are still read, with ix_prefix null", async () => {
   const envelopes = [makeEnvelope({ ixPrefix: "02000000" }), makeEnvelope()];
   const current = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0195-batch", envelopes));
   // The previous version's bytes: the same lines without their last field.
-  const previous = current.split("\n").map((line) => (line === "" ? line : line.slice(0, line.lastIndexOf("\t")))).join("\n");
+  const previous = current
+    .split("\n")
+    .map((line) => (line === "" ? line : line.slice(0, line.lastIndexOf("\t"))))
+    .join("\n");
   const file = join(dir, "node-0000000000003-abcdef.sealed");
   writeFileSync(file, previous);
   const duck = await openDuck();
-  const rows = await duck.all<Record<string, unknown>>(`SELECT sig, nonce, ix_prefix FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`);
+  const rows = await duck.all<Record<string, unknown>>(
+    `SELECT sig, nonce, ix_prefix FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`,
+  );
   duck.close();
   expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, nonce: null, ix_prefix: null })));
 });
@@ -95,6 +146,17 @@ test("a line read back from the spool gives its fields (why reads envelopes not 
   const e = makeEnvelope({ walletAdapter: 'quote " tab\t', cuLimit: 5, ixPrefix: "0a0b", nonce: true });
   const [line] = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0196-batch", [e])).split("\n");
   const fields = decodeSpoolLine(line)!;
-  expect(fields).toMatchObject({ account_id: "acc_1", received_at: "1763700000123", attempt_id: "0196-batch-0", sig: e.sig, wallet_adapter: 'quote " tab\t', cu_limit: "5", ix_prefix: "0a0b", nonce: "true", max_retries: null, simulation_logs: "[]" });
+  expect(fields).toMatchObject({
+    account_id: "acc_1",
+    received_at: "1763700000123",
+    attempt_id: "0196-batch-0",
+    sig: e.sig,
+    wallet_adapter: 'quote " tab\t',
+    cu_limit: "5",
+    ix_prefix: "0a0b",
+    nonce: "true",
+    max_retries: null,
+    simulation_logs: "[]",
+  });
   expect(decodeSpoolLine("not\ta\tline")).toBeNull();
 });

@@ -28,7 +28,10 @@ async function threeSegments(env: Record<string, string> = {}) {
     const envelopes = Array.from({ length: 10 }, () => makeEnvelope());
     expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
     await t.server.spool!.seal();
-    const file = readdirSync(dir).filter((name) => name.endsWith(".sealed")).map((name) => join(dir, name)).find((file) => !segments.some((s) => s.file === file))!;
+    const file = readdirSync(dir)
+      .filter((name) => name.endsWith(".sealed"))
+      .map((name) => join(dir, name))
+      .find((file) => !segments.some((s) => s.file === file))!;
     segments.push({ file, sigs: envelopes.map((e) => e.sig!) });
   }
   return { dir, segments };
@@ -79,10 +82,20 @@ for (const FLUSH_NATIVE of ["on", "off"]) {
         expect(existsSync(framesFileOf(quarantined))).toBe(kind.startsWith("with"));
         expect(readdirSync(dir).filter((n) => n.endsWith(".sealed") || n.endsWith(".frames"))).toEqual([]);
         const logged = lines.find((line) => line.level === "error" && String(line.message).includes("set aside"));
-        expect(logged).toMatchObject({ segment: name.replace(/\.sealed$/, ""), path: quarantined, envelopes: 10, bytes: bytes.length });
+        expect(logged).toMatchObject({
+          segment: name.replace(/\.sealed$/, ""),
+          path: quarantined,
+          envelopes: 10,
+          bytes: bytes.length,
+        });
         expect(String(logged!.reason)).toStartWith("Conversion Error");
         const status = (await t!.get("/v1/status")).body;
-        expect(status.lake.quarantine).toEqual({ segments: 1, envelopes: 10, lastAt: expect.any(Number), lastSegment: name.replace(/\.sealed$/, "") });
+        expect(status.lake.quarantine).toEqual({
+          segments: 1,
+          envelopes: 10,
+          lastAt: expect.any(Number),
+          lastSegment: name.replace(/\.sealed$/, ""),
+        });
         expect(status.lake.envelopes).toBe(20);
 
         // The next flush does not see it again, and flushes what comes next.
@@ -101,7 +114,14 @@ for (const FLUSH_NATIVE of ["on", "off"]) {
 test("a legacy JSON segment (format 1) with a malformed line is set aside; the TSV segments beside it flush", async () => {
   const { dir, segments } = await threeSegments();
   const legacy = join(dir, "node1-1763700000000-abcdef.sealed");
-  const good = { attemptId: "att-legacy-1", accountId: "acc_legacy", receivedAt: 1_763_700_000_000, program: makeEnvelope().program, sig: makeEnvelope().sig, kind: "send" };
+  const good = {
+    attemptId: "att-legacy-1",
+    accountId: "acc_legacy",
+    receivedAt: 1_763_700_000_000,
+    program: makeEnvelope().program,
+    sig: makeEnvelope().sig,
+    kind: "send",
+  };
   writeFileSync(legacy, `${JSON.stringify(good)}\n{"attemptId": "att-legacy-2", broken\n`);
   const { logger } = recordingLogger();
   const result = await flushSpool({ ...t!.ctx, logger });
@@ -123,6 +143,11 @@ test("a flush failure that is not about the data sets nothing aside: the pass is
   expect(result.quarantined).toBeUndefined();
   expect(result.rows).toBe(30);
   expect((await sigsInLake()).size).toBe(30);
-  expect((await t!.get("/v1/status")).body.lake.quarantine).toEqual({ segments: 0, envelopes: 0, lastAt: null, lastSegment: null });
+  expect((await t!.get("/v1/status")).body.lake.quarantine).toEqual({
+    segments: 0,
+    envelopes: 0,
+    lastAt: null,
+    lastSegment: null,
+  });
   for (const segment of segments) expect(existsSync(segment.file)).toBe(false);
 });

@@ -13,10 +13,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 test("the newest bytes are searched first, and never more than the budget", () => {
   const dir = join(root, "node1");
   mkdirSync(dir, { recursive: true });
-  const filler = (n: number) => Array.from({ length: n }, (_, i) => `acc\t${i}\tfiller-${i}\tline`).join("\n") + "\n";
+  const filler = (n: number) => `${Array.from({ length: n }, (_, i) => `acc\t${i}\tfiller-${i}\tline`).join("\n")}\n`;
   // An old sealed segment holding "old-sig" at its start, then a lot; a newer active one holding "new-sig" at its end.
-  writeFileSync(join(dir, "node1-1-aa.sealed"), `acc\t1\told-sig\tline\n` + filler(20_000));
-  writeFileSync(join(dir, "node1-2-bb.active"), filler(20_000) + `acc\t2\tnew-sig\tline\n`);
+  writeFileSync(join(dir, "node1-1-aa.sealed"), `acc\t1\told-sig\tline\n${filler(20_000)}`);
+  writeFileSync(join(dir, "node1-2-bb.active"), `${filler(20_000)}acc\t2\tnew-sig\tline\n`);
   utimesSync(join(dir, "node1-1-aa.sealed"), new Date(1_000_000), new Date(1_000_000));
   expect(spoolLineWith(root, "new-sig", 1024)).toBe("acc\t2\tnew-sig\tline");
   expect(spoolLineWith(root, "old-sig", 1024)).toBeNull(); // beyond the budget: the newest kilobyte of each holds it not

@@ -17,7 +17,16 @@ let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let program: string;
 beforeAll(async () => {
   [t, browser] = await Promise.all([testServer(), launchBrowser()]);
-  const lake = await generateLake({ dataDir: t.ctx.config.dataDir, envelopes: 4_000, programs: 2, days: 3, seed: 4, endMs: Date.now() - 60_000, control: t.ctx.control, threads: 2 });
+  const lake = await generateLake({
+    dataDir: t.ctx.config.dataDir,
+    envelopes: 4_000,
+    programs: 2,
+    days: 3,
+    seed: 4,
+    endMs: Date.now() - 60_000,
+    control: t.ctx.control,
+    threads: 2,
+  });
   program = lake.programs[0];
 }, 120_000);
 afterAll(async () => {
@@ -35,7 +44,9 @@ test("a failing tables job: status says stale and why, the routes answer the las
   const answer = (await t.get(`/v1/baseline/${program}?window=7d`)).body;
 
   // A part that is not Parquet: every build now fails reading it.
-  const day = readdirSync(join(t.ctx.paths.dataset("envelopes"), `program=${program}`)).sort().at(-1)!;
+  const day = readdirSync(join(t.ctx.paths.dataset("envelopes"), `program=${program}`))
+    .sort()
+    .at(-1)!;
   const broken = join(t.ctx.paths.dataset("envelopes"), `program=${program}`, day, "part-broken-0.parquet");
   writeFileSync(broken, "not parquet");
   const failed = await runJob(t.ctx, tablesJob);

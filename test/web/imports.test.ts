@@ -30,7 +30,7 @@ describe("src/web imports no server module", () => {
       for (const spec of specifiers(file)) {
         if (spec.startsWith(".")) {
           const target = resolve(dirname(file), spec);
-          if (!target.startsWith(web + "/")) offending.push(`${relative(root, file)} → ${relative(root, target)}`);
+          if (!target.startsWith(`${web}/`)) offending.push(`${relative(root, file)} → ${relative(root, target)}`);
         } else if (!ALLOWED_PACKAGES.some((name) => spec === name || spec.startsWith(`${name}/`))) {
           offending.push(`${relative(root, file)} → package ${spec}`);
         }
@@ -42,9 +42,13 @@ describe("src/web imports no server module", () => {
 
   test("the bundle carries no server code", async () => {
     const bundle = await buildWebBundle();
-    const js = [...bundle.assets].filter(([name]) => name.endsWith(".js")).map(([, a]) => new TextDecoder().decode(a.body)).join("\n");
+    const js = [...bundle.assets]
+      .filter(([name]) => name.endsWith(".js"))
+      .map(([, a]) => new TextDecoder().decode(a.body))
+      .join("\n");
     expect(js.length).toBeGreaterThan(1000);
-    for (const marker of ["duckdb", "bun:sqlite", "node:fs", "elysia", "litesvm", "createHmac"]) expect(js).not.toContain(marker);
+    for (const marker of ["duckdb", "bun:sqlite", "node:fs", "elysia", "litesvm", "createHmac"])
+      expect(js).not.toContain(marker);
     const html = new TextDecoder().decode(bundle.index.body);
     expect(html).not.toMatch(/https?:\/\//); // no CDN: everything is served by txray
   });

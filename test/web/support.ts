@@ -22,15 +22,27 @@ import { testServer, type TestServer } from "../helpers/server";
 
 export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 
-export type SimulatedWorld = { chain: Localnet; t: TestServer; key: string; attempts: Attempt[]; appProgram: string; stop(): Promise<void> };
+export type SimulatedWorld = {
+  chain: Localnet;
+  t: TestServer;
+  key: string;
+  attempts: Attempt[];
+  appProgram: string;
+  stop(): Promise<void>;
+};
 
-export async function simulatedWorld(attempts = 220, env: Record<string, string> = {}, options: { payers?: number } = {}): Promise<SimulatedWorld> {
+export async function simulatedWorld(
+  attempts = 220,
+  env: Record<string, string> = {},
+  options: { payers?: number } = {},
+): Promise<SimulatedWorld> {
   const chain = await startLocalnet({ blockTimeMs: 0 });
   const t = await testServer({ SOLANA_RPC_URL: chain.url, ...env });
   const key = t.key("demo");
   // As the demo does (and a user would): the app program's IDL names its instruction and errors.
   const quiet = { stdout: () => {}, stderr: () => {}, env: { TXRAY_DATA_DIR: t.ctx.config.dataDir } };
-  if ((await txray(["idl", "add", appProgramId(5), APP_IDL_FILE], quiet)) !== 0) throw new Error("could not register the app IDL");
+  if ((await txray(["idl", "add", appProgramId(5), APP_IDL_FILE], quiet)) !== 0)
+    throw new Error("could not register the app IDL");
   // Envelopes go in while the traffic runs (received times straddle the redeploy, as in production).
   const stream = new EnvelopeStream(t.url, key).start(100);
   const run = await runTraffic({
@@ -55,12 +67,20 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
     if (!outcome.ok) throw new Error(`${job.name} failed: ${outcome.error}`);
   };
   await must(flushJob);
-  const summary = await resolveUntilSettled(t.ctx, { rpc: createRpcClient({ url: chain.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 20 });
+  const summary = await resolveUntilSettled(t.ctx, {
+    rpc: createRpcClient({ url: chain.url }),
+    idls: loadIdls(t.ctx.paths.root),
+    recheckDelayMs: 20,
+  });
   if (summary.stillPending !== 0) throw new Error(`${summary.stillPending} attempts still pending`);
   await must(deploysJob);
   await must(tablesJob);
   return {
-    chain, t, key, attempts: run.attempts, appProgram: run.world.appProgram!.toBase58(),
+    chain,
+    t,
+    key,
+    attempts: run.attempts,
+    appProgram: run.world.appProgram!.toBase58(),
     async stop() {
       await t.stop();
       await chain.stop();
@@ -69,13 +89,23 @@ export async function simulatedWorld(attempts = 220, env: Record<string, string>
 }
 
 /** Chromium with a new empty profile (playwright passes it as --user-data-dir). */
-export async function launchBrowser(viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), "txray-chromium-"));
   mkdirSync(ARTIFACTS, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
     viewport,
   });
   return {

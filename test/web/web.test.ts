@@ -22,7 +22,10 @@ let snapshots: string;
 beforeAll(async () => {
   snapshots = mkdtempSync(join(tmpdir(), "txray-snapshots-"));
   // Explorer links on (the local chain has none, so `auto` would turn them off): their rendering is tested.
-  [world, browser] = await Promise.all([simulatedWorld(220, { TXRAY_SNAPSHOTS_DIR: snapshots, EXPLORER_CLUSTER: "mainnet-beta" }), launchBrowser()]);
+  [world, browser] = await Promise.all([
+    simulatedWorld(220, { TXRAY_SNAPSHOTS_DIR: snapshots, EXPLORER_CLUSTER: "mainnet-beta" }),
+    launchBrowser(),
+  ]);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -92,12 +95,16 @@ describe("program page", () => {
     const broken = diff.issues.find((i: any) => i.status === "new" && i.errCode !== null);
     expect(broken).toBeDefined();
     const top = await api(`/v1/top-issues/${world.appProgram}?window=1d&limit=500`);
-    const segment = (["human", "mixed", "bot"] as const).find((name) => top.segments[name].some((i: any) => i.fingerprint === broken.fingerprint))!;
+    const segment = (["human", "mixed", "bot"] as const).find((name) =>
+      top.segments[name].some((i: any) => i.fingerprint === broken.fingerprint),
+    )!;
     expect(top.segments[segment].find((i: any) => i.fingerprint === broken.fingerprint).errCode).toBe(broken.errCode);
     const name = broken.title;
     expect(name).toBe("UnsupportedInstruction in PostMemo"); // the app's IDL names it, as in the demo
     await expect(release.locator(".issue-name").allTextContents()).resolves.toContain(name);
-    await page.getByRole("tab", { name: new RegExp({ human: "Humans", mixed: "Mixed", bot: "Bots" }[segment]) }).click();
+    await page
+      .getByRole("tab", { name: new RegExp({ human: "Humans", mixed: "Mixed", bot: "Bots" }[segment]) })
+      .click();
     await expect(page.getByRole("tabpanel").locator(".issue-name").allTextContents()).resolves.toContain(name);
     await shot(page, "program-app-release-diff");
     await page.close();
@@ -117,10 +124,16 @@ describe("search and stories", () => {
     expect(await page.locator(".err-name").textContent()).toBe(story.errName);
     expect(await page.locator(".facts").textContent()).toContain(story.instruction);
     // ixPath is the runtime's failing top-level index (Compute Budget instructions count).
-    expect(story.ixPath).toBe(String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]));
-    expect(await page.locator(".ix-path").textContent()).toBe(`instruction ${story.ixPath}, in ${story.failingProgram === TOKEN ? "SPL Token" : "System Program"} itself`);
+    expect(story.ixPath).toBe(
+      String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]),
+    );
+    expect(await page.locator(".ix-path").textContent()).toBe(
+      `instruction ${story.ixPath}, in ${story.failingProgram === TOKEN ? "SPL Token" : "System Program"} itself`,
+    );
     expect(await page.locator(".issue-box").textContent()).toContain(story.issue.fingerprint);
-    expect(await page.locator(".issue-box a").getAttribute("href")).toBe(`/i/${encodeURIComponent(story.issue.fingerprint)}`);
+    expect(await page.locator(".issue-box a").getAttribute("href")).toBe(
+      `/i/${encodeURIComponent(story.issue.fingerprint)}`,
+    );
     await shot(page, "tx-failed");
     await page.close();
   });
@@ -165,28 +178,55 @@ describe("issue page", () => {
   /** The broken release's issue of the app program (named by its IDL), as the API gives it. */
   async function brokenIssue() {
     const top = await api(`/v1/top-issues/${world.appProgram}?window=1d&limit=500`);
-    const issue = [...top.segments.human, ...top.segments.mixed, ...top.segments.bot].find((i: any) => i.title === "UnsupportedInstruction in PostMemo");
+    const issue = [...top.segments.human, ...top.segments.mixed, ...top.segments.bot].find(
+      (i: any) => i.title === "UnsupportedInstruction in PostMemo",
+    );
     return await api(`/v1/issue/${issue.fingerprint}?window=1d`);
   }
 
   test("events over time with the deploy marked, breakdowns, the call stack with the failing frame highlighted, the logs, examples", async () => {
     const issue = await brokenIssue();
     // A local-chain failure: the representative event's logs are the chain's own for that signature.
-    const tx = (await (await fetch(world.chain.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [issue.representative.sig, { encoding: "json", maxSupportedTransactionVersion: 0 }] }) })).json()) as any;
+    const tx = (await (
+      await fetch(world.chain.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "getTransaction",
+          params: [issue.representative.sig, { encoding: "json", maxSupportedTransactionVersion: 0 }],
+        }),
+      })
+    ).json()) as any;
     expect(issue.representative.logs).toEqual(tx.result.meta.logMessages);
     const failing = issue.representative.callStack.find((f: any) => f.failing);
-    expect(failing).toMatchObject({ program: world.appProgram, instruction: "PostMemo", depth: 1, result: "failed", error: "custom program error: 0xc" });
+    expect(failing).toMatchObject({
+      program: world.appProgram,
+      instruction: "PostMemo",
+      depth: 1,
+      result: "failed",
+      error: "custom program error: 0xc",
+    });
     expect(issue.introducedBy).not.toBeNull();
 
     const page = await open(`/i/${encodeURIComponent(issue.fingerprint)}?window=1d`);
     await page.waitForSelector("figure[data-plot=ready] svg.series");
     expect(await page.locator("h1.issue-title").textContent()).toBe("UnsupportedInstruction in PostMemo");
-    expect(await page.locator(".err-message").first().textContent()).toBe("This release does not understand the instruction it was sent");
+    expect(await page.locator(".err-message").first().textContent()).toBe(
+      "This release does not understand the instruction it was sent",
+    );
     // The plot: one bar per busy hour, the redeploy as a marker, all described for screen readers.
     expect(await page.locator("svg.series rect.bar").count()).toBeGreaterThan(0);
-    expect(await page.locator("svg.series line.marker").count()).toBe(issue.deploys.filter((d: any) => d.deployedAt >= issue.series.hourly.since + (issue.series.hourly.counts.length - 25) * 3_600_000).length);
+    expect(await page.locator("svg.series line.marker").count()).toBe(
+      issue.deploys.filter(
+        (d: any) => d.deployedAt >= issue.series.hourly.since + (issue.series.hourly.counts.length - 25) * 3_600_000,
+      ).length,
+    );
     expect(await page.locator("svg.series").getAttribute("aria-label")).toContain(`${issue.counts["1d"]} events`);
-    expect(await page.locator("section[aria-labelledby=series-title]").textContent()).toContain(`deploy ${issue.introducedBy.slot.toLocaleString("en-US")}`);
+    expect(await page.locator("section[aria-labelledby=series-title]").textContent()).toContain(
+      `deploy ${issue.introducedBy.slot.toLocaleString("en-US")}`,
+    );
     // Breakdowns: four of them, the providers' as the API counts them.
     expect(await page.locator("figure.bars").count()).toBe(4);
     const providers = page.locator("figure.bars").first().locator("li");
@@ -197,14 +237,20 @@ describe("issue page", () => {
     expect(await frames.count()).toBe(issue.representative.callStack.length);
     expect(await page.locator("li.frame.failing").count()).toBe(1);
     expect(await page.locator("li.frame.failing").textContent()).toContain("custom program error: 0xc");
-    expect(await page.locator("li.frame.failing").evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
+    expect(await page.locator("li.frame.failing").evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe(
+      "rgba(0, 0, 0, 0)",
+    );
     // The logs: open on this page, numbered, exactly the failing frame's lines highlighted.
     expect(await page.locator("details.logs-box").getAttribute("open")).not.toBeNull();
     expect(await page.locator("pre.logs .line").count()).toBe(issue.representative.logs.length);
     const highlighted = await page.locator("pre.logs .line.hl .ln").allTextContents();
-    expect(highlighted.map(Number)).toEqual(Array.from({ length: failing.lines[1] - failing.lines[0] + 1 }, (_, k) => failing.lines[0] + k));
+    expect(highlighted.map(Number)).toEqual(
+      Array.from({ length: failing.lines[1] - failing.lines[0] + 1 }, (_, k) => failing.lines[0] + k),
+    );
     // Examples open their stories.
-    const examples = await page.locator("section[aria-labelledby=examples-title] tbody tr td:first-child a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    const examples = await page
+      .locator("section[aria-labelledby=examples-title] tbody tr td:first-child a")
+      .evaluateAll((as) => as.map((a) => a.getAttribute("href")));
     expect(examples).toEqual(issue.examples.map((e: any) => `/tx/${e.sig}`));
     expect((page as any).errors).toEqual([]);
     await shot(page, "issue");
@@ -229,11 +275,15 @@ describe("issue page", () => {
 
 describe("tx page evidence", () => {
   test("a failed attempt: the call stack, the logs (folded) with the failing lines highlighted, the explorer links", async () => {
-    const failed = world.attempts.find((a) => a.truth.outcome === "failed_onchain" && a.envelope.program === world.appProgram)!;
+    const failed = world.attempts.find(
+      (a) => a.truth.outcome === "failed_onchain" && a.envelope.program === world.appProgram,
+    )!;
     const story = await api(`/v1/why/${failed.envelope.sig}`);
     const page = await open(`/tx/${failed.envelope.sig}`);
     await page.waitForSelector("ol.stack");
-    expect(await page.locator(".story h2").textContent()).toBe("It failed on chain: UnsupportedInstruction in PostMemo.");
+    expect(await page.locator(".story h2").textContent()).toBe(
+      "It failed on chain: UnsupportedInstruction in PostMemo.",
+    );
     expect(await page.locator("li.frame").count()).toBe(story.callStack.length);
     expect(await page.locator("li.frame.failing").count()).toBe(1);
     const logs = page.locator("details.logs-box");
@@ -241,9 +291,15 @@ describe("tx page evidence", () => {
     await logs.locator("summary").click();
     expect(await page.locator("pre.logs .line").count()).toBe(story.logs.length);
     expect(await page.locator("pre.logs .line.hl").count()).toBeGreaterThan(0);
-    expect(await page.getByRole("link", { name: "Solana Explorer" }).getAttribute("href")).toBe(`https://explorer.solana.com/tx/${failed.envelope.sig}`);
-    expect(await page.getByRole("link", { name: "Solscan" }).getAttribute("href")).toBe(`https://solscan.io/tx/${failed.envelope.sig}`);
-    expect(await page.locator(".ix-path").textContent()).toBe(`instruction ${story.ixPath}, in ${story.callStack.find((f: any) => f.failing).programName ?? world.appProgram.slice(0, 4) + "…" + world.appProgram.slice(-4)} itself`);
+    expect(await page.getByRole("link", { name: "Solana Explorer" }).getAttribute("href")).toBe(
+      `https://explorer.solana.com/tx/${failed.envelope.sig}`,
+    );
+    expect(await page.getByRole("link", { name: "Solscan" }).getAttribute("href")).toBe(
+      `https://solscan.io/tx/${failed.envelope.sig}`,
+    );
+    expect(await page.locator(".ix-path").textContent()).toBe(
+      `instruction ${story.ixPath}, in ${story.callStack.find((f: any) => f.failing).programName ?? `${world.appProgram.slice(0, 4)}…${world.appProgram.slice(-4)}`} itself`,
+    );
     expect((page as any).errors).toEqual([]);
     await shot(page, "tx-failed-stack");
     await page.close();
@@ -277,13 +333,22 @@ describe("phone width (390 px)", () => {
     ] as const) {
       await page.goto(world.t.url + path);
       await page.waitForSelector(ready);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
       // Every cell of every table within the screen, labelled with its column.
-      const cells = await page.locator("table td").evaluateAll((tds) =>
-        tds.map((td) => ({ right: Math.round(td.getBoundingClientRect().right), label: td.getAttribute("data-label"), shown: getComputedStyle(td).display !== "none" })),
-      );
-      for (const cell of cells) expect({ path, ...cell, fits: cell.right <= 390 }).toEqual({ path, ...cell, fits: true });
+      const cells = await page
+        .locator("table td")
+        .evaluateAll((tds) =>
+          tds.map((td) => ({
+            right: Math.round(td.getBoundingClientRect().right),
+            label: td.getAttribute("data-label"),
+            shown: getComputedStyle(td).display !== "none",
+          })),
+        );
+      for (const cell of cells)
+        expect({ path, ...cell, fits: cell.right <= 390 }).toEqual({ path, ...cell, fits: true });
       await shot(page, name);
     }
     await page.close();
@@ -293,7 +358,10 @@ describe("phone width (390 px)", () => {
 describe("Landing Score", () => {
   test("served by the server at /landing-score/, linked from home, programs by name in the app's theme", async () => {
     const { runLandingScore } = await import("../../src/analytics/landing-score");
-    const published = await runLandingScore(world.t.ctx, { date: new Date().toISOString().slice(0, 10), minimumSends: 10 });
+    const published = await runLandingScore(world.t.ctx, {
+      date: new Date().toISOString().slice(0, 10),
+      minimumSends: 10,
+    });
     expect(published.listed).toBeGreaterThan(0);
     const page = await open("/");
     await page.waitForSelector("#score-title");
@@ -310,8 +378,15 @@ describe("Landing Score", () => {
     await shot(page, "landing-score-served");
     await page.close();
     expect((await fetch(`${world.t.url}/landing-score/${published.date}.json`)).status).toBe(200);
-    expect((await fetch(`${world.t.url}/landing-score/${published.date}.parquet`)).headers.get("content-type")).toBe("application/vnd.apache.parquet");
-    for (const path of ["/landing-score/programs.json", "/landing-score/..%2F..%2Fcontrol.sqlite", "/landing-score/.tmp-1-latest.json", "/snapshots/landing-score/latest.json"])
+    expect((await fetch(`${world.t.url}/landing-score/${published.date}.parquet`)).headers.get("content-type")).toBe(
+      "application/vnd.apache.parquet",
+    );
+    for (const path of [
+      "/landing-score/programs.json",
+      "/landing-score/..%2F..%2Fcontrol.sqlite",
+      "/landing-score/.tmp-1-latest.json",
+      "/snapshots/landing-score/latest.json",
+    ])
       expect({ path, status: (await fetch(world.t.url + path)).status }).toEqual({ path, status: 404 });
     expect((await fetch(`${world.t.url}/landing-score`, { redirect: "manual" })).status).toBe(308);
   });
@@ -322,11 +397,14 @@ describe("wallet page", () => {
     // The busiest payer at the program (the simulated world's payers vary with timing): its attempts
     // span more than one page of 5.
     const perPayer = new Map<string, number>();
-    for (const a of world.attempts) if (a.envelope.program === TOKEN) perPayer.set(a.envelope.payer, (perPayer.get(a.envelope.payer) ?? 0) + 1);
+    for (const a of world.attempts)
+      if (a.envelope.program === TOKEN) perPayer.set(a.envelope.payer, (perPayer.get(a.envelope.payer) ?? 0) + 1);
     const payer = [...perPayer].sort((x, y) => y[1] - x[1])[0][0];
     const first = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5`);
     expect(first.nextCursor).toBeString();
-    const second = await api(`/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5&cursor=${encodeURIComponent(first.nextCursor)}`);
+    const second = await api(
+      `/v1/wallet/${TOKEN}/${payer}?window=30d&limit=5&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
     const shown = first.items.length + second.items.length;
     const page = await open(`/w/${TOKEN}/${payer}?window=30d&limit=5`);
     await page.waitForSelector("tbody tr");
@@ -353,7 +431,9 @@ describe("home", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await page.waitForSelector("#programs-title:text('Your programs')");
     await page.waitForSelector("section[aria-labelledby=programs-title] tbody tr");
-    const mine = (await (await fetch(`${world.t.url}/v1/programs`, { headers: { "x-api-key": world.key } })).json()) as any;
+    const mine = (await (
+      await fetch(`${world.t.url}/v1/programs`, { headers: { "x-api-key": world.key } })
+    ).json()) as any;
     expect(await page.locator("section[aria-labelledby=programs-title] tbody tr").count()).toBe(mine.items.length);
     expect(await page.evaluate(() => localStorage.getItem("txray.key"))).toBe(world.key);
     await page.locator("#keybox summary").click();
@@ -366,8 +446,30 @@ describe("home", () => {
   test("the latest Landing Score snapshot is shown when one exists", async () => {
     mkdirSync(join(snapshots, "landing-score"), { recursive: true });
     const snapshot = {
-      schemaVersion: 1, sample: true, date: "2026-11-23", window: { since: 0, until: 1 }, methodology: "Deterministic hash sample of sends.", minimumSends: 10,
-      programs: [{ rank: 1, program: TOKEN, name: "SPL Token", sampleRate: 1, sends: 74, landed: 60, failedOnchain: 9, dropped: 5, landingRate: 0.81, ci95: [0.7, 0.89], dropRate: 0.07, providers: 3, accounts: 1, topAccountShare: 1 }],
+      schemaVersion: 1,
+      sample: true,
+      date: "2026-11-23",
+      window: { since: 0, until: 1 },
+      methodology: "Deterministic hash sample of sends.",
+      minimumSends: 10,
+      programs: [
+        {
+          rank: 1,
+          program: TOKEN,
+          name: "SPL Token",
+          sampleRate: 1,
+          sends: 74,
+          landed: 60,
+          failedOnchain: 9,
+          dropped: 5,
+          landingRate: 0.81,
+          ci95: [0.7, 0.89],
+          dropRate: 0.07,
+          providers: 3,
+          accounts: 1,
+          topAccountShare: 1,
+        },
+      ],
     };
     writeFileSync(join(snapshots, "landing-score", "latest.json"), JSON.stringify(snapshot));
     const page = await open("/");
@@ -385,8 +487,8 @@ describe("empty, error and rate-limited states", () => {
   let empty: TestServer;
   let limited: TestServer;
   beforeAll(async () => {
-    empty = await testServer({ TXRAY_SNAPSHOTS_DIR: snapshots + "-none" });
-    limited = await testServer({ PUBLIC_RATE_PER_MINUTE: "2", TXRAY_SNAPSHOTS_DIR: snapshots + "-none" });
+    empty = await testServer({ TXRAY_SNAPSHOTS_DIR: `${snapshots}-none` });
+    limited = await testServer({ PUBLIC_RATE_PER_MINUTE: "2", TXRAY_SNAPSHOTS_DIR: `${snapshots}-none` });
   });
   afterAll(async () => {
     await empty.stop();
@@ -428,7 +530,9 @@ describe("GET /v1/ecosystem", () => {
   test("public programs with their rates; the ecosystem equals the sum and baseline's ecosystem", async () => {
     const eco = await api("/v1/ecosystem?window=7d");
     expect(eco.window.name).toBe("7d");
-    expect(eco.programs.map((p: any) => p.program).sort()).toEqual([...new Set(world.attempts.map((a) => a.envelope.program))].sort());
+    expect(eco.programs.map((p: any) => p.program).sort()).toEqual(
+      [...new Set(world.attempts.map((a) => a.envelope.program))].sort(),
+    );
     for (const program of eco.programs) {
       const baseline = await api(`/v1/baseline/${program.program}?window=7d`);
       expect(program.rates).toEqual(baseline.rates);
@@ -456,13 +560,13 @@ describe("GET /v1/ecosystem", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toContain("text/html");
     }
-    const html = await (await fetch(world.t.url + "/")).text();
+    const html = await (await fetch(`${world.t.url}/`)).text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
     const js = await fetch(world.t.url + script, { headers: { "accept-encoding": "gzip" } });
     expect(js.status).toBe(200);
     expect(js.headers.get("cache-control")).toContain("immutable");
-    expect((await fetch(world.t.url + "/assets/nope.js")).status).toBe(404);
-    const unknown = await fetch(world.t.url + "/v1/nope");
+    expect((await fetch(`${world.t.url}/assets/nope.js`)).status).toBe(404);
+    const unknown = await fetch(`${world.t.url}/v1/nope`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as any).error.code).toBe("not_found");
   });

@@ -22,7 +22,17 @@ export const cuHeadroomRule: Condition<"cu_headroom"> = async (ctx, rule) => {
         `p95 ${formatCount(p95)} CU of a requested ${formatCount(limit)} (median) over ${formatCount(instruction.samples)} attempts in the last ${window}; rule: within ${withinPercent}%`,
         `p50 ${formatCount(instruction.cuUsed.p50)} · max ${formatCount(instruction.cuUsed.max)} · ${formatCount(instruction.exceeded)} exceeded the budget`,
       ],
-      data: { window, withinPercent, instruction: instruction.instruction, samples: instruction.samples, cuUsed: instruction.cuUsed, cuRequestedP50: limit, headroomP95: instruction.headroomP95, exceeded: instruction.exceeded, usedShare: p95 / limit },
+      data: {
+        window,
+        withinPercent,
+        instruction: instruction.instruction,
+        samples: instruction.samples,
+        cuUsed: instruction.cuUsed,
+        cuRequestedP50: limit,
+        headroomP95: instruction.headroomP95,
+        exceeded: instruction.exceeded,
+        usedShare: p95 / limit,
+      },
       links: { program: programPath(rule.program) },
     });
   }

@@ -10,12 +10,23 @@ import { formatCount, formatP, percent, programPath, type Condition } from "../f
 
 export const landingRate: Condition<"landing_rate"> = async (ctx, rule) => {
   const { windowMinutes, threshold, alpha, minDrop, minAttempts } = rule.params;
-  const recent = await recentActivity(ctx, { program: rule.program, accountId: rule.accountId, minutes: windowMinutes });
+  const recent = await recentActivity(ctx, {
+    program: rule.program,
+    accountId: rule.accountId,
+    minutes: windowMinutes,
+  });
   const now = recent.rates;
   if (now.attempts < minAttempts) return [];
   const [low, high] = now.ci95.landingRate;
   const belowThreshold = threshold !== undefined && high < threshold;
-  let versusBaseline: { landed: number; attempts: number; rate: number; pValue: number; drop: number; significant: boolean } | null = null;
+  let versusBaseline: {
+    landed: number;
+    attempts: number;
+    rate: number;
+    pValue: number;
+    drop: number;
+    significant: boolean;
+  } | null = null;
   if (rule.params.baseline) {
     const week = await baseline(ctx, { program: rule.program, window: "7d", accountId: rule.accountId });
     // The same serving version (the same clock) or the subtraction would mix two builds: test at the next evaluation.
@@ -31,10 +42,14 @@ export const landingRate: Condition<"landing_rate"> = async (ctx, rule) => {
     }
   }
   if (!belowThreshold && !versusBaseline?.significant) return [];
-  const lines = [`${formatCount(now.landed)} of ${formatCount(now.attempts)} attempts landed in the last ${windowMinutes} min: ${percent(now.landingRate)} (95% CI ${percent(low)}–${percent(high)})`];
+  const lines = [
+    `${formatCount(now.landed)} of ${formatCount(now.attempts)} attempts landed in the last ${windowMinutes} min: ${percent(now.landingRate)} (95% CI ${percent(low)}–${percent(high)})`,
+  ];
   if (belowThreshold) lines.push(`Below the threshold of ${percent(threshold!)} with its whole interval`);
   if (versusBaseline?.significant) {
-    lines.push(`The previous 7 days: ${percent(versusBaseline.rate)} of ${formatCount(versusBaseline.attempts)} (down ${percent(versusBaseline.drop)}, ${formatP(versusBaseline.pValue)})`);
+    lines.push(
+      `The previous 7 days: ${percent(versusBaseline.rate)} of ${formatCount(versusBaseline.attempts)} (down ${percent(versusBaseline.drop)}, ${formatP(versusBaseline.pValue)})`,
+    );
   }
   return [
     {

@@ -4,12 +4,26 @@
 // the same ones top-issues reads); what the issue is, its example and wallets from top-issues.
 
 import { recentActivity, topIssues } from "../../analytics/queries";
-import { formatCount, issuePath, issuesByFingerprint, programPath, transactionPath, type Condition, type Finding } from "../finding";
+import {
+  formatCount,
+  issuePath,
+  issuesByFingerprint,
+  programPath,
+  transactionPath,
+  type Condition,
+  type Finding,
+} from "../finding";
 
 export const newIssue: Condition<"new_issue"> = async (ctx, rule) => {
   const { minCount, withinMinutes } = rule.params;
-  const recent = await recentActivity(ctx, { program: rule.program, accountId: rule.accountId, minutes: withinMinutes });
-  const fresh = recent.issues.filter((issue) => issue.firstSeen !== null && issue.firstSeen >= rule.createdAt && issue.count >= minCount);
+  const recent = await recentActivity(ctx, {
+    program: rule.program,
+    accountId: rule.accountId,
+    minutes: withinMinutes,
+  });
+  const fresh = recent.issues.filter(
+    (issue) => issue.firstSeen !== null && issue.firstSeen >= rule.createdAt && issue.count >= minCount,
+  );
   if (fresh.length === 0) return [];
   const top = await topIssues(ctx, { program: rule.program, window: "1d", accountId: rule.accountId, limit: 500 });
   const known = issuesByFingerprint(top.segments);

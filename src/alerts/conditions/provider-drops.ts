@@ -11,9 +11,15 @@ import { formatCount, formatP, percent, programPath, type Condition, type Findin
 export const providerDrops: Condition<"provider_drops"> = async (ctx, rule) => {
   const { window, alpha, minExcess, minAttempts } = rule.params;
   const report = await providerReport(ctx, { program: rule.program, window, accountId: rule.accountId });
-  const total = report.providers.reduce((sum, p) => ({ attempts: sum.attempts + p.attempts, dropped: sum.dropped + p.dropped }), { attempts: 0, dropped: 0 });
+  const total = report.providers.reduce(
+    (sum, p) => ({ attempts: sum.attempts + p.attempts, dropped: sum.dropped + p.dropped }),
+    { attempts: 0, dropped: 0 },
+  );
   const candidates = report.providers
-    .map((provider) => ({ provider, others: { attempts: total.attempts - provider.attempts, dropped: total.dropped - provider.dropped } }))
+    .map((provider) => ({
+      provider,
+      others: { attempts: total.attempts - provider.attempts, dropped: total.dropped - provider.dropped },
+    }))
     .filter(({ provider, others }) => provider.attempts >= minAttempts && others.attempts >= minAttempts);
   const tests = candidates.length;
   const findings: Finding[] = [];

@@ -8,7 +8,17 @@
 import { releaseDiff, topIssues, type ReleaseDiffResponse } from "../../analytics/queries";
 import { TxrayError } from "../../shared/errors";
 import type { Rates } from "../../shared/stats";
-import { formatCount, formatP, issuePath, issuesByFingerprint, percent, programPath, transactionPath, type Condition, type Finding } from "../finding";
+import {
+  formatCount,
+  formatP,
+  issuePath,
+  issuesByFingerprint,
+  percent,
+  programPath,
+  transactionPath,
+  type Condition,
+  type Finding,
+} from "../finding";
 
 const RATES = [
   { name: "failureRate", label: "on-chain failure rate", count: (rates: Rates) => rates.failedOnchain },
@@ -29,13 +39,32 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
   const tests = diff.issues.length + RATES.length;
   const level = alpha / tests;
   const deployed = `deploy at slot ${deploy.slot}`;
-  const evidence = { deploy, periods: diff.periods, window, alpha, tests, level, preAttempts: pre.attempts, postAttempts: post.attempts };
+  const evidence = {
+    deploy,
+    periods: diff.periods,
+    window,
+    alpha,
+    tests,
+    level,
+    preAttempts: pre.attempts,
+    postAttempts: post.attempts,
+  };
   const findings: Finding[] = [];
 
   const regressed = diff.issues.filter(
-    (issue) => (issue.status === "new" || issue.status === "regressed") && issue.delta > 0 && issue.postCount >= minCount && issue.pValue < level,
+    (issue) =>
+      (issue.status === "new" || issue.status === "regressed") &&
+      issue.delta > 0 &&
+      issue.postCount >= minCount &&
+      issue.pValue < level,
   );
-  const known = regressed.length > 0 ? issuesByFingerprint((await topIssues(ctx, { program: rule.program, window: "1d", accountId: rule.accountId, limit: 500 })).segments) : new Map();
+  const known =
+    regressed.length > 0
+      ? issuesByFingerprint(
+          (await topIssues(ctx, { program: rule.program, window: "1d", accountId: rule.accountId, limit: 500 }))
+            .segments,
+        )
+      : new Map();
   for (const issue of regressed) {
     const sample = known.get(issue.fingerprint)?.sampleSig ?? null;
     findings.push({
@@ -46,7 +75,11 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
         `${percent(issue.preRate)} → ${percent(issue.postRate)} (${formatP(issue.pValue)}; alert level ${alpha} / ${tests} tests)`,
       ],
       data: { ...evidence, kind: "issue", issue: { ...issue }, sampleSig: sample },
-      links: { program: programPath(rule.program), issue: issuePath(issue.fingerprint), ...(sample ? { example: transactionPath(sample) } : {}) },
+      links: {
+        program: programPath(rule.program),
+        issue: issuePath(issue.fingerprint),
+        ...(sample ? { example: transactionPath(sample) } : {}),
+      },
     });
   }
   for (const rate of RATES) {
@@ -61,7 +94,13 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
         `${formatCount(before)} of ${formatCount(pre.attempts)} attempts before the deploy, ${formatCount(after)} of ${formatCount(post.attempts)} after`,
         `${percent(pre[rate.name])} → ${percent(post[rate.name])} (${formatP(pValue)}; alert level ${alpha} / ${tests} tests)`,
       ],
-      data: { ...evidence, kind: rate.name, before: { count: before, attempts: pre.attempts, rate: pre[rate.name] }, after: { count: after, attempts: post.attempts, rate: post[rate.name] }, pValue },
+      data: {
+        ...evidence,
+        kind: rate.name,
+        before: { count: before, attempts: pre.attempts, rate: pre[rate.name] },
+        after: { count: after, attempts: post.attempts, rate: post[rate.name] },
+        pValue,
+      },
       links: { program: programPath(rule.program) },
     });
   }

@@ -38,7 +38,13 @@ export type ScoreDetails = {
 };
 
 type Cell = { program: string; account_id: string; rpc_label: string; outcome: string; sends: number };
-type Tally = { landed: number; failedOnchain: number; dropped: number; accounts: Map<string, number>; providers: Map<string, number> };
+type Tally = {
+  landed: number;
+  failedOnchain: number;
+  dropped: number;
+  accounts: Map<string, number>;
+  providers: Map<string, number>;
+};
 
 export async function computeLandingScore(
   paths: DataPaths,
@@ -50,9 +56,17 @@ export async function computeLandingScore(
   const window = scoreWindow(options.date);
   // Compaction may swap a listed part away between the listing and DuckDB opening it; the swapped
   // partition holds the same rows, so the whole read is made again over a fresh listing.
-  const read = await readAgainAfterSwap(() => readSampledCells(paths, connect, window, maxSampledSends, options.maxAccountShare));
+  const read = await readAgainAfterSwap(() =>
+    readSampledCells(paths, connect, window, maxSampledSends, options.maxAccountShare),
+  );
   const { cells, rates } = read;
-  const details: ScoreDetails = { ...read.details, countedSends: 0, listed: 0, belowMinimumSends: 0, belowMinimumAccounts: 0 };
+  const details: ScoreDetails = {
+    ...read.details,
+    countedSends: 0,
+    listed: 0,
+    belowMinimumSends: 0,
+    belowMinimumAccounts: 0,
+  };
 
   const tallies = tally(cells);
   details.countedSends = cells.reduce((sum, c) => sum + c.sends, 0);
@@ -83,7 +97,10 @@ export async function computeLandingScore(
       topAccountShare: ratio(Math.max(...t.accounts.values()), sends),
     });
   }
-  rows.sort((a, b) => b.ci95[0] - a.ci95[0] || b.landingRate - a.landingRate || b.sends - a.sends || (a.program < b.program ? -1 : 1));
+  rows.sort(
+    (a, b) =>
+      b.ci95[0] - a.ci95[0] || b.landingRate - a.landingRate || b.sends - a.sends || (a.program < b.program ? -1 : 1),
+  );
   details.listed = rows.length;
 
   const snapshot: Snapshot = {
@@ -107,7 +124,11 @@ export async function computeLandingScore(
   return { snapshot, details };
 }
 
-type SampledCells = { cells: Cell[]; rates: Map<string, number>; details: Pick<ScoreDetails, "programsWithSends" | "sampledSends" | "cappedAccounts"> };
+type SampledCells = {
+  cells: Cell[];
+  rates: Map<string, number>;
+  details: Pick<ScoreDetails, "programsWithSends" | "sampledSends" | "cappedAccounts">;
+};
 
 /** Lists the window's parts, then samples, joins and caps them in DuckDB: the per-cell send counts. */
 async function readSampledCells(
@@ -118,12 +139,19 @@ async function readSampledCells(
   maxAccountShare: number,
 ): Promise<SampledCells> {
   const files = windowFiles(paths, window);
-  const result: SampledCells = { cells: [], rates: new Map(), details: { programsWithSends: 0, sampledSends: 0, cappedAccounts: 0 } };
+  const result: SampledCells = {
+    cells: [],
+    rates: new Map(),
+    details: { programsWithSends: 0, sampledSends: 0, cappedAccounts: 0 },
+  };
   if (files.envelopes.length === 0) return result;
   const connection = await connect();
-  const all = async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T);
+  const all = async <T>(sql: string) =>
+    (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T);
   try {
-    const sendCounts = await all<{ program: string; sends: number }>(scoreSql("send_counts", { envelopeFiles: files.envelopes, ...window }));
+    const sendCounts = await all<{ program: string; sends: number }>(
+      scoreSql("send_counts", { envelopeFiles: files.envelopes, ...window }),
+    );
     result.details.programsWithSends = sendCounts.length;
     await connection.run("CREATE OR REPLACE TEMP TABLE sample_rates (program VARCHAR, threshold VARCHAR)");
     const appender = await connection.createAppender("sample_rates");
@@ -138,7 +166,9 @@ async function readSampledCells(
     }
     appender.closeSync();
     if (files.resolutions.length === 0 || sendCounts.length === 0) return result;
-    await connection.run(scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...window }));
+    await connection.run(
+      scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...window }),
+    );
     await connection.run(scoreSql("uncapped_sends"));
     const sampled = await all<Cell>(scoreSql("send_cells"));
     result.details.sampledSends = sampled.reduce((sum, c) => sum + c.sends, 0);
@@ -146,7 +176,9 @@ async function readSampledCells(
     result.details.cappedAccounts = caps.length;
     result.cells = sampled;
     if (caps.length > 0) {
-      await connection.run("CREATE OR REPLACE TEMP TABLE account_caps (program VARCHAR, account_id VARCHAR, keep BIGINT)");
+      await connection.run(
+        "CREATE OR REPLACE TEMP TABLE account_caps (program VARCHAR, account_id VARCHAR, keep BIGINT)",
+      );
       const capAppender = await connection.createAppender("account_caps");
       for (const cap of caps) {
         capAppender.appendVarchar(cap.program);
@@ -170,7 +202,9 @@ function windowFiles(paths: DataPaths, window: ScoreWindow) {
   const resolutionDays = daysBetween(window.since, window.resolvedBefore - 1);
   const pick = (dataset: "envelopes" | "resolutions", days: string[]) => {
     const out: string[] = [];
-    for (const [program, byDay] of [...listPartitions(paths.dataset(dataset))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [program, byDay] of [...listPartitions(paths.dataset(dataset))].sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    )) {
       if (!isBase58Address(program)) continue;
       for (const day of days) out.push(...(byDay.get(day) ?? []));
     }
@@ -202,7 +236,8 @@ function tally(cells: Cell[]): Map<string, Tally> {
   for (const c of cells) {
     if (c.sends <= 0) continue;
     let t = out.get(c.program);
-    if (!t) out.set(c.program, (t = { landed: 0, failedOnchain: 0, dropped: 0, accounts: new Map(), providers: new Map() }));
+    if (!t)
+      out.set(c.program, (t = { landed: 0, failedOnchain: 0, dropped: 0, accounts: new Map(), providers: new Map() }));
     if (c.outcome === "landed") t.landed += c.sends;
     else if (c.outcome === "failed_onchain") t.failedOnchain += c.sends;
     else if (c.outcome === "dropped") t.dropped += c.sends;
@@ -218,4 +253,3 @@ function providerMix(providers: Map<string, number>, sends: number): ProviderSha
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
     .map(([rpcLabel, n]) => ({ rpcLabel, sends: n, share: ratio(n, sends) }));
 }
-

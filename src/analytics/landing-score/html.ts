@@ -46,7 +46,7 @@ function rowHtml(row: ScoreRow, min: number): string {
   const program = escapeHtml(row.program);
   const cells = [
     `<td class="num" data-v="${row.rank}">${row.rank}</td>`,
-    `<td data-v="${escapeHtml((row.name ?? "~" + row.program).toLowerCase())}">${name}<code class="id" title="${program}"><span class="short">${shortId(program)}</span><span class="full">${program}</span></code></td>`,
+    `<td data-v="${escapeHtml((row.name ?? `~${row.program}`).toLowerCase())}">${name}<code class="id" title="${program}"><span class="short">${shortId(program)}</span><span class="full">${program}</span></code></td>`,
     `<td data-v="${row.ci95[0]}"><div class="rate"><span class="value">${percent(row.landingRate)}</span>${intervalSvg(row, min)}</div><div class="interval">95%: ${percent(row.ci95[0])} – ${percent(row.ci95[1])}</div></td>`,
     `<td class="num" data-v="${row.sends}">${thousands(row.sends)}</td>`,
     `<td class="num opt" data-v="${row.sampleRate}">${sampleRateText(row.sampleRate)}</td>`,
@@ -64,11 +64,23 @@ const COLUMNS: { label: string; title: string; first: "asc" | "desc"; numeric: b
   { label: "Program", title: "Display name and program id", first: "asc", numeric: false },
   { label: "Landing rate", title: "landed / sends, with its 95% Wilson interval", first: "desc", numeric: true },
   { label: "Sends", title: "Sampled sends with a decided outcome", first: "desc", numeric: true },
-  { label: "Sample", title: "Share of the program's sends that were sampled", first: "desc", numeric: true, optional: true },
+  {
+    label: "Sample",
+    title: "Share of the program's sends that were sampled",
+    first: "desc",
+    numeric: true,
+    optional: true,
+  },
   { label: "Dropped", title: "Share of sends that never landed (blockhash expired)", first: "asc", numeric: true },
   { label: "Failed", title: "Share of sends that landed with an error", first: "asc", numeric: true, optional: true },
   { label: "Accounts", title: "Accounts whose sends were counted", first: "desc", numeric: true, optional: true },
-  { label: "Top account", title: "Largest share of the sends that one account carries", first: "asc", numeric: true, optional: true },
+  {
+    label: "Top account",
+    title: "Largest share of the sends that one account carries",
+    first: "asc",
+    numeric: true,
+    optional: true,
+  },
   { label: "Providers", title: "Provider mix of the sends", first: "asc", numeric: false, optional: true },
 ];
 

@@ -12,7 +12,9 @@ import { publishSnapshot } from "./publish";
 import { programNamesSchema, type ProgramNames } from "./snapshot";
 import { checkDate, lastCompleteDay } from "./window";
 
-export type LandingScoreResult = { date: string; dir: string; files: string[]; latest: boolean } & ScoreDetails & { seconds: number };
+export type LandingScoreResult = { date: string; dir: string; files: string[]; latest: boolean } & ScoreDetails & {
+    seconds: number;
+  };
 
 /** Where the files go: <TXRAY_SNAPSHOTS_DIR>/landing-score. */
 export const landingScoreDir = (snapshotsDir: string) => join(snapshotsDir, "landing-score");
@@ -21,7 +23,10 @@ export const landingScoreDir = (snapshotsDir: string) => join(snapshotsDir, "lan
  * Computes and publishes the snapshot of `date` (default: the last complete UTC day by the
  * context's clock). The result depends on the date and the lake only.
  */
-export async function runLandingScore(ctx: Context, options: { date?: string; maxSampledSends?: number; minimumSends?: number } = {}): Promise<LandingScoreResult> {
+export async function runLandingScore(
+  ctx: Context,
+  options: { date?: string; maxSampledSends?: number; minimumSends?: number } = {},
+): Promise<LandingScoreResult> {
   const started = performance.now();
   const date = options.date ?? lastCompleteDay(ctx.clock());
   const problem = checkDate(date, ctx.clock());
@@ -43,7 +48,9 @@ export async function runLandingScore(ctx: Context, options: { date?: string; ma
     // Compaction swaps a partition's directory atomically; a run that listed the old parts just
     // before finds them gone (docs/lake.md). Listing again sees the new ones: try once more.
     if (!/no files found|no such file|not found|cannot open file/i.test(String((error as Error).message))) throw error;
-    ctx.logger.warn("landing-score: lake parts changed while reading; listing them again", { error: (error as Error).message });
+    ctx.logger.warn("landing-score: lake parts changed while reading; listing them again", {
+      error: (error as Error).message,
+    });
     computed = await compute();
   }
   const { snapshot, details } = computed;
@@ -64,7 +71,9 @@ export function readProgramNames(snapshotsDir: string): ProgramNames {
   const result = programNamesSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new Error(`${file}: ${issue.path.join(".") || "(root)"}: ${issue.message} (expected { "<program id>": "<display name>" })`);
+    throw new Error(
+      `${file}: ${issue.path.join(".") || "(root)"}: ${issue.message} (expected { "<program id>": "<display name>" })`,
+    );
   }
   return result.data;
 }
@@ -78,7 +87,14 @@ export { computeLandingScore, type ScoreDetails, type ScoreOptions } from "./com
 export { publishSnapshot, snapshotJson } from "./publish";
 export { renderPage } from "./html";
 export { snapshotSchema, scoreRowSchema, type Snapshot, type ScoreRow, type ProgramNames } from "./snapshot";
-export { MAX_SAMPLED_SENDS, MINIMUM_SENDS, NIGHTLY_AT_MS, RESOLUTION_GRACE_MS, SCHEMA_VERSION, WINDOW_DAYS } from "./params";
+export {
+  MAX_SAMPLED_SENDS,
+  MINIMUM_SENDS,
+  NIGHTLY_AT_MS,
+  RESOLUTION_GRACE_MS,
+  SCHEMA_VERSION,
+  WINDOW_DAYS,
+} from "./params";
 export { sampleRateFor, sampleThreshold } from "./sample";
 export { accountCeiling } from "./trust";
 export { checkDate, lastCompleteDay, scoreWindow } from "./window";

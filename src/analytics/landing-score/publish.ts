@@ -16,10 +16,14 @@ export type PublishedFiles = { dir: string; files: string[]; latest: boolean };
 const DATED_JSON = /^(\d{4}-\d{2}-\d{2})\.json$/;
 
 export function snapshotJson(snapshot: Snapshot): string {
-  return JSON.stringify(snapshot, null, 2) + "\n";
+  return `${JSON.stringify(snapshot, null, 2)}\n`;
 }
 
-export async function publishSnapshot(dir: string, snapshot: Snapshot, connect: () => Promise<DuckDBConnection>): Promise<PublishedFiles> {
+export async function publishSnapshot(
+  dir: string,
+  snapshot: Snapshot,
+  connect: () => Promise<DuckDBConnection>,
+): Promise<PublishedFiles> {
   mkdirSync(dir, { recursive: true });
   removeStaleTemporaries(dir);
   const json = snapshotJson(snapshot);
@@ -60,7 +64,12 @@ const PARQUET_COLUMNS = `date VARCHAR, "rank" INTEGER, program VARCHAR, "name" V
   providers STRUCT("rpcLabel" VARCHAR, sends BIGINT, "share" DOUBLE)[], accounts INTEGER, "topAccountShare" DOUBLE`;
 
 /** The rows as DuckDB writes them: the JSON rows' fields and names, plus the snapshot's date. */
-async function writeParquet(dir: string, name: string, snapshot: Snapshot, connect: () => Promise<DuckDBConnection>): Promise<void> {
+async function writeParquet(
+  dir: string,
+  name: string,
+  snapshot: Snapshot,
+  connect: () => Promise<DuckDBConnection>,
+): Promise<void> {
   const temporary = temporaryName(dir, name);
   const connection = await connect();
   try {
@@ -70,7 +79,9 @@ async function writeParquet(dir: string, name: string, snapshot: Snapshot, conne
       await connection.run(`INSERT INTO landing_score_rows VALUES ${values.join(", ")}`);
     }
     // zstd, one row group, rows by rank; DuckDB writes no time into the file (created_by names its version).
-    await connection.run(`COPY (SELECT * FROM landing_score_rows ORDER BY "rank") TO ${sqlString(temporary)} (FORMAT parquet, COMPRESSION zstd)`);
+    await connection.run(
+      `COPY (SELECT * FROM landing_score_rows ORDER BY "rank") TO ${sqlString(temporary)} (FORMAT parquet, COMPRESSION zstd)`,
+    );
     await connection.run("DROP TABLE landing_score_rows");
   } catch (error) {
     rmSync(temporary, { force: true });
@@ -91,10 +102,24 @@ async function writeParquet(dir: string, name: string, snapshot: Snapshot, conne
 const double = (x: number) => `${sqlString(String(x))}::DOUBLE`;
 
 function rowValues(date: string, row: ScoreRow): string {
-  const providers = row.providers.map((p) => `{'rpcLabel': ${sqlString(p.rpcLabel)}, 'sends': ${p.sends}, 'share': ${double(p.share)}}`);
+  const providers = row.providers.map(
+    (p) => `{'rpcLabel': ${sqlString(p.rpcLabel)}, 'sends': ${p.sends}, 'share': ${double(p.share)}}`,
+  );
   return `(${[
-    sqlString(date), row.rank, sqlString(row.program), row.name === null ? "NULL" : sqlString(row.name), double(row.sampleRate),
-    row.sends, row.landed, row.failedOnchain, row.dropped, double(row.landingRate), `[${row.ci95.map(double).join(", ")}]`,
-    double(row.dropRate), `[${providers.join(", ")}]::STRUCT("rpcLabel" VARCHAR, sends BIGINT, "share" DOUBLE)[]`, row.accounts, double(row.topAccountShare),
+    sqlString(date),
+    row.rank,
+    sqlString(row.program),
+    row.name === null ? "NULL" : sqlString(row.name),
+    double(row.sampleRate),
+    row.sends,
+    row.landed,
+    row.failedOnchain,
+    row.dropped,
+    double(row.landingRate),
+    `[${row.ci95.map(double).join(", ")}]`,
+    double(row.dropRate),
+    `[${providers.join(", ")}]::STRUCT("rpcLabel" VARCHAR, sends BIGINT, "share" DOUBLE)[]`,
+    row.accounts,
+    double(row.topAccountShare),
   ].join(", ")})`;
 }

@@ -20,5 +20,7 @@ export function sampleThreshold(rate: number): string | null {
   if (!(rate > 0 && rate <= 1)) throw new Error(`sample rate must be in (0, 1], got ${rate}`);
   if (rate === 1) return null;
   // rate × 2^64 is exact in binary floating point; floor of it is an exact integer below 2^64.
-  return BigInt(Math.floor(rate * 2 ** 64)).toString(16).padStart(16, "0");
+  return BigInt(Math.floor(rate * 2 ** 64))
+    .toString(16)
+    .padStart(16, "0");
 }

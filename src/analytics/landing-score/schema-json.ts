@@ -8,7 +8,7 @@ import { z } from "zod";
 import { snapshotSchema } from "./snapshot";
 
 export function snapshotJsonSchema(): string {
-  return JSON.stringify(z.toJSONSchema(snapshotSchema, { target: "draft-2020-12" }), null, 2) + "\n";
+  return `${JSON.stringify(z.toJSONSchema(snapshotSchema, { target: "draft-2020-12" }), null, 2)}\n`;
 }
 
 export const SCHEMA_DOC = join(import.meta.dir, "..", "..", "..", "docs", "landing-score.schema.json");

@@ -18,10 +18,19 @@ export const providerShareSchema = z
 export const scoreRowSchema = z
   .object({
     rank: z.number().int().min(1).describe("1 = highest lower bound of the landing rate's 95% interval."),
-    program: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/).describe("Program id (base58)."),
+    program: z
+      .string()
+      .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+      .describe("Program id (base58)."),
     name: z.string().nullable().describe("Display name from snapshots/programs.json, else null."),
-    sampleRate: z.number().gt(0).max(1).describe("Share of the program's send attempts in the window that were sampled."),
-    sends: count.describe("Sampled sends with a decided outcome (landed + failedOnchain + dropped), after the account cap."),
+    sampleRate: z
+      .number()
+      .gt(0)
+      .max(1)
+      .describe("Share of the program's send attempts in the window that were sampled."),
+    sends: count.describe(
+      "Sampled sends with a decided outcome (landed + failedOnchain + dropped), after the account cap.",
+    ),
     landed: count.describe("Counted sends that landed without an error."),
     failedOnchain: count.describe("Counted sends that landed with an error."),
     dropped: count.describe("Counted sends that never landed (their blockhash expired)."),
@@ -38,7 +47,10 @@ export const snapshotSchema = z
   .object({
     schemaVersion: z.literal(1).describe("Version of this file format; bumped when a field changes meaning."),
     sample: z.literal(true).describe("Figures come from a sample of send attempts; see sampleRate and methodology."),
-    date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe("The UTC date the window ends with."),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .describe("The UTC date the window ends with."),
     window: z
       .object({
         since: z.number().int().describe("Window start, Unix ms (inclusive): 00:00 UTC six days before date."),
@@ -51,7 +63,11 @@ export const snapshotSchema = z
     sampling: z
       .object({
         method: z.literal("md5(attempt_id) < sampleRate * 2^64"),
-        maxSampledSends: z.number().int().min(1).describe("A program's sample rate is chosen so that about this many of its sends are sampled."),
+        maxSampledSends: z
+          .number()
+          .int()
+          .min(1)
+          .describe("A program's sample rate is chosen so that about this many of its sends are sampled."),
       })
       .strict(),
     trust: z
@@ -66,7 +82,8 @@ export const snapshotSchema = z
   .meta({
     $id: "urn:txray:landing-score:snapshot:v1",
     title: "txray Landing Score snapshot",
-    description: "A nightly, sampled ranking of Solana programs by how reliably their sent transactions land (docs/publishing.md).",
+    description:
+      "A nightly, sampled ranking of Solana programs by how reliably their sent transactions land (docs/publishing.md).",
   });
 
 export type ProviderShare = z.infer<typeof providerShareSchema>;
@@ -74,5 +91,8 @@ export type ScoreRow = z.infer<typeof scoreRowSchema>;
 export type Snapshot = z.infer<typeof snapshotSchema>;
 
 /** Display names: snapshots/programs.json, `{ "<program id>": "<name>" }`. */
-export const programNamesSchema = z.record(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/), z.string().min(1).max(80));
+export const programNamesSchema = z.record(
+  z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+  z.string().min(1).max(80),
+);
 export type ProgramNames = z.infer<typeof programNamesSchema>;

@@ -42,6 +42,7 @@ export function scoreWindow(date: string): ScoreWindow {
 /** The UTC days [from, to] as YYYY-MM-DD strings. */
 export function daysBetween(from: number, to: number): string[] {
   const days: string[] = [];
-  for (let t = Math.floor(from / DAY_MS) * DAY_MS; t <= to; t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Math.floor(from / DAY_MS) * DAY_MS; t <= to; t += DAY_MS)
+    days.push(new Date(t).toISOString().slice(0, 10));
   return days;
 }

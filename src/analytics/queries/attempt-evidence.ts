@@ -31,9 +31,20 @@ export type AttemptEvidence = {
 };
 
 type EvidenceRow = {
-  outcome: string; log_messages: string[] | null; err: string | null; instruction: string | null; ix_path: string | null; cpi_depth: number | null;
-  failing_program: string | null; failing_instruction: string | null; err_code: number | null; err_name: string | null;
-  cu_used: number | null; cu_requested: number | null; slot: number | null; block_time: number | null;
+  outcome: string;
+  log_messages: string[] | null;
+  err: string | null;
+  instruction: string | null;
+  ix_path: string | null;
+  cpi_depth: number | null;
+  failing_program: string | null;
+  failing_instruction: string | null;
+  err_code: number | null;
+  err_name: string | null;
+  cu_used: number | null;
+  cu_requested: number | null;
+  slot: number | null;
+  block_time: number | null;
 };
 
 /**
@@ -41,7 +52,10 @@ type EvidenceRow = {
  * resolution lands that day or within RESOLUTION_LAG_DAYS after);
  * one that reached the chain wins over a drop of a resend. Null when the lake holds none.
  */
-export async function evidenceBySignature(ctx: Context, where: { program: string; sig: string; receivedAt: number }): Promise<AttemptEvidence | null> {
+export async function evidenceBySignature(
+  ctx: Context,
+  where: { program: string; sig: string; receivedAt: number },
+): Promise<AttemptEvidence | null> {
   const first = utcDay(where.receivedAt);
   const days = Array.from({ length: RESOLUTION_LAG_DAYS + 1 }, (_, k) => addDays(first, k));
   // Resolutions hold no signature (lake version 3): the attempts are the envelopes' of its receipt day.
@@ -53,11 +67,19 @@ export async function evidenceBySignature(ctx: Context, where: { program: string
 }
 
 /** The evidence of one attempt by id, resolved at `resolvedAt` (its resolution partition's day). */
-export async function evidenceByAttempt(ctx: Context, where: { program: string; attemptId: string; resolvedAt: number }): Promise<AttemptEvidence | null> {
+export async function evidenceByAttempt(
+  ctx: Context,
+  where: { program: string; attemptId: string; resolvedAt: number },
+): Promise<AttemptEvidence | null> {
   const key = `${ctx.paths.root}|${where.attemptId}`;
   const hit = recent.get(key);
   if (hit) return hit;
-  const evidence = await readEvidence(ctx, where.program, [utcDay(where.resolvedAt)], () => `attempt_id = ${sqlString(where.attemptId)}`);
+  const evidence = await readEvidence(
+    ctx,
+    where.program,
+    [utcDay(where.resolvedAt)],
+    () => `attempt_id = ${sqlString(where.attemptId)}`,
+  );
   // A resolution never changes: the stories people open again (a tx page reloaded, a why asked twice) skip the lake.
   if (evidence) {
     recent.set(key, evidence);
@@ -70,7 +92,12 @@ const RECENT_ENTRIES = 1000;
 const recent = new Map<string, AttemptEvidence>();
 
 /** `condition`: the row's WHERE clause, made at each read (its files are listed again after a swap); null when nothing can match. */
-async function readEvidence(ctx: Context, program: string, days: string[], condition: () => string | null): Promise<AttemptEvidence | null> {
+async function readEvidence(
+  ctx: Context,
+  program: string,
+  days: string[],
+  condition: () => string | null,
+): Promise<AttemptEvidence | null> {
   const read = async () => {
     const files = days.flatMap((day) => partitionFiles(ctx.paths.partition("resolutions", program, day)));
     const where = files.length === 0 ? null : condition();

@@ -7,8 +7,23 @@ import type { Context } from "../../context";
 import { rates, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
-  answerKey, answerSlot, baseParams, countsOf, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, SUM_COUNTS,
-  windowFilter, windowRange, type AnswerScope, type BaseParams, type CountRow, type RowSource, type WindowRange,
+  answerKey,
+  answerSlot,
+  baseParams,
+  countsOf,
+  groupRows,
+  parseParams,
+  programFilter,
+  requireKnownProgram,
+  scopeKey,
+  SUM_COUNTS,
+  windowFilter,
+  windowRange,
+  type AnswerScope,
+  type BaseParams,
+  type CountRow,
+  type RowSource,
+  type WindowRange,
 } from "./common";
 
 export type BaselineResponse = {
@@ -20,7 +35,13 @@ export type BaselineResponse = {
   pending: number;
 };
 
-type ProviderCountRow = CountRow & { program: string; win: string; rpc_label: string; rpc_hash: string; pending: number };
+type ProviderCountRow = CountRow & {
+  program: string;
+  win: string;
+  rpc_label: string;
+  rpc_hash: string;
+  pending: number;
+};
 
 const PROVIDER_COUNTS_SQL = `
   SELECT program, win, rpc_label, rpc_hash, ${SUM_COUNTS}, coalesce(sum(pending), 0) AS pending FROM rates
@@ -37,14 +58,25 @@ export async function baseline(ctx: Context, input: BaseParams): Promise<Baselin
     if (precomputed) return precomputed;
   }
   return tables.cached(answerKey("baseline", params), async () => {
-    const answers = await baselineAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] });
+    const answers = await baselineAnswers(tables, {
+      scope: scopeKey(params.accountId),
+      programs: [params.program],
+      windows: [params.window],
+    });
     return answers.get(answerSlot(params.program, params.window))!;
   });
 }
 
 /** The baseline answer of every listed program × window in one scope, keyed by answerSlot. */
-export async function baselineAnswers(source: RowSource, { scope, programs, windows }: AnswerScope): Promise<Map<string, BaselineResponse>> {
-  const providerRows = await source.all<ProviderCountRow>(PROVIDER_COUNTS_SQL, [scope, programFilter(programs), windowFilter(windows)]);
+export async function baselineAnswers(
+  source: RowSource,
+  { scope, programs, windows }: AnswerScope,
+): Promise<Map<string, BaselineResponse>> {
+  const providerRows = await source.all<ProviderCountRow>(PROVIDER_COUNTS_SQL, [
+    scope,
+    programFilter(programs),
+    windowFilter(windows),
+  ]);
   const ecosystemRows = await source.all<CountRow & { win: string }>(ECOSYSTEM_SQL);
   const byProgramWindow = groupRows(providerRows, (row) => answerSlot(row.program, row.win));
   const answers = new Map<string, BaselineResponse>();
@@ -54,7 +86,12 @@ export async function baselineAnswers(source: RowSource, { scope, programs, wind
       const providers = rows
         .map((row) => ({ rpcLabel: row.rpc_label, rpcHash: row.rpc_hash, ...rates(countsOf(row)) }))
         .sort((a, b) => b.attempts - a.attempts || a.rpcLabel.localeCompare(b.rpcLabel));
-      const total = countsOf({ landed: sum(rows, "landed"), failed_onchain: sum(rows, "failed_onchain"), dropped: sum(rows, "dropped"), preflight: sum(rows, "preflight") });
+      const total = countsOf({
+        landed: sum(rows, "landed"),
+        failed_onchain: sum(rows, "failed_onchain"),
+        dropped: sum(rows, "dropped"),
+        preflight: sum(rows, "preflight"),
+      });
       answers.set(answerSlot(program, window), {
         program,
         window: windowRange(source, window),

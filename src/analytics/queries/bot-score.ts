@@ -9,20 +9,35 @@ import { payerKey } from "../serving/payer-key";
 export async function payerBotScore(ctx: Context, payer: string): Promise<number | null> {
   const tables = await servingTables(ctx);
   return tables.cached(answerKey("bot-score", payer), async () => {
-    const [row] = await tables.all<{ score: number }>(`SELECT score FROM payer_scores WHERE payer = ${payerKey("$1")}`, [payer]);
+    const [row] = await tables.all<{ score: number }>(
+      `SELECT score FROM payer_scores WHERE payer = ${payerKey("$1")}`,
+      [payer],
+    );
     return row ? row.score : null;
   });
 }
 
 export type PayerFeatures = {
-  payer: string; score: number; segment: "human" | "mixed" | "bot"; attempts: number; activeHours: number;
-  attemptsPerActiveHour: number; gaps: number; gapDispersion: number | null; scriptedAdapterShare: number; failureShare: number; programs: number;
+  payer: string;
+  score: number;
+  segment: "human" | "mixed" | "bot";
+  attempts: number;
+  activeHours: number;
+  attemptsPerActiveHour: number;
+  gaps: number;
+  gapDispersion: number | null;
+  scriptedAdapterShare: number;
+  failureShare: number;
+  programs: number;
 };
 
 /** The features behind a payer's score (for explanations and tests). */
 export async function payerFeatures(ctx: Context, payer: string): Promise<PayerFeatures | null> {
   const tables = await servingTables(ctx);
-  const [row] = await tables.all<Record<string, number | string | null>>(`SELECT * EXCLUDE (payer) FROM payer_scores WHERE payer = ${payerKey("$1")}`, [payer]);
+  const [row] = await tables.all<Record<string, number | string | null>>(
+    `SELECT * EXCLUDE (payer) FROM payer_scores WHERE payer = ${payerKey("$1")}`,
+    [payer],
+  );
   if (!row) return null;
   return {
     payer,

@@ -13,7 +13,10 @@ import type { ServingTables, SqlParam } from "../serving/reader";
 export { DEFAULT_WINDOW, WINDOW_NAMES };
 
 /** Where answers are computed from: parameterised SQL ($1, $2, ...) and the build's clock. */
-export type RowSource = { all<T = Record<string, unknown>>(sql: string, params?: SqlParam[]): Promise<T[]>; readonly clock: number };
+export type RowSource = {
+  all<T = Record<string, unknown>>(sql: string, params?: SqlParam[]): Promise<T[]>;
+  readonly clock: number;
+};
 
 export const address = (what: string) => z.string().refine(isBase58Address, `expected a base58 ${what} (32 bytes)`);
 export const windowName = z
@@ -57,7 +60,8 @@ export type AnswerScope = { scope: string; programs: string[]; windows: readonly
 /** A SQL parameter filtering on the program: the one program, or NULL (no filter) for several. */
 export const programFilter = (programs: string[]): string | null => (programs.length === 1 ? programs[0] : null);
 /** A SQL parameter filtering on the window: the one window, or NULL for several. */
-export const windowFilter = (windows: readonly WindowName[]): WindowName | null => (windows.length === 1 ? windows[0] : null);
+export const windowFilter = (windows: readonly WindowName[]): WindowName | null =>
+  windows.length === 1 ? windows[0] : null;
 
 /** The key of one program × window answer in the maps the answer computations return. */
 export const answerSlot = (program: string, window: string) => `${program}|${window}`;
@@ -74,7 +78,12 @@ export function groupRows<T>(rows: T[], key: (row: T) => string): Map<string, T[
   return groups;
 }
 
-export type CountRow = { landed: number | null; failed_onchain: number | null; dropped: number | null; preflight: number | null };
+export type CountRow = {
+  landed: number | null;
+  failed_onchain: number | null;
+  dropped: number | null;
+  preflight: number | null;
+};
 
 export function countsOf(row: CountRow | undefined): OutcomeCounts {
   return {

@@ -7,8 +7,20 @@ import type { Context } from "../../context";
 import { utcDay } from "../../lake/paths";
 import { servingTables } from "../serving/reader";
 import {
-  answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
-  type AnswerScope, type BaseParams, type RowSource, type WindowRange,
+  answerKey,
+  answerSlot,
+  baseParams,
+  groupRows,
+  parseParams,
+  programFilter,
+  requireKnownProgram,
+  scopeKey,
+  windowFilter,
+  windowRange,
+  type AnswerScope,
+  type BaseParams,
+  type RowSource,
+  type WindowRange,
 } from "./common";
 
 export type CuInstruction = {
@@ -24,7 +36,14 @@ export type CuInstruction = {
 export type CuHeadroomResponse = { program: string; window: WindowRange; instructions: CuInstruction[] };
 
 type InstructionRow = {
-  program: string; win: string; instruction: string; samples: number; cu_quantiles: number[]; cu_max: number; cu_requested_p50: number | null; exceeded: number;
+  program: string;
+  win: string;
+  instruction: string;
+  samples: number;
+  cu_quantiles: number[];
+  cu_max: number;
+  cu_requested_p50: number | null;
+  exceeded: number;
 };
 type TrendRow = { program: string; instruction: string; day: string; cu_p95: number };
 
@@ -46,16 +65,27 @@ export async function cuHeadroom(ctx: Context, input: BaseParams): Promise<CuHea
     if (precomputed) return precomputed;
   }
   return tables.cached(answerKey("cu-headroom", params), async () => {
-    const answers = await cuHeadroomAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] });
+    const answers = await cuHeadroomAnswers(tables, {
+      scope: scopeKey(params.accountId),
+      programs: [params.program],
+      windows: [params.window],
+    });
     return answers.get(answerSlot(params.program, params.window))!;
   });
 }
 
 /** The cu-headroom answer of every listed program × window in one scope, keyed by answerSlot. */
-export async function cuHeadroomAnswers(source: RowSource, { scope, programs, windows }: AnswerScope): Promise<Map<string, CuHeadroomResponse>> {
+export async function cuHeadroomAnswers(
+  source: RowSource,
+  { scope, programs, windows }: AnswerScope,
+): Promise<Map<string, CuHeadroomResponse>> {
   const ranges = windows.map((window) => windowRange(source, window));
   const firstDay = utcDay(Math.min(...ranges.map((range) => range.since)));
-  const instructionRows = await source.all<InstructionRow>(INSTRUCTIONS_SQL, [scope, programFilter(programs), windowFilter(windows)]);
+  const instructionRows = await source.all<InstructionRow>(INSTRUCTIONS_SQL, [
+    scope,
+    programFilter(programs),
+    windowFilter(windows),
+  ]);
   const trendRows = await source.all<TrendRow>(TREND_SQL, [scope, programFilter(programs), firstDay]);
   const instructionsBySlot = groupRows(instructionRows, (row) => answerSlot(row.program, row.win));
   const trendsByProgram = groupRows(trendRows, (row) => row.program);

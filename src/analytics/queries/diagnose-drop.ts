@@ -40,14 +40,25 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   const base = {
     sig,
     outcome: stored.outcome,
-    provider: { rpcLabel: stored.rpcLabel, rpcHash: stored.rpcHash, dropRate: provider.sends > 0 ? provider.dropped / provider.sends : 0, sends7d: provider.sends },
+    provider: {
+      rpcLabel: stored.rpcLabel,
+      rpcHash: stored.rpcHash,
+      dropRate: provider.sends > 0 ? provider.dropped / provider.sends : 0,
+      sends7d: provider.sends,
+    },
   };
   if (stored.outcome !== "dropped" || !stored.drop) {
     const evidence: Evidence[] =
       stored.outcome === "preflight"
         ? [{ kind: "preflight_error", detail: "simulation failed before the send", value: stored.err }]
         : [{ kind: "landed_in_slot", detail: `found on chain in slot ${stored.slot}`, value: stored.slot }];
-    return { ...base, dropClass: null, confidence: null, evidence, advice: NOT_DROPPED_ADVICE[stored.outcome as Exclude<Outcome, "dropped">] };
+    return {
+      ...base,
+      dropClass: null,
+      confidence: null,
+      evidence,
+      advice: NOT_DROPPED_ADVICE[stored.outcome as Exclude<Outcome, "dropped">],
+    };
   }
   return {
     ...base,

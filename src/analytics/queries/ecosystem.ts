@@ -8,7 +8,16 @@ import type { Context } from "../../context";
 import { parseLimit } from "../../shared/pagination";
 import { rates, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
-import { answerKey, countsOf, parseParams, SUM_COUNTS, windowName, windowRange, type CountRow, type WindowRange } from "./common";
+import {
+  answerKey,
+  countsOf,
+  parseParams,
+  SUM_COUNTS,
+  windowName,
+  windowRange,
+  type CountRow,
+  type WindowRange,
+} from "./common";
 
 export type EcosystemProgram = { program: string; attempts: number; lastSeen: number | null; rates: Rates };
 export type EcosystemResponse = { window: WindowRange; rates: Rates; programs: EcosystemProgram[] };
@@ -27,11 +36,18 @@ export async function ecosystem(ctx: Context, input: EcosystemParams): Promise<E
   const limit = parseLimit(parsed.limit);
   const tables = await servingTables(ctx);
   return tables.cached(answerKey("ecosystem", { window: parsed.window, limit }), async () => {
-    const rows = await tables.all<CountRow & { program: string; last_seen: number | null }>(PROGRAM_RATES_SQL, [parsed.window]);
+    const rows = await tables.all<CountRow & { program: string; last_seen: number | null }>(PROGRAM_RATES_SQL, [
+      parsed.window,
+    ]);
     const programs = rows
       .map((row) => {
         const programRates = rates(countsOf(row));
-        return { program: row.program, attempts: programRates.attempts, lastSeen: row.last_seen === null ? null : Number(row.last_seen), rates: programRates };
+        return {
+          program: row.program,
+          attempts: programRates.attempts,
+          lastSeen: row.last_seen === null ? null : Number(row.last_seen),
+          rates: programRates,
+        };
       })
       .sort((a, b) => b.attempts - a.attempts || a.program.localeCompare(b.program));
     const total = programs.reduce(

@@ -56,4 +56,5 @@ export function pendingError(ctx: Context): TxrayError {
 }
 
 /** An error text without URLs (SOLANA_RPC_URL may carry an API key in its path or query). */
-const scrubUrls = (text: string) => text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"')]+/gi, "<the RPC endpoint>").slice(0, 300);
+const scrubUrls = (text: string) =>
+  text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"')]+/gi, "<the RPC endpoint>").slice(0, 300);

@@ -35,9 +35,20 @@ export type Slice = { key: string | null; count: number; share: number };
 export type Series = { since: number; stepMs: number; counts: number[] };
 export type IssueExample = { sig: string; sentAt: number; receivedAt: number; payer: string; rpcLabel: string };
 export type RepresentativeEvent = {
-  sig: string | null; sentAt: number; receivedAt: number; payer: string; rpcLabel: string; outcome: string;
-  slot: number | null; blockTime: number | null; ixPath: string | null; cpiDepth: number | null; failingInstruction: string | null;
-  cuUsed: number | null; cuRequested: number | null; logTruncated: boolean;
+  sig: string | null;
+  sentAt: number;
+  receivedAt: number;
+  payer: string;
+  rpcLabel: string;
+  outcome: string;
+  slot: number | null;
+  blockTime: number | null;
+  ixPath: string | null;
+  cpiDepth: number | null;
+  failingInstruction: string | null;
+  cuUsed: number | null;
+  cuRequested: number | null;
+  logTruncated: boolean;
   /** Program logs as recorded (transaction or simulation); null when the lake keeps none for it (drops). */
   logs: string[] | null;
   callStack: CallFrame[] | null;
@@ -79,17 +90,41 @@ export type IssueDetailDeps = { idls: IdlRegistry };
 
 type FactRow = { kind: string; key: string | null; count: number; wallets: number | null; bots: number | null };
 type EventRow = {
-  program: string; sig: string | null; sent_at: number; received_at: number; payer: string; rpc_label: string; outcome: string;
-  failing_program: string | null; instruction: string | null; err_code: number | null; err_name: string | null; drop_class: string | null; example: boolean;
+  program: string;
+  sig: string | null;
+  sent_at: number;
+  received_at: number;
+  payer: string;
+  rpc_label: string;
+  outcome: string;
+  failing_program: string | null;
+  instruction: string | null;
+  err_code: number | null;
+  err_name: string | null;
+  drop_class: string | null;
+  example: boolean;
 };
 
-export async function issueDetail(ctx: Context, deps: IssueDetailDeps, input: IssueDetailParams): Promise<IssueDetailResponse> {
+export async function issueDetail(
+  ctx: Context,
+  deps: IssueDetailDeps,
+  input: IssueDetailParams,
+): Promise<IssueDetailResponse> {
   const params = parseParams(issueParams, input);
   const tables = await servingTables(ctx);
-  return tables.cached(answerKey("issue", params), () => computeIssueDetail(ctx, deps, tables, params.fingerprint, params.window, scopeKey(params.accountId)));
+  return tables.cached(answerKey("issue", params), () =>
+    computeIssueDetail(ctx, deps, tables, params.fingerprint, params.window, scopeKey(params.accountId)),
+  );
 }
 
-async function computeIssueDetail(ctx: Context, deps: IssueDetailDeps, tables: ServingTables, fingerprint: string, window: WindowName, scope: string): Promise<IssueDetailResponse> {
+async function computeIssueDetail(
+  ctx: Context,
+  deps: IssueDetailDeps,
+  tables: ServingTables,
+  fingerprint: string,
+  window: WindowName,
+  scope: string,
+): Promise<IssueDetailResponse> {
   const range = windowRange(tables, window);
   const until = tables.clock;
   const since = (name: WindowName) => until - WINDOWS[name];
@@ -98,7 +133,10 @@ async function computeIssueDetail(ctx: Context, deps: IssueDetailDeps, tables: S
   const newest = events[0];
   const [facts, [lifetime], deployRows] = await Promise.all([
     tables.all<FactRow>(sqlFile("issue_detail_facts"), [scope, fingerprint, window]),
-    tables.all<{ first_seen: number | null; last_seen: number | null }>(sqlFile("issue_detail_lifetime"), [scope, fingerprint]),
+    tables.all<{ first_seen: number | null; last_seen: number | null }>(sqlFile("issue_detail_lifetime"), [
+      scope,
+      fingerprint,
+    ]),
     tables.all<{ slot: number; effective_at: number }>(sqlFile("issue_detail_deploys"), [newest.program]),
   ]);
   const retained = events.map((e) => e.received_at);
@@ -108,10 +146,17 @@ async function computeIssueDetail(ctx: Context, deps: IssueDetailDeps, tables: S
   const selected = windows.get(window);
   const deploys = deployRows.map((d) => ({ slot: d.slot, deployedAt: d.effective_at }));
   const introducedBy = deploys.filter((d) => d.deployedAt <= firstSeen).at(-1) ?? null;
-  const evidence = newest.sig !== null && newest.outcome !== "dropped" ? await evidenceBySignature(ctx, { program: newest.program, sig: newest.sig, receivedAt: newest.received_at }) : null;
+  const evidence =
+    newest.sig !== null && newest.outcome !== "dropped"
+      ? await evidenceBySignature(ctx, { program: newest.program, sig: newest.sig, receivedAt: newest.received_at })
+      : null;
   const representative = representativeEvent(newest, evidence);
   const identity = {
-    outcome: newest.outcome, errName: newest.err_name, errCode: newest.err_code, dropClass: newest.drop_class, instruction: newest.instruction,
+    outcome: newest.outcome,
+    errName: newest.err_name,
+    errCode: newest.err_code,
+    dropClass: newest.drop_class,
+    instruction: newest.instruction,
   };
   return {
     fingerprint,
@@ -125,7 +170,11 @@ async function computeIssueDetail(ctx: Context, deps: IssueDetailDeps, tables: S
     firstSeen,
     lastSeen,
     introducedBy,
-    counts: { "1d": windows.get("1d")?.count ?? 0, "7d": windows.get("7d")?.count ?? 0, "30d": windows.get("30d")?.count ?? 0 },
+    counts: {
+      "1d": windows.get("1d")?.count ?? 0,
+      "7d": windows.get("7d")?.count ?? 0,
+      "30d": windows.get("30d")?.count ?? 0,
+    },
     wallets: selected?.wallets ?? 0,
     botShare: ratio(selected?.bots ?? 0, selected?.count ?? 0),
     series: {
@@ -138,15 +187,25 @@ async function computeIssueDetail(ctx: Context, deps: IssueDetailDeps, tables: S
       walletAdapters: slices(facts, "walletAdapter"),
       instructions: slices(facts, "instruction"),
       // Every segment, in their fixed order (an empty one is a finding too).
-      segments: SEGMENTS.map((segment) => facts.find((f) => f.kind === "segment" && f.key === segment) ?? { key: segment, count: 0 }).map((f) => ({
-        key: f.key, count: f.count, share: ratio(f.count, selected?.count ?? 0),
+      segments: SEGMENTS.map(
+        (segment) => facts.find((f) => f.kind === "segment" && f.key === segment) ?? { key: segment, count: 0 },
+      ).map((f) => ({
+        key: f.key,
+        count: f.count,
+        share: ratio(f.count, selected?.count ?? 0),
       })),
     },
     representative,
     examples: events
       .filter((e) => e.example)
       .slice(0, MAX_EXAMPLES)
-      .map((e) => ({ sig: e.sig!, sentAt: e.sent_at, receivedAt: e.received_at, payer: e.payer, rpcLabel: e.rpc_label })),
+      .map((e) => ({
+        sig: e.sig!,
+        sentAt: e.sent_at,
+        receivedAt: e.received_at,
+        payer: e.payer,
+        rpcLabel: e.rpc_label,
+      })),
   };
 }
 
@@ -187,7 +246,12 @@ function representativeEvent(event: EventRow, evidence: AttemptEvidence | null):
     logTruncated: logs?.includes("Log truncated") ?? false,
     logs,
     callStack: logs
-      ? callStack(logs, { program: event.program, instruction: evidence!.instruction, failingInstruction: evidence!.failingInstruction, ixPath: evidence!.ixPath })
+      ? callStack(logs, {
+          program: event.program,
+          instruction: evidence!.instruction,
+          failingInstruction: evidence!.failingInstruction,
+          ixPath: evidence!.ixPath,
+        })
       : null,
   };
 }
@@ -203,7 +267,8 @@ function errorMessage(idls: IdlRegistry, event: EventRow, evidence: AttemptEvide
     if (known) return known;
   }
   if (!evidence || evidence.logs.length === 0) return null;
-  return decodeSimulation({ err: parseJson(evidence.err), logs: evidence.logs }, idls, { program: event.program }).errMessage;
+  return decodeSimulation({ err: parseJson(evidence.err), logs: evidence.logs }, idls, { program: event.program })
+    .errMessage;
 }
 
 function parseJson(text: string | null): unknown {

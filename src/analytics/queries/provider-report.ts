@@ -8,8 +8,20 @@ import type { Context } from "../../context";
 import { ratio, wilson, type Interval } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
-  answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
-  type AnswerScope, type BaseParams, type RowSource, type WindowRange,
+  answerKey,
+  answerSlot,
+  baseParams,
+  groupRows,
+  parseParams,
+  programFilter,
+  requireKnownProgram,
+  scopeKey,
+  windowFilter,
+  windowRange,
+  type AnswerScope,
+  type BaseParams,
+  type RowSource,
+  type WindowRange,
 } from "./common";
 
 export type ProviderRow = {
@@ -24,7 +36,16 @@ export type ProviderRow = {
 };
 export type ProviderReportResponse = { program: string; window: WindowRange; providers: ProviderRow[] };
 
-type ProviderCountRow = { program: string; win: string; rpc_label: string; rpc_hash: string; attempts: number; dropped: number; expired: number; land_quantiles: number[] | null };
+type ProviderCountRow = {
+  program: string;
+  win: string;
+  rpc_label: string;
+  rpc_hash: string;
+  attempts: number;
+  dropped: number;
+  expired: number;
+  land_quantiles: number[] | null;
+};
 
 const PROVIDERS_SQL = `
   SELECT program, win, rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles FROM providers
@@ -40,14 +61,25 @@ export async function providerReport(ctx: Context, input: BaseParams): Promise<P
     if (precomputed) return precomputed;
   }
   return tables.cached(answerKey("provider-report", params), async () => {
-    const answers = await providerReportAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] });
+    const answers = await providerReportAnswers(tables, {
+      scope: scopeKey(params.accountId),
+      programs: [params.program],
+      windows: [params.window],
+    });
     return answers.get(answerSlot(params.program, params.window))!;
   });
 }
 
 /** The provider-report answer of every listed program × window in one scope, keyed by answerSlot. */
-export async function providerReportAnswers(source: RowSource, { scope, programs, windows }: AnswerScope): Promise<Map<string, ProviderReportResponse>> {
-  const rows = await source.all<ProviderCountRow>(PROVIDERS_SQL, [scope, programFilter(programs), windowFilter(windows)]);
+export async function providerReportAnswers(
+  source: RowSource,
+  { scope, programs, windows }: AnswerScope,
+): Promise<Map<string, ProviderReportResponse>> {
+  const rows = await source.all<ProviderCountRow>(PROVIDERS_SQL, [
+    scope,
+    programFilter(programs),
+    windowFilter(windows),
+  ]);
   const bySlot = groupRows(rows, (row) => answerSlot(row.program, row.win));
   const answers = new Map<string, ProviderReportResponse>();
   for (const program of programs) {

@@ -46,13 +46,20 @@ export async function recentActivity(ctx: Context, input: RecentActivityParams):
     const since = firstMinute * 60_000;
     const bounds = [params.program, scopeKey(params.accountId), firstMinute];
     const [counts] = await tables.all<CountRow>(COUNTS_SQL, bounds);
-    const issues = await tables.all<{ fingerprint: string; count: number; first_seen: number | null }>(ISSUES_SQL, bounds);
+    const issues = await tables.all<{ fingerprint: string; count: number; first_seen: number | null }>(
+      ISSUES_SQL,
+      bounds,
+    );
     return {
       program: params.program,
       since,
       until,
       rates: rates(countsOf(counts)),
-      issues: issues.map((row) => ({ fingerprint: row.fingerprint, count: Number(row.count), firstSeen: row.first_seen })),
+      issues: issues.map((row) => ({
+        fingerprint: row.fingerprint,
+        count: Number(row.count),
+        firstSeen: row.first_seen,
+      })),
     };
   });
 }

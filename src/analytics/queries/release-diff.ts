@@ -13,8 +13,20 @@ import { issueTitle } from "../../shared/issue-title";
 import { rates, ratio, twoProportionPValue, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
-  answerKey, answerSlot, baseParams, countsOf, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter,
-  type AnswerScope, type BaseParams, type CountRow, type RowSource,
+  answerKey,
+  answerSlot,
+  baseParams,
+  countsOf,
+  groupRows,
+  parseParams,
+  programFilter,
+  requireKnownProgram,
+  scopeKey,
+  windowFilter,
+  type AnswerScope,
+  type BaseParams,
+  type CountRow,
+  type RowSource,
 } from "./common";
 
 /** Significance level for `regressed`. */
@@ -22,16 +34,40 @@ export const RELEASE_ALPHA = 0.05;
 
 export type IssueStatus = "new" | "regressed" | "resolved" | "unchanged";
 export type ReleaseIssue = {
-  fingerprint: string; title: string; instruction: string | null; errName: string | null; outcome: string;
+  fingerprint: string;
+  title: string;
+  instruction: string | null;
+  errName: string | null;
+  outcome: string;
   // The issue's identity as top-issues gives it (the same fingerprint has the same values there).
-  failingProgram: string | null; errCode: number | null; dropClass: string | null;
-  preCount: number; postCount: number; preRate: number; postRate: number; delta: number; pValue: number; status: IssueStatus;
+  failingProgram: string | null;
+  errCode: number | null;
+  dropClass: string | null;
+  preCount: number;
+  postCount: number;
+  preRate: number;
+  postRate: number;
+  delta: number;
+  pValue: number;
+  status: IssueStatus;
 };
 export type ReleaseInstruction = {
-  instruction: string; preAttempts: number; postAttempts: number; preFailureRate: number; postFailureRate: number;
-  cuP95Pre: number | null; cuP95Post: number | null; cuP95Shift: number | null;
+  instruction: string;
+  preAttempts: number;
+  postAttempts: number;
+  preFailureRate: number;
+  postFailureRate: number;
+  cuP95Pre: number | null;
+  cuP95Post: number | null;
+  cuP95Shift: number | null;
 };
-export type DeployRef = { slot: number; deployedAt: number | null; detectedAt: number | null; effectiveAt: number; authority: string | null };
+export type DeployRef = {
+  slot: number;
+  deployedAt: number | null;
+  detectedAt: number | null;
+  effectiveAt: number;
+  authority: string | null;
+};
 /** A rate's change across the deploy: post − pre, its two-sided two-proportion p-value, and p < RELEASE_ALPHA. */
 export type RateChange = { delta: number; pValue: number; significant: boolean };
 export type RateName = "landingRate" | "failureRate" | "dropRate" | "preflightRate";
@@ -51,12 +87,23 @@ export type ReleaseDiffResponse = {
 const releaseParams = baseParams.extend({
   // A slot binds as a BIGINT: at most 2^53 - 1 here (u64 slots beyond it were a 500, found by the fuzzer).
   deploy: z
-    .union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,16}$/, "expected a slot number").refine((text) => Number(text) <= Number.MAX_SAFE_INTEGER, "expected a slot number")])
+    .union([
+      z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+      z
+        .string()
+        .regex(/^\d{1,16}$/, "expected a slot number")
+        .refine((text) => Number(text) <= Number.MAX_SAFE_INTEGER, "expected a slot number"),
+    ])
     .nullish(),
 });
 export type ReleaseDiffParams = BaseParams & { deploy?: string | number | null };
 
-const RATE_COUNTS: Record<RateName, keyof Rates> = { landingRate: "landed", failureRate: "failedOnchain", dropRate: "dropped", preflightRate: "preflight" };
+const RATE_COUNTS: Record<RateName, keyof Rates> = {
+  landingRate: "landed",
+  failureRate: "failedOnchain",
+  dropRate: "dropped",
+  preflightRate: "preflight",
+};
 
 /** Whether each outcome rate changed significantly across the deploy (what the web app colours). */
 function rateChanges(pre: Rates, post: Rates): Record<RateName, RateChange> {
@@ -65,7 +112,12 @@ function rateChanges(pre: Rates, post: Rates): Record<RateName, RateChange> {
     const pValue = twoProportionPValue(pre[count] as number, pre.attempts, post[count] as number, post.attempts);
     return { delta: post[name] - pre[name], pValue, significant: pValue < RELEASE_ALPHA };
   };
-  return { landingRate: change("landingRate"), failureRate: change("failureRate"), dropRate: change("dropRate"), preflightRate: change("preflightRate") };
+  return {
+    landingRate: change("landingRate"),
+    failureRate: change("failureRate"),
+    dropRate: change("dropRate"),
+    preflightRate: change("preflightRate"),
+  };
 }
 
 /** new: absent before; resolved: absent after; regressed: significantly more frequent; else unchanged. */
@@ -77,18 +129,42 @@ export function issueStatus(preCount: number, postCount: number, delta: number, 
 }
 
 type DeployRow = {
-  program: string; slot: number; deployed_at: number | null; detected_at: number | null; effective_at: number; authority: string | null;
-  previous_slot: number | null; previous_at: number | null;
+  program: string;
+  slot: number;
+  deployed_at: number | null;
+  detected_at: number | null;
+  effective_at: number;
+  authority: string | null;
+  previous_slot: number | null;
+  previous_at: number | null;
 };
 type PeriodRow = { program: string; slot: number; win: string; period: string; starts: number; ends: number };
 type RateRow = CountRow & { program: string; slot: number; win: string; period: string };
 type IssueRow = {
-  program: string; slot: number; win: string; fingerprint: string; instruction: string | null; err_name: string | null; outcome: string;
-  failing_program: string | null; err_code: number | null; drop_class: string | null; pre_count: number; post_count: number;
+  program: string;
+  slot: number;
+  win: string;
+  fingerprint: string;
+  instruction: string | null;
+  err_name: string | null;
+  outcome: string;
+  failing_program: string | null;
+  err_code: number | null;
+  drop_class: string | null;
+  pre_count: number;
+  post_count: number;
 };
 type InstructionRow = {
-  program: string; slot: number; win: string; instruction: string; pre_attempts: number; pre_failed: number; post_attempts: number; post_failed: number;
-  cu_p95_pre: number | null; cu_p95_post: number | null;
+  program: string;
+  slot: number;
+  win: string;
+  instruction: string;
+  pre_attempts: number;
+  pre_failed: number;
+  post_attempts: number;
+  post_failed: number;
+  cu_p95_pre: number | null;
+  cu_p95_post: number | null;
 };
 
 // $1 program (NULL: all), $2 slot (NULL: all), $3 window (NULL: all), $4 scope.
@@ -115,14 +191,23 @@ export async function releaseDiff(ctx: Context, input: ReleaseDiffParams): Promi
   const slot = params.deploy === null || params.deploy === undefined ? null : Number(params.deploy);
   const tables = await servingTables(ctx);
   requireKnownProgram(tables, params.program);
-  const missing = () => notFound(slot === null ? `program ${params.program}: no deploy observed yet` : `program ${params.program}: no deploy at slot ${slot}`);
+  const missing = () =>
+    notFound(
+      slot === null
+        ? `program ${params.program}: no deploy observed yet`
+        : `program ${params.program}: no deploy at slot ${slot}`,
+    );
   if (params.accountId === null && slot === null) {
     const precomputed = tables.precomputed<ReleaseDiffResponse>("release-diff", params.program, params.window);
     if (precomputed === null) throw missing();
     if (precomputed) return precomputed;
   }
   return tables.cached(answerKey("release-diff", { ...params, deploy: slot }), async () => {
-    const answers = await releaseDiffAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] }, slot);
+    const answers = await releaseDiffAnswers(
+      tables,
+      { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] },
+      slot,
+    );
     const answer = answers.get(answerSlot(params.program, params.window));
     if (!answer) throw missing();
     return answer;
@@ -134,7 +219,9 @@ export async function releaseDiff(ctx: Context, input: ReleaseDiffParams): Promi
  * (null: each program's latest), keyed by answerSlot; null for a program without such a deploy.
  */
 export async function releaseDiffAnswers(
-  source: RowSource, { scope, programs, windows }: AnswerScope, slot: number | null = null,
+  source: RowSource,
+  { scope, programs, windows }: AnswerScope,
+  slot: number | null = null,
 ): Promise<Map<string, ReleaseDiffResponse | null>> {
   const program = programFilter(programs);
   const window = windowFilter(windows);
@@ -150,7 +237,10 @@ export async function releaseDiffAnswers(
   }
   const filter = [program, slotFilter, window];
   const bySlot = <T extends { program: string; slot: number; win: string }>(rows: T[]) =>
-    groupRows(rows.filter((row) => chosen.get(row.program)?.slot === row.slot), (row) => answerSlot(row.program, row.win));
+    groupRows(
+      rows.filter((row) => chosen.get(row.program)?.slot === row.slot),
+      (row) => answerSlot(row.program, row.win),
+    );
   const periods = bySlot(await source.all<PeriodRow>(PERIODS_SQL, filter));
   const rateRows = bySlot(await source.all<RateRow>(RATES_SQL, [...filter, scope]));
   const issueRows = bySlot(await source.all<IssueRow>(ISSUES_SQL, [...filter, scope]));
@@ -159,14 +249,33 @@ export async function releaseDiffAnswers(
     const deploy = chosen.get(name);
     for (const w of windows) {
       const key = answerSlot(name, w);
-      answers.set(key, deploy ? diffAnswer(name, w, deploy, periods.get(key) ?? [], rateRows.get(key) ?? [], issueRows.get(key) ?? [], instructionRows.get(key) ?? []) : null);
+      answers.set(
+        key,
+        deploy
+          ? diffAnswer(
+              name,
+              w,
+              deploy,
+              periods.get(key) ?? [],
+              rateRows.get(key) ?? [],
+              issueRows.get(key) ?? [],
+              instructionRows.get(key) ?? [],
+            )
+          : null,
+      );
     }
   }
   return answers;
 }
 
 function diffAnswer(
-  program: string, window: string, deploy: DeployRow, periodRows: PeriodRow[], rateRows: RateRow[], issueRows: IssueRow[], instructionRows: InstructionRow[],
+  program: string,
+  window: string,
+  deploy: DeployRow,
+  periodRows: PeriodRow[],
+  rateRows: RateRow[],
+  issueRows: IssueRow[],
+  instructionRows: InstructionRow[],
 ): ReleaseDiffResponse {
   const pre = rates(countsOf(rateRows.find((r) => r.period === "pre")));
   const post = rates(countsOf(rateRows.find((r) => r.period === "post")));
@@ -177,15 +286,35 @@ function diffAnswer(
     const pValue = twoProportionPValue(row.pre_count, pre.attempts, row.post_count, post.attempts);
     return {
       fingerprint: row.fingerprint,
-      title: issueTitle({ outcome: row.outcome, errName: row.err_name, errCode: row.err_code, dropClass: row.drop_class, instruction: row.instruction }),
-      instruction: row.instruction, errName: row.err_name, outcome: row.outcome,
-      failingProgram: row.failing_program, errCode: row.err_code, dropClass: row.drop_class,
-      preCount: row.pre_count, postCount: row.post_count, preRate, postRate, delta, pValue,
+      title: issueTitle({
+        outcome: row.outcome,
+        errName: row.err_name,
+        errCode: row.err_code,
+        dropClass: row.drop_class,
+        instruction: row.instruction,
+      }),
+      instruction: row.instruction,
+      errName: row.err_name,
+      outcome: row.outcome,
+      failingProgram: row.failing_program,
+      errCode: row.err_code,
+      dropClass: row.drop_class,
+      preCount: row.pre_count,
+      postCount: row.post_count,
+      preRate,
+      postRate,
+      delta,
+      pValue,
       status: issueStatus(row.pre_count, row.post_count, delta, pValue),
     };
   });
   const rank: Record<IssueStatus, number> = { new: 0, regressed: 1, resolved: 2, unchanged: 3 };
-  issues.sort((a, b) => rank[a.status] - rank[b.status] || Math.abs(b.delta) - Math.abs(a.delta) || a.fingerprint.localeCompare(b.fingerprint));
+  issues.sort(
+    (a, b) =>
+      rank[a.status] - rank[b.status] ||
+      Math.abs(b.delta) - Math.abs(a.delta) ||
+      a.fingerprint.localeCompare(b.fingerprint),
+  );
   const periodOf = (name: string) => {
     const row = periodRows.find((p) => p.period === name);
     return { since: row?.starts ?? deploy.effective_at, until: row?.ends ?? deploy.effective_at };
@@ -193,8 +322,15 @@ function diffAnswer(
   return {
     program,
     window,
-    deploy: { slot: deploy.slot, deployedAt: deploy.deployed_at, detectedAt: deploy.detected_at, effectiveAt: deploy.effective_at, authority: deploy.authority },
-    previousDeploy: deploy.previous_slot === null ? null : { slot: deploy.previous_slot, deployedAt: deploy.previous_at! },
+    deploy: {
+      slot: deploy.slot,
+      deployedAt: deploy.deployed_at,
+      detectedAt: deploy.detected_at,
+      effectiveAt: deploy.effective_at,
+      authority: deploy.authority,
+    },
+    previousDeploy:
+      deploy.previous_slot === null ? null : { slot: deploy.previous_slot, deployedAt: deploy.previous_at! },
     periods: { pre: periodOf("pre"), post: periodOf("post") },
     pre,
     post,

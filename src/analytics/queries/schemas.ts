@@ -67,7 +67,7 @@ export const CallFrameSchema = z
     programName: z.string().nullable().describe("display name of a well-known program"),
     instruction: z.string().nullable().describe("instruction name when the logs or the stored story name it"),
     depth: z.number().int().min(1).describe("invoke depth: 1 = top level, +1 per CPI"),
-    path: z.string().nullable().describe("instruction path as why's ixPath (\"2\", \"2.1\")"),
+    path: z.string().nullable().describe('instruction path as why\'s ixPath ("2", "2.1")'),
     computeUnits: count.nullable().describe("`consumed N of M`: N"),
     computeLimit: count.nullable().describe("`consumed N of M`: M"),
     result: z.enum(["success", "failed", "unfinished"]),
@@ -104,11 +104,23 @@ export const WhySchema = z
     dropClass: z.string().nullable(),
     rpcLabel: z.string().nullable(),
     source: z.enum(["ingested", "chain"]),
-    logs: z.array(z.string()).nullable().describe("program logs of a failure (transaction or simulation) as recorded; null otherwise"),
-    callStack: z.array(CallFrameSchema).nullable().describe("the call stack rebuilt from those logs, the failing frame marked"),
-    links: z.looseObject({ solanaExplorer: z.string(), solscan: z.string() }).nullable().describe("the transaction on public explorers; null when EXPLORER_CLUSTER is off"),
+    logs: z
+      .array(z.string())
+      .nullable()
+      .describe("program logs of a failure (transaction or simulation) as recorded; null otherwise"),
+    callStack: z
+      .array(CallFrameSchema)
+      .nullable()
+      .describe("the call stack rebuilt from those logs, the failing frame marked"),
+    links: z
+      .looseObject({ solanaExplorer: z.string(), solscan: z.string() })
+      .nullable()
+      .describe("the transaction on public explorers; null when EXPLORER_CLUSTER is off"),
   })
-  .meta({ id: "Why", description: "The decoded failure story of a signature; every field present, null where it does not apply." });
+  .meta({
+    id: "Why",
+    description: "The decoded failure story of a signature; every field present, null where it does not apply.",
+  });
 
 export const DiagnoseDropSchema = z
   .looseObject({
@@ -116,7 +128,13 @@ export const DiagnoseDropSchema = z
     outcome,
     dropClass: z.string().nullable(),
     confidence: z.number().nullable(),
-    evidence: z.array(z.looseObject({ kind: z.string(), detail: z.string(), value: z.union([z.string(), z.number(), z.boolean(), z.null()]) })),
+    evidence: z.array(
+      z.looseObject({
+        kind: z.string(),
+        detail: z.string(),
+        value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+      }),
+    ),
     provider: z.looseObject({ rpcLabel: z.string(), rpcHash: z.string(), dropRate: share, sends7d: count }),
     advice: z.string(),
   })
@@ -138,14 +156,25 @@ export const ReleaseDiffSchema = z
   .looseObject({
     program: z.string(),
     window: z.string().describe("the window name: 1d, 7d or 30d"),
-    deploy: z.looseObject({ slot: count, deployedAt: ms.nullable(), detectedAt: ms.nullable(), effectiveAt: ms, authority: z.string().nullable() }),
+    deploy: z.looseObject({
+      slot: count,
+      deployedAt: ms.nullable(),
+      detectedAt: ms.nullable(),
+      effectiveAt: ms,
+      authority: z.string().nullable(),
+    }),
     previousDeploy: z.looseObject({ slot: count, deployedAt: ms }).nullable(),
     periods: z.looseObject({ pre: periodSchema, post: periodSchema }),
     pre: RatesSchema,
     post: RatesSchema,
     rateChanges: z
-      .record(z.enum(["landingRate", "failureRate", "dropRate", "preflightRate"]), z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() }))
-      .describe("each outcome rate's change across the deploy: post − pre, two-sided two-proportion p-value, significant at p < 0.05"),
+      .record(
+        z.enum(["landingRate", "failureRate", "dropRate", "preflightRate"]),
+        z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() }),
+      )
+      .describe(
+        "each outcome rate's change across the deploy: post − pre, two-sided two-proportion p-value, significant at p < 0.05",
+      ),
     issues: z.array(
       z.looseObject({
         fingerprint: z.string(),
@@ -290,7 +319,12 @@ export const StatusSchema = z
       envelopes: count,
       spoolBacklog: count.nullable(),
       // Spool segments flush set aside because their rows cannot be read (docs/lake.md, "Quarantined segments").
-      quarantine: z.object({ segments: count, envelopes: count, lastAt: ms.nullable(), lastSegment: z.string().nullable() }),
+      quarantine: z.object({
+        segments: count,
+        envelopes: count,
+        lastAt: ms.nullable(),
+        lastSegment: z.string().nullable(),
+      }),
     }),
     jobs: z.record(z.string(), jobRun),
     alerts: z
@@ -301,7 +335,9 @@ export const StatusSchema = z
         held: count.describe("alerts held back by the flood cap"),
         oldestPendingAt: ms.nullable(),
         lastSentAt: ms.nullable(),
-        last24h: z.looseObject({ sent: count, failed: count, summarized: count }).describe("deliveries created in the last 24 hours, by outcome"),
+        last24h: z
+          .looseObject({ sent: count, failed: count, summarized: count })
+          .describe("deliveries created in the last 24 hours, by outcome"),
       })
       .optional()
       .describe("alert rules and deliveries (docs/alerts.md), counts only"),
@@ -312,7 +348,9 @@ export const EcosystemSchema = z
   .looseObject({
     window: WindowRangeSchema,
     rates: RatesSchema,
-    programs: z.array(z.looseObject({ program: z.string(), attempts: count, lastSeen: ms.nullable(), rates: RatesSchema })),
+    programs: z.array(
+      z.looseObject({ program: z.string(), attempts: count, lastSeen: ms.nullable(), rates: RatesSchema }),
+    ),
   })
   .meta({ id: "Ecosystem" });
 
@@ -322,7 +360,6 @@ const seriesSchema = z.looseObject({
   stepMs: z.number().int().describe("bucket length: 3600000 (hour) or 86400000 (day)"),
   counts: z.array(count).describe("attempts per bucket, oldest first; the last bucket holds the build's clock"),
 });
-
 
 export const IssueDetailSchema = z
   .looseObject({
@@ -340,24 +377,51 @@ export const IssueDetailSchema = z
     window: WindowRangeSchema,
     firstSeen: ms,
     lastSeen: ms,
-    introducedBy: z.looseObject({ slot: count, deployedAt: ms }).nullable().describe("the program's last deploy before firstSeen"),
+    introducedBy: z
+      .looseObject({ slot: count, deployedAt: ms })
+      .nullable()
+      .describe("the program's last deploy before firstSeen"),
     counts: z.looseObject({ "1d": count, "7d": count, "30d": count }),
     wallets: count.describe("distinct payers in the window"),
     botShare: share,
     series: z.looseObject({ hourly: seriesSchema, daily: seriesSchema }),
-    deploys: z.array(z.looseObject({ slot: count, deployedAt: ms })).describe("the program's deploys in the last 30 days"),
-    breakdowns: z.looseObject({ providers: z.array(sliceSchema), walletAdapters: z.array(sliceSchema), instructions: z.array(sliceSchema), segments: z.array(sliceSchema) }),
+    deploys: z
+      .array(z.looseObject({ slot: count, deployedAt: ms }))
+      .describe("the program's deploys in the last 30 days"),
+    breakdowns: z.looseObject({
+      providers: z.array(sliceSchema),
+      walletAdapters: z.array(sliceSchema),
+      instructions: z.array(sliceSchema),
+      segments: z.array(sliceSchema),
+    }),
     representative: z
       .looseObject({
-        sig: z.string().nullable(), sentAt: ms, receivedAt: ms, payer: z.string(), rpcLabel: z.string(), outcome: z.string(),
-        slot: count.nullable(), blockTime: ms.nullable(), ixPath: z.string().nullable(), cpiDepth: z.number().int().nullable(),
-        failingInstruction: z.string().nullable(), cuUsed: count.nullable(), cuRequested: count.nullable(), logTruncated: z.boolean(),
-        logs: z.array(z.string()).nullable(), callStack: z.array(CallFrameSchema).nullable(),
+        sig: z.string().nullable(),
+        sentAt: ms,
+        receivedAt: ms,
+        payer: z.string(),
+        rpcLabel: z.string(),
+        outcome: z.string(),
+        slot: count.nullable(),
+        blockTime: ms.nullable(),
+        ixPath: z.string().nullable(),
+        cpiDepth: z.number().int().nullable(),
+        failingInstruction: z.string().nullable(),
+        cuUsed: count.nullable(),
+        cuRequested: count.nullable(),
+        logTruncated: z.boolean(),
+        logs: z.array(z.string()).nullable(),
+        callStack: z.array(CallFrameSchema).nullable(),
       })
       .nullable(),
-    examples: z.array(z.looseObject({ sig: z.string(), sentAt: ms, receivedAt: ms, payer: z.string(), rpcLabel: z.string() })),
+    examples: z.array(
+      z.looseObject({ sig: z.string(), sentAt: ms, receivedAt: ms, payer: z.string(), rpcLabel: z.string() }),
+    ),
   })
-  .meta({ id: "IssueDetail", description: "One issue: identity, when, how often, for whom, a representative event with its logs and call stack." });
+  .meta({
+    id: "IssueDetail",
+    description: "One issue: identity, when, how often, for whom, a representative event with its logs and call stack.",
+  });
 
 export const IngestAcceptedSchema = z.looseObject({ accepted: count }).meta({ id: "IngestAccepted" });
 

@@ -11,8 +11,20 @@ import { ratio } from "../../shared/stats";
 import { issueTitle } from "../../shared/issue-title";
 import { servingTables } from "../serving/reader";
 import {
-  answerKey, answerSlot, baseParams, groupRows, parseParams, programFilter, requireKnownProgram, scopeKey, windowFilter, windowRange,
-  type AnswerScope, type BaseParams, type RowSource, type WindowRange,
+  answerKey,
+  answerSlot,
+  baseParams,
+  groupRows,
+  parseParams,
+  programFilter,
+  requireKnownProgram,
+  scopeKey,
+  windowFilter,
+  windowRange,
+  type AnswerScope,
+  type BaseParams,
+  type RowSource,
+  type WindowRange,
 } from "./common";
 
 export const SEGMENTS = ["human", "mixed", "bot"] as const;
@@ -38,7 +50,12 @@ export type Issue = {
   botShare: number;
 };
 
-export type TopIssuesResponse = { program: string; window: WindowRange; segment: Segment | null; segments: Record<Segment, Issue[]> };
+export type TopIssuesResponse = {
+  program: string;
+  window: WindowRange;
+  segment: Segment | null;
+  segments: Record<Segment, Issue[]>;
+};
 
 const topIssuesParams = baseParams.extend({
   segment: z.enum(SEGMENTS, { message: "expected human, mixed or bot" }).nullish(),
@@ -47,11 +64,27 @@ const topIssuesParams = baseParams.extend({
 export type TopIssuesParams = BaseParams & { segment?: string | null; limit?: string | number | null };
 
 type IssueRow = {
-  program: string; win: string; segment: Segment;
-  fingerprint: string; outcome: string; failing_program: string | null; instruction: string | null; err_code: number | null;
-  err_name: string | null; drop_class: string | null; count: number; wallets: number; segment_total: number; sample_sig: string | null;
-  total_count: number | null; bot_count: number | null; count7d: number | null; first_seen: number | null; last_seen: number | null;
-  first_in_window: number; last_in_window: number;
+  program: string;
+  win: string;
+  segment: Segment;
+  fingerprint: string;
+  outcome: string;
+  failing_program: string | null;
+  instruction: string | null;
+  err_code: number | null;
+  err_name: string | null;
+  drop_class: string | null;
+  count: number;
+  wallets: number;
+  segment_total: number;
+  sample_sig: string | null;
+  total_count: number | null;
+  bot_count: number | null;
+  count7d: number | null;
+  first_seen: number | null;
+  last_seen: number | null;
+  first_in_window: number;
+  last_in_window: number;
 };
 
 /** Every issue of the scope (optionally one program, window, segment), ranked per program × window × segment. */
@@ -75,10 +108,15 @@ export async function topIssues(ctx: Context, input: TopIssuesParams): Promise<T
   if (params.accountId === null) {
     // Precomputed with every segment at the largest limit: a request takes the head of its lists.
     const full = tables.precomputed<TopIssuesResponse>("top-issues", params.program, params.window);
-    if (full) return tables.cached(answerKey("top-issues", { ...params, limit }), async () => withLimit(full, segment, limit));
+    if (full)
+      return tables.cached(answerKey("top-issues", { ...params, limit }), async () => withLimit(full, segment, limit));
   }
   return tables.cached(answerKey("top-issues", { ...params, limit }), async () => {
-    const answers = await topIssuesAnswers(tables, { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] }, segment);
+    const answers = await topIssuesAnswers(
+      tables,
+      { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] },
+      segment,
+    );
     return withLimit(answers.get(answerSlot(params.program, params.window))!, segment, limit);
   });
 }
@@ -87,7 +125,11 @@ export async function topIssues(ctx: Context, input: TopIssuesParams): Promise<T
  * The top-issues answer of every listed program × window in one scope (every segment, or only
  * `segment`, each list at most MAX_LIMIT long), keyed by answerSlot.
  */
-export async function topIssuesAnswers(source: RowSource, { scope, programs, windows }: AnswerScope, segment: Segment | null = null): Promise<Map<string, TopIssuesResponse>> {
+export async function topIssuesAnswers(
+  source: RowSource,
+  { scope, programs, windows }: AnswerScope,
+  segment: Segment | null = null,
+): Promise<Map<string, TopIssuesResponse>> {
   const rows = await source.all<IssueRow>(ISSUES_SQL, [scope, programFilter(programs), windowFilter(windows), segment]);
   const bySlot = groupRows(rows, (row) => answerSlot(row.program, row.win));
   const answers = new Map<string, TopIssuesResponse>();
@@ -107,13 +149,24 @@ export async function topIssuesAnswers(source: RowSource, { scope, programs, win
 /** The answer to a request for `segment` (null: all) and `limit` from a longer answer. */
 function withLimit(full: TopIssuesResponse, segment: Segment | null, limit: number): TopIssuesResponse {
   const list = (name: Segment) => (segment === null || segment === name ? full.segments[name].slice(0, limit) : []);
-  return { program: full.program, window: full.window, segment, segments: { human: list("human"), mixed: list("mixed"), bot: list("bot") } };
+  return {
+    program: full.program,
+    window: full.window,
+    segment,
+    segments: { human: list("human"), mixed: list("mixed"), bot: list("bot") },
+  };
 }
 
 function toIssue(row: IssueRow): Issue {
   return {
     fingerprint: row.fingerprint,
-    title: issueTitle({ outcome: row.outcome, errName: row.err_name, errCode: row.err_code, dropClass: row.drop_class, instruction: row.instruction }),
+    title: issueTitle({
+      outcome: row.outcome,
+      errName: row.err_name,
+      errCode: row.err_code,
+      dropClass: row.drop_class,
+      instruction: row.instruction,
+    }),
     outcome: row.outcome,
     failingProgram: row.failing_program,
     instruction: row.instruction,

@@ -18,7 +18,16 @@ import { parseLimit } from "../../shared/pagination";
 import { rates, type Rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import { RESOLUTION_LAG_DAYS } from "./attempt-evidence";
-import { address, answerKey, baseParams, type BaseParams, parseParams, requireKnownProgram, windowRange, type WindowRange } from "./common";
+import {
+  address,
+  answerKey,
+  baseParams,
+  type BaseParams,
+  parseParams,
+  requireKnownProgram,
+  windowRange,
+  type WindowRange,
+} from "./common";
 
 export type WalletItem = {
   sig: string | null;
@@ -31,19 +40,33 @@ export type WalletItem = {
   errName: string | null;
   rpcLabel: string;
 };
-export type WalletHistoryResponse = { program: string; wallet: string; window: WindowRange; summary: Rates; items: WalletItem[]; nextCursor: string | null };
+export type WalletHistoryResponse = {
+  program: string;
+  wallet: string;
+  window: WindowRange;
+  summary: Rates;
+  items: WalletItem[];
+  nextCursor: string | null;
+};
 
 const walletParams = baseParams.extend({
   wallet: address("wallet address"),
   limit: z.union([z.number().int().min(1).max(500), z.string()]).nullish(),
   cursor: z.string().nullish(),
 });
-export type WalletHistoryParams = BaseParams & { wallet: string; limit?: string | number | null; cursor?: string | null };
+export type WalletHistoryParams = BaseParams & {
+  wallet: string;
+  limit?: string | number | null;
+  cursor?: string | null;
+};
 
 /** A cursor: the last item's sent_at and attempt key (DuckDB's `hash(attempt_id)`, a decimal UBIGINT). */
 export type Position = { s: number; k: string };
 const isPosition = (value: unknown): value is Position =>
-  typeof value === "object" && value !== null && Number.isSafeInteger((value as Position).s) && /^\d{1,20}$/.test(String((value as Position).k));
+  typeof value === "object" &&
+  value !== null &&
+  Number.isSafeInteger((value as Position).s) &&
+  /^\d{1,20}$/.test(String((value as Position).k));
 
 export async function walletHistory(ctx: Context, input: WalletHistoryParams): Promise<WalletHistoryResponse> {
   const params = parseParams(walletParams, input);
@@ -53,16 +76,40 @@ export async function walletHistory(ctx: Context, input: WalletHistoryParams): P
   requireKnownProgram(tables, params.program);
   const window = windowRange(tables, params.window);
   return tables.cached(answerKey("wallet", { ...params, limit }), () =>
-    walletPage(ctx, { program: params.program, wallet: params.wallet, window, accountId: params.accountId, limit, position }),
+    walletPage(ctx, {
+      program: params.program,
+      wallet: params.wallet,
+      window,
+      accountId: params.accountId,
+      limit,
+      position,
+    }),
   );
 }
 
-export type WalletPageQuery = { program: string; wallet: string; window: WindowRange; accountId: string | null; limit: number; position: Position | null };
+export type WalletPageQuery = {
+  program: string;
+  wallet: string;
+  window: WindowRange;
+  accountId: string | null;
+  limit: number;
+  position: Position | null;
+};
 
 type WalletRow = {
-  attempt_id: string | null; part: string | null; row_number: number | null; sent_at: number; attempt_key: string;
-  outcome: string | null; drop_class: string | null; instruction: string | null; err_name: string | null;
-  landed: number; failed_onchain: number; dropped: number; preflight: number;
+  attempt_id: string | null;
+  part: string | null;
+  row_number: number | null;
+  sent_at: number;
+  attempt_key: string;
+  outcome: string | null;
+  drop_class: string | null;
+  instruction: string | null;
+  err_name: string | null;
+  landed: number;
+  failed_onchain: number;
+  dropped: number;
+  preflight: number;
 };
 /** What a page shows of an envelope beyond what the window's scan reads: read from the page's rows only. */
 type PageDetails = { attempt_id: string; sig: string | null; received_at: number; rpc_label: string };
@@ -74,7 +121,10 @@ type PageDetails = { attempt_id: string; sig: string | null; received_at: number
  * (random, ~60 bytes compressed): read for every envelope of the window, it was half of a page's
  * CPU (~0.6 of ~1.2 s on 4M envelopes of a program's day).
  */
-export async function walletPage(ctx: Pick<Context, "duck" | "paths" | "cursors">, query: WalletPageQuery): Promise<WalletHistoryResponse> {
+export async function walletPage(
+  ctx: Pick<Context, "duck" | "paths" | "cursors">,
+  query: WalletPageQuery,
+): Promise<WalletHistoryResponse> {
   const { window } = query;
   const days: string[] = [];
   for (let day = utcDay(window.since); day <= utcDay(window.until); day = addDays(day, 1)) days.push(day);
@@ -82,13 +132,22 @@ export async function walletPage(ctx: Pick<Context, "duck" | "paths" | "cursors"
     // Listed at each read: compaction may swap a partition in between (readAgainAfterSwap).
     const envelopes = days.flatMap((day) => partitionFiles(ctx.paths.partition("envelopes", query.program, day)));
     if (envelopes.length === 0) return { rows: [] as WalletRow[], details: new Map<string, PageDetails>() };
-    const resolutionDays = [...days, ...Array.from({ length: RESOLUTION_LAG_DAYS }, (_, k) => addDays(days[days.length - 1], k + 1))];
-    const resolutions = resolutionDays.flatMap((day) => partitionFiles(ctx.paths.partition("resolutions", query.program, day)));
+    const resolutionDays = [
+      ...days,
+      ...Array.from({ length: RESOLUTION_LAG_DAYS }, (_, k) => addDays(days[days.length - 1], k + 1)),
+    ];
+    const resolutions = resolutionDays.flatMap((day) =>
+      partitionFiles(ctx.paths.partition("resolutions", query.program, day)),
+    );
     const bucketed = await filesWithCompleteColumn(ctx.duck, resolutions, "payer_bucket");
-    const split = { bucketed: resolutions.filter((file) => bucketed.has(file)), others: resolutions.filter((file) => !bucketed.has(file)) };
+    const split = {
+      bucketed: resolutions.filter((file) => bucketed.has(file)),
+      others: resolutions.filter((file) => !bucketed.has(file)),
+    };
     const rows = await ctx.duck.all<WalletRow>(walletHistorySql(envelopes, split, query));
     const pageRows = rows.filter((row) => row.attempt_key !== null).slice(0, query.limit);
-    const details = pageRows.length === 0 ? [] : await ctx.duck.all<PageDetails>(pageDetailsSql(pageRows, query.wallet));
+    const details =
+      pageRows.length === 0 ? [] : await ctx.duck.all<PageDetails>(pageDetailsSql(pageRows, query.wallet));
     return { rows, details: new Map(details.map((row) => [row.attempt_id, row])) };
   };
   const { rows, details } = await readAgainAfterSwap(read);
@@ -105,12 +164,27 @@ export async function walletPage(ctx: Pick<Context, "duck" | "paths" | "cursors"
     program: query.program,
     wallet: query.wallet,
     window,
-    summary: rates({ landed: Number(summary.landed), failedOnchain: Number(summary.failed_onchain), dropped: Number(summary.dropped), preflight: Number(summary.preflight) }),
+    summary: rates({
+      landed: Number(summary.landed),
+      failedOnchain: Number(summary.failed_onchain),
+      dropped: Number(summary.dropped),
+      preflight: Number(summary.preflight),
+    }),
     items: shown.map((row) => ({
-      sig: row.sig, sentAt: row.sent_at, receivedAt: row.received_at, outcome: row.outcome, pending: row.outcome === null,
-      dropClass: row.drop_class, instruction: row.instruction, errName: row.err_name, rpcLabel: row.rpc_label,
+      sig: row.sig,
+      sentAt: row.sent_at,
+      receivedAt: row.received_at,
+      outcome: row.outcome,
+      pending: row.outcome === null,
+      dropClass: row.drop_class,
+      instruction: row.instruction,
+      errName: row.err_name,
+      rpcLabel: row.rpc_label,
     })),
-    nextCursor: page.length > query.limit && last ? ctx.cursors.encode({ s: last.sent_at, k: last.attempt_key } satisfies Position) : null,
+    nextCursor:
+      page.length > query.limit && last
+        ? ctx.cursors.encode({ s: last.sent_at, k: last.attempt_key } satisfies Position)
+        : null,
   };
 }
 
@@ -118,7 +192,11 @@ export async function walletPage(ctx: Pick<Context, "duck" | "paths" | "cursors"
  * The page (limit + 1 rows after the cursor, newest first: sent_at, then attempt key, descending),
  * each row carrying the window's counts per outcome; one row of counts alone when the page is empty.
  */
-function walletHistorySql(envelopes: string[], resolutions: { bucketed: string[]; others: string[] }, query: WalletPageQuery): string {
+function walletHistorySql(
+  envelopes: string[],
+  resolutions: { bucketed: string[]; others: string[] },
+  query: WalletPageQuery,
+): string {
   // The scan reads no more columns than the counts and the order need (pageDetailsSql reads the rest for the page).
   const list = (files: string[]) => `[${files.map(sqlString).join(", ")}]`;
   const account = query.accountId === null ? "" : ` AND account_id = ${sqlString(query.accountId)}`;
@@ -128,15 +206,19 @@ function walletHistorySql(envelopes: string[], resolutions: { bucketed: string[]
     `SELECT attempt_id, outcome, drop_class, instruction, err_name FROM read_parquet(${list(files)}, union_by_name = true)
      WHERE ${filter}attempt_id IN (SELECT attempt_id FROM sent)`;
   const branches = [
-    ...(resolutions.bucketed.length > 0 ? [branch(resolutions.bucketed, `payer_bucket = ${payerBucketSql(sqlString(query.wallet))} AND `)] : []),
+    ...(resolutions.bucketed.length > 0
+      ? [branch(resolutions.bucketed, `payer_bucket = ${payerBucketSql(sqlString(query.wallet))} AND `)]
+      : []),
     ...(resolutions.others.length > 0 ? [branch(resolutions.others, "")] : []),
   ];
-  const resolved = branches.length === 0
-    ? "SELECT NULL::VARCHAR AS attempt_id, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::VARCHAR AS err_name WHERE false"
-    : `SELECT DISTINCT ON (attempt_id) * FROM (${branches.join("\n UNION ALL\n")})`;
-  const after = query.position === null
-    ? "true"
-    : `sent_at < ${query.position.s} OR (sent_at = ${query.position.s} AND attempt_key < ${sqlString(query.position.k)}::UBIGINT)`;
+  const resolved =
+    branches.length === 0
+      ? "SELECT NULL::VARCHAR AS attempt_id, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::VARCHAR AS err_name WHERE false"
+      : `SELECT DISTINCT ON (attempt_id) * FROM (${branches.join("\n UNION ALL\n")})`;
+  const after =
+    query.position === null
+      ? "true"
+      : `sent_at < ${query.position.s} OR (sent_at = ${query.position.s} AND attempt_key < ${sqlString(query.position.k)}::UBIGINT)`;
   return `WITH sent AS MATERIALIZED (
       SELECT attempt_id, sent_at, kind, filename AS part, file_row_number AS row_number
       FROM read_parquet(${list(envelopes)}, union_by_name = true, filename = true, file_row_number = true)
@@ -174,6 +256,9 @@ function pageDetailsSql(rows: WalletRow[], wallet: string): string {
     byPart.set(row.part!, list);
   }
   return [...byPart]
-    .map(([part, numbers]) => `SELECT attempt_id, sig, received_at, rpc_label FROM read_parquet(${sqlString(part)}, file_row_number = true) WHERE payer = ${sqlString(wallet)} AND file_row_number IN (${numbers.join(", ")})`)
+    .map(
+      ([part, numbers]) =>
+        `SELECT attempt_id, sig, received_at, rpc_label FROM read_parquet(${sqlString(part)}, file_row_number = true) WHERE payer = ${sqlString(wallet)} AND file_row_number IN (${numbers.join(", ")})`,
+    )
     .join("\nUNION ALL\n");
 }

@@ -16,7 +16,15 @@ import { issueCounts } from "../../control";
 import { callStack, decodeTransaction, storyFingerprint, type CallFrame, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import {
-  fetchTransactionCached, indexedAttempts, resolvedValue, resolveOnDemand, type Attempt, type IndexedAttempt, type Outcome, type Resolution, type ResolvedEntry,
+  fetchTransactionCached,
+  indexedAttempts,
+  resolvedValue,
+  resolveOnDemand,
+  type Attempt,
+  type IndexedAttempt,
+  type Outcome,
+  type Resolution,
+  type ResolvedEntry,
 } from "../../chain/resolve";
 import type { RpcClient } from "../../chain/rpc";
 import { isBase58Signature } from "../../shared/base58";
@@ -113,9 +121,13 @@ async function fromChain<T>(ctx: Context, read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (error) {
     ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
-    throw new TxrayError("unavailable", "the Solana RPC endpoint could not be reached to look this signature up; try again later", {
-      retryAfterSeconds: CHAIN_RETRY_AFTER_SECONDS,
-    });
+    throw new TxrayError(
+      "unavailable",
+      "the Solana RPC endpoint could not be reached to look this signature up; try again later",
+      {
+        retryAfterSeconds: CHAIN_RETRY_AFTER_SECONDS,
+      },
+    );
   }
 }
 
@@ -130,7 +142,12 @@ function askChain(deps: WhyDeps, client: string, refused: (retryAfterSeconds: nu
  * fingerprint; otherwise counted from the resolver's hourly issue counts, current to its last run
  * (a new issue appears in why/ before the next tables build).
  */
-async function issueBlock(ctx: Context, deps: WhyDeps, fingerprint: string | null, seenAt: number | null = null): Promise<IssueCounts | null> {
+async function issueBlock(
+  ctx: Context,
+  deps: WhyDeps,
+  fingerprint: string | null,
+  seenAt: number | null = null,
+): Promise<IssueCounts | null> {
   if (fingerprint === null) return null;
   const fromTables = (await deps.issueSummary?.(fingerprint)) ?? null;
   if (fromTables) return fromTables;
@@ -156,10 +173,21 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
   if (held) return answerHeld(ctx, deps, sig, { ...held, sig }, client);
 
   const cached = deps.recentAnswers?.get(sig, ctx.clock());
-  if (cached?.value === null) throw notFound("txray has no attempt with this signature and the chain has no such transaction");
-  askChain(deps, client, (seconds) => new TxrayError("rate_limited", `too many chain look-ups from this client; retry in ${seconds}s`, { retryAfterSeconds: seconds }));
+  if (cached?.value === null)
+    throw notFound("txray has no attempt with this signature and the chain has no such transaction");
+  askChain(
+    deps,
+    client,
+    (seconds) =>
+      new TxrayError("rate_limited", `too many chain look-ups from this client; retry in ${seconds}s`, {
+        retryAfterSeconds: seconds,
+      }),
+  );
   const tx = (await fromChain(ctx, () => fetchTransactionCached(deps.rpc, ctx.control, sig, ctx.clock()))) as {
-    slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null; transaction?: { message?: { accountKeys?: unknown[] } };
+    slot?: number;
+    blockTime?: number | null;
+    meta?: { err?: unknown; logMessages?: string[] | null } | null;
+    transaction?: { message?: { accountKeys?: unknown[] } };
   } | null;
   if (!tx) {
     deps.recentAnswers?.set(sig, null, ctx.clock());
@@ -173,14 +201,25 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
     program,
     payer,
     payerBotScore: payer ? ((await deps.payerBotScore?.(payer)) ?? null) : null,
-    issue: outcome === "failed_onchain" && program ? await issueBlock(ctx, deps, storyFingerprint(program, outcome, story), typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null) : null,
+    issue:
+      outcome === "failed_onchain" && program
+        ? await issueBlock(
+            ctx,
+            deps,
+            storyFingerprint(program, outcome, story),
+            typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null,
+          )
+        : null,
     slot: tx.slot ?? null,
     blockTime: typeof tx.blockTime === "number" ? tx.blockTime * 1000 : null,
     sentAt: null,
     dropClass: null,
     rpcLabel: null,
     source: "chain",
-    logs: failed(outcome) && Array.isArray(tx.meta?.logMessages) && tx.meta.logMessages.length > 0 ? tx.meta.logMessages : null,
+    logs:
+      failed(outcome) && Array.isArray(tx.meta?.logMessages) && tx.meta.logMessages.length > 0
+        ? tx.meta.logMessages
+        : null,
     links: deps.explorerLinks?.(sig) ?? null,
   });
 }
@@ -192,8 +231,17 @@ const failed = (outcome: Outcome) => outcome === "failed_onchain" || outcome ===
  * An attempt txray resolved (or decided now from the chain: `logs` then comes with it). A failure's
  * logs are read back from its row in the lake.
  */
-async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: ResolvedEntry, logs: string[] | null = null): Promise<WhyAnswer> {
-  const evidence = logs === null && failed(entry.outcome) ? await evidenceByAttempt(ctx, { program: entry.program, attemptId: entry.attemptId, resolvedAt: entry.at }) : null;
+async function answerResolved(
+  ctx: Context,
+  deps: WhyDeps,
+  sig: string,
+  entry: ResolvedEntry,
+  logs: string[] | null = null,
+): Promise<WhyAnswer> {
+  const evidence =
+    logs === null && failed(entry.outcome)
+      ? await evidenceByAttempt(ctx, { program: entry.program, attemptId: entry.attemptId, resolvedAt: entry.at })
+      : null;
   const kept = logs ?? evidence?.logs ?? null;
   return answer(sig, entry.outcome, entry.story, {
     program: entry.program,
@@ -212,7 +260,13 @@ async function answerResolved(ctx: Context, deps: WhyDeps, sig: string, entry: R
 }
 
 /** An attempt txray holds unresolved: the chain is asked now (or a few seconds ago); not confirmed yet: 404 pending. */
-async function answerHeld(ctx: Context, deps: WhyDeps, sig: string, attempt: Attempt & { sig: string }, client: string): Promise<WhyAnswer> {
+async function answerHeld(
+  ctx: Context,
+  deps: WhyDeps,
+  sig: string,
+  attempt: Attempt & { sig: string },
+  client: string,
+): Promise<WhyAnswer> {
   if (attempt.kind === "preflight") throw pendingError(ctx); // decoded from its own logs by the next resolve run (seconds)
   let cached = deps.recentAnswers?.get(sig, ctx.clock());
   if (!cached) {
@@ -236,10 +290,29 @@ function answer(
   sig: string,
   outcome: Outcome,
   story: DecodedStory,
-  extra: Pick<WhyAnswer, "program" | "payer" | "payerBotScore" | "slot" | "blockTime" | "sentAt" | "dropClass" | "rpcLabel" | "source" | "logs" | "links"> & { issue: IssueCounts | null },
+  extra: Pick<
+    WhyAnswer,
+    | "program"
+    | "payer"
+    | "payerBotScore"
+    | "slot"
+    | "blockTime"
+    | "sentAt"
+    | "dropClass"
+    | "rpcLabel"
+    | "source"
+    | "logs"
+    | "links"
+  > & { issue: IssueCounts | null },
 ): WhyAnswer {
   const failingInstruction = story.failingInstruction ?? null; // absent from stories stored before it existed
-  const title = issueTitle({ outcome, errName: story.errName, errCode: story.errCode, dropClass: extra.dropClass, instruction: story.instruction });
+  const title = issueTitle({
+    outcome,
+    errName: story.errName,
+    errCode: story.errCode,
+    dropClass: extra.dropClass,
+    instruction: story.instruction,
+  });
   return {
     sig,
     outcome,
@@ -267,7 +340,12 @@ function answer(
     source: extra.source,
     logs: extra.logs,
     callStack: extra.logs
-      ? callStack(extra.logs, { program: extra.program, instruction: story.instruction, failingInstruction, ixPath: story.ixPath })
+      ? callStack(extra.logs, {
+          program: extra.program,
+          instruction: story.instruction,
+          failingInstruction,
+          ixPath: story.ixPath,
+        })
       : null,
     links: extra.links,
   };
@@ -277,6 +355,7 @@ function answer(
 function feePayer(tx: { transaction?: { message?: { accountKeys?: unknown[] } } }): string | null {
   const first = tx.transaction?.message?.accountKeys?.[0];
   if (typeof first === "string") return first;
-  if (first && typeof first === "object" && typeof (first as { pubkey?: unknown }).pubkey === "string") return (first as { pubkey: string }).pubkey;
+  if (first && typeof first === "object" && typeof (first as { pubkey?: unknown }).pubkey === "string")
+    return (first as { pubkey: string }).pubkey;
   return null;
 }

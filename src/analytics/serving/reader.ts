@@ -8,7 +8,12 @@
 // Opening a version also loads what makes requests skip DuckDB entirely: the known programs (the
 // 404 decision) and the precomputed public answers (serving/answers.ts).
 
-import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from "@duckdb/node-api";
+import {
+  DuckDBInstance,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+} from "@duckdb/node-api";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { plainRow } from "../../lake/duckdb";
@@ -46,8 +51,15 @@ export class ServingTables {
     for (const connection of connections) this.statements.set(connection, new Map());
   }
 
-  static async open(tablesDir: string, pointer: ServingPointer, options: Record<string, string> = {}): Promise<ServingTables> {
-    const instance = await DuckDBInstance.create(join(tablesDir, pointer.file), { ...options, access_mode: "READ_ONLY" });
+  static async open(
+    tablesDir: string,
+    pointer: ServingPointer,
+    options: Record<string, string> = {},
+  ): Promise<ServingTables> {
+    const instance = await DuckDBInstance.create(join(tablesDir, pointer.file), {
+      ...options,
+      access_mode: "READ_ONLY",
+    });
     const connections: DuckDBConnection[] = [];
     for (let i = 0; i < POOL_SIZE; i++) connections.push(await instance.connect());
     const tables = new ServingTables(pointer, instance, connections);
@@ -184,7 +196,9 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
   const pointer = readPointer(ctx.paths);
   if (!pointer) {
     if (handle.current) return handle.current;
-    throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", { retryAfterSeconds: 30 });
+    throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", {
+      retryAfterSeconds: 30,
+    });
   }
   if (handle.current && handle.current.version === pointer.version) return handle.current;
   const opening = switchTo(dir, handle, pointer, ctx.duckOptions(`reader-${pointer.version}`));
@@ -210,7 +224,12 @@ export async function freshServingTables(ctx: Context): Promise<ServingTables> {
 }
 
 /** Opens a version and makes it current (retiring the previous one); keeps the current one on failure. */
-async function switchTo(dir: string, handle: Handle, pointer: ServingPointer, options: Record<string, string>): Promise<ServingTables> {
+async function switchTo(
+  dir: string,
+  handle: Handle,
+  pointer: ServingPointer,
+  options: Record<string, string>,
+): Promise<ServingTables> {
   try {
     const next = await ServingTables.open(dir, pointer, options);
     if (handles.get(dir) !== handle) {

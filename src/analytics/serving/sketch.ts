@@ -45,7 +45,9 @@ export function sketchQuantilesSql(source: string, keys: string[], quantiles: { 
   const group = keys.join(", ");
   const partition = keys.length > 0 ? `PARTITION BY ${group} ` : "";
   // The small tolerance keeps q·total that is a whole number in floating point from missing its rank.
-  const picks = quantiles.map(({ q, as }) => `sketch_value(min(bucket) FILTER (WHERE running >= ${q} * total - 1e-9)) AS ${as}`);
+  const picks = quantiles.map(
+    ({ q, as }) => `sketch_value(min(bucket) FILTER (WHERE running >= ${q} * total - 1e-9)) AS ${as}`,
+  );
   return `SELECT ${[...keys, "any_value(total) AS total", ...picks].join(", ")} FROM (
       SELECT *, sum(n) OVER (${partition}ORDER BY bucket ROWS UNBOUNDED PRECEDING) AS running, sum(n) OVER (${partition.trim()}) AS total
       FROM (SELECT ${[...keys, "bucket", "sum(n) AS n"].join(", ")} FROM ${source} GROUP BY ${[...keys, "bucket"].join(", ")}) WHERE n > 0

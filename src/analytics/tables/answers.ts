@@ -17,7 +17,10 @@ import { answerLines, type AnswerLine, type PrecomputedRoute } from "../serving/
 import { toDuckValue, type SqlParam } from "../serving/reader";
 import { WINDOW_NAMES } from "../windows";
 
-const ANSWER_FUNCTIONS: Record<PrecomputedRoute, (source: RowSource, scope: AnswerScope) => Promise<Map<string, unknown>>> = {
+const ANSWER_FUNCTIONS: Record<
+  PrecomputedRoute,
+  (source: RowSource, scope: AnswerScope) => Promise<Map<string, unknown>>
+> = {
   baseline: baselineAnswers,
   "release-diff": releaseDiffAnswers,
   "top-issues": topIssuesAnswers,
@@ -41,7 +44,10 @@ export async function writeAnswers(connection: DuckDBConnection, clock: number, 
   const source = buildRowSource(connection, clock);
   const programs = (await source.all<{ program: string }>(sqlFile("known_programs"))).map((row) => row.program);
   const lines: AnswerLine[] = [];
-  for (const [route, answersOf] of Object.entries(ANSWER_FUNCTIONS) as [PrecomputedRoute, (typeof ANSWER_FUNCTIONS)[PrecomputedRoute]][]) {
+  for (const [route, answersOf] of Object.entries(ANSWER_FUNCTIONS) as [
+    PrecomputedRoute,
+    (typeof ANSWER_FUNCTIONS)[PrecomputedRoute],
+  ][]) {
     const answers = await answersOf(source, { scope: "*", programs, windows: WINDOW_NAMES });
     for (const program of programs) {
       for (const win of WINDOW_NAMES) {

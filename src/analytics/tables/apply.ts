@@ -30,8 +30,14 @@ export async function applyPayerChanges(state: StateDb): Promise<void> {
  * refresh) arrive resolved, as in a rebuild: one +1 change instead of a pending one now and a −1/+1
  * pair later. The others become +1 changes, and unresolved.
  */
-export async function applyArrivals(state: StateDb, source: string, context: ApplyContext): Promise<{ attempts: number; resolutions: number }> {
-  const fromResolution = RESOLUTION_NAMES.filter((name) => name !== "attempt_key" && name !== "outcome").map((name) => `r.${name} AS ${name}`).join(", ");
+export async function applyArrivals(
+  state: StateDb,
+  source: string,
+  context: ApplyContext,
+): Promise<{ attempts: number; resolutions: number }> {
+  const fromResolution = RESOLUTION_NAMES.filter((name) => name !== "attempt_key" && name !== "outcome")
+    .map((name) => `r.${name} AS ${name}`)
+    .join(", ");
   // The changes straight from the join (no intermediate copy of the rows), then what applyLoadedDay keeps of them.
   await state.run(`CREATE OR REPLACE TEMP TABLE changes AS
       SELECT 1 AS sign, e.* REPLACE (coalesce(r.outcome, e.outcome) AS outcome, ${fromResolution}), true AS arrived
@@ -39,7 +45,9 @@ export async function applyArrivals(state: StateDb, source: string, context: App
         ON e.attempt_key = r.attempt_key;
     DELETE FROM early_resolutions USING ${source} s WHERE early_resolutions.attempt_key = s.attempt_key;
     ${keepUnresolvedSql("changes")}`);
-  const [{ resolved }] = await state.all<{ resolved: number }>("SELECT count(*) FILTER (WHERE resolved_at IS NOT NULL) AS resolved FROM changes");
+  const [{ resolved }] = await state.all<{ resolved: number }>(
+    "SELECT count(*) FILTER (WHERE resolved_at IS NOT NULL) AS resolved FROM changes",
+  );
   return { attempts: await applyChanges(state, context), resolutions: Number(resolved) };
 }
 
@@ -51,7 +59,12 @@ export async function applyArrivals(state: StateDb, source: string, context: App
  * (a compacted partition read again) is held too and never matched: retention removes it.
  * Without `hold` (a rebuild, which reads every envelope first) they are ignored.
  */
-export async function applyResolutions(state: StateDb, source: string, context: ApplyContext, { hold = false } = {}): Promise<number> {
+export async function applyResolutions(
+  state: StateDb,
+  source: string,
+  context: ApplyContext,
+  { hold = false } = {},
+): Promise<number> {
   const resolved = `u.attempt_key, u.program, u.account_id, u.received_at, u.sent_at, u.sig, u.payer, u.rpc_label, u.rpc_hash,
     u.wallet_adapter, u.kind, r.outcome, r.drop_class, r.instruction, r.err_code, r.err_name, r.failing_program, r.fingerprint,
     r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at`;
@@ -88,7 +101,10 @@ function changesInKeptHoursSql(keptFrom: number, hourDays: number[]): string {
   const day = `c.received_at // ${DAY_MS}`;
   const inHourDays = `(${day} IN (SELECT day FROM hour_days WHERE program = '*') OR k.day IS NOT NULL)`;
   // Any day of hour_days (a constant list first: a rebuild's changes are mostly of other days).
-  const candidate = [`received_at // ${DAY_MS} IN (${hourDays.join(", ") || "NULL"})`, ...(Number.isFinite(keptFrom) ? [`received_at >= ${keptFrom * HOUR_MS}`] : [])].join(" OR ");
+  const candidate = [
+    `received_at // ${DAY_MS} IN (${hourDays.join(", ") || "NULL"})`,
+    ...(Number.isFinite(keptFrom) ? [`received_at >= ${keptFrom * HOUR_MS}`] : []),
+  ].join(" OR ");
   return `CREATE OR REPLACE TEMP TABLE changes_h AS
     SELECT c.*, ${inHourDays} AS in_hour_days FROM (SELECT * FROM changes WHERE ${candidate}) c
     LEFT JOIN (SELECT DISTINCT program, day FROM hour_days WHERE program <> '*') k ON k.program = c.program AND k.day = ${day}
@@ -101,22 +117,36 @@ async function applyChanges(state: StateDb, context: ApplyContext): Promise<numb
   const today = Math.floor(context.bounds.clock / 86_400_000);
   // Hour and minute units are kept for few days: only the changes in those go into their deltas.
   const keptFrom = Math.min(...ROLLUPS.map((r) => keptHoursFrom(r, today) ?? Number.POSITIVE_INFINITY));
-  const hourDays = (await state.all<{ day: number }>("SELECT DISTINCT day FROM hour_days")).map((row) => Number(row.day));
+  const hourDays = (await state.all<{ day: number }>("SELECT DISTINCT day FROM hour_days")).map((row) =>
+    Number(row.day),
+  );
   await state.run(changesInKeptHoursSql(keptFrom, hourDays));
   for (const r of ROLLUPS) {
     const kept = keptHoursFrom(r, today);
     await state.run(applyDeltaSql(r, "d", "changes", null));
-    await state.run(applyDeltaSql(r, "h", `(SELECT * EXCLUDE (in_hour_days) FROM changes_h WHERE in_hour_days${kept === null ? "" : ` OR received_at >= ${kept * HOUR_MS}`})`, null));
+    await state.run(
+      applyDeltaSql(
+        r,
+        "h",
+        `(SELECT * EXCLUDE (in_hour_days) FROM changes_h WHERE in_hour_days${kept === null ? "" : ` OR received_at >= ${kept * HOUR_MS}`})`,
+        null,
+      ),
+    );
   }
   const firstMinute = firstRecentMinute(context.bounds.clock);
-  for (const r of MINUTE_ROLLUPS) await state.run(applyDeltaSql(r, "m", `(SELECT * FROM changes WHERE received_at >= ${firstMinute * MINUTE_MS})`, null));
+  for (const r of MINUTE_ROLLUPS)
+    await state.run(
+      applyDeltaSql(r, "m", `(SELECT * FROM changes WHERE received_at >= ${firstMinute * MINUTE_MS})`, null),
+    );
   await state.run("DROP TABLE changes_h");
   await state.run(applyIssueArrivalsSql("changes", context.bounds, !context.full));
   // The payers' units take a refresh's arrivals at once (payers.ts: arrivals split over steps could interleave).
   await state.run(`INSERT INTO payer_changes SELECT ${PAYER_CHANGE_COLUMNS} FROM changes`);
   // Attempt rows of the edge hours follow their attempts (a resolution changes an edge's figures).
   // (Equality joins and IN lists: a join condition with OR ran as a nested loop.)
-  const edgeHours = (await state.all<{ hour: number }>("SELECT DISTINCT hour FROM edge_hours")).map((row) => Number(row.hour));
+  const edgeHours = (await state.all<{ hour: number }>("SELECT DISTINCT hour FROM edge_hours")).map((row) =>
+    Number(row.hour),
+  );
   await state.run(`CREATE OR REPLACE TEMP TABLE edge_changes AS
       SELECT ${ATTEMPT_NAMES.map((name) => `c.${name}`).join(", ")} FROM (SELECT * FROM changes WHERE received_at // ${HOUR_MS} IN (${edgeHours.join(", ") || "NULL"})) c
       LEFT JOIN (SELECT DISTINCT program, hour FROM edge_hours WHERE program <> '*') k ON k.program = c.program AND k.hour = c.received_at // ${HOUR_MS}

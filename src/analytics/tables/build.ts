@@ -17,7 +17,14 @@ import type { Context } from "../../context";
 import { byteSize, sqlString } from "../../lake/duckdb";
 import { anyFileHasColumn } from "../../lake/column-presence";
 import { recordLakeTakenBefore, withLease } from "../../control";
-import { answersFile, nextVersion, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
+import {
+  answersFile,
+  nextVersion,
+  readPointer,
+  removeServingFilesExcept,
+  servingFile,
+  writePointer,
+} from "../serving/pointer";
 import { WINDOWS, WINDOW_NAMES } from "../windows";
 import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
@@ -25,8 +32,19 @@ import { writeAnswers } from "./answers";
 import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
 import { ensureLoaded, type Needs } from "./edges";
 import {
-  deployFiles, envelopeRowsSql, envelopeSegments, filesResolving, fullDayRowsSql, limitIntake, listLakeParts, newestReceivedAt, parquetRows, planIntake,
-  resolutionRowsSql, type LakePart, type TakenPart,
+  deployFiles,
+  envelopeRowsSql,
+  envelopeSegments,
+  filesResolving,
+  fullDayRowsSql,
+  limitIntake,
+  listLakeParts,
+  newestReceivedAt,
+  parquetRows,
+  planIntake,
+  resolutionRowsSql,
+  type LakePart,
+  type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
 import { refreshIssueWindows } from "./issue-windows";
@@ -120,10 +138,15 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   try {
     // What arrived: listed under the lake lease, so no publish or compaction is half seen.
     const listed = await step("list", () =>
-      withLease(ctx.control, "lake", () => {
-        listedAt = Date.now();
-        return listLakeParts(ctx.paths);
-      }, { waitMs: 120_000 }),
+      withLease(
+        ctx.control,
+        "lake",
+        () => {
+          listedAt = Date.now();
+          return listLakeParts(ctx.paths);
+        },
+        { waitMs: 120_000 },
+      ),
     );
     let taken = full ? [] : await takenParts(state, ctx);
     let plan = await step("plan", () => planIntake(listed, taken, (files) => parquetRows(state, files), planRows));
@@ -147,7 +170,9 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     if (oneTransaction) await state.run("BEGIN TRANSACTION");
     const inStep = <T>(work: () => Promise<T>) => (oneTransaction ? work() : transaction(state, work));
     const previousClock = full ? null : Number(await state.meta("clock"));
-    const envelopeFiles = full ? listed.filter((p) => p.dataset === "envelopes").map((p) => p.path) : plan.reads.filter((r) => r.dataset === "envelopes").flatMap((r) => r.files);
+    const envelopeFiles = full
+      ? listed.filter((p) => p.dataset === "envelopes").map((p) => p.path)
+      : plan.reads.filter((r) => r.dataset === "envelopes").flatMap((r) => r.files);
     const newest = await step("clock", () => newestReceivedAt(state, envelopeFiles));
     // Windows end at the clock; no attempt taken in is after it, and it never moves back.
     clock = Math.max(ctx.clock(), newest ?? 0, previousClock ?? 0);
@@ -160,18 +185,30 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       await state.run(windowTablesSql(clock));
       await deployTablesSql(state, deploys, clock);
     });
-    const programs = [...new Set([
-      ...listed.filter((p) => p.dataset === "envelopes" && Date.parse(`${p.day}T00:00:00Z`) >= (today - RETENTION_DAYS) * DAY_MS).map((p) => p.program),
-      ...(await state.all<{ program: string }>("SELECT DISTINCT program FROM deploys")).map((r) => r.program),
-    ])].sort();
+    const programs = [
+      ...new Set([
+        ...listed
+          .filter(
+            (p) => p.dataset === "envelopes" && Date.parse(`${p.day}T00:00:00Z`) >= (today - RETENTION_DAYS) * DAY_MS,
+          )
+          .map((p) => p.program),
+        ...(await state.all<{ program: string }>("SELECT DISTINCT program FROM deploys")).map((r) => r.program),
+      ]),
+    ].sort();
     const ranges = await rangesOf(state, programs, bounds.since, clock);
     const parts = ranges.list.flatMap((range) => rangeParts(range, today));
     const needs = needsOf(parts, bounds, today);
 
     await step("ranges", async () => {
       await writeRangeParts(state, parts);
-      await state.run("CREATE OR REPLACE TEMP TABLE ranges (range INTEGER, program VARCHAR, kind VARCHAR, win VARCHAR, day VARCHAR, slot BIGINT, period VARCHAR)");
-      await state.insertRows("ranges", ["integer", "varchar", "varchar", "varchar", "varchar", "bigint", "varchar"], ranges.described);
+      await state.run(
+        "CREATE OR REPLACE TEMP TABLE ranges (range INTEGER, program VARCHAR, kind VARCHAR, win VARCHAR, day VARCHAR, slot BIGINT, period VARCHAR)",
+      );
+      await state.insertRows(
+        "ranges",
+        ["integer", "varchar", "varchar", "varchar", "varchar", "bigint", "varchar"],
+        ranges.described,
+      );
     });
     // One transaction per step of work: a transaction holds its changes in memory until it commits
     // (one over a whole rebuild ran out of DUCKDB_MEMORY_LIMIT). Each leaves a state the next run
@@ -180,7 +217,14 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     // is kept in tables until that end commits.
     result.daysLoaded = await step("load", () =>
       inStep(async () => {
-        const loaded = await ensureLoaded(state, needs, taken, today, previousClock === null ? null : dayOf(previousClock), full);
+        const loaded = await ensureLoaded(
+          state,
+          needs,
+          taken,
+          today,
+          previousClock === null ? null : dayOf(previousClock),
+          full,
+        );
         if (!full) {
           await state.run(applyIssueDeparturesSql(bounds));
           await state.setMeta({ clock });
@@ -207,7 +251,9 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
             if (read.dataset === "envelopes") {
               await state.run(envelopeRowsSql("chunk_envelopes", read.files, read.skipSegments));
               for (const [file, list] of await chunkSegments(state)) segments.set(file, list);
-              await state.run("ALTER TABLE chunk_envelopes DROP COLUMN spool_segment; ALTER TABLE chunk_envelopes DROP COLUMN filename");
+              await state.run(
+                "ALTER TABLE chunk_envelopes DROP COLUMN spool_segment; ALTER TABLE chunk_envelopes DROP COLUMN filename",
+              );
               const arrived = await applyArrivals(state, "chunk_envelopes", context);
               result.attempts += arrived.attempts;
               result.resolutions += arrived.resolutions;
@@ -225,7 +271,8 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     if (!oneTransaction) await state.run("BEGIN TRANSACTION");
     await step("payers", async () => {
       // The payers whose attempts changed are scored again (a rebuild scores every payer).
-      if (!full) await state.run("CREATE OR REPLACE TEMP TABLE changed_payers AS SELECT DISTINCT payer FROM payer_changes");
+      if (!full)
+        await state.run("CREATE OR REPLACE TEMP TABLE changed_payers AS SELECT DISTINCT payer FROM payer_changes");
       await applyPayerChanges(state);
       await state.run(forgetSql(today, goneDays));
       await state.run(forgetRecentSql(clock));
@@ -250,7 +297,13 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     const catalog = (await state.all<{ name: string }>("SELECT current_database() AS name"))[0].name;
     await step("serving", async () => {
       await state.run(`ATTACH ${sqlString(file)} AS serving_new`);
-      await writeServingTables(state, "serving_new", { clock, version, schema: SERVING_SCHEMA, botScoreVersion: BOT_SCORE_VERSION, since7d: clock - WINDOWS["7d"] });
+      await writeServingTables(state, "serving_new", {
+        clock,
+        version,
+        schema: SERVING_SCHEMA,
+        botScoreVersion: BOT_SCORE_VERSION,
+        since7d: clock - WINDOWS["7d"],
+      });
     });
     result.answers = await step("answers", async () => {
       await state.run("DROP TABLE IF EXISTS deploys; DROP TABLE IF EXISTS release_periods; USE serving_new");
@@ -271,7 +324,13 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   rmSync(`${servingFile(ctx.paths, version)}.wal`, { force: true });
   fault("tables:after-build");
   const previous = readPointer(ctx.paths);
-  writePointer(ctx.paths, { version, file: `serving-${version}.duckdb`, builtAt: Date.now(), clock, schema: SERVING_SCHEMA });
+  writePointer(ctx.paths, {
+    version,
+    file: `serving-${version}.duckdb`,
+    builtAt: Date.now(),
+    clock,
+    schema: SERVING_SCHEMA,
+  });
   fault("tables:after-pointer");
   // Keep the previous version for readers that have not switched yet; anything older goes.
   const kept = previous ? [version, previous.version] : [version];
@@ -279,10 +338,18 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   // The wallet store of versions before 8 (wallet pages are read from the lake now).
   rmSync(join(tablesDir, "wallets"), { recursive: true, force: true });
   return {
-    version, full, attempts: result.attempts, resolutions: result.resolutions, partsRead: result.partsRead, daysLoaded: result.daysLoaded,
-    deferredRows: result.deferredRows, backlog: result.deferredRows > 0,
-    answers: result.answers, clock,
-    seconds: (performance.now() - started) / 1000, steps,
+    version,
+    full,
+    attempts: result.attempts,
+    resolutions: result.resolutions,
+    partsRead: result.partsRead,
+    daysLoaded: result.daysLoaded,
+    deferredRows: result.deferredRows,
+    backlog: result.deferredRows > 0,
+    answers: result.answers,
+    clock,
+    seconds: (performance.now() - started) / 1000,
+    steps,
   };
 }
 
@@ -300,14 +367,25 @@ async function transaction<T>(state: StateDb, work: () => Promise<T>): Promise<T
 }
 
 /** Records the parts a chunk read as taken (a replaced partition: its replaced parts go). */
-async function recordTaken(state: StateDb, listed: LakePart[], files: string[], rows: Map<string, number>, segments: Map<string, string[]>, replaced: boolean): Promise<void> {
+async function recordTaken(
+  state: StateDb,
+  listed: LakePart[],
+  files: string[],
+  rows: Map<string, number>,
+  segments: Map<string, string[]>,
+  replaced: boolean,
+): Promise<void> {
   const parts = listed.filter((p) => files.includes(p.path));
   for (const part of parts) {
     const partition = `dataset = ${sqlString(part.dataset)} AND program = ${sqlString(part.program)} AND day = ${sqlString(part.day)}`;
     if (replaced) {
-      const current = listed.filter((p) => p.dataset === part.dataset && p.program === part.program && p.day === part.day).map((p) => sqlString(p.name));
+      const current = listed
+        .filter((p) => p.dataset === part.dataset && p.program === part.program && p.day === part.day)
+        .map((p) => sqlString(p.name));
       // The segments of the parts it replaced stay with the partition (the replacement holds their rows).
-      const [kept] = await state.all<{ segments: string[] | null }>(`SELECT flatten(list(segments)) AS segments FROM lake_parts WHERE ${partition}`);
+      const [kept] = await state.all<{ segments: string[] | null }>(
+        `SELECT flatten(list(segments)) AS segments FROM lake_parts WHERE ${partition}`,
+      );
       segments.set(part.path, [...new Set([...(kept?.segments ?? []), ...(segments.get(part.path) ?? [])])]);
       await state.run(`DELETE FROM lake_parts WHERE ${partition} AND name NOT IN (${current.join(", ")})`);
     }
@@ -329,12 +407,18 @@ async function reopenFresh(state: StateDb, tablesDir: string, ctx: Context): Pro
   if (file && existsSync(file)) {
     try {
       await fresh.run(`ATTACH ${sqlString(file)} AS previous_version (READ_ONLY)`);
-      const [found] = await fresh.all<{ n: number }>("SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = 'previous_version' AND table_name = 'issue_lifetimes' AND column_name IN ('program', 'scope', 'fingerprint', 'first_seen', 'last_seen')");
+      const [found] = await fresh.all<{ n: number }>(
+        "SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = 'previous_version' AND table_name = 'issue_lifetimes' AND column_name IN ('program', 'scope', 'fingerprint', 'first_seen', 'last_seen')",
+      );
       if (Number(found?.n) === 5) {
-        await fresh.run("INSERT INTO issue_lifetimes SELECT program, scope, fingerprint, first_seen, last_seen FROM previous_version.issue_lifetimes WHERE scope <> '*'");
+        await fresh.run(
+          "INSERT INTO issue_lifetimes SELECT program, scope, fingerprint, first_seen, last_seen FROM previous_version.issue_lifetimes WHERE scope <> '*'",
+        );
       }
     } catch (error) {
-      ctx.logger.warn("tables: issues' first seen not carried over from the current version", { error: (error as Error).message });
+      ctx.logger.warn("tables: issues' first seen not carried over from the current version", {
+        error: (error as Error).message,
+      });
     } finally {
       await fresh.run("DETACH DATABASE IF EXISTS previous_version").catch(() => undefined);
     }
@@ -344,15 +428,22 @@ async function reopenFresh(state: StateDb, tablesDir: string, ctx: Context): Pro
 
 /** The parts the state took in (with their paths). */
 async function takenParts(state: StateDb, ctx: Context): Promise<TakenPart[]> {
-  const rows = await state.all<Omit<TakenPart, "path">>("SELECT dataset, program, day, name, bytes, rows, segments FROM lake_parts");
+  const rows = await state.all<Omit<TakenPart, "path">>(
+    "SELECT dataset, program, day, name, bytes, rows, segments FROM lake_parts",
+  );
   return rows.map((row) => ({
-    ...row, bytes: Number(row.bytes), rows: Number(row.rows), segments: row.segments ?? [],
+    ...row,
+    bytes: Number(row.bytes),
+    rows: Number(row.rows),
+    segments: row.segments ?? [],
     path: join(ctx.paths.dataset(row.dataset), `program=${row.program}`, `day=${row.day}`, row.name),
   }));
 }
 
 async function chunkSegments(state: StateDb): Promise<[string, string[]][]> {
-  const rows = await state.all<{ filename: string; segments: string[] }>("SELECT filename, list(DISTINCT spool_segment) AS segments FROM chunk_envelopes GROUP BY filename");
+  const rows = await state.all<{ filename: string; segments: string[] }>(
+    "SELECT filename, list(DISTINCT spool_segment) AS segments FROM chunk_envelopes GROUP BY filename",
+  );
   return rows.map((row) => [row.filename, row.segments]);
 }
 
@@ -361,10 +452,21 @@ async function chunkSegments(state: StateDb): Promise<[string, string[]][]> {
  * Only partitions whose record differs from the listing are written (parts read were recorded with
  * their chunk; this covers a full rebuild, replaced partitions that needed no read, and gone ones).
  */
-async function recordParts(state: StateDb, listed: LakePart[], rows: Map<string, number>, segments: Map<string, string[]>): Promise<void> {
-  const taken = await state.all<{ dataset: string; program: string; day: string; name: string; bytes: number; rows: number; segments: string[] | null }>(
-    "SELECT dataset, program, day, name, bytes, rows, segments FROM lake_parts",
-  );
+async function recordParts(
+  state: StateDb,
+  listed: LakePart[],
+  rows: Map<string, number>,
+  segments: Map<string, string[]>,
+): Promise<void> {
+  const taken = await state.all<{
+    dataset: string;
+    program: string;
+    day: string;
+    name: string;
+    bytes: number;
+    rows: number;
+    segments: string[] | null;
+  }>("SELECT dataset, program, day, name, bytes, rows, segments FROM lake_parts");
   const key = (p: { dataset: string; program: string; day: string }) => `${p.dataset}/${p.program}/${p.day}`;
   const before = new Map<string, Map<string, (typeof taken)[number]>>();
   for (const part of taken) before.set(key(part), (before.get(key(part)) ?? new Map()).set(part.name, part));
@@ -384,27 +486,54 @@ async function recordParts(state: StateDb, listed: LakePart[], rows: Map<string,
     for (const part of parts) {
       const same = old.get(part.name);
       const partRows = same && Number(same.bytes) === part.bytes ? Number(same.rows) : (rows.get(part.path) ?? 0);
-      const partSegments = part.dataset !== "envelopes" ? [] : same && Number(same.bytes) === part.bytes ? (same.segments ?? []) : (segments.get(part.path) ?? oldSegments);
-      values.push(`(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`);
+      const partSegments =
+        part.dataset !== "envelopes"
+          ? []
+          : same && Number(same.bytes) === part.bytes
+            ? (same.segments ?? [])
+            : (segments.get(part.path) ?? oldSegments);
+      values.push(
+        `(${sqlString(part.dataset)}, ${sqlString(part.program)}, ${sqlString(part.day)}, ${sqlString(part.name)}, ${part.bytes}, ${partRows}, [${partSegments.map(sqlString).join(", ")}]::VARCHAR[])`,
+      );
     }
   }
   rewrite.push(...before.keys()); // gone
   if (rewrite.length === 0) return;
   await state.run("CREATE OR REPLACE TEMP TABLE rewritten (partition VARCHAR)");
-  for (let at = 0; at < rewrite.length; at += 2000) await state.run(`INSERT INTO rewritten VALUES ${rewrite.slice(at, at + 2000).map((p) => `(${sqlString(p)})`).join(", ")}`);
-  await state.run("DELETE FROM lake_parts WHERE dataset || '/' || program || '/' || day IN (SELECT partition FROM rewritten); DROP TABLE rewritten");
-  for (let at = 0; at < values.length; at += 2000) await state.run(`INSERT INTO lake_parts VALUES ${values.slice(at, at + 2000).join(", ")}`);
+  for (let at = 0; at < rewrite.length; at += 2000)
+    await state.run(
+      `INSERT INTO rewritten VALUES ${rewrite
+        .slice(at, at + 2000)
+        .map((p) => `(${sqlString(p)})`)
+        .join(", ")}`,
+    );
+  await state.run(
+    "DELETE FROM lake_parts WHERE dataset || '/' || program || '/' || day IN (SELECT partition FROM rewritten); DROP TABLE rewritten",
+  );
+  for (let at = 0; at < values.length; at += 2000)
+    await state.run(`INSERT INTO lake_parts VALUES ${values.slice(at, at + 2000).join(", ")}`);
 }
 
 /** A full rebuild's intake: each receipt day joined with its resolutions, then the later resolutions. */
 async function fullIntake(
-  state: StateDb, listed: LakePart[], chunkRows: number, context: ApplyContext, segments: Map<string, string[]>,
+  state: StateDb,
+  listed: LakePart[],
+  chunkRows: number,
+  context: ApplyContext,
+  segments: Map<string, string[]>,
 ): Promise<{ attempts: number; resolutions: number }> {
   const envelopes = listed.filter((p) => p.dataset === "envelopes");
   const resolutions = listed.filter((p) => p.dataset === "resolutions");
-  for (const [file, list] of await envelopeSegments(state, envelopes.map((p) => p.path))) segments.set(file, list);
+  for (const [file, list] of await envelopeSegments(
+    state,
+    envelopes.map((p) => p.path),
+  ))
+    segments.set(file, list);
   // Days in order, as many per step as fit in chunkRows (a day's attempts resolve within it and the next few days).
-  const rowsOf = await parquetRows(state, envelopes.map((p) => p.path));
+  const rowsOf = await parquetRows(
+    state,
+    envelopes.map((p) => p.path),
+  );
   const days = [...new Set(envelopes.map((p) => p.day))].sort();
   const chunks: string[][] = [];
   let rowsInChunk = 0;
@@ -421,11 +550,19 @@ async function fullIntake(
   for (const chunk of chunks) {
     const first = dayNumber(chunk[0]);
     const last = dayNumber(chunk[chunk.length - 1]);
-    const resolutionDays = new Set(Array.from({ length: last - first + 4 }, (_, k) => new Date((first + k) * DAY_MS).toISOString().slice(0, 10)));
+    const resolutionDays = new Set(
+      Array.from({ length: last - first + 4 }, (_, k) => new Date((first + k) * DAY_MS).toISOString().slice(0, 10)),
+    );
     const resolutionFiles = resolutions.filter((p) => resolutionDays.has(p.day)).map((p) => p.path);
     const weighted = resolutionFiles.length > 0 && (await anyFileHasColumn(state, resolutionFiles, "sample_weight"));
     await transaction(state, async () => {
-      await state.run(fullDayRowsSql(envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path), resolutionFiles, weighted));
+      await state.run(
+        fullDayRowsSql(
+          envelopes.filter((p) => chunk.includes(p.day)).map((p) => p.path),
+          resolutionFiles,
+          weighted,
+        ),
+      );
       attempts += await applyLoadedDay(state, "day_rows", context);
       await applyPayerChanges(state); // whole days: a chunk's arrivals never interleave with another's
       await state.run("DROP TABLE day_rows");
@@ -433,11 +570,17 @@ async function fullIntake(
   }
   // Resolutions stored more than three days after their attempt's day (only the files holding one are read whole).
   let resolved = 0;
-  const late = await filesResolving(state, resolutions.map((p) => p.path), "unresolved");
+  const late = await filesResolving(
+    state,
+    resolutions.map((p) => p.path),
+    "unresolved",
+  );
   for (let at = 0; at < late.length; at += 200) {
     const files = late.slice(at, at + 200);
     await transaction(state, async () => {
-      await state.run(resolutionRowsSql("chunk_resolutions", files, await anyFileHasColumn(state, files, "sample_weight")));
+      await state.run(
+        resolutionRowsSql("chunk_resolutions", files, await anyFileHasColumn(state, files, "sample_weight")),
+      );
       await state.run("DELETE FROM chunk_resolutions WHERE attempt_key NOT IN (SELECT attempt_key FROM unresolved)");
       resolved += await applyResolutions(state, "chunk_resolutions", context);
     });
@@ -466,11 +609,21 @@ function forgetSql(today: number, days: number[] = []): string {
   const cutoff = today - RETENTION_DAYS;
   // A condition on a day number column and one on a time column.
   const onDay = (column: string) => [`${column} < ${cutoff}`, ...days.map((d) => `${column} = ${d}`)].join(" OR ");
-  const onTime = (column: string) => [`${column} < ${cutoff * DAY_MS}`, ...days.map((d) => `(${column} >= ${d * DAY_MS} AND ${column} < ${(d + 1) * DAY_MS})`)].join(" OR ");
+  const onTime = (column: string) =>
+    [
+      `${column} < ${cutoff * DAY_MS}`,
+      ...days.map((d) => `(${column} >= ${d * DAY_MS} AND ${column} < ${(d + 1) * DAY_MS})`),
+    ].join(" OR ");
   return [
-    ...ROLLUPS.flatMap((r) => [`DELETE FROM ${unitTable(r, "d")} WHERE ${onDay("day")}`, `DELETE FROM ${unitTable(r, "h")} WHERE ${onDay("hour // 24")}`]),
-    `DELETE FROM payer_d WHERE ${onDay("day")}`, `DELETE FROM payer_gaps_d WHERE ${onDay("day")}`, `DELETE FROM payer_programs WHERE ${onTime("last_seen")}`,
-    `DELETE FROM unresolved WHERE ${onTime("received_at")}`, `DELETE FROM late_resolutions WHERE ${onTime("received_at")}`,
+    ...ROLLUPS.flatMap((r) => [
+      `DELETE FROM ${unitTable(r, "d")} WHERE ${onDay("day")}`,
+      `DELETE FROM ${unitTable(r, "h")} WHERE ${onDay("hour // 24")}`,
+    ]),
+    `DELETE FROM payer_d WHERE ${onDay("day")}`,
+    `DELETE FROM payer_gaps_d WHERE ${onDay("day")}`,
+    `DELETE FROM payer_programs WHERE ${onTime("last_seen")}`,
+    `DELETE FROM unresolved WHERE ${onTime("received_at")}`,
+    `DELETE FROM late_resolutions WHERE ${onTime("received_at")}`,
     // Held resolutions whose envelope never came (it left with retention, or it was applied before: apply.ts).
     `DELETE FROM early_resolutions WHERE ${onTime("resolved_at")}`,
     `DELETE FROM issue_examples WHERE ${onTime("received_at")}`,
@@ -485,10 +638,21 @@ function windowTablesSql(clock: number): string {
 }
 
 /** Every range a version's figures merge (windows, trend days, all kept days, deploy periods), and each one's row of `ranges`. */
-async function rangesOf(state: StateDb, programs: string[], since: Record<string, number>, clock: number): Promise<{ list: Range[]; described: (string | number | null)[][] }> {
+async function rangesOf(
+  state: StateDb,
+  programs: string[],
+  since: Record<string, number>,
+  clock: number,
+): Promise<{ list: Range[]; described: (string | number | null)[][] }> {
   const list: Range[] = [];
   const described: (string | number | null)[][] = [];
-  const add = (program: string, from: number, to: number | null, kind: RangeKind, extra: { win?: string; day?: string; slot?: number; period?: string }) => {
+  const add = (
+    program: string,
+    from: number,
+    to: number | null,
+    kind: RangeKind,
+    extra: { win?: string; day?: string; slot?: number; period?: string },
+  ) => {
     const id = list.length;
     list.push({ id, program, from, to });
     described.push([id, program, kind, extra.win ?? null, extra.day ?? null, extra.slot ?? null, extra.period ?? null]);
@@ -499,14 +663,26 @@ async function rangesOf(state: StateDb, programs: string[], since: Record<string
     for (const win of WINDOW_NAMES) add(program, since[win], null, "window", { win });
     for (let day = dayOf(trendFrom); day <= today; day++) {
       const from = Math.max(day * DAY_MS, trendFrom);
-      add(program, from, day === today ? null : (day + 1) * DAY_MS, "trend", { day: new Date(day * DAY_MS).toISOString().slice(0, 10) });
+      add(program, from, day === today ? null : (day + 1) * DAY_MS, "trend", {
+        day: new Date(day * DAY_MS).toISOString().slice(0, 10),
+      });
     }
     add(program, (today - RETENTION_DAYS) * DAY_MS, null, "all", {});
   }
-  const periods = await state.all<{ program: string; slot: number; win: string; period: string; starts: number; ends: number }>(
-    "SELECT program, slot, win, period, starts, ends FROM release_periods ORDER BY program, slot, win, period",
-  );
-  for (const p of periods) add(p.program, Number(p.starts), Number(p.ends) > clock ? null : Number(p.ends), "release", { win: p.win, slot: Number(p.slot), period: p.period });
+  const periods = await state.all<{
+    program: string;
+    slot: number;
+    win: string;
+    period: string;
+    starts: number;
+    ends: number;
+  }>("SELECT program, slot, win, period, starts, ends FROM release_periods ORDER BY program, slot, win, period");
+  for (const p of periods)
+    add(p.program, Number(p.starts), Number(p.ends) > clock ? null : Number(p.ends), "release", {
+      win: p.win,
+      slot: Number(p.slot),
+      period: p.period,
+    });
   return { list, described };
 }
 
@@ -521,10 +697,16 @@ function needsOf(parts: ReturnType<typeof rangeParts>, bounds: ReturnType<typeof
     all(hourDays, dayOf(bounds.since[w]));
     all(hourDays, dayOf(bounds.since[w]) + 1); // the next start day, at hand before the window reaches it
     all(edgeHours, Math.floor(bounds.since[w] / HOUR_MS));
-    for (let hour = Math.floor(bounds.previousSince[w] / HOUR_MS); hour <= Math.floor(bounds.since[w] / HOUR_MS); hour++) all(edgeHours, hour);
+    for (
+      let hour = Math.floor(bounds.previousSince[w] / HOUR_MS);
+      hour <= Math.floor(bounds.since[w] / HOUR_MS);
+      hour++
+    )
+      all(edgeHours, hour);
   }
   // Program-specific needs covered by '*' need nothing more.
-  for (const set of [hourDays, edgeHours]) for (const key of [...set]) if (!key.startsWith("*\t") && set.has(`*\t${key.split("\t")[1]}`)) set.delete(key);
+  for (const set of [hourDays, edgeHours])
+    for (const key of [...set]) if (!key.startsWith("*\t") && set.has(`*\t${key.split("\t")[1]}`)) set.delete(key);
   const startDay = dayOf(bounds.since["30d"]);
   return { hourDays, edgeHours, payerDays: new Set([today, today - 1, startDay, startDay + 1]) };
 }

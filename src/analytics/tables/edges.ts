@@ -35,10 +35,27 @@ const split = (key: string) => {
  * read from the lake. A fresh state (a full rebuild) has nothing to read: the needs are recorded
  * and the intake fills them.
  */
-export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPart[], today: number, previousToday: number | null, fresh = false): Promise<number> {
-  const haveHourDays = new Set((await state.all<{ program: string; day: number }>("SELECT program, day FROM hour_days")).map((r) => `${r.program}\t${r.day}`));
-  const haveEdges = new Set((await state.all<{ program: string; hour: number }>("SELECT program, hour FROM edge_hours")).map((r) => `${r.program}\t${r.hour}`));
-  const havePayerDays = new Set((await state.all<{ day: number }>("SELECT day FROM payer_hour_days")).map((r) => Number(r.day)));
+export async function ensureLoaded(
+  state: StateDb,
+  needs: Needs,
+  taken: TakenPart[],
+  today: number,
+  previousToday: number | null,
+  fresh = false,
+): Promise<number> {
+  const haveHourDays = new Set(
+    (await state.all<{ program: string; day: number }>("SELECT program, day FROM hour_days")).map(
+      (r) => `${r.program}\t${r.day}`,
+    ),
+  );
+  const haveEdges = new Set(
+    (await state.all<{ program: string; hour: number }>("SELECT program, hour FROM edge_hours")).map(
+      (r) => `${r.program}\t${r.hour}`,
+    ),
+  );
+  const havePayerDays = new Set(
+    (await state.all<{ day: number }>("SELECT day FROM payer_hour_days")).map((r) => Number(r.day)),
+  );
 
   // Drop what no range needs any more (the tables are scanned only when something is to go: a
   // refresh within the same needs and day drops nothing).
@@ -50,9 +67,13 @@ export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPar
   if (today !== previousToday || unneeded(haveHourDays, needs.hourDays)) {
     for (const r of ROLLUPS) {
       const kept = keptHoursFrom(r, today);
-      await state.run(`DELETE FROM ${unitTable(r, "h")} u WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.day = u.hour // 24 AND (n.program = '*' OR n.program = u.program))${kept === null ? "" : ` AND u.hour < ${kept}`}`);
+      await state.run(
+        `DELETE FROM ${unitTable(r, "h")} u WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.day = u.hour // 24 AND (n.program = '*' OR n.program = u.program))${kept === null ? "" : ` AND u.hour < ${kept}`}`,
+      );
     }
-    await state.run("DELETE FROM hour_days WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.program = hour_days.program AND n.day = hour_days.day)");
+    await state.run(
+      "DELETE FROM hour_days WHERE NOT EXISTS (SELECT 1 FROM needed_hour_days n WHERE n.program = hour_days.program AND n.day = hour_days.day)",
+    );
   }
   if (unneeded(haveEdges, needs.edgeHours)) {
     await state.run(`DELETE FROM edge_rows e WHERE NOT EXISTS (SELECT 1 FROM needed_edge_hours n WHERE n.hour = e.received_at // ${HOUR_MS} AND (n.program = '*' OR n.program = e.program));
@@ -69,7 +90,8 @@ export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPar
   const loads = new Map<number, DayLoad>();
   const loadOf = (day: number) => {
     let load = loads.get(day);
-    if (!load) loads.set(day, (load = { programs: new Set(), hourUnits: new Set(), edgeHours: new Set(), payers: false }));
+    if (!load)
+      loads.set(day, (load = { programs: new Set(), hourUnits: new Set(), edgeHours: new Set(), payers: false }));
     return load;
   };
   for (const key of needs.hourDays) {
@@ -123,22 +145,35 @@ export async function ensureLoaded(state: StateDb, needs: Needs, taken: TakenPar
 
 async function insertPairs(state: StateDb, table: string, keys: Set<string>): Promise<void> {
   const rows = [...keys].map(split).map((k) => `(${sqlString(k.program)}, ${k.unit})`);
-  for (let at = 0; at < rows.length; at += 5000) await state.run(`INSERT INTO ${table} VALUES ${rows.slice(at, at + 5000).join(", ")}`);
+  for (let at = 0; at < rows.length; at += 5000)
+    await state.run(`INSERT INTO ${table} VALUES ${rows.slice(at, at + 5000).join(", ")}`);
 }
 
 /** The attempts of one receipt day (of some programs, or all) as the state knows them, into `day_rows`. */
 async function loadDaySql(state: StateDb, taken: TakenPart[], day: number, programs: string[] | null): Promise<void> {
   const of = (dataset: string, days: number[]) =>
-    taken.filter((p) => p.dataset === dataset && days.map(isoDay).includes(p.day) && (programs === null || programs.includes(p.program))).map((p) => p.path);
+    taken
+      .filter(
+        (p) =>
+          p.dataset === dataset &&
+          days.map(isoDay).includes(p.day) &&
+          (programs === null || programs.includes(p.program)),
+      )
+      .map((p) => p.path);
   const envelopes = of("envelopes", [day]);
   const resolutions = of("resolutions", [day, day + 1]);
   if (envelopes.length === 0) {
-    await state.run(`CREATE OR REPLACE TEMP TABLE day_rows AS SELECT ${ATTEMPT_NAMES.join(", ")} FROM unresolved WHERE false`);
+    await state.run(
+      `CREATE OR REPLACE TEMP TABLE day_rows AS SELECT ${ATTEMPT_NAMES.join(", ")} FROM unresolved WHERE false`,
+    );
     return;
   }
   const weighted = resolutions.length > 0 && (await anyFileHasColumn(state, resolutions, "sample_weight"));
   const weight = `${weighted ? "coalesce(sample_weight, " : "("}CASE WHEN cu_used IS NOT NULL THEN 1.0 END)`;
-  const stored = resolutions.length === 0 ? "SELECT * FROM late_resolutions WHERE false" : `
+  const stored =
+    resolutions.length === 0
+      ? "SELECT * FROM late_resolutions WHERE false"
+      : `
     SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
       cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
     FROM read_parquet([${resolutions.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true)`;

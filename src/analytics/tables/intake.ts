@@ -20,8 +20,25 @@ import type { StateDb } from "./state";
 
 export type Dataset = "envelopes" | "resolutions";
 /** `publishedMs`: the file's modification time (a part is written, then renamed into place: when it was published). */
-export type LakePart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number; publishedMs: number };
-export type TakenPart = { dataset: Dataset; program: string; day: string; name: string; path: string; bytes: number; rows: number; segments: string[] };
+export type LakePart = {
+  dataset: Dataset;
+  program: string;
+  day: string;
+  name: string;
+  path: string;
+  bytes: number;
+  publishedMs: number;
+};
+export type TakenPart = {
+  dataset: Dataset;
+  program: string;
+  day: string;
+  name: string;
+  path: string;
+  bytes: number;
+  rows: number;
+  segments: string[];
+};
 
 /** Files to read and how: all rows, or (a replaced partition) only what was not taken in. */
 export type ReadPlan = { dataset: Dataset; files: string[]; rows: number; skipSegments: string[] | null };
@@ -76,11 +93,18 @@ export function listLakeParts(paths: DataPaths): LakePart[] {
 const partitionKey = (p: { dataset: string; program: string; day: string }) => `${p.dataset}/${p.program}/${p.day}`;
 
 /** Compares the listing with what the state took in; `rowsOf` counts rows of files (Parquet footers). */
-export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf: (files: string[]) => Promise<Map<string, number>>, chunkRows: number): Promise<IntakePlan> {
+export async function planIntake(
+  listed: LakePart[],
+  taken: TakenPart[],
+  rowsOf: (files: string[]) => Promise<Map<string, number>>,
+  chunkRows: number,
+): Promise<IntakePlan> {
   const takenByPartition = new Map<string, TakenPart[]>();
-  for (const part of taken) takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
+  for (const part of taken)
+    takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
   const listedByPartition = new Map<string, LakePart[]>();
-  for (const part of listed) listedByPartition.set(partitionKey(part), [...(listedByPartition.get(partitionKey(part)) ?? []), part]);
+  for (const part of listed)
+    listedByPartition.set(partitionKey(part), [...(listedByPartition.get(partitionKey(part)) ?? []), part]);
 
   const fresh: LakePart[] = [];
   const replacedPartitions: { parts: LakePart[]; skipSegments: string[] }[] = [];
@@ -97,35 +121,70 @@ export async function planIntake(listed: LakePart[], taken: TakenPart[], rowsOf:
     // read again whole, compacted part included, after every compaction).
     const compacted = added.filter((p) => isCompactedPart(p.name));
     fresh.push(...added.filter((p) => !isCompactedPart(p.name)));
-    if (compacted.length > 0) replacedPartitions.push({ parts: compacted, skipSegments: [...new Set([...before.values()].flatMap((p) => p.segments))] });
+    if (compacted.length > 0)
+      replacedPartitions.push({
+        parts: compacted,
+        skipSegments: [...new Set([...before.values()].flatMap((p) => p.segments))],
+      });
   }
-  const gone = [...takenByPartition.keys()].filter((key) => !listedByPartition.has(key)).map((key) => {
-    const [dataset, program, day] = key.split("/");
-    return { dataset: dataset as Dataset, program, day };
-  });
+  const gone = [...takenByPartition.keys()]
+    .filter((key) => !listedByPartition.has(key))
+    .map((key) => {
+      const [dataset, program, day] = key.split("/");
+      return { dataset: dataset as Dataset, program, day };
+    });
 
   // A replaced partition whose compacted parts hold as many rows as the parts they replaced has nothing new.
   const rows = await rowsOf([...fresh, ...replacedPartitions.flatMap((r) => r.parts)].map((p) => p.path));
   const takenOfReplaced = new Map<string, LakePart[]>();
-  const items: ReadItem[] = fresh.map((part) => ({ part, rows: rows.get(part.path) ?? 0, skipSegments: null, group: batchOf(part) }));
+  const items: ReadItem[] = fresh.map((part) => ({
+    part,
+    rows: rows.get(part.path) ?? 0,
+    skipSegments: null,
+    group: batchOf(part),
+  }));
   for (const partition of replacedPartitions) {
     const key = partitionKey(partition.parts[0]);
-    const takenRows = (takenByPartition.get(key) ?? []).filter((p) => !listedByPartition.get(key)!.some((q) => q.name === p.name && q.bytes === p.bytes)).reduce((n, p) => n + p.rows, 0);
+    const takenRows = (takenByPartition.get(key) ?? [])
+      .filter((p) => !listedByPartition.get(key)!.some((q) => q.name === p.name && q.bytes === p.bytes))
+      .reduce((n, p) => n + p.rows, 0);
     const addedRows = partition.parts.reduce((n, p) => n + (rows.get(p.path) ?? 0), 0);
     if (addedRows === takenRows) continue;
-    takenOfReplaced.set(key, (takenByPartition.get(key) ?? []).map(({ dataset, program, day, name, path, bytes }) => ({ dataset, program, day, name, path, bytes, publishedMs: 0 })));
-    for (const part of partition.parts) items.push({ part, rows: rows.get(part.path) ?? 0, skipSegments: part.dataset === "envelopes" ? partition.skipSegments : null, group: key });
+    takenOfReplaced.set(
+      key,
+      (takenByPartition.get(key) ?? []).map(({ dataset, program, day, name, path, bytes }) => ({
+        dataset,
+        program,
+        day,
+        name,
+        path,
+        bytes,
+        publishedMs: 0,
+      })),
+    );
+    for (const part of partition.parts)
+      items.push({
+        part,
+        rows: rows.get(part.path) ?? 0,
+        skipSegments: part.dataset === "envelopes" ? partition.skipSegments : null,
+        group: key,
+      });
   }
   // A group stays together, at the place of the first of its parts (parts are written one by one).
   const groupPublished = new Map<string, number>();
-  for (const { part, group } of items) groupPublished.set(group, Math.min(groupPublished.get(group) ?? Infinity, part.publishedMs));
+  for (const { part, group } of items)
+    groupPublished.set(group, Math.min(groupPublished.get(group) ?? Infinity, part.publishedMs));
   // Publication order (then by partition and name): a refresh that takes in only the first parts
   // (limitIntake) takes the older sends of every payer and program, and the resolutions published
   // meanwhile, not one program's or one dataset's. A resolution may so come before its envelope
   // (or a compacted partition's newer time put an envelope after its resolution): the state holds
   // it until the envelope comes (apply.ts, early_resolutions).
   const order = (item: ReadItem) => `${item.group}//${partitionKey(item.part)}/${item.part.name}`;
-  items.sort((a, b) => groupPublished.get(a.group)! - groupPublished.get(b.group)! || (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  items.sort(
+    (a, b) =>
+      groupPublished.get(a.group)! - groupPublished.get(b.group)! ||
+      (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0),
+  );
   return { reads: chunked(items, chunkRows), items, chunkRows, parts: listed, gone, takenOfReplaced, rows };
 }
 
@@ -142,7 +201,13 @@ function chunked(items: ReadItem[], chunkRows: number): ReadPlan[] {
     for (const { part, rows: n, skipSegments } of items) {
       if (part.dataset !== dataset) continue;
       const last = reads[reads.length - 1];
-      if (last && last.dataset === dataset && last.skipSegments === null && skipSegments === null && last.rows + n <= chunkRows) {
+      if (
+        last &&
+        last.dataset === dataset &&
+        last.skipSegments === null &&
+        skipSegments === null &&
+        last.rows + n <= chunkRows
+      ) {
         last.files.push(part.path);
         last.rows += n;
       } else reads.push({ dataset, files: [part.path], rows: n, skipSegments });
@@ -160,10 +225,18 @@ function chunked(items: ReadItem[], chunkRows: number): ReadPlan[] {
  * a replaced one with a deferred read as it was (`takenOfReplaced`: its new parts are read again
  * next time; resolutions apply idempotently).
  */
-export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePlan; deferredRows: number; /** The earliest publish time of the parts left for later (every part published before it is taken in). */ deferredFrom?: number } {
+export function limitIntake(
+  plan: IntakePlan,
+  maxRows: number,
+): {
+  plan: IntakePlan;
+  deferredRows: number /** The earliest publish time of the parts left for later (every part published before it is taken in). */;
+  deferredFrom?: number;
+} {
   let keep = 0;
   let rows = 0;
-  while (keep < plan.items.length && (keep === 0 || rows + plan.items[keep].rows <= maxRows)) rows += plan.items[keep++].rows;
+  while (keep < plan.items.length && (keep === 0 || rows + plan.items[keep].rows <= maxRows))
+    rows += plan.items[keep++].rows;
   // Whole groups only: back to the start of a group the limit cut (unless it is the first one, then to its end).
   const cut = (at: number) => at > 0 && at < plan.items.length && plan.items[at].group === plan.items[at - 1].group;
   while (cut(keep) && plan.items[keep].group !== plan.items[0].group) rows -= plan.items[--keep].rows;
@@ -176,7 +249,9 @@ export function limitIntake(plan: IntakePlan, maxRows: number): { plan: IntakePl
   // A deferred replaced partition stays recorded as it was, plus the new parts of it this refresh read.
   const read = new Set(plan.items.slice(0, keep).map((item) => item.part.path));
   const parts: LakePart[] = [
-    ...plan.parts.filter((part) => !deferredFiles.has(part.path) && (!keptAsTaken.has(partitionKey(part)) || read.has(part.path))),
+    ...plan.parts.filter(
+      (part) => !deferredFiles.has(part.path) && (!keptAsTaken.has(partitionKey(part)) || read.has(part.path)),
+    ),
     ...[...keptAsTaken].flatMap((key) => plan.takenOfReplaced.get(key)!),
   ];
   const items = plan.items.slice(0, keep);
@@ -217,7 +292,10 @@ const HIVE = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day
 
 /** Envelope rows of files as attempt rows (not resolved yet), into `target`. */
 export function envelopeRowsSql(target: string, files: string[], skipSegments: string[] | null): string {
-  const skip = skipSegments && skipSegments.length > 0 ? `WHERE spool_segment NOT IN (${skipSegments.map(sqlString).join(", ")})` : "";
+  const skip =
+    skipSegments && skipSegments.length > 0
+      ? `WHERE spool_segment NOT IN (${skipSegments.map(sqlString).join(", ")})`
+      : "";
   return `CREATE OR REPLACE TEMP TABLE ${target} AS
     SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash,
       wallet_adapter, kind, CASE WHEN kind = 'preflight' THEN 'preflight' END AS outcome, NULL::VARCHAR AS drop_class,
@@ -262,11 +340,12 @@ export async function filesResolving(state: StateDb, files: string[], attempts: 
  */
 export function fullDayRowsSql(envelopeFiles: string[], resolutionFiles: string[], weighted: boolean): string {
   const weight = `${weighted ? "coalesce(sample_weight, " : "("}CASE WHEN cu_used IS NOT NULL THEN 1.0 END)`;
-  const resolutions = resolutionFiles.length === 0
-    ? `SELECT NULL::UBIGINT AS attempt_key, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code,
+  const resolutions =
+    resolutionFiles.length === 0
+      ? `SELECT NULL::UBIGINT AS attempt_key, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code,
         NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program, NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested,
         NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at WHERE false`
-    : `SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
+      : `SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
         cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
       FROM read_parquet([${resolutionFiles.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true)`;
   return `CREATE OR REPLACE TEMP TABLE day_rows AS
@@ -288,7 +367,11 @@ export async function envelopeSegments(state: StateDb, files: string[]): Promise
     const rows = await state.all<{ filename: string; segments: string[] }>(
       `SELECT filename, list(DISTINCT spool_segment) AS segments FROM read_parquet([${slice.map(sqlString).join(", ")}], filename = true, hive_partitioning = false) GROUP BY filename`,
     );
-    for (const row of rows) out.set(row.filename, row.segments.filter((s) => s !== null));
+    for (const row of rows)
+      out.set(
+        row.filename,
+        row.segments.filter((s) => s !== null),
+      );
   }
   return out;
 }
@@ -300,7 +383,8 @@ export function deployFiles(paths: DataPaths): string[] {
   const files: string[] = [];
   for (const programDir of readdirSync(root)) {
     if (!programDir.startsWith("program=")) continue;
-    for (const name of readdirSync(join(root, programDir))) if (name.endsWith(".parquet")) files.push(join(root, programDir, name));
+    for (const name of readdirSync(join(root, programDir)))
+      if (name.endsWith(".parquet")) files.push(join(root, programDir, name));
   }
   return files.sort();
 }

@@ -51,17 +51,23 @@ function contributionsSql(scoped: string): string {
 }
 
 /** Current payer rows with their current segment (payers never scored count as human), restricted by `where` on issue_payers `ip`. */
-const currentRows = (where: string) => `(SELECT 1 AS sign, ip.*, coalesce(s.segment, 'human') AS segment FROM issue_payers ip LEFT JOIN payer_scores s USING (payer) WHERE ${where})`;
+const currentRows = (where: string) =>
+  `(SELECT 1 AS sign, ip.*, coalesce(s.segment, 'human') AS segment FROM issue_payers ip LEFT JOIN payer_scores s USING (payer) WHERE ${where})`;
 
 /** Every group from scratch (a rebuild), or only `groups` (program, fingerprint, segment) again. */
 function aggregateSql(groups: string | null): string {
-  const where = groups === null ? "true" : `(ip.program, ip.fingerprint) IN (SELECT DISTINCT program, fingerprint FROM ${groups})`;
-  const keep = groups === null ? "" : `WHERE (program, fingerprint, segment) IN (SELECT program, fingerprint, segment FROM ${groups})`;
+  const where =
+    groups === null ? "true" : `(ip.program, ip.fingerprint) IN (SELECT DISTINCT program, fingerprint FROM ${groups})`;
+  const keep =
+    groups === null
+      ? ""
+      : `WHERE (program, fingerprint, segment) IN (SELECT program, fingerprint, segment FROM ${groups})`;
   return `SELECT * FROM (${contributionsSql(scopedSql(currentRows(where)))}) ${keep}`;
 }
 
 /** issue_windows aggregated from every payer row (a rebuild; the state's upgrade to them). */
-export const aggregateIssueWindowsSql = () => `DELETE FROM issue_windows; INSERT INTO issue_windows BY NAME ${aggregateSql(null)}`;
+export const aggregateIssueWindowsSql = () =>
+  `DELETE FROM issue_windows; INSERT INTO issue_windows BY NAME ${aggregateSql(null)}`;
 
 /**
  * Brings issue_windows up to date after a refresh's changes to issue_payers and payer_scores;

@@ -13,7 +13,8 @@ import type { WindowBounds } from "./window-bounds";
 
 /** Failures kept per issue and account for the issue page (it shows up to 20 examples and one event). */
 const EXAMPLES = 21;
-const EXAMPLE_COLUMNS = "program, account_id, fingerprint, sig, sent_at, received_at, payer, rpc_label, outcome, failing_program, instruction, err_code, err_name, drop_class";
+const EXAMPLE_COLUMNS =
+  "program, account_id, fingerprint, sig, sent_at, received_at, payer, rpc_label, outcome, failing_program, instruction, err_code, err_name, drop_class";
 
 /**
  * Merges `delta` (issue_payers rows, counts signed) into issue_payers; rows without a failure in 30
@@ -34,7 +35,6 @@ function mergeSql(delta: string, log: boolean): string {
     INSERT INTO issue_payers BY NAME SELECT * FROM issue_payers_merged WHERE c30d > 0;
     DROP TABLE issue_payers_matched; DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
 }
-
 
 /** Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. `log`: as mergeSql's. */
 export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds, log: boolean): string {

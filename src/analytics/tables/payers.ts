@@ -17,7 +17,19 @@ import type { WindowBounds } from "./window-bounds";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
 /** Wallet adapters that indicate a script rather than a person (lower-cased). */
-export const SCRIPTED_ADAPTERS = ["", "unknown", "none", "keypair", "keypair-wallet", "local-keypair", "node", "cli", "server", "script", "bot"];
+export const SCRIPTED_ADAPTERS = [
+  "",
+  "unknown",
+  "none",
+  "keypair",
+  "keypair-wallet",
+  "local-keypair",
+  "node",
+  "cli",
+  "server",
+  "script",
+  "bot",
+];
 const SCRIPTED = `list_contains(${sqlLiteral(SCRIPTED_ADAPTERS)}, lower(coalesce(wallet_adapter, '')))`;
 const FAILURE = "outcome IN ('failed_onchain', 'preflight')";
 
@@ -160,17 +172,23 @@ export function loadPayerHoursSql(source: string, day: number): string {
 export async function scorePayers(state: StateDb, bounds: WindowBounds, everyone: boolean): Promise<void> {
   const since = bounds.since["30d"];
   const was = bounds.previousSince["30d"];
-  await state.run(`CREATE OR REPLACE TEMP TABLE dirty_all AS ${
-    everyone
-      ? "SELECT DISTINCT payer FROM payer_d"
-      : `SELECT payer FROM changed_payers UNION SELECT DISTINCT ${payerKey("payer")} FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
-  }`);
+  await state.run(
+    `CREATE OR REPLACE TEMP TABLE dirty_all AS ${
+      everyone
+        ? "SELECT DISTINCT payer FROM payer_d"
+        : `SELECT payer FROM changed_payers UNION SELECT DISTINCT ${payerKey("payer")} FROM edge_rows WHERE received_at >= ${was} AND received_at < ${since}`
+    }`,
+  );
   // Their segments before (issue-windows.ts moves their issues' figures between segments).
-  await state.run("CREATE OR REPLACE TEMP TABLE payer_segments_before AS SELECT d.payer, s.segment FROM dirty_all d LEFT JOIN payer_scores s USING (payer)");
+  await state.run(
+    "CREATE OR REPLACE TEMP TABLE payer_segments_before AS SELECT d.payer, s.segment FROM dirty_all d LEFT JOIN payer_scores s USING (payer)",
+  );
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) AS n FROM dirty_all");
   const batches = Math.max(1, Math.ceil(Number(n) / SCORE_BATCH));
   for (let batch = 0; batch < batches; batch++) {
-    await state.run(`CREATE OR REPLACE TEMP TABLE dirty_payers AS SELECT payer FROM dirty_all WHERE hash(payer) % ${batches} = ${batch}`);
+    await state.run(
+      `CREATE OR REPLACE TEMP TABLE dirty_payers AS SELECT payer FROM dirty_all WHERE hash(payer) % ${batches} = ${batch}`,
+    );
     await state.run(scoreDirtySql(since));
   }
   await state.run("DROP TABLE dirty_all; DROP TABLE IF EXISTS dirty_payers; DROP TABLE IF EXISTS changed_payers");

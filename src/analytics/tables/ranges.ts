@@ -66,10 +66,18 @@ export function partNeeds(parts: RangePart[]): { hourDays: Set<string>; edgeHour
 
 /** The parts as a temp table `range_parts` (range, program, kind, unit, from_ms, to_ms). */
 export async function writeRangeParts(state: StateDb, parts: RangePart[]): Promise<void> {
-  await state.run("CREATE OR REPLACE TEMP TABLE range_parts (range INTEGER, program VARCHAR, kind VARCHAR, unit INTEGER, from_ms BIGINT, to_ms BIGINT)");
-  await state.insertRows("range_parts", ["integer", "varchar", "varchar", "integer", "bigint", "bigint"], parts.map((p) =>
-    p.kind === "edge" ? [p.range, p.program, "edge", null, p.from, p.to] : [p.range, p.program, p.kind, p.unit, null, null],
-  ));
+  await state.run(
+    "CREATE OR REPLACE TEMP TABLE range_parts (range INTEGER, program VARCHAR, kind VARCHAR, unit INTEGER, from_ms BIGINT, to_ms BIGINT)",
+  );
+  await state.insertRows(
+    "range_parts",
+    ["integer", "varchar", "varchar", "integer", "bigint", "bigint"],
+    parts.map((p) =>
+      p.kind === "edge"
+        ? [p.range, p.program, "edge", null, p.from, p.to]
+        : [p.range, p.program, p.kind, p.unit, null, null],
+    ),
+  );
 }
 
 /** A rollup merged over each range of `parts` (a range_parts table), per range, account and the rollup's dims, into `target`. */

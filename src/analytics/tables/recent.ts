@@ -13,7 +13,12 @@ export const MINUTE_MS = 60_000;
 
 export const firstRecentMinute = (clock: number) => Math.floor(clock / MINUTE_MS) - RECENT_MINUTES;
 
-const count = (name: string, condition: string) => ({ name, type: "BIGINT", merge: "sum" as const, of: `(${condition})::INT` });
+const count = (name: string, condition: string) => ({
+  name,
+  type: "BIGINT",
+  merge: "sum" as const,
+  of: `(${condition})::INT`,
+});
 
 export const MINUTE_ROLLUPS: Rollup[] = [
   {

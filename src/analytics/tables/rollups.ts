@@ -7,7 +7,12 @@
 // range's ends. This module only describes the rollups and writes their SQL.
 
 export type Merge = "sum" | "max" | "min";
-export type Measure = { name: string; type: string; merge: Merge; /** SQL over an attempt row: summed (× sign), or max/min of. */ of: string };
+export type Measure = {
+  name: string;
+  type: string;
+  merge: Merge /** SQL over an attempt row: summed (× sign), or max/min of. */;
+  of: string;
+};
 export type Dim = { name: string; type: string; of: string };
 export type Rollup = {
   name: string;
@@ -19,7 +24,12 @@ export type Rollup = {
   hoursForDays?: number;
 };
 
-const count = (name: string, condition = "true"): Measure => ({ name, type: "BIGINT", merge: "sum", of: `(${condition})::INT` });
+const count = (name: string, condition = "true"): Measure => ({
+  name,
+  type: "BIGINT",
+  merge: "sum",
+  of: `(${condition})::INT`,
+});
 const text = (name: string, of = name): Dim => ({ name, type: "VARCHAR", of });
 const bucket = (value: string): Dim => ({ name: "bucket", type: "INTEGER", of: `sketch_key(${value})` });
 
@@ -41,7 +51,10 @@ export const ROLLUPS: Rollup[] = [
       count("pending", "outcome IS NULL"),
       count("sends", "kind = 'send' AND outcome IN ('landed', 'failed_onchain', 'dropped')"),
       count("sends_dropped", "kind = 'send' AND outcome = 'dropped'"),
-      count("expired", "kind = 'send' AND outcome = 'dropped' AND drop_class IN ('expired_blockhash', 'stale_blockhash_at_send')"),
+      count(
+        "expired",
+        "kind = 'send' AND outcome = 'dropped' AND drop_class IN ('expired_blockhash', 'stale_blockhash_at_send')",
+      ),
       { name: "last_seen", type: "BIGINT", merge: "max", of: "received_at" },
     ],
   },
@@ -117,12 +130,20 @@ export const LEVEL = {
 } as const;
 
 export const unitTable = (r: Rollup, level: Level) => `u_${r.name}_${level}`;
-const keyColumns = (r: Rollup, level: Level) => ["program", "account_id", LEVEL[level].column, ...r.dims.map((d) => d.name)];
+const keyColumns = (r: Rollup, level: Level) => [
+  "program",
+  "account_id",
+  LEVEL[level].column,
+  ...r.dims.map((d) => d.name),
+];
 
 export function createUnitTableSql(r: Rollup, level: Level): string {
   const columns = [
-    "program VARCHAR", "account_id VARCHAR", `${LEVEL[level].column} INTEGER`,
-    ...r.dims.map((d) => `${d.name} ${d.type}`), ...r.measures.map((m) => `${m.name} ${m.type}`),
+    "program VARCHAR",
+    "account_id VARCHAR",
+    `${LEVEL[level].column} INTEGER`,
+    ...r.dims.map((d) => `${d.name} ${d.type}`),
+    ...r.measures.map((m) => `${m.name} ${m.type}`),
   ];
   return `CREATE TABLE IF NOT EXISTS ${unitTable(r, level)} (${columns.join(", ")})`;
 }
@@ -140,7 +161,13 @@ function aggregate(m: Measure, signed: boolean): string {
  * `sign` when signed), grouped by `keys` (columns of source), the unit of `level` (none: null) and
  * the rollup's dims.
  */
-export function unitsOfRowsSql(r: Rollup, level: Level | null, source: string, signed: boolean, keys = ["program", "account_id"]): string {
+export function unitsOfRowsSql(
+  r: Rollup,
+  level: Level | null,
+  source: string,
+  signed: boolean,
+  keys = ["program", "account_id"],
+): string {
   const unit = level === null ? [] : [`(${LEVEL[level].of})::INTEGER AS ${LEVEL[level].column}`];
   const dims = r.dims.map((d) => `${d.of} AS ${d.name}`);
   return `SELECT ${[...keys, ...unit, ...dims, ...r.measures.map((m) => aggregate(m, signed))].join(", ")}
@@ -161,7 +188,8 @@ export const emptyStateSql = (r: Rollup) => {
 };
 
 /** The first hour a rollup keeps hour units for whatever ranges need (null: only what they need). */
-export const keptHoursFrom = (r: Rollup, today: number): number | null => (r.hoursForDays ? (today - r.hoursForDays + 1) * 24 : null);
+export const keptHoursFrom = (r: Rollup, today: number): number | null =>
+  r.hoursForDays ? (today - r.hoursForDays + 1) * 24 : null;
 
 /**
  * Adds the signed delta of `changes` to the units of a level (only those meeting `kept`, a condition

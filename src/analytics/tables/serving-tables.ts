@@ -16,7 +16,8 @@ export type RangeKind = "window" | "trend" | "all" | "release";
 
 const SCOPE = "CASE WHEN grouping(account_id) = 1 THEN '*' ELSE account_id END AS scope";
 /** Group sets of one scope per account and the public '*'. */
-const scoped = (keys: string[]) => `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
+const scoped = (keys: string[]) =>
+  `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
 
 /** Merges each rollup over the ranges of the kinds that read it, into r_<rollup> (range descriptions joined). */
 async function mergeRanges(state: StateDb): Promise<void> {
@@ -31,15 +32,21 @@ async function mergeRanges(state: StateDb): Promise<void> {
     ["issue_adapters", ["window"]],
   ];
   for (const [name, kinds] of uses) {
-    await state.run(`CREATE OR REPLACE TEMP TABLE range_parts_now AS SELECT * FROM range_parts WHERE range IN (SELECT range FROM ranges WHERE kind IN (${kinds.map((k) => `'${k}'`).join(", ")}))`);
+    await state.run(
+      `CREATE OR REPLACE TEMP TABLE range_parts_now AS SELECT * FROM range_parts WHERE range IN (SELECT range FROM ranges WHERE kind IN (${kinds.map((k) => `'${k}'`).join(", ")}))`,
+    );
     await state.run(mergeRangesSql(rollup(name), `r_${name}_merged`, "range_parts_now"));
-    await state.run(`CREATE OR REPLACE TEMP TABLE r_${name} AS SELECT g.*, m.* EXCLUDE (range) FROM r_${name}_merged m JOIN ranges g USING (range); DROP TABLE r_${name}_merged`);
+    await state.run(
+      `CREATE OR REPLACE TEMP TABLE r_${name} AS SELECT g.*, m.* EXCLUDE (range) FROM r_${name}_merged m JOIN ranges g USING (range); DROP TABLE r_${name}_merged`,
+    );
   }
   await state.run("DROP TABLE range_parts_now");
 }
 
 export async function writeServingTables(
-  state: StateDb, target: string, info: { clock: number; version: number; schema: number; botScoreVersion: string; since7d: number },
+  state: StateDb,
+  target: string,
+  info: { clock: number; version: number; schema: number; botScoreVersion: string; since7d: number },
 ): Promise<void> {
   await mergeRanges(state);
   const t = target;
@@ -51,7 +58,14 @@ export async function writeServingTables(
       FROM r_outcomes WHERE kind = 'window' ${scoped(["program", "win", "rpc_label", "rpc_hash"])};
     CREATE OR REPLACE TEMP TABLE land_scoped AS
       SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
-    CREATE OR REPLACE TEMP TABLE land_quantiles AS ${sketchQuantilesSql("land_scoped", ["program", "scope", "win", "rpc_label", "rpc_hash"], [{ q: 0.5, as: "p50" }, { q: 0.95, as: "p95" }])};
+    CREATE OR REPLACE TEMP TABLE land_quantiles AS ${sketchQuantilesSql(
+      "land_scoped",
+      ["program", "scope", "win", "rpc_label", "rpc_hash"],
+      [
+        { q: 0.5, as: "p50" },
+        { q: 0.95, as: "p95" },
+      ],
+    )};
     CREATE TABLE ${t}.providers AS
       SELECT o.*, CASE WHEN q.p50 IS NOT NULL THEN [q.p50, q.p95] END AS land_quantiles
       FROM (SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, sum(sends)::BIGINT AS attempts, sum(sends_dropped)::BIGINT AS dropped, sum(expired)::BIGINT AS expired
@@ -61,7 +75,14 @@ export async function writeServingTables(
     CREATE OR REPLACE TEMP TABLE cu_used_scoped AS
       SELECT program, ${SCOPE}, kind, win, day, slot, period, instruction, bucket, sum(n) AS n FROM r_cu_used
       ${scoped(["program", "kind", "win", "day", "slot", "period", "instruction", "bucket"])};
-    CREATE OR REPLACE TEMP TABLE cu_used_quantiles AS ${sketchQuantilesSql("cu_used_scoped", ["program", "scope", "kind", "win", "day", "slot", "period", "instruction"], [{ q: 0.5, as: "p50" }, { q: 0.95, as: "p95" }])};
+    CREATE OR REPLACE TEMP TABLE cu_used_quantiles AS ${sketchQuantilesSql(
+      "cu_used_scoped",
+      ["program", "scope", "kind", "win", "day", "slot", "period", "instruction"],
+      [
+        { q: 0.5, as: "p50" },
+        { q: 0.95, as: "p95" },
+      ],
+    )};
     CREATE OR REPLACE TEMP TABLE cu_requested_scoped AS
       SELECT program, ${SCOPE}, win, instruction, bucket, sum(n) AS n FROM r_cu_requested ${scoped(["program", "win", "instruction", "bucket"])};
     CREATE OR REPLACE TEMP TABLE cu_requested_quantiles AS ${sketchQuantilesSql("cu_requested_scoped", ["program", "scope", "win", "instruction"], [{ q: 0.5, as: "p50" }])};
@@ -129,10 +150,29 @@ export async function writeServingTables(
     ${recentServingTablesSql(t, info.clock)};
     CREATE TABLE ${t}.meta AS SELECT * FROM (VALUES ('version', '${info.version}'), ('clock', '${info.clock}'), ('schema', '${info.schema}'),
       ('botScoreVersion', '${info.botScoreVersion}')) v(key, value)`);
-  for (const table of ["land_scoped", "land_quantiles", "cu_used_scoped", "cu_used_quantiles", "cu_requested_scoped", "cu_requested_quantiles", "cu_scoped", "issue_window_bounds"]) {
+  for (const table of [
+    "land_scoped",
+    "land_quantiles",
+    "cu_used_scoped",
+    "cu_used_quantiles",
+    "cu_requested_scoped",
+    "cu_requested_quantiles",
+    "cu_scoped",
+    "issue_window_bounds",
+  ]) {
     await state.run(`DROP TABLE IF EXISTS ${table}`);
   }
-  for (const name of ["outcomes", "land", "cu", "cu_used", "cu_requested", "issues", "issue_providers", "issue_adapters"]) await state.run(`DROP TABLE IF EXISTS r_${name}`);
+  for (const name of [
+    "outcomes",
+    "land",
+    "cu",
+    "cu_used",
+    "cu_requested",
+    "issues",
+    "issue_providers",
+    "issue_adapters",
+  ])
+    await state.run(`DROP TABLE IF EXISTS r_${name}`);
 }
 
 /** The deploys and their release periods (sql/deploys.sql, sql/release_periods.sql), as temp tables of the state's connection. */

@@ -102,7 +102,11 @@ export const stateDir = (tablesDir: string) => join(tablesDir, "state");
 export const stateFile = (tablesDir: string) => join(stateDir(tablesDir), "state.duckdb");
 
 /** Opens (creating when missing) the state database; `fresh` first removes it. */
-export async function openState(tablesDir: string, duckOptions: Record<string, string>, options: { fresh?: boolean } = {}): Promise<StateDb> {
+export async function openState(
+  tablesDir: string,
+  duckOptions: Record<string, string>,
+  options: { fresh?: boolean } = {},
+): Promise<StateDb> {
   const file = stateFile(tablesDir);
   mkdirSync(stateDir(tablesDir), { recursive: true });
   if (options.fresh) removeState(tablesDir);
@@ -113,7 +117,8 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
     run: async (sql) => {
       await connection.run(sql);
     },
-    all: async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
+    all: async <T>(sql: string) =>
+      (await connection.runAndReadAll(sql)).getRowObjectsJS().map((row) => plainRow(row) as T),
     async insertRows(table, columns, rows) {
       const appender = await connection.createAppender(table);
       try {
@@ -137,7 +142,9 @@ export async function openState(tablesDir: string, duckOptions: Record<string, s
     },
     async setMeta(values) {
       for (const [key, value] of Object.entries(values)) {
-        await state.run(`DELETE FROM state_meta WHERE key = ${sqlString(key)}; INSERT INTO state_meta VALUES (${sqlString(key)}, ${sqlString(String(value))})`);
+        await state.run(
+          `DELETE FROM state_meta WHERE key = ${sqlString(key)}; INSERT INTO state_meta VALUES (${sqlString(key)}, ${sqlString(String(value))})`,
+        );
       }
     },
     close() {

@@ -17,6 +17,9 @@ export const DAY_MS = 86_400_000;
 
 export function windowBounds(clock: number, previousClock: number | null): WindowBounds {
   const since = Object.fromEntries(WINDOW_NAMES.map((w) => [w, clock - WINDOWS[w]])) as Record<WindowName, number>;
-  const previousSince = previousClock === null ? since : (Object.fromEntries(WINDOW_NAMES.map((w) => [w, previousClock - WINDOWS[w]])) as Record<WindowName, number>);
+  const previousSince =
+    previousClock === null
+      ? since
+      : (Object.fromEntries(WINDOW_NAMES.map((w) => [w, previousClock - WINDOWS[w]])) as Record<WindowName, number>);
   return { clock, since, previousSince };
 }

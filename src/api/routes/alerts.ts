@@ -18,13 +18,15 @@ const RULE_ID = /^alr_[0-9a-f]{16}$/;
 /** The key's principal, which must be an account key to change anything. */
 function accountKey(ctx: Context, request: Request): Principal {
   const principal = requirePrincipal(ctx.control, request);
-  if (principal.scope !== "live") throw new TxrayError("forbidden", "a read-only key cannot change alert rules: use an account key (txr_live_…)");
+  if (principal.scope !== "live")
+    throw new TxrayError("forbidden", "a read-only key cannot change alert rules: use an account key (txr_live_…)");
   return principal;
 }
 
 function ruleId(params: Record<string, string>): string {
   const id = params.id;
-  if (typeof id !== "string" || !RULE_ID.test(id)) throw badRequest("id: expected an alert rule id (alr_ and 16 hex digits)");
+  if (typeof id !== "string" || !RULE_ID.test(id))
+    throw badRequest("id: expected an alert rule id (alr_ and 16 hex digits)");
   return id;
 }
 
@@ -54,7 +56,10 @@ export function alertRoutes(ctx: Context) {
       const position = ctx.cursors.decode(url.searchParams.get("cursor"), isPosition);
       const rules = listRules(ctx.control, principal.accountId, position?.after ?? null, limit + 1);
       const items = rules.slice(0, limit);
-      const page: Page<AlertRuleView> = { items, nextCursor: rules.length > limit ? ctx.cursors.encode({ after: items[items.length - 1].id }) : null };
+      const page: Page<AlertRuleView> = {
+        items,
+        nextCursor: rules.length > limit ? ctx.cursors.encode({ after: items[items.length - 1].id }) : null,
+      };
       return json(page);
     },
     remove(request: Request, params: Record<string, string>): Response {

@@ -24,6 +24,11 @@ export function analyticsRoutes(ctx: Context, chain = chainAccess(ctx)): Analyti
   return QUESTIONS.filter((question) => question.name !== "status").map((question) => ({
     path: question.path,
     handler: async (request, url, params, client) =>
-      question.answer(deps, argsFromRequest(question, params, url), question.queryParams.includes("scope") ? scopeAccount(ctx.control, request, url) : null, client),
+      question.answer(
+        deps,
+        argsFromRequest(question, params, url),
+        question.queryParams.includes("scope") ? scopeAccount(ctx.control, request, url) : null,
+        client,
+      ),
   }));
 }

@@ -22,17 +22,33 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
   const body = await readBoundedBody(request, deps.maxBodyBytes);
 
   const prepared = await deps.prepare({ body, headerKey: request.headers.get("x-api-key"), receivedAt: deps.clock() });
-  if (!prepared.ok) throw new TxrayError(prepared.code, prepared.message, prepared.code === "unavailable" ? { retryAfterSeconds: 1 } : {});
+  if (!prepared.ok)
+    throw new TxrayError(
+      prepared.code,
+      prepared.message,
+      prepared.code === "unavailable" ? { retryAfterSeconds: 1 } : {},
+    );
 
   const rate = deps.buckets.take(prepared.keyId, prepared.accepted);
   if (!rate.allowed) {
-    return json({ error: { code: "rate_limited", message: `ingest rate limit exceeded for this key; retry in ${rate.retryAfterSeconds}s` } }, 429, rate.headers);
+    return json(
+      {
+        error: {
+          code: "rate_limited",
+          message: `ingest rate limit exceeded for this key; retry in ${rate.retryAfterSeconds}s`,
+        },
+      },
+      429,
+      rate.headers,
+    );
   }
   if (prepared.accepted > 0) {
     try {
       await deps.spool.append(prepared.lines);
     } catch {
-      throw new TxrayError("unavailable", "could not persist the batch; nothing was accepted, retry later", { retryAfterSeconds: 1 });
+      throw new TxrayError("unavailable", "could not persist the batch; nothing was accepted, retry later", {
+        retryAfterSeconds: 1,
+      });
     }
   }
   return json({ accepted: prepared.accepted }, 202, rate.headers);

@@ -3,7 +3,15 @@
 // framework itself raises inside any Anchor program (100–5000). A custom code means nothing without
 // its program (System 0x1 ≠ Token 0x1 ≠ Raydium 0x1), so every look-up takes the program id.
 
-import { ASSOCIATED_TOKEN_PROGRAM, COMPUTE_BUDGET_PROGRAM, STAKE_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, VOTE_PROGRAM } from "./program-ids";
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  COMPUTE_BUDGET_PROGRAM,
+  STAKE_PROGRAM,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  VOTE_PROGRAM,
+} from "./program-ids";
 
 export interface KnownError {
   name: string;
@@ -92,25 +100,40 @@ export const TOKEN_2022_ERRORS: ErrorTable = merged(
     ],
     ["NoMemo", "No memo in previous instruction; required for recipient to receive a transfer"],
     ["NonTransferable", "Transfer is disabled for this mint"],
-    ["NonTransferableNeedsImmutableOwnership", "Non-transferable tokens can't be minted to an account without immutable ownership"],
+    [
+      "NonTransferableNeedsImmutableOwnership",
+      "Non-transferable tokens can't be minted to an account without immutable ownership",
+    ],
     [
       "MaximumPendingBalanceCreditCounterExceeded",
       "The total number of `Deposit` and `Transfer` instructions to an account cannot exceed the associated `maximum_pending_balance_credit_counter`",
     ],
     ["MaximumDepositAmountExceeded", "Deposit amount exceeds maximum limit"],
     ["CpiGuardSettingsLocked", "CPI Guard cannot be enabled or disabled in CPI"],
-    ["CpiGuardTransferBlocked", "CPI Guard is enabled, and a program attempted to transfer user funds via CPI without using a delegate"],
-    ["CpiGuardBurnBlocked", "CPI Guard is enabled, and a program attempted to burn user funds via CPI without using a delegate"],
+    [
+      "CpiGuardTransferBlocked",
+      "CPI Guard is enabled, and a program attempted to transfer user funds via CPI without using a delegate",
+    ],
+    [
+      "CpiGuardBurnBlocked",
+      "CPI Guard is enabled, and a program attempted to burn user funds via CPI without using a delegate",
+    ],
     [
       "CpiGuardCloseAccountBlocked",
       "CPI Guard is enabled, and a program attempted to close an account via CPI without returning lamports to owner",
     ],
     ["CpiGuardApproveBlocked", "CPI Guard is enabled, and a program attempted to approve a delegate via CPI"],
-    ["CpiGuardSetAuthorityBlocked", "CPI Guard is enabled, and a program attempted to add or replace an authority via CPI"],
+    [
+      "CpiGuardSetAuthorityBlocked",
+      "CPI Guard is enabled, and a program attempted to add or replace an authority via CPI",
+    ],
     ["CpiGuardOwnerChangeBlocked", "Account ownership cannot be changed while CPI Guard is enabled"],
     ["ExtensionNotFound", "Extension not found in account data"],
     ["NonConfidentialTransfersDisabled", "Non-confidential transfers disabled"],
-    ["ConfidentialTransferFeeAccountHasWithheldFee", "An account can only be closed if the confidential withheld fee is zero"],
+    [
+      "ConfidentialTransferFeeAccountHasWithheldFee",
+      "An account can only be closed if the confidential withheld fee is zero",
+    ],
     ["InvalidExtensionCombination", "A mint or an account is initialized to an invalid combination of extensions"],
     ["InvalidLengthForAlloc", "Extension allocation with overwrite must use the same length"],
     ["AccountDecryption", "Failed to decrypt a confidential transfer account"],
@@ -184,20 +207,41 @@ export const ANCHOR_FRAMEWORK_ERRORS: ErrorTable = merged(
     ["ConstraintAssociatedTokenTokenProgram", "An associated token account token program constraint was violated"],
     ["ConstraintMintGroupPointerExtension", "A group pointer extension constraint was violated"],
     ["ConstraintMintGroupPointerExtensionAuthority", "A group pointer extension authority constraint was violated"],
-    ["ConstraintMintGroupPointerExtensionGroupAddress", "A group pointer extension group address constraint was violated"],
+    [
+      "ConstraintMintGroupPointerExtensionGroupAddress",
+      "A group pointer extension group address constraint was violated",
+    ],
     ["ConstraintMintGroupMemberPointerExtension", "A group member pointer extension constraint was violated"],
-    ["ConstraintMintGroupMemberPointerExtensionAuthority", "A group member pointer extension authority constraint was violated"],
-    ["ConstraintMintGroupMemberPointerExtensionMemberAddress", "A group member pointer extension group address constraint was violated"],
+    [
+      "ConstraintMintGroupMemberPointerExtensionAuthority",
+      "A group member pointer extension authority constraint was violated",
+    ],
+    [
+      "ConstraintMintGroupMemberPointerExtensionMemberAddress",
+      "A group member pointer extension group address constraint was violated",
+    ],
     ["ConstraintMintMetadataPointerExtension", "A metadata pointer extension constraint was violated"],
-    ["ConstraintMintMetadataPointerExtensionAuthority", "A metadata pointer extension authority constraint was violated"],
-    ["ConstraintMintMetadataPointerExtensionMetadataAddress", "A metadata pointer extension metadata address constraint was violated"],
+    [
+      "ConstraintMintMetadataPointerExtensionAuthority",
+      "A metadata pointer extension authority constraint was violated",
+    ],
+    [
+      "ConstraintMintMetadataPointerExtensionMetadataAddress",
+      "A metadata pointer extension metadata address constraint was violated",
+    ],
     ["ConstraintMintCloseAuthorityExtension", "A close authority constraint was violated"],
     ["ConstraintMintCloseAuthorityExtensionAuthority", "A close authority extension authority constraint was violated"],
     ["ConstraintMintPermanentDelegateExtension", "A permanent delegate extension constraint was violated"],
-    ["ConstraintMintPermanentDelegateExtensionDelegate", "A permanent delegate extension delegate constraint was violated"],
+    [
+      "ConstraintMintPermanentDelegateExtensionDelegate",
+      "A permanent delegate extension delegate constraint was violated",
+    ],
     ["ConstraintMintTransferHookExtension", "A transfer hook extension constraint was violated"],
     ["ConstraintMintTransferHookExtensionAuthority", "A transfer hook extension authority constraint was violated"],
-    ["ConstraintMintTransferHookExtensionProgramId", "A transfer hook extension transfer hook program id constraint was violated"],
+    [
+      "ConstraintMintTransferHookExtensionProgramId",
+      "A transfer hook extension transfer hook program id constraint was violated",
+    ],
   ]),
   sequential(2500, [
     ["RequireViolated", "A require expression was violated"],
@@ -276,11 +320,17 @@ export const STAKE_ERRORS: ErrorTable = sequential(0, [
   ["CustodianSignatureMissing", "Custodian signature not present"],
   ["InsufficientReferenceVotes", "Insufficient voting activity in the reference vote account"],
   ["VoteAddressMismatch", "Stake account is not delegated to the provided vote account"],
-  ["MinimumDelinquentEpochsForDeactivationNotMet", "Stake account has not been delinquent for the minimum epochs required for deactivation"],
+  [
+    "MinimumDelinquentEpochsForDeactivationNotMet",
+    "Stake account has not been delinquent for the minimum epochs required for deactivation",
+  ],
   ["InsufficientDelegation", "Delegation amount is less than the minimum"],
   ["RedelegateTransientOrInactiveStake", "Stake account with transient or inactive stake cannot be redelegated"],
   ["RedelegateToSameVoteAccount", "Stake redelegation to the same vote account is not permitted"],
-  ["RedelegatedStakeMustFullyActivateBeforeDeactivationIsPermitted", "Redelegated stake must be fully activated before deactivation"],
+  [
+    "RedelegatedStakeMustFullyActivateBeforeDeactivationIsPermitted",
+    "Redelegated stake must be fully activated before deactivation",
+  ],
   ["EpochRewardsActive", "Stake action is not permitted while the epoch rewards period is active"],
 ]);
 

@@ -60,7 +60,12 @@ export function callStack(logs: readonly string[], hints: CallStackHints = {}): 
     const top = topFrameOf(frame);
     const inner = innerPath(frame);
     // The stored path counts every message instruction (some log nothing); log order counts what logged.
-    const topIndex = top === null ? null : top === failingTop && storedTop !== null && Number.isInteger(storedTop) ? storedTop : top.topOrdinal;
+    const topIndex =
+      top === null
+        ? null
+        : top === failingTop && storedTop !== null && Number.isInteger(storedTop)
+          ? storedTop
+          : top.topOrdinal;
     const path = topIndex === null || inner === null ? null : [topIndex, ...inner].join(".");
     return {
       index: i,

@@ -20,7 +20,13 @@ export interface IssueFingerprintInput {
   key: string | number | null;
 }
 
-export function issueFingerprint({ program, outcome, failingProgram, instruction, key }: IssueFingerprintInput): string {
+export function issueFingerprint({
+  program,
+  outcome,
+  failingProgram,
+  instruction,
+  key,
+}: IssueFingerprintInput): string {
   const canonical = JSON.stringify([program, outcome, failingProgram, instruction, key]);
   return `${FINGERPRINT_VERSION}:${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
 }

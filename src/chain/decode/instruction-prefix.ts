@@ -20,7 +20,10 @@ const toHex = (bytes: Uint8Array) => {
  * The prefix of the first top-level instruction of `program` in a message, with that instruction's
  * index; null when the message has none or its data is unknown.
  */
-export function instructionPrefixOf(message: NormalizedMessage | null, program: string): { prefix: string; index: number } | null {
+export function instructionPrefixOf(
+  message: NormalizedMessage | null,
+  program: string,
+): { prefix: string; index: number } | null {
   const index = message?.instructions.findIndex((candidate) => candidate.programId === program) ?? -1;
   if (index < 0) return null;
   const data = instructionData(message!.instructions[index]);

@@ -73,7 +73,13 @@ export function parseAnchorErrorLog(text: string): AnchorErrorLog | null {
   return { name: match[1], number: Number(match[2]), message: match[3] };
 }
 
-function newFrame(programId: string, depth: number, parent: LogFrame | null, attached: boolean, openLine: number): LogFrame {
+function newFrame(
+  programId: string,
+  depth: number,
+  parent: LogFrame | null,
+  attached: boolean,
+  openLine: number,
+): LogFrame {
   return {
     programId,
     depth,

@@ -82,7 +82,10 @@ const CLIENT_ERRORS: { name: string; pattern: RegExp }[] = [
   { name: "SignatureVerificationFailure", pattern: /signature verification failure|"code":\s*-32003\b/i },
   { name: "NodeUnhealthy", pattern: /node is behind by|node is unhealthy|"code":\s*-32005\b/i },
   { name: "SignatureLengthMismatch", pattern: /signature length mismatch|"code":\s*-32013\b/i },
-  { name: "UnsupportedTransactionVersion", pattern: /transaction version \(\d+\) is not supported|"code":\s*-32015\b/i },
+  {
+    name: "UnsupportedTransactionVersion",
+    pattern: /transaction version \(\d+\) is not supported|"code":\s*-32015\b/i,
+  },
   { name: "MinContextSlotNotReached", pattern: /minimum context slot has not been reached|"code":\s*-32016\b/i },
   { name: "RateLimited", pattern: /\b429\b|too many requests|rate limit/i },
   { name: "WalletRejected", pattern: /user rejected|rejected the request|transaction cancelled by user/i },
@@ -173,7 +176,8 @@ function fromRustDebug(text: string): unknown {
 }
 
 function fromQuotedVariant(text: string): unknown {
-  for (const m of text.matchAll(QUOTED_WORD)) if (isTransactionErrorVariant(m[1]) && m[1] !== "InstructionError") return m[1];
+  for (const m of text.matchAll(QUOTED_WORD))
+    if (isTransactionErrorVariant(m[1]) && m[1] !== "InstructionError") return m[1];
   return undefined;
 }
 
@@ -200,7 +204,10 @@ function fromDisplayText(text: string): unknown {
   for (const { variant, lower: display, pattern } of TRANSACTION_DISPLAYS) {
     if (display !== null && lower.includes(display)) return variant;
     const m = pattern?.exec(text);
-    if (m) return variant === "DuplicateInstruction" ? { [variant]: Number(m[1]) } : { [variant]: { account_index: Number(m[1]) } };
+    if (m)
+      return variant === "DuplicateInstruction"
+        ? { [variant]: Number(m[1]) }
+        : { [variant]: { account_index: Number(m[1]) } };
   }
   return undefined;
 }

@@ -60,4 +60,5 @@ export const PROGRAM_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** A program's display name, or null when txray does not know it. */
-export const programName = (program: string | null | undefined): string | null => (program ? (PROGRAM_NAMES[program] ?? null) : null);
+export const programName = (program: string | null | undefined): string | null =>
+  program ? (PROGRAM_NAMES[program] ?? null) : null;

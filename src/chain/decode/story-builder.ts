@@ -96,7 +96,8 @@ function mainInstruction(ctx: Context): MainInstruction | null {
       const index = ixs.findIndex((ix) => ix.programId === focusProgram);
       if (index >= 0) return { index, programId: focusProgram };
     } else {
-      for (const [index, frame] of ctx.frameByIndex) if (frame.programId === focusProgram) return { index, programId: focusProgram };
+      for (const [index, frame] of ctx.frameByIndex)
+        if (frame.programId === focusProgram) return { index, programId: focusProgram };
     }
   }
   let best: [number, LogFrame] | null = null;
@@ -120,7 +121,8 @@ function mainInstruction(ctx: Context): MainInstruction | null {
 function cuUsedFromLogs(trace: LogTrace | null): number | null {
   if (!trace || trace.truncated || trace.startsMidway) return null;
   let sum: number | null = null;
-  for (const frame of trace.topFrames) if (frame.consumed !== null && Number.isFinite(frame.consumed)) sum = (sum ?? 0) + frame.consumed;
+  for (const frame of trace.topFrames)
+    if (frame.consumed !== null && Number.isFinite(frame.consumed)) sum = (sum ?? 0) + frame.consumed;
   return sum;
 }
 
@@ -155,7 +157,12 @@ function describeMainInstruction(ctx: Context, story: DecodedStory, options: { l
  * failing top-level instruction's program) from the outermost of its frames that enclose the failing
  * frame; when it has none there, the failing top-level instruction's name.
  */
-function targetedInstructionName(ctx: Context, frame: LogFrame | null, index: number | null, topLevelProgram: string | null): string | null {
+function targetedInstructionName(
+  ctx: Context,
+  frame: LogFrame | null,
+  index: number | null,
+  topLevelProgram: string | null,
+): string | null {
   const target = ctx.evidence.focusProgram ?? topLevelProgram;
   let outermost: LogFrame | null = null;
   for (let f = frame; f; f = f.parent) if (f.programId === target) outermost = f;
@@ -166,12 +173,19 @@ function targetedInstructionName(ctx: Context, frame: LogFrame | null, index: nu
   return index !== null ? topInstructionName(ctx, index) : null;
 }
 
-function isComputeExhaustion(ctx: Context, frame: LogFrame | null, variant: string | null, code: number | null): boolean {
+function isComputeExhaustion(
+  ctx: Context,
+  frame: LogFrame | null,
+  variant: string | null,
+  code: number | null,
+): boolean {
   if (ctx.trace?.meterExceeded || variant === COMPUTE_EXCEEDED) return true;
   if (!frame || code !== null) return false;
   if (frame.failure === INSTRUCTION_ERROR_DISPLAY[COMPUTE_EXCEEDED]) return true;
   // `consumed N of N` on the failing frame: the meter ran dry (older validators print no meter line).
-  return frame.consumed !== null && frame.available !== null && frame.available > 0 && frame.consumed === frame.available;
+  return (
+    frame.consumed !== null && frame.available !== null && frame.available > 0 && frame.consumed === frame.available
+  );
 }
 
 function describeInstructionFailure(ctx: Context, story: DecodedStory, info: TransactionErrorInfo | null): void {

@@ -7,11 +7,21 @@ import type { RpcClient } from "../rpc";
 import type { Duck } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import type { Logger } from "../../shared/logger";
-import { decodeProgramData, PROGRAM_DATA_HEADER_BYTES, programDataAddressOf, UPGRADEABLE_LOADER_ID } from "./loader-state";
+import {
+  decodeProgramData,
+  PROGRAM_DATA_HEADER_BYTES,
+  programDataAddressOf,
+  UPGRADEABLE_LOADER_ID,
+} from "./loader-state";
 import { latestRecordedSlot, recordDeploy, type DeployRecord } from "./store";
 
 export type DetectDeps = { paths: DataPaths; duck: Duck; logger: Logger; clock: () => number };
-export type DetectResult = { programs: number; upgradeable: number; recorded: DeployRecord[]; skipped: { program: string; reason: string }[] };
+export type DetectResult = {
+  programs: number;
+  upgradeable: number;
+  recorded: DeployRecord[];
+  skipped: { program: string; reason: string }[];
+};
 
 type AccountInfo = { owner: string; data: [string, string] | string; executable?: boolean } | null;
 const BATCH = 100;
@@ -23,13 +33,18 @@ export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: 
   programs.forEach((program, i) => {
     const account = programAccounts[i];
     if (!account) return void result.skipped.push({ program, reason: "no such account" });
-    if (account.owner !== UPGRADEABLE_LOADER_ID) return void result.skipped.push({ program, reason: `owner ${account.owner} is not the upgradeable loader` });
+    if (account.owner !== UPGRADEABLE_LOADER_ID)
+      return void result.skipped.push({ program, reason: `owner ${account.owner} is not the upgradeable loader` });
     const address = programDataAddressOf(accountBytes(account));
     if (!address) return void result.skipped.push({ program, reason: "not an upgradeable program account" });
     programData.set(program, address);
   });
   const withData = [...programData.keys()];
-  const dataAccounts = await multipleAccounts(rpc, withData.map((p) => programData.get(p)!), { offset: 0, length: PROGRAM_DATA_HEADER_BYTES });
+  const dataAccounts = await multipleAccounts(
+    rpc,
+    withData.map((p) => programData.get(p)!),
+    { offset: 0, length: PROGRAM_DATA_HEADER_BYTES },
+  );
   for (let i = 0; i < withData.length; i++) {
     const program = withData[i];
     const account = dataAccounts[i];
@@ -40,7 +55,13 @@ export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: 
     }
     result.upgradeable++;
     if (latestRecordedSlot(deps.paths, program) === header.slot) continue;
-    const deploy: DeployRecord = { program, slot: header.slot, deployedAt: await blockTimeMs(rpc, header.slot, deps.logger), detectedAt: deps.clock(), authority: header.authority };
+    const deploy: DeployRecord = {
+      program,
+      slot: header.slot,
+      deployedAt: await blockTimeMs(rpc, header.slot, deps.logger),
+      detectedAt: deps.clock(),
+      authority: header.authority,
+    };
     await recordDeploy(deps.paths, deps.duck, deploy);
     result.recorded.push(deploy);
     deps.logger.info("deploy detected", { program, slot: header.slot });
@@ -48,7 +69,11 @@ export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: 
   return result;
 }
 
-async function multipleAccounts(rpc: RpcClient, addresses: string[], dataSlice?: { offset: number; length: number }): Promise<AccountInfo[]> {
+async function multipleAccounts(
+  rpc: RpcClient,
+  addresses: string[],
+  dataSlice?: { offset: number; length: number },
+): Promise<AccountInfo[]> {
   const out: AccountInfo[] = [];
   for (let start = 0; start < addresses.length; start += BATCH) {
     const keys = addresses.slice(start, start + BATCH);
@@ -72,7 +97,10 @@ async function blockTimeMs(rpc: RpcClient, slot: number, logger: Logger): Promis
     const seconds = await rpc.call<number | null>("getBlockTime", [slot]);
     return typeof seconds === "number" ? seconds * 1000 : null;
   } catch (error) {
-    logger.debug("no block time for deploy slot", { slot, error: error instanceof Error ? error.message : String(error) });
+    logger.debug("no block time for deploy slot", {
+      slot,
+      error: error instanceof Error ? error.message : String(error),
+    });
     return null;
   }
 }

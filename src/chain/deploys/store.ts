@@ -8,7 +8,13 @@ import { sqlString, type Duck } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import { DEPLOY_COLUMNS } from "../../lake/schema";
 
-export type DeployRecord = { program: string; slot: number; deployedAt: number | null; detectedAt: number; authority: string | null };
+export type DeployRecord = {
+  program: string;
+  slot: number;
+  deployedAt: number | null;
+  detectedAt: number;
+  authority: string | null;
+};
 
 const PART = /^part-(\d+)\.parquet$/;
 

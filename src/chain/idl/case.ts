@@ -4,7 +4,7 @@
 // A different word-splitting rule (e.g. around digits: `aldrinV2Swap`) would give a wrong
 // discriminator or a name that never matches the log, so this mirrors heck's splitting.
 
-const enum Mode {
+enum Mode {
   Boundary,
   Lower,
   Upper,

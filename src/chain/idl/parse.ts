@@ -79,7 +79,9 @@ type RawInstruction = z.infer<typeof instructionSchema>;
 
 /** sha256("global:<snake_case name>")[..8]: Anchor's instruction discriminator. */
 export function anchorInstructionDiscriminator(name: string): Uint8Array {
-  const digest = createHash("sha256").update(`global:${toSnakeCase(name)}`).digest();
+  const digest = createHash("sha256")
+    .update(`global:${toSnakeCase(name)}`)
+    .digest();
   return new Uint8Array(digest.subarray(0, 8));
 }
 

@@ -11,13 +11,21 @@ import { idlFilePath, saveIdl } from "./store";
 /** getAccountInfo (base64) through the jobs' RPC client: the account's data, or null. */
 export function accountDataReader(rpc: RpcClient) {
   return async (address: string): Promise<string | null> => {
-    const reply = await rpc.call<{ value: { data: [string, string] } | null }>("getAccountInfo", [address, { encoding: "base64", commitment: "confirmed" }]);
+    const reply = await rpc.call<{ value: { data: [string, string] } | null }>("getAccountInfo", [
+      address,
+      { encoding: "base64", commitment: "confirmed" },
+    ]);
     return reply.value?.data[0] ?? null;
   };
 }
 
 /** Fetches and stores the on-chain IDL of each program that has none yet or was just redeployed. */
-export async function refreshOnchainIdls(dataDir: string, rpc: RpcClient, programs: string[], redeployed: Set<string>): Promise<{ fetched: string[]; failed: string[] }> {
+export async function refreshOnchainIdls(
+  dataDir: string,
+  rpc: RpcClient,
+  programs: string[],
+  redeployed: Set<string>,
+): Promise<{ fetched: string[]; failed: string[] }> {
   const read = accountDataReader(rpc);
   const fetched: string[] = [];
   const failed: string[] = [];

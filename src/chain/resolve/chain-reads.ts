@@ -8,7 +8,12 @@
 
 import { RpcError, type RpcCall, type RpcClient } from "../rpc";
 
-export type SignatureStatus = { slot: number; confirmations: number | null; err: unknown; confirmationStatus: "processed" | "confirmed" | "finalized" | null };
+export type SignatureStatus = {
+  slot: number;
+  confirmations: number | null;
+  err: unknown;
+  confirmationStatus: "processed" | "confirmed" | "finalized" | null;
+};
 
 /** getSignatureStatuses takes at most 256 signatures per call. */
 const STATUSES_PER_CALL = 256;
@@ -47,7 +52,11 @@ function orThrow<T>(reply: T | RpcError): T {
 }
 
 /** Statuses for many signatures: 256 per call, `perRequest` calls per HTTP request. */
-export async function signatureStatuses(rpc: RpcClient, sigs: string[], perRequest: number): Promise<Map<string, SignatureStatus | null>> {
+export async function signatureStatuses(
+  rpc: RpcClient,
+  sigs: string[],
+  perRequest: number,
+): Promise<Map<string, SignatureStatus | null>> {
   const chunks: string[][] = [];
   for (let i = 0; i < sigs.length; i += STATUSES_PER_CALL) chunks.push(sigs.slice(i, i + STATUSES_PER_CALL));
   const replies = await batched<{ value: (SignatureStatus | null)[] }>(
@@ -64,20 +73,37 @@ export async function signatureStatuses(rpc: RpcClient, sigs: string[], perReque
 }
 
 /** getTransaction results (json encoding, confirmed) by signature; null where the node has none yet. */
-export async function transactions(rpc: RpcClient, sigs: string[], perRequest: number): Promise<Map<string, unknown | null>> {
+export async function transactions(
+  rpc: RpcClient,
+  sigs: string[],
+  perRequest: number,
+): Promise<Map<string, unknown | null>> {
   const replies = await batched<unknown>(
     rpc,
-    sigs.map((sig) => ({ method: "getTransaction", params: [sig, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] })),
+    sigs.map((sig) => ({
+      method: "getTransaction",
+      params: [sig, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }],
+    })),
     perRequest,
   );
   return new Map(sigs.map((sig, i) => [sig, orThrow(replies[i]) ?? null]));
 }
 
 /** Block times (Unix seconds) of slots; null where the node has none (an error for that slot counts as none). */
-export async function blockTimes(rpc: RpcClient, slots: number[], perRequest: number): Promise<Map<number, number | null>> {
-  const replies = await batched<number | null>(rpc, slots.map((slot) => ({ method: "getBlockTime", params: [slot] })), perRequest);
-  return new Map(slots.map((slot, i) => {
-    const reply = replies[i];
-    return [slot, typeof reply === "number" ? reply : null];
-  }));
+export async function blockTimes(
+  rpc: RpcClient,
+  slots: number[],
+  perRequest: number,
+): Promise<Map<number, number | null>> {
+  const replies = await batched<number | null>(
+    rpc,
+    slots.map((slot) => ({ method: "getBlockTime", params: [slot] })),
+    perRequest,
+  );
+  return new Map(
+    slots.map((slot, i) => {
+      const reply = replies[i];
+      return [slot, typeof reply === "number" ? reply : null];
+    }),
+  );
 }

@@ -25,8 +25,27 @@ export type Checkpoint = {
 };
 
 const FIELDS = [
-  "attemptId", "accountId", "program", "sig", "kind", "lastValidBlockHeight", "sentAt", "receivedAt", "rpcHash", "rpcLabel", "payer", "cuLimit",
-  "cuPriceMicroLamports", "ixPrefix", "nonce", "preflightError", "simulationLogs", "checks", "nextCheckAt", "expiry", "indexed",
+  "attemptId",
+  "accountId",
+  "program",
+  "sig",
+  "kind",
+  "lastValidBlockHeight",
+  "sentAt",
+  "receivedAt",
+  "rpcHash",
+  "rpcLabel",
+  "payer",
+  "cuLimit",
+  "cuPriceMicroLamports",
+  "ixPrefix",
+  "nonce",
+  "preflightError",
+  "simulationLogs",
+  "checks",
+  "nextCheckAt",
+  "expiry",
+  "indexed",
 ] as const satisfies readonly (keyof OpenAttempt)[];
 
 export const checkpointPath = (paths: DataPaths) => join(paths.resolver, "checkpoint.json");
@@ -38,7 +57,10 @@ export function writeCheckpoint(paths: DataPaths, checkpoint: Checkpoint): void 
   const temporary = `${file}.tmp`;
   const fd = openSync(temporary, "w");
   try {
-    writeSync(fd, `{"format":1,"through":${checkpoint.through},"fields":${JSON.stringify(FIELDS)},"names":${JSON.stringify(checkpoint.names)},"open":[`);
+    writeSync(
+      fd,
+      `{"format":1,"through":${checkpoint.through},"fields":${JSON.stringify(FIELDS)},"names":${JSON.stringify(checkpoint.names)},"open":[`,
+    );
     let chunk: string[] = [];
     let first = true;
     for (const attempt of checkpoint.open) {
@@ -64,7 +86,12 @@ export function writeCheckpoint(paths: DataPaths, checkpoint: Checkpoint): void 
 export function readCheckpoint(paths: DataPaths): Checkpoint | null {
   const file = checkpointPath(paths);
   if (!existsSync(file)) return null;
-  const raw = JSON.parse(readFileSync(file, "utf8")) as { through: number; fields: string[]; names: [string, string, string][]; open: unknown[][] };
+  const raw = JSON.parse(readFileSync(file, "utf8")) as {
+    through: number;
+    fields: string[];
+    names: [string, string, string][];
+    open: unknown[][];
+  };
   const open = raw.open.map((row) => {
     const attempt = Object.fromEntries(raw.fields.map((field, i) => [field, row[i]])) as unknown as OpenAttempt;
     attempt.version = 0;

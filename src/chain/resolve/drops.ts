@@ -28,7 +28,15 @@ export const DROP_CLASSES = [
 export type DropClass = (typeof DROP_CLASSES)[number];
 
 /** A resolved send attempt near the one being classified. */
-export type Neighbour = { sig: string | null; payer: string; program: string; rpcHash: string; sentAt: number; outcome: Outcome; cuPriceMicroLamports: number | null };
+export type Neighbour = {
+  sig: string | null;
+  payer: string;
+  program: string;
+  rpcHash: string;
+  sentAt: number;
+  outcome: Outcome;
+  cuPriceMicroLamports: number | null;
+};
 
 export type DropContext = {
   /** Confirmed block height observed before the status look-up that found nothing. */
@@ -52,7 +60,10 @@ export type DropItem = { attempt: Attempt; heightAtExpiry: number; heightAtSend:
 
 /** One attempt against its neighbours. For many attempts, use classifyDrops (same answers, one index). */
 export function classifyDrop(attempt: Attempt, context: DropContext): DropDiagnosis {
-  return classifyDrops([{ attempt, heightAtExpiry: context.heightAtExpiry, heightAtSend: context.heightAtSend }], context.neighbours)[0];
+  return classifyDrops(
+    [{ attempt, heightAtExpiry: context.heightAtExpiry, heightAtSend: context.heightAtSend }],
+    context.neighbours,
+  )[0];
 }
 
 /**
@@ -64,7 +75,8 @@ export function classifyDrop(attempt: Attempt, context: DropContext): DropDiagno
  */
 export function classifyDrops(items: DropItem[], neighbours: Neighbour[]): DropDiagnosis[] {
   const sends = new SendColumns();
-  for (const n of neighbours) if (n.outcome !== "preflight") sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
+  for (const n of neighbours)
+    if (n.outcome !== "preflight") sends.push(n.sentAt, n.rpcHash, n.program, n.outcome, n.cuPriceMicroLamports);
   return classifyDropsFrom(items, { samePayerProgram: neighbours, sends });
 }
 
@@ -201,14 +213,24 @@ export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): 
           confidence: 0.55,
           evidence: [
             expiryEvidence(items[i]),
-            { kind: "cu_price", detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`, value: attempt.cuPriceMicroLamports },
-            { kind: "landed_peers_cu_price_p25", detail: `a quarter of the ${count} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`, value: p25 },
+            {
+              kind: "cu_price",
+              detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`,
+              value: attempt.cuPriceMicroLamports,
+            },
+            {
+              kind: "landed_peers_cu_price_p25",
+              detail: `a quarter of the ${count} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`,
+              value: p25,
+            },
           ],
         };
       }
     }
   }
-  return results.map((result, i) => result ?? { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiryEvidence(items[i])] });
+  return results.map(
+    (result, i) => result ?? { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiryEvidence(items[i])] },
+  );
 }
 
 function expiryEvidence({ attempt, heightAtExpiry }: DropItem): Evidence {
@@ -252,7 +274,14 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
       return {
         dropClass: "superseded_by_retry",
         confidence: 0.9,
-        evidence: [expiryEvidence(item), { kind: "landed_retry", detail: `the same payer's attempt at this program ${byPayer.outcomes[retry] === "landed" ? "landed" : "landed (and failed)"} ${Math.round((byPayer.times[retry] - attempt.sentAt) / 1000)} s later`, value: byPayer.sigs[retry] }],
+        evidence: [
+          expiryEvidence(item),
+          {
+            kind: "landed_retry",
+            detail: `the same payer's attempt at this program ${byPayer.outcomes[retry] === "landed" ? "landed" : "landed (and failed)"} ${Math.round((byPayer.times[retry] - attempt.sentAt) / 1000)} s later`,
+            value: byPayer.sigs[retry],
+          },
+        ],
       };
     }
   }
@@ -263,13 +292,24 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
       return {
         dropClass: "stale_blockhash_at_send",
         confidence: blocksLeft <= 0 ? 0.85 : 0.65,
-        evidence: [expiryEvidence(item), { kind: "blocks_left_at_send", detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${item.heightAtSend})`, value: blocksLeft }],
+        evidence: [
+          expiryEvidence(item),
+          {
+            kind: "blocks_left_at_send",
+            detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${item.heightAtSend})`,
+            value: blocksLeft,
+          },
+        ],
       };
     }
   }
 
   const sends = index.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
-  const mine = index.providerWindow(attempt.rpcHash, attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
+  const mine = index.providerWindow(
+    attempt.rpcHash,
+    attempt.sentAt - PROVIDER_WINDOW_MS,
+    attempt.sentAt + PROVIDER_WINDOW_MS,
+  );
   const others = { count: sends.count - mine.count, drops: sends.drops - mine.drops };
   if (mine.count >= MIN_SAMPLES && others.count >= MIN_SAMPLES) {
     const mineInterval = wilson(mine.drops, mine.count);
@@ -282,8 +322,16 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
         confidence: Math.min(0.9, 0.6 + (mineInterval[0] - othersInterval[1])),
         evidence: [
           expiryEvidence(item),
-          { kind: "provider_drop_rate", detail: `${attempt.rpcLabel} dropped ${mine.drops} of ${mine.count} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`, value: round(mineRate) },
-          { kind: "other_providers_drop_rate", detail: `other providers dropped ${others.drops} of ${others.count} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`, value: round(othersRate) },
+          {
+            kind: "provider_drop_rate",
+            detail: `${attempt.rpcLabel} dropped ${mine.drops} of ${mine.count} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`,
+            value: round(mineRate),
+          },
+          {
+            kind: "other_providers_drop_rate",
+            detail: `other providers dropped ${others.drops} of ${others.count} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`,
+            value: round(othersRate),
+          },
         ],
       };
     }
@@ -300,8 +348,16 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
         confidence: 0.6,
         evidence: [
           expiryEvidence(item),
-          { kind: "minute_drop_rate", detail: `${minute.drops} of ${minute.count} sends across all providers were dropped within a minute of it`, value: round(minuteRate) },
-          { kind: "baseline_drop_rate", detail: `the surrounding 30 minutes dropped ${around.drops} of ${around.count}`, value: round(baseline) },
+          {
+            kind: "minute_drop_rate",
+            detail: `${minute.drops} of ${minute.count} sends across all providers were dropped within a minute of it`,
+            value: round(minuteRate),
+          },
+          {
+            kind: "baseline_drop_rate",
+            detail: `the surrounding 30 minutes dropped ${around.drops} of ${around.count}`,
+            value: round(baseline),
+          },
         ],
       };
     }
@@ -363,7 +419,8 @@ function indexPairs(neighbours: NeighbourSet, keys: ReadonlySet<string>): Map<st
     let h = 0;
     const heldCount = fromHeld === null ? 0 : fromHeld.times.length;
     for (const n of list) {
-      for (; h < heldCount && fromHeld!.times[h] <= n.sentAt; h++) add(fromHeld!.times[h], fromHeld!.sigs[h], fromHeld!.outcomes[h]);
+      for (; h < heldCount && fromHeld!.times[h] <= n.sentAt; h++)
+        add(fromHeld!.times[h], fromHeld!.sigs[h], fromHeld!.outcomes[h]);
       add(n.sentAt, n.sig, n.outcome);
     }
     for (; h < heldCount; h++) add(fromHeld!.times[h], fromHeld!.sigs[h], fromHeld!.outcomes[h]);
@@ -372,7 +429,11 @@ function indexPairs(neighbours: NeighbourSet, keys: ReadonlySet<string>): Map<st
   return byPair;
 }
 
-function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to: number }, keys: ReadonlySet<string>): NeighbourIndex {
+function indexNeighbours(
+  neighbours: NeighbourSet,
+  feeRange: { from: number; to: number },
+  keys: ReadonlySet<string>,
+): NeighbourIndex {
   const byPayerProgram = indexPairs(neighbours, keys);
   // The sends of `sends` (this run's, or the lake's) indexed here; those held are counted where
   // they are held (held-sends.ts), so a run costs what it brings, not what is held.
@@ -404,7 +465,8 @@ function indexNeighbours(neighbours: NeighbourSet, feeRange: { from: number; to:
   const within = (from: number, to: number) => [Math.max(from, held!.from), Math.min(to, held!.to)] as const;
   return {
     byPayerProgram,
-    window: (from, to) => (held ? sum(held.sends.window(...within(from, to)), all.window(from, to)) : all.window(from, to)),
+    window: (from, to) =>
+      held ? sum(held.sends.window(...within(from, to)), all.window(from, to)) : all.window(from, to),
     providerWindow: (rpcHash, from, to) => {
       const here = byProvider.get(rpcHash)?.window(from, to) ?? none;
       return held ? sum(held.sends.providerWindow(rpcHash, ...within(from, to)), here) : here;
@@ -532,20 +594,34 @@ export function unknownDrop(attempt: Attempt, waitedMs: number): DropDiagnosis {
     confidence: 0.3,
     evidence: [
       attempt.nonce
-        ? { kind: "nonce_not_seen", detail: `durable-nonce transaction not found on chain ${minutes} min after it was sent`, value: waitedMs }
-        : { kind: "not_seen", detail: `not found on chain ${minutes} min after it was sent, and the chain has not reached its lastValidBlockHeight ${attempt.lastValidBlockHeight}`, value: waitedMs },
+        ? {
+            kind: "nonce_not_seen",
+            detail: `durable-nonce transaction not found on chain ${minutes} min after it was sent`,
+            value: waitedMs,
+          }
+        : {
+            kind: "not_seen",
+            detail: `not found on chain ${minutes} min after it was sent, and the chain has not reached its lastValidBlockHeight ${attempt.lastValidBlockHeight}`,
+            value: waitedMs,
+          },
     ],
   };
 }
 
 /** Advice a developer can act on, per class (diagnose-drop). */
 export const DROP_ADVICE: Record<DropClass, string> = {
-  superseded_by_retry: "Harmless: a retry of the same intent landed. Consider cancelling outstanding retries once one confirms to save fees and load.",
-  stale_blockhash_at_send: "Fetch the blockhash right before signing (commitment 'confirmed'), and re-sign with a fresh one instead of re-sending after ~60 s.",
-  rpc_not_forwarding: "This provider is not getting transactions to leaders as often as others: send through a second provider or a staked/landing service, and rebroadcast until lastValidBlockHeight.",
-  network_congestion: "Drops spiked network-wide: raise the compute-unit price (getRecentPrioritizationFees on your writable accounts) and keep rebroadcasting until expiry.",
-  priority_fee_too_low: "Peers that landed paid more per compute unit: raise cuPriceMicroLamports and set a tight SetComputeUnitLimit so the fee buys priority.",
-  expired_blockhash: "The transaction never landed before its blockhash expired: rebroadcast until lastValidBlockHeight (maxRetries 0 + your own loop), add a priority fee, and check the provider report.",
+  superseded_by_retry:
+    "Harmless: a retry of the same intent landed. Consider cancelling outstanding retries once one confirms to save fees and load.",
+  stale_blockhash_at_send:
+    "Fetch the blockhash right before signing (commitment 'confirmed'), and re-sign with a fresh one instead of re-sending after ~60 s.",
+  rpc_not_forwarding:
+    "This provider is not getting transactions to leaders as often as others: send through a second provider or a staked/landing service, and rebroadcast until lastValidBlockHeight.",
+  network_congestion:
+    "Drops spiked network-wide: raise the compute-unit price (getRecentPrioritizationFees on your writable accounts) and keep rebroadcasting until expiry.",
+  priority_fee_too_low:
+    "Peers that landed paid more per compute unit: raise cuPriceMicroLamports and set a tight SetComputeUnitLimit so the fee buys priority.",
+  expired_blockhash:
+    "The transaction never landed before its blockhash expired: rebroadcast until lastValidBlockHeight (maxRetries 0 + your own loop), add a priority fee, and check the provider report.",
   unknown: "No chain evidence: for durable-nonce transactions check whether the nonce account advanced.",
 };
 

@@ -19,12 +19,28 @@
 // up to 5M sends are held, and as arrays of JavaScript values they took a sixth more memory, all of
 // it traced by every full garbage collection.
 
-import { lowerBound, payerProgramKey, upperBound, type HeldCounts, type HeldPairs, type PairSends, type PriceRun } from "./drops";
+import {
+  lowerBound,
+  payerProgramKey,
+  upperBound,
+  type HeldCounts,
+  type HeldPairs,
+  type PairSends,
+  type PriceRun,
+} from "./drops";
 import { OUTCOMES } from "../../shared/outcome";
 import type { Outcome } from "./types";
 
 /** One held send. */
-export type HeldRow = { sentAt: number; rpcHash: string; program: string; outcome: Outcome; price: number | null; payer: string | null; sig: string | null };
+export type HeldRow = {
+  sentAt: number;
+  rpcHash: string;
+  program: string;
+  outcome: Outcome;
+  price: number | null;
+  payer: string | null;
+  sig: string | null;
+};
 
 type NumberArray = Float64Array | Uint32Array | Uint8Array;
 
@@ -81,7 +97,8 @@ class Column<A extends NumberArray> {
 
   /** A column held at a quarter of its room gives back all but half again of its rows. */
   private shrink(): void {
-    if (this.data.length > MIN_CAPACITY && this.length < this.data.length / 4) this.resize(Math.max(MIN_CAPACITY, Math.ceil(this.length * 1.5)));
+    if (this.data.length > MIN_CAPACITY && this.length < this.data.length / 4)
+      this.resize(Math.max(MIN_CAPACITY, Math.ceil(this.length * 1.5)));
   }
 
   private resize(capacity: number): void {
@@ -105,7 +122,15 @@ type Landed = { positions: Column<Float64Array>; times: Column<Float64Array>; pr
 /** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
 type Pair = { key: string; positions: number[]; head: number };
 /** Rows taken off the tail to be pushed again (insert): their columns and pairs. */
-type Tail = { times: Float64Array; providers: Uint32Array; programs: Uint32Array; outcomes: Uint8Array; prices: Float64Array; sigs: (string | null)[]; pairs: (Pair | null)[] };
+type Tail = {
+  times: Float64Array;
+  providers: Uint32Array;
+  programs: Uint32Array;
+  outcomes: Uint8Array;
+  prices: Float64Array;
+  sigs: (string | null)[];
+  pairs: (Pair | null)[];
+};
 
 /** One store of held sends, in send-time order (HeldSends holds two). */
 export class SortedSends implements HeldCounts, HeldPairs {
@@ -154,7 +179,15 @@ export class SortedSends implements HeldCounts, HeldPairs {
       pair = this.pairs.get(key) ?? null;
       if (!pair) this.pairs.set(key, (pair = { key, positions: [], head: 0 }));
     }
-    this.append(row.sentAt, this.number(row.rpcHash), this.number(row.program), OUTCOME_CODE.get(row.outcome)!, row.price ?? NaN, row.sig, pair);
+    this.append(
+      row.sentAt,
+      this.number(row.rpcHash),
+      this.number(row.program),
+      OUTCOME_CODE.get(row.outcome)!,
+      row.price ?? NaN,
+      row.sig,
+      pair,
+    );
   }
 
   /** The newest row's send time (-Infinity when empty). */
@@ -180,7 +213,15 @@ export class SortedSends implements HeldCounts, HeldPairs {
     let k = 0;
     for (let j = 0; j < tail.times.length; j++) {
       for (; k < rows.length && rows[k].sentAt < tail.times[j]; k++) this.push(rows[k]);
-      this.append(tail.times[j], tail.providers[j], tail.programs[j], tail.outcomes[j], tail.prices[j], tail.sigs[j], tail.pairs[j]);
+      this.append(
+        tail.times[j],
+        tail.providers[j],
+        tail.programs[j],
+        tail.outcomes[j],
+        tail.prices[j],
+        tail.sigs[j],
+        tail.pairs[j],
+      );
     }
     for (; k < rows.length; k++) this.push(rows[k]);
   }
@@ -206,7 +247,8 @@ export class SortedSends implements HeldCounts, HeldPairs {
       const pair = this.pairOf[i];
       if (pair !== null) this.forgetPair(pair, this.base + i);
     }
-    for (const column of [this.sentAt, this.providers, this.programs, this.outcomes, this.prices, this.dropsBefore]) column.dropFront(k);
+    for (const column of [this.sentAt, this.providers, this.programs, this.outcomes, this.prices, this.dropsBefore])
+      column.dropFront(k);
     this.sigs.splice(0, k);
     this.pairOf.splice(0, k);
     this.base += k;
@@ -262,7 +304,11 @@ export class SortedSends implements HeldCounts, HeldPairs {
     const [rowFrom, rowTo] = this.rowsWithin(from, to);
     const s = this.base + rowFrom;
     const e = this.base + rowTo;
-    for (let k = Math.max(pair.head, lowerBound(pair.positions, s)); k < pair.positions.length && pair.positions[k] < e; k++) {
+    for (
+      let k = Math.max(pair.head, lowerBound(pair.positions, s));
+      k < pair.positions.length && pair.positions[k] < e;
+      k++
+    ) {
       const i = pair.positions[k] - this.base;
       out.times.push(this.sentAt.data[i]);
       out.sigs.push(this.sigs[i]);
@@ -275,8 +321,11 @@ export class SortedSends implements HeldCounts, HeldPairs {
   row(i: number): Pick<HeldRow, "sentAt" | "rpcHash" | "program" | "outcome" | "price"> {
     const price = this.prices.data[i];
     return {
-      sentAt: this.sentAt.data[i], rpcHash: this.names[this.providers.data[i]], program: this.names[this.programs.data[i]],
-      outcome: OUTCOMES[this.outcomes.data[i]], price: Number.isNaN(price) ? null : price,
+      sentAt: this.sentAt.data[i],
+      rpcHash: this.names[this.providers.data[i]],
+      program: this.names[this.programs.data[i]],
+      outcome: OUTCOMES[this.outcomes.data[i]],
+      price: Number.isNaN(price) ? null : price,
     };
   }
 
@@ -307,7 +356,15 @@ export class SortedSends implements HeldCounts, HeldPairs {
     return n;
   }
 
-  private append(sentAt: number, provider: number, program: number, outcome: number, price: number, sig: string | null, pair: Pair | null): void {
+  private append(
+    sentAt: number,
+    provider: number,
+    program: number,
+    outcome: number,
+    price: number,
+    sig: string | null,
+    pair: Pair | null,
+  ): void {
     const at = this.base + this.sentAt.length;
     const dropped = outcome === DROPPED ? 1 : 0;
     this.sentAt.push(sentAt);
@@ -327,7 +384,8 @@ export class SortedSends implements HeldCounts, HeldPairs {
     counted.dropsBefore.push(counted.dropsBefore.last() + dropped);
     if (!dropped && !Number.isNaN(price)) {
       let landed = this.landed.get(program);
-      if (!landed) this.landed.set(program, (landed = { positions: numbers64(), times: numbers64(), prices: numbers64() }));
+      if (!landed)
+        this.landed.set(program, (landed = { positions: numbers64(), times: numbers64(), prices: numbers64() }));
       landed.positions.push(at);
       landed.times.push(sentAt);
       landed.prices.push(price);
@@ -338,8 +396,13 @@ export class SortedSends implements HeldCounts, HeldPairs {
   /** Removes rows [cut, length) and every count of them; returns their columns. */
   private takeTail(cut: number): Tail {
     const tail: Tail = {
-      times: this.sentAt.slice(cut), providers: this.providers.slice(cut), programs: this.programs.slice(cut), outcomes: this.outcomes.slice(cut),
-      prices: this.prices.slice(cut), sigs: this.sigs.slice(cut), pairs: this.pairOf.slice(cut),
+      times: this.sentAt.slice(cut),
+      providers: this.providers.slice(cut),
+      programs: this.programs.slice(cut),
+      outcomes: this.outcomes.slice(cut),
+      prices: this.prices.slice(cut),
+      sigs: this.sigs.slice(cut),
+      pairs: this.pairOf.slice(cut),
     };
     const at = this.base + cut;
     // A pair left without positions stays listed: insert pushes its rows again, and a pair is only
@@ -441,7 +504,8 @@ export class HeldSends implements HeldCounts, HeldPairs {
 
   /** Lets go of signatures and payers of sends before `at` from those sent from `from` on (the retry hold moving on). */
   forgetDetails(from: number, at: number): void {
-    for (const store of [this.appended, this.late]) store.forgetDetailsBefore(store.firstFrom(from), store.firstFrom(at));
+    for (const store of [this.appended, this.late])
+      store.forgetDetailsBefore(store.firstFrom(from), store.firstFrom(at));
   }
 
   /** Lets go of sends before `at` once an eighth of a store is before it (a cut moves every row after it). */
@@ -489,5 +553,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
   }
 }
 
-const sum = (a: { count: number; drops: number }, b: { count: number; drops: number }) => ({ count: a.count + b.count, drops: a.drops + b.drops });
-
+const sum = (a: { count: number; drops: number }, b: { count: number; drops: number }) => ({
+  count: a.count + b.count,
+  drops: a.drops + b.drops,
+});

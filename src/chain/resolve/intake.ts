@@ -21,10 +21,23 @@ import type { Attempt } from "./types";
 
 /** The envelope columns intake reads from the lake (one array per column, a row per index). */
 export type EnvelopeColumns = {
-  attempt_id: string[]; account_id: string[]; program: string[]; sig: (string | null)[]; last_valid_block_height: number[];
-  sent_at: number[]; received_at: number[]; rpc_hash: string[]; rpc_label: string[]; payer: string[]; cu_limit: (number | null)[];
-  cu_price_micro_lamports: (number | null)[]; ix_prefix: (string | null)[]; nonce: (boolean | null)[]; kind: string[];
-  preflight_error: (string | null)[]; simulation_logs: (string[] | null)[];
+  attempt_id: string[];
+  account_id: string[];
+  program: string[];
+  sig: (string | null)[];
+  last_valid_block_height: number[];
+  sent_at: number[];
+  received_at: number[];
+  rpc_hash: string[];
+  rpc_label: string[];
+  payer: string[];
+  cu_limit: (number | null)[];
+  cu_price_micro_lamports: (number | null)[];
+  ix_prefix: (string | null)[];
+  nonce: (boolean | null)[];
+  kind: string[];
+  preflight_error: (string | null)[];
+  simulation_logs: (string[] | null)[];
 };
 
 const INTAKE_CHUNK_ROWS = 50_000;
@@ -34,7 +47,12 @@ const INTAKE_MAX_ROWS = 100_000;
 const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 
 /** `exclude`: segments a round still being recorded took in (resolve.ts): not marked taken until its commit, and not to be taken twice. */
-export type IntakeLimits = { maxSegments?: number; maxRows?: number; chunkRows?: number; exclude?: ReadonlySet<string> };
+export type IntakeLimits = {
+  maxSegments?: number;
+  maxRows?: number;
+  chunkRows?: number;
+  exclude?: ReadonlySet<string>;
+};
 
 /**
  * `more`: segments are still waiting after this intake (it reached its caps). `chunksReadByDay`:
@@ -73,7 +91,10 @@ export async function intakeNewSegments(
 }
 
 /** The segments' envelopes as attempts (a segment without rows has nothing to read). */
-export async function readSegments(ctx: Context, segments: AwaitingSegment[]): Promise<{ attempts: Attempt[]; byDay: boolean }> {
+export async function readSegments(
+  ctx: Context,
+  segments: AwaitingSegment[],
+): Promise<{ attempts: Attempt[]; byDay: boolean }> {
   const days = [...new Set(segments.flatMap((s) => s.days))];
   const fromParts = days.length === 0 ? NO_ROWS : await readFlushedParts(ctx, segments);
   const c = fromParts ?? (await readDays(ctx, segments, days));
@@ -92,13 +113,31 @@ export async function findInSegments(ctx: Context, segments: AwaitingSegment[], 
 export function attemptFromSpoolFields(f: Record<SpoolColumn, string | null>): Attempt | null {
   const number = (text: string | null) => (text === null ? null : Number(text));
   const attempt: Attempt = {
-    attemptId: f.attempt_id ?? "", accountId: f.account_id ?? "", program: f.program ?? "", sig: f.sig, kind: f.kind === "preflight" ? "preflight" : "send",
-    lastValidBlockHeight: number(f.last_valid_block_height) ?? 0, sentAt: number(f.sent_at) ?? 0, receivedAt: number(f.received_at) ?? 0,
-    rpcHash: f.rpc_hash ?? "", rpcLabel: f.rpc_label ?? "", payer: f.payer ?? "", cuLimit: number(f.cu_limit), cuPriceMicroLamports: number(f.cu_price_micro_lamports),
-    ixPrefix: f.ix_prefix, nonce: f.nonce === "true", preflightError: f.preflight_error,
+    attemptId: f.attempt_id ?? "",
+    accountId: f.account_id ?? "",
+    program: f.program ?? "",
+    sig: f.sig,
+    kind: f.kind === "preflight" ? "preflight" : "send",
+    lastValidBlockHeight: number(f.last_valid_block_height) ?? 0,
+    sentAt: number(f.sent_at) ?? 0,
+    receivedAt: number(f.received_at) ?? 0,
+    rpcHash: f.rpc_hash ?? "",
+    rpcLabel: f.rpc_label ?? "",
+    payer: f.payer ?? "",
+    cuLimit: number(f.cu_limit),
+    cuPriceMicroLamports: number(f.cu_price_micro_lamports),
+    ixPrefix: f.ix_prefix,
+    nonce: f.nonce === "true",
+    preflightError: f.preflight_error,
     simulationLogs: f.kind === "preflight" ? (JSON.parse(f.simulation_logs ?? "[]") as string[]) : null,
   };
-  const numbers = [attempt.lastValidBlockHeight, attempt.sentAt, attempt.receivedAt, attempt.cuLimit ?? 0, attempt.cuPriceMicroLamports ?? 0];
+  const numbers = [
+    attempt.lastValidBlockHeight,
+    attempt.sentAt,
+    attempt.receivedAt,
+    attempt.cuLimit ?? 0,
+    attempt.cuPriceMicroLamports ?? 0,
+  ];
   return attempt.attemptId && attempt.program && numbers.every(Number.isFinite) ? attempt : null;
 }
 
@@ -109,12 +148,23 @@ function attemptsOf(c: EnvelopeColumns): Attempt[] {
   for (let i = 0; i < attempts.length; i++) {
     const preflight = c.kind[i] === "preflight";
     attempts[i] = {
-      attemptId: c.attempt_id[i], accountId: shared(c.account_id[i]), program: shared(c.program[i]), sig: c.sig[i] ?? null, kind: preflight ? "preflight" : "send",
-      lastValidBlockHeight: Number(c.last_valid_block_height[i]), sentAt: Number(c.sent_at[i]), receivedAt: Number(c.received_at[i]),
-      rpcHash: shared(c.rpc_hash[i]), rpcLabel: shared(c.rpc_label[i]), payer: c.payer[i],
-      cuLimit: c.cu_limit[i] === null ? null : Number(c.cu_limit[i]), cuPriceMicroLamports: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]),
-      ixPrefix: c.ix_prefix[i] ?? null, nonce: c.nonce[i] === true,
-      preflightError: preflight ? c.preflight_error[i] : null, simulationLogs: preflight ? (c.simulation_logs[i] ?? []) : null,
+      attemptId: c.attempt_id[i],
+      accountId: shared(c.account_id[i]),
+      program: shared(c.program[i]),
+      sig: c.sig[i] ?? null,
+      kind: preflight ? "preflight" : "send",
+      lastValidBlockHeight: Number(c.last_valid_block_height[i]),
+      sentAt: Number(c.sent_at[i]),
+      receivedAt: Number(c.received_at[i]),
+      rpcHash: shared(c.rpc_hash[i]),
+      rpcLabel: shared(c.rpc_label[i]),
+      payer: c.payer[i],
+      cuLimit: c.cu_limit[i] === null ? null : Number(c.cu_limit[i]),
+      cuPriceMicroLamports: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]),
+      ixPrefix: c.ix_prefix[i] ?? null,
+      nonce: c.nonce[i] === true,
+      preflightError: preflight ? c.preflight_error[i] : null,
+      simulationLogs: preflight ? (c.simulation_logs[i] ?? []) : null,
     };
   }
   return attempts;
@@ -124,7 +174,8 @@ const ENVELOPE_COLUMNS = `attempt_id, account_id, program, sig, last_valid_block
   cu_limit, cu_price_micro_lamports, ix_prefix, nonce, kind, preflight_error, simulation_logs`;
 // union_by_name: parts flushed before a column existed (ix_prefix, lake version 2) lack it.
 const HIVE = "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true";
-const segmentFilter = (segments: AwaitingSegment[]) => `spool_segment IN (${segments.map((s) => sqlString(s.segment)).join(", ")})`;
+const segmentFilter = (segments: AwaitingSegment[]) =>
+  `spool_segment IN (${segments.map((s) => sqlString(s.segment)).join(", ")})`;
 /** Flush batches are segment names (node id, time, hex); anything else would not be a safe glob. */
 const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
 
@@ -134,11 +185,16 @@ const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
  * instead) for segments flushed before the batch was recorded, or when compaction has merged some
  * of those parts already (fewer rows than flushed, or no file left to match).
  */
-async function readFlushedParts(ctx: Context, segments: AwaitingSegment[], sig?: string): Promise<EnvelopeColumns | null> {
+async function readFlushedParts(
+  ctx: Context,
+  segments: AwaitingSegment[],
+  sig?: string,
+): Promise<EnvelopeColumns | null> {
   const globs = new Set<string>();
   for (const s of segments) {
     if (s.flushBatch === null || !PLAIN_NAME.test(s.flushBatch)) return null;
-    for (const day of s.days) globs.add(join(ctx.paths.dataset("envelopes"), "program=*", `day=${day}`, `part-${s.flushBatch}-*.parquet`));
+    for (const day of s.days)
+      globs.add(join(ctx.paths.dataset("envelopes"), "program=*", `day=${day}`, `part-${s.flushBatch}-*.parquet`));
   }
   const expected = segments.reduce((sum, s) => sum + s.rows, 0);
   try {

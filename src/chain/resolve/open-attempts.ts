@@ -75,7 +75,8 @@ export class OpenAttempts {
   reschedule(attempt: OpenAttempt, at: number): void {
     attempt.nextCheckAt = at;
     attempt.version++;
-    if (this.byId.get(attempt.attemptId) === attempt) this.push({ at, seq: this.pushed++, attempt, version: attempt.version });
+    if (this.byId.get(attempt.attemptId) === attempt)
+      this.push({ at, seq: this.pushed++, attempt, version: attempt.version });
   }
 
   /** When the next attempt is due (Infinity when none is open). */

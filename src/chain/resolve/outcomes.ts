@@ -8,7 +8,15 @@
 // The same inputs give the same row whoever asks, so an answer given on demand is the one the
 // resolver records later.
 
-import { decodePreflight, decodeTransactionWithPrefix, EMPTY_STORY, instructionNameFromPrefix, issueFingerprint, storyFingerprint, type DecodedStory } from "../decode";
+import {
+  decodePreflight,
+  decodeTransactionWithPrefix,
+  EMPTY_STORY,
+  instructionNameFromPrefix,
+  issueFingerprint,
+  storyFingerprint,
+  type DecodedStory,
+} from "../decode";
 import type { IdlRegistry } from "../idl";
 import type { SignatureStatus } from "./chain-reads";
 import { inSuccessSample } from "./sample";
@@ -52,17 +60,47 @@ export class LearnedNames {
 }
 
 /** A landed success from its status alone (outside the sample). */
-export function landedFromStatus(attempt: Attempt, status: SignatureStatus, blockTime: number | null, idls: IdlRegistry, names: LearnedNames | null, now: number): Resolution {
+export function landedFromStatus(
+  attempt: Attempt,
+  status: SignatureStatus,
+  blockTime: number | null,
+  idls: IdlRegistry,
+  names: LearnedNames | null,
+  now: number,
+): Resolution {
   const prefix = attempt.ixPrefix;
-  const instruction = prefix === null ? null : (instructionNameFromPrefix(attempt.program, prefix, idls) ?? names?.get(attempt.program, prefix) ?? null);
-  const story: DecodedStory = { ...EMPTY_STORY, topLevelProgram: attempt.program, instruction, cuRequested: attempt.cuLimit };
+  const instruction =
+    prefix === null
+      ? null
+      : (instructionNameFromPrefix(attempt.program, prefix, idls) ?? names?.get(attempt.program, prefix) ?? null);
+  const story: DecodedStory = {
+    ...EMPTY_STORY,
+    topLevelProgram: attempt.program,
+    instruction,
+    cuRequested: attempt.cuLimit,
+  };
   return {
-    attempt, outcome: "landed", resolvedAt: now, slot: status.slot, blockTime, err: null, story, drop: null, fingerprint: null,
-    logMessages: null, ixPrefix: prefix, sampled: false, sampleWeight: null,
+    attempt,
+    outcome: "landed",
+    resolvedAt: now,
+    slot: status.slot,
+    blockTime,
+    err: null,
+    story,
+    drop: null,
+    fingerprint: null,
+    logMessages: null,
+    ixPrefix: prefix,
+    sampled: false,
+    sampleWeight: null,
   };
 }
 
-type TransactionJson = { slot?: number; blockTime?: number | null; meta?: { err?: unknown; logMessages?: string[] | null } | null };
+type TransactionJson = {
+  slot?: number;
+  blockTime?: number | null;
+  meta?: { err?: unknown; logMessages?: string[] | null } | null;
+};
 
 /**
  * A confirmed attempt decoded from its transaction: a failure, or a success in the sample (then
@@ -86,7 +124,12 @@ export function resolveFromTransaction(
   // A success counts in the sample only when its attempt is in it (a status that said "failed" and a
   // transaction that says otherwise must not bias the estimates).
   const sampled = landed && inSuccessSample(attempt.attemptId, sampleRate);
-  if (names && target && story.instruction !== null && (landed || story.ixPath?.split(".")[0] === String(target.index))) {
+  if (
+    names &&
+    target &&
+    story.instruction !== null &&
+    (landed || story.ixPath?.split(".")[0] === String(target.index))
+  ) {
     names.learn(attempt.program, target.prefix, story.instruction);
   }
   return {
@@ -109,18 +152,48 @@ export function resolveFromTransaction(
 /** A preflight failure, decoded from the envelope's error text and simulation logs. */
 export function resolvePreflight(attempt: Attempt, idls: IdlRegistry, now: number): Resolution {
   const logs = attempt.simulationLogs ?? [];
-  const story = decodePreflight({ preflightError: attempt.preflightError, simulationLogs: logs, program: attempt.program }, idls);
+  const story = decodePreflight(
+    { preflightError: attempt.preflightError, simulationLogs: logs, program: attempt.program },
+    idls,
+  );
   return {
-    attempt, outcome: "preflight", resolvedAt: now, slot: null, blockTime: null, err: story.txError, story, drop: null,
-    fingerprint: storyFingerprint(attempt.program, "preflight", story), logMessages: logs, ixPrefix: attempt.ixPrefix, sampled: false, sampleWeight: null,
+    attempt,
+    outcome: "preflight",
+    resolvedAt: now,
+    slot: null,
+    blockTime: null,
+    err: story.txError,
+    story,
+    drop: null,
+    fingerprint: storyFingerprint(attempt.program, "preflight", story),
+    logMessages: logs,
+    ixPrefix: attempt.ixPrefix,
+    sampled: false,
+    sampleWeight: null,
   };
 }
 
 /** A drop, with the diagnosis that classified it. */
 export function dropped(attempt: Attempt, diagnosis: DropDiagnosis, now: number): Resolution {
   return {
-    attempt, outcome: "dropped", resolvedAt: now, slot: null, blockTime: null, err: null, story: EMPTY_STORY, drop: diagnosis,
-    fingerprint: issueFingerprint({ program: attempt.program, outcome: "dropped", failingProgram: null, instruction: null, key: diagnosis.dropClass }),
-    logMessages: [], ixPrefix: attempt.ixPrefix, sampled: false, sampleWeight: null,
+    attempt,
+    outcome: "dropped",
+    resolvedAt: now,
+    slot: null,
+    blockTime: null,
+    err: null,
+    story: EMPTY_STORY,
+    drop: diagnosis,
+    fingerprint: issueFingerprint({
+      program: attempt.program,
+      outcome: "dropped",
+      failingProgram: null,
+      instruction: null,
+      key: diagnosis.dropClass,
+    }),
+    logMessages: [],
+    ixPrefix: attempt.ixPrefix,
+    sampled: false,
+    sampleWeight: null,
   };
 }

@@ -66,7 +66,15 @@ export class RecentSends {
       const a = r.attempt;
       // Before the retry hold a send's payer is never read: it comes without (held-sends.ts).
       const details = a.sentAt >= this.detailFrom;
-      rows.push({ sentAt: a.sentAt, rpcHash: a.rpcHash, program: a.program, outcome: r.outcome, price: a.cuPriceMicroLamports, payer: details ? a.payer : null, sig: details ? a.sig : null });
+      rows.push({
+        sentAt: a.sentAt,
+        rpcHash: a.rpcHash,
+        program: a.program,
+        outcome: r.outcome,
+        price: a.cuPriceMicroLamports,
+        payer: details ? a.payer : null,
+        sig: details ? a.sig : null,
+      });
     }
     rows.sort((a, b) => a.sentAt - b.sentAt);
     this.sends.insert(rows);
@@ -107,23 +115,43 @@ export class RecentSends {
  * around the window joined with resolutions of the days since (a send is resolved after it is sent).
  * `payerPrograms`: only the sends of these payer+program pairs (the retry check's), not the window's every send.
  */
-export async function readResolvedSends(ctx: Context, from: number, to: number, payerPrograms?: { payer: string; program: string }[]): Promise<SendRow[]> {
+export async function readResolvedSends(
+  ctx: Context,
+  from: number,
+  to: number,
+  payerPrograms?: { payer: string; program: string }[],
+): Promise<SendRow[]> {
   const dayMs = 86_400_000;
   const envelopeFiles = partsOfDays(ctx.paths, "envelopes", daysBetween(from - dayMs, to + dayMs));
   const resolutionFiles = partsOfDays(ctx.paths, "resolutions", daysBetween(from, ctx.clock() + dayMs));
   if (envelopeFiles.length === 0 || resolutionFiles.length === 0 || payerPrograms?.length === 0) return [];
   const list = (files: string[]) => `[${files.map(sqlString).join(", ")}]`;
   // Base58 payers and programs hold no '/': the pair as one string.
-  const pairs = payerPrograms ? ` AND e.payer || '/' || e.program IN (${payerPrograms.map((p) => sqlString(`${p.payer}/${p.program}`)).join(", ")})` : "";
+  const pairs = payerPrograms
+    ? ` AND e.payer || '/' || e.program IN (${payerPrograms.map((p) => sqlString(`${p.payer}/${p.program}`)).join(", ")})`
+    : "";
   const sql = `SELECT e.sent_at, e.rpc_hash, e.program, r.outcome, e.cu_price_micro_lamports, e.payer, e.sig
     FROM read_parquet(${list(envelopeFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) e
     JOIN read_parquet(${list(resolutionFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) r USING (attempt_id)
     WHERE e.sent_at BETWEEN ${Math.floor(from)} AND ${Math.ceil(to)} AND r.outcome <> 'preflight'${pairs}`;
   const c = await readAgainAfterSwap(() =>
-    ctx.duck.columns<{ sent_at: number[]; rpc_hash: string[]; program: string[]; outcome: Outcome[]; cu_price_micro_lamports: (number | null)[]; payer: string[]; sig: (string | null)[] }>(sql),
+    ctx.duck.columns<{
+      sent_at: number[];
+      rpc_hash: string[];
+      program: string[];
+      outcome: Outcome[];
+      cu_price_micro_lamports: (number | null)[];
+      payer: string[];
+      sig: (string | null)[];
+    }>(sql),
   );
   return c.sent_at.map((sentAt, i) => ({
-    sentAt: Number(sentAt), rpcHash: c.rpc_hash[i], program: c.program[i], outcome: c.outcome[i],
-    price: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]), payer: c.payer[i], sig: c.sig[i],
+    sentAt: Number(sentAt),
+    rpcHash: c.rpc_hash[i],
+    program: c.program[i],
+    outcome: c.outcome[i],
+    price: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]),
+    payer: c.payer[i],
+    sig: c.sig[i],
   }));
 }

@@ -18,7 +18,15 @@
 import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
-import { commitResolutionBatch, forgetResolutionBatch, markSegmentsTaken, recordResolutionBatch, uncommittedResolutionBatches, type IssueHour, type ProviderHour } from "../../control";
+import {
+  commitResolutionBatch,
+  forgetResolutionBatch,
+  markSegmentsTaken,
+  recordResolutionBatch,
+  uncommittedResolutionBatches,
+  type IssueHour,
+  type ProviderHour,
+} from "../../control";
 import { sqlString } from "../../lake/duckdb";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, payerBucketSql, RESOLUTION_COLUMNS } from "../../lake/schema";
@@ -37,7 +45,9 @@ const readColumns = duckdbColumnsStruct([
   { name: "program", type: "VARCHAR", doc: "" },
   { name: "payer", type: "VARCHAR", doc: "" },
 ]);
-const stagedColumns = RESOLUTION_COLUMNS.map((c) => (c.name === "payer_bucket" ? `${payerBucketSql("payer")} AS payer_bucket` : c.name)).join(", ");
+const stagedColumns = RESOLUTION_COLUMNS.map((c) =>
+  c.name === "payer_bucket" ? `${payerBucketSql("payer")} AS payer_bucket` : c.name,
+).join(", ");
 
 /**
  * A resolution row as JSON for DuckDB's reader: columns without a value are left out (read as
@@ -96,7 +106,12 @@ export type RunRecord = { resolutions: Resolution[]; open: Attempt[]; segments: 
  * thread; staging: DuckDB's Parquet parts; index: waiting for the signature index's runs after
  * that; publish: the lake lease, renames and the commit) — where a slow recording's time went.
  */
-export async function recordRun(ctx: Context, { resolutions, open, segments }: RunRecord, now: number, options: { beforeCommit?: () => void; recordingMs?: Record<string, number> } = {}): Promise<void> {
+export async function recordRun(
+  ctx: Context,
+  { resolutions, open, segments }: RunRecord,
+  now: number,
+  options: { beforeCommit?: () => void; recordingMs?: Record<string, number> } = {},
+): Promise<void> {
   let mark = performance.now();
   const phase = (name: string) => {
     const at = performance.now();
@@ -105,7 +120,10 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
   };
   // Index runs are written on the index's own thread (src/signature-index) while this one goes on;
   // each is awaited before the commit that makes its entries count.
-  const openWritten = ctx.signatures.append(open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)), entryTime);
+  const openWritten = ctx.signatures.append(
+    open.filter((a) => a.sig !== null).map((a) => openEntry(a, now)),
+    entryTime,
+  );
   openWritten.catch(() => {}); // awaited below; a failure meanwhile is not unhandled
   if (resolutions.length === 0) {
     await openWritten;
@@ -117,9 +135,18 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
   try {
     // The batch is recorded with the partitions its parts will be in (program, UTC day of resolved_at)
     // before anything else exists: its index run, then its parts, are removed with it if it never commits.
-    recordResolutionBatch(ctx.control, batch, [...new Set(resolutions.map((r) => `program=${r.attempt.program}/day=${utcDay(r.resolvedAt)}`))], now);
+    recordResolutionBatch(
+      ctx.control,
+      batch,
+      [...new Set(resolutions.map((r) => `program=${r.attempt.program}/day=${utcDay(r.resolvedAt)}`))],
+      now,
+    );
     // The index run first: its thread sorts, compresses and syncs it while this one writes the rows.
-    const indexed = ctx.signatures.append(resolutions.filter((r) => r.attempt.sig !== null).map(resolvedEntry), entryTime, batch);
+    const indexed = ctx.signatures.append(
+      resolutions.filter((r) => r.attempt.sig !== null).map(resolvedEntry),
+      entryTime,
+      batch,
+    );
     indexed.catch(() => {}); // awaited below; a failure meanwhile is not unhandled
     mkdirSync(ctx.paths.staging, { recursive: true }); // absent in a restored data directory that never flushed
     // Written a few thousand rows at a time with pauses for the event loop (failures carry their logs).
@@ -127,7 +154,13 @@ export async function recordRun(ctx: Context, { resolutions, open, segments }: R
     try {
       for (let i = 0; i < resolutions.length; i += ROWS_PER_WRITE) {
         if (i > 0) await yieldToEventLoop();
-        writeSync(file, resolutions.slice(i, i + ROWS_PER_WRITE).map((r) => lakeRowJson(r) + "\n").join(""));
+        writeSync(
+          file,
+          resolutions
+            .slice(i, i + ROWS_PER_WRITE)
+            .map((r) => `${lakeRowJson(r)}\n`)
+            .join(""),
+        );
       }
     } finally {
       closeSync(file);

@@ -19,17 +19,40 @@
 // run's end wait for it, and a recording that fails fails the run (the state is then rebuilt).
 
 import type { Context } from "../../context";
-import { blockHeightObservations, forgetResolvedHoursBefore, forgetTransactionsFetchedBefore, recordBlockHeight, recordResolverProgress } from "../../control";
+import {
+  blockHeightObservations,
+  forgetResolvedHoursBefore,
+  forgetTransactionsFetchedBefore,
+  recordBlockHeight,
+  recordResolverProgress,
+} from "../../control";
 import type { IdlRegistry } from "../idl";
 import type { RpcClient } from "../rpc";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "../../shared/pause";
 import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
-import { classifyDropsFrom, NEIGHBOUR_WINDOW_MS, payerProgramKey, SAME_PAYER_WINDOW_MS, SendColumns, unknownDrop, type Neighbour, type NeighbourSet, type SamePayerSend } from "./drops";
+import {
+  classifyDropsFrom,
+  NEIGHBOUR_WINDOW_MS,
+  payerProgramKey,
+  SAME_PAYER_WINDOW_MS,
+  SendColumns,
+  unknownDrop,
+  type Neighbour,
+  type NeighbourSet,
+  type SamePayerSend,
+} from "./drops";
 import { intakeNewSegments } from "./intake";
 import { openAttempt, type OpenAttempt } from "./open-attempts";
-import { dropped, isConfirmed, landedFromStatus, needsTransaction, resolveFromTransaction, resolvePreflight } from "./outcomes";
+import {
+  dropped,
+  isConfirmed,
+  landedFromStatus,
+  needsTransaction,
+  resolveFromTransaction,
+  resolvePreflight,
+} from "./outcomes";
 import { readResolvedSends } from "./recent-sends";
 import { discardUncommittedBatches, recordRun } from "./record";
 import { startIndexUpkeep } from "./signatures";
@@ -125,7 +148,14 @@ export async function resolvePending(ctx: Context, options: ResolveOptions): Pro
   }
 }
 
-async function run(ctx: Context, options: ResolveOptions, state: ResolverState, discardedBatches: number, lap: () => number, steps: Record<string, number>): Promise<ResolveSummary> {
+async function run(
+  ctx: Context,
+  options: ResolveOptions,
+  state: ResolverState,
+  discardedBatches: number,
+  lap: () => number,
+  steps: Record<string, number>,
+): Promise<ResolveSummary> {
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_PER_RUN;
   const roundsUntil = performance.now() + (options.roundsForMs ?? 0);
   const intake = { segments: 0, attempts: 0, chunksReadByDay: 0 };
@@ -149,9 +179,13 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
       // Every mark this round makes carries `now`, later than any mark before (checkpoint.ts).
       const now = Math.max(ctx.clock(), state.through + 1);
       addStep(steps, "state", lap());
-      const taken = await intakeNewSegments(ctx, (attempts) => {
-        for (const attempt of attempts) state.open.add(openAttempt(attempt, now));
-      }, { exclude: recordingSegments });
+      const taken = await intakeNewSegments(
+        ctx,
+        (attempts) => {
+          for (const attempt of attempts) state.open.add(openAttempt(attempt, now));
+        },
+        { exclude: recordingSegments },
+      );
       addStep(steps, "intake", lap());
       checkStop(options.signal);
 
@@ -164,11 +198,15 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
       // restart) and still open get an open entry; those resolved in the same round get only their resolved one.
       const resolvedIds = new Set(resolutions.map((r) => r.attempt.attemptId));
       const unindexed: OpenAttempt[] = [];
-      for (const attempt of state.open.values()) if (!attempt.indexed && !resolvedIds.has(attempt.attemptId)) unindexed.push(attempt);
+      for (const attempt of state.open.values())
+        if (!attempt.indexed && !resolvedIds.has(attempt.attemptId)) unindexed.push(attempt);
       // One recording at a time: batches commit in order, each round's marks after the previous round's.
       await recorded();
       addStep(steps, "record", lap());
-      const recordingNow = recordRun(ctx, { resolutions, open: unindexed, segments: taken.names }, now, { beforeCommit: options.beforeCommit, recordingMs });
+      const recordingNow = recordRun(ctx, { resolutions, open: unindexed, segments: taken.names }, now, {
+        beforeCommit: options.beforeCommit,
+        recordingMs,
+      });
       recordingNow.catch(() => {}); // awaited by the next round or at the end; a failure meanwhile is not unhandled
       recording = recordingNow;
       recordingSegments = new Set(taken.names);
@@ -196,7 +234,12 @@ async function run(ctx: Context, options: ResolveOptions, state: ResolverState, 
       }
       const nextDueAt = state.open.nextDueAt();
       state.version = nextVersion(state);
-      recordResolverProgress(ctx.control, { version: state.version, at: now, openAttempts: state.open.size, nextDueAt: Number.isFinite(nextDueAt) ? nextDueAt : null });
+      recordResolverProgress(ctx.control, {
+        version: state.version,
+        at: now,
+        openAttempts: state.open.size,
+        nextDueAt: Number.isFinite(nextDueAt) ? nextDueAt : null,
+      });
       await upkeep(ctx, state, now);
       addStep(steps, "upkeep", lap());
       if (another) continue;
@@ -226,7 +269,11 @@ const addStep = (steps: Record<string, number>, step: string, ms: number) => (st
  * would, until no attempt is open or the next one is due later than `settleMs` (an attempt that has
  * not landed and whose blockhash has not expired stays open). The summary adds up the runs.
  */
-export async function resolveSettled(ctx: Context, options: ResolveOptions, { settleMs = 3_000, maxMs = 120_000 } = {}): Promise<ResolveSummary & { runs: number }> {
+export async function resolveSettled(
+  ctx: Context,
+  options: ResolveOptions,
+  { settleMs = 3_000, maxMs = 120_000 } = {},
+): Promise<ResolveSummary & { runs: number }> {
   const started = Date.now();
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   const intake = { segments: 0, attempts: 0, chunksReadByDay: 0 };
@@ -238,19 +285,29 @@ export async function resolveSettled(ctx: Context, options: ResolveOptions, { se
     discardedBatches += last.discardedBatches;
     for (const [outcome, n] of Object.entries(last.resolved)) resolved[outcome] = (resolved[outcome] ?? 0) + n;
     for (const key of ["segments", "attempts", "chunksReadByDay"] as const) intake[key] += last.intake[key];
-    const settled = !last.backlog && (last.stillPending === 0 || last.nextRunInMs === null || last.nextRunInMs > settleMs);
+    const settled =
+      !last.backlog && (last.stillPending === 0 || last.nextRunInMs === null || last.nextRunInMs > settleMs);
     if (settled || Date.now() - started > maxMs) return { ...last, intake, resolved, discardedBatches, runs };
     if (!last.backlog) await stoppableSleep(Math.max(1, last.nextRunInMs ?? 0), options.signal);
   }
 }
 
 /** The due attempts looked up on the chain (as few calls as possible), decoded and classified; the rest rescheduled. */
-async function resolveDue(ctx: Context, options: ResolveOptions, state: ResolverState, due: OpenAttempt[], now: number, lap: () => number, steps: Record<string, number>): Promise<Resolution[]> {
+async function resolveDue(
+  ctx: Context,
+  options: ResolveOptions,
+  state: ResolverState,
+  due: OpenAttempt[],
+  now: number,
+  lap: () => number,
+  steps: Record<string, number>,
+): Promise<Resolution[]> {
   const resolutions: Resolution[] = [];
   const sends: OpenAttempt[] = [];
   for (const attempt of due) {
     if (attempt.kind === "preflight") resolutions.push(resolvePreflight(attempt, options.idls, now));
-    else if (attempt.sig === null) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now)); // cannot happen: validation requires a signature on sends
+    else if (attempt.sig === null)
+      resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now)); // cannot happen: validation requires a signature on sends
     else sends.push(attempt);
   }
   if (sends.length === 0) return resolutions;
@@ -263,7 +320,11 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
     recordBlockHeight(ctx.control, now, height);
     state.lastHeightAt = now;
   }
-  const statuses = await signatureStatuses(options.rpc, sends.map((a) => a.sig!), batchCalls);
+  const statuses = await signatureStatuses(
+    options.rpc,
+    sends.map((a) => a.sig!),
+    batchCalls,
+  );
   addStep(steps, "statuses", lap());
 
   const fetch: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
@@ -272,39 +333,61 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
   for (const attempt of sends) {
     const status = statuses.get(attempt.sig!) ?? null;
     attempt.checks++;
-    if (isConfirmed(status)) (needsTransaction(attempt, status, sampleRate) ? fetch : fromStatus).push({ attempt, status });
-    else if (status !== null) state.open.reschedule(attempt, now + 1_000); // processed only: confirmed (or forked out) within about a second
+    if (isConfirmed(status))
+      (needsTransaction(attempt, status, sampleRate) ? fetch : fromStatus).push({ attempt, status });
+    else if (status !== null)
+      state.open.reschedule(attempt, now + 1_000); // processed only: confirmed (or forked out) within about a second
     else if (attempt.nonce) {
-      if (now - attempt.sentAt > NONCE_WAIT_MS) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
+      if (now - attempt.sentAt > NONCE_WAIT_MS)
+        resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
       else state.open.reschedule(attempt, now + retryMs(attempt));
     } else if (height > attempt.lastValidBlockHeight) {
       if (attempt.expiry === null) {
         // Already the recheck's worth of blocks past its expiry (taken in late: a backlog, a
         // restart), this look-up is the conclusive one, as the recheck would have been.
-        if ((height - attempt.lastValidBlockHeight) * SLOT_MS >= recheckDelay) expired.push({ attempt, heightAtExpiry: height });
+        if ((height - attempt.lastValidBlockHeight) * SLOT_MS >= recheckDelay)
+          expired.push({ attempt, heightAtExpiry: height });
         else {
           attempt.expiry = { observedAt: now, height };
           state.open.reschedule(attempt, now + recheckDelay);
         }
-      } else if (now - attempt.expiry.observedAt >= recheckDelay) expired.push({ attempt, heightAtExpiry: attempt.expiry.height });
+      } else if (now - attempt.expiry.observedAt >= recheckDelay)
+        expired.push({ attempt, heightAtExpiry: attempt.expiry.height });
       else state.open.reschedule(attempt, attempt.expiry.observedAt + recheckDelay);
-    } else if (now - attempt.receivedAt > MAX_PENDING_MS) resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
-    else state.open.reschedule(attempt, now + Math.min(retryMs(attempt), Math.max(1_000, (attempt.lastValidBlockHeight - height) * SLOT_MS + 500)));
+    } else if (now - attempt.receivedAt > MAX_PENDING_MS)
+      resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
+    else
+      state.open.reschedule(
+        attempt,
+        now + Math.min(retryMs(attempt), Math.max(1_000, (attempt.lastValidBlockHeight - height) * SLOT_MS + 500)),
+      );
   }
 
   if (fromStatus.length > 0) {
-    const times = await state.slotTimes.of(options.rpc, fromStatus.map((s) => s.status.slot), batchCalls);
-    for (const { attempt, status } of fromStatus) resolutions.push(landedFromStatus(attempt, status, times.get(status.slot) ?? null, options.idls, state.names, now));
+    const times = await state.slotTimes.of(
+      options.rpc,
+      fromStatus.map((s) => s.status.slot),
+      batchCalls,
+    );
+    for (const { attempt, status } of fromStatus)
+      resolutions.push(
+        landedFromStatus(attempt, status, times.get(status.slot) ?? null, options.idls, state.names, now),
+      );
     addStep(steps, "times", lap());
   }
 
   if (fetch.length > 0) {
     checkStop(options.signal);
-    const txs = await transactions(options.rpc, fetch.map((f) => f.attempt.sig!), batchCalls);
+    const txs = await transactions(
+      options.rpc,
+      fetch.map((f) => f.attempt.sig!),
+      batchCalls,
+    );
     for (const [i, { attempt, status }] of fetch.entries()) {
       if (i > 0 && i % YIELD_EVERY === 0) await yieldToEventLoop();
       const tx = txs.get(attempt.sig!) ?? null;
-      if (tx === null) state.open.reschedule(attempt, now + 1_000); // the status is ahead of the node's ledger: next run
+      if (tx === null)
+        state.open.reschedule(attempt, now + 1_000); // the status is ahead of the node's ledger: next run
       else {
         const resolution = resolveFromTransaction(attempt, status, tx, options.idls, now, sampleRate, state.names);
         if (resolution.slot !== null) state.slotTimes.remember(resolution.slot, resolution.blockTime);
@@ -315,10 +398,23 @@ async function resolveDue(ctx: Context, options: ResolveOptions, state: Resolver
   }
 
   if (expired.length > 0) {
-    const neighbours = await loadNeighbours(ctx, state, expired.map((e) => e.attempt), resolutions, now);
+    const neighbours = await loadNeighbours(
+      ctx,
+      state,
+      expired.map((e) => e.attempt),
+      resolutions,
+      now,
+    );
     await yieldToEventLoop();
     const estimate = heightEstimator(ctx);
-    const diagnoses = classifyDropsFrom(expired.map(({ attempt, heightAtExpiry }) => ({ attempt, heightAtExpiry, heightAtSend: estimate(attempt.sentAt) })), neighbours);
+    const diagnoses = classifyDropsFrom(
+      expired.map(({ attempt, heightAtExpiry }) => ({
+        attempt,
+        heightAtExpiry,
+        heightAtSend: estimate(attempt.sentAt),
+      })),
+      neighbours,
+    );
     expired.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
     addStep(steps, "drops", lap());
   }
@@ -332,7 +428,10 @@ function retryMs(attempt: OpenAttempt): number {
 
 /** The run's upkeep: the signature index's merges and retention started in the background; hourly counts and why's cached transactions trimmed once an hour. */
 async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<void> {
-  const retention = ctx.config.TXRAY_RETENTION_DAYS === undefined ? INDEX_RETENTION_MS : Math.min(INDEX_RETENTION_MS, ctx.config.TXRAY_RETENTION_DAYS * 86_400_000);
+  const retention =
+    ctx.config.TXRAY_RETENTION_DAYS === undefined
+      ? INDEX_RETENTION_MS
+      : Math.min(INDEX_RETENTION_MS, ctx.config.TXRAY_RETENTION_DAYS * 86_400_000);
   startIndexUpkeep(ctx, now - retention, yieldToEventLoop);
   const hour = Math.floor(now / 3_600_000);
   if (hour !== state.trimmedHour) {
@@ -360,7 +459,8 @@ function heightEstimator(ctx: Context): (at: number) => number | null {
     }
     const before = lo > 0 ? samples[lo - 1] : undefined;
     const after = lo < samples.length ? samples[lo] : undefined;
-    if (!before || !after || after.observed_at - before.observed_at < 60_000 || after.height < before.height) return null;
+    if (!before || !after || after.observed_at - before.observed_at < 60_000 || after.height < before.height)
+      return null;
     const perMs = (after.height - before.height) / (after.observed_at - before.observed_at);
     return Math.round(before.height + (at - before.observed_at) * perMs);
   };
@@ -372,15 +472,38 @@ function heightEstimator(ctx: Context): (at: number) => number | null {
  * recent sends this process holds answer (recent-sends.ts); a window reaching before them (a drop
  * resolved long after it was sent) is read from the lake.
  */
-export async function loadNeighbours(ctx: Context, state: ResolverState, drops: Attempt[], thisRun: Resolution[], now: number): Promise<NeighbourSet> {
+export async function loadNeighbours(
+  ctx: Context,
+  state: ResolverState,
+  drops: Attempt[],
+  thisRun: Resolution[],
+  now: number,
+): Promise<NeighbourSet> {
   await state.recent.ensureLoaded(ctx, now);
   const fresh: Neighbour[] = [];
   for (const r of thisRun) {
     if (r.outcome === "preflight") continue;
     const a = r.attempt;
-    fresh.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: r.outcome, cuPriceMicroLamports: a.cuPriceMicroLamports });
+    fresh.push({
+      sig: a.sig,
+      payer: a.payer,
+      program: a.program,
+      rpcHash: a.rpcHash,
+      sentAt: a.sentAt,
+      outcome: r.outcome,
+      cuPriceMicroLamports: a.cuPriceMicroLamports,
+    });
   }
-  for (const a of drops) fresh.push({ sig: a.sig, payer: a.payer, program: a.program, rpcHash: a.rpcHash, sentAt: a.sentAt, outcome: "dropped", cuPriceMicroLamports: a.cuPriceMicroLamports });
+  for (const a of drops)
+    fresh.push({
+      sig: a.sig,
+      payer: a.payer,
+      program: a.program,
+      rpcHash: a.rpcHash,
+      sentAt: a.sentAt,
+      outcome: "dropped",
+      cuPriceMicroLamports: a.cuPriceMicroLamports,
+    });
 
   let first = Infinity;
   let last = -Infinity;
@@ -395,14 +518,19 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
   }
   const from = first - NEIGHBOUR_WINDOW_MS;
   const to = last + NEIGHBOUR_WINDOW_MS;
-  const ordered = fresh.map((n, i) => ({ n, i })).sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i).map((e) => e.n);
+  const ordered = fresh
+    .map((n, i) => ({ n, i }))
+    .sort((a, b) => a.n.sentAt - b.n.sentAt || a.i - b.i)
+    .map((e) => e.n);
   const freshColumns = new SendColumns();
 
   // Usually every drop was sent a minute or two ago: the recent sends this process holds answer.
   // A busy instance holds fewer than its windows' sends (the cap): its windows are what it holds,
   // never a lake read of tens of millions of sends per run.
   const heldSamePayer = state.recent.heldPairs(first - SAME_PAYER_WINDOW_MS, last + SAME_PAYER_WINDOW_MS);
-  const range = state.recent.range(from, to) ?? (state.recent.capped && to >= state.recent.heldFrom ? state.recent.range(state.recent.heldFrom, to) : null);
+  const range =
+    state.recent.range(from, to) ??
+    (state.recent.capped && to >= state.recent.heldFrom ? state.recent.range(state.recent.heldFrom, to) : null);
   let fromLake: Awaited<ReturnType<typeof readResolvedSends>> | null = null;
   if (range === null) {
     fromLake = await readResolvedSends(ctx, from, to);
@@ -417,7 +545,12 @@ export async function loadNeighbours(ctx: Context, state: ResolverState, drops: 
     heldSamePayer !== null
       ? []
       : fromLake!
-          .filter((r) => keys.has(payerProgramKey(r.payer, r.program)) && r.sentAt >= first - SAME_PAYER_WINDOW_MS && r.sentAt <= last + SAME_PAYER_WINDOW_MS)
+          .filter(
+            (r) =>
+              keys.has(payerProgramKey(r.payer, r.program)) &&
+              r.sentAt >= first - SAME_PAYER_WINDOW_MS &&
+              r.sentAt <= last + SAME_PAYER_WINDOW_MS,
+          )
           .map((r) => ({ sig: r.sig, payer: r.payer, program: r.program, sentAt: r.sentAt, outcome: r.outcome }));
   for (const n of fresh) if (keys.has(payerProgramKey(n.payer, n.program))) samePayerProgram.push(n);
   const pairsHeld = heldSamePayer === null ? {} : { heldSamePayer };

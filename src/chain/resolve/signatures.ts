@@ -29,7 +29,15 @@ export type OpenEntry = Common & {
 
 export type IndexedAttempt = ResolvedEntry | OpenEntry;
 
-const common = (a: Attempt): Common => ({ attemptId: a.attemptId, accountId: a.accountId, program: a.program, payer: a.payer, rpcHash: a.rpcHash, rpcLabel: a.rpcLabel, sentAt: a.sentAt });
+const common = (a: Attempt): Common => ({
+  attemptId: a.attemptId,
+  accountId: a.accountId,
+  program: a.program,
+  payer: a.payer,
+  rpcHash: a.rpcHash,
+  rpcLabel: a.rpcLabel,
+  sentAt: a.sentAt,
+});
 
 /**
  * The story as the index keeps it: only the fields that differ from EMPTY_STORY (a success decided
@@ -53,18 +61,52 @@ function readEntry(entry: IndexEntry): IndexedAttempt {
   const value = entry.value as ResolvedEntry | (Omit<OpenEntry, "attempt"> & { attempt: Partial<Attempt> });
   if (value.state === "resolved") return { ...value, story: { ...EMPTY_STORY, ...value.story } };
   const { attemptId, accountId, program, payer, rpcHash, rpcLabel, sentAt } = value;
-  const attempt = { attemptId, accountId, program, payer, rpcHash, rpcLabel, sentAt, sig: entry.sig, simulationLogs: null, preflightError: null, ...value.attempt } as Attempt;
+  const attempt = {
+    attemptId,
+    accountId,
+    program,
+    payer,
+    rpcHash,
+    rpcLabel,
+    sentAt,
+    sig: entry.sig,
+    simulationLogs: null,
+    preflightError: null,
+    ...value.attempt,
+  } as Attempt;
   return { ...value, attempt };
 }
 
 /** What the index answers for a resolution (why answers an attempt decided on demand from the same). */
 export function resolvedValue(r: Resolution): ResolvedEntry {
-  return { ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: r.story, drop: r.drop, fingerprint: r.fingerprint };
+  return {
+    ...common(r.attempt),
+    state: "resolved",
+    at: r.resolvedAt,
+    outcome: r.outcome,
+    slot: r.slot,
+    blockTime: r.blockTime,
+    err: r.err,
+    story: r.story,
+    drop: r.drop,
+    fingerprint: r.fingerprint,
+  };
 }
 
 export function resolvedEntry(r: Resolution): IndexEntry {
   // resolvedValue's fields in its order, the story compact: one object per entry (the resolver writes ~20,000 a second).
-  const value = { ...common(r.attempt), state: "resolved", at: r.resolvedAt, outcome: r.outcome, slot: r.slot, blockTime: r.blockTime, err: r.err, story: compactStory(r.story), drop: r.drop, fingerprint: r.fingerprint };
+  const value = {
+    ...common(r.attempt),
+    state: "resolved",
+    at: r.resolvedAt,
+    outcome: r.outcome,
+    slot: r.slot,
+    blockTime: r.blockTime,
+    err: r.err,
+    story: compactStory(r.story),
+    drop: r.drop,
+    fingerprint: r.fingerprint,
+  };
   return { sig: r.attempt.sig!, attemptId: r.attempt.attemptId, value };
 }
 
@@ -93,8 +135,14 @@ const upkeeps = new Map<string, Promise<void>>();
 export function startIndexUpkeep(ctx: Context, retainFrom: number, pause: () => Promise<void>): void {
   const index = ctx.signatures;
   if (upkeeps.has(index.dir)) return;
-  const running = ifLeaseFree(ctx.control, "signature-index", () => index.maintain(retainFrom, pause, (footer) => runVisible(ctx.control, footer)))
-    .then(() => {}, (error) => ctx.logger.warn("signature index upkeep failed; the next one retries", { error: describeError(error) }))
+  const running = ifLeaseFree(ctx.control, "signature-index", () =>
+    index.maintain(retainFrom, pause, (footer) => runVisible(ctx.control, footer)),
+  )
+    .then(
+      () => {},
+      (error) =>
+        ctx.logger.warn("signature index upkeep failed; the next one retries", { error: describeError(error) }),
+    )
     .finally(() => upkeeps.delete(index.dir));
   upkeeps.set(index.dir, running);
 }

@@ -11,8 +11,17 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import {
-  batchesCommittedAfter, forgetLegacyResolverRows, hasLegacyResolverRows, latestResolverMark, legacyIndexedAttempts, legacyPendingAttempts, resolverProgress,
-  segmentsTakenAfter, type ControlDb, type LegacyIndexRow, type LegacyPendingRow,
+  batchesCommittedAfter,
+  forgetLegacyResolverRows,
+  hasLegacyResolverRows,
+  latestResolverMark,
+  legacyIndexedAttempts,
+  legacyPendingAttempts,
+  resolverProgress,
+  segmentsTakenAfter,
+  type ControlDb,
+  type LegacyIndexRow,
+  type LegacyPendingRow,
 } from "../../control";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { yieldToEventLoop } from "../../shared/pause";
@@ -28,7 +37,15 @@ import type { DecodedStory } from "../decode";
 import type { DropDiagnosis, Outcome } from "./types";
 
 /** The JSON the previous version's attempt index kept per attempt. */
-type StoredStory = { outcome: Outcome; slot: number | null; blockTime: number | null; err: string | null; story: DecodedStory; drop: DropDiagnosis | null; fingerprint: string | null };
+type StoredStory = {
+  outcome: Outcome;
+  slot: number | null;
+  blockTime: number | null;
+  err: string | null;
+  story: DecodedStory;
+  drop: DropDiagnosis | null;
+  fingerprint: string | null;
+};
 
 export class ResolverState {
   readonly open = new OpenAttempts();
@@ -94,7 +111,11 @@ export function checkpoint(ctx: Context, state: ResolverState, at: number): void
 const CHECKPOINT_SHARE = 0.02;
 
 /** Whether the run ending at `now` checkpoints. */
-export function checkpointDue(state: Pick<ResolverState, "lastCheckpointAt" | "lastCheckpointMs">, now: number, everyMs: number): boolean {
+export function checkpointDue(
+  state: Pick<ResolverState, "lastCheckpointAt" | "lastCheckpointMs">,
+  now: number,
+  everyMs: number,
+): boolean {
   return now - state.lastCheckpointAt >= Math.max(everyMs, state.lastCheckpointMs / CHECKPOINT_SHARE);
 }
 
@@ -166,17 +187,32 @@ async function importLegacy(ctx: Context, state: ResolverState): Promise<void> {
   state.through = through;
   checkpoint(ctx, state, through);
   forgetLegacyResolverRows(ctx.control);
-  ctx.logger.info("resolver: imported the queue and attempt index of the previous version", { openAttempts: state.open.size });
+  ctx.logger.info("resolver: imported the queue and attempt index of the previous version", {
+    openAttempts: state.open.size,
+  });
 }
 
 function legacyOpen(row: LegacyPendingRow): OpenAttempt {
   const preflight = row.kind === "preflight";
   const attempt = openAttempt(
     {
-      attemptId: row.attempt_id, accountId: row.account_id, program: row.program, sig: row.sig === "" ? null : row.sig, kind: preflight ? "preflight" : "send",
-      lastValidBlockHeight: row.last_valid_block_height, sentAt: row.sent_at, receivedAt: row.received_at, rpcHash: row.rpc_hash, rpcLabel: row.rpc_label,
-      payer: row.payer, cuLimit: null, cuPriceMicroLamports: row.cu_price_micro_lamports, ixPrefix: null, nonce: row.nonce === 1,
-      preflightError: preflight ? row.preflight_error : null, simulationLogs: preflight ? (JSON.parse(row.simulation_logs ?? "[]") as string[]) : null,
+      attemptId: row.attempt_id,
+      accountId: row.account_id,
+      program: row.program,
+      sig: row.sig === "" ? null : row.sig,
+      kind: preflight ? "preflight" : "send",
+      lastValidBlockHeight: row.last_valid_block_height,
+      sentAt: row.sent_at,
+      receivedAt: row.received_at,
+      rpcHash: row.rpc_hash,
+      rpcLabel: row.rpc_label,
+      payer: row.payer,
+      cuLimit: null,
+      cuPriceMicroLamports: row.cu_price_micro_lamports,
+      ixPrefix: null,
+      nonce: row.nonce === 1,
+      preflightError: preflight ? row.preflight_error : null,
+      simulationLogs: preflight ? (JSON.parse(row.simulation_logs ?? "[]") as string[]) : null,
     },
     row.next_check_at,
   );
@@ -187,9 +223,22 @@ function legacyOpen(row: LegacyPendingRow): OpenAttempt {
 function legacyEntry(row: LegacyIndexRow): IndexEntry {
   const stored = JSON.parse(row.story) as StoredStory;
   const value: ResolvedEntry = {
-    attemptId: row.attempt_id, accountId: row.account_id, program: row.program, payer: row.payer, rpcHash: row.rpc_hash, rpcLabel: row.rpc_label, sentAt: row.sent_at,
-    state: "resolved", at: row.resolved_at, outcome: stored.outcome, slot: stored.slot, blockTime: stored.blockTime, err: stored.err, story: stored.story,
-    drop: stored.drop, fingerprint: stored.fingerprint,
+    attemptId: row.attempt_id,
+    accountId: row.account_id,
+    program: row.program,
+    payer: row.payer,
+    rpcHash: row.rpc_hash,
+    rpcLabel: row.rpc_label,
+    sentAt: row.sent_at,
+    state: "resolved",
+    at: row.resolved_at,
+    outcome: stored.outcome,
+    slot: stored.slot,
+    blockTime: stored.blockTime,
+    err: stored.err,
+    story: stored.story,
+    drop: stored.drop,
+    fingerprint: stored.fingerprint,
   };
   return { sig: row.sig!, attemptId: row.attempt_id, value };
 }

@@ -71,17 +71,24 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       try {
         stats.httpRequests++;
         const response = await withSlot(() =>
-          doFetch(options.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) }),
+          doFetch(options.url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(timeoutMs),
+          }),
         );
         if (response.ok) return await response.json();
         failure = `HTTP ${response.status}`;
         retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
-        if (response.status !== 429 && response.status < 500) throw new RpcError(`${failure} from ${redact(options.url)}`, null);
+        if (response.status !== 429 && response.status < 500)
+          throw new RpcError(`${failure} from ${redact(options.url)}`, null);
       } catch (error) {
         if (error instanceof RpcError) throw error;
         failure = error instanceof Error ? error.message : String(error);
       }
-      if (attempt >= maxRetries) throw new RpcError(`${failure} from ${redact(options.url)} after ${attempt + 1} attempts`, null);
+      if (attempt >= maxRetries)
+        throw new RpcError(`${failure} from ${redact(options.url)} after ${attempt + 1} attempts`, null);
       stats.retries++;
       const delay = retryAfterMs ?? backoffMs * 2 ** attempt * (0.5 + Math.random());
       options.logger?.debug("rpc retry", { failure, delay });
@@ -107,7 +114,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       stats.calls += calls.length;
       const firstId = nextId;
       nextId += calls.length;
-      const replies = (await post(calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params })))) as unknown;
+      const replies = (await post(
+        calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params })),
+      )) as unknown;
       if (!Array.isArray(replies)) {
         const single = unwrap(replies as Parameters<typeof unwrap>[0]);
         throw single instanceof RpcError ? single : new RpcError("batch answered with a single reply", null);

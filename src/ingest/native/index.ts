@@ -15,7 +15,11 @@ const SOURCE = join(import.meta.dir, "encode.c");
 
 export type NativeEncoder = {
   /** Spool bytes and envelope count, or null: the JavaScript path must decide. */
-  encode(body: Uint8Array, prefix: Uint8Array, maxBatch: number): { lines: Uint8Array; count: number; apiKeyOffset: number; apiKeyLength: number } | null;
+  encode(
+    body: Uint8Array,
+    prefix: Uint8Array,
+    maxBatch: number,
+  ): { lines: Uint8Array; count: number; apiKeyOffset: number; apiKeyLength: number } | null;
 };
 
 export type { NativeBuildOptions };
@@ -31,7 +35,17 @@ export function loadNativeEncoder(options: NativeBuildOptions = {}): NativeEncod
   if (!existsSync(path)) return null;
   const { symbols } = dlopen(path, {
     txray_encode_batch: {
-      args: [FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.ptr],
+      args: [
+        FFIType.ptr,
+        FFIType.i32,
+        FFIType.ptr,
+        FFIType.i32,
+        FFIType.ptr,
+        FFIType.i32,
+        FFIType.i32,
+        FFIType.ptr,
+        FFIType.ptr,
+      ],
       returns: FFIType.i32,
     },
   });
@@ -45,7 +59,17 @@ export function loadNativeEncoder(options: NativeBuildOptions = {}): NativeEncod
       // separators), so the body's size plus a margin is enough; the encoder falls back if it is not.
       const capacity = body.byteLength + 4096;
       if (scratch.byteLength < capacity) scratch = new Uint8Array(capacity);
-      const written = symbols.txray_encode_batch(body, body.byteLength, prefix, prefix.byteLength, scratch, capacity, maxBatch, table, result);
+      const written = symbols.txray_encode_batch(
+        body,
+        body.byteLength,
+        prefix,
+        prefix.byteLength,
+        scratch,
+        capacity,
+        maxBatch,
+        table,
+        result,
+      );
       if (written < 0) return null;
       return { lines: scratch.slice(0, written), count: result[0], apiKeyOffset: result[1], apiKeyLength: result[2] };
     },

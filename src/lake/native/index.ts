@@ -16,7 +16,15 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../../spool";
 import { buildNativeLibrary, nativeLibraryPath, type NativeBuildOptions } from "../../shared/native-library";
-import { dataPageHeader, fileFooter, leafColumns, PARQUET_MAGIC, type ChunkMeta, type LeafColumn, type RowGroupMeta } from "../parquet/format";
+import {
+  dataPageHeader,
+  fileFooter,
+  leafColumns,
+  PARQUET_MAGIC,
+  type ChunkMeta,
+  type LeafColumn,
+  type RowGroupMeta,
+} from "../parquet/format";
 import type { StagedPart } from "../publish";
 import { ENVELOPE_COLUMNS, type Column } from "../schema";
 
@@ -37,7 +45,14 @@ const threads = Math.min(8, availableParallelism());
 const POLL_MS = 2;
 
 /** Rows written per (segment, day, account, program), with the last receive time: what flush records. */
-export type StagedGroup = { segment: string; day: string; accountId: string; program: string; attempts: number; lastSeen: number };
+export type StagedGroup = {
+  segment: string;
+  day: string;
+  accountId: string;
+  program: string;
+  attempts: number;
+  lastSeen: number;
+};
 
 export type NativeFlushWriter = {
   /**
@@ -45,7 +60,12 @@ export type NativeFlushWriter = {
    * program=<p>/day=<d>/part-<batch>-0.parquet files, fsynced, and counts them; null when pages.c
    * declined a line (the caller then lets DuckDB write the pass; nothing was written).
    */
-  write(segments: readonly { file: string; name: string }[], staging: string, batch: string, options?: { rowGroupRows?: number }): Promise<{ parts: StagedPart[]; groups: StagedGroup[] } | null>;
+  write(
+    segments: readonly { file: string; name: string }[],
+    staging: string,
+    batch: string,
+    options?: { rowGroupRows?: number },
+  ): Promise<{ parts: StagedPart[]; groups: StagedGroup[] } | null>;
 };
 
 /** Compiles pages.c unless already built; returns an error text when it cannot. */
@@ -67,13 +87,20 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
     txw_finish: { args: [FFIType.ptr], returns: FFIType.i64 },
     txw_available: { args: [], returns: FFIType.i32 },
     txw_job: { args: [FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-    txw_job_groups: { args: [FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.i64, FFIType.ptr, FFIType.i64], returns: FFIType.i64 },
+    txw_job_groups: {
+      args: [FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.i64, FFIType.ptr, FFIType.i64],
+      returns: FFIType.i64,
+    },
   });
   if (symbols.txw_available() !== 1) return null; // no libzstd.so.1 on this machine
   const columns = ENVELOPE_COLUMNS;
   const leaves = leafColumns(columns);
   const kinds = Int32Array.from(columns.map(kindOf));
-  const fields = Int32Array.from(columns.map((column) => (column.name === "spool_segment" ? SEGMENT_FIELD : SPOOL_COLUMNS.indexOf(column.name as never))));
+  const fields = Int32Array.from(
+    columns.map((column) =>
+      column.name === "spool_segment" ? SEGMENT_FIELD : SPOOL_COLUMNS.indexOf(column.name as never),
+    ),
+  );
   if (fields.some((field) => field < 0)) throw new Error("native flush: a lake column is missing from the spool");
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
@@ -82,19 +109,39 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
   let groupSlots = new BigInt64Array(4 * 64);
   let groupText = new Uint8Array(4096);
   const groupCount = new BigInt64Array(1);
-  function jobGroups(context: Pointer, job: number): { segment: number; rows: number; lastReceived: number; account: string }[] {
-    let textBytes = Number(symbols.txw_job_groups(context, job, groupCount, groupSlots, groupSlots.length / 4, groupText, groupText.length));
+  function jobGroups(
+    context: Pointer,
+    job: number,
+  ): { segment: number; rows: number; lastReceived: number; account: string }[] {
+    let textBytes = Number(
+      symbols.txw_job_groups(context, job, groupCount, groupSlots, groupSlots.length / 4, groupText, groupText.length),
+    );
     if (Number(groupCount[0]) * 4 > groupSlots.length || textBytes > groupText.length) {
       groupSlots = new BigInt64Array(4 * Number(groupCount[0]));
       groupText = new Uint8Array(textBytes);
-      textBytes = Number(symbols.txw_job_groups(context, job, groupCount, groupSlots, groupSlots.length / 4, groupText, groupText.length));
+      textBytes = Number(
+        symbols.txw_job_groups(
+          context,
+          job,
+          groupCount,
+          groupSlots,
+          groupSlots.length / 4,
+          groupText,
+          groupText.length,
+        ),
+      );
     }
     const found = [];
     for (let i = 0, at = 0; i < Number(groupCount[0]); i++) {
       const length = Number(groupSlots[4 * i + 3]);
       const raw = decoder.decode(groupText.subarray(at, at + length));
       at += length;
-      found.push({ segment: Number(groupSlots[4 * i]), rows: Number(groupSlots[4 * i + 1]), lastReceived: Number(groupSlots[4 * i + 2]), account: raw.startsWith('"') ? (JSON.parse(raw) as string) : raw });
+      found.push({
+        segment: Number(groupSlots[4 * i]),
+        rows: Number(groupSlots[4 * i + 1]),
+        lastReceived: Number(groupSlots[4 * i + 2]),
+        account: raw.startsWith('"') ? (JSON.parse(raw) as string) : raw,
+      });
     }
     return found;
   }
@@ -104,10 +151,11 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
       const context = symbols.txw_new() as Pointer | null;
       if (context === null) throw new Error("native flush: out of memory");
       try {
-        if (symbols.txw_columns(context, kinds, fields, columns.length) !== 0) throw new Error("native flush: bad column table");
+        if (symbols.txw_columns(context, kinds, fields, columns.length) !== 0)
+          throw new Error("native flush: bad column table");
         for (const segment of segments) {
           const name = encoder.encode(segment.name);
-          const added = symbols.txw_add_segment(context, encoder.encode(segment.file + "\0"), name, name.length);
+          const added = symbols.txw_add_segment(context, encoder.encode(`${segment.file}\0`), name, name.length);
           if (added === IO_ERROR) throw new Error(`native flush: cannot read ${segment.file}`);
           if (added < 0) return null;
         }
@@ -137,7 +185,15 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
             files.push(file);
           }
           file.addRowGroup(Number(info[2]), result);
-          for (const group of jobGroups(context, job)) groups.push({ segment: segments[group.segment].name, day, accountId: group.account, program: programId, attempts: group.rows, lastSeen: group.lastReceived });
+          for (const group of jobGroups(context, job))
+            groups.push({
+              segment: segments[group.segment].name,
+              day,
+              accountId: group.account,
+              program: programId,
+              attempts: group.rows,
+              lastSeen: group.lastReceived,
+            });
         }
         const parts = files.map((part) => part.finish());
         await Promise.all(files.map((part) => part.write()));
@@ -161,7 +217,12 @@ class PartFile {
   private offset = PARQUET_MAGIC.length;
   private readonly rowGroups: RowGroupMeta[] = [];
 
-  constructor(readonly path: string, readonly partitionDir: string, readonly name: string, private readonly leaves: LeafColumn[]) {}
+  constructor(
+    readonly path: string,
+    readonly partitionDir: string,
+    readonly name: string,
+    private readonly leaves: LeafColumn[],
+  ) {}
 
   /** Adds a row group's compressed pages (`result`: txw_job's slots), each after its header. */
   addRowGroup(rows: number, result: BigInt64Array): void {
@@ -174,7 +235,11 @@ class PartFile {
       let uncompressedBytes = 0;
       let compressedBytes = 0;
       for (let page = 0, at = 0; page < pages.length; page += PAGE_RECORD) {
-        const [uncompressed, compressed, levels] = [Number(pages[page]), Number(pages[page + 1]), Number(pages[page + 2])];
+        const [uncompressed, compressed, levels] = [
+          Number(pages[page]),
+          Number(pages[page + 1]),
+          Number(pages[page + 2]),
+        ];
         const header = dataPageHeader(uncompressed, compressed, levels);
         this.pieces.push(header, packed.subarray(at, at + compressed));
         at += compressed;
@@ -202,7 +267,12 @@ class PartFile {
     const length = new Uint8Array(4);
     new DataView(length.buffer).setUint32(0, footer.length, true);
     this.pieces.push(footer, length, PARQUET_MAGIC);
-    return { path: this.path, partitionDir: this.partitionDir, name: this.name, day: this.partitionDir.split("day=")[1] };
+    return {
+      path: this.path,
+      partitionDir: this.partitionDir,
+      name: this.name,
+      day: this.partitionDir.split("day=")[1],
+    };
   }
 
   /** Writes and fsyncs the file (files are written concurrently: their fsyncs overlap). */
@@ -243,12 +313,18 @@ function rest(pieces: Uint8Array[], skip: number): Uint8Array[] {
 function kindOf(column: Column): number {
   if (column.name === "spool_segment") return Kind.segment;
   switch (column.type) {
-    case "VARCHAR": return SPOOL_TEXT_COLUMNS.has(column.name) ? Kind.text : Kind.raw;
-    case "VARCHAR[]": return Kind.logs;
-    case "BIGINT": return Kind.int64;
-    case "INTEGER": return Kind.int32;
-    case "BOOLEAN": return Kind.bool;
-    default: throw new Error(`native flush: no kind for ${column.name} ${column.type}`);
+    case "VARCHAR":
+      return SPOOL_TEXT_COLUMNS.has(column.name) ? Kind.text : Kind.raw;
+    case "VARCHAR[]":
+      return Kind.logs;
+    case "BIGINT":
+      return Kind.int64;
+    case "INTEGER":
+      return Kind.int32;
+    case "BOOLEAN":
+      return Kind.bool;
+    default:
+      throw new Error(`native flush: no kind for ${column.name} ${column.type}`);
   }
 }
 

@@ -19,7 +19,13 @@ export const PARQUET_MAGIC = new TextEncoder().encode("PAR1");
 /** One leaf column of a lake dataset: every column is optional; VARCHAR[] is a three-level LIST. */
 export type LeafColumn = { name: string; physical: keyof typeof PhysicalType; list: boolean };
 
-const PHYSICAL: Record<string, LeafColumn["physical"]> = { VARCHAR: "BYTE_ARRAY", "VARCHAR[]": "BYTE_ARRAY", BIGINT: "INT64", INTEGER: "INT32", BOOLEAN: "BOOLEAN" };
+const PHYSICAL: Record<string, LeafColumn["physical"]> = {
+  VARCHAR: "BYTE_ARRAY",
+  "VARCHAR[]": "BYTE_ARRAY",
+  BIGINT: "INT64",
+  INTEGER: "INT32",
+  BOOLEAN: "BOOLEAN",
+};
 
 export function leafColumns(columns: readonly Column[]): LeafColumn[] {
   return columns.map((column) => {
@@ -53,7 +59,11 @@ export function dataPageHeader(uncompressedBytes: number, compressedBytes: numbe
 }
 
 /** The footer (FileMetaData) of a file with these row groups. */
-export function fileFooter(leaves: readonly LeafColumn[], rowGroups: readonly RowGroupMeta[], createdBy: string): Uint8Array {
+export function fileFooter(
+  leaves: readonly LeafColumn[],
+  rowGroups: readonly RowGroupMeta[],
+  createdBy: string,
+): Uint8Array {
   const writer = new CompactWriter();
   writer.i32(1, 1);
   writer.structs(2, schemaElements(leaves), (w, element) => {
@@ -62,26 +72,33 @@ export function fileFooter(leaves: readonly LeafColumn[], rowGroups: readonly Ro
     if (element.children !== undefined) w.i32(5, element.children);
     if (element.converted !== undefined) w.i32(6, element.converted);
   });
-  writer.i64(3, rowGroups.reduce((sum, group) => sum + group.rows, 0));
+  writer.i64(
+    3,
+    rowGroups.reduce((sum, group) => sum + group.rows, 0),
+  );
   writer.structs(4, rowGroups, (w, group) => {
-    w.structs(1, group.chunks.map((chunk, i) => ({ chunk, leaf: leaves[i] })), (c, { chunk, leaf }) => {
-      c.i64(2, chunk.offset).struct(3, (m) => {
-        m.i32(1, PhysicalType[leaf.physical])
-          .i32s(2, [Encoding.PLAIN, Encoding.RLE])
-          .binaries(3, leaf.list ? [leaf.name, "list", "element"] : [leaf.name])
-          .i32(4, ZSTD)
-          .i64(5, chunk.values)
-          .i64(6, chunk.uncompressedBytes)
-          .i64(7, chunk.compressedBytes)
-          .i64(9, chunk.offset);
-        if (chunk.nulls !== null || chunk.min !== null) {
-          m.struct(12, (s) => {
-            if (chunk.nulls !== null) s.i64(3, chunk.nulls);
-            if (chunk.max !== null && chunk.min !== null) s.binary(5, chunk.max).binary(6, chunk.min);
-          });
-        }
-      });
-    });
+    w.structs(
+      1,
+      group.chunks.map((chunk, i) => ({ chunk, leaf: leaves[i] })),
+      (c, { chunk, leaf }) => {
+        c.i64(2, chunk.offset).struct(3, (m) => {
+          m.i32(1, PhysicalType[leaf.physical])
+            .i32s(2, [Encoding.PLAIN, Encoding.RLE])
+            .binaries(3, leaf.list ? [leaf.name, "list", "element"] : [leaf.name])
+            .i32(4, ZSTD)
+            .i64(5, chunk.values)
+            .i64(6, chunk.uncompressedBytes)
+            .i64(7, chunk.compressedBytes)
+            .i64(9, chunk.offset);
+          if (chunk.nulls !== null || chunk.min !== null) {
+            m.struct(12, (s) => {
+              if (chunk.nulls !== null) s.i64(3, chunk.nulls);
+              if (chunk.max !== null && chunk.min !== null) s.binary(5, chunk.max).binary(6, chunk.min);
+            });
+          }
+        });
+      },
+    );
     const uncompressed = group.chunks.reduce((sum, chunk) => sum + chunk.uncompressedBytes, 0);
     const compressed = group.chunks.reduce((sum, chunk) => sum + chunk.compressedBytes, 0);
     w.i64(2, uncompressed).i64(3, group.rows).i64(5, group.chunks[0].offset).i64(6, compressed);
@@ -95,10 +112,19 @@ export function fileFooter(leaves: readonly LeafColumn[], rowGroups: readonly Ro
 type SchemaElement = { name: string; repetition: number; type?: number; children?: number; converted?: number };
 
 function schemaElements(leaves: readonly LeafColumn[]): SchemaElement[] {
-  const elements: SchemaElement[] = [{ name: "duckdb_schema", repetition: Repetition.REQUIRED, children: leaves.length }];
+  const elements: SchemaElement[] = [
+    { name: "duckdb_schema", repetition: Repetition.REQUIRED, children: leaves.length },
+  ];
   for (const leaf of leaves) {
     const type = PhysicalType[leaf.physical];
-    const converted = leaf.physical === "BYTE_ARRAY" ? ConvertedType.UTF8 : leaf.physical === "INT32" ? ConvertedType.INT_32 : leaf.physical === "INT64" ? ConvertedType.INT_64 : undefined;
+    const converted =
+      leaf.physical === "BYTE_ARRAY"
+        ? ConvertedType.UTF8
+        : leaf.physical === "INT32"
+          ? ConvertedType.INT_32
+          : leaf.physical === "INT64"
+            ? ConvertedType.INT_64
+            : undefined;
     if (leaf.list) {
       elements.push({ name: leaf.name, repetition: Repetition.OPTIONAL, children: 1, converted: ConvertedType.LIST });
       elements.push({ name: "list", repetition: Repetition.REPEATED, children: 1 });

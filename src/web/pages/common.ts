@@ -27,7 +27,13 @@ export function windowSwitch(path: string, current: WindowName, extra: Record<st
 }
 
 export function tile(label: string, value: string, detail?: string, tone?: string): HTMLElement {
-  return h("div", { class: `tile ${tone ?? ""}` }, h("div", { class: "tile-label" }, label), h("div", { class: "tile-value" }, value), detail ? h("div", { class: "tile-detail" }, detail) : null);
+  return h(
+    "div",
+    { class: `tile ${tone ?? ""}` },
+    h("div", { class: "tile-label" }, label),
+    h("div", { class: "tile-value" }, value),
+    detail ? h("div", { class: "tile-detail" }, detail) : null,
+  );
 }
 
 export function rateTiles(rates: Rates, extra: HTMLElement[] = []): HTMLElement {
@@ -47,15 +53,25 @@ export const badge = (text: string, tone = "") => h("span", { class: `badge ${to
 
 export function outcomeBadge(outcome: string | null): HTMLElement {
   const tones: Record<string, string> = { landed: "good", failed_onchain: "bad", dropped: "warn", preflight: "muted" };
-  const labels: Record<string, string> = { landed: "landed", failed_onchain: "failed on chain", dropped: "dropped", preflight: "preflight" };
-  return badge(outcome ? labels[outcome] ?? outcome : "pending", outcome ? tones[outcome] ?? "" : "muted");
+  const labels: Record<string, string> = {
+    landed: "landed",
+    failed_onchain: "failed on chain",
+    dropped: "dropped",
+    preflight: "preflight",
+  };
+  return badge(outcome ? (labels[outcome] ?? outcome) : "pending", outcome ? (tones[outcome] ?? "") : "muted");
 }
 
 /**
  * A table; on a phone each row becomes a card (its first cell as the card's title, every other cell
  * under its column's name, from `data-label`), so no column hides off screen.
  */
-export function table(caption: string, head: string[], rows: (Node | string)[][], options: { numeric?: number[] } = {}): HTMLElement {
+export function table(
+  caption: string,
+  head: string[],
+  rows: (Node | string)[][],
+  options: { numeric?: number[] } = {},
+): HTMLElement {
   const numeric = new Set(options.numeric ?? []);
   return h(
     "div",
@@ -64,8 +80,26 @@ export function table(caption: string, head: string[], rows: (Node | string)[][]
       "table",
       {},
       h("caption", { class: "sr" }, caption),
-      h("thead", {}, h("tr", {}, head.map((name, i) => h("th", { scope: "col", class: numeric.has(i) ? "num" : "" }, name)))),
-      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { class: numeric.has(i) ? "num" : "", "data-label": head[i] }, cell))))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          head.map((name, i) => h("th", { scope: "col", class: numeric.has(i) ? "num" : "" }, name)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells) =>
+          h(
+            "tr",
+            {},
+            cells.map((cell, i) => h("td", { class: numeric.has(i) ? "num" : "", "data-label": head[i] }, cell)),
+          ),
+        ),
+      ),
     ),
   );
 }

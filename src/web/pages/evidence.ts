@@ -15,14 +15,24 @@ export function callStackView(stack: CallFrame[]): HTMLElement {
     stack.map((frame) =>
       h(
         "li",
-        { class: `frame ${frame.failing ? "failing" : frame.result === "failed" ? "passed-on" : ""}`, style: `--depth:${frame.depth - 1}` },
+        {
+          class: `frame ${frame.failing ? "failing" : frame.result === "failed" ? "passed-on" : ""}`,
+          style: `--depth:${frame.depth - 1}`,
+        },
         h("span", { class: "frame-path mono" }, frame.path ?? "?"),
         " ",
         link(`/p/${enc(frame.program)}`, frameName(frame)),
         frame.instruction ? h("strong", { class: "frame-ix" }, ` ${frame.instruction}`) : null,
-        frame.computeUnits !== null ? h("span", { class: "dim" }, ` · ${num(frame.computeUnits)} of ${num(frame.computeLimit)} CU`) : null,
+        frame.computeUnits !== null
+          ? h("span", { class: "dim" }, ` · ${num(frame.computeUnits)} of ${num(frame.computeLimit)} CU`)
+          : null,
         frame.failing
-          ? h("span", { class: "frame-error" }, h("span", { class: "sr" }, "failing frame: "), `✗ ${frame.error ?? "failed"}`)
+          ? h(
+              "span",
+              { class: "frame-error" },
+              h("span", { class: "sr" }, "failing frame: "),
+              `✗ ${frame.error ?? "failed"}`,
+            )
           : frame.result === "failed"
             ? h("span", { class: "dim" }, " · passed the error on")
             : frame.result === "unfinished"
@@ -40,12 +50,24 @@ export function logsView(logs: string[], stack: CallFrame[] | null, open: boolea
   const pre = h(
     "pre",
     { class: "logs", tabindex: "0", "aria-label": "Program logs" },
-    logs.map((line, i) => h("span", { class: inFailing(i) ? "line hl" : "line" }, h("span", { class: "ln", "aria-hidden": "true" }, String(i)), line, "\n")),
+    logs.map((line, i) =>
+      h(
+        "span",
+        { class: inFailing(i) ? "line hl" : "line" },
+        h("span", { class: "ln", "aria-hidden": "true" }, String(i)),
+        line,
+        "\n",
+      ),
+    ),
   );
   const details = h(
     "details",
     { class: "logs-box" },
-    h("summary", {}, `Program logs (${logs.length} lines${failing ? ", the failing frame's highlighted" : ""}${truncated ? "; cut at the runtime's 10 KB limit" : ""})`),
+    h(
+      "summary",
+      {},
+      `Program logs (${logs.length} lines${failing ? ", the failing frame's highlighted" : ""}${truncated ? "; cut at the runtime's 10 KB limit" : ""})`,
+    ),
     pre,
   );
   details.open = open;

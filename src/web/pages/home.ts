@@ -8,13 +8,32 @@ import { ago, interval, num, pct, programName, short } from "../format";
 import type { Ecosystem, LandingScore, ProgramsPage } from "../types";
 import { card, rateTiles, table, windowOf, windowSwitch } from "./common";
 
-export function homePage(main: HTMLElement, _params: Record<string, never>, query: URLSearchParams, signal: AbortSignal): void {
+export function homePage(
+  main: HTMLElement,
+  _params: Record<string, never>,
+  query: URLSearchParams,
+  signal: AbortSignal,
+): void {
   const window = windowOf(query);
   const overview = h("div", { class: "slot-eco" });
   const programs = h("div");
   const score = h("div");
   main.append(
-    h("div", { class: "page-head" }, h("div", {}, h("h1", {}, "How Solana transactions fare"), h("p", { class: "lede" }, "Landing, failure and drop rates of every program txray sees, and why attempts fail.")), windowSwitch("/", window)),
+    h(
+      "div",
+      { class: "page-head" },
+      h(
+        "div",
+        {},
+        h("h1", {}, "How Solana transactions fare"),
+        h(
+          "p",
+          { class: "lede" },
+          "Landing, failure and drop rates of every program txray sees, and why attempts fail.",
+        ),
+      ),
+      windowSwitch("/", window),
+    ),
     card("Ecosystem", "eco-title", overview),
     card(settings.key ? "Your programs" : "Programs", "programs-title", programs),
     score,
@@ -25,23 +44,40 @@ export function homePage(main: HTMLElement, _params: Record<string, never>, quer
   let uses = 0;
   const eco = () => (uses++ < 2 ? first : fetchEco());
   void section(overview, "ecosystem rates", eco, (data) =>
-    data.rates.attempts === 0 ? empty("No resolved attempts in this window yet.", "Send telemetry with the SDK (or run `bun run demo`) and come back in a minute.") : [rateTiles(data.rates), outcomeBar(data.rates, "Ecosystem outcomes"), outcomeLegend()],
+    data.rates.attempts === 0
+      ? empty(
+          "No resolved attempts in this window yet.",
+          "Send telemetry with the SDK (or run `bun run demo`) and come back in a minute.",
+        )
+      : [rateTiles(data.rates), outcomeBar(data.rates, "Ecosystem outcomes"), outcomeLegend()],
   );
-  void section(programs, "programs", () => loadPrograms(eco(), signal), (rows) =>
-    rows.length === 0
-      ? empty(settings.key ? "This key's account has sent no telemetry yet." : "No programs yet.", "Programs appear here once their attempts are resolved and the tables job has run.")
-      : table(
-          "Programs",
-          ["Program", "Attempts", "Landing rate", "Outcomes", "Last seen"],
-          rows.map((row) => [
-            h("span", {}, link(`/p/${enc(row.program)}?window=${window}`, programName(row.program) ?? short(row.program, 6)), programName(row.program) ? h("small", { class: "mono dim" }, " " + short(row.program, 4)) : null),
-            num(row.attempts),
-            row.rates ? pct(row.rates.landingRate) : "–",
-            row.rates ? outcomeBar(row.rates, `Outcomes of ${row.program}`) : "–",
-            ago(row.lastSeen),
-          ]),
-          { numeric: [1, 2] },
-        ),
+  void section(
+    programs,
+    "programs",
+    () => loadPrograms(eco(), signal),
+    (rows) =>
+      rows.length === 0
+        ? empty(
+            settings.key ? "This key's account has sent no telemetry yet." : "No programs yet.",
+            "Programs appear here once their attempts are resolved and the tables job has run.",
+          )
+        : table(
+            "Programs",
+            ["Program", "Attempts", "Landing rate", "Outcomes", "Last seen"],
+            rows.map((row) => [
+              h(
+                "span",
+                {},
+                link(`/p/${enc(row.program)}?window=${window}`, programName(row.program) ?? short(row.program, 6)),
+                programName(row.program) ? h("small", { class: "mono dim" }, ` ${short(row.program, 4)}`) : null,
+              ),
+              num(row.attempts),
+              row.rates ? pct(row.rates.landingRate) : "–",
+              row.rates ? outcomeBar(row.rates, `Outcomes of ${row.program}`) : "–",
+              ago(row.lastSeen),
+            ]),
+            { numeric: [1, 2] },
+          ),
   );
   void landingScore<LandingScore>().then((snapshot) => {
     if (!snapshot || !Array.isArray(snapshot.programs)) return;
@@ -49,7 +85,12 @@ export function homePage(main: HTMLElement, _params: Record<string, never>, quer
   });
 }
 
-type ProgramRow = { program: string; attempts: number; lastSeen: number | null; rates: Ecosystem["programs"][number]["rates"] | null };
+type ProgramRow = {
+  program: string;
+  attempts: number;
+  lastSeen: number | null;
+  rates: Ecosystem["programs"][number]["rates"] | null;
+};
 
 async function loadPrograms(eco: Promise<Ecosystem>, signal: AbortSignal): Promise<ProgramRow[]> {
   const publicRows = await eco.then((data) => data.programs).catch(() => null);
@@ -75,7 +116,14 @@ function landingScoreCard(snapshot: LandingScore): HTMLElement {
       h("a", { href: "/landing-score/latest.json" }, "JSON"),
     ),
     snapshot.methodology
-      ? h("details", {}, h("summary", {}, "Methodology"), typeof snapshot.methodology === "string" ? h("p", {}, snapshot.methodology) : h("pre", { class: "methodology" }, JSON.stringify(snapshot.methodology, null, 2)))
+      ? h(
+          "details",
+          {},
+          h("summary", {}, "Methodology"),
+          typeof snapshot.methodology === "string"
+            ? h("p", {}, snapshot.methodology)
+            : h("pre", { class: "methodology" }, JSON.stringify(snapshot.methodology, null, 2)),
+        )
       : null,
     snapshot.programs.length === 0
       ? empty("No program met the minimum sample this time.")

@@ -13,14 +13,24 @@ import { callStackView, logsView } from "./evidence";
 
 const SEGMENT_LABEL: Record<string, string> = { human: "Humans", mixed: "Mixed", bot: "Bots" };
 
-export function issuePage(main: HTMLElement, params: { fingerprint: string }, query: URLSearchParams, signal: AbortSignal): void {
+export function issuePage(
+  main: HTMLElement,
+  params: { fingerprint: string },
+  query: URLSearchParams,
+  signal: AbortSignal,
+): void {
   const window = windowOf(query);
   const body = h("div", { class: "issue-body" });
   main.append(body);
-  void section(body, "the issue", () => api<IssueDetail>(`issue/${enc(params.fingerprint)}`, { window }, { signal }), (issue) => {
-    document.title = `${issue.title} · txray`;
-    return render(issue, window);
-  });
+  void section(
+    body,
+    "the issue",
+    () => api<IssueDetail>(`issue/${enc(params.fingerprint)}`, { window }, { signal }),
+    (issue) => {
+      document.title = `${issue.title} · txray`;
+      return render(issue, window);
+    },
+  );
 }
 
 function render(issue: IssueDetail, window: string) {
@@ -29,10 +39,24 @@ function render(issue: IssueDetail, window: string) {
   const facts: [string, (Node | string | null)[]][] = [
     ["First seen", [when(issue.firstSeen), h("span", { class: "dim" }, ` · ${ago(issue.firstSeen)}`)]],
     ["Last seen", [when(issue.lastSeen), h("span", { class: "dim" }, ` · ${ago(issue.lastSeen)}`)]],
-    ["First appeared after", issue.introducedBy ? [`the deploy at slot ${num(issue.introducedBy.slot)}`, h("span", { class: "dim" }, ` · ${when(issue.introducedBy.deployedAt)}`)] : ["no deploy observed before it"]],
+    [
+      "First appeared after",
+      issue.introducedBy
+        ? [
+            `the deploy at slot ${num(issue.introducedBy.slot)}`,
+            h("span", { class: "dim" }, ` · ${when(issue.introducedBy.deployedAt)}`),
+          ]
+        : ["no deploy observed before it"],
+    ],
   ];
   if (issue.failingProgram && issue.failingProgram !== issue.program)
-    facts.push(["Raised by", [link(`/p/${enc(issue.failingProgram)}`, programName(issue.failingProgram) ?? short(issue.failingProgram, 6)), issue.failingInstruction ? ` ${issue.failingInstruction}` : null]]);
+    facts.push([
+      "Raised by",
+      [
+        link(`/p/${enc(issue.failingProgram)}`, programName(issue.failingProgram) ?? short(issue.failingProgram, 6)),
+        issue.failingInstruction ? ` ${issue.failingInstruction}` : null,
+      ],
+    ]);
   if (issue.errCode !== null) facts.push(["Error code", [`${issue.errCode} (0x${issue.errCode.toString(16)})`]]);
   const hourly = window === "30d" ? null : window === "1d" ? lastBuckets(issue.series.hourly, 25) : issue.series.hourly;
   const series = hourly ?? issue.series.daily;
@@ -45,7 +69,13 @@ function render(issue: IssueDetail, window: string) {
         {},
         h("p", { class: "crumb" }, link("/", "Programs"), " / ", link(`/p/${enc(issue.program)}`, program), " / issue"),
         h("h1", { class: "issue-title" }, issue.title),
-        h("p", { class: "issue-sub" }, outcomeBadge(issue.outcome), " ", h("code", { class: "dim" }, issue.fingerprint)),
+        h(
+          "p",
+          { class: "issue-sub" },
+          outcomeBadge(issue.outcome),
+          " ",
+          h("code", { class: "dim" }, issue.fingerprint),
+        ),
         issue.errMessage ? h("p", { class: "err-message" }, issue.errMessage) : null,
       ),
       windowSwitch(`/i/${enc(issue.fingerprint)}`, window as "1d" | "7d" | "30d"),
@@ -59,7 +89,11 @@ function render(issue: IssueDetail, window: string) {
       tile("Wallets", num(issue.wallets), `in ${issue.window.name ?? window}`),
       tile("Bot share", pct(issue.botShare, 0), "of the window's events"),
     ),
-    h("dl", { class: "facts" }, facts.flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, ...value)])),
+    h(
+      "dl",
+      { class: "facts" },
+      facts.flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, ...value)]),
+    ),
     card(
       "Events over time",
       "series-title",
@@ -94,9 +128,19 @@ function render(issue: IssueDetail, window: string) {
               {},
               rep.sig ? link(`/tx/${enc(rep.sig)}`, short(rep.sig, 8)) : "an unsigned attempt",
               h("span", { class: "dim" }, ` · ${when(rep.receivedAt)} · via ${rep.rpcLabel}`),
-              rep.cuUsed !== null ? h("span", { class: "dim" }, ` · ${num(rep.cuUsed)} of ${num(rep.cuRequested)} CU`) : null,
+              rep.cuUsed !== null
+                ? h("span", { class: "dim" }, ` · ${num(rep.cuUsed)} of ${num(rep.cuRequested)} CU`)
+                : null,
             ),
-            rep.callStack && rep.callStack.length ? [h("h3", {}, "Call stack"), callStackView(rep.callStack)] : h("p", { class: "dim" }, issue.outcome === "dropped" ? "A dropped transaction never ran: it has no call stack or logs." : "No program logs were kept for this event."),
+            rep.callStack && rep.callStack.length
+              ? [h("h3", {}, "Call stack"), callStackView(rep.callStack)]
+              : h(
+                  "p",
+                  { class: "dim" },
+                  issue.outcome === "dropped"
+                    ? "A dropped transaction never ran: it has no call stack or logs."
+                    : "No program logs were kept for this event.",
+                ),
             rep.logs ? logsView(rep.logs, rep.callStack, true, rep.logTruncated) : null,
           ),
     ),
@@ -108,7 +152,12 @@ function render(issue: IssueDetail, window: string) {
         : table(
             "Newest examples",
             ["Signature", "Received", "Payer", "Provider"],
-            issue.examples.map((e) => [link(`/tx/${enc(e.sig)}`, short(e.sig, 6)), when(e.receivedAt), link(`/w/${enc(issue.program)}/${enc(e.payer)}`, short(e.payer, 5)), e.rpcLabel]),
+            issue.examples.map((e) => [
+              link(`/tx/${enc(e.sig)}`, short(e.sig, 6)),
+              when(e.receivedAt),
+              link(`/w/${enc(issue.program)}/${enc(e.payer)}`, short(e.payer, 5)),
+              e.rpcLabel,
+            ]),
           ),
       issue.examples.length === 20 ? badge("the 20 newest", "muted") : null,
     ),

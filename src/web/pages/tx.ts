@@ -12,19 +12,49 @@ import { callStackView, logsView } from "./evidence";
 
 export function txPage(main: HTMLElement, params: { sig: string }, _query: URLSearchParams, signal: AbortSignal): void {
   const body = h("div", { class: "tx-body" });
-  main.append(h("div", { class: "page-head" }, h("div", {}, h("p", { class: "crumb" }, link("/", "Programs"), " / transaction"), h("h1", {}, "Why this transaction ", h("span", { class: "dim" }, short(params.sig, 6))), h("p", { class: "mono dim break" }, params.sig))), body);
-  void section(body, "the story", () => api<Why>(`why/${enc(params.sig)}`, {}, { scoped: false, signal }), (why) => {
-    const drop = h("div");
-    if (why.outcome === "dropped") void section(drop, "drop diagnosis", () => api<DiagnoseDrop>(`diagnose-drop/${enc(params.sig)}`, {}, { scoped: false, signal }), renderDrop);
-    return [story(why), drop];
-  });
+  main.append(
+    h(
+      "div",
+      { class: "page-head" },
+      h(
+        "div",
+        {},
+        h("p", { class: "crumb" }, link("/", "Programs"), " / transaction"),
+        h("h1", {}, "Why this transaction ", h("span", { class: "dim" }, short(params.sig, 6))),
+        h("p", { class: "mono dim break" }, params.sig),
+      ),
+    ),
+    body,
+  );
+  void section(
+    body,
+    "the story",
+    () => api<Why>(`why/${enc(params.sig)}`, {}, { scoped: false, signal }),
+    (why) => {
+      const drop = h("div");
+      if (why.outcome === "dropped")
+        void section(
+          drop,
+          "drop diagnosis",
+          () => api<DiagnoseDrop>(`diagnose-drop/${enc(params.sig)}`, {}, { scoped: false, signal }),
+          renderDrop,
+        );
+      return [story(why), drop];
+    },
+  );
 }
 
 type Fact = [string, ...(Node | string | null)[]];
 
 /** Only the rows with something to say. */
 const facts = (rows: (Fact | null)[]) =>
-  h("dl", { class: "facts" }, rows.filter((r): r is Fact => r !== null).flatMap(([label, ...value]) => [h("dt", {}, label), h("dd", {}, ...value)]));
+  h(
+    "dl",
+    { class: "facts" },
+    rows
+      .filter((r): r is Fact => r !== null)
+      .flatMap(([label, ...value]) => [h("dt", {}, label), h("dd", {}, ...value)]),
+  );
 
 const programLink = (program: string) => link(`/p/${enc(program)}`, programName(program) ?? short(program, 6));
 
@@ -49,8 +79,15 @@ function story(why: Why): HTMLElement {
     why.outcome !== "dropped" && why.cuUsed !== null && why.cuRequested
       ? h(
           "div",
-          { class: "meter", role: "img", "aria-label": `Compute used ${why.cuUsed} of ${why.cuRequested} requested (${pct(cuShare)})` },
-          h("span", { class: why.computeExceeded || (cuShare ?? 0) > 0.95 ? "bad" : "", style: `width:${Math.min(100, (cuShare ?? 0) * 100).toFixed(1)}%` }),
+          {
+            class: "meter",
+            role: "img",
+            "aria-label": `Compute used ${why.cuUsed} of ${why.cuRequested} requested (${pct(cuShare)})`,
+          },
+          h("span", {
+            class: why.computeExceeded || (cuShare ?? 0) > 0.95 ? "bad" : "",
+            style: `width:${Math.min(100, (cuShare ?? 0) * 100).toFixed(1)}%`,
+          }),
         )
       : null;
   const failingElsewhere = why.failingProgram && why.failingProgram !== program;
@@ -64,15 +101,46 @@ function story(why: Why): HTMLElement {
     facts([
       program ? ["Program", programLink(program)] : null,
       why.outcome !== "dropped" && why.instruction ? ["Instruction", why.instruction] : null,
-      failed && (why.errName || why.errCode !== null) ? ["Error", h("strong", { class: "err-name" }, why.errName ?? "unnamed"), why.errCode !== null ? h("span", { class: "dim" }, ` (code ${why.errCode})`) : null] : null,
+      failed && (why.errName || why.errCode !== null)
+        ? [
+            "Error",
+            h("strong", { class: "err-name" }, why.errName ?? "unnamed"),
+            why.errCode !== null ? h("span", { class: "dim" }, ` (code ${why.errCode})`) : null,
+          ]
+        : null,
       place ? ["Where", h("span", { class: "ix-path" }, place)] : null,
-      failed && failingElsewhere ? ["Raised by", programLink(why.failingProgram!), why.failingInstruction ? ` ${why.failingInstruction}` : null] : null,
-      why.outcome !== "dropped" && why.cuUsed !== null ? ["Compute", `${num(why.cuUsed)} used of ${num(why.cuRequested)} requested`, why.computeExceeded ? badge("budget exceeded", "bad") : null] : null,
+      failed && failingElsewhere
+        ? ["Raised by", programLink(why.failingProgram!), why.failingInstruction ? ` ${why.failingInstruction}` : null]
+        : null,
+      why.outcome !== "dropped" && why.cuUsed !== null
+        ? [
+            "Compute",
+            `${num(why.cuUsed)} used of ${num(why.cuRequested)} requested`,
+            why.computeExceeded ? badge("budget exceeded", "bad") : null,
+          ]
+        : null,
       why.rpcLabel ? ["Provider", why.rpcLabel] : null,
-      why.payer ? ["Payer", program ? link(`/w/${enc(program)}/${enc(why.payer)}`, short(why.payer, 6)) : short(why.payer, 6), why.payerBotScore !== null && why.payerBotScore !== undefined ? h("span", { class: "dim" }, ` · bot score ${why.payerBotScore.toFixed(2)}`) : null] : null,
+      why.payer
+        ? [
+            "Payer",
+            program ? link(`/w/${enc(program)}/${enc(why.payer)}`, short(why.payer, 6)) : short(why.payer, 6),
+            why.payerBotScore !== null && why.payerBotScore !== undefined
+              ? h("span", { class: "dim" }, ` · bot score ${why.payerBotScore.toFixed(2)}`)
+              : null,
+          ]
+        : null,
       why.sentAt ? ["Sent", when(why.sentAt)] : null,
-      why.slot ? ["Slot", num(why.slot), why.blockTime ? h("span", { class: "dim" }, ` · ${when(why.blockTime)}`) : null] : null,
-      why.links ? ["On explorers", h("a", { href: why.links.solanaExplorer, rel: "noopener" }, "Solana Explorer"), " · ", h("a", { href: why.links.solscan, rel: "noopener" }, "Solscan")] : null,
+      why.slot
+        ? ["Slot", num(why.slot), why.blockTime ? h("span", { class: "dim" }, ` · ${when(why.blockTime)}`) : null]
+        : null,
+      why.links
+        ? [
+            "On explorers",
+            h("a", { href: why.links.solanaExplorer, rel: "noopener" }, "Solana Explorer"),
+            " · ",
+            h("a", { href: why.links.solscan, rel: "noopener" }, "Solscan"),
+          ]
+        : null,
     ]),
     meter,
     stack ? [h("h3", {}, "Call stack"), callStackView(stack)] : null,
@@ -82,11 +150,22 @@ function story(why: Why): HTMLElement {
           "div",
           { class: "issue-box" },
           h("h3", {}, "Grouped issue"),
-          h("p", {}, link(`/i/${enc(why.issue.fingerprint)}`, h("strong", {}, why.issue.title)), h("span", { class: "dim" }, ` · ${num(why.issue.count7d)} in 7 days · first seen ${ago(why.issue.firstSeen)}`)),
+          h(
+            "p",
+            {},
+            link(`/i/${enc(why.issue.fingerprint)}`, h("strong", {}, why.issue.title)),
+            h(
+              "span",
+              { class: "dim" },
+              ` · ${num(why.issue.count7d)} in 7 days · first seen ${ago(why.issue.firstSeen)}`,
+            ),
+          ),
           h("p", { class: "dim" }, h("code", {}, why.issue.fingerprint)),
         )
       : null,
-    why.source === "chain" ? h("p", { class: "dim" }, "txray never received telemetry for this signature: decoded from the chain on demand.") : null,
+    why.source === "chain"
+      ? h("p", { class: "dim" }, "txray never received telemetry for this signature: decoded from the chain on demand.")
+      : null,
   );
 }
 
@@ -94,9 +173,25 @@ function renderDrop(data: DiagnoseDrop) {
   return h(
     "section",
     { class: "card", "aria-labelledby": "drop-title" },
-    h("h2", { id: "drop-title" }, "Why it dropped: ", dropLabel(data.dropClass), data.confidence !== null ? h("span", { class: "dim" }, ` (confidence ${pct(data.confidence, 0)})`) : null),
+    h(
+      "h2",
+      { id: "drop-title" },
+      "Why it dropped: ",
+      dropLabel(data.dropClass),
+      data.confidence !== null ? h("span", { class: "dim" }, ` (confidence ${pct(data.confidence, 0)})`) : null,
+    ),
     data.advice ? h("p", { class: "advice" }, data.advice) : null,
-    h("ul", { class: "evidence" }, data.evidence.map((e) => h("li", {}, h("strong", {}, e.kind.replaceAll("_", " ")), ": ", e.detail))),
-    data.provider ? h("p", { class: "dim" }, `Provider ${data.provider.rpcLabel}: drop rate ${pct(data.provider.dropRate)} over its last 7 days of sends.`) : null,
+    h(
+      "ul",
+      { class: "evidence" },
+      data.evidence.map((e) => h("li", {}, h("strong", {}, e.kind.replaceAll("_", " ")), ": ", e.detail)),
+    ),
+    data.provider
+      ? h(
+          "p",
+          { class: "dim" },
+          `Provider ${data.provider.rpcLabel}: drop rate ${pct(data.provider.dropRate)} over its last 7 days of sends.`,
+        )
+      : null,
   );
 }

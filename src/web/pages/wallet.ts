@@ -8,7 +8,12 @@ import { dropLabel, programName, short, when } from "../format";
 import type { WalletPage } from "../types";
 import { card, outcomeBadge, rateTiles, table, windowOf, windowSwitch } from "./common";
 
-export function walletPage(main: HTMLElement, params: { program: string; wallet: string }, query: URLSearchParams, signal: AbortSignal): void {
+export function walletPage(
+  main: HTMLElement,
+  params: { program: string; wallet: string },
+  query: URLSearchParams,
+  signal: AbortSignal,
+): void {
   const { program, wallet } = params;
   const window = windowOf(query);
   const limit = Math.min(Math.max(Number(query.get("limit")) || 25, 1), 500);
@@ -18,7 +23,20 @@ export function walletPage(main: HTMLElement, params: { program: string; wallet:
     h(
       "div",
       { class: "page-head" },
-      h("div", {}, h("p", { class: "crumb" }, link("/", "Programs"), " / ", link(`/p/${enc(program)}`, programName(program) ?? short(program, 6)), " / wallet"), h("h1", {}, "Wallet ", h("span", { class: "dim" }, short(wallet, 6))), h("p", { class: "mono dim break" }, wallet)),
+      h(
+        "div",
+        {},
+        h(
+          "p",
+          { class: "crumb" },
+          link("/", "Programs"),
+          " / ",
+          link(`/p/${enc(program)}`, programName(program) ?? short(program, 6)),
+          " / wallet",
+        ),
+        h("h1", {}, "Wallet ", h("span", { class: "dim" }, short(wallet, 6))),
+        h("p", { class: "mono dim break" }, wallet),
+      ),
       windowSwitch(`/w/${enc(program)}/${enc(wallet)}`, window, query.get("limit") ? { limit: String(limit) } : {}),
     ),
     card("Summary", "summary-title", summary),
@@ -29,13 +47,33 @@ export function walletPage(main: HTMLElement, params: { program: string; wallet:
     if (!cursor) replace(list, loading("attempts"));
     api<WalletPage>(`wallet/${enc(program)}/${enc(wallet)}`, { window, limit, cursor }, { signal })
       .then((page) => {
-        if (!cursor) replace(summary, page.summary.attempts ? [rateTiles(page.summary), outcomeBar(page.summary, "Wallet outcomes")] : empty("No resolved attempts in this window."));
+        if (!cursor)
+          replace(
+            summary,
+            page.summary.attempts
+              ? [rateTiles(page.summary), outcomeBar(page.summary, "Wallet outcomes")]
+              : empty("No resolved attempts in this window."),
+          );
         rows.push(...page.items);
         if (rows.length === 0) {
           replace(list, empty("This wallet has no attempts at this program in the window.", "Try the 30d window."));
           return;
         }
-        const more = page.nextCursor ? h("button", { type: "button", class: "more", onclick: () => { more!.disabled = true; more!.textContent = "Loading…"; load(page.nextCursor); } }, "Show more") : null;
+        const more = page.nextCursor
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "more",
+                onclick: () => {
+                  more!.disabled = true;
+                  more!.textContent = "Loading…";
+                  load(page.nextCursor);
+                },
+              },
+              "Show more",
+            )
+          : null;
         replace(
           list,
           table(
@@ -50,13 +88,20 @@ export function walletPage(main: HTMLElement, params: { program: string; wallet:
               item.sig ? link(`/tx/${enc(item.sig)}`, short(item.sig, 5)) : "–",
             ]),
           ),
-          h("p", { class: "dim count", "aria-live": "polite" }, `${rows.length} attempts shown${page.nextCursor ? "" : " (all)"}`),
+          h(
+            "p",
+            { class: "dim count", "aria-live": "polite" },
+            `${rows.length} attempts shown${page.nextCursor ? "" : " (all)"}`,
+          ),
           more,
         );
       })
       .catch((error) => {
         if ((error as Error).name === "AbortError") return;
-        replace(list, failure(error, () => load(cursor)));
+        replace(
+          list,
+          failure(error, () => load(cursor)),
+        );
       });
   };
   load(null);

@@ -34,7 +34,10 @@ describe("error tables", () => {
   test("native programs that publish an error enum: Vote and Stake, named without an IDL (and not as Anchor codes)", () => {
     const VOTE = "Vote111111111111111111111111111111111111111";
     const STAKE = "Stake11111111111111111111111111111111111111";
-    expect(builtinProgramError(VOTE, 0)).toEqual({ name: "VoteTooOld", message: "vote already recorded or not in slot hashes history" });
+    expect(builtinProgramError(VOTE, 0)).toEqual({
+      name: "VoteTooOld",
+      message: "vote already recorded or not in slot hashes history",
+    });
     expect(builtinProgramError(VOTE, 20)?.name).toBe("AssertionFailed");
     expect(builtinProgramError(VOTE, 21)).toBeUndefined();
     expect(builtinProgramError(STAKE, 2)).toEqual({ name: "AlreadyDeactivated", message: "Stake already deactivated" });
@@ -45,9 +48,19 @@ describe("error tables", () => {
       err: { InstructionError: [0, { Custom: 3 }] },
       logs: [`Program ${STAKE} invoke [1]`, `Program ${STAKE} failed: custom program error: 0x3`],
     });
-    expect(story).toMatchObject({ failingProgram: STAKE, errCode: 3, errName: "TooSoonToRedelegate", errMessage: "One re-delegation permitted per epoch" });
+    expect(story).toMatchObject({
+      failingProgram: STAKE,
+      errCode: 3,
+      errName: "TooSoonToRedelegate",
+      errMessage: "One re-delegation permitted per epoch",
+    });
     // A code beyond the table stays unnamed (never an Anchor framework code for a native program).
-    expect(decodeSimulation({ err: { InstructionError: [0, { Custom: 2000 }] }, logs: [`Program ${VOTE} invoke [1]`, `Program ${VOTE} failed: custom program error: 0x7d0`] }).errName).toBeNull();
+    expect(
+      decodeSimulation({
+        err: { InstructionError: [0, { Custom: 2000 }] },
+        logs: [`Program ${VOTE} invoke [1]`, `Program ${VOTE} failed: custom program error: 0x7d0`],
+      }).errName,
+    ).toBeNull();
   });
 
   test("Anchor framework codes", () => {
@@ -68,7 +81,10 @@ describe("error tables", () => {
       `Program ${program} invoke [1]`,
       `Program ${program} failed: custom program error: 0xbbc`,
     ];
-    const anchorish = decodeSimulation({ err: { InstructionError: [0, { Custom: 3004 }] }, logs: logs(PROGRAMS.chainlinkOcr2) });
+    const anchorish = decodeSimulation({
+      err: { InstructionError: [0, { Custom: 3004 }] },
+      logs: logs(PROGRAMS.chainlinkOcr2),
+    });
     expect([anchorish.errCode, anchorish.errName]).toEqual([3004, "AccountDidNotSerialize"]);
     const native = decodeSimulation({ err: { InstructionError: [0, { Custom: 3004 }] }, logs: logs(PROGRAMS.token) });
     expect([native.errCode, native.errName, native.errMessage]).toEqual([3004, null, "custom program error: 0xbbc"]);
@@ -105,21 +121,33 @@ describe("requested compute units", () => {
 
   test("SetComputeUnitLimit anywhere wins, capped at 1.4M", () => {
     expect(
-      requestedComputeUnits({ accountKeys: [], instructions: [ix(PROGRAMS.jupiterV6), ix(PROGRAMS.computeBudget, [2, 0x40, 0x0d, 0x03, 0x00])] }),
+      requestedComputeUnits({
+        accountKeys: [],
+        instructions: [ix(PROGRAMS.jupiterV6), ix(PROGRAMS.computeBudget, [2, 0x40, 0x0d, 0x03, 0x00])],
+      }),
     ).toBe(200000);
-    expect(requestedComputeUnits({ accountKeys: [], instructions: [ix(PROGRAMS.computeBudget, [2, 0xff, 0xff, 0xff, 0xff])] })).toBe(
-      1400000,
-    );
+    expect(
+      requestedComputeUnits({
+        accountKeys: [],
+        instructions: [ix(PROGRAMS.computeBudget, [2, 0xff, 0xff, 0xff, 0xff])],
+      }),
+    ).toBe(1400000);
   });
 
   test("default: 200,000 per program, 3,000 per builtin, capped", () => {
     expect(
       requestedComputeUnits({
         accountKeys: [],
-        instructions: [ix(PROGRAMS.computeBudget, [3, 1, 0, 0, 0, 0, 0, 0, 0]), ix(PROGRAMS.system, [2, 0, 0, 0]), ix(PROGRAMS.jupiterV6)],
+        instructions: [
+          ix(PROGRAMS.computeBudget, [3, 1, 0, 0, 0, 0, 0, 0, 0]),
+          ix(PROGRAMS.system, [2, 0, 0, 0]),
+          ix(PROGRAMS.jupiterV6),
+        ],
       }),
     ).toBe(206000);
-    expect(requestedComputeUnits({ accountKeys: [], instructions: Array.from({ length: 8 }, () => ix(PROGRAMS.jupiterV6)) })).toBe(1400000);
+    expect(
+      requestedComputeUnits({ accountKeys: [], instructions: Array.from({ length: 8 }, () => ix(PROGRAMS.jupiterV6)) }),
+    ).toBe(1400000);
   });
 
   test("every listed builtin is a valid address", () => {
@@ -133,7 +161,9 @@ describe("runtime error vocabulary", () => {
     expect(parseCustomErrorText("custom program error: 0x1771")).toBe(6001);
     expect(parseCustomErrorText("Provided owner is not allowed")).toBeNull();
     expect(instructionVariantFromDisplay("Provided owner is not allowed")).toBe("IllegalOwner");
-    expect(instructionVariantFromDisplay("Failed to serialize or deserialize account data: Unknown")).toBe("BorshIoError");
+    expect(instructionVariantFromDisplay("Failed to serialize or deserialize account data: Unknown")).toBe(
+      "BorshIoError",
+    );
     expect(instructionVariantFromDisplay("Could not create program address with signer seeds")).toBeNull();
   });
 

@@ -21,7 +21,10 @@ describe("input shapes", () => {
   test("envelope, result and {meta, transaction} give one story", () => {
     const fromEnvelope = decodeTransaction(envelope18, idls);
     const fromResult = decodeTransaction(envelope18.result, idls);
-    const fromPair = decodeTransaction({ meta: envelope18.result.meta, transaction: envelope18.result.transaction }, idls);
+    const fromPair = decodeTransaction(
+      { meta: envelope18.result.meta, transaction: envelope18.result.transaction },
+      idls,
+    );
     const fromMessage = decodeTransaction(
       { meta: envelope18.result.meta, message: (envelope18.result.transaction as { message: unknown }).message },
       idls,
@@ -55,14 +58,16 @@ describe("input shapes", () => {
 
   test("rejects what is not a transaction", () => {
     expect(() => decodeTransaction(null)).toThrow(TxrayError);
-    expect(() => decodeTransaction({ jsonrpc: "2.0", error: { code: -32602, message: "x" }, id: 1 })).toThrow(TxrayError);
+    expect(() => decodeTransaction({ jsonrpc: "2.0", error: { code: -32602, message: "x" }, id: 1 })).toThrow(
+      TxrayError,
+    );
     expect(() => decodeTransaction({ slot: 1 })).toThrow("no meta");
   });
 });
 
 describe("degraded evidence", () => {
   test("logMessages null: the failing top-level instruction from meta.err, its name from the IDL", () => {
-    const result = clone((fixtureJson("26_") as RpcResult));
+    const result = clone(fixtureJson("26_") as RpcResult);
     result.meta.logMessages = null;
     expect(decodeTransaction(result, idls)).toEqual({
       topLevelProgram: PROGRAMS.pumpfun,
@@ -84,7 +89,7 @@ describe("degraded evidence", () => {
   });
 
   test("logs truncated before the failing CPI: attributed to the top-level instruction", () => {
-    const result = clone((fixtureJson("27_") as RpcResult));
+    const result = clone(fixtureJson("27_") as RpcResult);
     const logs = result.meta.logMessages as string[];
     const buy = logs.indexOf("Program log: Instruction: Buy");
     result.meta.logMessages = [...logs.slice(0, buy + 1), "Log truncated"];
@@ -124,9 +129,19 @@ describe("decodeSimulation with the simulated transaction", () => {
   });
 
   test("without the message: the same failure, no CU request, CUs from the top-level `consumed` line", () => {
-    const meta = (fixtureJson("22_") as { result: RpcResult }).result.meta as unknown as { err: unknown; logMessages: string[] };
+    const meta = (fixtureJson("22_") as { result: RpcResult }).result.meta as unknown as {
+      err: unknown;
+      logMessages: string[];
+    };
     const story = decodeSimulation({ err: meta.err, logs: meta.logMessages, unitsConsumed: undefined });
-    expect([story.ixPath, story.cpiDepth, story.failingProgram, story.errName, story.cuRequested, story.cuUsed]).toEqual([
+    expect([
+      story.ixPath,
+      story.cpiDepth,
+      story.failingProgram,
+      story.errName,
+      story.cuRequested,
+      story.cuUsed,
+    ]).toEqual([
       "0.0",
       1,
       PROGRAMS.token,

@@ -25,14 +25,27 @@ describe("issueFingerprint", () => {
       }),
     ).toBe("v1:c2abbbeab0dc9a5b");
     expect(
-      issueFingerprint({ program: PROGRAMS.pumpfun, outcome: "dropped", failingProgram: null, instruction: null, key: "expired_blockhash" }),
+      issueFingerprint({
+        program: PROGRAMS.pumpfun,
+        outcome: "dropped",
+        failingProgram: null,
+        instruction: null,
+        key: "expired_blockhash",
+      }),
     ).toBe("v1:86cc8fd90dd48705");
   });
 
-  test("the key's type matters (6002 ≠ \"6002\") and every part counts", () => {
-    const base = { program: PROGRAMS.pumpfun, outcome: "failed_onchain", failingProgram: PROGRAMS.pumpfun, instruction: "Buy" };
+  test('the key\'s type matters (6002 ≠ "6002") and every part counts', () => {
+    const base = {
+      program: PROGRAMS.pumpfun,
+      outcome: "failed_onchain",
+      failingProgram: PROGRAMS.pumpfun,
+      instruction: "Buy",
+    };
     expect(issueFingerprint({ ...base, key: 6002 })).not.toBe(issueFingerprint({ ...base, key: "6002" }));
-    expect(issueFingerprint({ ...base, key: 6002 })).not.toBe(issueFingerprint({ ...base, instruction: "Sell", key: 6002 }));
+    expect(issueFingerprint({ ...base, key: 6002 })).not.toBe(
+      issueFingerprint({ ...base, instruction: "Sell", key: 6002 }),
+    );
   });
 
   test("storyFingerprint of fixture 26 equals the hand-computed value", () => {
@@ -46,12 +59,18 @@ describe("values never enter the key", () => {
     const original = fixtureJson("26_") as { meta: { logMessages: string[] } };
     const altered = structuredClone(original);
     altered.meta.logMessages = altered.meta.logMessages.map((line) =>
-      line.startsWith("Program log: Left:") ? "Program log: Left: 7" : line.startsWith("Program log: Right:") ? "Program log: Right: 9" : line,
+      line.startsWith("Program log: Left:")
+        ? "Program log: Left: 7"
+        : line.startsWith("Program log: Right:")
+          ? "Program log: Right: 9"
+          : line,
     );
     const a = decodeTransaction(original, idls);
     const b = decodeTransaction(altered, idls);
     expect(b).toEqual(a);
-    expect(storyFingerprint(PROGRAMS.pumpfun, "failed_onchain", b)).toBe(storyFingerprint(PROGRAMS.pumpfun, "failed_onchain", a));
+    expect(storyFingerprint(PROGRAMS.pumpfun, "failed_onchain", b)).toBe(
+      storyFingerprint(PROGRAMS.pumpfun, "failed_onchain", a),
+    );
   });
 
   test("insufficient lamports of different sizes group together (fixtures 18 and 27 differ only by depth)", () => {
@@ -69,8 +88,11 @@ describe("values never enter the key", () => {
   });
 
   test("differently worded clients report one BlockhashNotFound key", () => {
-    const key = (t: string) => decodePreflight({ preflightError: t, simulationLogs: [], program: PROGRAMS.system }).errorKey;
-    expect(key("failed to send transaction: Transaction simulation failed: Blockhash not found")).toBe("BlockhashNotFound");
+    const key = (t: string) =>
+      decodePreflight({ preflightError: t, simulationLogs: [], program: PROGRAMS.system }).errorKey;
+    expect(key("failed to send transaction: Transaction simulation failed: Blockhash not found")).toBe(
+      "BlockhashNotFound",
+    );
     expect(key('Simulation failed: "BlockhashNotFound"')).toBe("BlockhashNotFound");
     expect(key('{"value":{"err":"BlockhashNotFound","logs":[]}}')).toBe("BlockhashNotFound");
   });

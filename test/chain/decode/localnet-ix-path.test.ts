@@ -6,10 +6,24 @@
 // (Compute Budget prefix) and the bot (bare transactions, where index 0 is the right answer).
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ComputeBudgetProgram, Connection, Keypair, SendTransactionError, type TransactionInstruction } from "@solana/web3.js";
+import {
+  ComputeBudgetProgram,
+  Connection,
+  Keypair,
+  SendTransactionError,
+  type TransactionInstruction,
+} from "@solana/web3.js";
 import { decodePreflight, decodeTransaction, type DecodedStory } from "../../../src/chain/decode";
 import { type Localnet, mulberry32, startLocalnet } from "../../../devkit/localnet/index.ts";
-import { ChainClient, createWorld, type ProviderEndpoint, rpcHash, runAttempt, type ScenarioKind, type World } from "../../../devkit/simulate/index.ts";
+import {
+  ChainClient,
+  createWorld,
+  type ProviderEndpoint,
+  rpcHash,
+  runAttempt,
+  type ScenarioKind,
+  type World,
+} from "../../../devkit/simulate/index.ts";
 import {
   associatedTokenAddress,
   createAssociatedTokenAccountIdempotent,
@@ -50,9 +64,21 @@ describe("Compute Budget ×2, then a failing Token transfer", () => {
     const mint = Keypair.generate();
     const other = Keypair.generate().publicKey;
     const confirm = async (instructions: TransactionInstruction[], extra: Keypair[] = []) =>
-      connection.confirmTransaction(await connection.sendRawTransaction(signed(localnet, payer, instructions, extra).serialize()), "confirmed");
+      connection.confirmTransaction(
+        await connection.sendRawTransaction(signed(localnet, payer, instructions, extra).serialize()),
+        "confirmed",
+      );
     const rentLamports = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
-    await confirm(createMintInstructions({ payer: payer.publicKey, mint: mint.publicKey, mintAuthority: payer.publicKey, decimals: 6, rentLamports }), [mint]);
+    await confirm(
+      createMintInstructions({
+        payer: payer.publicKey,
+        mint: mint.publicKey,
+        mintAuthority: payer.publicKey,
+        decimals: 6,
+        rentLamports,
+      }),
+      [mint],
+    );
     await confirm([
       createAssociatedTokenAccountIdempotent(payer.publicKey, payer.publicKey, mint.publicKey, TOKEN_PROGRAM_ID),
       createAssociatedTokenAccountIdempotent(payer.publicKey, other, mint.publicKey, TOKEN_PROGRAM_ID),
@@ -69,12 +95,25 @@ describe("Compute Budget ×2, then a failing Token transfer", () => {
   });
 
   test("on chain: ixPath is meta.err's InstructionError index (2), not 0", async () => {
-    const signature = await connection.sendRawTransaction(signed(localnet, payer, transferOf(1_000n)).serialize(), { skipPreflight: true });
+    const signature = await connection.sendRawTransaction(signed(localnet, payer, transferOf(1_000n)).serialize(), {
+      skipPreflight: true,
+    });
     await connection.confirmTransaction(signature, "confirmed");
-    const result = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+    const result = await connection.getTransaction(signature, {
+      maxSupportedTransactionVersion: 0,
+      commitment: "confirmed",
+    });
     expect(result?.meta?.err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     const story = decodeTransaction(JSON.parse(JSON.stringify(result)), undefined, { program: TOKEN });
-    expect(story).toMatchObject({ ixPath: "2", cpiDepth: 0, topLevelProgram: TOKEN, failingProgram: TOKEN, instruction: "TransferChecked", errCode: 1, errName: "InsufficientFunds" });
+    expect(story).toMatchObject({
+      ixPath: "2",
+      cpiDepth: 0,
+      topLevelProgram: TOKEN,
+      failingProgram: TOKEN,
+      instruction: "TransferChecked",
+      errCode: 1,
+      errName: "InsufficientFunds",
+    });
     expect(story.ixPath).toBe(String(errIndex(result!.meta!.err)));
   });
 
@@ -105,7 +144,12 @@ describe("the simulator's failing scenarios", () => {
   beforeAll(async () => {
     world = await createWorld(connection, client, { seed: 5, payers: 2, recipients: 1 });
     const endpoint = localnet.addProvider({ label: "alpha", dropRate: 0 });
-    provider = { label: "alpha", url: endpoint.url, rpcHash: rpcHash(endpoint.url), connection: new Connection(endpoint.url, "confirmed") };
+    provider = {
+      label: "alpha",
+      url: endpoint.url,
+      rpcHash: rpcHash(endpoint.url),
+      connection: new Connection(endpoint.url, "confirmed"),
+    };
   });
 
   const cases: [ScenarioKind, number, number][] = [
@@ -118,18 +162,36 @@ describe("the simulator's failing scenarios", () => {
 
   for (const [kind, humanIndex, botIndex] of cases) {
     test(`${kind}: ixPath equals the runtime's InstructionError index (human ${humanIndex}, bot ${botIndex})`, async () => {
-      for (const [payer, expected] of [[world.payers[0], humanIndex], [world.payers[1], botIndex]] as const) {
+      for (const [payer, expected] of [
+        [world.payers[0], humanIndex],
+        [world.payers[1], botIndex],
+      ] as const) {
         const attempt = await runAttempt(kind, {
-          world, provider, payer, recipient: world.recipients[0], index: attemptNo++, random: mulberry32(1), chain: client,
-          now: () => 1_750_000_000_000, appBroken: false, preflightErrorText: "transactionMessage",
+          world,
+          provider,
+          payer,
+          recipient: world.recipients[0],
+          index: attemptNo++,
+          random: mulberry32(1),
+          chain: client,
+          now: () => 1_750_000_000_000,
+          appBroken: false,
+          preflightErrorText: "transactionMessage",
         });
         expect(attempt.truth.consistent).toBe(true);
         expect(errIndex(attempt.truth.err)).toBe(expected);
         let story: DecodedStory;
         if (attempt.envelope.kind === "preflight") {
-          story = decodePreflight({ preflightError: attempt.envelope.preflightError, simulationLogs: attempt.envelope.simulationLogs, program: TOKEN });
+          story = decodePreflight({
+            preflightError: attempt.envelope.preflightError,
+            simulationLogs: attempt.envelope.simulationLogs,
+            program: TOKEN,
+          });
         } else {
-          const tx = await client.call("getTransaction", [attempt.envelope.sig, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+          const tx = await client.call("getTransaction", [
+            attempt.envelope.sig,
+            { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+          ]);
           story = decodeTransaction(tx, undefined, { program: TOKEN });
         }
         expect(story.ixPath).toBe(String(expected));

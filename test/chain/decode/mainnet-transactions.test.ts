@@ -194,8 +194,7 @@ const cases: { fixture: string; what: string; input?: () => unknown; expected: D
       cpiDepth: 0,
       errCode: null,
       errName: "ProgramFailedToComplete",
-      errMessage:
-        "Could not create program address with signer seeds: Provided seeds do not result in a valid address",
+      errMessage: "Could not create program address with signer seeds: Provided seeds do not result in a valid address",
       failingProgram: PROGRAMS.gqch,
       failingInstruction: null,
       cuUsed: 52577,

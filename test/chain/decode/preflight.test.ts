@@ -29,7 +29,9 @@ const text = (id: string) => {
   return found;
 };
 
-const sample13 = fixtureJson("13_") as { error: { message: string; data: { err: unknown; logs: string[]; unitsConsumed: number } } };
+const sample13 = fixtureJson("13_") as {
+  error: { message: string; data: { err: unknown; logs: string[]; unitsConsumed: number } };
+};
 
 const jupiter6001AtIx3: DecodedStory = {
   topLevelProgram: PROGRAMS.jupiterV6,
@@ -302,7 +304,8 @@ describe("preflight failures that are not TransactionErrors", () => {
 
   test("unknown texts group by a value-free normalised key", () => {
     const a = decodePreflight({
-      preflightError: "Weird failure 0x1f for 5UfDuX7WXY18keiz9mZ6zKkY8JyNuLDFz2QPFsFh4sN3KJtjC6nw2vGyEuMqNWcRW9o6ymbXvYAN9BjNGxFxgXPL (12 lamports)",
+      preflightError:
+        "Weird failure 0x1f for 5UfDuX7WXY18keiz9mZ6zKkY8JyNuLDFz2QPFsFh4sN3KJtjC6nw2vGyEuMqNWcRW9o6ymbXvYAN9BjNGxFxgXPL (12 lamports)",
       simulationLogs: [],
       program: PROGRAMS.system,
     });
@@ -325,7 +328,11 @@ describe("preflight failures that are not TransactionErrors", () => {
 
 describe("readPreflightError", () => {
   test("Display texts of transaction-level errors with numbers", () => {
-    expect(readPreflightError("Transaction simulation failed: Transaction results in an account (3) with insufficient funds for rent").err).toEqual({
+    expect(
+      readPreflightError(
+        "Transaction simulation failed: Transaction results in an account (3) with insufficient funds for rent",
+      ).err,
+    ).toEqual({
       InsufficientFundsForRent: { account_index: 3 },
     });
     expect(readPreflightError("Transaction contains a duplicate instruction (2) that is not allowed").err).toEqual({
@@ -334,17 +341,26 @@ describe("readPreflightError", () => {
   });
 
   test("non-custom instruction errors from Display and from Rust Debug", () => {
-    expect(readPreflightError("Transaction simulation failed: Error processing Instruction 0: Provided owner is not allowed").err).toEqual({
+    expect(
+      readPreflightError("Transaction simulation failed: Error processing Instruction 0: Provided owner is not allowed")
+        .err,
+    ).toEqual({
       InstructionError: [0, "IllegalOwner"],
     });
-    expect(readPreflightError("RpcResponseError { data: SendTransactionPreflightFailure(RpcSimulateTransactionResult { err: Some(InstructionError(0, Custom(1))), logs: Some([]) }) }").err).toEqual({
+    expect(
+      readPreflightError(
+        "RpcResponseError { data: SendTransactionPreflightFailure(RpcSimulateTransactionResult { err: Some(InstructionError(0, Custom(1))), logs: Some([]) }) }",
+      ).err,
+    ).toEqual({
       InstructionError: [0, { Custom: 1 }],
     });
   });
 
   test("normalizeErrorText drops the web3.js guide and values", () => {
     expect(
-      normalizeErrorText("Simulation failed. \nMessage: x.\nCatch the `SendTransactionError` and call `getLogs()` on it for full details."),
+      normalizeErrorText(
+        "Simulation failed. \nMessage: x.\nCatch the `SendTransactionError` and call `getLogs()` on it for full details.",
+      ),
     ).toBe("simulation failed.");
   });
 });

@@ -27,7 +27,10 @@ describe("instruction of the targeted program", () => {
       cpiDepth: 1,
     });
     // An integrator tracking the CLMM itself reads its own instruction.
-    const forClmm = decodePreflight({ preflightError: null, simulationLogs: logs, program: PROGRAMS.raydiumClmm }, idls);
+    const forClmm = decodePreflight(
+      { preflightError: null, simulationLogs: logs, program: PROGRAMS.raydiumClmm },
+      idls,
+    );
     expect([forClmm.instruction, forClmm.failingInstruction]).toEqual(["Swap", "Swap"]);
     // Issues group by the targeted instruction: the same CLMM failure under another Jupiter route
     // name is another issue for Jupiter.
@@ -63,20 +66,39 @@ describe("instruction of the targeted program", () => {
 
   test("#18 a failing top-level System transfer in a transaction that targets another program", () => {
     const story = decodeTransaction(resultOf("18_"), idls, { program: LIFI });
-    expect(story).toMatchObject({ instruction: "Transfer", failingProgram: PROGRAMS.system, failingInstruction: "Transfer", ixPath: "6", errCode: 1 });
+    expect(story).toMatchObject({
+      instruction: "Transfer",
+      failingProgram: PROGRAMS.system,
+      failingInstruction: "Transfer",
+      ixPath: "6",
+      errCode: 1,
+    });
   });
 });
 
 describe("transaction-level errors", () => {
   test("#25 InsufficientFundsForRent: no ixPath, cpiDepth or errCode; errName is the error's name", () => {
     const story = decodeTransaction(resultOf("25_"), idls);
-    expect(story).toMatchObject({ ixPath: null, cpiDepth: null, errCode: null, errName: "InsufficientFundsForRent", failingProgram: null, failingInstruction: null });
+    expect(story).toMatchObject({
+      ixPath: null,
+      cpiDepth: null,
+      errCode: null,
+      errName: "InsufficientFundsForRent",
+      failingProgram: null,
+      failingInstruction: null,
+    });
   });
 
   test("#12 InsufficientFundsForRent as getSignaturesForAddress reports it (err only)", () => {
     const entries = (fixtureJson("12_") as { result: { err: unknown }[] }).result;
     const failed = entries.find((entry) => entry.err !== null)!;
     const story = decodeSimulation({ err: failed.err, logs: null });
-    expect(story).toMatchObject({ ixPath: null, cpiDepth: null, errCode: null, errName: "InsufficientFundsForRent", errorKey: "InsufficientFundsForRent" });
+    expect(story).toMatchObject({
+      ixPath: null,
+      cpiDepth: null,
+      errCode: null,
+      errName: "InsufficientFundsForRent",
+      errorKey: "InsufficientFundsForRent",
+    });
   });
 });

@@ -4,7 +4,13 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { decodeProgramData, detectDeploys, latestRecordedSlot, programDataAddressOf, UPGRADEABLE_LOADER_ID } from "../../../src/chain/deploys";
+import {
+  decodeProgramData,
+  detectDeploys,
+  latestRecordedSlot,
+  programDataAddressOf,
+  UPGRADEABLE_LOADER_ID,
+} from "../../../src/chain/deploys";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { startLocalnet, type Localnet } from "../../../devkit/localnet";
 import { addProgramCounts } from "../../../src/control";
@@ -15,7 +21,11 @@ import { testContext } from "../../helpers/context";
 
 const programAccountData = (programData: string) => Buffer.concat([u32(2), Buffer.from(decodeBase58(programData)!)]);
 const programDataHeader = (slot: number, authority: string | null) =>
-  Buffer.concat([u32(3), u64(slot), authority ? Buffer.concat([Buffer.from([1]), Buffer.from(decodeBase58(authority)!)]) : Buffer.from([0])]);
+  Buffer.concat([
+    u32(3),
+    u64(slot),
+    authority ? Buffer.concat([Buffer.from([1]), Buffer.from(decodeBase58(authority)!)]) : Buffer.from([0]),
+  ]);
 function u32(n: number) {
   const b = Buffer.alloc(4);
   b.writeUInt32LE(n);
@@ -56,16 +66,35 @@ describe("against a fake RPC", () => {
         const reply = (result: unknown) => Response.json({ jsonrpc: "2.0", id: body.id, result });
         if (body.method === "getMultipleAccounts") {
           const value = (body.params[0] as string[]).map((key) => {
-            if (key === program) return { owner: UPGRADEABLE_LOADER_ID, executable: true, lamports: 1, data: [programAccountData(programData).toString("base64"), "base64"] };
-            if (key === programData) return { owner: UPGRADEABLE_LOADER_ID, executable: false, lamports: 1, data: [programDataHeader(state.slot, authority).toString("base64"), "base64"] };
-            if (key === immutable) return { owner: "BPFLoader2111111111111111111111111111111111", executable: true, lamports: 1, data: ["", "base64"] };
+            if (key === program)
+              return {
+                owner: UPGRADEABLE_LOADER_ID,
+                executable: true,
+                lamports: 1,
+                data: [programAccountData(programData).toString("base64"), "base64"],
+              };
+            if (key === programData)
+              return {
+                owner: UPGRADEABLE_LOADER_ID,
+                executable: false,
+                lamports: 1,
+                data: [programDataHeader(state.slot, authority).toString("base64"), "base64"],
+              };
+            if (key === immutable)
+              return {
+                owner: "BPFLoader2111111111111111111111111111111111",
+                executable: true,
+                lamports: 1,
+                data: ["", "base64"],
+              };
             return null;
           });
           return reply({ context: { slot: state.slot }, value });
         }
         if (body.method === "getBlockTime") {
           const time = state.blockTimes.get(body.params[0]);
-          if (time === undefined || time === null) return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32009, message: "Slot was skipped" } });
+          if (time === undefined || time === null)
+            return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32009, message: "Slot was skipped" } });
           return reply(time);
         }
         return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "Method not found" } });
@@ -80,14 +109,18 @@ describe("against a fake RPC", () => {
     try {
       const rpc = createRpcClient({ url: `http://127.0.0.1:${server.port}`, maxRetries: 0 });
       const first = await detectDeploys(ctx, rpc, [program, immutable]);
-      expect(first.recorded).toEqual([{ program, slot: 1_000, deployedAt: 1_700_000_000_000, detectedAt: 1_763_000_000_000, authority }]);
+      expect(first.recorded).toEqual([
+        { program, slot: 1_000, deployedAt: 1_700_000_000_000, detectedAt: 1_763_000_000_000, authority },
+      ]);
       expect(first.skipped.map((s) => s.program)).toEqual([immutable]);
       expect((await detectDeploys(ctx, rpc, [program])).recorded).toEqual([]);
       state.slot = 2_000; // redeploy; the node has no block time for it
       const second = await detectDeploys(ctx, rpc, [program]);
       expect(second.recorded.map((d) => [d.slot, d.deployedAt])).toEqual([[2_000, null]]);
       expect(latestRecordedSlot(ctx.paths, program)).toBe(2_000);
-      const rows = await ctx.duck.all(`SELECT slot, deployed_at, authority FROM read_parquet('${ctx.paths.partition("deploys", program)}/*.parquet') ORDER BY slot`);
+      const rows = await ctx.duck.all(
+        `SELECT slot, deployed_at, authority FROM read_parquet('${ctx.paths.partition("deploys", program)}/*.parquet') ORDER BY slot`,
+      );
       expect(rows).toEqual([
         { slot: 1_000, deployed_at: 1_700_000_000_000, authority },
         { slot: 2_000, deployed_at: null, authority },
@@ -95,7 +128,12 @@ describe("against a fake RPC", () => {
       const columns = await ctx.duck.all<{ column_name: string; column_type: string }>(
         `DESCRIBE SELECT * FROM read_parquet('${ctx.paths.partition("deploys", program)}/*.parquet', hive_partitioning = false)`,
       );
-      expect(columns.map((c) => [c.column_name, c.column_type])).toEqual([["slot", "BIGINT"], ["deployed_at", "BIGINT"], ["detected_at", "BIGINT"], ["authority", "VARCHAR"]]);
+      expect(columns.map((c) => [c.column_name, c.column_type])).toEqual([
+        ["slot", "BIGINT"],
+        ["deployed_at", "BIGINT"],
+        ["detected_at", "BIGINT"],
+        ["authority", "VARCHAR"],
+      ]);
     } finally {
       ctx.dispose();
     }

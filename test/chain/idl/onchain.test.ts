@@ -33,11 +33,17 @@ describe("anchorIdlAddress", () => {
   test("a known mainnet IDL account (Loopscale)", () => {
     // Published in a public audit note indexed by the search corpus (an IDL account of 23,594 bytes
     // was read at this address on mainnet).
-    expect(anchorIdlAddress("1oopBoJG58DgkUVKkEzKgyG9dvRmpgeEm1AVjoHkF78")).toBe("8jaPDEbzjkgJT8qTgMwCxbVUZt3p2MoMsCovyNyuNShD");
+    expect(anchorIdlAddress("1oopBoJG58DgkUVKkEzKgyG9dvRmpgeEm1AVjoHkF78")).toBe(
+      "8jaPDEbzjkgJT8qTgMwCxbVUZt3p2MoMsCovyNyuNShD",
+    );
   });
 
   test("agrees with web3.js findProgramAddress + createWithSeed", async () => {
-    for (const program of [PUMP, "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc"]) {
+    for (const program of [
+      PUMP,
+      "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+      "whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc",
+    ]) {
       const id = new PublicKey(program);
       const [base] = PublicKey.findProgramAddressSync([], id);
       const expected = await PublicKey.createWithSeed(base, "anchor:idl", id);
@@ -51,7 +57,7 @@ describe("anchorIdlAddress", () => {
 });
 
 describe("decodeAnchorIdlAccount", () => {
-  test("the discriminator is sha256(\"internal:IdlAccount\")[..8]", () => {
+  test('the discriminator is sha256("internal:IdlAccount")[..8]', () => {
     const digest = createHash("sha256").update("internal:IdlAccount").digest();
     expect(Array.from(IDL_ACCOUNT_DISCRIMINATOR)).toEqual(Array.from(digest.subarray(0, 8)));
   });

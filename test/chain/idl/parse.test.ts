@@ -39,7 +39,9 @@ describe("parseIdl", () => {
     expect(spec.format).toBe("anchor");
     expect(legacy.instructions.length).toBe(23);
     expect(legacy.instructions.map((ix) => ix.displayName)).toEqual(spec.instructions.map((ix) => ix.displayName));
-    expect(legacy.instructions.map((ix) => hex(ix.discriminator))).toEqual(spec.instructions.map((ix) => hex(ix.discriminator)));
+    expect(legacy.instructions.map((ix) => hex(ix.discriminator))).toEqual(
+      spec.instructions.map((ix) => hex(ix.discriminator)),
+    );
     expect(Array.from(spec.instructions[0].discriminator)).toEqual([137, 52, 237, 212, 215, 117, 108, 104]);
     expect(spec.instructions[0]).toMatchObject({ name: "create_amm_config", displayName: "CreateAmmConfig" });
     expect(legacy.programId).toBe("devi51mZmdwUJGU9hjN27vEz64Gps7uUefqxg27EAtH");
@@ -100,13 +102,21 @@ describe("parseIdl", () => {
     const idl = parseIdl({
       name: "native",
       metadata: { origin: "shank" },
-      instructions: [{ name: "first" }, { name: "second", discriminant: { type: "u16", value: 258 } }, { name: "third" }],
+      instructions: [
+        { name: "first" },
+        { name: "second", discriminant: { type: "u16", value: 258 } },
+        { name: "third" },
+      ],
     });
     expect(idl.instructions.map((ix) => Array.from(ix.discriminator))).toEqual([[0], [2, 1], [2]]);
   });
 
   test("explicit discriminators win in legacy IDLs (Anchor 0.31 custom discriminators)", () => {
-    const idl = parseIdl({ name: "x", instructions: [{ name: "doIt", discriminator: [7] }], errors: [{ code: 6000, name: "E" }] });
+    const idl = parseIdl({
+      name: "x",
+      instructions: [{ name: "doIt", discriminator: [7] }],
+      errors: [{ code: 6000, name: "E" }],
+    });
     expect(Array.from(idl.instructions[0].discriminator)).toEqual([7]);
     expect(idl.errors).toEqual([{ code: 6000, name: "E", msg: null }]);
   });
@@ -114,8 +124,12 @@ describe("parseIdl", () => {
   test("rejects what is not an IDL, naming the problem", () => {
     expect(() => parseIdl("{not json")).toThrow(TxrayError);
     expect(() => parseIdl({ name: "x" })).toThrow("idl: instructions");
-    expect(() => parseIdl({ instructions: [{ name: "a" }], errors: [{ code: "6000", name: "E" }] })).toThrow("idl: errors.0.code");
-    expect(() => parseIdl({ metadata: { spec: "0.1.0" }, instructions: [{ name: "a" }] })).toThrow("missing discriminator");
+    expect(() => parseIdl({ instructions: [{ name: "a" }], errors: [{ code: "6000", name: "E" }] })).toThrow(
+      "idl: errors.0.code",
+    );
+    expect(() => parseIdl({ metadata: { spec: "0.1.0" }, instructions: [{ name: "a" }] })).toThrow(
+      "missing discriminator",
+    );
     expect(() => parseIdl({ kind: "rootNode", program: {} })).toThrow("Codama");
   });
 });

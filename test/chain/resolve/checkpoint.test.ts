@@ -31,10 +31,17 @@ afterAll(async () => {
   rpc.stop();
 });
 
-const options = () => ({ rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), checkpointMs: 60_000 });
+const options = () => ({
+  rpc: createRpcClient({ url: rpc.url }),
+  idls: loadIdls(t.ctx.paths.root),
+  checkpointMs: 60_000,
+});
 /** A second process on the same data directory: its own control connection, so its own resolver memory. */
 async function otherProcess() {
-  return await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL }), { logger: silentLogger });
+  return await createContext(
+    loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL }),
+    { logger: silentLogger },
+  );
 }
 
 test("a process that starts over holds the same open attempts: the checkpoint, then what was taken in and resolved after it", async () => {
@@ -44,10 +51,17 @@ test("a process that starts over holds the same open attempts: the checkpoint, t
   expect(checkpointed.stillPending).toBe(3); // not found, not expired: open
   expect(existsSync(checkpointPath(t.ctx.paths))).toBe(true);
   expect(checkpointed.stepsMs.checkpoint).toEqual(expect.any(Number)); // its own step, not part of upkeep
-  expect(readCheckpoint(t.ctx.paths)!.open.map((a) => a.sig).sort()).toEqual(first.map((e) => e.sig).sort());
+  expect(
+    readCheckpoint(t.ctx.paths)!
+      .open.map((a) => a.sig)
+      .sort(),
+  ).toEqual(first.map((e) => e.sig).sort());
 
   // After the checkpoint (the next is 60 s away): two more taken in, one of them resolved.
-  const second = [makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }), makeEnvelope({ sig: landed.sig, lastValidBlockHeight: HEIGHT + 1_000 })];
+  const second = [
+    makeEnvelope({ lastValidBlockHeight: HEIGHT + 1_000 }),
+    makeEnvelope({ sig: landed.sig, lastValidBlockHeight: HEIGHT + 1_000 }),
+  ];
   await ingestAndFlush(t, second);
   const run = await resolvePending(t.ctx, options());
   expect(run.resolved.failed_onchain).toBe(1);
@@ -62,7 +76,9 @@ test("a process that starts over holds the same open attempts: the checkpoint, t
     expect([...open].sort()).toEqual([...held].sort());
     expect(open.size).toBe(4);
     // The other process resolves (its run is the latest): this process's memory is stale and is rebuilt, with nothing resolved twice.
-    expect((await resolvePending(other, { ...options(), rpc: createRpcClient({ url: rpc.url }) })).resolved.failed_onchain).toBe(0);
+    expect(
+      (await resolvePending(other, { ...options(), rpc: createRpcClient({ url: rpc.url }) })).resolved.failed_onchain,
+    ).toBe(0);
   } finally {
     other.close();
   }
@@ -70,7 +86,9 @@ test("a process that starts over holds the same open attempts: the checkpoint, t
   const after = await resolvePending(t.ctx, options());
   expect(after.resolved).toEqual({ landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 });
   expect(after.stillPending).toBe(4);
-  const rows = await t.ctx.duck.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}')`);
+  const rows = await t.ctx.duck.all<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}')`,
+  );
   expect(rows[0].n).toBe(1);
 });
 
@@ -79,7 +97,13 @@ test("a large checkpoint is written less often: at most 2% of the resolver's thr
   expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 20 }, 1_000_000 + 29_999, 30_000)).toBe(false);
   expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 20 }, 1_000_000 + 30_000, 30_000)).toBe(true);
   // Hundreds of thousands of open attempts (1.7 s to write): every 85 s, not every 30 s.
-  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 30_000, 30_000)).toBe(false);
-  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 84_999, 30_000)).toBe(false);
-  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 85_000, 30_000)).toBe(true);
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 30_000, 30_000)).toBe(
+    false,
+  );
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 84_999, 30_000)).toBe(
+    false,
+  );
+  expect(checkpointDue({ lastCheckpointAt: 1_000_000, lastCheckpointMs: 1_700 }, 1_000_000 + 85_000, 30_000)).toBe(
+    true,
+  );
 });

@@ -22,7 +22,13 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
   // A retry is the payer's very next attempt at the same program, sent within the blockhash lifetime,
   // that reached the chain, and the only one of that payer at that program that did so around it: a
   // busy payer (a bot, a power user) landing other work is not evidence of a retry.
-  const samePayer = context.neighbours.filter((n) => n.sig !== attempt.sig && n.payer === attempt.payer && n.program === attempt.program && Math.abs(n.sentAt - attempt.sentAt) <= RETRY_WINDOW_MS);
+  const samePayer = context.neighbours.filter(
+    (n) =>
+      n.sig !== attempt.sig &&
+      n.payer === attempt.payer &&
+      n.program === attempt.program &&
+      Math.abs(n.sentAt - attempt.sentAt) <= RETRY_WINDOW_MS,
+  );
   const reachedChain = (n: Neighbour) => n.outcome === "landed" || n.outcome === "failed_onchain";
   const next = samePayer.filter((n) => n.sentAt > attempt.sentAt).sort((a, b) => a.sentAt - b.sentAt)[0];
   const retry = next && reachedChain(next) && samePayer.filter(reachedChain).length === 1 ? next : null;
@@ -30,7 +36,14 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
     return {
       dropClass: "superseded_by_retry",
       confidence: 0.9,
-      evidence: [expiry, { kind: "landed_retry", detail: `the same payer's attempt at this program ${retry.outcome === "landed" ? "landed" : "landed (and failed)"} ${Math.round((retry.sentAt - attempt.sentAt) / 1000)} s later`, value: retry.sig }],
+      evidence: [
+        expiry,
+        {
+          kind: "landed_retry",
+          detail: `the same payer's attempt at this program ${retry.outcome === "landed" ? "landed" : "landed (and failed)"} ${Math.round((retry.sentAt - attempt.sentAt) / 1000)} s later`,
+          value: retry.sig,
+        },
+      ],
     };
   }
 
@@ -40,12 +53,21 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
       return {
         dropClass: "stale_blockhash_at_send",
         confidence: blocksLeft <= 0 ? 0.85 : 0.65,
-        evidence: [expiry, { kind: "blocks_left_at_send", detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${context.heightAtSend})`, value: blocksLeft }],
+        evidence: [
+          expiry,
+          {
+            kind: "blocks_left_at_send",
+            detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${context.heightAtSend})`,
+            value: blocksLeft,
+          },
+        ],
       };
     }
   }
 
-  const sends = context.neighbours.filter((n) => Math.abs(n.sentAt - attempt.sentAt) <= PROVIDER_WINDOW_MS && n.outcome !== "preflight");
+  const sends = context.neighbours.filter(
+    (n) => Math.abs(n.sentAt - attempt.sentAt) <= PROVIDER_WINDOW_MS && n.outcome !== "preflight",
+  );
   const mine = sends.filter((n) => n.rpcHash === attempt.rpcHash);
   const others = sends.filter((n) => n.rpcHash !== attempt.rpcHash);
   const drops = (list: Neighbour[]) => list.filter((n) => n.outcome === "dropped").length;
@@ -60,8 +82,16 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
         confidence: Math.min(0.9, 0.6 + (mineInterval[0] - othersInterval[1])),
         evidence: [
           expiry,
-          { kind: "provider_drop_rate", detail: `${attempt.rpcLabel} dropped ${drops(mine)} of ${mine.length} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`, value: round(mineRate) },
-          { kind: "other_providers_drop_rate", detail: `other providers dropped ${drops(others)} of ${others.length} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`, value: round(othersRate) },
+          {
+            kind: "provider_drop_rate",
+            detail: `${attempt.rpcLabel} dropped ${drops(mine)} of ${mine.length} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`,
+            value: round(mineRate),
+          },
+          {
+            kind: "other_providers_drop_rate",
+            detail: `other providers dropped ${drops(others)} of ${others.length} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`,
+            value: round(othersRate),
+          },
         ],
       };
     }
@@ -78,8 +108,16 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
         confidence: 0.6,
         evidence: [
           expiry,
-          { kind: "minute_drop_rate", detail: `${drops(minute)} of ${minute.length} sends across all providers were dropped within a minute of it`, value: round(minuteRate) },
-          { kind: "baseline_drop_rate", detail: `the surrounding 30 minutes dropped ${drops(around)} of ${around.length}`, value: round(baseline) },
+          {
+            kind: "minute_drop_rate",
+            detail: `${drops(minute)} of ${minute.length} sends across all providers were dropped within a minute of it`,
+            value: round(minuteRate),
+          },
+          {
+            kind: "baseline_drop_rate",
+            detail: `the surrounding 30 minutes dropped ${drops(around)} of ${around.length}`,
+            value: round(baseline),
+          },
         ],
       };
     }
@@ -87,7 +125,13 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
 
   if (attempt.cuPriceMicroLamports !== null) {
     const landedPrices = sends
-      .filter((n) => n.program === attempt.program && n.outcome !== "dropped" && n.cuPriceMicroLamports !== null && Math.abs(n.sentAt - attempt.sentAt) <= 5 * 60_000)
+      .filter(
+        (n) =>
+          n.program === attempt.program &&
+          n.outcome !== "dropped" &&
+          n.cuPriceMicroLamports !== null &&
+          Math.abs(n.sentAt - attempt.sentAt) <= 5 * 60_000,
+      )
       .map((n) => n.cuPriceMicroLamports!)
       .sort((a, b) => a - b);
     if (landedPrices.length >= 10) {
@@ -98,8 +142,16 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
           confidence: 0.55,
           evidence: [
             expiry,
-            { kind: "cu_price", detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`, value: attempt.cuPriceMicroLamports },
-            { kind: "landed_peers_cu_price_p25", detail: `a quarter of the ${landedPrices.length} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`, value: p25 },
+            {
+              kind: "cu_price",
+              detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`,
+              value: attempt.cuPriceMicroLamports,
+            },
+            {
+              kind: "landed_peers_cu_price_p25",
+              detail: `a quarter of the ${landedPrices.length} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`,
+              value: p25,
+            },
           ],
         };
       }
@@ -127,7 +179,11 @@ export function seeded(seed: number): () => number {
  * a congested minute, priced and unpriced sends, whole-second send times (ties), some preflight
  * rows and missing signatures; the dropped attempts are also neighbours, as in resolvePending.
  */
-export function generateRun(drops: number, neighbours: number, seed = 1): { items: DropItem[]; neighbours: Neighbour[] } {
+export function generateRun(
+  drops: number,
+  neighbours: number,
+  seed = 1,
+): { items: DropItem[]; neighbours: Neighbour[] } {
   const random = seeded(seed);
   const T = 1_763_700_000_000;
   const span = 40 * 60_000;
@@ -144,21 +200,52 @@ export function generateRun(drops: number, neighbours: number, seed = 1): { item
     const at = random() < 0.1 ? congested + Math.floor(random() * 60) * 1000 : sentAt();
     const dropChance = Math.abs(at - congested) <= 60_000 ? 0.6 : rpcHash === providers[0] ? 0.2 : 0.05;
     const roll = random();
-    const outcome: Neighbour["outcome"] = roll < 0.03 ? "preflight" : roll < 0.03 + dropChance ? "dropped" : roll < 0.95 ? "landed" : "failed_onchain";
-    list.push({ sig: random() < 0.02 ? null : `n${i}`, payer: pick(payers), program: pick(programs), rpcHash, sentAt: at, outcome, cuPriceMicroLamports: price() });
+    const outcome: Neighbour["outcome"] =
+      roll < 0.03 ? "preflight" : roll < 0.03 + dropChance ? "dropped" : roll < 0.95 ? "landed" : "failed_onchain";
+    list.push({
+      sig: random() < 0.02 ? null : `n${i}`,
+      payer: pick(payers),
+      program: pick(programs),
+      rpcHash,
+      sentAt: at,
+      outcome,
+      cuPriceMicroLamports: price(),
+    });
   }
   const items: DropItem[] = [];
   for (let i = 0; i < drops; i++) {
     const rpcHash = pick(providers);
     const at = random() < 0.1 ? congested + Math.floor(random() * 60) * 1000 : sentAt();
     const attempt: Attempt = {
-      attemptId: `a${i}`, accountId: "acc", program: pick(programs), sig: random() < 0.01 ? null : `d${i}`, lastValidBlockHeight: 10_000 + i,
-      sentAt: at, rpcHash, rpcLabel: rpcHash.slice(0, 4), payer: pick(payers), cuPriceMicroLamports: price(), nonce: false,
-      kind: "send", receivedAt: at, cuLimit: null, ixPrefix: null, preflightError: null, simulationLogs: null,
+      attemptId: `a${i}`,
+      accountId: "acc",
+      program: pick(programs),
+      sig: random() < 0.01 ? null : `d${i}`,
+      lastValidBlockHeight: 10_000 + i,
+      sentAt: at,
+      rpcHash,
+      rpcLabel: rpcHash.slice(0, 4),
+      payer: pick(payers),
+      cuPriceMicroLamports: price(),
+      nonce: false,
+      kind: "send",
+      receivedAt: at,
+      cuLimit: null,
+      ixPrefix: null,
+      preflightError: null,
+      simulationLogs: null,
     };
     const heightAtSend = random() < 0.3 ? null : attempt.lastValidBlockHeight - Math.floor(random() * 200) + 5;
     items.push({ attempt, heightAtExpiry: attempt.lastValidBlockHeight + 1 + Math.floor(random() * 5), heightAtSend });
-    list.push({ sig: attempt.sig, payer: attempt.payer, program: attempt.program, rpcHash, sentAt: at, outcome: "dropped", cuPriceMicroLamports: attempt.cuPriceMicroLamports });
+    list.push({
+      sig: attempt.sig,
+      payer: attempt.payer,
+      program: attempt.program,
+      rpcHash,
+      sentAt: at,
+      outcome: "dropped",
+      cuPriceMicroLamports: attempt.cuPriceMicroLamports,
+    });
   }
   return { items, neighbours: list };
 }

@@ -5,16 +5,36 @@ import type { Neighbour } from "../../../src/chain/resolve/drops";
 
 const T = 1_763_700_000_000;
 const attempt: Attempt = {
-  attemptId: "a1", accountId: "acc", program: "P", sig: "S0", lastValidBlockHeight: 1000, sentAt: T,
-  rpcHash: "bad0000000000000", rpcLabel: "badrpc", payer: "payer-1", cuPriceMicroLamports: null, nonce: false,
-  kind: "send", receivedAt: T, cuLimit: null, ixPrefix: null, preflightError: null, simulationLogs: null,
+  attemptId: "a1",
+  accountId: "acc",
+  program: "P",
+  sig: "S0",
+  lastValidBlockHeight: 1000,
+  sentAt: T,
+  rpcHash: "bad0000000000000",
+  rpcLabel: "badrpc",
+  payer: "payer-1",
+  cuPriceMicroLamports: null,
+  nonce: false,
+  kind: "send",
+  receivedAt: T,
+  cuLimit: null,
+  ixPrefix: null,
+  preflightError: null,
+  simulationLogs: null,
 };
 const base = { heightAtExpiry: 1001, heightAtSend: 900 };
 
 function peers(count: number, rpcHash: string, dropEvery: number, overrides: Partial<Neighbour> = {}): Neighbour[] {
   return Array.from({ length: count }, (_, i) => ({
-    sig: `${rpcHash}-${i}`, payer: `p${i}`, program: "P", rpcHash, sentAt: T + (i % 600) * 1000 - 300_000,
-    outcome: dropEvery > 0 && i % dropEvery === 0 ? "dropped" : "landed", cuPriceMicroLamports: null, ...overrides,
+    sig: `${rpcHash}-${i}`,
+    payer: `p${i}`,
+    program: "P",
+    rpcHash,
+    sentAt: T + (i % 600) * 1000 - 300_000,
+    outcome: dropEvery > 0 && i % dropEvery === 0 ? "dropped" : "landed",
+    cuPriceMicroLamports: null,
+    ...overrides,
   }));
 }
 
@@ -27,14 +47,30 @@ describe("classifyDrop", () => {
   });
 
   test("the payer's next attempt at the program landed: superseded_by_retry", () => {
-    const retry: Neighbour = { sig: "S1", payer: "payer-1", program: "P", rpcHash: "x", sentAt: T + 4000, outcome: "landed", cuPriceMicroLamports: null };
+    const retry: Neighbour = {
+      sig: "S1",
+      payer: "payer-1",
+      program: "P",
+      rpcHash: "x",
+      sentAt: T + 4000,
+      outcome: "landed",
+      cuPriceMicroLamports: null,
+    };
     const d = classifyDrop(attempt, { ...base, neighbours: [retry] });
     expect(d.dropClass).toBe("superseded_by_retry");
     expect(d.evidence[1]).toMatchObject({ kind: "landed_retry", value: "S1" });
   });
 
   test("a busy payer landing other work is not a retry", () => {
-    const work: Neighbour[] = [0, 4000, 9000].map((dt, i) => ({ sig: `W${i}`, payer: "payer-1", program: "P", rpcHash: "x", sentAt: T + dt + 1, outcome: "landed", cuPriceMicroLamports: null }));
+    const work: Neighbour[] = [0, 4000, 9000].map((dt, i) => ({
+      sig: `W${i}`,
+      payer: "payer-1",
+      program: "P",
+      rpcHash: "x",
+      sentAt: T + dt + 1,
+      outcome: "landed",
+      cuPriceMicroLamports: null,
+    }));
     expect(classifyDrop(attempt, { ...base, neighbours: work }).dropClass).toBe("expired_blockhash");
   });
 
@@ -42,26 +78,58 @@ describe("classifyDrop", () => {
     const d = classifyDrop(attempt, { heightAtExpiry: 1001, heightAtSend: 995, neighbours: [] });
     expect(d.dropClass).toBe("stale_blockhash_at_send");
     expect(d.evidence[1]).toMatchObject({ kind: "blocks_left_at_send", value: 5 });
-    expect(classifyDrop(attempt, { heightAtExpiry: 1001, heightAtSend: 1010, neighbours: [] }).confidence).toBeGreaterThan(d.confidence);
+    expect(
+      classifyDrop(attempt, { heightAtExpiry: 1001, heightAtSend: 1010, neighbours: [] }).confidence,
+    ).toBeGreaterThan(d.confidence);
   });
 
   test("a provider dropping far above the others in the window: rpc_not_forwarding", () => {
     const neighbours = [...peers(60, "bad0000000000000", 2), ...peers(200, "good000000000000", 50)];
     const d = classifyDrop(attempt, { ...base, neighbours });
     expect(d.dropClass).toBe("rpc_not_forwarding");
-    expect(d.evidence.map((e) => e.kind)).toEqual(["blockhash_expired", "provider_drop_rate", "other_providers_drop_rate"]);
+    expect(d.evidence.map((e) => e.kind)).toEqual([
+      "blockhash_expired",
+      "provider_drop_rate",
+      "other_providers_drop_rate",
+    ]);
     expect(d.evidence[1].value).toBe(0.5);
     expect(d.evidence[2].value).toBe(0.02);
   });
 
   test("too few samples or overlapping intervals: no provider blame", () => {
-    expect(classifyDrop(attempt, { ...base, neighbours: [...peers(10, "bad0000000000000", 2), ...peers(200, "good000000000000", 50)] }).dropClass).toBe("expired_blockhash");
-    expect(classifyDrop(attempt, { ...base, neighbours: [...peers(60, "bad0000000000000", 10), ...peers(200, "good000000000000", 12)] }).dropClass).toBe("expired_blockhash");
+    expect(
+      classifyDrop(attempt, {
+        ...base,
+        neighbours: [...peers(10, "bad0000000000000", 2), ...peers(200, "good000000000000", 50)],
+      }).dropClass,
+    ).toBe("expired_blockhash");
+    expect(
+      classifyDrop(attempt, {
+        ...base,
+        neighbours: [...peers(60, "bad0000000000000", 10), ...peers(200, "good000000000000", 12)],
+      }).dropClass,
+    ).toBe("expired_blockhash");
   });
 
   test("a network-wide spike in the same minute: network_congestion", () => {
-    const minute = Array.from({ length: 40 }, (_, i) => ({ sig: `m${i}`, payer: `q${i}`, program: "P", rpcHash: i % 2 ? "r1" : "r2", sentAt: T + i * 1000 - 20_000, outcome: (i % 2 === 0 ? "dropped" : "landed") as Neighbour["outcome"], cuPriceMicroLamports: null }));
-    const calm = Array.from({ length: 100 }, (_, i) => ({ sig: `c${i}`, payer: `c${i}`, program: "P", rpcHash: i % 3 ? "r1" : attempt.rpcHash, sentAt: T + 120_000 + i * 5000, outcome: (i % 50 === 0 ? "dropped" : "landed") as Neighbour["outcome"], cuPriceMicroLamports: null }));
+    const minute = Array.from({ length: 40 }, (_, i) => ({
+      sig: `m${i}`,
+      payer: `q${i}`,
+      program: "P",
+      rpcHash: i % 2 ? "r1" : "r2",
+      sentAt: T + i * 1000 - 20_000,
+      outcome: (i % 2 === 0 ? "dropped" : "landed") as Neighbour["outcome"],
+      cuPriceMicroLamports: null,
+    }));
+    const calm = Array.from({ length: 100 }, (_, i) => ({
+      sig: `c${i}`,
+      payer: `c${i}`,
+      program: "P",
+      rpcHash: i % 3 ? "r1" : attempt.rpcHash,
+      sentAt: T + 120_000 + i * 5000,
+      outcome: (i % 50 === 0 ? "dropped" : "landed") as Neighbour["outcome"],
+      cuPriceMicroLamports: null,
+    }));
     const d = classifyDrop(attempt, { ...base, neighbours: [...minute, ...calm] });
     expect(d.dropClass).toBe("network_congestion");
     expect(d.evidence[1]).toMatchObject({ kind: "minute_drop_rate", value: 0.5 });
@@ -69,16 +137,36 @@ describe("classifyDrop", () => {
 
   test("peers that landed paid clearly more per compute unit: priority_fee_too_low", () => {
     const cheap = { ...attempt, cuPriceMicroLamports: 100 };
-    const landed = Array.from({ length: 20 }, (_, i) => ({ sig: `l${i}`, payer: `l${i}`, program: "P", rpcHash: "r", sentAt: T + i * 1000, outcome: "landed" as const, cuPriceMicroLamports: 5000 + i * 100 }));
+    const landed = Array.from({ length: 20 }, (_, i) => ({
+      sig: `l${i}`,
+      payer: `l${i}`,
+      program: "P",
+      rpcHash: "r",
+      sentAt: T + i * 1000,
+      outcome: "landed" as const,
+      cuPriceMicroLamports: 5000 + i * 100,
+    }));
     const d = classifyDrop(cheap, { ...base, neighbours: landed });
     expect(d.dropClass).toBe("priority_fee_too_low");
     expect(d.evidence[1]).toMatchObject({ kind: "cu_price", value: 100 });
     expect(d.evidence[2]).toMatchObject({ kind: "landed_peers_cu_price_p25", value: 5500 });
-    expect(classifyDrop({ ...attempt, cuPriceMicroLamports: 9000 }, { ...base, neighbours: landed }).dropClass).toBe("expired_blockhash");
+    expect(classifyDrop({ ...attempt, cuPriceMicroLamports: 9000 }, { ...base, neighbours: landed }).dropClass).toBe(
+      "expired_blockhash",
+    );
   });
 
   test("a retry outranks a stale blockhash", () => {
-    const retry: Neighbour = { sig: "S1", payer: "payer-1", program: "P", rpcHash: "x", sentAt: T + 4000, outcome: "landed", cuPriceMicroLamports: null };
-    expect(classifyDrop(attempt, { heightAtExpiry: 1001, heightAtSend: 999, neighbours: [retry] }).dropClass).toBe("superseded_by_retry");
+    const retry: Neighbour = {
+      sig: "S1",
+      payer: "payer-1",
+      program: "P",
+      rpcHash: "x",
+      sentAt: T + 4000,
+      outcome: "landed",
+      cuPriceMicroLamports: null,
+    };
+    expect(classifyDrop(attempt, { heightAtExpiry: 1001, heightAtSend: 999, neighbours: [retry] }).dropClass).toBe(
+      "superseded_by_retry",
+    );
   });
 });

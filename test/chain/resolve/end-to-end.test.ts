@@ -33,7 +33,11 @@ beforeAll(async () => {
   });
   attempts = run.attempts;
   const key = t.key("acme");
-  const submitted = await submitEnvelopes(t.url, key, attempts.map((a) => a.envelope));
+  const submitted = await submitEnvelopes(
+    t.url,
+    key,
+    attempts.map((a) => a.envelope),
+  );
   expect(submitted.accepted).toBe(attempts.length);
   await t.server.spool!.seal();
   await flushSpool(t.ctx);
@@ -62,9 +66,25 @@ describe("every attempt's outcome matches what the chain did", () => {
       expect(response.status).toBe(200);
       const story = response.body;
       expect(story.sig).toBe(attempt.envelope.sig);
-      expect({ sig: story.sig, outcome: story.outcome }).toEqual({ sig: attempt.envelope.sig, outcome: attempt.truth.outcome });
+      expect({ sig: story.sig, outcome: story.outcome }).toEqual({
+        sig: attempt.envelope.sig,
+        outcome: attempt.truth.outcome,
+      });
       expect(story.program).toBe(attempt.envelope.program);
-      for (const field of ["instruction", "ixPath", "cpiDepth", "errCode", "errName", "cuUsed", "cuRequested", "payer", "payerBotScore", "issue", "failingProgram", "failingInstruction"]) {
+      for (const field of [
+        "instruction",
+        "ixPath",
+        "cpiDepth",
+        "errCode",
+        "errName",
+        "cuUsed",
+        "cuRequested",
+        "payer",
+        "payerBotScore",
+        "issue",
+        "failingProgram",
+        "failingInstruction",
+      ]) {
         expect(story).toHaveProperty(field);
       }
       if (attempt.truth.outcome === "failed_onchain") {
@@ -85,12 +105,16 @@ describe("every attempt's outcome matches what the chain did", () => {
   });
 
   test("compute exhaustion and token errors are named", async () => {
-    const compute = attempts.find((a) => a.truth.scenario === "compute_exceeded" && a.truth.outcome === "failed_onchain")!;
+    const compute = attempts.find(
+      (a) => a.truth.scenario === "compute_exceeded" && a.truth.outcome === "failed_onchain",
+    )!;
     const story = (await t.get(`/v1/why/${compute.envelope.sig}`)).body;
     expect(story.errName).toBe("ComputationalBudgetExceeded");
     expect(story.computeExceeded).toBe(true);
     expect(story.cuRequested).toBe(compute.envelope.cuLimit ?? story.cuRequested);
-    const token = attempts.find((a) => a.truth.scenario === "token_insufficient" && a.truth.outcome === "failed_onchain")!;
+    const token = attempts.find(
+      (a) => a.truth.scenario === "token_insufficient" && a.truth.outcome === "failed_onchain",
+    )!;
     const tokenStory = (await t.get(`/v1/why/${token.envelope.sig}`)).body;
     expect(tokenStory.errCode).toBe(1);
     expect(tokenStory.errName).toBe("InsufficientFunds");
@@ -116,9 +140,14 @@ describe("every attempt's outcome matches what the chain did", () => {
       expect(diagnosis.outcome).toBe(attempt.truth.outcome);
       expect(diagnosis.provider.rpcHash).toBe(attempt.envelope.rpcHash);
       // The provider's 7-day figures are every resolved send of it in this run (hourly counts, control migration 4).
-      const sameProvider = attempts.filter((a) => a.envelope.rpcHash === attempt.envelope.rpcHash && a.envelope.kind !== "preflight");
+      const sameProvider = attempts.filter(
+        (a) => a.envelope.rpcHash === attempt.envelope.rpcHash && a.envelope.kind !== "preflight",
+      );
       expect(diagnosis.provider.sends7d).toBe(sameProvider.length);
-      expect(diagnosis.provider.dropRate).toBeCloseTo(sameProvider.filter((a) => a.truth.outcome === "dropped").length / sameProvider.length, 10);
+      expect(diagnosis.provider.dropRate).toBeCloseTo(
+        sameProvider.filter((a) => a.truth.outcome === "dropped").length / sameProvider.length,
+        10,
+      );
       expect(typeof diagnosis.advice).toBe("string");
       if (attempt.truth.outcome !== "dropped") {
         expect(diagnosis.dropClass).toBeNull();
@@ -133,7 +162,11 @@ describe("every attempt's outcome matches what the chain did", () => {
       // The class claims its provider drops far more than the others: only charlie (50%) does.
       if (diagnosis.dropClass === "rpc_not_forwarding") {
         expect(attempt.truth.provider).toBe("charlie");
-        expect(diagnosis.evidence.map((e: { kind: string }) => e.kind)).toEqual(["blockhash_expired", "provider_drop_rate", "other_providers_drop_rate"]);
+        expect(diagnosis.evidence.map((e: { kind: string }) => e.kind)).toEqual([
+          "blockhash_expired",
+          "provider_drop_rate",
+          "other_providers_drop_rate",
+        ]);
         if (attempt.truth.dropCause === "provider_not_forwarding") notForwarding++;
       }
     }

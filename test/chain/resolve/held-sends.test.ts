@@ -21,24 +21,38 @@ function landedPairs(runs: PriceRun[] | { times: number[]; prices: (number | nul
 /** What filtering the rows gives for every question the index answers. */
 function expected(rows: HeldRow[], from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
   const inRange = rows.filter((r) => r.sentAt >= from && r.sentAt <= to);
-  const counts = (list: HeldRow[]) => ({ count: list.length, drops: list.filter((r) => r.outcome === "dropped").length });
+  const counts = (list: HeldRow[]) => ({
+    count: list.length,
+    drops: list.filter((r) => r.outcome === "dropped").length,
+  });
   const landed = inRange.filter((r) => r.program === program && r.outcome !== "dropped" && r.price !== null);
   return {
     window: counts(inRange),
     provider: counts(inRange.filter((r) => r.rpcHash === rpcHash)),
     landed: { times: landed.map((r) => r.sentAt), prices: landed.map((r) => r.price) },
     pairs: [...keys].map((key) => {
-      const same = rows.filter((r) => r.payer !== null && payerProgramKey(r.payer, r.program) === key && r.sentAt >= from && r.sentAt <= to);
+      const same = rows.filter(
+        (r) => r.payer !== null && payerProgramKey(r.payer, r.program) === key && r.sentAt >= from && r.sentAt <= to,
+      );
       return { times: same.map((r) => r.sentAt), sigs: same.map((r) => r.sig), outcomes: same.map((r) => r.outcome) };
     }),
   };
 }
 
 /** Every question classification asks, over [from, to] for a provider, a program and two pairs picked at random, against filtering `rows`. */
-function expectAnswers(held: SortedSends | HeldSends, rows: HeldRow[], from: number, to: number, pick: <T>(list: readonly T[]) => T): void {
+function expectAnswers(
+  held: SortedSends | HeldSends,
+  rows: HeldRow[],
+  from: number,
+  to: number,
+  pick: <T>(list: readonly T[]) => T,
+): void {
   const rpcHash = pick(["rpcA", "rpcB", "rpcC", "rpcD"]);
   const program = pick(["P1", "P2", "P3"]);
-  const keys = new Set([payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])), payerProgramKey(pick(["w1", "w2", "w3"]), "P1")]);
+  const keys = new Set([
+    payerProgramKey(pick(["w1", "w2", "w3", "w4", "w5"]), pick(["P1", "P2"])),
+    payerProgramKey(pick(["w1", "w2", "w3"]), "P1"),
+  ]);
   const want = expected(rows, from, to, rpcHash, program, keys);
   expect(held.window(from, to)).toEqual(want.window);
   expect(held.providerWindow(rpcHash, from, to)).toEqual(want.provider);
@@ -56,8 +70,13 @@ for (const seed of [1, 2, 3, 4, 5]) {
     let detailFrom = 0;
     let sig = 0;
     const newRow = (sentAt: number): HeldRow => ({
-      sentAt, rpcHash: pick(["rpcA", "rpcB", "rpcC"]), program: pick(["P1", "P2"]), outcome: pick(OUTCOMES), price: next() < 0.2 ? null : Math.floor(next() * 50),
-      payer: pick(["w1", "w2", "w3", "w4", "w5"]), sig: `s${sig++}`,
+      sentAt,
+      rpcHash: pick(["rpcA", "rpcB", "rpcC"]),
+      program: pick(["P1", "P2"]),
+      outcome: pick(OUTCOMES),
+      price: next() < 0.2 ? null : Math.floor(next() * 50),
+      payer: pick(["w1", "w2", "w3", "w4", "w5"]),
+      sig: `s${sig++}`,
     });
     for (let step = 0; step < 300; step++) {
       const action = next();
@@ -70,7 +89,10 @@ for (const seed of [1, 2, 3, 4, 5]) {
           .sort((a, b) => a.sentAt - b.sentAt);
         held.insert(batch);
         // The model: a stable merge by send time (rows held first on equal times).
-        rows = [...rows, ...batch].map((row, order) => ({ row, order })).sort((a, b) => a.row.sentAt - b.row.sentAt || a.order - b.order).map(({ row }) => row);
+        rows = [...rows, ...batch]
+          .map((row, order) => ({ row, order }))
+          .sort((a, b) => a.row.sentAt - b.row.sentAt || a.order - b.order)
+          .map(({ row }) => row);
       } else if (action < 0.8) {
         // The retry hold moves on: payers of sends before it are let go.
         const newDetailFrom = Math.max(detailFrom, clock - 100 + Math.floor(next() * 60));
@@ -91,9 +113,15 @@ for (const seed of [1, 2, 3, 4, 5]) {
       expect([...held.times]).toEqual(rows.map((r) => r.sentAt));
       expect(held.sigs).toEqual(rows.map((r) => r.sig)); // equal send times in the order they came
       // Each row's columns as they came (providers and programs by number, a missing price as NaN).
-      expect(Array.from({ length: held.length }, (_, i) => held.row(i))).toEqual(rows.map(({ sentAt, rpcHash, program, outcome, price }) => ({ sentAt, rpcHash, program, outcome, price })));
+      expect(Array.from({ length: held.length }, (_, i) => held.row(i))).toEqual(
+        rows.map(({ sentAt, rpcHash, program, outcome, price }) => ({ sentAt, rpcHash, program, outcome, price })),
+      );
       const landedRows = rows.filter((r) => r.outcome !== "dropped" && r.price !== null).length;
-      expect(held.footprint()).toEqual({ providers: rows.length, landed: landedRows, pairs: rows.filter((r) => r.payer !== null).length });
+      expect(held.footprint()).toEqual({
+        providers: rows.length,
+        landed: landedRows,
+        pairs: rows.filter((r) => r.payer !== null).length,
+      });
       // Questions over a random window of time.
       const from = clock - Math.floor(next() * 400);
       const to = from + Math.floor(next() * 400);
@@ -113,8 +141,13 @@ for (const seed of [11, 12, 13, 14, 15]) {
     let heldFrom = 0; // rows before it may or may not be held still: questions start from it
     let sig = 0;
     const newRow = (sentAt: number): HeldRow => ({
-      sentAt, rpcHash: pick(["rpcA", "rpcB", "rpcC"]), program: pick(["P1", "P2"]), outcome: pick(OUTCOMES), price: next() < 0.2 ? null : Math.floor(next() * 50),
-      payer: pick(["w1", "w2", "w3", "w4", "w5"]), sig: `s${sig++}`,
+      sentAt,
+      rpcHash: pick(["rpcA", "rpcB", "rpcC"]),
+      program: pick(["P1", "P2"]),
+      outcome: pick(OUTCOMES),
+      price: next() < 0.2 ? null : Math.floor(next() * 50),
+      payer: pick(["w1", "w2", "w3", "w4", "w5"]),
+      sig: `s${sig++}`,
     });
     let appendedOnly = 0;
     for (let step = 0; step < 300; step++) {
@@ -123,11 +156,22 @@ for (const seed of [11, 12, 13, 14, 15]) {
         // A run: the newest sends, and some drops sent up to a minute before (late).
         clock += 1 + Math.floor(next() * 20);
         const fresh = Array.from({ length: 1 + Math.floor(next() * 12) }, () => newRow(clock - Math.floor(next() * 3)));
-        const late = next() < 0.5 ? Array.from({ length: Math.floor(next() * 4) }, () => ({ ...newRow(clock - 20 - Math.floor(next() * 60)), outcome: "dropped" as Outcome })) : [];
-        const batch = [...fresh, ...late].map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r)).sort((a, b) => a.sentAt - b.sentAt);
+        const late =
+          next() < 0.5
+            ? Array.from({ length: Math.floor(next() * 4) }, () => ({
+                ...newRow(clock - 20 - Math.floor(next() * 60)),
+                outcome: "dropped" as Outcome,
+              }))
+            : [];
+        const batch = [...fresh, ...late]
+          .map((r) => (r.sentAt < detailFrom ? { ...r, payer: null, sig: null } : r))
+          .sort((a, b) => a.sentAt - b.sentAt);
         if (late.length === 0) appendedOnly++;
         held.insert(batch);
-        rows = [...rows, ...batch].map((row, order) => ({ row, order })).sort((a, b) => a.row.sentAt - b.row.sentAt || a.order - b.order).map(({ row }) => row);
+        rows = [...rows, ...batch]
+          .map((row, order) => ({ row, order }))
+          .sort((a, b) => a.row.sentAt - b.row.sentAt || a.order - b.order)
+          .map(({ row }) => row);
       } else if (action < 0.8) {
         const newDetailFrom = Math.max(detailFrom, clock - 100 + Math.floor(next() * 60));
         held.forgetDetails(detailFrom, newDetailFrom);

@@ -54,17 +54,26 @@ test("a backlog of segments is taken over several runs within the row budget, ea
 test("a segment larger than a chunk is still taken whole", async () => {
   taken.length = 0;
   const key = t.key("bigco");
-  expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 40 }, () => makeEnvelope()) })).status).toBe(202);
+  expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 40 }, () => makeEnvelope()) })).status).toBe(
+    202,
+  );
   await t.server.spool!.seal();
   expect(await flushSpool(t.ctx)).toMatchObject({ segments: 1, rows: 40 });
-  expect(await intake({ chunkRows: 10, maxRows: 10 })).toEqual({ segments: 1, attempts: 40, more: false, chunksReadByDay: 0 });
+  expect(await intake({ chunkRows: 10, maxRows: 10 })).toEqual({
+    segments: 1,
+    attempts: 40,
+    more: false,
+    chunksReadByDay: 0,
+  });
 }, 60_000);
 
 test("segments whose flushed parts were compacted, or whose flush batch is unrecorded, are read from their days, each envelope once", async () => {
   const key = t.key("compacted");
   const sigs: string[] = [];
   const flushOne = async (otherProgram?: string) => {
-    const envelopes = Array.from({ length: 25 }, (_, i) => makeEnvelope(otherProgram && i % 2 === 0 ? { program: otherProgram } : {}));
+    const envelopes = Array.from({ length: 25 }, (_, i) =>
+      makeEnvelope(otherProgram && i % 2 === 0 ? { program: otherProgram } : {}),
+    );
     sigs.push(...envelopes.map((e) => e.sig!));
     expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
     await t.server.spool!.seal();

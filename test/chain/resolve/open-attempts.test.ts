@@ -5,8 +5,23 @@ import { openAttempt, OpenAttempts } from "../../../src/chain/resolve/open-attem
 import type { Attempt } from "../../../src/chain/resolve/types";
 
 const attempt = (attemptId: string): Attempt => ({
-  attemptId, accountId: "acc", program: "P1", sig: `sig-${attemptId}`, kind: "send", lastValidBlockHeight: 100, sentAt: 1, receivedAt: 1,
-  rpcHash: "rpc", rpcLabel: "rpc", payer: "payer", cuLimit: null, cuPriceMicroLamports: null, ixPrefix: null, nonce: false, preflightError: null, simulationLogs: null,
+  attemptId,
+  accountId: "acc",
+  program: "P1",
+  sig: `sig-${attemptId}`,
+  kind: "send",
+  lastValidBlockHeight: 100,
+  sentAt: 1,
+  receivedAt: 1,
+  rpcHash: "rpc",
+  rpcLabel: "rpc",
+  payer: "payer",
+  cuLimit: null,
+  cuPriceMicroLamports: null,
+  ixPrefix: null,
+  nonce: false,
+  preflightError: null,
+  simulationLogs: null,
 });
 
 test("earliest due first; at equal times in the order they came; only what is due, up to the limit", () => {

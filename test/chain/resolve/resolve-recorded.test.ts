@@ -5,7 +5,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadIdls } from "../../../src/chain/idl";
 import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
-import { flushSpool } from "../../../src/lake/flush-spool";
 import { RESOLUTION_COLUMNS } from "../../../src/lake/schema";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
@@ -35,18 +34,36 @@ afterAll(async () => {
 });
 
 const resolutionRows = () =>
-  t.ctx.duck.all<{ sig: string; outcome: string; drop_class: string | null; err_name: string | null; fingerprint: string | null }>(
+  t.ctx.duck.all<{
+    sig: string;
+    outcome: string;
+    drop_class: string | null;
+    err_name: string | null;
+    fingerprint: string | null;
+  }>(
     `SELECT e.sig, r.outcome, r.drop_class, r.err_name, r.fingerprint FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}', hive_partitioning = true) r
      JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) e USING (attempt_id) ORDER BY r.outcome`,
   );
 
 test("a crash before the commit is undone by the next run; why answers from the chain meanwhile; each attempt is resolved exactly once", async () => {
   const options = { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 5 };
-  await expect(resolvePending(t.ctx, { ...options, beforeCommit: () => { throw new Error("crash"); } })).rejects.toThrow("crash");
+  await expect(
+    resolvePending(t.ctx, {
+      ...options,
+      beforeCommit: () => {
+        throw new Error("crash");
+      },
+    }),
+  ).rejects.toThrow("crash");
   // The attempt is still open: why asks the chain (on demand) and answers as the resolver will record it.
   const onDemand = await t.get(`/v1/why/${landedFailure.sig}`);
   expect(onDemand.status).toBe(200);
-  expect(onDemand.body).toMatchObject({ outcome: "failed_onchain", source: "ingested", errName: "ResultWithNegativeLamports", rpcLabel: "helius" });
+  expect(onDemand.body).toMatchObject({
+    outcome: "failed_onchain",
+    source: "ingested",
+    errName: "ResultWithNegativeLamports",
+    rpcLabel: "helius",
+  });
   expect((await t.get(`/v1/diagnose-drop/${landedFailure.sig}`)).body.error.code).toBe("pending");
 
   const summary = await resolveUntilSettled(t.ctx, options);
@@ -81,9 +98,19 @@ test("a crash before the commit is undone by the next run; why answers from the 
 
 test("why/ and diagnose-drop/ answer from the resolutions; pending is 404 with Retry-After", async () => {
   const story = await t.get(`/v1/why/${landedFailure.sig}`);
-  expect(story.body).toMatchObject({ outcome: "failed_onchain", source: "ingested", errCode: 1, errName: "ResultWithNegativeLamports", issue: { count7d: 1 } });
+  expect(story.body).toMatchObject({
+    outcome: "failed_onchain",
+    source: "ingested",
+    errCode: 1,
+    errName: "ResultWithNegativeLamports",
+    issue: { count7d: 1 },
+  });
   const drop = await t.get(`/v1/diagnose-drop/${expired}`);
-  expect(drop.body).toMatchObject({ outcome: "dropped", dropClass: "expired_blockhash", provider: { rpcLabel: "helius", dropRate: 0.5, sends7d: 2 } });
+  expect(drop.body).toMatchObject({
+    outcome: "dropped",
+    dropClass: "expired_blockhash",
+    provider: { rpcLabel: "helius", dropRate: 0.5, sends7d: 2 },
+  });
   expect(drop.body.evidence[0]).toMatchObject({ kind: "blockhash_expired", value: 5 });
   const pending = await t.get(`/v1/why/${stillValid}`);
   expect(pending.status).toBe(404);
@@ -105,8 +132,15 @@ test("an attempt never found whose lastValidBlockHeight the chain never reaches 
   const { createContext } = await import("../../../src/context");
   const { loadConfig } = await import("../../../src/config");
   const { silentLogger } = await import("../../../src/shared/logger");
-  const later = await createContext(loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL }), { logger: silentLogger, clock: () => Date.now() + 25 * 3600_000 });
-  const summary = await resolvePending(later, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(later.paths.root), recheckDelayMs: 5 });
+  const later = await createContext(
+    loadConfig({ TXRAY_DATA_DIR: t.ctx.config.dataDir, TXRAY_CONTROL_URL: t.ctx.config.TXRAY_CONTROL_URL }),
+    { logger: silentLogger, clock: () => Date.now() + 25 * 3600_000 },
+  );
+  const summary = await resolvePending(later, {
+    rpc: createRpcClient({ url: rpc.url }),
+    idls: loadIdls(later.paths.root),
+    recheckDelayMs: 5,
+  });
   later.close();
   expect(summary.resolved.dropped).toBe(1);
   expect(summary.stillPending).toBe(0);

@@ -32,7 +32,9 @@ async function serverWithSegments(): Promise<TestServer> {
   const server = await testServer({ SOLANA_RPC_URL: rpc.url, SPOOL_SEAL_MS: "600000" });
   // Preflight failures resolve from their own logs: every attempt is decided in the round that takes it in.
   for (let i = 0; i < SEGMENTS; i++) {
-    expect((await server.ingest({ apiKey: server.key("acme"), envelopes: [makePreflightEnvelope()] })).status).toBe(202);
+    expect((await server.ingest({ apiKey: server.key("acme"), envelopes: [makePreflightEnvelope()] })).status).toBe(
+      202,
+    );
     await server.server.spool!.seal();
   }
   expect((await flushSpool(server.ctx)).rows).toBe(SEGMENTS);
@@ -40,16 +42,25 @@ async function serverWithSegments(): Promise<TestServer> {
 }
 
 const resolutionCounts = async (server: TestServer) =>
-  (await server.ctx.duck.all<{ n: number; distinct_attempts: number }>(
-    `SELECT count(*)::INT AS n, count(DISTINCT attempt_id)::INT AS distinct_attempts FROM read_parquet('${server.ctx.paths.datasetGlob("resolutions")}')`,
-  ))[0];
-const segmentsAwaiting = (server: TestServer) => server.ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM lake_segments WHERE intake_at IS NULL").get()!.n;
+  (
+    await server.ctx.duck.all<{ n: number; distinct_attempts: number }>(
+      `SELECT count(*)::INT AS n, count(DISTINCT attempt_id)::INT AS distinct_attempts FROM read_parquet('${server.ctx.paths.datasetGlob("resolutions")}')`,
+    )
+  )[0];
+const segmentsAwaiting = (server: TestServer) =>
+  server.ctx.control.query<{ n: number }, []>("SELECT count(*) AS n FROM lake_segments WHERE intake_at IS NULL").get()!
+    .n;
 
 test("a scheduled run takes in, in its next round, what one round could not, while that round is recorded; nothing twice", async () => {
   t = await serverWithSegments();
   const outcome = await runJob(t.ctx, resolveJob);
   expect(outcome.ok).toBe(true);
-  const details = outcome.details as { rounds: number; intake: { segments: number; attempts: number }; resolved: Record<string, number>; backlog: boolean };
+  const details = outcome.details as {
+    rounds: number;
+    intake: { segments: number; attempts: number };
+    resolved: Record<string, number>;
+    backlog: boolean;
+  };
   expect(details.rounds).toBeGreaterThanOrEqual(2);
   expect(details.intake).toMatchObject({ segments: SEGMENTS, attempts: SEGMENTS });
   expect(details.resolved.preflight).toBe(SEGMENTS);
@@ -65,7 +76,9 @@ test("a round whose recording fails fails the run; the next run resolves every a
   const failFirst = () => {
     if (++commits === 1) throw new Error("crash before the first round's commit");
   };
-  await expect(resolvePending(t.ctx, { ...options, beforeCommit: failFirst })).rejects.toThrow("crash before the first round's commit");
+  await expect(resolvePending(t.ctx, { ...options, beforeCommit: failFirst })).rejects.toThrow(
+    "crash before the first round's commit",
+  );
   const again = await resolvePending(t.ctx, options);
   expect(again.discardedBatches).toBeGreaterThanOrEqual(1);
   expect(await resolutionCounts(t)).toEqual({ n: SEGMENTS, distinct_attempts: SEGMENTS });

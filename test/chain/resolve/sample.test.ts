@@ -6,7 +6,9 @@ import { inSuccessSample, samplePoint } from "../../../src/chain/resolve/sample"
 import { openDuck } from "../../../src/lake/duckdb";
 
 test("samplePoint is DuckDB's sha256 reading of the attempt id, for every id", async () => {
-  const ids = Array.from({ length: 2_000 }, (_, i) => (i % 3 === 0 ? crypto.randomUUID() : `${i}-é-${Math.random().toString(36).slice(2)}`));
+  const ids = Array.from({ length: 2_000 }, (_, i) =>
+    i % 3 === 0 ? crypto.randomUUID() : `${i}-é-${Math.random().toString(36).slice(2)}`,
+  );
   const duck = await openDuck();
   try {
     const rows = await duck.all<{ id: string; point: number }>(

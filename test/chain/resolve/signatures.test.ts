@@ -20,25 +20,54 @@ afterEach(() => {
 
 const SIG = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
 const attempt: Attempt = {
-  attemptId: "att-1", accountId: "acc_a", program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", sig: SIG, kind: "send", lastValidBlockHeight: 301_000_150,
-  sentAt: 1_763_700_000_000, receivedAt: 1_763_700_000_120, rpcHash: "0123456789abcdef", rpcLabel: "helius", payer: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
-  cuLimit: 200_000, cuPriceMicroLamports: 5_000, ixPrefix: "e517cb977ae3ad2a", nonce: false, preflightError: null, simulationLogs: null,
+  attemptId: "att-1",
+  accountId: "acc_a",
+  program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
+  sig: SIG,
+  kind: "send",
+  lastValidBlockHeight: 301_000_150,
+  sentAt: 1_763_700_000_000,
+  receivedAt: 1_763_700_000_120,
+  rpcHash: "0123456789abcdef",
+  rpcLabel: "helius",
+  payer: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+  cuLimit: 200_000,
+  cuPriceMicroLamports: 5_000,
+  ixPrefix: "e517cb977ae3ad2a",
+  nonce: false,
+  preflightError: null,
+  simulationLogs: null,
 };
 
 function setUp() {
   const dir = mkdtempSync(join(tmpdir(), "txray-signatures-"));
   dirs.push(dir);
-  return { index: new SignatureIndex(join(dir, "signatures")), control: openControlDb(join(dir, "control.sqlite")), dir };
+  return {
+    index: new SignatureIndex(join(dir, "signatures")),
+    control: openControlDb(join(dir, "control.sqlite")),
+    dir,
+  };
 }
 
 test("an open attempt is stored once (no repeated signature, payer or program, none of the resolver's bookkeeping) and read back whole", async () => {
   const { index, control, dir } = setUp();
   // The resolver's open attempt, as it writes it: checks, due time and heap version are its own.
-  await index.append([openEntry(Object.assign(openAttempt(attempt, 1_763_700_001_000), { checks: 2 }), 1_763_700_001_000)], (value) => (value as IndexedAttempt).at);
+  await index.append(
+    [openEntry(Object.assign(openAttempt(attempt, 1_763_700_001_000), { checks: 2 }), 1_763_700_001_000)],
+    (value) => (value as IndexedAttempt).at,
+  );
   const [found] = indexedAttempts(index, control, SIG);
   expect(found).toEqual({
-    attemptId: "att-1", accountId: "acc_a", program: attempt.program, payer: attempt.payer, rpcHash: attempt.rpcHash, rpcLabel: "helius",
-    sentAt: attempt.sentAt, state: "open", at: 1_763_700_001_000, attempt,
+    attemptId: "att-1",
+    accountId: "acc_a",
+    program: attempt.program,
+    payer: attempt.payer,
+    rpcHash: attempt.rpcHash,
+    rpcLabel: "helius",
+    sentAt: attempt.sentAt,
+    state: "open",
+    at: 1_763_700_001_000,
+    attempt,
   });
   // The run holds the signature as the line's key only, and the payer and program once.
   const run = readdirSync(join(dir, "signatures")).find((name) => !name.endsWith(".tmp"))!;
@@ -52,7 +81,18 @@ test("an open attempt is stored once (no repeated signature, payer or program, n
 
 test("an open entry written in the full form (index runs before this change) reads the same", async () => {
   const { index, control } = setUp();
-  const full = { attemptId: "att-1", accountId: "acc_a", program: attempt.program, payer: attempt.payer, rpcHash: attempt.rpcHash, rpcLabel: "helius", sentAt: attempt.sentAt, state: "open", at: 1, attempt };
+  const full = {
+    attemptId: "att-1",
+    accountId: "acc_a",
+    program: attempt.program,
+    payer: attempt.payer,
+    rpcHash: attempt.rpcHash,
+    rpcLabel: "helius",
+    sentAt: attempt.sentAt,
+    state: "open",
+    at: 1,
+    attempt,
+  };
   await index.append([{ sig: SIG, attemptId: "att-1", value: full }], (value) => (value as IndexedAttempt).at);
   expect(indexedAttempts(index, control, SIG)).toEqual([full as IndexedAttempt]);
   control.close();

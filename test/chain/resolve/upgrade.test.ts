@@ -26,7 +26,21 @@ beforeAll(async () => {
       `INSERT INTO attempt_index (attempt_id, sig, account_id, program, outcome, payer, rpc_hash, rpc_label, sent_at, resolved_at, fingerprint, drop_class, story)
        VALUES ('old-1', ?, 'acc', ?, 'landed', 'payer-1', 'aaaaaaaaaaaaaaaa', 'helius', ?, ?, NULL, NULL, ?)`,
     )
-    .run(oldSig, "11111111111111111111111111111111", now - 60_000, now - 50_000, JSON.stringify({ outcome: "landed", slot: 7, blockTime: now - 55_000, err: null, story: { ...EMPTY_STORY, instruction: "Transfer" }, drop: null, fingerprint: null }));
+    .run(
+      oldSig,
+      "11111111111111111111111111111111",
+      now - 60_000,
+      now - 50_000,
+      JSON.stringify({
+        outcome: "landed",
+        slot: 7,
+        blockTime: now - 55_000,
+        err: null,
+        story: { ...EMPTY_STORY, instruction: "Transfer" },
+        drop: null,
+        fingerprint: null,
+      }),
+    );
   const queued = makeEnvelope({ sig: failure.sig, program: "11111111111111111111111111111111" });
   t.ctx.control
     .query(
@@ -41,16 +55,34 @@ afterAll(async () => {
 });
 
 test("the first run imports the old queue and index, then resolves the queued attempt once", async () => {
-  const summary = await resolvePending(t.ctx, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root) });
+  const summary = await resolvePending(t.ctx, {
+    rpc: createRpcClient({ url: rpc.url }),
+    idls: loadIdls(t.ctx.paths.root),
+  });
   expect(summary.resolved).toMatchObject({ failed_onchain: 1 });
   expect(summary.stillPending).toBe(0);
-  const count = (table: string) => t.ctx.control.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+  const count = (table: string) =>
+    t.ctx.control.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
   expect([count("pending_attempts"), count("attempt_index")]).toEqual([0, 0]);
-  expect((await t.get(`/v1/why/${oldSig}`)).body).toMatchObject({ outcome: "landed", instruction: "Transfer", slot: 7, source: "ingested" });
-  expect((await t.get(`/v1/why/${failure.sig}`)).body).toMatchObject({ outcome: "failed_onchain", source: "ingested", errName: "ResultWithNegativeLamports" });
+  expect((await t.get(`/v1/why/${oldSig}`)).body).toMatchObject({
+    outcome: "landed",
+    instruction: "Transfer",
+    slot: 7,
+    source: "ingested",
+  });
+  expect((await t.get(`/v1/why/${failure.sig}`)).body).toMatchObject({
+    outcome: "failed_onchain",
+    source: "ingested",
+    errName: "ResultWithNegativeLamports",
+  });
   // A later run (and a process that starts over) finds nothing left to do.
-  const again = await resolvePending(t.ctx, { rpc: createRpcClient({ url: rpc.url }), idls: loadIdls(t.ctx.paths.root) });
+  const again = await resolvePending(t.ctx, {
+    rpc: createRpcClient({ url: rpc.url }),
+    idls: loadIdls(t.ctx.paths.root),
+  });
   expect(again.resolved).toEqual({ landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 });
-  const rows = await t.ctx.duck.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}')`);
+  const rows = await t.ctx.duck.all<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}')`,
+  );
   expect(rows[0].n).toBe(1);
 });

@@ -17,11 +17,14 @@ const server = Bun.serve({
     maxInFlight = Math.max(maxInFlight, inFlight);
     await Bun.sleep(5);
     inFlight--;
-    if (mode === "429-once" && failures < 1) return failures++, new Response("slow down", { status: 429, headers: { "retry-after": "0" } });
-    if (mode === "500-twice" && failures < 2) return failures++, new Response("oops", { status: 500 });
+    if (mode === "429-once" && failures < 1)
+      return (failures++, new Response("slow down", { status: 429, headers: { "retry-after": "0" } }));
+    if (mode === "500-twice" && failures < 2) return (failures++, new Response("oops", { status: 500 }));
     if (mode === "400") return new Response("bad", { status: 400 });
     const answer = (call: any) =>
-      call.method === "fail" ? { jsonrpc: "2.0", id: call.id, error: { code: -32602, message: "Invalid params", data: { why: "test" } } } : { jsonrpc: "2.0", id: call.id, result: { echo: call.params } };
+      call.method === "fail"
+        ? { jsonrpc: "2.0", id: call.id, error: { code: -32602, message: "Invalid params", data: { why: "test" } } }
+        : { jsonrpc: "2.0", id: call.id, result: { echo: call.params } };
     return Response.json(Array.isArray(body) ? body.map(answer).reverse() : answer(body));
   },
 });
@@ -33,7 +36,11 @@ test("a call, and a batch whose replies come back out of order", async () => {
   mode = "ok";
   const rpc = createRpcClient({ url });
   expect(await rpc.call("getSlot", [1])).toEqual({ echo: [1] });
-  const replies = await rpc.batch([{ method: "a", params: [1] }, { method: "fail", params: [] }, { method: "c", params: [3] }]);
+  const replies = await rpc.batch([
+    { method: "a", params: [1] },
+    { method: "fail", params: [] },
+    { method: "c", params: [3] },
+  ]);
   expect(replies[0]).toEqual({ echo: [1] });
   expect(replies[1]).toBeInstanceOf(RpcError);
   expect((replies[1] as RpcError).code).toBe(-32602);

@@ -4,7 +4,12 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Connection, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
-import { type Localnet, programDataAddress, startLocalnet, UPGRADEABLE_LOADER } from "../../../devkit/localnet/index.ts";
+import {
+  type Localnet,
+  programDataAddress,
+  startLocalnet,
+  UPGRADEABLE_LOADER,
+} from "../../../devkit/localnet/index.ts";
 import { funded, rpc, signed } from "./support.ts";
 
 let localnet: Localnet;
@@ -18,7 +23,9 @@ afterAll(async () => {
   await localnet.stop();
 });
 
-async function programDataSlot(programId: string): Promise<{ slot: number; authority: string | null; programData: string }> {
+async function programDataSlot(
+  programId: string,
+): Promise<{ slot: number; authority: string | null; programData: string }> {
   const program = await rpc(localnet.url, "getAccountInfo", [programId, { encoding: "jsonParsed" }]);
   const programData = program.result.value.data.parsed.info.programData as string;
   const data = await rpc(localnet.url, "getAccountInfo", [programData, { encoding: "jsonParsed" }]);
@@ -29,7 +36,9 @@ async function programDataSlot(programId: string): Promise<{ slot: number; autho
 async function callMemo(programId: string, text: string) {
   const payer = funded(localnet);
   const ix = new TransactionInstruction({ programId: new PublicKey(programId), keys: [], data: Buffer.from(text) });
-  const signature = await connection.sendRawTransaction(signed(localnet, payer, [ix]).serialize(), { skipPreflight: true });
+  const signature = await connection.sendRawTransaction(signed(localnet, payer, [ix]).serialize(), {
+    skipPreflight: true,
+  });
   return (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))!;
 }
 
@@ -43,7 +52,11 @@ describe("deployProgram", () => {
 
     const program = await rpc(localnet.url, "getAccountInfo", [deployed.programId, { encoding: "jsonParsed" }]);
     expect(program.result.value).toEqual({
-      data: { parsed: { type: "program", info: { programData: deployed.programDataAddress } }, program: "bpf-upgradeable-loader", space: 36 },
+      data: {
+        parsed: { type: "program", info: { programData: deployed.programDataAddress } },
+        program: "bpf-upgradeable-loader",
+        space: 36,
+      },
       executable: true,
       lamports: 1141440,
       owner: UPGRADEABLE_LOADER,
@@ -62,7 +75,11 @@ describe("deployProgram", () => {
 
     // web3.js reads the same through getParsedAccountInfo.
     const viaWeb3 = await connection.getParsedAccountInfo(new PublicKey(deployed.programId));
-    expect(viaWeb3.value?.data).toEqual({ parsed: { type: "program", info: { programData: deployed.programDataAddress } }, program: "bpf-upgradeable-loader", space: 36 });
+    expect(viaWeb3.value?.data).toEqual({
+      parsed: { type: "program", info: { programData: deployed.programDataAddress } },
+      program: "bpf-upgradeable-loader",
+      space: 36,
+    });
   });
 
   test("the deployed (memo) program runs; a redeploy moves programData.slot and swaps the code", async () => {
@@ -77,7 +94,10 @@ describe("deployProgram", () => {
     expect((await programDataSlot(deployed.programId)).slot).toBe(deployed.slot);
 
     localnet.advanceBlocks(5);
-    const redeploy = await rpc(localnet.url, "txray_deployProgram", { programId: deployed.programId, template: "spl-token" });
+    const redeploy = await rpc(localnet.url, "txray_deployProgram", {
+      programId: deployed.programId,
+      template: "spl-token",
+    });
     expect(redeploy.result).toEqual({
       programId: deployed.programId,
       programDataAddress: deployed.programDataAddress,

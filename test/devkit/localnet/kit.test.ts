@@ -49,7 +49,9 @@ describe("@solana/kit", () => {
     expect(value.lastValidBlockHeight).toBeGreaterThanOrEqual(1050n);
     expect(typeof (await rpc.getSlot().send())).toBe("bigint");
     expect(await rpc.getMinimumBalanceForRentExemption(82n).send()).toBe(lamports(1461600n));
-    const token = await rpc.getAccountInfo(address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"), { encoding: "base64" }).send();
+    const token = await rpc
+      .getAccountInfo(address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"), { encoding: "base64" })
+      .send();
     // kit 8 no longer types rentEpoch, but it still parses the exact u64 the server sends.
     expect((token.value as unknown as { rentEpoch: bigint }).rentEpoch).toBe(18446744073709551615n);
     expect(token.value?.executable).toBe(true);
@@ -62,7 +64,11 @@ describe("@solana/kit", () => {
     const rpcSubscriptions = createSolanaRpcSubscriptions(localnet.wsUrl);
     const payer = await generateKeyPairSigner();
     const recipient = await generateKeyPairSigner();
-    await airdropFactory({ rpc, rpcSubscriptions })({ recipientAddress: payer.address, lamports: lamports(2_000_000_000n), commitment: "confirmed" });
+    await airdropFactory({ rpc, rpcSubscriptions })({
+      recipientAddress: payer.address,
+      lamports: lamports(2_000_000_000n),
+      commitment: "confirmed",
+    });
     expect((await rpc.getBalance(payer.address).send()).value).toBe(lamports(2_000_000_000n));
 
     const { value: latest } = await rpc.getLatestBlockhash().send();
@@ -96,7 +102,10 @@ describe("@solana/kit", () => {
     expect(landed?.meta?.fee).toBe(lamports(5000n));
     expect(landed?.meta?.loadedAddresses).toEqual({ writable: [], readonly: [] });
     // A v0 transaction asked for without maxSupportedTransactionVersion is -32015, like mainnet.
-    const refused = await rpc.getTransaction(signature, { encoding: "json" }).send().catch((e: Error) => e);
+    const refused = await rpc
+      .getTransaction(signature, { encoding: "json" })
+      .send()
+      .catch((e: Error) => e);
     expect(String(refused)).toContain("Transaction version (0) is not supported by the requesting client");
   });
 });

@@ -33,7 +33,10 @@ describe("localnet main", () => {
       const banner = await readUntil(child.stdout, /localnet JSON-RPC (http:\/\/\S+)/);
       const url = banner.match(/localnet JSON-RPC (http:\/\/\S+)/)![1];
       expect(url).toStartWith("http://127.0.0.1:");
-      const response = await fetch(url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" }) });
+      const response = await fetch(url, {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" }),
+      });
       expect(await response.json()).toEqual({ jsonrpc: "2.0", result: "ok", id: 1 });
       child.kill("SIGTERM");
       expect(await child.exited).toBe(0);
@@ -44,7 +47,11 @@ describe("localnet main", () => {
   });
 
   test("a bad setting stops start-up with exit code 2 and names the setting", async () => {
-    const child = Bun.spawn(["bun", "run", ENTRY], { env: { ...process.env, LOCALNET_PORT: "eighty" }, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn(["bun", "run", ENTRY], {
+      env: { ...process.env, LOCALNET_PORT: "eighty" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(await child.exited).toBe(2);
     expect(await new Response(child.stderr).text()).toContain("invalid setting LOCALNET_PORT");
   });

@@ -17,7 +17,9 @@ afterAll(async () => {
 });
 
 const transfer = (payer: Keypair, lamports: number) =>
-  signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports })]);
+  signed(localnet, payer, [
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports }),
+  ]);
 
 describe("drop injection", () => {
   test("a provider with dropRate 1 answers the signature and never executes", async () => {
@@ -47,7 +49,10 @@ describe("drop injection", () => {
     const landed: boolean[] = [];
     for (let i = 0; i < 20; i++) {
       expected.push(draw() >= 0.5);
-      const body = await rpc(provider.url, "sendTransaction", [base64(transfer(payer, 1_000_000 + i)), { encoding: "base64" }]);
+      const body = await rpc(provider.url, "sendTransaction", [
+        base64(transfer(payer, 1_000_000 + i)),
+        { encoding: "base64" },
+      ]);
       landed.push(localnet.chain.ledger.has(body.result));
     }
     expect(landed).toEqual(expected);
@@ -60,7 +65,10 @@ describe("drop injection", () => {
   test("a dropping provider still runs preflight (-32002) before deciding", async () => {
     const provider = localnet.addProvider({ dropRate: 1, label: "strict-blackhole" });
     const payer = funded(localnet, 1_000_000_000);
-    const body = await rpc(provider.url, "sendTransaction", [base64(transfer(payer, 5_000_000_000)), { encoding: "base64" }]);
+    const body = await rpc(provider.url, "sendTransaction", [
+      base64(transfer(payer, 5_000_000_000)),
+      { encoding: "base64" },
+    ]);
     expect(body.error?.code).toBe(-32002);
     expect(body.error?.data.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(provider.stats).toEqual({ received: 1, preflightFailed: 1, forwarded: 0, dropped: 0 });
@@ -70,7 +78,11 @@ describe("drop injection", () => {
 describe("admin methods over JSON-RPC", () => {
   test("txray_addProvider serves the same chain; txray_setDropRate targets the receiving endpoint", async () => {
     const added = await rpc(localnet.url, "txray_addProvider", { label: "remote", dropRate: 1 });
-    expect(added.result).toMatchObject({ label: "remote", dropRate: 1, stats: { received: 0, preflightFailed: 0, forwarded: 0, dropped: 0 } });
+    expect(added.result).toMatchObject({
+      label: "remote",
+      dropRate: 1,
+      stats: { received: 0, preflightFailed: 0, forwarded: 0, dropped: 0 },
+    });
     const url = added.result.url as string;
     expect((await rpc(url, "getSlot")).result).toBe(localnet.chain.slot);
     expect((await rpc(url, "getGenesisHash")).result).toBe(localnet.chain.genesisHash);
@@ -85,12 +97,23 @@ describe("admin methods over JSON-RPC", () => {
     expect(localnet.provider("main")!.dropRate).toBe(0);
 
     const list = await rpc(localnet.url, "txray_listProviders");
-    expect((list.result as { label: string }[]).map((p) => p.label)).toEqual(["main", "blackhole", "coinflip", "strict-blackhole", "remote"]);
+    expect((list.result as { label: string }[]).map((p) => p.label)).toEqual([
+      "main",
+      "blackhole",
+      "coinflip",
+      "strict-blackhole",
+      "remote",
+    ]);
     const duplicate = await rpc(localnet.url, "txray_addProvider", { label: "remote" });
     expect(duplicate.error).toEqual({ code: -32602, message: "Invalid params: provider remote already exists" });
 
     expect((await rpc(localnet.url, "txray_removeProvider", { provider: "remote" })).result).toBe(true);
-    expect(await fetch(url, { method: "POST", body: "{}" }).then(() => "up", () => "down")).toBe("down");
+    expect(
+      await fetch(url, { method: "POST", body: "{}" }).then(
+        () => "up",
+        () => "down",
+      ),
+    ).toBe("down");
     expect((await rpc(localnet.url, "txray_removeProvider", ["main"])).error?.code).toBe(-32602);
   });
 
@@ -99,13 +122,22 @@ describe("admin methods over JSON-RPC", () => {
     expect((await rpc(localnet.url, "txray_advanceBlocks", { count: 2 })).result.blockHeight).toBe(start + 2);
     expect((await rpc(localnet.url, "txray_advanceBlocks", [{ count: 3 }])).result.blockHeight).toBe(start + 5);
     const positional = await rpc(localnet.url, "txray_advanceBlocks", [4]);
-    expect(positional.result).toEqual({ slot: localnet.chain.slot, blockHeight: start + 9, blockhash: localnet.chain.clock.blockhash });
+    expect(positional.result).toEqual({
+      slot: localnet.chain.slot,
+      blockHeight: start + 9,
+      blockhash: localnet.chain.clock.blockhash,
+    });
     expect((await rpc(localnet.url, "txray_advanceBlocks", [])).result.blockHeight).toBe(start + 10);
     const bad = await rpc(localnet.url, "txray_advanceBlocks", { count: 0 });
     expect(bad.error?.code).toBe(-32602);
     expect(bad.error?.message).toStartWith("Invalid params: params[count]:");
     const info = await rpc(localnet.url, "txray_info");
-    expect(info.result).toMatchObject({ slot: localnet.chain.slot, blockHeight: start + 10, blockTimeMs: 0, genesisHash: localnet.chain.genesisHash });
+    expect(info.result).toMatchObject({
+      slot: localnet.chain.slot,
+      blockHeight: start + 10,
+      blockTimeMs: 0,
+      genesisHash: localnet.chain.genesisHash,
+    });
   });
 
   test("in-process setDropRate validates the rate", () => {

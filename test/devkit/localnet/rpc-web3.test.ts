@@ -68,11 +68,18 @@ describe("transactions", () => {
   test("a SOL transfer lands and getTransaction returns the mainnet json shape", async () => {
     const payer = funded(localnet, 2 * LAMPORTS_PER_SOL);
     const recipient = Keypair.generate().publicKey;
-    const transfer = SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: LAMPORTS_PER_SOL / 2 });
+    const transfer = SystemProgram.transfer({
+      fromPubkey: payer.publicKey,
+      toPubkey: recipient,
+      lamports: LAMPORTS_PER_SOL / 2,
+    });
     const signature = await sendAndConfirmTransaction(connection, new Transaction().add(transfer), [payer]);
     expect(await connection.getBalance(recipient)).toBe(500_000_000);
 
-    const body = await rpc(localnet.url, "getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0 }]);
+    const body = await rpc(localnet.url, "getTransaction", [
+      signature,
+      { encoding: "json", maxSupportedTransactionVersion: 0 },
+    ]);
     const tx = body.result;
     expect(tx).toEqual({
       slot: 1000,
@@ -92,7 +99,10 @@ describe("transactions", () => {
         preBalances: [2_000_000_000, 0, 1],
         postBalances: [1_499_995_000, 500_000_000, 1],
         innerInstructions: [],
-        logMessages: ["Program 11111111111111111111111111111111 invoke [1]", "Program 11111111111111111111111111111111 success"],
+        logMessages: [
+          "Program 11111111111111111111111111111111 invoke [1]",
+          "Program 11111111111111111111111111111111 success",
+        ],
         preTokenBalances: [],
         postTokenBalances: [],
         rewards: [],
@@ -110,13 +120,17 @@ describe("transactions", () => {
     const raw = await rpc(localnet.url, "getTransaction", [signature, { encoding: "base64" }]);
     expect(raw.result.transaction[1]).toBe("base64");
     expect(raw.result.version).toBeUndefined();
-    expect(localnet.chain.ledger.get(signature)!.transaction.bytes).toEqual(new Uint8Array(Buffer.from(raw.result.transaction[0], "base64")));
+    expect(localnet.chain.ledger.get(signature)!.transaction.bytes).toEqual(
+      new Uint8Array(Buffer.from(raw.result.transaction[0], "base64")),
+    );
   });
 
   test("an on-chain failure lands with meta.err, logs and the fee charged", async () => {
     const payer = funded(localnet, LAMPORTS_PER_SOL);
     const recipient = Keypair.generate().publicKey;
-    const tx = signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 5 * LAMPORTS_PER_SOL })]);
+    const tx = signed(localnet, payer, [
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 5 * LAMPORTS_PER_SOL }),
+    ]);
     const signature = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
 
     const status = await connection.getSignatureStatus(signature, { searchTransactionHistory: true });
@@ -143,7 +157,9 @@ describe("transactions", () => {
   test("preflight failure is JSON-RPC -32002 with RpcSimulateTransactionResult data, and nothing lands", async () => {
     const payer = funded(localnet, LAMPORTS_PER_SOL);
     const recipient = Keypair.generate().publicKey;
-    const tx = signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 3 * LAMPORTS_PER_SOL })]);
+    const tx = signed(localnet, payer, [
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 3 * LAMPORTS_PER_SOL }),
+    ]);
     const body = await rpc(localnet.url, "sendTransaction", [base64(tx), { encoding: "base64" }]);
     expect(body.result).toBeUndefined();
     expect(body.error).toEqual({
@@ -164,7 +180,9 @@ describe("transactions", () => {
       },
     });
     const signature = tx.signatures[0].signature!;
-    expect((await connection.getSignatureStatus(encodeBase58(signature), { searchTransactionHistory: true })).value).toBeNull();
+    expect(
+      (await connection.getSignatureStatus(encodeBase58(signature), { searchTransactionHistory: true })).value,
+    ).toBeNull();
     expect(await connection.getBalance(payer.publicKey)).toBe(LAMPORTS_PER_SOL);
 
     // web3.js surfaces it as SendTransactionError with the message and logs.
@@ -178,8 +196,17 @@ describe("transactions", () => {
 
   test("base58 sendTransaction (the RPC default encoding) and simulateTransaction", async () => {
     const payer = funded(localnet, LAMPORTS_PER_SOL);
-    const tx = signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 })]);
-    const simulation = await rpc(localnet.url, "simulateTransaction", [encodeBase58(tx.serialize()), { sigVerify: true }]);
+    const tx = signed(localnet, payer, [
+      SystemProgram.transfer({
+        fromPubkey: payer.publicKey,
+        toPubkey: Keypair.generate().publicKey,
+        lamports: 1_000_000,
+      }),
+    ]);
+    const simulation = await rpc(localnet.url, "simulateTransaction", [
+      encodeBase58(tx.serialize()),
+      { sigVerify: true },
+    ]);
     expect(simulation.result.value).toEqual({
       err: null,
       logs: ["Program 11111111111111111111111111111111 invoke [1]", "Program 11111111111111111111111111111111 success"],
@@ -226,7 +253,13 @@ describe("expiry", () => {
     const payer = funded(localnet, LAMPORTS_PER_SOL);
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
     const transfer = (lamports: number) =>
-      signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports })], [], blockhash);
+      signed(
+        localnet,
+        payer,
+        [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports })],
+        [],
+        blockhash,
+      );
 
     localnet.advanceBlocks(150);
     expect(await connection.getBlockHeight()).toBe(lastValidBlockHeight);
@@ -264,13 +297,26 @@ describe("expiry", () => {
 
   test("statuses leave the status cache after 300 slots but stay in history, finalized", async () => {
     const payer = funded(localnet, LAMPORTS_PER_SOL);
-    const tx = signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 })]);
+    const tx = signed(localnet, payer, [
+      SystemProgram.transfer({
+        fromPubkey: payer.publicKey,
+        toPubkey: Keypair.generate().publicKey,
+        lamports: 1_000_000,
+      }),
+    ]);
     const signature = await connection.sendRawTransaction(tx.serialize());
     const slot = localnet.chain.slot;
     localnet.advanceBlocks(31);
-    expect((await connection.getSignatureStatus(signature)).value).toMatchObject({ confirmations: 31, confirmationStatus: "confirmed" });
+    expect((await connection.getSignatureStatus(signature)).value).toMatchObject({
+      confirmations: 31,
+      confirmationStatus: "confirmed",
+    });
     localnet.advanceBlocks(1);
-    expect((await connection.getSignatureStatus(signature)).value).toMatchObject({ slot, confirmations: null, confirmationStatus: "finalized" });
+    expect((await connection.getSignatureStatus(signature)).value).toMatchObject({
+      slot,
+      confirmations: null,
+      confirmationStatus: "finalized",
+    });
     localnet.advanceBlocks(300 - 32 + 1);
     expect((await connection.getSignatureStatus(signature)).value).toBeNull();
     expect((await connection.getSignatureStatus(signature, { searchTransactionHistory: true })).value).toMatchObject({
@@ -287,7 +333,9 @@ describe("history and blocks", () => {
     const payer = funded(localnet, LAMPORTS_PER_SOL);
     const target = Keypair.generate().publicKey;
     const send = async (lamports: number) => {
-      const tx = signed(localnet, payer, [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: target, lamports })]);
+      const tx = signed(localnet, payer, [
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: target, lamports }),
+      ]);
       return connection.sendRawTransaction(tx.serialize());
     };
     const first = await send(1_000_000);
@@ -297,7 +345,14 @@ describe("history and blocks", () => {
     localnet.advanceBlocks(1);
     const list = await connection.getSignaturesForAddress(target);
     expect(list.map((s) => s.signature)).toEqual([second, first]);
-    expect(list[0]).toEqual({ signature: second, slot, err: null, memo: null, blockTime: 1_750_000_000, confirmationStatus: "confirmed" });
+    expect(list[0]).toEqual({
+      signature: second,
+      slot,
+      err: null,
+      memo: null,
+      blockTime: 1_750_000_000,
+      confirmationStatus: "confirmed",
+    });
     const block = await connection.getBlock(slot, { maxSupportedTransactionVersion: 0 });
     expect(block!.transactions.map((t) => t.transaction.signatures[0])).toEqual([second]);
     expect(block!.parentSlot).toBe(slot - 1);
@@ -332,12 +387,22 @@ describe("JSON-RPC framing", () => {
 
   test("parse error, empty batch and bad params", async () => {
     const post = async (body: string) => (await fetch(localnet.url, { method: "POST", body })).json();
-    expect(await post("{not json")).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
+    expect(await post("{not json")).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32700, message: "Parse error" },
+      id: null,
+    });
     expect(await post("[]")).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" }, id: null });
     const bad = await rpc(localnet.url, "getMinimumBalanceForRentExemption", ["lots"]);
-    expect(bad.error).toEqual({ code: -32602, message: "Invalid params: params[0]: Invalid input: expected number, received string" });
+    expect(bad.error).toEqual({
+      code: -32602,
+      message: "Invalid params: params[0]: Invalid input: expected number, received string",
+    });
     const commitment = await rpc(localnet.url, "getTransaction", ["1".repeat(64), { commitment: "processed" }]);
-    expect(commitment.error).toEqual({ code: -32602, message: "Invalid params: Method does not support commitment below `confirmed`" });
+    expect(commitment.error).toEqual({
+      code: -32602,
+      message: "Invalid params: Method does not support commitment below `confirmed`",
+    });
   });
 });
 

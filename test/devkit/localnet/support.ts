@@ -31,8 +31,17 @@ export function funded(localnet: Localnet, lamports = 2_000_000_000): Keypair {
 }
 
 /** A signed legacy transaction against the chain's current blockhash (or `blockhash`). */
-export function signed(localnet: Localnet, payer: Keypair, instructions: TransactionInstruction[], extra: Keypair[] = [], blockhash?: string): Transaction {
-  const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash ?? localnet.chain.latestBlockhash().blockhash });
+export function signed(
+  localnet: Localnet,
+  payer: Keypair,
+  instructions: TransactionInstruction[],
+  extra: Keypair[] = [],
+  blockhash?: string,
+): Transaction {
+  const tx = new Transaction({
+    feePayer: payer.publicKey,
+    recentBlockhash: blockhash ?? localnet.chain.latestBlockhash().blockhash,
+  });
   tx.add(...instructions);
   tx.sign(payer, ...extra);
   return tx;

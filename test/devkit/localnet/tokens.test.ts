@@ -35,7 +35,9 @@ interface TokenSetup {
 }
 
 async function send(payer: Keypair, ixs: Parameters<typeof signed>[2], extra: Keypair[] = [], skipPreflight = true) {
-  const signature = await connection.sendRawTransaction(signed(localnet, payer, ixs, extra).serialize(), { skipPreflight });
+  const signature = await connection.sendRawTransaction(signed(localnet, payer, ixs, extra).serialize(), {
+    skipPreflight,
+  });
   const tx = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
   if (!tx) throw new Error("transaction did not land");
   return { signature, tx };
@@ -45,7 +47,18 @@ async function setupToken(programId: PublicKey): Promise<TokenSetup> {
   const owner = funded(localnet, 5_000_000_000);
   const mint = Keypair.generate();
   const rentLamports = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
-  await send(owner, createMintInstructions({ payer: owner.publicKey, mint: mint.publicKey, mintAuthority: owner.publicKey, decimals: 6, rentLamports, programId }), [mint]);
+  await send(
+    owner,
+    createMintInstructions({
+      payer: owner.publicKey,
+      mint: mint.publicKey,
+      mintAuthority: owner.publicKey,
+      decimals: 6,
+      rentLamports,
+      programId,
+    }),
+    [mint],
+  );
   const other = Keypair.generate().publicKey;
   const source = associatedTokenAddress(owner.publicKey, mint.publicKey, programId);
   const destination = associatedTokenAddress(other, mint.publicKey, programId);
@@ -58,7 +71,15 @@ async function setupToken(programId: PublicKey): Promise<TokenSetup> {
 }
 
 const xfer = (s: TokenSetup, amount: bigint, programId = TOKEN_PROGRAM_ID) =>
-  transferChecked({ source: s.source, mint: s.mint, destination: s.destination, owner: s.owner.publicKey, amount, decimals: 6, programId });
+  transferChecked({
+    source: s.source,
+    mint: s.mint,
+    destination: s.destination,
+    owner: s.owner.publicKey,
+    amount,
+    decimals: 6,
+    programId,
+  });
 
 describe("SPL Token", () => {
   let spl: TokenSetup;
@@ -68,9 +89,14 @@ describe("SPL Token", () => {
 
   test("ATA creation records the CPIs as inner instructions with stack height 2", async () => {
     const owner = funded(localnet);
-    const { tx } = await send(owner, [createAssociatedTokenAccountIdempotent(owner.publicKey, owner.publicKey, spl.mint)]);
+    const { tx } = await send(owner, [
+      createAssociatedTokenAccountIdempotent(owner.publicKey, owner.publicKey, spl.mint),
+    ]);
     expect(tx.meta!.err).toBeNull();
-    expect(tx.meta!.logMessages!.slice(0, 2)).toEqual(["Program ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL invoke [1]", "Program log: CreateIdempotent"]);
+    expect(tx.meta!.logMessages!.slice(0, 2)).toEqual([
+      "Program ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL invoke [1]",
+      "Program log: CreateIdempotent",
+    ]);
     const inner = tx.meta!.innerInstructions!;
     expect(inner.length).toBe(1);
     expect(inner[0].index).toBe(0);
@@ -81,7 +107,9 @@ describe("SPL Token", () => {
       key(TOKEN_PROGRAM_ID),
       key(TOKEN_PROGRAM_ID),
     ]);
-    expect(inner[0].instructions.map((ix) => (ix as unknown as { stackHeight: number }).stackHeight)).toEqual([2, 2, 2, 2]);
+    expect(inner[0].instructions.map((ix) => (ix as unknown as { stackHeight: number }).stackHeight)).toEqual([
+      2, 2, 2, 2,
+    ]);
   });
 
   test("a transfer lands with pre/post token balances, in account-index order", async () => {
@@ -96,12 +124,20 @@ describe("SPL Token", () => {
       uiTokenAmount: { amount, decimals: 6, uiAmount, uiAmountString },
     });
     const byIndex = (a: { accountIndex: number }, b: { accountIndex: number }) => a.accountIndex - b.accountIndex;
-    const destinationOwner = tx.meta!.preTokenBalances!.find((b) => b.accountIndex === keys.indexOf(key(spl.destination)))!.owner!;
+    const destinationOwner = tx.meta!.preTokenBalances!.find(
+      (b) => b.accountIndex === keys.indexOf(key(spl.destination)),
+    )!.owner!;
     expect(tx.meta!.preTokenBalances).toEqual(
-      [entry(spl.source, key(spl.owner.publicKey), "1000000", 1, "1"), entry(spl.destination, destinationOwner, "0", 0, "0")].sort(byIndex),
+      [
+        entry(spl.source, key(spl.owner.publicKey), "1000000", 1, "1"),
+        entry(spl.destination, destinationOwner, "0", 0, "0"),
+      ].sort(byIndex),
     );
     expect(tx.meta!.postTokenBalances).toEqual(
-      [entry(spl.source, key(spl.owner.publicKey), "750000", 0.75, "0.75"), entry(spl.destination, destinationOwner, "250000", 0.25, "0.25")].sort(byIndex),
+      [
+        entry(spl.source, key(spl.owner.publicKey), "750000", 0.75, "0.75"),
+        entry(spl.destination, destinationOwner, "250000", 0.25, "0.25"),
+      ].sort(byIndex),
     );
     expect(destinationOwner).not.toBe(key(spl.owner.publicKey));
   });
@@ -143,6 +179,8 @@ describe("Token-2022", () => {
       "Program log: Instruction: TransferChecked",
       "Program log: Error: insufficient funds",
     ]);
-    expect(tx.meta!.logMessages!.at(-1)).toBe("Program TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb failed: custom program error: 0x1");
+    expect(tx.meta!.logMessages!.at(-1)).toBe(
+      "Program TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb failed: custom program error: 0x1",
+    );
   });
 });

@@ -35,7 +35,10 @@ test("top issues: the bot segment holds the bot's failures, the human segment th
   for (const program of new Set(world.attempts.map((a) => a.envelope.program))) {
     const top = (await (await fetch(`${world.t.url}/v1/top-issues/${program}?window=1d&limit=500`)).json()) as any;
     expect(top.segments.mixed).toEqual([]);
-    for (const [segment, issues] of [["bot", top.segments.bot], ["human", top.segments.human]] as const) {
+    for (const [segment, issues] of [
+      ["bot", top.segments.bot],
+      ["human", top.segments.human],
+    ] as const) {
       for (const issue of issues) {
         const detail = (await (await fetch(`${world.t.url}/v1/issue/${issue.fingerprint}?window=1d`)).json()) as any;
         const keypair = detail.breakdowns.walletAdapters.find((s: any) => s.key === BOT_ADAPTER)?.count ?? 0;

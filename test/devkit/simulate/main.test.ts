@@ -32,16 +32,23 @@ async function run(args: string[], env: Record<string, string>) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
 describe("simulate main", () => {
   test("runs the mix on its own chain and submits every envelope", async () => {
-    const { code, stdout, stderr } = await run(["--attempts", "12", "--seed", "3", "--port", "0", "--block-time-ms", "0", "--exit"], {
-      TXRAY_ENDPOINT: `http://127.0.0.1:${ingest.port}`,
-      TXRAY_API_KEY: "txr_live_simulator_test",
-    });
+    const { code, stdout, stderr } = await run(
+      ["--attempts", "12", "--seed", "3", "--port", "0", "--block-time-ms", "0", "--exit"],
+      {
+        TXRAY_ENDPOINT: `http://127.0.0.1:${ingest.port}`,
+        TXRAY_API_KEY: "txr_live_simulator_test",
+      },
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toContain("attempts 12: landed ");

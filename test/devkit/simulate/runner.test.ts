@@ -5,7 +5,13 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Localnet, startLocalnet } from "../../../devkit/localnet/index.ts";
-import { envelopeSchema, formatSummary, type RunResult, runTraffic, SCENARIOS } from "../../../devkit/simulate/index.ts";
+import {
+  envelopeSchema,
+  formatSummary,
+  type RunResult,
+  runTraffic,
+  SCENARIOS,
+} from "../../../devkit/simulate/index.ts";
 
 const providers = [
   { label: "alpha", dropRate: 0 },
@@ -18,7 +24,15 @@ let result: RunResult;
 
 beforeAll(async () => {
   localnet = await startLocalnet({ blockTimeMs: 0 });
-  result = await runTraffic({ rpcUrl: localnet.url, attempts: 33, seed: 1, providers, mix: equalMix, payers: 3, now: () => 1_750_000_000_000 });
+  result = await runTraffic({
+    rpcUrl: localnet.url,
+    attempts: 33,
+    seed: 1,
+    providers,
+    mix: equalMix,
+    payers: 3,
+    now: () => 1_750_000_000_000,
+  });
 });
 afterAll(async () => {
   await localnet.stop();
@@ -38,7 +52,8 @@ describe("runTraffic", () => {
     expect(result.summary.inconsistent).toBe(0);
     expect(new Set(result.attempts.map((a) => a.truth.scenario))).toEqual(new Set(SCENARIOS));
     expect(Object.values(result.summary.outcomes).reduce((a, b) => a + b, 0)).toBe(33);
-    for (const outcome of ["landed", "failed_onchain", "dropped", "preflight"] as const) expect(result.summary.outcomes[outcome]).toBeGreaterThan(0);
+    for (const outcome of ["landed", "failed_onchain", "dropped", "preflight"] as const)
+      expect(result.summary.outcomes[outcome]).toBeGreaterThan(0);
   });
 
   test("the chain agrees with every ground truth", () => {
@@ -50,7 +65,8 @@ describe("runTraffic", () => {
       } else {
         expect(record).toBeUndefined();
       }
-      if (truth.outcome === "dropped") expect(localnet.chain.blockHeight).toBeGreaterThan(envelope.lastValidBlockHeight);
+      if (truth.outcome === "dropped")
+        expect(localnet.chain.blockHeight).toBeGreaterThan(envelope.lastValidBlockHeight);
     }
   });
 
@@ -69,8 +85,24 @@ describe("runTraffic", () => {
   test("the same seed replays the same run on a fresh chain", async () => {
     const again = await startLocalnet({ blockTimeMs: 0 });
     try {
-      const replay = await runTraffic({ rpcUrl: again.url, attempts: 33, seed: 1, providers, mix: equalMix, payers: 3, now: () => 1_750_000_000_000 });
-      const fingerprint = (r: RunResult) => r.attempts.map((a) => [a.truth.scenario, a.truth.provider, a.truth.outcome, a.envelope.sig, a.envelope.payer, a.envelope.blockhash]);
+      const replay = await runTraffic({
+        rpcUrl: again.url,
+        attempts: 33,
+        seed: 1,
+        providers,
+        mix: equalMix,
+        payers: 3,
+        now: () => 1_750_000_000_000,
+      });
+      const fingerprint = (r: RunResult) =>
+        r.attempts.map((a) => [
+          a.truth.scenario,
+          a.truth.provider,
+          a.truth.outcome,
+          a.envelope.sig,
+          a.envelope.payer,
+          a.envelope.blockhash,
+        ]);
       expect(fingerprint(replay)).toEqual(fingerprint(result));
     } finally {
       await again.stop();

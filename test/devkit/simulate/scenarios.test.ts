@@ -35,7 +35,12 @@ beforeAll(async () => {
   client = new ChainClient(localnet.url);
   world = await createWorld(new Connection(localnet.url, "confirmed"), client, { seed: 3, payers: 2, recipients: 1 });
   const provider = localnet.addProvider({ label: "alpha", dropRate: 0 });
-  alpha = { label: "alpha", url: provider.url, rpcHash: rpcHash(provider.url), connection: new Connection(provider.url, "confirmed") };
+  alpha = {
+    label: "alpha",
+    url: provider.url,
+    rpcHash: rpcHash(provider.url),
+    connection: new Connection(provider.url, "confirmed"),
+  };
 });
 afterAll(async () => {
   await localnet.stop();
@@ -66,7 +71,10 @@ async function run(kind: ScenarioKind, overrides: Partial<AttemptContext> = {}):
 }
 
 async function onChainErr(signature: string) {
-  const body = await client.call<{ meta: { err: unknown } } | null>("getTransaction", [signature, { maxSupportedTransactionVersion: 0 }]);
+  const body = await client.call<{ meta: { err: unknown } } | null>("getTransaction", [
+    signature,
+    { maxSupportedTransactionVersion: 0 },
+  ]);
   return body?.meta.err;
 }
 
@@ -107,7 +115,13 @@ describe("scenarios", () => {
     });
     expect(envelope.cuPriceMicroLamports! % 1000).toBe(0);
     expect(envelope.ixPrefix).toMatch(/^02000000[0-9a-f]{8}$/); // System Transfer (u32 2), then the lamports' low bytes
-    expect(truth).toMatchObject({ scenario: "sol_transfer", outcome: "landed", err: null, slot: localnet.chain.slot, dropCause: null });
+    expect(truth).toMatchObject({
+      scenario: "sol_transfer",
+      outcome: "landed",
+      err: null,
+      slot: localnet.chain.slot,
+      dropCause: null,
+    });
     expect(localnet.chain.ledger.get(envelope.sig!)?.err).toBeNull();
   });
 
@@ -121,16 +135,31 @@ describe("scenarios", () => {
   test("sol_insufficient and token_insufficient fail on chain with custom error 1 (skipPreflight)", async () => {
     const sol = await run("sol_insufficient");
     expect(sol.envelope.skipPreflight).toBe(true);
-    expect(sol.truth).toMatchObject({ outcome: "failed_onchain", err: { InstructionError: [1, { Custom: 1 }] }, errCode: 1, failingProgram: SYSTEM });
+    expect(sol.truth).toMatchObject({
+      outcome: "failed_onchain",
+      err: { InstructionError: [1, { Custom: 1 }] },
+      errCode: 1,
+      failingProgram: SYSTEM,
+    });
     expect(await onChainErr(sol.envelope.sig!)).toEqual({ InstructionError: [1, { Custom: 1 }] });
     const token = await run("token_insufficient", { payer: world.payers[1] });
-    expect(token.truth).toMatchObject({ outcome: "failed_onchain", err: { InstructionError: [0, { Custom: 1 }] }, errCode: 1, failingProgram: TOKEN });
+    expect(token.truth).toMatchObject({
+      outcome: "failed_onchain",
+      err: { InstructionError: [0, { Custom: 1 }] },
+      errCode: 1,
+      failingProgram: TOKEN,
+    });
   });
 
   test("compute_exceeded starves the token program", async () => {
     const { envelope, truth } = await run("compute_exceeded");
     expect(envelope.cuLimit).toBe(350);
-    expect(truth).toMatchObject({ outcome: "failed_onchain", err: { InstructionError: [2, "ProgramFailedToComplete"] }, errCode: null, failingProgram: TOKEN });
+    expect(truth).toMatchObject({
+      outcome: "failed_onchain",
+      err: { InstructionError: [2, "ProgramFailedToComplete"] },
+      errCode: null,
+      failingProgram: TOKEN,
+    });
     const record = localnet.chain.ledger.get(envelope.sig!)!;
     expect(record.computeUnitsConsumed).toBe(350);
     expect(record.logMessages.at(-1)).toBe(`Program ${TOKEN} failed: exceeded CUs meter at BPF instruction`);
@@ -139,7 +168,9 @@ describe("scenarios", () => {
   test("preflight_sol captures web3.js's message and the simulation logs; the signature never lands", async () => {
     const { envelope, truth } = await run("preflight_sol", { payer: world.payers[1] });
     expect(envelope.kind).toBe("preflight");
-    expect(envelope.preflightError).toBe("Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1");
+    expect(envelope.preflightError).toBe(
+      "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
+    );
     expect(envelope.simulationLogs).toEqual([
       `Program ${SYSTEM} invoke [1]`,
       expect.stringMatching(/^Transfer: insufficient lamports \d+, need 1000000000000\d+$/),
@@ -152,14 +183,18 @@ describe("scenarios", () => {
 
   test("preflightErrorText 'message' keeps web3.js's full SendTransactionError text", async () => {
     const { envelope } = await run("preflight_token", { preflightErrorText: "message" });
-    expect(envelope.preflightError).toStartWith("Simulation failed. \nMessage: Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1. \nLogs: \n[");
+    expect(envelope.preflightError).toStartWith(
+      "Simulation failed. \nMessage: Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1. \nLogs: \n[",
+    );
     expect(envelope.simulationLogs).toContain("Program log: Error: insufficient funds");
   });
 
   test("preflight_unsigned has no signature; preflight_blockhash fails on the stale blockhash", async () => {
     const unsigned = await run("preflight_unsigned");
     expect(unsigned.envelope.sig).toBeNull();
-    expect(unsigned.envelope.preflightError).toBe("Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1");
+    expect(unsigned.envelope.preflightError).toBe(
+      "Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1",
+    );
     expect(unsigned.envelope.simulationLogs).toHaveLength(5); // SetComputeUnitPrice (2 lines) + the failing transfer (3)
     expect(unsigned.envelope.simulationLogs[4]).toBe(`Program ${SYSTEM} failed: custom program error: 0x1`);
     const height = localnet.chain.blockHeight;
@@ -176,7 +211,7 @@ describe("scenarios", () => {
     expect(envelope.kind).toBe("send");
     expect(envelope.lastValidBlockHeight).toBeLessThan(localnet.chain.blockHeight);
     expect(truth).toMatchObject({ outcome: "dropped", dropCause: "stale_blockhash", expectedOutcome: "dropped" });
-    expect((await client.signatureStatus(envelope.sig!))).toBeNull();
+    expect(await client.signatureStatus(envelope.sig!)).toBeNull();
   });
 
   test("app_call lands on the memo release and fails with 0xc on the broken release", async () => {
@@ -185,15 +220,30 @@ describe("scenarios", () => {
     expect(ok.truth.outcome).toBe("landed");
     await client.deployProgram({ programId: world.appProgram!.toBase58(), template: "spl-token" });
     const broken = await run("app_call", { appBroken: true });
-    expect(broken.truth).toMatchObject({ outcome: "failed_onchain", err: { InstructionError: [1, { Custom: 12 }] }, errCode: 12, failingProgram: world.appProgram!.toBase58() });
+    expect(broken.truth).toMatchObject({
+      outcome: "failed_onchain",
+      err: { InstructionError: [1, { Custom: 12 }] },
+      errCode: 12,
+      failingProgram: world.appProgram!.toBase58(),
+    });
   });
 
   test("a provider that does not forward turns a send into a drop", async () => {
     const black = localnet.addProvider({ label: "black", dropRate: 1 });
-    const provider = { label: "black", url: black.url, rpcHash: rpcHash(black.url), connection: new Connection(black.url, "confirmed") };
+    const provider = {
+      label: "black",
+      url: black.url,
+      rpcHash: rpcHash(black.url),
+      connection: new Connection(black.url, "confirmed"),
+    };
     const { envelope, truth } = await run("token_insufficient", { provider });
     expect(envelope).toMatchObject({ kind: "send", rpcLabel: "black", rpcHash: provider.rpcHash });
-    expect(truth).toMatchObject({ outcome: "dropped", dropCause: "provider_not_forwarding", expectedOutcome: "failed_onchain", consistent: true });
+    expect(truth).toMatchObject({
+      outcome: "dropped",
+      dropCause: "provider_not_forwarding",
+      expectedOutcome: "failed_onchain",
+      consistent: true,
+    });
     expect(provider.rpcHash).not.toBe(alpha.rpcHash);
   });
 });

@@ -3,7 +3,14 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { batchEnvelopes, type Envelope, retryAfterMs, SDK_VERSION, SubmitError, submitEnvelopes } from "../../../devkit/simulate/index.ts";
+import {
+  batchEnvelopes,
+  type Envelope,
+  retryAfterMs,
+  SDK_VERSION,
+  SubmitError,
+  submitEnvelopes,
+} from "../../../devkit/simulate/index.ts";
 
 const envelope = (i: number): Envelope => ({
   sig: null,
@@ -67,7 +74,13 @@ describe("submitEnvelopes", () => {
   });
 
   test("429 waits for Retry-After, then resends the same batch", async () => {
-    reset(() => new Response(JSON.stringify({ error: { code: "rate_limited", message: "slow down" } }), { status: 429, headers: { "retry-after": "2" } }));
+    reset(
+      () =>
+        new Response(JSON.stringify({ error: { code: "rate_limited", message: "slow down" } }), {
+          status: 429,
+          headers: { "retry-after": "2" },
+        }),
+    );
     const waits: number[] = [];
     const result = await submitEnvelopes(endpoint(), "k", [envelope(1)], { sleep: async (ms) => void waits.push(ms) });
     expect(result).toEqual({ accepted: 1, batches: 1, retries: 1 });
@@ -79,14 +92,22 @@ describe("submitEnvelopes", () => {
   test("without Retry-After it backs off exponentially and gives up after maxRetries", async () => {
     reset(...Array.from({ length: 3 }, () => () => new Response("", { status: 429 })));
     const waits: number[] = [];
-    const failure = await submitEnvelopes(endpoint(), "k", [envelope(1)], { maxRetries: 2, sleep: async (ms) => void waits.push(ms) }).catch((e) => e);
+    const failure = await submitEnvelopes(endpoint(), "k", [envelope(1)], {
+      maxRetries: 2,
+      sleep: async (ms) => void waits.push(ms),
+    }).catch((e) => e);
     expect(failure).toBeInstanceOf(SubmitError);
     expect(failure.status).toBe(429);
     expect(waits).toEqual([500, 1000]);
   });
 
   test("a 400 is not retried and carries the server's error code", async () => {
-    reset(() => Response.json({ error: { code: "schema_violation", message: "envelopes[0].sentAt: expected number" } }, { status: 400 }));
+    reset(() =>
+      Response.json(
+        { error: { code: "schema_violation", message: "envelopes[0].sentAt: expected number" } },
+        { status: 400 },
+      ),
+    );
     const failure = await submitEnvelopes(endpoint(), "k", [envelope(1)]).catch((e) => e);
     expect(failure).toBeInstanceOf(SubmitError);
     expect(failure.message).toBe("ingest answered 400 schema_violation: envelopes[0].sentAt: expected number");
@@ -100,6 +121,8 @@ describe("submitEnvelopes", () => {
     expect(retryAfterMs(null)).toBeNull();
     expect(retryAfterMs("soon")).toBeNull();
     const size = JSON.stringify(envelope(0)).length + 1;
-    expect(batchEnvelopes([envelope(0), envelope(1), envelope(2)], 1000, size * 2).map((b) => b.length)).toEqual([2, 1]);
+    expect(batchEnvelopes([envelope(0), envelope(1), envelope(2)], 1000, size * 2).map((b) => b.length)).toEqual([
+      2, 1,
+    ]);
   });
 });

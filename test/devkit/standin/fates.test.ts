@@ -11,7 +11,12 @@ type Status = { err: unknown } | null;
 const fateOf = (status: Status) => (status === null ? "dropped" : status.err === null ? "landed" : "failed");
 
 async function statuses(sigs: string[]): Promise<Status[]> {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSignatureStatuses", params: [sigs, { searchTransactionHistory: true }] });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "getSignatureStatuses",
+    params: [sigs, { searchTransactionHistory: true }],
+  });
   const reply = (await (await fetch(chain.url, { method: "POST", body })).json()) as { result: { value: Status[] } };
   return reply.result.value;
 }
