@@ -8,7 +8,10 @@ import { openApiDocument, type QuestionDeps } from "../contract";
 import { handleMcpRequest } from "../mcp";
 import { API_REFERENCE_PATH, apiReferenceText, docsPage, REDOC_BUNDLE_PATH, redocBundle } from "./docs-page";
 
-type RateLimited = (handler: (request: Request) => Promise<Response> | Response) => (context: any) => Promise<Response>;
+type RateLimited = (
+  handler: (request: Request) => Promise<Response> | Response,
+  // biome-ignore lint/suspicious/noExplicitAny: Elysia's handler context, whose type depends on the route
+) => (context: any) => Promise<Response>;
 
 export type SurfaceOptions = {
   questions: QuestionDeps;
@@ -19,6 +22,7 @@ export type SurfaceOptions = {
 };
 
 export function mountSurfaces(
+  // biome-ignore lint/suspicious/noExplicitAny: the routes mounted before this one vary the app's type parameters
   app: Elysia<any, any, any, any, any, any, any>,
   { questions, limited, chat }: SurfaceOptions,
 ): void {

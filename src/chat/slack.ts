@@ -96,7 +96,7 @@ export function parseCommand(text: string): Command | { help: true; problem: str
   const window = windowWord >= 0 ? words.splice(windowWord, 1)[0] : null;
   if (words.length < spec.params.length) return { help: true, problem: `Usage: \`${spec.usage}\`` };
   const args: QuestionArgs = {};
-  spec.params.forEach((param, i) => (args[param] = words[i]));
+  for (const [i, param] of spec.params.entries()) args[param] = words[i];
   const question = questionByName(spec.question)!;
   if (window && question.queryParams.includes("window")) args.window = window;
   return { question: spec.question, args, usage: spec.usage };

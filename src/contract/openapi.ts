@@ -118,7 +118,10 @@ function componentSchemas(): Record<string, JsonObject> {
 
 /** zod writes ±MAX_SAFE_INTEGER bounds on every integer: noise to a reader (and to sample renderers). */
 function dropSafeIntegerBounds(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(dropSafeIntegerBounds);
+  if (Array.isArray(node)) {
+    for (const item of node) dropSafeIntegerBounds(item);
+    return;
+  }
   if (typeof node !== "object" || node === null) return;
   const record = node as JsonObject;
   if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;

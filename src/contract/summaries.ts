@@ -197,6 +197,7 @@ function ecosystemSummary(a: EcosystemBody): Summary {
   return { title: `ecosystem (${a.window.name})`, lines };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: each summary takes its own question's answer type
 const SUMMARIES: Record<string, (answer: any) => Summary> = {
   ecosystem: ecosystemSummary,
   why,

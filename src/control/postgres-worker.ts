@@ -35,9 +35,10 @@ self.onmessage = async (event: MessageEvent<BridgeSetup | BridgeRequest>) => {
     // Without parameters the simple protocol runs several statements at once (migrations).
     const result =
       message.params.length > 0
-        ? await sql.unsafe(message.text, message.params as any[])
+        ? await sql.unsafe(message.text, message.params as unknown[])
         : await sql.unsafe(message.text);
-    const columns: { name: string; type: number }[] = (result as any).columns ?? [];
+    const columns: { name: string; type: number }[] =
+      (result as { columns?: { name: string; type: number }[] }).columns ?? [];
     const numeric = columns.filter((column) => NUMERIC_TYPES.has(column.type)).map((column) => column.name);
     const rows: Record<string, unknown>[] = [];
     for (const row of result as Record<string, unknown>[]) {
@@ -47,7 +48,7 @@ self.onmessage = async (event: MessageEvent<BridgeSetup | BridgeRequest>) => {
       for (const name in plain) if (typeof plain[name] === "bigint") plain[name] = Number(plain[name]);
       rows.push(plain);
     }
-    reply = { id: message.id, ok: true, rows, changes: Number((result as any).count ?? 0) };
+    reply = { id: message.id, ok: true, rows, changes: Number((result as { count?: number | bigint }).count ?? 0) };
   } catch (error) {
     const code = (error as { errno?: string }).errno ?? null;
     reply = {

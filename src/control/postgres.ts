@@ -80,7 +80,7 @@ export class PostgresControlDb implements ControlDb {
   private awaitReply(id: number): BridgeReply {
     const deadline = performance.now() + this.statementTimeoutMs;
     for (;;) {
-      const received = receiveMessageOnPort(this.port as any);
+      const received = receiveMessageOnPort(this.port as unknown as Parameters<typeof receiveMessageOnPort>[0]);
       if (received !== undefined) {
         const reply = received.message as BridgeReply;
         if (reply.id === id) return reply;
@@ -98,6 +98,7 @@ export class PostgresControlDb implements ControlDb {
     }
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: as bun:sqlite's Database.query, parameters default to any
   query<Row = unknown, Params extends ControlParams = any[]>(sql: string): ControlStatement<Row, Params> {
     const text = toPostgres(sql);
     return {

@@ -17,6 +17,7 @@ export type ControlTransaction<Args extends unknown[], Result> = ((...args: Args
 
 /** What the control plane's callers use: the subset of bun:sqlite's Database that both backends implement. */
 export interface ControlDb {
+  // biome-ignore lint/suspicious/noExplicitAny: as bun:sqlite's Database.query, parameters default to any
   query<Row = unknown, Params extends ControlParams = any[]>(sql: string): ControlStatement<Row, Params>;
   exec(sql: string): void;
   transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): ControlTransaction<Args, Result>;

@@ -75,7 +75,7 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
     bodyKeyOffset = match[0].length - 1 - presented.length;
   }
   const principal = deps.principal(presented);
-  if (!principal || principal.scope !== "live") return null;
+  if (principal?.scope !== "live") return null;
   const prefix = encoder.encode(spoolLinePrefix(principal.accountId, request.receivedAt, Bun.randomUUIDv7()));
   const encoded = native.encode(request.body, prefix, deps.maxBatch);
   if (!encoded) return null;

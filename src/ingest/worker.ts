@@ -26,7 +26,7 @@ self.onmessage = (event: MessageEvent<{ setup: WorkerSetup } | WorkerJob>) => {
     };
     return;
   }
-  let result;
+  let result: ReturnType<typeof prepareBatch>;
   try {
     result = prepareBatch(message, deps!);
   } catch (error) {

@@ -5,7 +5,7 @@
 // the bytes it alone keeps on disk (e.g. parts a dead backup still pins after compaction removed them). Walking a large lake costs a few milliseconds per
 // thousand files, so a result is reused for CACHE_MS (GET /v1/status is public).
 
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { DataPaths } from "../lake/paths";
 import { retiredRoot } from "./retention";
@@ -64,7 +64,7 @@ export function treeBytes(path: string, linked?: Set<string>): number {
   if (!existsSync(path)) return 0;
   let total = 0;
   const visit = (at: string) => {
-    let stat;
+    let stat: Stats;
     try {
       stat = lstatSync(at);
     } catch {

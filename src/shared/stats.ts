@@ -80,5 +80,5 @@ export function twoProportionPValue(x1: number, n1: number, x2: number, n2: numb
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : Math.min(x , 1);
+  return x < 0 ? 0 : Math.min(x, 1);
 }

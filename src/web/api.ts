@@ -78,7 +78,7 @@ export async function api<T>(
 /** The Landing Score snapshot, or null when none was published. */
 export async function landingScore<T>(): Promise<T | null> {
   const response = await fetch("/landing-score/latest.json").catch(() => null);
-  if (!response || !response.ok) return null;
+  if (!response?.ok) return null;
   return (await response.json().catch(() => null)) as T | null;
 }
 

@@ -13,6 +13,8 @@ import { issuePage } from "./pages/issue";
 import { walletPage } from "./pages/wallet";
 import { watchFreshness } from "./freshness";
 
+// Each page names the route parameters it reads; the router fills them from its table below.
+// biome-ignore lint/suspicious/noExplicitAny: a page's own parameter type is checked where it is declared
 type Page = (main: HTMLElement, params: any, query: URLSearchParams, signal: AbortSignal) => void;
 const ROUTES: [RegExp, Page, string[], string][] = [
   [/^\/$/, homePage, [], "Programs"],

@@ -172,7 +172,7 @@ export function parseLogs(lines: readonly string[]): LogTrace {
         topFrames.push(frame);
       } else {
         const parent = stack.length === depth - 1 ? stack[stack.length - 1] : null;
-        frame = newFrame(programId, depth, parent, parent !== null && parent.attached, at);
+        frame = newFrame(programId, depth, parent, parent?.attached === true, at);
         if (parent) {
           frame.childIndex = parent.childCount++;
           const top = topFrameOf(parent);

@@ -30,15 +30,23 @@ export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: 
   const result: DetectResult = { programs: programs.length, upgradeable: 0, recorded: [], skipped: [] };
   const programAccounts = await multipleAccounts(rpc, programs);
   const programData = new Map<string, string>();
-  programs.forEach((program, i) => {
+  for (const [i, program] of programs.entries()) {
     const account = programAccounts[i];
-    if (!account) return void result.skipped.push({ program, reason: "no such account" });
-    if (account.owner !== UPGRADEABLE_LOADER_ID)
-      return void result.skipped.push({ program, reason: `owner ${account.owner} is not the upgradeable loader` });
+    if (!account) {
+      result.skipped.push({ program, reason: "no such account" });
+      continue;
+    }
+    if (account.owner !== UPGRADEABLE_LOADER_ID) {
+      result.skipped.push({ program, reason: `owner ${account.owner} is not the upgradeable loader` });
+      continue;
+    }
     const address = programDataAddressOf(accountBytes(account));
-    if (!address) return void result.skipped.push({ program, reason: "not an upgradeable program account" });
+    if (!address) {
+      result.skipped.push({ program, reason: "not an upgradeable program account" });
+      continue;
+    }
     programData.set(program, address);
-  });
+  }
   const withData = [...programData.keys()];
   const dataAccounts = await multipleAccounts(
     rpc,

@@ -67,7 +67,7 @@ export async function signatureStatuses(
   const out = new Map<string, SignatureStatus | null>();
   replies.forEach((reply, i) => {
     const { value } = orThrow(reply);
-    chunks[i].forEach((sig, j) => out.set(sig, value[j] ?? null));
+    for (const [j, sig] of chunks[i].entries()) out.set(sig, value[j] ?? null);
   });
   return out;
 }

@@ -415,7 +415,7 @@ async function resolveDue(
       })),
       neighbours,
     );
-    expired.forEach(({ attempt }, i) => resolutions.push(dropped(attempt, diagnoses[i], now)));
+    for (const [i, { attempt }] of expired.entries()) resolutions.push(dropped(attempt, diagnoses[i], now));
     addStep(steps, "drops", lap());
   }
   return resolutions;

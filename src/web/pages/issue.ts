@@ -132,7 +132,7 @@ function render(issue: IssueDetail, window: string) {
                 ? h("span", { class: "dim" }, ` · ${num(rep.cuUsed)} of ${num(rep.cuRequested)} CU`)
                 : null,
             ),
-            rep.callStack && rep.callStack.length
+            rep.callStack?.length
               ? [h("h3", {}, "Call stack"), callStackView(rep.callStack)]
               : h(
                   "p",

@@ -349,7 +349,7 @@ function tileRate(
   const change = data.rateChanges?.[name];
   const worse = higherIsBetter ? after < before : after > before;
   const text = `${pct(before)} → ${pct(after)}`;
-  if (!change || !change.significant)
+  if (!change?.significant)
     return tile(
       label,
       text,

@@ -144,7 +144,7 @@ function story(why: Why): HTMLElement {
     ]),
     meter,
     stack ? [h("h3", {}, "Call stack"), callStackView(stack)] : null,
-    why.logs && why.logs.length ? logsView(why.logs, stack, false, why.logTruncated ?? false) : null,
+    why.logs?.length ? logsView(why.logs, stack, false, why.logTruncated ?? false) : null,
     why.issue
       ? h(
           "div",
