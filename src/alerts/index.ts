@@ -13,7 +13,7 @@ export {
 } from "./rules";
 export { AlertPayloadSchema, PAYLOAD_VERSION, type AlertPayload, type StoredPayload } from "./payload";
 export { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from "./signature";
-export { slackAlertMessage, escapeMrkdwn, type SlackWebhookMessage } from "./slack-message";
+export { slackAlertMessage, type SlackWebhookMessage } from "./slack-message";
 export { planFlood, type FloodPlan, type FloodCandidate } from "./flood";
 export { transitions, type Change } from "./transitions";
 export {

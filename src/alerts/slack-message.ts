@@ -3,6 +3,7 @@
 // app's pages. Built from the webhook payload at send time, within Slack's limits (header 150
 // characters, section text 3000, 10 fields of 2000, 50 blocks); text is escaped for mrkdwn.
 
+import { escapeMrkdwn } from "../shared/mrkdwn";
 import type { AlertPayload } from "./payload";
 
 export type SlackBlock = Record<string, unknown>;
@@ -13,9 +14,6 @@ const SECTION_LIMIT = 3000;
 const FIELD_LIMIT = 2000;
 const SUMMARY_LINES = 20;
 
-/** Slack's mrkdwn control characters (docs: "Escaping text"). */
-export const escapeMrkdwn = (text: string) =>
-  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 const cut = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
 const mrkdwn = (text: string, limit = SECTION_LIMIT) => ({ type: "mrkdwn", text: cut(text, limit) });
 
@@ -57,7 +55,7 @@ export function slackAlertMessage(payload: AlertPayload): SlackWebhookMessage {
       elements: [mrkdwn(links.join(" · ")), mrkdwn(`txray alert \`${payload.alertId}\` · delivery \`${payload.id}\``)],
     },
   ];
-  return { text: cut(`${ICON[payload.state]} ${headline}`, SECTION_LIMIT), blocks };
+  return { text: cut(escapeMrkdwn(`${ICON[payload.state]} ${headline}`), SECTION_LIMIT), blocks };
 }
 
 /** A flood summary lists the folded alerts (the first SUMMARY_LINES, then how many more). */

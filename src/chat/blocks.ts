@@ -1,10 +1,12 @@
 // Block Kit messages of the Slack bot: an answer is a header (the question) and sections with the
 // summary lines every surface shares (src/contract/summaries.ts); errors and help are ephemeral
 // (only the asker sees them). Slack limits a section's text to 3000 characters and a message to 50
-// blocks, so long answers are cut.
+// blocks, so long answers are cut. Every text from data is escaped for mrkdwn (src/shared/mrkdwn.ts):
+// a label an SDK sent must not become a link or an @channel.
 
 import { summarize } from "../contract";
 import { TxrayError } from "../shared/errors";
+import { escapeMrkdwn } from "../shared/mrkdwn";
 
 export type SlackBlock = Record<string, unknown>;
 export type SlackMessage = {
@@ -39,10 +41,10 @@ export function answerMessage(question: string, answer: unknown): SlackMessage {
   const summary = summarize(question, answer);
   return {
     response_type: "in_channel",
-    text: summary.title,
+    text: escapeMrkdwn(summary.title),
     blocks: [
       { type: "header", text: { type: "plain_text", text: summary.title.slice(0, 150) } },
-      ...sections(summary.lines),
+      ...sections(summary.lines.map(escapeMrkdwn)),
       { type: "context", elements: [{ type: "mrkdwn", text: "txray · same answer as the HTTP API and MCP tools" }] },
     ],
   };
@@ -51,21 +53,21 @@ export function answerMessage(question: string, answer: unknown): SlackMessage {
 export function errorMessage(error: unknown, usage: string): SlackMessage {
   const known = error instanceof TxrayError ? error : null;
   const text = known
-    ? `:warning: ${known.code}: ${known.message}${known.retryAfterSeconds !== undefined ? ` (ask again in ${known.retryAfterSeconds}s)` : ""}`
+    ? `:warning: ${known.code}: ${escapeMrkdwn(known.message)}${known.retryAfterSeconds !== undefined ? ` (ask again in ${known.retryAfterSeconds}s)` : ""}`
     : ":warning: internal error";
   return {
     response_type: "ephemeral",
     text,
-    blocks: [section(text), { type: "context", elements: [{ type: "mrkdwn", text: `Usage: \`${usage}\`` }] }],
+    blocks: [section(text), { type: "context", elements: [{ type: "mrkdwn", text: `Usage: \`${escapeMrkdwn(usage)}\`` }] }],
   };
 }
 
 export function helpMessage(problem: string | null, command: string, usages: string[]): SlackMessage {
-  const lines = usages.map((usage) => `• \`${command} ${usage}\``);
-  const text = `${problem ? `${problem}\n` : ""}txray answers why transactions fail, drop or land:`;
+  const lines = usages.map((usage) => `• \`${escapeMrkdwn(`${command} ${usage}`)}\``);
+  const text = `${problem ? `${escapeMrkdwn(problem)}\n` : ""}txray answers why transactions fail, drop or land:`;
   return {
     response_type: "ephemeral",
     text,
-    blocks: [section(text), section([...lines, `• \`${command} help\``].join("\n"))],
+    blocks: [section(text), section([...lines, `• \`${escapeMrkdwn(command)} help\``].join("\n"))],
   };
 }

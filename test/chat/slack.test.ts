@@ -170,15 +170,16 @@ describe("commands", () => {
     expect(unknown.status).toBe(200);
     expect(unknown.body.response_type).toBe("ephemeral");
     expect(allText(unknown.body)).toContain("Unknown command `explain`");
-    expect(allText(unknown.body)).toContain("/txray why <signature>");
+    expect(allText(unknown.body)).toContain("/txray why &lt;signature&gt;");
     expect(blockKitProblems(help.body)).toEqual([]);
     expect(blockKitProblems(unknown.body)).toEqual([]);
     const empty = await slack(server.url, form(""));
-    expect(allText(empty.body)).toContain("/txray baseline <program>");
+    expect(allText(empty.body)).toContain("/txray baseline &lt;program&gt;");
   });
   test("a missing argument shows the usage; bad input and unknown signatures answer with the route's error", async () => {
     const missing = await slack(server.url, form("wallet onlyone"));
-    expect(allText(missing.body)).toContain("Usage: `wallet <program> <wallet> [1d|7d|30d]`");
+    // Escaped for mrkdwn, where a bare `<program>` would be read as a link; Slack shows `<program>`.
+    expect(allText(missing.body)).toContain("Usage: `wallet &lt;program&gt; &lt;wallet&gt; [1d|7d|30d]`");
     const bad = await slack(server.url, form("baseline not-a-program"));
     expect(bad.body.response_type).toBe("ephemeral");
     expect(bad.body.text).toContain("bad_request");
