@@ -225,26 +225,30 @@ describe("architecture (docs/architecture.md)", () => {
 function commentsOf(file: string, text: string): { line: number; text: string }[] {
   const comments: { line: number; text: string }[] = [];
   let inBlock = false;
-  text.split("\n").forEach((source, index) => {
-    let rest = source;
+  const lines = text.split("\n");
+  for (let index = 0; index < lines.length; index++) {
     const add = (comment: string) => comments.push({ line: index + 1, text: comment });
+    let rest = lines[index];
     while (rest.length > 0) {
       if (inBlock) {
         const end = rest.indexOf("*/");
         add(end < 0 ? rest : rest.slice(0, end));
-        if (end < 0) return;
+        if (end < 0) break;
         inBlock = false;
         rest = rest.slice(end + 2);
         continue;
       }
       const opener = (file.endsWith(".sql") ? /(^|\s)(--|\/\*)/ : /(^|\s)(\/\/|\/\*)/).exec(rest);
-      if (!opener) return;
+      if (!opener) break;
       const after = rest.slice(opener.index + opener[0].length);
-      if (opener[2] !== "/*") return add(after);
+      if (opener[2] !== "/*") {
+        add(after);
+        break;
+      }
       inBlock = true;
       rest = after;
     }
-  });
+  }
   return comments;
 }
 
