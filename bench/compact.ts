@@ -1,5 +1,5 @@
 // bench compact: what compaction costs as a day's partitions fill, with the size-tiered merge (the
-// default) and with every small part one tier (how it merged before the sixteenth pass of issue 23),
+// default) and with every small part one tier (the policy the tiers replace: it re-sorts a day's part),
 // on the same flushed parts in the same run. A simulated day: BENCH_PROGRAMS programs receiving
 // BENCH_RATE envelopes/s each, flushed every 10 s, compacted every 2 minutes (the soak's cadence),
 // for BENCH_ROUNDS compactions. Prints each policy's compaction seconds (total and longest run),

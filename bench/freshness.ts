@@ -1,4 +1,4 @@
-// bench freshness (issue 22): how soon after a transaction is confirmed txray tells its outcome.
+// bench freshness: how soon after a transaction is confirmed txray tells its outcome.
 // A LiteSVM local chain (one block every 400 ms), a txray server in its own process with the
 // scheduler at its defaults, and the simulator's traffic (BENCH_SECONDS of it, default 60) whose
 // envelopes reach txray as the SDK sends them (a batch every 2 s, the SDK's flushIntervalMs). For

@@ -1,4 +1,4 @@
-// bench resolve (issue 22): BENCH_ATTEMPTS (default 100,000) send attempts, 90% landed and 10%
+// bench resolve: BENCH_ATTEMPTS (default 100,000) send attempts, 90% landed and 10%
 // failed on chain, against the soak's stand-in mainnet provider (devkit/standin) running in a
 // process of its own. The envelopes are ingested over HTTP and flushed (not timed); then the
 // resolver runs, as the scheduler would, until every attempt is resolved: intake from the flushed

@@ -1,4 +1,4 @@
-// `bun run chaos [--kills N] [--seed S]`: crash safety under SIGKILL at many moments (issue 14).
+// `bun run chaos [--kills N] [--seed S]`: crash safety under SIGKILL at many moments.
 //
 // A LiteSVM local chain (devkit/localnet) carries real traffic (landed, failed on chain,
 // preflight, dropped) so resolve does real work. Then, again and again, txray is started on one

@@ -216,3 +216,120 @@ describe("architecture (docs/architecture.md)", () => {
     ).toEqual([]);
   });
 });
+
+// Comments say why the code is as it is, in the present tense; where a change came from (an issue,
+// a round of measurements) is what git history keeps. The rule reads every comment under src/.
+
+/** Each comment line of a source file: `//` to the end of the line and `/* … *\/` blocks (both only
+ * after the line's start or a space, so a URL's `://` or a glob's `*\/*` is not one), and `--` in SQL. */
+function commentsOf(file: string, text: string): { line: number; text: string }[] {
+  const comments: { line: number; text: string }[] = [];
+  let inBlock = false;
+  const lines = text.split("\n");
+  for (let index = 0; index < lines.length; index++) {
+    const add = (comment: string) => comments.push({ line: index + 1, text: comment });
+    let rest = lines[index];
+    while (rest.length > 0) {
+      if (inBlock) {
+        const end = rest.indexOf("*/");
+        add(end < 0 ? rest : rest.slice(0, end));
+        if (end < 0) break;
+        inBlock = false;
+        rest = rest.slice(end + 2);
+        continue;
+      }
+      const opener = (file.endsWith(".sql") ? /(^|\s)(--|\/\*)/ : /(^|\s)(\/\/|\/\*)/).exec(rest);
+      if (!opener) break;
+      const after = rest.slice(opener.index + opener[0].length);
+      if (opener[2] !== "/*") {
+        add(after);
+        break;
+      }
+      inBlock = true;
+      rest = after;
+    }
+  }
+  return comments;
+}
+
+const ORDINALS =
+  "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|" +
+  "fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|\\d+(?:st|nd|rd|th)";
+/** An issue number ("issue 12", "issues #12", "#12") or a numbered pass ("the sixteenth pass", "pass 3"). */
+const HISTORY_MARK = new RegExp(
+  `\\bissues? #?\\d+|(?:^|[^&\\w])#\\d+\\b|\\b(?:${ORDINALS})[- ]pass(?:es)?\\b|\\bpass #?\\d+\\b`,
+  "i",
+);
+
+function historyInComments(files: Map<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (!file.startsWith("src/")) continue;
+    for (const comment of commentsOf(file, text)) {
+      const mark = HISTORY_MARK.exec(comment.text);
+      if (mark) found.push(`${file}:${comment.line}: "${mark[0].trim()}" in a comment`);
+    }
+  }
+  return found;
+}
+
+function sourceFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const name of readdirSync(join(root, "src"), { recursive: true })) {
+    const path = `src/${String(name)}`;
+    if (/\.(ts|tsx|c|h|sql)$/.test(path) && statSync(join(root, path)).isFile())
+      files.set(path, readFileSync(join(root, path), "utf8"));
+  }
+  return files;
+}
+
+describe("comments under src/ carry no history", () => {
+  test("no comment under src/ cites an issue number or a numbered pass", () => {
+    const files = sourceFiles();
+    expect(files.size).toBeGreaterThan(100);
+    expect(historyInComments(files)).toEqual([]);
+  });
+
+  test("the checker flags issue numbers and passes in comments, and nothing in code or clean comments", () => {
+    const planted = historyInComments(
+      new Map([
+        [
+          "src/lake/planted.ts",
+          [
+            "// Merged by size tier (issue 23).",
+            "/**",
+            " * Rows per group: measured in the sixteenth pass; see #17.",
+            " */",
+            "export const x = 1; // pass 3 made this faster",
+            "export const y = 2; /* the 19th pass */",
+          ].join("\n"),
+        ],
+        ["src/lake/native/planted.c", "/* Issue #4: a line at a time. */\nint x = 1;\n"],
+        ["src/analytics/sql/planted.sql", "-- the eighth pass keyed payers by md5\nSELECT 1;\n"],
+      ]),
+    );
+    expect(planted).toEqual([
+      'src/lake/planted.ts:1: "issue 23" in a comment',
+      'src/lake/planted.ts:3: "sixteenth pass" in a comment',
+      'src/lake/planted.ts:5: "pass 3" in a comment',
+      'src/lake/planted.ts:6: "19th pass" in a comment',
+      'src/lake/native/planted.c:1: "Issue #4" in a comment',
+      'src/analytics/sql/planted.sql:1: "eighth pass" in a comment',
+    ]);
+    const clean = historyInComments(
+      new Map([
+        [
+          "src/lake/clean.ts",
+          [
+            "// One pass over the segments; a pass that fails is retried (docs/lake.md#compaction).",
+            "/** Callers pass nextCursor as cursor; issues are grouped by fingerprint. */",
+            'const entity = "&#39;"; // an apostrophe, escaped',
+            'const url = "http://127.0.0.1:8790/#12";',
+            'const glob = "program=*/day=*/*.parquet"; const issue = "issue 12";',
+          ].join("\n"),
+        ],
+      ]),
+    );
+    expect(clean).toEqual([]);
+  });
+});

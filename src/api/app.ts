@@ -179,7 +179,7 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     // MCP (/mcp), Slack (/chat/slack), /openapi.json and /docs: the same questions, same rate limit.
     mountSurfaces(app, { questions: { ctx, chain, spool }, limited, chat: chatOptions });
 
-    // Web app (src/web, issue 13): its pages and assets (the overview it reads, /v1/ecosystem, is a question).
+    // Web app (src/web): its pages and assets (the overview it reads, /v1/ecosystem, is a question).
     // Only these fixed paths: /v1, /mcp, /chat, /openapi.json and /docs stay with their own routes.
     const notFound = () => errorResponse(new TxrayError("not_found", "no such route"), ctx.logger);
     const web = async (serve: () => Promise<Response | null>) => {

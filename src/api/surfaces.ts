@@ -1,4 +1,4 @@
-// The routes beside /v1 (issue 12): MCP over Streamable HTTP at /mcp, the Slack slash command at
+// The routes beside /v1: MCP over Streamable HTTP at /mcp, the Slack slash command at
 // /chat/slack (only with SLACK_SIGNING_SECRET), the OpenAPI document and its rendered reference.
 // Mounted by app.ts with its public rate limit; all answer from src/contract/questions.ts.
 

@@ -157,8 +157,8 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
     "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;",
   );
   // Up to 64 MB of pages per connection (SQLite's default is 2 MB), filled only as pages are read
-  // (the resolver's queue and attempt index, before issue 22, took rows at random places in their
-  // signature indexes; a larger cache still helps the upgrade's one-time read of them).
+  // (the legacy resolver queue and attempt index take rows at random places in their signature
+  // indexes, and the upgrade reads them once).
   db.exec("PRAGMA cache_size = -65536;");
   migrate(db);
   return sqliteControlDb(db);

@@ -1,4 +1,4 @@
-// What the resolver keeps in the control database per hour, never per attempt (issue 22): each
+// What the resolver keeps in the control database per hour, never per attempt: each
 // provider's resolved sends and drops (provider_hours, per hour of send time: diagnose-drop's
 // 7-day provider drop rate sums 169 rows) and each issue's attempts (issue_hours: why's count7d and
 // firstSeen before the tables know a new issue). A resolve run commits its batch and these counts

@@ -2,7 +2,7 @@
 // attempt: which process's memory holds the current open attempts (a version written at the end
 // of every run, so a process whose memory is stale reloads), the backlog it last reported (for
 // /v1/status), and what a restart replays on top of the checkpoint: segments taken and batches
-// committed after it. Also the one-time read of the tables the resolver used before issue 22.
+// committed after it. Also the one-time read of the legacy per-attempt tables an upgrade replaces.
 
 import type { ControlDb } from "./types";
 import type { AwaitingSegment } from "./segments";
@@ -92,7 +92,7 @@ export function batchesCommittedAfter(db: ControlDb, at: number): { batch: strin
     .map((row) => ({ batch: row.batch, partitionDirs: JSON.parse(row.files) as string[] }));
 }
 
-/** A row of the queue the resolver kept before issue 22 (pending_attempts). */
+/** A row of the legacy per-attempt resolver queue (pending_attempts), read once by the upgrade. */
 export type LegacyPendingRow = {
   attempt_id: string;
   account_id: string;
@@ -113,7 +113,7 @@ export type LegacyPendingRow = {
   next_check_at: number;
 };
 
-/** A row of the attempt index kept before issue 22 (`story`: JSON of what `why` answers). */
+/** A row of the legacy per-attempt index (`story`: JSON of what `why` answers), read once by the upgrade. */
 export type LegacyIndexRow = {
   attempt_id: string;
   sig: string | null;

@@ -66,8 +66,8 @@ export function schedule(config: Config) {
   // Where a job's runs happen: the resolver's JavaScript needs most of a core at 20,000
   // envelopes/s (a thread of its own: src/jobs/thread.ts); the tables job's DuckDB threads yield
   // to everything else on a busy machine (a child process at a lower priority: src/jobs/process.ts),
-  // and so do compaction's merges (at 10,000 envelopes/s in the server they raised the resolver's
-  // lag to 9 s while they ran: bench/README.md, "Sixteenth pass").
+  // and so do compaction's merges (at 10,000 envelopes/s in the server they raise the resolver's
+  // lag to 9 s while they run: bench/README.md, "Why the defaults").
   const hosted = (job: Job) => {
     if (job === resolveJob && config.RESOLVE_THREAD === "on") return onThread(job);
     if (job === tablesJob && config.TABLES_PROCESS === "on") return inChildProcess(job, { nice: BACKGROUND_NICE });

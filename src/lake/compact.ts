@@ -35,8 +35,8 @@ export type CompactOptions = {
   smallPartBytes?: number;
   /**
    * The smallest tier's upper bound: parts under it are one tier; each next tier is `minParts`
-   * times larger. `smallPartBytes` makes one tier of every small part (how compaction merged before
-   * the sixteenth pass of issue 23; bench compact measures both).
+   * times larger. `smallPartBytes` makes one tier of every small part (the single-tier policy that
+   * bench compact measures against the tiers).
    */
   tierBaseBytes?: number;
   /** Graceful shutdown: stop between merges, and while the swaps wait. */
@@ -79,8 +79,8 @@ export async function mergedOrder(duck: Pick<Duck, "all">, dataset: DatasetName,
  * Rows per row group of a merged part: 30,720 rather than DuckDB's 122,880, so that one payer's rows
  * (sorted together) are in a group a quarter the size, and a wallet page reads a quarter of the
  * rows around them (on 6M envelopes and resolutions over 7 days: the payer's envelopes with their
- * signatures 190 → 59 ms of CPU, its resolutions 93 → 60 ms; bytes −0.2% and +0.4%; bench/README.md
- * "Eighteenth pass"). Deploys are a few rows.
+ * signatures 59 ms of CPU instead of 190, its resolutions 60 ms instead of 93; bytes −0.2% and +0.4%;
+ * bench/README.md, "wallet"). Deploys are a few rows.
  */
 export const MERGED_ROW_GROUP_ROWS: Record<DatasetName, number> = {
   envelopes: 30_720,
@@ -114,8 +114,8 @@ type Merge = { dir: string; candidates: string[]; work: string; next: string };
 
 /**
  * Merges first, every partition's, then swaps them in: a merge only reads parts, so it runs beside
- * anything; only the swaps wait for `swapsWaitFor` (before, the whole pass was skipped while a
- * tables build ran, and a build that ran back to back under load left compaction never running).
+ * anything; only the swaps wait for `swapsWaitFor` (skipping the whole pass while a tables build
+ * runs would never compact under load, where builds run back to back).
  */
 export async function compactLake(deps: CompactDeps, options: CompactOptions = {}): Promise<CompactResult> {
   const minParts = options.minParts ?? 4;
@@ -206,10 +206,10 @@ function isDaySettled(dir: string, now: number): boolean {
 /**
  * The groups of a partition's parts to merge, each into one part: the small, committed parts the
  * tables job took in, by size tier, each tier with at least `minParts` of them (a settled day: all
- * of them, when there are two or more). Before the sixteenth pass of issue 23 every small part was
- * one group, so each run rewrote a day's growing compacted part with the few new ones: under load
- * a run re-sorted up to 64 MB per partition to add a few MB (a 10,000/s soak: 36 s merges, and
- * freshness lag 10 s while they ran).
+ * of them, when there are two or more). Tiers keep a run from rewriting a day's growing compacted
+ * part with the few new ones: with every small part one group, a run under load re-sorts up to
+ * 64 MB per partition to add a few MB (a 10,000/s soak: 36 s merges, and freshness lag 10 s while
+ * they run).
  */
 function partsToMerge(
   control: ControlDb,

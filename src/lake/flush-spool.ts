@@ -154,7 +154,7 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
 
 /**
  * Flush's parts are small and compaction rewrites them into 122,880-row groups; with 20 partitions
- * DuckDB wrote 30,000-row groups 20–40% faster than 122,880-row ones (measured, bench/README.md).
+ * DuckDB writes 30,000-row groups 20–40% faster than 122,880-row ones (measured with bench flush).
  */
 const FLUSH_ROW_GROUP_ROWS = 30_000;
 

@@ -33,7 +33,7 @@ test("the README's settings table matches the settings, defaults and meanings", 
 
 test("compaction runs every minute by default: the small parts it has not merged yet are files every read of their day opens", () => {
   // Under a 10-minute default a wallet page at 10,000 envelopes/s paid for up to 10 minutes of
-  // the resolver's parts (p95 1.6 s at minute 10 of a soak: bench/README.md, "Nineteenth pass").
+  // the resolver's parts (p95 1.6 s at minute 10 of a soak: bench/README.md, "Why the defaults").
   expect(loadConfig({}).COMPACT_INTERVAL_MS).toBeLessThanOrEqual(60_000);
   expect(loadConfig({}).COMPACT_INTERVAL_MS).toBeGreaterThanOrEqual(loadConfig({}).TABLES_INTERVAL_MS);
 });

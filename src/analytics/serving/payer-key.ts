@@ -1,7 +1,7 @@
 // How the tables job's state and the serving versions key a payer (payer_scores, issue_payers and
 // the payers' units): the first 8 bytes of the md5 of its address, a UBIGINT. Those tables hold a
-// row per payer and day, hour, program or issue; the 44-character address in each cost ~16 bytes per
-// attempt on disk more than the key (bench/README.md, eighth pass). md5, not DuckDB's `hash`, so the
+// row per payer and day, hour, program or issue; the 44-character address in each costs ~26 bytes per
+// attempt on disk more than the key (bench/README.md, "refresh"). md5, not DuckDB's `hash`, so the
 // keys a state stored stay the same across DuckDB versions. Two payers share a key with probability
 // ~n²/2^65 (about 1 in 10^7 for 2M payers); they would then share a bot score.
 

@@ -124,7 +124,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   const memoryRows = Math.max(100_000, Math.floor(byteSize(ctx.config.DUCKDB_MEMORY_LIMIT) / 2048));
   const chunkRows = options.chunkRows ?? memoryRows;
   // A refresh's end (payers) holds all it took in, in one transaction: 1.2M new
-  // attempts on a 5M lake ran the default 1 GB out of memory there, every retry (bench/README).
+  // attempts on a 5M lake run the default 1 GB out of memory there, every retry (bench/README.md, "burst").
   const maxRows = options.maxRows ?? memoryRows;
   const planRows = Math.min(chunkRows, maxRows);
 

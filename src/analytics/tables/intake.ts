@@ -117,8 +117,8 @@ export async function planIntake(
       continue;
     }
     // Compaction's parts replace the removed ones; any other new part is new data, as in a
-    // partition nothing replaced (before, a partition compacted while new parts kept arriving was
-    // read again whole, compacted part included, after every compaction).
+    // partition nothing replaced (reading the whole partition again, compacted part included, would
+    // repeat that work after every compaction of a partition that keeps receiving parts).
     const compacted = added.filter((p) => isCompactedPart(p.name));
     fresh.push(...added.filter((p) => !isCompactedPart(p.name)));
     if (compacted.length > 0)
@@ -306,7 +306,7 @@ export function envelopeRowsSql(target: string, files: string[], skipSegments: s
 }
 
 /**
- * Resolution rows of files, into `target`. `weighted`: the files have issue 22's sample_weight
+ * Resolution rows of files, into `target`. `weighted`: the files have the success sample's sample_weight
  * (compute-unit figures weight each row by it; a row without it counts once when it has compute units).
  */
 export function resolutionRowsSql(target: string, files: string[], weighted: boolean): string {

@@ -79,7 +79,7 @@ export const ROLLUPS: Rollup[] = [
     ],
   },
   {
-    // Compute units used, weighted by the success sample's weight (docs/lake.md, issue 22's sample).
+    // Compute units used, weighted by the success sample's weight (docs/lake.md, "The success sample").
     name: "cu_used",
     where: `${ON_CHAIN} AND cu_used IS NOT NULL`,
     dims: [text("instruction"), bucket("cu_used")],

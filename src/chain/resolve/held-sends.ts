@@ -2,8 +2,8 @@
 // classification asks of them kept up to date as sends come and go: drops per position, per
 // provider, landed prices per program, positions per payer+program. A run's classification then
 // costs binary searches over what is held (drops.ts), not a pass over it: at a few thousand sends
-// per second millions are held, and a pass over all of them every run was most of a run's
-// classification time, whatever the number of drops (the cost followed what was held, not what
+// per second millions are held, and a pass over all of them every run would be most of a run's
+// classification time, whatever the number of drops (the cost would follow what is held, not what
 // changed).
 //
 // Two sorted stores are held (HeldSends): a run's sends newer than every one held are appended to
