@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { baseline } from "../../src/analytics/queries";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { serviceStatus } from "../../src/contract/status";
 import { lakeTakenBefore } from "../../src/control";
 import { runJob } from "../../src/jobs/run";
@@ -33,7 +32,6 @@ beforeAll(async () => {
   });
 }, HEAVY_MS);
 afterAll(() => {
-  closeServingTables(ctx);
   ctx.dispose();
 });
 
