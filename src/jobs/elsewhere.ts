@@ -7,8 +7,9 @@
 // The host starts at the job's first run and stays until close(). A host that dies, with an error
 // or without one (it exited), fails the run it had (the scheduler retries; each job goes on from
 // its own checkpoint) and is replaced at the next run. A graceful shutdown's abort is passed on,
-// so the run still ends at a safe point. A context whose clock or logger a test injected cannot be
-// shared with another host: the job then runs here.
+// so the run still ends at a safe point. The host makes its context from the caller's config: a
+// clock or logger a test injected stays here (src/jobs/registry.ts `schedule` then keeps every job
+// in-process unless asked for hosted runs).
 
 import type { Config } from "../config";
 import type { Context } from "../context";
@@ -77,7 +78,6 @@ export function runElsewhere(job: Job, transport: HostTransport): HostedJob {
     name: job.name,
     needs: job.needs,
     async run(ctx: Context, runtime: JobRuntime) {
-      if (!ctx.ownEffects) return await job.run(ctx, runtime);
       const signal = runtime.signal;
       if (signal?.aborted) throw new Stopped();
       const run = request({ kind: "run", job: job.name, config: ctx.config });
