@@ -24,4 +24,4 @@ export {
   LEASE_WAIT_MS,
   type OutsideIo,
   type SealOutcome,
-} from "./outside";
+} from "./cli-runs";

@@ -45,7 +45,7 @@ export const resolveJob: Job = {
       batchCalls: ctx.config.SOLANA_RPC_BATCH_CALLS,
       sampleRate: ctx.config.RESOLVE_SAMPLE_RATE,
     };
-    const summary = runtime.settle
+    const summary = runtime.untilCaughtUp
       ? await resolveSettled(ctx, options)
       : await resolvePending(ctx, { ...options, roundsForMs: SCHEDULED_ROUNDS_MS });
     return { ...summary, rpc: rpc.stats() };

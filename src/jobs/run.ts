@@ -16,10 +16,10 @@ export type JobRuntime = {
   spool?: Spool;
   signal?: AbortSignal;
   /** Run from outside the server (`txray jobs run`): do all that can be done now (resolve: until nothing is due within seconds), not one scheduler step. */
-  settle?: boolean;
+  untilCaughtUp?: boolean;
 };
 /**
- * What a run started outside the server must do first (src/jobs/outside.ts): `sealed-spool`, ask live
+ * What a run started outside the server must do first (src/jobs/cli-runs.ts): `sealed-spool`, ask live
  * ingest nodes to seal so everything acknowledged is flushable; `fresh-lake`, flush first (implies the
  * seal); `chain`, warn when a live server resolves against another SOLANA_RPC_URL.
  */

@@ -1,4 +1,4 @@
-// A job whose runs happen elsewhere: on a thread of its own (thread.ts) or in a child process
+// A job's hosted runs: its runs happen on a thread of its own (thread.ts) or in a child process
 // (process.ts). The scheduler runs it like any other job: its lease, its recorded runs, `after`,
 // `backlog` and `nextRunInMs` all stay here, in runJob. Only the work moves: each run is handed to
 // a host (job-host.ts) that keeps its own context (control database connection, DuckDB instance,
@@ -33,7 +33,7 @@ export type HostEvents = { reply(reply: HostReply): void; ended(reason: string):
 /** Starts a host; `kind` names it in errors ("the tables process ended"). */
 export type HostTransport = { kind: string; start(events: HostEvents): Host };
 
-export function runElsewhere(job: Job, transport: HostTransport): HostedJob {
+export function withHostedRuns(job: Job, transport: HostTransport): HostedJob {
   let host: Host | null = null;
   let nextId = 0;
   const pending = new Map<
