@@ -10,7 +10,6 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
 import { buildServingTables } from "../src/analytics/tables/build";
-import { closeServingTables } from "../src/analytics/serving/reader";
 import { loadConfig } from "../src/config";
 import { cachedLake, contextAt, END_MS, workingCopy } from "./refresh";
 
@@ -52,7 +51,6 @@ try {
     }
   } finally {
     clearInterval(sampler);
-    closeServingTables(ctx);
     ctx.close();
   }
   const totalSeconds = (performance.now() - started) / 1000;

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildServingTables } from "../src/analytics/tables/build";
 import { readPointer } from "../src/analytics/serving/pointer";
-import { closeServingTables, servingTables } from "../src/analytics/serving/reader";
+import { servingTables } from "../src/analytics/serving/reader";
 import { createApp } from "../src/api/app";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
@@ -138,7 +138,6 @@ async function main(): Promise<void> {
     wallet: wallets.map((w, i) => `/v1/wallet/${w.program}/${w.payer}?window=${windows[i % 3]}&limit=50`),
     "provider-report": each((p, w) => `/v1/provider-report/${p}?window=${w}`),
   };
-  closeServingTables(ctx);
   ctx.close();
 
   const server = Bun.spawn(["bun", "run", import.meta.path, "--serve", ctx.config.dataDir], {

@@ -27,7 +27,6 @@ import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
 import { buildServingTables, type BuildResult } from "../src/analytics/tables/build";
 import { STATE_SCHEMA } from "../src/analytics/tables/state";
-import { closeServingTables } from "../src/analytics/serving/reader";
 import { loadConfig } from "../src/config";
 import { createContext, type Context } from "../src/context";
 import { LAKE_VERSION } from "../src/lake/schema";
@@ -78,7 +77,6 @@ export async function cachedLake(
     }
     const ctx = await contextAt(dir, END_MS);
     const build = await buildServingTables(ctx, { full: true });
-    closeServingTables(ctx);
     ctx.close();
     console.error(`built in ${build.seconds.toFixed(0)} s`);
     writeFileSync(marker, JSON.stringify({ ...cacheKey, seconds: generated.seconds, buildSeconds: build.seconds }));
@@ -122,9 +120,7 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-export async function measure(
-  attempts: number,
-): Promise<{
+export async function measure(attempts: number): Promise<{
   refresh: BuildResult;
   bytesPerAttempt: number;
   lakeBytes: number;
@@ -148,7 +144,6 @@ export async function measure(
     const ctx = await contextAt(work, END_MS + NEW_MS);
     const load = loadavg()[0];
     const refresh = await buildServingTables(ctx);
-    closeServingTables(ctx);
     ctx.close();
     console.error(
       JSON.stringify({

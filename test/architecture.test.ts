@@ -333,3 +333,121 @@ describe("comments under src/ carry no history", () => {
     expect(clean).toEqual([]);
   });
 });
+
+// Module-level state: a module's `let`/`var`, or a Map, Set, WeakMap, WeakSet or array it creates at
+// load and then changes, is state shared by every context in the process (two tests, a server and
+// a job host on one thread). State belongs to the object that owns it: a component, or a part a
+// context owns (src/context, `own`). Top-level declarations start at column 0 (Biome formats src/),
+// so a declaration indented inside a function or class is local to it.
+
+type ModuleState = { file: string; name: string };
+
+/** Names that stay module-level, each with why; a listed name no longer found fails too (the list stays honest). */
+const MODULE_STATE_ALLOWED: { file: string; name: string; why: string }[] = [
+  // Commands: a command file's top level is its main program, run once per process.
+  { file: "src/bin/server.ts", name: "config", why: "the command's main program" },
+  { file: "src/bin/server.ts", name: "ctx", why: "the command's main program" },
+  { file: "src/bin/server.ts", name: "stopping", why: "the command's main program" },
+  { file: "src/bin/mcp.ts", name: "config", why: "the command's main program" },
+  { file: "src/bin/mcp.ts", name: "stopping", why: "the command's main program" },
+  // Worker entry files: a worker thread's module is loaded once per thread, so its top level is
+  // that thread's own state, set by its first message and gone with the thread.
+  { file: "src/control/postgres-worker.ts", name: "sql", why: "the worker thread's own connection" },
+  { file: "src/control/postgres-worker.ts", name: "port", why: "the worker thread's own reply port" },
+  { file: "src/control/postgres-worker.ts", name: "flag", why: "the worker thread's own wake-up flag" },
+  { file: "src/ingest/worker.ts", name: "deps", why: "the worker thread's own ingest dependencies" },
+  // Memos of pure functions: the same input always gives the same answer, whoever asks.
+  { file: "src/analytics/sql/index.ts", name: "cache", why: "SQL file text by name" },
+  { file: "src/analytics/landing-score/sql.ts", name: "cache", why: "SQL file text by name" },
+  {
+    file: "src/analytics/serving/answer-json.ts",
+    name: "texts",
+    why: "an answer object's JSON text (answers are never mutated)",
+  },
+  { file: "src/api/web.ts", name: "building", why: "the web app's bundle, built from the files shipped with the code" },
+  { file: "src/api/docs-page.ts", name: "bundle", why: "the /docs page's script, read from the installed package" },
+  { file: "src/contract/openapi.ts", name: "documents", why: "the OpenAPI document, made from the question table" },
+  { file: "src/mcp/tools.ts", name: "schemaCache", why: "a question's zod schemas as MCP tool schemas" },
+  { file: "src/mcp/tools.ts", name: "validator", why: "the JSON Schema validator, stateless once made" },
+  { file: "src/lake/exchange.ts", name: "renameat2", why: "the libc symbol, looked up once" },
+  {
+    file: "src/lake/column-presence.ts",
+    name: "remembered",
+    why: "a part's footer facts (a part is never rewritten under its name)",
+  },
+  { file: "src/sdk/wire.ts", name: "keyNames", why: "a key's text form (bounded)" },
+  // Process-wide by nature.
+  { file: "src/shared/fault.ts", name: "armed", why: "test-only fault point: the n-th time this process reaches it" },
+  { file: "src/sdk/index.ts", name: "atExit", why: "the SDK's flushes at process exit (one exit per process)" },
+  { file: "src/sdk/kit.ts", name: "instrumented", why: "RPC objects already wrapped (a fact about the object)" },
+  { file: "src/analytics/tables/build.ts", name: "buildQueue", why: "owned by the tables builder refactor" },
+];
+
+const COLLECTION = /^(?:export\s+)?const\s+(\w+)(?:\s*:[^=]+)?\s*=\s*(?:new\s+(?:Map|Set|WeakMap|WeakSet)\b|\[\s*\])/;
+const VARIABLE = /^(?:export\s+)?(?:let|var)\s+(\w+)/;
+
+/** Module-level `let`/`var`, and module-level collections the file mutates. src/web (a browser page's modules live and die with the page) is not checked. */
+function moduleStateOf(tree: Tree): ModuleState[] {
+  const found: ModuleState[] = [];
+  for (const [file, text] of tree.files) {
+    if (!file.startsWith("src/") || file.startsWith("src/web/")) continue;
+    for (const line of text.split("\n")) {
+      const variable = VARIABLE.exec(line);
+      if (variable) {
+        found.push({ file, name: variable[1] });
+        continue;
+      }
+      const collection = COLLECTION.exec(line);
+      if (!collection) continue;
+      const name = collection[1];
+      const mutated = new RegExp(
+        `\\b${name}\\s*(?:\\.\\s*(?:set|add|delete|clear|push|pop|shift|unshift|splice|sort|reverse|fill)\\s*\\(|\\.length\\s*=[^=]|\\[[^\\]]*\\]\\s*=[^=])`,
+      );
+      if (mutated.test(text)) found.push({ file, name });
+    }
+  }
+  return found;
+}
+
+function unexpectedModuleState(tree: Tree, allowed: { file: string; name: string }[]): string[] {
+  const isAllowed = (state: ModuleState) => allowed.some((a) => a.file === state.file && a.name === state.name);
+  return moduleStateOf(tree)
+    .filter((state) => !isAllowed(state))
+    .map((state) => `${state.file}: module-level ${state.name}`);
+}
+
+describe("no mutable module-level state in src/", () => {
+  test("every module-level let/var or mutated collection is on the allow-list, and every entry is still there", () => {
+    const tree = repositoryTree();
+    expect(unexpectedModuleState(tree, MODULE_STATE_ALLOWED)).toEqual([]);
+    const present = moduleStateOf(tree);
+    const stale = MODULE_STATE_ALLOWED.filter((a) => !present.some((p) => p.file === a.file && p.name === a.name)).map(
+      (a) => `${a.file}: ${a.name}`,
+    );
+    expect(stale).toEqual([]);
+  });
+
+  test("the checker fires on planted module state and leaves the rest alone", () => {
+    const tree = madeUpTree({
+      "src/jobs/counter.ts": `let runs = 0;\nexport function run() {\n  runs++;\n}`,
+      "src/jobs/exported.ts": `export var shared = 1;`,
+      "src/chain/seen.ts": `const seen = new Set<string>();\nexport const mark = (s: string) => seen.add(s);`,
+      "src/lake/queue.ts": `const queue: string[] = [];\nexport const enqueue = (s: string) => queue.push(s);`,
+      "src/alerts/by-key.ts": `const byKey = new WeakMap<object, number>();\nexport const put = (k: object) => byKey.set(k, 1);`,
+      "src/api/fixed.ts": `const HOSTS = new Set(["localhost"]);\nexport const local = (h: string) => HOSTS.has(h);`,
+      "src/ops/local.ts": `export function f() {\n  let n = 0;\n  const list: number[] = [];\n  list.push(n++);\n  return list;\n}`,
+      "src/web/page.ts": `let current = 0;`,
+      "src/analytics/memo.ts": `const cache = new Map<string, string>();\nexport const get = (k: string) => cache.set(k, k);`,
+    });
+    const found = unexpectedModuleState(tree, [{ file: "src/analytics/memo.ts", name: "cache" }]);
+    expect(found.sort()).toEqual(
+      [
+        "src/alerts/by-key.ts: module-level byKey",
+        "src/chain/seen.ts: module-level seen",
+        "src/jobs/counter.ts: module-level runs",
+        "src/jobs/exported.ts: module-level shared",
+        "src/lake/queue.ts: module-level queue",
+      ].sort(),
+    );
+  });
+});

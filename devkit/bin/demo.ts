@@ -88,7 +88,7 @@ if ((await txray(["idl", "add", app, APP_IDL_FILE], quiet)) !== 0)
 mkdirSync(config.snapshotsDir, { recursive: true });
 writeFileSync(join(config.snapshotsDir, "programs.json"), `${JSON.stringify({ [app]: "txray demo app" }, null, 2)}\n`);
 const ctx = await createContext(config);
-const server = await startServer(ctx, { port: settings.API_PORT, scheduler: true });
+const server = await startServer(ctx, { port: settings.API_PORT, scheduler: true, hostedRuns: true });
 const { key } = createAccountKey(ctx.control, "demo", "live", Date.now());
 console.log(
   `txray demo: chain ${localnet.url} · server ${server.url} · data ${dataDir}${freshDir ? " (removed on exit)" : ""}`,

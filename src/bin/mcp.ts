@@ -6,9 +6,9 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { chainAccess } from "../contract";
-import { closeServingTables } from "../analytics/serving/reader";
+import { servingReaderComponent } from "../analytics/serving/reader";
 import { ConfigError, loadConfig } from "../config";
-import { createContext } from "../context";
+import { createContext, startComponents, type Component } from "../context";
 import { createMcpServer } from "../mcp";
 
 let config;
@@ -36,15 +36,22 @@ const spool = {
   },
 };
 const server = createMcpServer({ ctx, chain: chainAccess(ctx), spool }, null);
-await server.connect(new StdioServerTransport());
+const stdio: Component = {
+  name: "mcp stdio",
+  start: () => server.connect(new StdioServerTransport()),
+  stop: () => server.close(),
+};
+const running = await startComponents([servingReaderComponent(ctx), stdio], {
+  logger: ctx.logger,
+  stopTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+});
 ctx.logger.info("txray mcp on stdio", { dataDir: config.dataDir });
 
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
-  await server.close();
-  closeServingTables(ctx);
+  await running.stop(config.SHUTDOWN_TIMEOUT_MS);
   ctx.close();
   process.exit(0);
 };

@@ -25,7 +25,8 @@ try {
   console.error(`txray: TXRAY_CONTROL_URL: ${error.message}`); // a wrong or unreachable PostgreSQL stops start-up here
   process.exit(2);
 }
-const server = await startServer(ctx);
+// Jobs run where RESOLVE_THREAD, TABLES_PROCESS and COMPACT_PROCESS put them (this process made its own logger and clock).
+const server = await startServer(ctx, { hostedRuns: true });
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -205,7 +205,7 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
   const stop = () => controller.abort(new Stopped());
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, stop);
   try {
-    // Live servers seal first; a tables run flushes first (src/jobs/outside.ts, docs/lake.md).
+    // Live servers seal first; a tables run flushes first (src/jobs/cli-runs.ts, docs/lake.md).
     const ok = await runJobsFromOutside(
       ctx,
       planOutsideRun(job ? [job] : JOBS),

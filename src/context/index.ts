@@ -17,6 +17,8 @@ import { createLogger, type Logger } from "../shared/logger";
 import { configureFault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
 
+export { settlesBy, startComponents, type Component, type RunningComponents } from "./components";
+
 export type Context = {
   config: Config;
   paths: DataPaths;
@@ -31,20 +33,30 @@ export type Context = {
    */
   duckOptions(purpose: string): Record<string, string>;
   cursors: CursorCodec;
-  /**
-   * The context made its own logger and clock (a process's, not a test's): a job may then run on a
-   * thread of its own, which makes its own context from the same config (src/jobs/thread.ts).
-   */
-  ownEffects: boolean;
   /** The signature index why and diagnose-drop read and the resolver writes (one reader per process). */
   signatures: SignatureIndex;
+  /**
+   * What a stage keeps for this context's life (the serving reader, the resolver's memory): made on
+   * first use by `part.make`, the same object after that, until released.
+   */
+  own<T>(part: OwnedPart<T>): T;
+  /** Releases a part now (its `close`, when it was made); the next own() makes it again. */
+  release(part: OwnedPart<unknown>): void;
   /**
    * Flush's native Parquet writer (FLUSH_NATIVE, a C compiler and libzstd); null: DuckDB writes
    * every pass. Built on first use, so commands that never flush never compile it.
    */
   readonly flushWriter: NativeFlushWriter | null;
+  /** Releases every owned part (the last made first), then the signature index, DuckDB and the control database. */
   close(): void;
 };
+
+/**
+ * A part of a higher stage that a context keeps for its life: the stage declares it once (a
+ * constant), and each context makes its own, so two contexts in one process (a test's, a job
+ * host's) never share it and nothing outlives the context that made it.
+ */
+export type OwnedPart<T> = { name: string; make(ctx: Context): T; close?(value: T): void };
 
 export type Effects = { logger?: Logger; clock?: () => number };
 
@@ -66,12 +78,18 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
   const signatures = new SignatureIndex(paths.signatureIndex);
-  return {
+  const owned = new Map<OwnedPart<unknown>, unknown>();
+  const release = (part: OwnedPart<unknown>) => {
+    if (!owned.has(part)) return;
+    const value = owned.get(part);
+    owned.delete(part);
+    part.close?.(value);
+  };
+  const ctx: Context = {
     config,
     paths,
     logger,
     clock: effects.clock ?? Date.now,
-    ownEffects: effects.clock === undefined && effects.logger === undefined,
     control,
     duck,
     duckOptions,
@@ -81,12 +99,19 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
       if (writer === undefined) writer = config.FLUSH_NATIVE === "on" ? flushWriter(logger) : null;
       return writer;
     },
+    own<T>(part: OwnedPart<T>): T {
+      if (!owned.has(part)) owned.set(part, part.make(ctx));
+      return owned.get(part) as T;
+    },
+    release,
     close() {
+      for (const part of [...owned.keys()].reverse()) release(part);
       signatures.close();
       duck.close();
       control.close();
     },
   };
+  return ctx;
 }
 
 function flushWriter(logger: Logger): NativeFlushWriter | null {

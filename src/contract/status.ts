@@ -42,7 +42,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
     ]),
   );
   // Failures this process could not record (the control database was not writable either).
-  for (const [name, failure] of unrecordedFailures()) {
+  for (const [name, failure] of unrecordedFailures(ctx)) {
     const recorded = jobs[name];
     jobs[name] = {
       lastRunAt: failure.at,

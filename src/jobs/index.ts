@@ -2,8 +2,19 @@
 // landing-score, alerts), the registry that lists them, runJob (leases, run records), the scheduler (which
 // receives its schedule and knows no job by name) and the runner for jobs started outside the server.
 export { runJob, unrecordedFailures, type Job, type JobNeed, type JobOutcome, type JobRuntime } from "./run";
-export { JOBS, PUBLISHING_JOBS, jobByName, jobFor, planOutsideRun, schedule } from "./registry";
-export { startScheduler, nextDailyRun, retryDelayMs, type ScheduledJob } from "./scheduler";
+export {
+  JOBS,
+  PUBLISHING_JOBS,
+  SCHEDULES,
+  jobByName,
+  jobFor,
+  planOutsideRun,
+  runsIn,
+  schedule,
+  type JobSchedule,
+  type RunsIn,
+} from "./registry";
+export { schedulerComponent, startScheduler, nextDailyRun, retryDelayMs, type ScheduledJob } from "./scheduler";
 export {
   runJobsFromOutside,
   sealLiveSpools,
@@ -13,4 +24,4 @@ export {
   LEASE_WAIT_MS,
   type OutsideIo,
   type SealOutcome,
-} from "./outside";
+} from "./cli-runs";

@@ -1,4 +1,4 @@
-// The host side of a job run elsewhere (elsewhere.ts), whatever carries the messages (a worker
+// The host side of a job's hosted runs (hosted-runs.ts), whatever carries the messages (a worker
 // thread: thread-worker.ts; a child process: process-worker.ts): one context for the host's life,
 // runs of the named job one at a time as the scheduler asks, an abort passed on to the running
 // one, and the context closed before the host ends.
@@ -7,7 +7,7 @@ import { createContext, type Context } from "../context";
 import { describeError } from "../shared/logger";
 import { Stopped } from "../shared/stop";
 import { jobByName } from "./registry";
-import type { HostMessage, HostReply } from "./elsewhere";
+import type { HostMessage, HostReply } from "./hosted-runs";
 
 /** The message handler of one host; `reply` sends a reply back. */
 export function jobHost(reply: (message: HostReply) => void): { receive(message: HostMessage): Promise<void> } {

@@ -4,7 +4,7 @@
 // if killed with it: an orphan must not hold the job's files, and every job is safe to kill
 // (the next run goes on from what its last run committed).
 
-import type { HostMessage } from "./elsewhere";
+import type { HostMessage } from "./hosted-runs";
 import { jobHost } from "./job-host";
 
 const parent = process.ppid;

@@ -1,5 +1,5 @@
 // A job in a child process of its own, at a lower CPU priority (TABLES_PROCESS, COMPACT_PROCESS;
-// docs/operations.md, "The tables job's process"): runs handed to a `bun` child (elsewhere.ts, process-worker.ts)
+// docs/operations.md, "The tables job's process"): runs handed to a `bun` child (hosted-runs.ts, process-worker.ts)
 // started under `nice`. Why: on a busy box the tables job's DuckDB threads otherwise take the
 // cores on equal terms with ingest, reads and the resolver, and at 20,000 envelopes/s on two cores
 // there is not enough for all of them; the kernel's scheduler now gives the others their share
@@ -9,7 +9,7 @@
 // when this process is gone.
 
 import { existsSync } from "node:fs";
-import { runElsewhere, type HostedJob, type HostReply } from "./elsewhere";
+import { withHostedRuns, type HostedJob, type HostReply } from "./hosted-runs";
 import type { Job } from "./run";
 
 /** `nice`: the child's niceness (0-19; 0 starts it without `nice`); `module`: the child's module (tests give one that misbehaves). */
@@ -18,7 +18,7 @@ export function inChildProcess(
   { nice, module = new URL("./process-worker.ts", import.meta.url) }: { nice: number; module?: URL },
 ): HostedJob {
   const niceCommand = nice > 0 ? niceBinary() : null;
-  return runElsewhere(job, {
+  return withHostedRuns(job, {
     kind: "process",
     start(events) {
       const command = [process.execPath, module.pathname];

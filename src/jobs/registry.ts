@@ -1,8 +1,9 @@
-// Every job by name, with its scheduler interval setting: the one place that knows the jobs.
-// `txray jobs run <name>` and the scheduler read this list; `all` runs the data jobs in data-flow
-// order (not the publishing jobs).
+// Every job by name, and its schedule as data (its interval setting, what else wakes it, where its
+// runs happen): the one place that knows the jobs. `txray jobs run <name>` and the scheduler read
+// these lists; `all` runs the data jobs in data-flow order (not the publishing jobs).
 
 import type { Config } from "../config";
+import type { Context } from "../context";
 import type { Job } from "./run";
 import { flushJob } from "./flush";
 import { compactJob } from "./compact";
@@ -50,38 +51,81 @@ export function planOutsideRun(jobs: Job[]): Job[] {
 /** The niceness of the tables job's and compaction's processes (TABLES_PROCESS, COMPACT_PROCESS): the kernel gives each ~1/10 of a core's share against a process at 0. */
 const BACKGROUND_NICE = 10;
 
-export function schedule(config: Config) {
-  const interval: Record<string, number> = {
-    flush: config.FLUSH_INTERVAL_MS,
-    compact: config.COMPACT_INTERVAL_MS,
-    resolve: config.RESOLVE_INTERVAL_MS,
-    deploys: config.DEPLOYS_INTERVAL_MS,
-    tables: config.TABLES_INTERVAL_MS,
-    retention: RETENTION_INTERVAL_MS, // hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset
-  };
-  // New envelopes in the lake start a resolve run at once (continuous resolution, docs/operations.md).
-  const after: Record<string, RunAfter[]> = {
-    resolve: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }],
-  };
-  // Where a job's runs happen: the resolver's JavaScript needs most of a core at 20,000
-  // envelopes/s (a thread of its own: src/jobs/thread.ts); the tables job's DuckDB threads yield
-  // to everything else on a busy machine (a child process at a lower priority: src/jobs/process.ts),
-  // and so do compaction's merges (at 10,000 envelopes/s in the server they raise the resolver's
-  // lag to 9 s while they run: bench/README.md, "Why the defaults").
-  const hosted = (job: Job) => {
-    if (job === resolveJob && config.RESOLVE_THREAD === "on") return onThread(job);
-    if (job === tablesJob && config.TABLES_PROCESS === "on") return inChildProcess(job, { nice: BACKGROUND_NICE });
-    if (job === compactJob && config.COMPACT_PROCESS === "on") return inChildProcess(job, { nice: BACKGROUND_NICE });
-    return job;
-  };
-  const entries: ScheduledJob[] = JOBS.filter((job) => interval[job.name] !== undefined).map((job) => ({
-    job: hosted(job),
-    intervalMs: interval[job.name],
-    after: after[job.name],
-  }));
+/** A setting holding a number of milliseconds (a job's interval). */
+type IntervalSetting = { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
+/** An on/off setting that moves a job's scheduled runs off the scheduler's thread. */
+type PlacementSetting = "RESOLVE_THREAD" | "TABLES_PROCESS" | "COMPACT_PROCESS";
+/** Where a job's scheduled runs happen: the scheduler's thread, a thread of its own (thread.ts), a child process at a lower priority (process.ts). */
+export type RunsIn = "in-process" | "thread" | "child-process";
+
+/** When the scheduler runs a job and where, as data: the scheduler knows no job by name. */
+export type JobSchedule = {
+  job: Job;
+  /** Its interval: the setting that holds it, or a fixed one. */
+  every?: { setting: IntervalSetting } | { ms: number };
+  /** What also wakes it: a successful run of another job (whose details meet `when`, when given). */
+  after?: readonly RunAfter[];
+  /** Daily at this time past a UTC midnight; caught up at start when `missed` says the last one was not done. */
+  daily?: { atMs: number; missed?: (ctx: Context) => boolean };
+  /** Where its runs happen while `setting` is on (in-process when off, or without one). */
+  runsIn?: { setting: PlacementSetting; where: Exclude<RunsIn, "in-process"> };
+};
+
+export const SCHEDULES: readonly JobSchedule[] = [
+  { job: flushJob, every: { setting: "FLUSH_INTERVAL_MS" } },
+  {
+    job: resolveJob,
+    every: { setting: "RESOLVE_INTERVAL_MS" },
+    // New envelopes in the lake start a resolve run at once (continuous resolution, docs/operations.md).
+    after: [{ job: flushJob.name, when: (details) => Number(details.rows ?? 0) > 0 }],
+    // The resolver's JavaScript needs most of a core at 20,000 envelopes/s: a thread of its own.
+    runsIn: { setting: "RESOLVE_THREAD", where: "thread" },
+  },
+  { job: deploysJob, every: { setting: "DEPLOYS_INTERVAL_MS" } },
+  // The tables job's DuckDB threads yield to everything else on a busy machine: a child process at a
+  // lower priority.
+  {
+    job: tablesJob,
+    every: { setting: "TABLES_INTERVAL_MS" },
+    runsIn: { setting: "TABLES_PROCESS", where: "child-process" },
+  },
+  // So do compaction's merges (at 10,000 envelopes/s in the server they raise the resolver's lag to
+  // 9 s while they run: bench/README.md, "Why the defaults").
+  {
+    job: compactJob,
+    every: { setting: "COMPACT_INTERVAL_MS" },
+    runsIn: { setting: "COMPACT_PROCESS", where: "child-process" },
+  },
+  // Hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset.
+  { job: retentionJob, every: { ms: RETENTION_INTERVAL_MS } },
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
-  entries.push({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing });
+  { job: landingScoreJob, daily: { atMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing } },
   // Alerts read the serving tables: evaluated right after each build; the interval sends retries.
-  entries.push({ job: alertsJob, intervalMs: config.ALERTS_INTERVAL_MS, after: [{ job: tablesJob.name }] });
-  return entries;
+  { job: alertsJob, every: { setting: "ALERTS_INTERVAL_MS" }, after: [{ job: tablesJob.name }] },
+];
+
+/** Where `entry`'s runs happen under `config`. */
+export function runsIn(entry: JobSchedule, config: Config): RunsIn {
+  return entry.runsIn && config[entry.runsIn.setting] === "on" ? entry.runsIn.where : "in-process";
+}
+
+/**
+ * The scheduler's entries under `config`. `hostedRuns`: jobs run where their placement setting puts
+ * them (each host makes its own context from the config); without it every job runs in-process,
+ * with the caller's context (a test's clock and logger).
+ */
+export function schedule(config: Config, { hostedRuns = false }: { hostedRuns?: boolean } = {}): ScheduledJob[] {
+  return SCHEDULES.map((entry) => {
+    const where = hostedRuns ? runsIn(entry, config) : "in-process";
+    const job =
+      where === "thread"
+        ? onThread(entry.job)
+        : where === "child-process"
+          ? inChildProcess(entry.job, { nice: BACKGROUND_NICE })
+          : entry.job;
+    if (entry.daily) return { job, dailyAtMs: entry.daily.atMs, missed: entry.daily.missed };
+    const every = entry.every!;
+    const intervalMs = "ms" in every ? every.ms : config[every.setting];
+    return entry.after ? { job, intervalMs, after: entry.after } : { job, intervalMs };
+  });
 }

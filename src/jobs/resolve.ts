@@ -8,17 +8,20 @@
 import { loadIdls } from "../chain/idl";
 import { resolvePending, resolveSettled } from "../chain/resolve";
 import { createRpcClient } from "../chain/rpc";
-import type { Context } from "../context";
+import type { Context, OwnedPart } from "../context";
 import type { IdlRegistry } from "../chain/idl";
 import type { Job } from "./run";
 
 /** IDLs read again at most once a minute (`txray idl add` takes effect without a restart; a run every second must not reread them). */
-const idlCache = new WeakMap<Context, { idls: IdlRegistry; at: number }>();
+const LOADED_IDLS: OwnedPart<{ loaded: { idls: IdlRegistry; at: number } | null }> = {
+  name: "resolver IDLs",
+  make: () => ({ loaded: null }),
+};
 function idlsFor(ctx: Context): IdlRegistry {
-  const cached = idlCache.get(ctx);
-  if (cached && ctx.clock() - cached.at < 60_000) return cached.idls;
+  const kept = ctx.own(LOADED_IDLS);
+  if (kept.loaded && ctx.clock() - kept.loaded.at < 60_000) return kept.loaded.idls;
   const idls = loadIdls(ctx.paths.root);
-  idlCache.set(ctx, { idls, at: ctx.clock() });
+  kept.loaded = { idls, at: ctx.clock() };
   return idls;
 }
 
@@ -42,7 +45,7 @@ export const resolveJob: Job = {
       batchCalls: ctx.config.SOLANA_RPC_BATCH_CALLS,
       sampleRate: ctx.config.RESOLVE_SAMPLE_RATE,
     };
-    const summary = runtime.settle
+    const summary = runtime.untilCaughtUp
       ? await resolveSettled(ctx, options)
       : await resolvePending(ctx, { ...options, roundsForMs: SCHEDULED_ROUNDS_MS });
     return { ...summary, rpc: rpc.stats() };

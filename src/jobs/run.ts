@@ -3,7 +3,7 @@
 // The scheduler and the CLI (`txray jobs run`) both go through runJob.
 
 import { ifLeaseFree, recordJobEnd, recordJobStart } from "../control";
-import type { Context } from "../context";
+import type { Context, OwnedPart } from "../context";
 import type { Spool } from "../spool";
 import { describeError } from "../shared/logger";
 import { Stopped } from "../shared/stop";
@@ -16,10 +16,10 @@ export type JobRuntime = {
   spool?: Spool;
   signal?: AbortSignal;
   /** Run from outside the server (`txray jobs run`): do all that can be done now (resolve: until nothing is due within seconds), not one scheduler step. */
-  settle?: boolean;
+  untilCaughtUp?: boolean;
 };
 /**
- * What a run started outside the server must do first (src/jobs/outside.ts): `sealed-spool`, ask live
+ * What a run started outside the server must do first (src/jobs/cli-runs.ts): `sealed-spool`, ask live
  * ingest nodes to seal so everything acknowledged is flushable; `fresh-lake`, flush first (implies the
  * seal); `chain`, warn when a live server resolves against another SOLANA_RPC_URL.
  */
@@ -41,13 +41,18 @@ export type JobOutcome = {
   details?: Record<string, unknown>;
 };
 
+type UnrecordedFailure = { at: number; error: string; consecutive: number };
+
 /**
- * Failures this process could not write to the control database (a full or read-only disk stops
- * SQLite too); /v1/status shows them until a later run of the job is recorded.
+ * Failures this context's runs could not write to the control database (a full or read-only disk
+ * stops SQLite too), by job; /v1/status shows them until a later run of the job is recorded.
  */
-const unrecorded = new Map<string, { at: number; error: string; consecutive: number }>();
-export const unrecordedFailures = (): ReadonlyMap<string, { at: number; error: string; consecutive: number }> =>
-  unrecorded;
+const UNRECORDED_FAILURES: OwnedPart<Map<string, UnrecordedFailure>> = {
+  name: "unrecorded job failures",
+  make: () => new Map(),
+};
+export const unrecordedFailures = (ctx: Context): ReadonlyMap<string, UnrecordedFailure> =>
+  ctx.own(UNRECORDED_FAILURES);
 
 /**
  * Runs `job` unless another process is running it (then `skipped`). With `waitForLeaseMs` (a job run
@@ -60,6 +65,7 @@ export async function runJob(
   runtime: JobRuntime = {},
   options: { waitForLeaseMs?: number } = {},
 ): Promise<JobOutcome> {
+  const unrecorded = ctx.own(UNRECORDED_FAILURES);
   try {
     const outcome = await runWhenFree(ctx, job, runtime, options);
     if (!outcome.skipped) unrecorded.delete(job.name);

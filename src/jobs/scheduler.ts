@@ -14,7 +14,7 @@
 // also say when it wants to run next (`nextRunInMs`: the resolver's next due look-up). Work driven
 // by data runs within moments of the data, and the interval is only the longest wait.
 
-import type { Context } from "../context";
+import { settlesBy, type Component, type Context } from "../context";
 import { Stopped } from "../shared/stop";
 import { runJob, type Job, type JobOutcome, type JobRuntime } from "./run";
 
@@ -45,7 +45,38 @@ export function retryDelayMs(intervalMs: number, failures: number): number {
   return Math.min(cap, intervalMs * 2 ** Math.min(failures, 20));
 }
 
+/** The scheduler started at once, for a caller that is not a list of components (tests); stop() waits for the runs without a deadline. */
 export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime): { stop(): Promise<void> } {
+  const scheduler = createScheduler(ctx, schedule, runtime);
+  scheduler.start();
+  return {
+    async stop() {
+      scheduler.drain();
+      await scheduler.finished();
+    },
+  };
+}
+
+/**
+ * The scheduler as a component of a process (src/server): start plans every entry; drain starts no
+ * more runs and aborts the running ones (they end at a safe point); stop waits for them, and for the
+ * hosts of jobs that run elsewhere to close, until the deadline.
+ */
+export function schedulerComponent(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime): Component {
+  const scheduler = createScheduler(ctx, schedule, runtime);
+  return {
+    name: "scheduler",
+    start: scheduler.start,
+    drain: scheduler.drain,
+    async stop(deadline) {
+      scheduler.drain();
+      if (!(await settlesBy(scheduler.finished(), deadline)))
+        ctx.logger.warn("shutdown: a job did not reach a safe point before the deadline");
+    },
+  };
+}
+
+function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime) {
   let stopped = false;
   const controller = new AbortController();
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -80,88 +111,99 @@ export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: 
       });
     running.add(run);
   };
-  for (const entry of schedule) {
-    if ("intervalMs" in entry) {
-      const { job, intervalMs } = entry;
-      let failures = 0;
-      let busy = false;
-      let again = false;
-      let timer: ReturnType<typeof setTimeout> | null = null;
-      const plan = (delayMs: number) => {
-        if (timer !== null) {
-          clearTimeout(timer);
-          timers.delete(timer);
-        }
-        timer = setTimeout(
-          () => {
-            if (timer !== null) timers.delete(timer);
-            timer = null;
-            tick();
-          },
-          Math.max(0, delayMs),
-        );
-        timers.add(timer);
-      };
-      const tick = () => {
-        busy = true;
-        again = false;
-        start(job, (outcome) => {
-          busy = false;
-          if (outcome && !outcome.skipped && !outcome.stopped) {
-            failures = outcome.ok ? 0 : failures + 1;
-            if (failures > 0)
-              ctx.logger.warn("job failed; retrying with backoff", {
-                job: job.name,
-                failures,
-                retryInMs: retryDelayMs(intervalMs, failures),
-              });
+  const planAll = () => {
+    for (const entry of schedule) {
+      if ("intervalMs" in entry) {
+        const { job, intervalMs } = entry;
+        let failures = 0;
+        let busy = false;
+        let again = false;
+        let timer: ReturnType<typeof setTimeout> | null = null;
+        const plan = (delayMs: number) => {
+          if (timer !== null) {
+            clearTimeout(timer);
+            timers.delete(timer);
           }
-          const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
-          // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
-          let delay =
-            details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
-          if (details && typeof details.nextRunInMs === "number")
-            delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
-          if (again && failures === 0) delay = MIN_DELAY_MS;
-          plan(delay);
+          timer = setTimeout(
+            () => {
+              if (timer !== null) timers.delete(timer);
+              timer = null;
+              tick();
+            },
+            Math.max(0, delayMs),
+          );
+          timers.add(timer);
+        };
+        const tick = () => {
+          busy = true;
+          again = false;
+          start(job, (outcome) => {
+            busy = false;
+            if (outcome && !outcome.skipped && !outcome.stopped) {
+              failures = outcome.ok ? 0 : failures + 1;
+              if (failures > 0)
+                ctx.logger.warn("job failed; retrying with backoff", {
+                  job: job.name,
+                  failures,
+                  retryInMs: retryDelayMs(intervalMs, failures),
+                });
+            }
+            const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
+            // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
+            let delay =
+              details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
+            if (details && typeof details.nextRunInMs === "number")
+              delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
+            if (again && failures === 0) delay = MIN_DELAY_MS;
+            plan(delay);
+          });
+        };
+        const trigger = () => {
+          if (busy) again = true;
+          else if (failures === 0) plan(MIN_DELAY_MS); // a failing job keeps its backoff
+        };
+        for (const after of entry.after ?? []) {
+          const follow = (details: Record<string, unknown>) => {
+            if (after.when === undefined || after.when(details)) trigger();
+          };
+          followers.set(after.job, [...(followers.get(after.job) ?? []), follow]);
+        }
+        plan(Math.min(intervalMs, 1000));
+        continue;
+      }
+      // Plan each run from the previous planned time, so a timer that fires a little early never
+      // runs the same night twice; after a long stall, plan from the clock again.
+      let planned = nextDailyRun(ctx.clock(), entry.dailyAtMs);
+      const daily = () => {
+        start(entry.job, () => {
+          const now = ctx.clock();
+          planned = planned + DAY_MS > now ? planned + DAY_MS : nextDailyRun(now, entry.dailyAtMs);
+          later(daily, planned - now);
         });
       };
-      const trigger = () => {
-        if (busy) again = true;
-        else if (failures === 0) plan(MIN_DELAY_MS); // a failing job keeps its backoff
-      };
-      for (const after of entry.after ?? []) {
-        const follow = (details: Record<string, unknown>) => {
-          if (after.when === undefined || after.when(details)) trigger();
-        };
-        followers.set(after.job, [...(followers.get(after.job) ?? []), follow]);
-      }
-      plan(Math.min(intervalMs, 1000));
-      continue;
+      const wait = () => later(daily, planned - ctx.clock());
+      if (entry.missed?.(ctx)) {
+        // Catch up now, then keep the plan (its own planned run may come soon after).
+        later(() => start(entry.job, wait), 1000);
+      } else wait();
     }
-    // Plan each run from the previous planned time, so a timer that fires a little early never
-    // runs the same night twice; after a long stall, plan from the clock again.
-    let planned = nextDailyRun(ctx.clock(), entry.dailyAtMs);
-    const daily = () => {
-      start(entry.job, () => {
-        const now = ctx.clock();
-        planned = planned + DAY_MS > now ? planned + DAY_MS : nextDailyRun(now, entry.dailyAtMs);
-        later(daily, planned - now);
-      });
-    };
-    const wait = () => later(daily, planned - ctx.clock());
-    if (entry.missed?.(ctx)) {
-      // Catch up now, then keep the plan (its own planned run may come soon after).
-      later(() => start(entry.job, wait), 1000);
-    } else wait();
-  }
+  };
+  let finishing: Promise<void> | null = null;
   return {
-    async stop() {
+    start: planAll,
+    drain() {
+      if (stopped) return;
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       controller.abort(new Stopped());
-      await Promise.allSettled([...running]);
-      await Promise.allSettled(schedule.map((entry) => entry.job.close?.()));
+    },
+    /** The running jobs ended and the hosts closed (after drain). */
+    finished() {
+      finishing ??= (async () => {
+        await Promise.allSettled([...running]);
+        await Promise.allSettled(schedule.map((entry) => entry.job.close?.()));
+      })();
+      return finishing;
     },
   };
 }

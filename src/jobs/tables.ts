@@ -1,7 +1,7 @@
 // Job: build the serving tables from the lake and switch readers to them atomically
 // (src/analytics/tables/build.ts). `txray jobs run tables --full` ignores the previous build. A
 // refresh takes in at most what its memory ceiling holds and reports the rest as `backlog` (the
-// scheduler runs it again at once); run from outside (`settle`), it refreshes until none is left.
+// scheduler runs it again at once); run from outside (`untilCaughtUp`), it refreshes until none is left.
 
 import type { Job } from "./run";
 import { buildServingTables, type BuildResult } from "../analytics/tables/build";
@@ -19,7 +19,7 @@ export function tablesJobFor(options: { full?: boolean; maxRows?: number } = {})
       });
       let { attempts, resolutions, partsRead } = result;
       let refreshes = 1;
-      while (runtime.settle && result.backlog) {
+      while (runtime.untilCaughtUp && result.backlog) {
         result = await buildServingTables(ctx, { maxRows: options.maxRows, signal: runtime.signal });
         attempts += result.attempts;
         resolutions += result.resolutions;

@@ -1,7 +1,7 @@
 // The worker thread of a job on a thread of its own (thread.ts): a job host (job-host.ts) whose
 // messages come from the scheduler's thread.
 
-import type { HostMessage } from "./elsewhere";
+import type { HostMessage } from "./hosted-runs";
 import { jobHost } from "./job-host";
 
 declare const self: Worker;

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createRule, runAlerts, type AlertPayload } from "../../src/alerts";
 import { baseline, cuHeadroom, providerReport, releaseDiff, topIssues } from "../../src/analytics/queries";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context } from "../../src/context";
 import { authenticate, deliveryLog } from "../../src/control";
@@ -59,7 +58,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   receiver?.stop();
-  closeServingTables(ctx);
   ctx?.close();
   world?.dispose();
 });

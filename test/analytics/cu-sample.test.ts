@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { cuHeadroom } from "../../src/analytics/queries";
 import { SKETCH_RELATIVE_ERROR } from "../../src/analytics/serving/sketch";
 import { testContext } from "../helpers/context";
@@ -46,7 +45,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const ctx of Object.values(worlds)) {
-    closeServingTables(ctx);
     ctx.dispose();
   }
 });

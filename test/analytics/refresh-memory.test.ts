@@ -8,7 +8,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { baseline } from "../../src/analytics/queries";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { testContext } from "../helpers/context";
 import { END_MS, untilVersion } from "./support";
 
@@ -31,7 +30,6 @@ beforeAll(async () => {
   });
 }, HEAVY_MS);
 afterAll(() => {
-  closeServingTables(ctx);
   ctx.dispose();
 });
 

@@ -26,7 +26,6 @@ import {
   walletHistory,
 } from "../../src/analytics/queries";
 import { loadIdls } from "../../src/chain/idl";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { openState, STATE_SCHEMA } from "../../src/analytics/tables/state";
 import { PAYER_TABLES } from "../../src/analytics/tables/upgrade";
@@ -65,7 +64,6 @@ beforeAll(async () => {
   });
 }, HEAVY_MS);
 afterAll(() => {
-  closeServingTables(ctx);
   ctx.dispose();
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });

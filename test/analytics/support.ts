@@ -5,7 +5,7 @@
 import { createAccountKey } from "../../src/control";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { closeServingTables, servingTables, type ServingTables } from "../../src/analytics/serving/reader";
+import { servingTables, type ServingTables } from "../../src/analytics/serving/reader";
 import { analyticsRoutes } from "../../src/api/routes/analytics";
 import { errorResponse, json } from "../../src/api/http";
 import { testContext } from "../helpers/context";
@@ -81,7 +81,6 @@ export async function makeWorld(envelopes = 20_000): Promise<World> {
     baseUrl: `http://127.0.0.1:${server.port}`,
     async stop() {
       await server.stop(true);
-      closeServingTables(ctx);
       ctx.dispose();
     },
   };

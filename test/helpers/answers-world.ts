@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { createApp, type AppDeps } from "../../src/api/app";
 import { EMPTY_STORY } from "../../src/chain/decode/story";
 import type { Attempt, IndexedAttempt, OpenEntry, ResolvedEntry } from "../../src/chain/resolve";
@@ -82,7 +81,6 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
     unknown: randomSignature(),
   };
   await indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
-  closeServingTables(ctx);
   ctx.close();
   return {
     dataDir,
@@ -266,7 +264,6 @@ export async function serveWorld(world: AnswersWorld, env: Record<string, string
     async stop() {
       await app.server!.stop(true);
       await spool.close();
-      closeServingTables(ctx);
       ctx.close();
     },
   };

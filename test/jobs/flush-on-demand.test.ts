@@ -10,7 +10,7 @@ import { createAccountKey, listIngestNodes, openControlDb, registerIngestNode } 
 import { loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
 import { dataPaths } from "../../src/lake/paths";
-import { sealLiveSpools } from "../../src/jobs/outside";
+import { sealLiveSpools } from "../../src/jobs/cli-runs";
 import { silentLogger } from "../../src/shared/logger";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
 import { startServerProcess, type ServerProcess } from "../helpers/process";

@@ -1,12 +1,11 @@
 // The tables job over a backlog: a refresh takes in at most `maxRows` and says what it left
 // (`backlog`, which the scheduler answers by running it again at once); run from outside
-// (`txray jobs run tables`: settle) it refreshes until nothing is left, so the command's answer
+// (`txray jobs run tables`: untilCaughtUp) it refreshes until nothing is left, so the command's answer
 // includes everything that was in the lake when it started.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake, type GenerateResult } from "../../devkit/generate";
 import { baseline } from "../../src/analytics/queries";
-import { closeServingTables } from "../../src/analytics/serving/reader";
 import { serviceStatus } from "../../src/contract/status";
 import { lakeTakenBefore } from "../../src/control";
 import { runJob } from "../../src/jobs/run";
@@ -33,7 +32,6 @@ beforeAll(async () => {
   });
 }, HEAVY_MS);
 afterAll(() => {
-  closeServingTables(ctx);
   ctx.dispose();
 });
 
@@ -50,7 +48,7 @@ test(
   "a scheduled run leaves a backlog it reports; a run from outside refreshes until none is left",
   async () => {
     const job = tablesJobFor({ maxRows: 500 });
-    const first = await runJob(ctx, job, { settle: true });
+    const first = await runJob(ctx, job, { untilCaughtUp: true });
     expect(first.ok).toBe(true);
     const before = await attemptsToday();
     const markAtFirst = lakeTakenBefore(ctx.control)!;
@@ -84,7 +82,7 @@ test(
     expect(behind).toMatchObject({ stale: true, version: Number(scheduled.details?.version) });
     expect(behind.reason).toContain(`left ${Number(scheduled.details?.deferredRows).toLocaleString("en-US")} new rows`);
 
-    const settled = await runJob(ctx, job, { settle: true });
+    const settled = await runJob(ctx, job, { untilCaughtUp: true });
     expect(settled.ok).toBe(true);
     expect(settled.details).toMatchObject({ backlog: false, deferredRows: 0, attempts: 1_200 - taken });
     expect(Number(settled.details?.refreshes)).toBeGreaterThan(1);

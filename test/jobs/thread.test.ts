@@ -44,7 +44,6 @@ const runsStarted = () =>
   own.control.query<{ n: number }, []>("SELECT count(*) AS n FROM job_runs WHERE job = 'resolve'").get()!.n;
 
 test("a run on the thread goes on while the calling thread is busy, and reports to the caller's run record", async () => {
-  expect(own.ownEffects).toBe(true);
   const job = onThread(resolveJob);
   try {
     // Preflight failures resolve from their own logs: no chain reads, so nothing here needs this thread.

@@ -4,7 +4,7 @@
 // Logs are kept for failures; they are read on request from the few Parquet files of one program's
 // partitions, never scanned across the lake, and the call stack is rebuilt from them (chain/decode).
 
-import type { Context } from "../../context";
+import type { Context, OwnedPart } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
 import { addDays, partitionFiles } from "../../lake/partitions";
@@ -71,7 +71,8 @@ export async function evidenceByAttempt(
   ctx: Context,
   where: { program: string; attemptId: string; resolvedAt: number },
 ): Promise<AttemptEvidence | null> {
-  const key = `${ctx.paths.root}|${where.attemptId}`;
+  const recent = ctx.own(RECENT_EVIDENCE);
+  const key = where.attemptId;
   const hit = recent.get(key);
   if (hit) return hit;
   const evidence = await readEvidence(
@@ -89,7 +90,8 @@ export async function evidenceByAttempt(
 }
 
 const RECENT_ENTRIES = 1000;
-const recent = new Map<string, AttemptEvidence>();
+/** The evidence last read, by attempt id (least recently added goes first), kept per context. */
+const RECENT_EVIDENCE: OwnedPart<Map<string, AttemptEvidence>> = { name: "recent evidence", make: () => new Map() };
 
 /** `condition`: the row's WHERE clause, made at each read (its files are listed again after a swap); null when nothing can match. */
 async function readEvidence(

@@ -16,8 +16,8 @@ import { issueCounts } from "../../control";
 import { callStack, decodeTransaction, storyFingerprint, type CallFrame, type DecodedStory } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import {
+  attemptsForSignature,
   fetchTransactionCached,
-  indexedAttempts,
   resolvedValue,
   resolveOnDemand,
   type Attempt,
@@ -110,7 +110,7 @@ export function requireSignature(sig: string): string {
 
 /** The attempts txray holds for a signature, best first (one that reached the chain wins over a drop of a resend). */
 export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
-  return indexedAttempts(ctx.signatures, ctx.control, sig);
+  return attemptsForSignature(ctx, sig);
 }
 
 const CHAIN_RETRY_AFTER_SECONDS = 30;

@@ -15,7 +15,7 @@ import {
   type DuckDBValue,
 } from "@duckdb/node-api";
 import { join } from "node:path";
-import type { Context } from "../../context";
+import type { Component, Context, OwnedPart } from "../../context";
 import { plainRow } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
 import { sqlFile } from "../sql";
@@ -173,37 +173,88 @@ export class ServingTables {
   }
 }
 
-type Handle = { current: ServingTables | null; opening: Promise<ServingTables> | null; checkedAt: number };
-const handles = new Map<string, Handle>();
-
 /**
- * The current serving tables for this context's data directory; 503 `unavailable` before the first
- * build. When the pointer moves, the new version is opened (and its answers loaded) in the
- * background while requests keep being answered from the current one; only the very first open
- * is waited for.
+ * The serving tables one context reads (its data directory's current version), owned by the
+ * context (`ctx.own(SERVING_READER)`) and closed with it, or at a server's stop (servingReaderPart).
  */
+export class ServingReader {
+  private current: ServingTables | null = null;
+  private opening: Promise<ServingTables> | null = null;
+  private checkedAt = 0;
+  private closed = false;
+
+  constructor(private readonly ctx: Pick<Context, "paths" | "duckOptions">) {}
+
+  /**
+   * The current serving tables; 503 `unavailable` before the first build. When the pointer moves,
+   * the new version is opened (and its answers loaded) in the background while requests keep being
+   * answered from the current one; only the very first open is waited for.
+   */
+  async tables(): Promise<ServingTables> {
+    const now = Date.now();
+    if (this.current && (this.opening || now - this.checkedAt < POINTER_CHECK_MS)) return this.current;
+    if (this.opening) return this.opening;
+    this.checkedAt = now;
+    const pointer = readPointer(this.ctx.paths);
+    if (!pointer) {
+      if (this.current) return this.current;
+      throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", {
+        retryAfterSeconds: 30,
+      });
+    }
+    if (this.current && this.current.version === pointer.version) return this.current;
+    const opening = this.switchTo(pointer, this.ctx.duckOptions(`reader-${pointer.version}`));
+    this.opening = opening;
+    return this.current ?? opening;
+  }
+
+  /** The latest build's tables, waiting for it to open when the pointer has just moved (freshServingTables). */
+  async fresh(): Promise<ServingTables> {
+    await this.opening?.catch(() => undefined);
+    this.checkedAt = 0; // read the pointer now
+    const tables = await this.tables();
+    return this.opening ? await this.opening : tables;
+  }
+
+  /** Retires the current version (its in-flight queries finish first); a version still opening is retired once open. */
+  close(): void {
+    this.closed = true;
+    this.current?.retire();
+    this.current = null;
+  }
+
+  /** Opens a version and makes it current (retiring the previous one); keeps the current one on failure. */
+  private async switchTo(pointer: ServingPointer, options: Record<string, string>): Promise<ServingTables> {
+    try {
+      const next = await ServingTables.open(this.ctx.paths.tables, pointer, options);
+      if (this.closed) {
+        next.retire();
+        return next;
+      }
+      const previous = this.current;
+      this.current = next;
+      previous?.retire();
+      return next;
+    } catch (error) {
+      // The file may have been replaced again between reading the pointer and opening it.
+      if (this.current) return this.current;
+      throw error;
+    } finally {
+      this.opening = null;
+    }
+  }
+}
+
+/** The context's serving reader: made at its first read, closed with the context or by release(). */
+export const SERVING_READER: OwnedPart<ServingReader> = {
+  name: "serving reader",
+  make: (ctx) => new ServingReader(ctx),
+  close: (reader) => reader.close(),
+};
+
+/** The current serving tables of the context's data directory (ServingReader.tables). */
 export async function servingTables(ctx: Context): Promise<ServingTables> {
-  const dir = ctx.paths.tables;
-  let handle = handles.get(dir);
-  if (!handle) {
-    handle = { current: null, opening: null, checkedAt: 0 };
-    handles.set(dir, handle);
-  }
-  const now = Date.now();
-  if (handle.current && (handle.opening || now - handle.checkedAt < POINTER_CHECK_MS)) return handle.current;
-  if (handle.opening) return handle.opening;
-  handle.checkedAt = now;
-  const pointer = readPointer(ctx.paths);
-  if (!pointer) {
-    if (handle.current) return handle.current;
-    throw new TxrayError("unavailable", "serving tables are not built yet (the tables job has not run)", {
-      retryAfterSeconds: 30,
-    });
-  }
-  if (handle.current && handle.current.version === pointer.version) return handle.current;
-  const opening = switchTo(dir, handle, pointer, ctx.duckOptions(`reader-${pointer.version}`));
-  handle.opening = opening;
-  return handle.current ?? opening;
+  return await ctx.own(SERVING_READER).tables();
 }
 
 /**
@@ -213,48 +264,12 @@ export async function servingTables(ctx: Context): Promise<ServingTables> {
  * next get this version too.
  */
 export async function freshServingTables(ctx: Context): Promise<ServingTables> {
-  const handle = handles.get(ctx.paths.tables);
-  if (handle) {
-    await handle.opening?.catch(() => undefined);
-    handle.checkedAt = 0; // read the pointer now
-  }
-  const tables = await servingTables(ctx);
-  const opening = handles.get(ctx.paths.tables)?.opening;
-  return opening ? await opening : tables;
+  return await ctx.own(SERVING_READER).fresh();
 }
 
-/** Opens a version and makes it current (retiring the previous one); keeps the current one on failure. */
-async function switchTo(
-  dir: string,
-  handle: Handle,
-  pointer: ServingPointer,
-  options: Record<string, string>,
-): Promise<ServingTables> {
-  try {
-    const next = await ServingTables.open(dir, pointer, options);
-    if (handles.get(dir) !== handle) {
-      // Closed (closeServingTables) while opening.
-      next.retire();
-      return next;
-    }
-    const previous = handle.current;
-    handle.current = next;
-    previous?.retire();
-    return next;
-  } catch (error) {
-    // The file may have been replaced again between reading the pointer and opening it.
-    if (handle.current) return handle.current;
-    throw error;
-  } finally {
-    handle.opening = null;
-  }
-}
-
-/** Closes this data directory's serving tables (tests, shutdown). */
-export function closeServingTables(ctx: Context): void {
-  const handle = handles.get(ctx.paths.tables);
-  handle?.current?.retire();
-  handles.delete(ctx.paths.tables);
+/** The serving reader as a running part of a process: it opens on demand, and its stop closes it. */
+export function servingReaderComponent(ctx: Context): Component {
+  return { name: SERVING_READER.name, start() {}, stop: () => ctx.release(SERVING_READER) };
 }
 
 export function toDuckValue(value: SqlParam): DuckDBValue {

@@ -10,6 +10,7 @@ export {
 export { classifyDrop, DROP_ADVICE, DROP_CLASSES, type DropClass } from "./drops";
 export { openAttemptIds } from "./state";
 export {
+  attemptsForSignature,
   everyIndexedAttempt,
   indexedAttempts,
   indexUpkeepDone,

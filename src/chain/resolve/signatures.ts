@@ -5,7 +5,7 @@
 // Read back through indexedAttempts, newest entry per attempt.
 
 import { ifLeaseFree, isResolutionBatchCommitted, type ControlDb } from "../../control";
-import type { Context } from "../../context";
+import type { Context, OwnedPart } from "../../context";
 import { describeError } from "../../shared/logger";
 import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
 import { EMPTY_STORY, type DecodedStory } from "../decode";
@@ -123,8 +123,15 @@ export function openEntry(attempt: Attempt, takenAt: number): IndexEntry {
 
 export const entryTime = (value: unknown) => (value as IndexedAttempt).at;
 
-/** Upkeeps in progress in this process, by index directory. */
-const upkeeps = new Map<string, Promise<void>>();
+/**
+ * The signature index's upkeep in one context: the upkeep running (null: none), and the batches
+ * seen committed (a committed batch stays committed: their runs need no second look).
+ */
+type IndexUpkeep = { running: Promise<void> | null; committed: Set<string> };
+const INDEX_UPKEEP: OwnedPart<IndexUpkeep> = {
+  name: "signature index upkeep",
+  make: () => ({ running: null, committed: new Set() }),
+};
 
 /**
  * The signature index's upkeep (merges, retention) in the background, under its own lease (one
@@ -134,37 +141,41 @@ const upkeeps = new Map<string, Promise<void>>();
  */
 export function startIndexUpkeep(ctx: Context, retainFrom: number, pause: () => Promise<void>): void {
   const index = ctx.signatures;
-  if (upkeeps.has(index.dir)) return;
+  const upkeep = ctx.own(INDEX_UPKEEP);
+  if (upkeep.running) return;
   const running = ifLeaseFree(ctx.control, "signature-index", () =>
-    index.maintain(retainFrom, pause, (footer) => runVisible(ctx.control, footer)),
+    index.maintain(retainFrom, pause, (footer) => runVisible(ctx.control, upkeep.committed, footer)),
   )
     .then(
       () => {},
       (error) =>
         ctx.logger.warn("signature index upkeep failed; the next one retries", { error: describeError(error) }),
     )
-    .finally(() => upkeeps.delete(index.dir));
-  upkeeps.set(index.dir, running);
+    .finally(() => {
+      if (upkeep.running === running) upkeep.running = null;
+    });
+  upkeep.running = running;
 }
 
-/** Waits for this process's upkeep of the context's index (tests, benchmarks, a clean stop). */
+/** Waits for the context's upkeep of its index (tests, benchmarks, a clean stop). */
 export async function indexUpkeepDone(ctx: Context): Promise<void> {
-  await upkeeps.get(ctx.signatures.dir);
+  await ctx.own(INDEX_UPKEEP).running;
 }
 
 /** Every attempt the index holds, one entry each (a check over everything, never a request). */
 export function* everyIndexedAttempt(index: SignatureIndex, control: ControlDb): Generator<IndexedAttempt> {
-  for (const entry of index.scan((footer) => runVisible(control, footer))) yield readEntry(entry);
+  const committed = new Set<string>();
+  for (const entry of index.scan((footer) => runVisible(control, committed, footer))) yield readEntry(entry);
 }
 
 /** Preference when one signature stands for several attempts: one that reached the chain, then the newest. */
 const RANK: Record<string, number> = { failed_onchain: 0, landed: 1, preflight: 2, dropped: 3 };
 
-/** Batches seen committed (a committed batch stays committed): their runs need no second look. */
-const committed = new Set<string>();
-
-/** A run counts once its batch committed (record.ts writes the run just before the commit); runs without a batch always count. */
-function runVisible(control: ControlDb, footer: RunFooter): boolean {
+/**
+ * A run counts once its batch committed (record.ts writes the run just before the commit); runs
+ * without a batch always count. `committed`: the batches already seen committed.
+ */
+function runVisible(control: ControlDb, committed: Set<string>, footer: RunFooter): boolean {
   if (footer.batch === null || committed.has(footer.batch)) return true;
   if (!isResolutionBatchCommitted(control, footer.batch)) return false;
   if (committed.size > 10_000) committed.clear();
@@ -176,8 +187,18 @@ function runVisible(control: ControlDb, footer: RunFooter): boolean {
  * The attempts a signature stands for, best first: resolved ones (one that reached the chain before
  * a drop of a resend, then the newest resolution), then open ones.
  */
-export function indexedAttempts(index: SignatureIndex, control: ControlDb, sig: string): IndexedAttempt[] {
-  const entries = index.lookup(sig, (footer) => runVisible(control, footer)).map(readEntry);
+export function indexedAttempts(
+  index: SignatureIndex,
+  control: ControlDb,
+  sig: string,
+  committed = new Set<string>(),
+): IndexedAttempt[] {
+  const entries = index.lookup(sig, (footer) => runVisible(control, committed, footer)).map(readEntry);
   const rank = (e: IndexedAttempt) => (e.state === "open" ? 4 : (RANK[e.outcome] ?? 3));
   return entries.sort((a, b) => rank(a) - rank(b) || b.at - a.at);
+}
+
+/** indexedAttempts of the context's index, remembering the batches seen committed for the context's life. */
+export function attemptsForSignature(ctx: Context, sig: string): IndexedAttempt[] {
+  return indexedAttempts(ctx.signatures, ctx.control, sig, ctx.own(INDEX_UPKEEP).committed);
 }

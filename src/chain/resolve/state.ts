@@ -1,6 +1,6 @@
 // What the resolver holds in memory between runs (docs/operations.md, "How resolving works"): its
 // open attempts, the recent sends drop classification compares with, the instruction names it
-// learned and the block times of recent slots. One state per control database in a process. A run
+// learned and the block times of recent slots. One state per context (RESOLVER_MEMORY). A run
 // first checks that this memory is current: the version the last run of any process recorded must
 // be the one this process wrote; otherwise (another process resolved meanwhile, this process just
 // started, or a run of its own failed midway) the state is rebuilt from the checkpoint and what the
@@ -9,7 +9,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import type { Context } from "../../context";
+import type { Context, OwnedPart } from "../../context";
 import {
   batchesCommittedAfter,
   forgetLegacyResolverRows,
@@ -19,7 +19,6 @@ import {
   legacyPendingAttempts,
   resolverProgress,
   segmentsTakenAfter,
-  type ControlDb,
   type LegacyIndexRow,
   type LegacyPendingRow,
 } from "../../control";
@@ -66,7 +65,14 @@ export class ResolverState {
   runs = 0;
 }
 
-const states = new WeakMap<ControlDb, ResolverState>();
+/**
+ * The resolver's memory in one context: the server's, or the job host's on a thread of its own
+ * (src/jobs/thread.ts), which keeps it between runs. `state` is null until a run builds it.
+ */
+const RESOLVER_MEMORY: OwnedPart<{ state: ResolverState | null }> = {
+  name: "resolver memory",
+  make: () => ({ state: null }),
+};
 const processId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 
 /** A new version for the run ending at `at`. */
@@ -76,11 +82,12 @@ export function nextVersion(state: ResolverState): string {
 
 /** This process's memory, rebuilt first when it is not current. */
 export async function currentState(ctx: Context): Promise<ResolverState> {
-  const held = states.get(ctx.control);
+  const memory = ctx.own(RESOLVER_MEMORY);
+  const kept = memory.state;
   const recorded = resolverProgress(ctx.control)?.version ?? null;
-  if (held && held.version !== null && held.version === recorded) return held;
+  if (kept && kept.version !== null && kept.version === recorded) return kept;
   const state = await rebuildState(ctx);
-  states.set(ctx.control, state);
+  memory.state = state;
   return state;
 }
 
@@ -91,7 +98,7 @@ export async function openAttemptIds(ctx: Context): Promise<Set<string>> {
 
 /** Forgets this process's memory (a run failed midway): the next run rebuilds it. */
 export function dropState(ctx: Context): void {
-  states.delete(ctx.control);
+  ctx.own(RESOLVER_MEMORY).state = null;
 }
 
 /** Writes the checkpoint of `state` as of the run at `at`. */

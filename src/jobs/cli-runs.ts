@@ -61,7 +61,12 @@ export async function runJobsFromOutside(
     }
   }
   for (const job of steps) {
-    const outcome = await runJob(ctx, job, { signal: options.signal, settle: true }, { waitForLeaseMs: LEASE_WAIT_MS });
+    const outcome = await runJob(
+      ctx,
+      job,
+      { signal: options.signal, untilCaughtUp: true },
+      { waitForLeaseMs: LEASE_WAIT_MS },
+    );
     io.outcome(outcome);
     ok &&= outcome.ok;
     if (options.signal?.aborted) break;

@@ -1,4 +1,4 @@
-// A job whose runs happen elsewhere: on a thread of its own (thread.ts) or in a child process
+// A job's hosted runs: its runs happen on a thread of its own (thread.ts) or in a child process
 // (process.ts). The scheduler runs it like any other job: its lease, its recorded runs, `after`,
 // `backlog` and `nextRunInMs` all stay here, in runJob. Only the work moves: each run is handed to
 // a host (job-host.ts) that keeps its own context (control database connection, DuckDB instance,
@@ -7,8 +7,9 @@
 // The host starts at the job's first run and stays until close(). A host that dies, with an error
 // or without one (it exited), fails the run it had (the scheduler retries; each job goes on from
 // its own checkpoint) and is replaced at the next run. A graceful shutdown's abort is passed on,
-// so the run still ends at a safe point. A context whose clock or logger a test injected cannot be
-// shared with another host: the job then runs here.
+// so the run still ends at a safe point. The host makes its context from the caller's config: a
+// clock or logger a test injected stays here (src/jobs/registry.ts `schedule` then keeps every job
+// in-process unless asked for hosted runs).
 
 import type { Config } from "../config";
 import type { Context } from "../context";
@@ -32,7 +33,7 @@ export type HostEvents = { reply(reply: HostReply): void; ended(reason: string):
 /** Starts a host; `kind` names it in errors ("the tables process ended"). */
 export type HostTransport = { kind: string; start(events: HostEvents): Host };
 
-export function runElsewhere(job: Job, transport: HostTransport): HostedJob {
+export function withHostedRuns(job: Job, transport: HostTransport): HostedJob {
   let host: Host | null = null;
   let nextId = 0;
   const pending = new Map<
@@ -77,7 +78,6 @@ export function runElsewhere(job: Job, transport: HostTransport): HostedJob {
     name: job.name,
     needs: job.needs,
     async run(ctx: Context, runtime: JobRuntime) {
-      if (!ctx.ownEffects) return await job.run(ctx, runtime);
       const signal = runtime.signal;
       if (signal?.aborted) throw new Stopped();
       const run = request({ kind: "run", job: job.name, config: ctx.config });
