@@ -8,12 +8,12 @@
 // two ago) against N sends held from the last 20 minutes, the way a resolver that keeps up classifies
 // them: before, every held send in the drops' windows went through the run's index (a pass over what
 // is held, every run) and each held send of the drops' payers became an object; after, the held
-// sends keep their counts (held-sends.ts), the run only searches them and reads its payers' sends
+// sends keep their counts (send-history.ts), the run only searches them and reads its payers' sends
 // as columns. --payers P (default 20,000): fewer payers, busier ones (the soak has 2,000). Both on the same data in the same run, answers compared. Last stdout line: one
 // JSON object.
 import { parseArgs } from "node:util";
 import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";
-import { SortedSends } from "../src/chain/resolve/held-sends";
+import { SortedSends } from "../src/chain/resolve/send-history";
 import type { Outcome } from "../src/chain/resolve/types";
 import { generateRun, referenceClassifyDrop, seeded } from "../test/chain/resolve/drops-reference";
 

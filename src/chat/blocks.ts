@@ -58,7 +58,10 @@ export function errorMessage(error: unknown, usage: string): SlackMessage {
   return {
     response_type: "ephemeral",
     text,
-    blocks: [section(text), { type: "context", elements: [{ type: "mrkdwn", text: `Usage: \`${escapeMrkdwn(usage)}\`` }] }],
+    blocks: [
+      section(text),
+      { type: "context", elements: [{ type: "mrkdwn", text: `Usage: \`${escapeMrkdwn(usage)}\`` }] },
+    ],
   };
 }
 

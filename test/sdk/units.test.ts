@@ -209,9 +209,7 @@ describe("envelopes built from what a connection saw", () => {
     const [envelope] = recorder.envelopes();
     expect(envelopeSchema.safeParse(envelope).success).toBe(true);
     expect(envelope).toMatchObject({
-      payer: createHash("sha256")
-        .update(`pepper${payer.publicKey.toBase58()}`)
-        .digest("hex"),
+      payer: createHash("sha256").update(`pepper${payer.publicKey.toBase58()}`).digest("hex"),
       lastValidBlockHeight: 1234,
       rpcLabel: "helius",
       walletAdapter: "Backpack",

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { idlFilePath } from "../../src/chain/idl/store";
+import { idlFilePath } from "../../src/chain/idl/idl-files";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { dataPaths } from "../../src/lake/paths";
 import { makeEnvelope } from "../helpers/envelopes";

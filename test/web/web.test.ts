@@ -338,15 +338,13 @@ describe("phone width (390 px)", () => {
       );
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
       // Every cell of every table within the screen, labelled with its column.
-      const cells = await page
-        .locator("table td")
-        .evaluateAll((tds) =>
-          tds.map((td) => ({
-            right: Math.round(td.getBoundingClientRect().right),
-            label: td.getAttribute("data-label"),
-            shown: getComputedStyle(td).display !== "none",
-          })),
-        );
+      const cells = await page.locator("table td").evaluateAll((tds) =>
+        tds.map((td) => ({
+          right: Math.round(td.getBoundingClientRect().right),
+          label: td.getAttribute("data-label"),
+          shown: getComputedStyle(td).display !== "none",
+        })),
+      );
       for (const cell of cells)
         expect({ path, ...cell, fits: cell.right <= 390 }).toEqual({ path, ...cell, fits: true });
       await shot(page, name);

@@ -6,7 +6,7 @@ import type { Context } from "../../context";
 import { providerSendsSince } from "../../control";
 import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../chain/resolve";
 import { notFound } from "../../shared/errors";
-import { heldAttempt, pendingError } from "./held";
+import { unresolvedAttempt, pendingError } from "./unresolved-attempt";
 import { attemptsBySig, requireSignature } from "./why";
 
 export type DiagnoseDropAnswer = {
@@ -31,7 +31,7 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   const stored = attempts.find((entry) => entry.state === "resolved");
   if (!stored) {
     // Only the resolver decides a drop (a look-up at least 2 s after expiry): a held attempt is pending, not asked of the chain.
-    if (await heldAttempt(ctx, sig, attempts)) throw pendingError(ctx);
+    if (await unresolvedAttempt(ctx, sig, attempts)) throw pendingError(ctx);
     throw notFound("txray has no attempt with this signature");
   }
   // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per request).

@@ -1,7 +1,7 @@
 // why/{sig} (docs/api.md#get-v1whysig): the decoded failure story of one signature, in one RPC
 // round trip once the chain has confirmed it:
 //   - resolved by txray: from the signature index (src/signature-index), no chain read;
-//   - held but not resolved yet (open in the resolver, flushed, or still in the spool; held.ts):
+//   - held but not resolved yet (open in the resolver, flushed, or still in the spool; unresolved-attempt.ts):
 //     asked of the chain at once (its status and transaction in one request) and decided by the
 //     resolver's own rules (src/chain/resolve/on-demand.ts), so the answer is the row the resolver
 //     records later; not confirmed yet: 404 `pending` with Retry-After;
@@ -33,7 +33,7 @@ import { describeError } from "../../shared/logger";
 import { issueTitle } from "../../shared/issue-title";
 import type { ExplorerLinks } from "../../shared/explorer-links";
 import { evidenceByAttempt } from "./attempt-evidence";
-import { heldAttempt, pendingError } from "./held";
+import { unresolvedAttempt, pendingError } from "./unresolved-attempt";
 
 export type WhyDeps = {
   rpc: RpcClient;
@@ -169,7 +169,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
   const resolved = attempts.find((entry): entry is ResolvedEntry => entry.state === "resolved");
   if (resolved) return answerResolved(ctx, deps, sig, resolved);
 
-  const held = await heldAttempt(ctx, sig, attempts);
+  const held = await unresolvedAttempt(ctx, sig, attempts);
   if (held) return answerHeld(ctx, deps, sig, { ...held, sig }, client);
 
   const cached = deps.recentAnswers?.get(sig, ctx.clock());

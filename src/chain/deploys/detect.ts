@@ -13,7 +13,7 @@ import {
   programDataAddressOf,
   UPGRADEABLE_LOADER_ID,
 } from "./loader-state";
-import { latestRecordedSlot, recordDeploy, type DeployRecord } from "./store";
+import { latestRecordedSlot, recordDeploy, type DeployRecord } from "./deploy-records";
 
 export type DetectDeps = { paths: DataPaths; duck: Duck; logger: Logger; clock: () => number };
 export type DetectResult = {

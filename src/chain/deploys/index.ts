@@ -1,6 +1,6 @@
 // Public surface of deploy detection (src/jobs/deploys.ts, tests).
 export { detectDeploys, type DetectDeps, type DetectResult } from "./detect";
-export { latestRecordedSlot, recordDeploy, type DeployRecord } from "./store";
+export { latestRecordedSlot, recordDeploy, type DeployRecord } from "./deploy-records";
 export {
   decodeProgramData,
   programDataAddressOf,

@@ -11,7 +11,7 @@ export {
   type ParsedIdlInstruction,
 } from "./parse";
 export { IdlRegistry } from "./registry";
-export { saveIdl, loadIdls, idlDirectory, idlFilePath, IDL_DIR_NAME } from "./store";
+export { saveIdl, loadIdls, idlDirectory, idlFilePath, IDL_DIR_NAME } from "./idl-files";
 export {
   anchorIdlAddress,
   createWithSeed,

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import type { RpcClient } from "../rpc";
 import { fetchOnchainIdl } from "./onchain";
-import { idlFilePath, saveIdl } from "./store";
+import { idlFilePath, saveIdl } from "./idl-files";
 
 /** getAccountInfo (base64) through the jobs' RPC client: the account's data, or null. */
 export function accountDataReader(rpc: RpcClient) {

@@ -94,17 +94,17 @@ export type NeighbourSet = {
   /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
   samePayerProgram: SamePayerSend[];
   /** More of them: the held sends of the drops' pairs sent within [from, to] (recent-sends.ts), ordered before the listed ones on equal times. */
-  heldSamePayer?: { sends: HeldPairs; from: number; to: number };
+  heldSamePayer?: { sends: HistoryPairs; from: number; to: number };
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
   /** More of them: the resolver's recent sends (recent-sends.ts) sent within [from, to], whose counts are kept as they come. */
-  held?: { sends: HeldCounts; from: number; to: number };
+  held?: { sends: HistoryCounts; from: number; to: number };
 };
 
 type Counts = { count: number; drops: number };
 
-/** What classification asks of sends held between runs (held-sends.ts implements it). */
-export interface HeldCounts {
+/** What classification asks of sends held between runs (send-history.ts implements it). */
+export interface HistoryCounts {
   /** Sends and drops sent within [from, to]. */
   window(from: number, to: number): Counts;
   /** The same, for one provider's sends. */
@@ -123,8 +123,8 @@ export type PriceRun = { times: ArrayLike<number>; prices: ArrayLike<number>; st
 /** One payer+program pair's sends, in send-time order, as columns. */
 export type PairSends = { times: number[]; sigs: (string | null)[]; outcomes: Outcome[] };
 
-/** What the retry check asks of sends held between runs (held-sends.ts implements it). */
-export interface HeldPairs {
+/** What the retry check asks of sends held between runs (send-history.ts implements it). */
+export interface HistoryPairs {
   /** The held sends of one payer+program pair (payerProgramKey) sent within [from, to], in send-time order. */
   pairSends(key: string, from: number, to: number): PairSends;
 }
@@ -436,7 +436,7 @@ function indexNeighbours(
 ): NeighbourIndex {
   const byPayerProgram = indexPairs(neighbours, keys);
   // The sends of `sends` (this run's, or the lake's) indexed here; those held are counted where
-  // they are held (held-sends.ts), so a run costs what it brings, not what is held.
+  // they are held (send-history.ts), so a run costs what it brings, not what is held.
   const all = new WindowCounts();
   const byProvider = new Map<string, WindowCounts>();
   const landedHere = new Map<string, { times: number[]; prices: number[] }>();

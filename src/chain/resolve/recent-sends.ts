@@ -4,7 +4,7 @@
 // check, which looks at the drop's payer's sends at the same program within 90 s. The resolver adds
 // each run's resolved sends as it commits them; a process that starts reads the window from the
 // lake once (envelopes ⋈ resolutions of its days). At 2,000 sends/s the window holds ~2.4M sends,
-// ~40 bytes each as columns and ~40 more for the counts classification reads (held-sends.ts);
+// ~40 bytes each as columns and ~40 more for the counts classification reads (send-history.ts);
 // payers and signatures (what the retry check needs) are kept only for the newest RETRY_HOLD_MS of
 // sends, and at most MAX_HELD_SENDS sends are held. A window reaching before what is held (a drop
 // resolved long after the sends around it) is read from the lake; while the cap holds (more than
@@ -15,7 +15,7 @@
 import type { Context } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
-import { HeldSends, type HeldRow } from "./held-sends";
+import { SendHistory, type HistoryRow } from "./send-history";
 import type { Outcome, Resolution } from "./types";
 
 /**
@@ -29,11 +29,11 @@ export const RETRY_HOLD_MS = 4 * 60_000;
 export const MAX_HELD_SENDS = 5_000_000;
 
 /** What the lake gives back about one resolved send. */
-type SendRow = HeldRow & { payer: string };
+type SendRow = HistoryRow & { payer: string };
 
 export class RecentSends {
   /** Every resolved send (not preflight) with sent_at ≥ heldFrom, in send-time order, with its counts. */
-  readonly sends = new HeldSends();
+  readonly sends = new SendHistory();
   heldFrom = Infinity;
   /** Whether the cap (not the 20 minutes) set heldFrom at the last trim: a busy instance. */
   capped = false;
@@ -60,11 +60,11 @@ export class RecentSends {
   /** A run's committed resolutions (sends only), merged in send-time order. */
   add(resolutions: Resolution[], now: number): void {
     if (!this.loaded) return; // loaded from the lake, with these, when first needed
-    const rows: HeldRow[] = [];
+    const rows: HistoryRow[] = [];
     for (const r of resolutions) {
       if (r.outcome === "preflight" || r.attempt.sentAt < this.heldFrom) continue;
       const a = r.attempt;
-      // Before the retry hold a send's payer is never read: it comes without (held-sends.ts).
+      // Before the retry hold a send's payer is never read: it comes without (send-history.ts).
       const details = a.sentAt >= this.detailFrom;
       rows.push({
         sentAt: a.sentAt,
@@ -88,7 +88,7 @@ export class RecentSends {
   }
 
   /** The held sends' payer+program pairs within [from, to] (NeighbourSet.heldSamePayer); null when their details are not held that far back. */
-  heldPairs(from: number, to: number): { sends: HeldSends; from: number; to: number } | null {
+  heldPairs(from: number, to: number): { sends: SendHistory; from: number; to: number } | null {
     if (!this.loaded || from < this.detailFrom) return null;
     return { sends: this.sends, from, to };
   }

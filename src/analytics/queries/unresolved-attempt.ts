@@ -20,7 +20,7 @@ export const PENDING_RETRY_AFTER_SECONDS = 2;
 const MAX_SEGMENTS_LOOKED_AT = 200;
 
 /** The attempt with this signature txray holds unresolved; null when it holds none. */
-export async function heldAttempt(ctx: Context, sig: string, indexed: IndexedAttempt[]): Promise<Attempt | null> {
+export async function unresolvedAttempt(ctx: Context, sig: string, indexed: IndexedAttempt[]): Promise<Attempt | null> {
   const open = indexed.find((entry) => entry.state === "open");
   if (open) return open.attempt;
   // Newest first: the attempt asked about is usually one just sent (the spool's newest envelopes,

@@ -6,7 +6,7 @@
 // classification time, whatever the number of drops (the cost would follow what is held, not what
 // changed).
 //
-// Two sorted stores are held (HeldSends): a run's sends newer than every one held are appended to
+// Two sorted stores are held (SendHistory): a run's sends newer than every one held are appended to
 // the first, and the rest (drops, decided a minute or more after their send, and the odd send
 // confirmed late) are merged into the second. One store merged the rows after a run's earliest
 // drop again every run: at 20,000 sends/s that was ~1.8M rows a run, 0.7–0.9 s of the resolver's
@@ -23,8 +23,8 @@ import {
   lowerBound,
   payerProgramKey,
   upperBound,
-  type HeldCounts,
-  type HeldPairs,
+  type HistoryCounts,
+  type HistoryPairs,
   type PairSends,
   type PriceRun,
 } from "./drops";
@@ -32,7 +32,7 @@ import { OUTCOMES } from "../../shared/outcome";
 import type { Outcome } from "./types";
 
 /** One held send. */
-export type HeldRow = {
+export type HistoryRow = {
   sentAt: number;
   rpcHash: string;
   program: string;
@@ -132,8 +132,8 @@ type Tail = {
   pairs: (Pair | null)[];
 };
 
-/** One store of held sends, in send-time order (HeldSends holds two). */
-export class SortedSends implements HeldCounts, HeldPairs {
+/** One store of held sends, in send-time order (SendHistory holds two). */
+export class SortedSends implements HistoryCounts, HistoryPairs {
   private readonly sentAt = numbers64();
   /** Providers and programs by number (names: a handful of strings, however many rows). */
   private readonly providers = new Column((n) => new Uint32Array(n));
@@ -172,7 +172,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
   }
 
   /** Appends a row; its send time must not be before the last row's. */
-  push(row: HeldRow): void {
+  push(row: HistoryRow): void {
     let pair: Pair | null = null;
     if (row.payer !== null) {
       const key = payerProgramKey(row.payer, row.program);
@@ -207,7 +207,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
    * sends/s that is millions of rows a run; as an object each, with its pair's key built again, it
    * was a few per cent of the resolver's thread).
    */
-  insert(rows: HeldRow[]): void {
+  insert(rows: HistoryRow[]): void {
     if (rows.length === 0) return;
     const tail = this.takeTail(this.sentAt.upperBound(rows[0].sentAt));
     let k = 0;
@@ -318,7 +318,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
   }
 
   /** What row i holds beyond its payer and signature (benchmarks compare with the rows as they were listed before). */
-  row(i: number): Pick<HeldRow, "sentAt" | "rpcHash" | "program" | "outcome" | "price"> {
+  row(i: number): Pick<HistoryRow, "sentAt" | "rpcHash" | "program" | "outcome" | "price"> {
     const price = this.prices.data[i];
     return {
       sentAt: this.sentAt.data[i],
@@ -444,7 +444,7 @@ export class SortedSends implements HeldCounts, HeldPairs {
  * came in (a send goes to `late` only when `appended` already holds a later one, so every send of
  * `appended` at its time came before it).
  */
-export class HeldSends implements HeldCounts, HeldPairs {
+export class SendHistory implements HistoryCounts, HistoryPairs {
   readonly appended = new SortedSends();
   readonly late = new SortedSends();
 
@@ -458,7 +458,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
   }
 
   /** Adds a run's rows (in send-time order). */
-  insert(rows: HeldRow[]): void {
+  insert(rows: HistoryRow[]): void {
     const newest = this.appended.newest;
     let cut = 0; // rows [0, cut) were sent before the newest appended: late
     for (let hi = rows.length; cut < hi; ) {
@@ -471,7 +471,7 @@ export class HeldSends implements HeldCounts, HeldPairs {
   }
 
   /** Appends a row sent at or after every row held (a store loaded in send-time order). */
-  push(row: HeldRow): void {
+  push(row: HistoryRow): void {
     this.appended.push(row);
   }
 

@@ -4,7 +4,7 @@
 // resolver holds (sends newer than all held appended to one, the late merged into the other).
 import { expect, test } from "bun:test";
 import { payerProgramKey, type PriceRun } from "../../../src/chain/resolve/drops";
-import { HeldSends, SortedSends, type HeldRow } from "../../../src/chain/resolve/held-sends";
+import { SendHistory, SortedSends, type HistoryRow } from "../../../src/chain/resolve/send-history";
 import type { Outcome } from "../../../src/chain/resolve/types";
 import { seeded as random } from "./drops-reference";
 
@@ -19,9 +19,9 @@ function landedPairs(runs: PriceRun[] | { times: number[]; prices: (number | nul
 }
 
 /** What filtering the rows gives for every question the index answers. */
-function expected(rows: HeldRow[], from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
+function expected(rows: HistoryRow[], from: number, to: number, rpcHash: string, program: string, keys: Set<string>) {
   const inRange = rows.filter((r) => r.sentAt >= from && r.sentAt <= to);
-  const counts = (list: HeldRow[]) => ({
+  const counts = (list: HistoryRow[]) => ({
     count: list.length,
     drops: list.filter((r) => r.outcome === "dropped").length,
   });
@@ -41,8 +41,8 @@ function expected(rows: HeldRow[], from: number, to: number, rpcHash: string, pr
 
 /** Every question classification asks, over [from, to] for a provider, a program and two pairs picked at random, against filtering `rows`. */
 function expectAnswers(
-  held: SortedSends | HeldSends,
-  rows: HeldRow[],
+  held: SortedSends | SendHistory,
+  rows: HistoryRow[],
   from: number,
   to: number,
   pick: <T>(list: readonly T[]) => T,
@@ -65,11 +65,11 @@ for (const seed of [1, 2, 3, 4, 5]) {
     const next = random(seed);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
     const held = new SortedSends();
-    let rows: HeldRow[] = []; // the model: what is held, in send-time order
+    let rows: HistoryRow[] = []; // the model: what is held, in send-time order
     let clock = 1_000_000;
     let detailFrom = 0;
     let sig = 0;
-    const newRow = (sentAt: number): HeldRow => ({
+    const newRow = (sentAt: number): HistoryRow => ({
       sentAt,
       rpcHash: pick(["rpcA", "rpcB", "rpcC"]),
       program: pick(["P1", "P2"]),
@@ -134,13 +134,13 @@ for (const seed of [11, 12, 13, 14, 15]) {
   test(`two stores answer as one: runs' late sends (drops decided a minute on) merged among the late only (seed ${seed})`, () => {
     const next = random(seed);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
-    const held = new HeldSends();
-    let rows: HeldRow[] = []; // the model: every row added, in send-time order (equal times in the order they came)
+    const held = new SendHistory();
+    let rows: HistoryRow[] = []; // the model: every row added, in send-time order (equal times in the order they came)
     let clock = 1_000_000;
     let detailFrom = 0;
     let heldFrom = 0; // rows before it may or may not be held still: questions start from it
     let sig = 0;
-    const newRow = (sentAt: number): HeldRow => ({
+    const newRow = (sentAt: number): HistoryRow => ({
       sentAt,
       rpcHash: pick(["rpcA", "rpcB", "rpcC"]),
       program: pick(["P1", "P2"]),
