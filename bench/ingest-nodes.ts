@@ -59,7 +59,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const both = await Promise.all(
     urls.map((url) => postLoad(url, bodies, { connections: CONNECTIONS / 2, seconds: SECONDS, okStatus: 202 })),
   );
-  both.forEach((result, i) => perNode[i].push(Math.round((result.ok * BATCH) / result.seconds)));
+  for (const [i, result] of both.entries()) perNode[i].push(Math.round((result.ok * BATCH) / result.seconds));
   failed += both.reduce((sum, result) => sum + result.requests - result.ok, 0);
   together.push(perNode[0].at(-1)! + perNode[1].at(-1)!);
   twoP99.push(

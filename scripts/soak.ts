@@ -157,11 +157,13 @@ async function startTxray(env: Record<string, string>): Promise<Txray> {
     }
   }
 }
-const url = values.split
-  ? (await startTxray({ ...serverEnv, TXRAY_ROLES: "ingest,read", TXRAY_NODE_ID: "api-1" }),
-    await startTxray({ ...serverEnv, TXRAY_ROLES: "jobs", TXRAY_NODE_ID: "jobs-1" }),
-    servers[0].url)
-  : (await startTxray(serverEnv)).url;
+async function startSoakServers(): Promise<string> {
+  if (!values.split) return (await startTxray(serverEnv)).url;
+  await startTxray({ ...serverEnv, TXRAY_ROLES: "ingest,read", TXRAY_NODE_ID: "api-1" });
+  await startTxray({ ...serverEnv, TXRAY_ROLES: "jobs", TXRAY_NODE_ID: "jobs-1" });
+  return servers[0].url;
+}
+const url = await startSoakServers();
 
 // --- load: envelopes at a steady rate, in batches ---
 const payers = Array.from({ length: 2000 }, () => encodeBase58(randomBytes(32)));

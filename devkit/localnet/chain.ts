@@ -139,7 +139,7 @@ const TEMPLATE_PROGRAMS: Record<ProgramTemplate, string> = {
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 const keyBytes = (address: string) => {
   const bytes = decodeBase58(address);
-  if (!bytes || bytes.length !== 32) throw new Error(`invalid address: ${address}`);
+  if (bytes?.length !== 32) throw new Error(`invalid address: ${address}`);
   return bytes;
 };
 
@@ -421,6 +421,7 @@ export class LocalChain {
       let fee = 0n;
       if (records.length > 0) {
         fee = records.reduce(
+          // biome-ignore lint/complexity/useMathMinMax: prices are bigints, which Math.min does not take
           (min, r) => (r.cuPriceMicroLamports < min ? r.cuPriceMicroLamports : min),
           records[0].cuPriceMicroLamports,
         );
@@ -428,6 +429,7 @@ export class LocalChain {
           const locking = records.filter((r) => r.writableAccounts.includes(address));
           if (locking.length === 0) continue;
           const min = locking.reduce(
+            // biome-ignore lint/complexity/useMathMinMax: prices are bigints, which Math.min does not take
             (m, r) => (r.cuPriceMicroLamports < m ? r.cuPriceMicroLamports : m),
             locking[0].cuPriceMicroLamports,
           );

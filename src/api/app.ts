@@ -80,7 +80,15 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
    */
   const limited =
     (handler: (request: Request, params: Record<string, string>, client: string) => Promise<Response> | Response) =>
-    async ({ request, server, params }: { request: Request; server: any; params?: Record<string, string> }) => {
+    async ({
+      request,
+      server,
+      params,
+    }: {
+      request: Request;
+      server: Parameters<typeof clientIp>[1];
+      params?: Record<string, string>;
+    }) => {
       const client = clientIp(request, server);
       const rate = publicBuckets.take(client);
       if (!rate.allowed)

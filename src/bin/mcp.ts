@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { chainAccess } from "../contract";
 import { servingReaderComponent } from "../analytics/serving/reader";
-import { ConfigError, loadConfig } from "../config";
+import { type Config, ConfigError, loadConfig } from "../config";
 import { createContext, startComponents, type Component } from "../context";
 import { createMcpServer } from "../mcp";
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {

@@ -2,12 +2,12 @@
 // SIGTERM / SIGINT: graceful shutdown (RunningServer.stop), bounded by SHUTDOWN_TIMEOUT_MS; the
 // process exits 0 when everything finished, 1 when the deadline forced it.
 
-import { ConfigError, loadConfig } from "../config";
-import { createContext } from "../context";
+import { type Config, ConfigError, loadConfig } from "../config";
+import { type Context, createContext } from "../context";
 import { ControlPlaneError } from "../control";
 import { startServer } from "../server";
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
@@ -17,7 +17,7 @@ try {
   }
   throw error;
 }
-let ctx;
+let ctx: Context;
 try {
   ctx = await createContext(config);
 } catch (error) {
