@@ -6,7 +6,8 @@
 // (src/ingest/native/encode.c, src/lake/native/pages.c) stay hand-written;
 // test/shared/envelope-fields.test.ts fails when they disagree with it.
 //
-// Dependency-free on purpose: the SDK imports it as values, and it must not bundle zod or server code.
+// Free of dependencies but ./envelope-limits.ts, the few limits the SDK also truncates to (named there
+// so that the SDK's bundle does not carry this table); this table is where each applies.
 //
 // The order is the schema's: the order of the keys the SDK sends, of the validator's output and of
 // the encoders' field lists. A field's JSON key is its `name` on the wire as everywhere else (the
@@ -54,8 +55,9 @@ export type FieldKind =
 
 export type EnvelopeField = Common & FieldKind;
 
-/** Longest provider label, wallet adapter name, SDK version and send path. */
-const LABEL = 64;
+import { CU_LIMIT_MAX, ENVELOPE_LIMITS, IX_PREFIX_BYTES, MAX_RETRIES_MAX } from "./envelope-limits";
+
+const LABEL = ENVELOPE_LIMITS.label;
 /** Ten years either side of now is generous for client clocks and still rejects seconds-for-ms. */
 const UNIX_MS = { min: 1_500_000_000_000, max: 4_102_444_800_000 };
 
@@ -161,7 +163,7 @@ export const ENVELOPE_FIELDS = [
     name: "preflightError",
     kind: "text",
     minLength: 0,
-    maxLength: 8192,
+    maxLength: ENVELOPE_LIMITS.preflightError,
     required: true,
     // null exactly when kind is "send" (./envelope.ts)
     nullable: true,
@@ -175,8 +177,8 @@ export const ENVELOPE_FIELDS = [
   {
     name: "simulationLogs",
     kind: "lines",
-    maxLines: 200,
-    maxLineLength: 2048,
+    maxLines: ENVELOPE_LIMITS.simulationLogLines,
+    maxLineLength: ENVELOPE_LIMITS.simulationLogLine,
     required: true,
     nullable: false,
     lake: { column: "simulation_logs", type: "VARCHAR[]", doc: "Simulation logs captured by the client." },
@@ -212,7 +214,7 @@ export const ENVELOPE_FIELDS = [
     name: "cuLimit",
     kind: "integer",
     min: 0,
-    max: 1_400_000,
+    max: CU_LIMIT_MAX,
     required: false,
     nullable: false,
     lake: { column: "cu_limit", type: "INTEGER", doc: "Requested compute-unit limit, when the SDK knew it." },
@@ -236,7 +238,7 @@ export const ENVELOPE_FIELDS = [
     name: "maxRetries",
     kind: "integer",
     min: 0,
-    max: 1000,
+    max: MAX_RETRIES_MAX,
     required: false,
     nullable: false,
     lake: { column: "max_retries", type: "INTEGER", doc: "sendTransaction maxRetries, when set." },
@@ -281,7 +283,7 @@ export const ENVELOPE_FIELDS = [
     // built-in programs need fewer (docs/api.md#post-v1ingest).
     name: "ixPrefix",
     kind: "hex",
-    digits: { min: 0, max: 16 },
+    digits: { min: 0, max: 2 * IX_PREFIX_BYTES },
     wholeBytes: true,
     message: "expected the hex of at most 8 bytes (lower-case, an even number of digits)",
     required: false,

@@ -2,8 +2,8 @@
 // docs/api.md), derived from the field table (./envelope-fields.ts), which is its one definition. It is
 // the schema of record: src/ingest/validate.ts falls back to it for a batch its fast check refuses,
 // so that every 400 names the field, and the OpenAPI document (src/contract/openapi.ts) renders it.
-// The SDK imports only the Envelope type from here (so zod stays out of its bundle), and its limits as
-// values from ./envelope-limits.ts.
+// The SDK imports only the Envelope type from here (so zod stays out of its bundle), and the limits it
+// truncates to from ./envelope-limits.ts.
 //
 // Unknown fields are ignored and not stored: a newer SDK may send fields an older server does not
 // know, and that must not turn its telemetry into 400s (docs/api.md, "Forward compatibility").
@@ -15,14 +15,18 @@ import {
   type Envelope,
   type EnvelopeField,
   type EnvelopeFieldName,
+  envelopeField,
   hexPattern,
 } from "./envelope-fields";
-import { ENVELOPE_LIMITS, HASHED_PAYER } from "./envelope-limits";
+import { ENVELOPE_LIMITS } from "./envelope-limits";
 
 export type { Envelope } from "./envelope-fields";
-export { ENVELOPE_LIMITS, HASHED_PAYER };
+export { ENVELOPE_LIMITS };
 
 export const isAddress = isBase58Address;
+
+/** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
+export const HASHED_PAYER = hexPattern(envelopeField("payer").hexDigits, false);
 
 /** One field's schema; the order of the checks is the order of the issues a bad value gets. */
 function fieldSchema(field: EnvelopeField): z.ZodType {
