@@ -70,8 +70,13 @@ function fieldSchema(field: EnvelopeField): z.ZodType {
   return field.required ? schema : schema.optional();
 }
 
+/** A field's schema type: optional fields are ZodOptional, so that zod's inferred types make them optional keys. */
+type FieldSchema<N extends EnvelopeFieldName> = undefined extends Envelope[N]
+  ? z.ZodOptional<z.ZodType<Exclude<Envelope[N], undefined>>>
+  : z.ZodType<Envelope[N]>;
+
 const shape = Object.fromEntries(ENVELOPE_FIELDS.map((field) => [field.name, fieldSchema(field)])) as {
-  [N in EnvelopeFieldName]: z.ZodType<Envelope[N]>;
+  [N in EnvelopeFieldName]: FieldSchema<N>;
 };
 
 /** The rules across fields, which the table cannot say: what kind implies for preflightError and sig. */
