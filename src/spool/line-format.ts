@@ -1,8 +1,10 @@
 // The spool's line format (version 2): one tab-separated line per accepted envelope, in the order of
-// SPOOL_COLUMNS (23 fields since ix_prefix; lines of 22 fields, written before it, are still read: flush
-// pads them with null). Ingest builds every line of a batch on its hot path and flush reads them back with
-// DuckDB's CSV reader, which is about twice as fast as its JSON reader on the same rows; both sides
-// are what the ingest and flush speed targets are made of (bench/README.md).
+// SPOOL_COLUMNS: the server's columns, then one per envelope field of the field table
+// (src/shared/envelope-fields.ts), which appends new fields at its end. A line written before the
+// table's last field (one column short) is still read: flush pads it with null. Ingest builds every
+// line of a batch on its hot path and flush reads them back with DuckDB's CSV reader, which is about
+// twice as fast as its JSON reader on the same rows; both sides are what the ingest and flush speed
+// targets are made of (bench/README.md).
 //
 // Encoding, chosen so that no field ever needs CSV quoting:
 // - no value (null, an absent optional field): `\N`;
@@ -122,8 +124,8 @@ const { encodeLine, encodeTail, sameTail } = compileLineEncoder();
 
 /**
  * One spool line back into its fields (what `why` reads of an envelope not flushed yet): `\N` is
- * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line of
- * the previous version (22 fields) has no ix_prefix. Null when the line is not one.
+ * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line one
+ * column short (written before the table's last field) has that field null. Null when the line is not one.
  */
 export function decodeSpoolLine(line: string): Record<SpoolColumn, string | null> | null {
   const fields = line.split("\t");
