@@ -1,17 +1,20 @@
 // The telemetry envelope's one definition (docs/architecture.md, "The envelope"): every field once, with
 // what each part of txray needs to know about it. Derived from this table: the zod schema
-// (./envelope.ts), the ingest validator (src/ingest/validate.ts), the spool's column lists
-// (src/spool/line-format.ts), the lake's envelope columns (src/lake/schema.ts), the limits the SDK
-// truncates to (./envelope-limits.ts) and the Envelope type. The two C fast paths
+// (./envelope.ts), the Envelope type, the ingest validator (src/ingest/validate.ts), the spool's
+// line writer and columns (src/spool/line-format.ts), the lake's envelope columns
+// (src/lake/schema.ts) and the names flush reads version 1 spool segments by. The two C fast paths
 // (src/ingest/native/encode.c, src/lake/native/pages.c) stay hand-written;
 // test/shared/envelope-fields.test.ts fails when they disagree with it.
 //
-// Free of dependencies but ./envelope-limits.ts, the few limits the SDK also truncates to (named there
-// so that the SDK's bundle does not carry this table); this table is where each applies.
+// Free of dependencies but ./envelope-limits.ts: the few limits the SDK also truncates to are named
+// there (so that the SDK's bundle carries them, not this table), and this table applies them.
 //
-// The order is the schema's: the order of the keys the SDK sends, of the validator's output and of
-// the encoders' field lists. A field's JSON key is its `name` on the wire as everywhere else (the
-// SDK sends no short keys).
+// The order is the schema's: the order of the keys the SDK sends, of the validator's output, of the
+// encoders' field lists and of the lake's columns. Required fields come first; a new field goes at
+// the end. A field's JSON key is its `name`, on the wire as everywhere else (the SDK sends no short
+// keys).
+
+import { CU_LIMIT_MAX, ENVELOPE_LIMITS, IX_PREFIX_BYTES, MAX_RETRIES_MAX } from "./envelope-limits";
 
 /** DuckDB types of the lake columns an envelope field fills. */
 export type LakeType = "VARCHAR" | "BIGINT" | "INTEGER" | "BOOLEAN" | "VARCHAR[]";
@@ -54,8 +57,6 @@ export type FieldKind =
   | { kind: "lines"; maxLines: number; maxLineLength: number };
 
 export type EnvelopeField = Common & FieldKind;
-
-import { CU_LIMIT_MAX, ENVELOPE_LIMITS, IX_PREFIX_BYTES, MAX_RETRIES_MAX } from "./envelope-limits";
 
 const LABEL = ENVELOPE_LIMITS.label;
 /** Ten years either side of now is generous for client clocks and still rejects seconds-for-ms. */
