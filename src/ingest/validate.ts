@@ -6,9 +6,9 @@
 //
 // Both are derived from the envelope's field table (src/shared/envelope-fields.ts). The fast check
 // is compiled from it once, at load, into the straight-line code one would write by hand (one `if`
-// per field, the output as one object literal): a loop over the table with a closure per field
-// reads every property by a computed key and runs measurably slower. `checkFields.toString()` is
-// the compiled code.
+// per field, the output as one object literal): a loop over the table with a check function per
+// field, reading and writing every property by a computed key, ran at less than half the speed
+// (measured side by side). `checkFields.toString()` is the compiled code.
 
 import { isBase58OfLength } from "../shared/base58";
 import { ENVELOPE_FIELDS, type Envelope, type EnvelopeField, hexPattern } from "../shared/envelope-fields";
