@@ -18,7 +18,7 @@ async function builtin(name) {
   if (typeof p?.getBuiltinModule === "function")
     return p.getBuiltinModule(name) ?? null;
   try {
-    const specifier = "node:" + name;
+    const specifier = `node:${name}`;
     return await import(specifier);
   } catch {
     return null;
@@ -124,7 +124,16 @@ function sha256Hex(text) {
   const view = new DataView(padded.buffer);
   view.setUint32(padded.length - 8, Math.floor(length / 536870912));
   view.setUint32(padded.length - 4, length << 3 >>> 0);
-  const h = new Uint32Array([1779033703, 3144134277, 1013904242, 2773480762, 1359893119, 2600822924, 528734635, 1541459225]);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
   const w = new Uint32Array(64);
   for (let offset = 0;offset < padded.length; offset += 64) {
     for (let i = 0;i < 16; i++)
@@ -191,7 +200,12 @@ var PROVIDERS = [
   ["solanavibestation.com", "solana-vibe-station"],
   ["ercot.xyz", "ercot"]
 ];
-var PUBLIC_HOSTS = new Set(["api.mainnet-beta.solana.com", "api.mainnet.solana.com", "api.devnet.solana.com", "api.testnet.solana.com"]);
+var PUBLIC_HOSTS = new Set([
+  "api.mainnet-beta.solana.com",
+  "api.mainnet.solana.com",
+  "api.devnet.solana.com",
+  "api.testnet.solana.com"
+]);
 var LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0)$/;
 function rpcHash(url) {
   return sha256Hex(new URL(url).origin).slice(0, 16);
@@ -208,7 +222,7 @@ function rpcLabel(url) {
   if (LOOPBACK.test(host) || host.endsWith(".localhost"))
     return "localhost";
   for (const [suffix, label] of PROVIDERS)
-    if (host === suffix || host.endsWith("." + suffix))
+    if (host === suffix || host.endsWith(`.${suffix}`))
       return label;
   return "custom";
 }
@@ -280,10 +294,25 @@ function instrumentConnection(connection, recorder, source, simulationFailures) 
         const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;
         if (!simulationFailures || !isObject(value) || value.err === null || value.err === undefined)
           return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({
+          source: getSource(),
+          sentAt,
+          wire,
+          kind: "preflight",
+          simulation: true,
+          preflightError: simulationText(value.err, value.unitsConsumed),
+          logs: value.logs
+        });
         return;
       }
-      const observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };
+      const observation = {
+        source: getSource(),
+        sentAt,
+        wire,
+        kind: "send",
+        preflightError: null,
+        logs: null
+      };
       if (typeof config.maxRetries === "number")
         observation.maxRetries = config.maxRetries;
       observation.skipPreflight = config.skipPreflight === true;
@@ -291,7 +320,7 @@ function instrumentConnection(connection, recorder, source, simulationFailures) 
         const error = answer.error;
         const data = isObject(error.data) ? error.data : {};
         observation.kind = "preflight";
-        observation.preflightError = String(error.message ?? "sendTransaction failed") + (data.err !== undefined && data.err !== null ? " " + safeJson({ err: data.err, unitsConsumed: data.unitsConsumed }) : "");
+        observation.preflightError = String(error.message ?? "sendTransaction failed") + (data.err !== undefined && data.err !== null ? ` ${safeJson({ err: data.err, unitsConsumed: data.unitsConsumed })}` : "");
         observation.logs = data.logs;
       } else if (thrown !== null) {
         const message = thrown instanceof Error ? thrown.message : String(thrown);
@@ -371,10 +400,25 @@ function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
         const value = isObject2(answer) ? answer.value : null;
         if (!simulationFailures || !isObject2(value) || value.err === null || value.err === undefined)
           return;
-        recorder.observe({ source: getSource(), sentAt, wire, kind: "preflight", simulation: true, preflightError: simulationText(value.err, value.unitsConsumed), logs: value.logs });
+        recorder.observe({
+          source: getSource(),
+          sentAt,
+          wire,
+          kind: "preflight",
+          simulation: true,
+          preflightError: simulationText(value.err, value.unitsConsumed),
+          logs: value.logs
+        });
         return;
       }
-      const observation = { source: getSource(), sentAt, wire, kind: "send", preflightError: null, logs: null };
+      const observation = {
+        source: getSource(),
+        sentAt,
+        wire,
+        kind: "send",
+        preflightError: null,
+        logs: null
+      };
       if (config.maxRetries !== undefined && config.maxRetries !== null)
         observation.maxRetries = Number(config.maxRetries);
       observation.skipPreflight = config.skipPreflight === true;
@@ -426,6 +470,8 @@ var ENVELOPE_LIMITS = {
   simulationLogLines: 200,
   simulationLogLine: 2048
 };
+var CU_LIMIT_MAX = 1400000;
+var MAX_RETRIES_MAX = 1000;
 var IX_PREFIX_BYTES = 8;
 
 // src/shared/retry-after.ts
@@ -461,7 +507,15 @@ class Transport {
   aborters = new Set;
   closed = false;
   sending = 0;
-  stats = { queued: 0, sent: 0, beaconed: 0, dropped: 0, rejected: 0, retries: 0, lastError: null };
+  stats = {
+    queued: 0,
+    sent: 0,
+    beaconed: 0,
+    dropped: 0,
+    rejected: 0,
+    retries: 0,
+    lastError: null
+  };
   url;
   constructor(options) {
     this.options = options;
@@ -638,7 +692,12 @@ class Transport {
         if (typeof nav?.sendBeacon === "function")
           ok = nav.sendBeacon(this.url, taken.body);
         else {
-          (this.options.fetch ?? ((url, init) => globalThis.fetch(url, init)))(this.url, { method: "POST", body: taken.body, keepalive: true, headers: { "content-type": "text/plain;charset=UTF-8" } }).catch(() => {});
+          (this.options.fetch ?? ((url, init) => globalThis.fetch(url, init)))(this.url, {
+            method: "POST",
+            body: taken.body,
+            keepalive: true,
+            headers: { "content-type": "text/plain;charset=UTF-8" }
+          }).catch(() => {});
           ok = true;
         }
       } catch {
@@ -997,11 +1056,11 @@ class Recorder {
       sdkVersion: SDK_VERSION
     };
     if (tx.cuLimit !== undefined)
-      envelope.cuLimit = Math.min(tx.cuLimit, 1400000);
+      envelope.cuLimit = Math.min(tx.cuLimit, CU_LIMIT_MAX);
     if (tx.cuPriceMicroLamports !== undefined)
       envelope.cuPriceMicroLamports = tx.cuPriceMicroLamports;
     if (o.maxRetries !== undefined && Number.isSafeInteger(o.maxRetries) && o.maxRetries >= 0)
-      envelope.maxRetries = Math.min(o.maxRetries, 1000);
+      envelope.maxRetries = Math.min(o.maxRetries, MAX_RETRIES_MAX);
     if (o.skipPreflight !== undefined)
       envelope.skipPreflight = o.skipPreflight;
     envelope.sendPath = "rpc";
@@ -1065,7 +1124,13 @@ function createTxray(options = {}) {
     fetch: options.fetch,
     warn
   });
-  const recorder = new Recorder({ programs: options.programs ? new Set(options.programs) : null, privacy, salt: options.salt ?? "", walletAdapter, maxPending: maxQueue }, transport);
+  const recorder = new Recorder({
+    programs: options.programs ? new Set(options.programs) : null,
+    privacy,
+    salt: options.salt ?? "",
+    walletAdapter,
+    maxPending: maxQueue
+  }, transport);
   const simulationFailures = options.reportSimulationFailures ?? true;
   const makeSource = (url, blockHeight) => {
     let hash = null;

@@ -41,6 +41,7 @@ import { checkFrames, hasFrames, writeVerifiedCopy, type FrameCheck } from "../s
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
 import { fault } from "../shared/fault";
+import { ENVELOPE_FIELDS } from "../shared/envelope-fields";
 import { sweepStaging } from "./staging";
 import { sqlString, type Duck } from "./duckdb";
 import type { DataPaths } from "./paths";
@@ -81,25 +82,7 @@ const LEGACY_LINE_COLUMNS: Record<string, string> = {
   attempt_id: "attemptId",
   account_id: "accountId",
   received_at: "receivedAt",
-  sig: "sig",
-  blockhash: "blockhash",
-  last_valid_block_height: "lastValidBlockHeight",
-  sent_at: "sentAt",
-  rpc_hash: "rpcHash",
-  rpc_label: "rpcLabel",
-  wallet_adapter: "walletAdapter",
-  kind: "kind",
-  preflight_error: "preflightError",
-  simulation_logs: "simulationLogs",
-  payer: "payer",
-  sdk_version: "sdkVersion",
-  cu_limit: "cuLimit",
-  cu_price_micro_lamports: "cuPriceMicroLamports",
-  max_retries: "maxRetries",
-  skip_preflight: "skipPreflight",
-  send_path: "sendPath",
-  nonce: "nonce",
-  ix_prefix: "ixPrefix",
+  ...Object.fromEntries(ENVELOPE_FIELDS.map(({ name, lake }) => [lake.column, name])),
 };
 
 const columnType = (name: string) =>

@@ -1,10 +1,18 @@
 // The lake's public contract: datasets, their Hive partitioning and every column with its DuckDB
 // type. Data teams read these files directly (docs/lake.md renders this file); jobs build their SQL
-// from it so a column is named in exactly one place. Bump LAKE_VERSION on any incompatible change.
+// from it so a column is named in exactly one place. The envelope fields' columns come from the
+// envelope's field table (src/shared/envelope-fields.ts). Bump LAKE_VERSION on any incompatible change.
+
+import { ENVELOPE_FIELDS } from "../shared/envelope-fields";
 
 export const LAKE_VERSION = 4;
 
 export type Column = { name: string; type: string; doc: string };
+
+/** The envelope fields' columns, in the table's order (src/shared/envelope-fields.ts); `program` is the partition. */
+const envelopeFieldColumns: Column[] = ENVELOPE_FIELDS.flatMap(({ lake }) =>
+  "partition" in lake ? [] : [{ name: lake.column, type: lake.type, doc: lake.doc }],
+);
 
 /** data/lake/envelopes/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per accepted envelope. */
 export const ENVELOPE_COLUMNS: Column[] = [
@@ -20,29 +28,7 @@ export const ENVELOPE_COLUMNS: Column[] = [
     type: "VARCHAR",
     doc: "Spool segment the row came from (`<node>-<sequence>`); flush is idempotent per segment.",
   },
-  { name: "sig", type: "VARCHAR", doc: "Transaction signature, base58; null when preflight failed before signing." },
-  { name: "blockhash", type: "VARCHAR", doc: "Blockhash the transaction was built against." },
-  { name: "last_valid_block_height", type: "BIGINT", doc: "Expiry block height of that blockhash." },
-  { name: "sent_at", type: "BIGINT", doc: "Client time of the attempt, Unix ms." },
-  { name: "rpc_hash", type: "VARCHAR", doc: "First 16 hex of SHA-256 of the RPC origin." },
-  { name: "rpc_label", type: "VARCHAR", doc: "Coarse provider label (e.g. `helius`, `public`)." },
-  { name: "wallet_adapter", type: "VARCHAR", doc: "Wallet adapter name." },
-  { name: "kind", type: "VARCHAR", doc: "`send` or `preflight`." },
-  { name: "preflight_error", type: "VARCHAR", doc: "Preflight error text (kind = preflight), else null." },
-  { name: "simulation_logs", type: "VARCHAR[]", doc: "Simulation logs captured by the client." },
-  { name: "payer", type: "VARCHAR", doc: 'Payer public key, or its salted hash (hex) under privacy "hash".' },
-  { name: "sdk_version", type: "VARCHAR", doc: "Reporting SDK version." },
-  { name: "cu_limit", type: "INTEGER", doc: "Requested compute-unit limit, when the SDK knew it." },
-  { name: "cu_price_micro_lamports", type: "BIGINT", doc: "Requested compute-unit price (µlamports/CU), when known." },
-  { name: "max_retries", type: "INTEGER", doc: "sendTransaction maxRetries, when set." },
-  { name: "skip_preflight", type: "BOOLEAN", doc: "Whether preflight was skipped, when known." },
-  { name: "send_path", type: "VARCHAR", doc: "How it was sent (`rpc`, `sender`, `jito-bundle`, ...), when known." },
-  { name: "nonce", type: "BOOLEAN", doc: "Durable-nonce transaction (no blockhash expiry), when known." },
-  {
-    name: "ix_prefix",
-    type: "VARCHAR",
-    doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it.",
-  },
+  ...envelopeFieldColumns,
 ];
 
 /**

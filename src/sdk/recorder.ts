@@ -5,7 +5,7 @@
 // was obtained elsewhere (a wallet, another connection), it uses the RPC's current block height
 // + 150 (the runtime's validity window), an upper bound, and says so in docs/sdk.md.
 
-import { ENVELOPE_LIMITS } from "../shared/envelope-limits";
+import { CU_LIMIT_MAX, ENVELOPE_LIMITS, MAX_RETRIES_MAX } from "../shared/envelope-limits";
 import type { Envelope } from "../shared/envelope";
 import { sha256Hex } from "./sha256";
 import { type Transport, unref } from "./transport";
@@ -199,10 +199,10 @@ export class Recorder {
       payer: this.payer(tx.payer),
       sdkVersion: SDK_VERSION,
     };
-    if (tx.cuLimit !== undefined) envelope.cuLimit = Math.min(tx.cuLimit, 1_400_000);
+    if (tx.cuLimit !== undefined) envelope.cuLimit = Math.min(tx.cuLimit, CU_LIMIT_MAX);
     if (tx.cuPriceMicroLamports !== undefined) envelope.cuPriceMicroLamports = tx.cuPriceMicroLamports;
     if (o.maxRetries !== undefined && Number.isSafeInteger(o.maxRetries) && o.maxRetries >= 0)
-      envelope.maxRetries = Math.min(o.maxRetries, 1000);
+      envelope.maxRetries = Math.min(o.maxRetries, MAX_RETRIES_MAX);
     if (o.skipPreflight !== undefined) envelope.skipPreflight = o.skipPreflight;
     envelope.sendPath = "rpc";
     if (tx.nonce) envelope.nonce = true;

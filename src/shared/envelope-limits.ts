@@ -1,15 +1,15 @@
-// The envelope's limits and constants, free of any dependency: the SDK (which must not bundle zod)
-// truncates what it sends to these, and the zod schema in ./envelope.ts validates against them.
+// The envelope limits the SDK also needs, as plain constants free of any dependency: the SDK
+// truncates what it sends to them, and the field table (./envelope-fields.ts) applies them to its
+// fields. They sit apart from the table so that the browser bundle carries these few numbers, not
+// the whole table with its lake columns and documentation.
 
 export const ENVELOPE_LIMITS = {
+  /** Provider label, wallet adapter name, SDK version and send path. */
   label: 64,
   preflightError: 8192,
   simulationLogLines: 200,
   simulationLogLine: 2048,
 } as const;
-
-/** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
-export const HASHED_PAYER = /^[0-9a-f]{16,64}$/;
 
 /** Bounds of the optional numeric fields (docs/architecture.md, "The envelope"). */
 export const CU_LIMIT_MAX = 1_400_000;
@@ -19,4 +19,3 @@ export const MAX_RETRIES_MAX = 1000;
  * (docs/api.md#post-v1ingest): an Anchor discriminator is 8 bytes, built-in programs need fewer.
  */
 export const IX_PREFIX_BYTES = 8;
-export const IX_PREFIX = /^(?:[0-9a-f]{2}){0,8}$/;

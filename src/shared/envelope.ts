@@ -1,70 +1,96 @@
-// The wire contract: the telemetry envelope (docs/architecture.md, "The envelope"; fields in docs/api.md), written
-// once as a zod schema in this neutral module. Ingest validates with it (src/ingest/envelope.ts
-// re-exports it), the SDK (src/sdk, type-only import, so zod stays out of its bundle) and the
-// simulator build values of its type, and the lake's envelope columns are derived from it
-// (src/lake/schema.ts). Its limits live in ./envelope-limits.ts, which the SDK imports as values.
+// The wire contract's zod schema: the telemetry envelope (docs/architecture.md, "The envelope"; fields in
+// docs/api.md), derived from the field table (./envelope-fields.ts), which is its one definition. It is
+// the schema of record: src/ingest/validate.ts falls back to it for a batch its fast check refuses,
+// so that every 400 names the field, and the OpenAPI document (src/contract/openapi.ts) renders it.
+// The SDK imports only the Envelope type from here (so zod stays out of its bundle), and the limits it
+// truncates to from ./envelope-limits.ts.
 //
 // Unknown fields are ignored and not stored: a newer SDK may send fields an older server does not
 // know, and that must not turn its telemetry into 400s (docs/api.md, "Forward compatibility").
 
 import { z } from "zod";
 import { isBase58Address, isBase58Signature } from "./base58";
-import { CU_LIMIT_MAX, ENVELOPE_LIMITS, HASHED_PAYER, IX_PREFIX, MAX_RETRIES_MAX } from "./envelope-limits";
+import {
+  ENVELOPE_FIELDS,
+  type Envelope,
+  type EnvelopeField,
+  type EnvelopeFieldName,
+  envelopeField,
+  hexPattern,
+} from "./envelope-fields";
+import { ENVELOPE_LIMITS } from "./envelope-limits";
 
-export { ENVELOPE_LIMITS, HASHED_PAYER };
+export type { Envelope } from "./envelope-fields";
+export { ENVELOPE_LIMITS };
 
 export const isAddress = isBase58Address;
 
-const address = z.string().max(44).refine(isAddress, "expected a base58 32-byte address");
-const signature = z.string().max(88).refine(isBase58Signature, "expected a base58 64-byte signature");
-/** Ten years either side of now is generous for client clocks and still rejects seconds-for-ms. */
-const unixMilliseconds = z.number().int().min(1_500_000_000_000).max(4_102_444_800_000);
+/** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
+export const HASHED_PAYER = hexPattern(envelopeField("payer").hexDigits, false);
 
-export const envelopeSchema = z
-  .object({
-    sig: signature.nullable(),
-    program: address,
-    blockhash: address,
-    lastValidBlockHeight: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    sentAt: unixMilliseconds,
-    rpcHash: z.string().regex(/^[0-9a-f]{16}$/, "expected 16 lower-case hex characters"),
-    rpcLabel: z.string().min(1).max(ENVELOPE_LIMITS.label),
-    walletAdapter: z.string().max(ENVELOPE_LIMITS.label),
-    kind: z.enum(["send", "preflight"]),
-    preflightError: z.string().max(ENVELOPE_LIMITS.preflightError).nullable(),
-    simulationLogs: z.array(z.string().max(ENVELOPE_LIMITS.simulationLogLine)).max(ENVELOPE_LIMITS.simulationLogLines),
-    // A public key, or (privacy: "hash") a salted hash of it as lower-case hex.
-    payer: z
-      .string()
-      .max(64)
-      .refine((text) => HASHED_PAYER.test(text) || isAddress(text), "expected a base58 public key or a hex hash"),
-    sdkVersion: z.string().min(1).max(ENVELOPE_LIMITS.label),
-    // Optional fields (docs/architecture.md, "The envelope"): validated when present, stored in the lake.
-    cuLimit: z.number().int().min(0).max(CU_LIMIT_MAX).optional(),
-    cuPriceMicroLamports: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    maxRetries: z.number().int().min(0).max(MAX_RETRIES_MAX).optional(),
-    skipPreflight: z.boolean().optional(),
-    sendPath: z.string().min(1).max(ENVELOPE_LIMITS.label).optional(),
-    nonce: z.boolean().optional(),
-    ixPrefix: z
-      .string()
-      .max(16)
-      .regex(IX_PREFIX, "expected the hex of at most 8 bytes (lower-case, an even number of digits)")
-      .optional(),
-  })
-  .superRefine((envelope, context) => {
-    if (envelope.kind === "preflight" && envelope.preflightError === null) {
-      context.addIssue({ code: "custom", path: ["preflightError"], message: 'required when kind is "preflight"' });
+/** One field's schema; the order of the checks is the order of the issues a bad value gets. */
+function fieldSchema(field: EnvelopeField): z.ZodType {
+  let schema: z.ZodType;
+  switch (field.kind) {
+    case "base58":
+      schema = z
+        .string()
+        .max(field.maxLength)
+        .refine(field.bytes === 64 ? isBase58Signature : isAddress, field.message);
+      break;
+    case "base58-or-hex":
+      schema = z
+        .string()
+        .max(field.maxLength)
+        .refine((text) => HASHED_PAYER.test(text) || isAddress(text), field.message);
+      break;
+    case "hex": {
+      // A fixed length is the pattern's alone: a wrong length reads "expected 16 … hex characters".
+      const text = field.digits.min === field.digits.max ? z.string() : z.string().max(field.digits.max);
+      schema = text.regex(hexPattern(field.digits, field.wholeBytes), field.message);
+      break;
     }
-    if (envelope.kind === "send" && envelope.preflightError !== null) {
-      context.addIssue({ code: "custom", path: ["preflightError"], message: 'must be null when kind is "send"' });
-    }
-    if (envelope.kind === "send" && envelope.sig === null) {
-      context.addIssue({ code: "custom", path: ["sig"], message: 'null only when kind is "preflight"' });
-    }
-  });
+    case "text":
+      schema = (field.minLength > 0 ? z.string().min(field.minLength) : z.string()).max(field.maxLength);
+      break;
+    case "integer":
+      schema = z.number().int().min(field.min).max(field.max);
+      break;
+    case "boolean":
+      schema = z.boolean();
+      break;
+    case "enum":
+      schema = z.enum(field.values as [string, ...string[]]);
+      break;
+    case "lines":
+      schema = z.array(z.string().max(field.maxLineLength)).max(field.maxLines);
+      break;
+  }
+  if (field.nullable) schema = schema.nullable();
+  return field.required ? schema : schema.optional();
+}
 
-export type Envelope = z.infer<typeof envelopeSchema>;
+/** A field's schema type: optional fields are ZodOptional, so that zod's inferred types make them optional keys. */
+type FieldSchema<N extends EnvelopeFieldName> = undefined extends Envelope[N]
+  ? z.ZodOptional<z.ZodType<Exclude<Envelope[N], undefined>>>
+  : z.ZodType<Envelope[N]>;
+
+const shape = Object.fromEntries(ENVELOPE_FIELDS.map((field) => [field.name, fieldSchema(field)])) as {
+  [N in EnvelopeFieldName]: FieldSchema<N>;
+};
+
+/** The rules across fields, which the table cannot say: what kind implies for preflightError and sig. */
+export const envelopeSchema = z.object(shape).superRefine((envelope, context) => {
+  if (envelope.kind === "preflight" && envelope.preflightError === null) {
+    context.addIssue({ code: "custom", path: ["preflightError"], message: 'required when kind is "preflight"' });
+  }
+  if (envelope.kind === "send" && envelope.preflightError !== null) {
+    context.addIssue({ code: "custom", path: ["preflightError"], message: 'must be null when kind is "send"' });
+  }
+  if (envelope.kind === "send" && envelope.sig === null) {
+    context.addIssue({ code: "custom", path: ["sig"], message: 'null only when kind is "preflight"' });
+  }
+});
 
 export const ingestBodySchema = z.object({
   apiKey: z.string().max(128).optional(),

@@ -1,8 +1,10 @@
 // The spool's line format (version 2): one tab-separated line per accepted envelope, in the order of
-// SPOOL_COLUMNS (23 fields since ix_prefix; lines of 22 fields, written before it, are still read: flush
-// pads them with null). Ingest builds every line of a batch on its hot path and flush reads them back with
-// DuckDB's CSV reader, which is about twice as fast as its JSON reader on the same rows; both sides
-// are what the ingest and flush speed targets are made of (bench/README.md).
+// SPOOL_COLUMNS: the server's columns, then one per envelope field of the field table
+// (src/shared/envelope-fields.ts), which appends new fields at its end. A line written before the
+// table's last field (one column short) is still read: flush pads it with null. Ingest builds every
+// line of a batch on its hot path and flush reads them back with DuckDB's CSV reader, which is about
+// twice as fast as its JSON reader on the same rows; both sides are what the ingest and flush speed
+// targets are made of (bench/README.md).
 //
 // Encoding, chosen so that no field ever needs CSV quoting:
 // - no value (null, an absent optional field): `\N`;
@@ -13,43 +15,26 @@
 // Flush decodes it in spoolRowsSql (src/lake/flush-spool.ts); test/spool/line-format.test.ts checks that
 // awkward values (quotes, tabs, newlines, NUL, non-ASCII, lone surrogates) come out intact.
 
-import type { Envelope } from "../shared/envelope";
+import { ENVELOPE_FIELDS, type Envelope } from "../shared/envelope-fields";
+
+type EnvelopeField = (typeof ENVELOPE_FIELDS)[number];
+/** The columns every line starts with, which the server assigns (spoolLinePrefix). */
+const SERVER_COLUMNS = ["account_id", "received_at", "attempt_id"] as const;
+/** The partition column (`program`) first, then every other envelope field in the table's order. */
+const LINE_FIELDS: readonly EnvelopeField[] = [
+  ...ENVELOPE_FIELDS.filter(({ lake }) => "partition" in lake),
+  ...ENVELOPE_FIELDS.filter(({ lake }) => !("partition" in lake)),
+];
+
+export type SpoolColumn = (typeof SERVER_COLUMNS)[number] | EnvelopeField["lake"]["column"];
 
 /** Lake column names in the order a spool line holds them. `program` is also the partition column. */
-export const SPOOL_COLUMNS = [
-  "account_id",
-  "received_at",
-  "attempt_id",
-  "program",
-  "sig",
-  "blockhash",
-  "last_valid_block_height",
-  "sent_at",
-  "rpc_hash",
-  "rpc_label",
-  "wallet_adapter",
-  "kind",
-  "preflight_error",
-  "simulation_logs",
-  "payer",
-  "sdk_version",
-  "cu_limit",
-  "cu_price_micro_lamports",
-  "max_retries",
-  "skip_preflight",
-  "send_path",
-  "nonce",
-  "ix_prefix",
-] as const;
+export const SPOOL_COLUMNS: readonly SpoolColumn[] = [...SERVER_COLUMNS, ...LINE_FIELDS.map(({ lake }) => lake.column)];
 
 /** Spool columns holding free text (decoded by flush when they start with `"`). */
 export const SPOOL_TEXT_COLUMNS: ReadonlySet<string> = new Set([
   "account_id",
-  "rpc_label",
-  "wallet_adapter",
-  "preflight_error",
-  "sdk_version",
-  "send_path",
+  ...LINE_FIELDS.filter((field) => field.kind === "text").map(({ lake }) => lake.column),
 ]);
 
 const NULL = "\\N";
@@ -58,8 +43,6 @@ const ENCODER = new TextEncoder();
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 // toWellFormed: a lone surrogate would make the JSON invalid for DuckDB; it becomes U+FFFD, as it does in UTF-8 anyway.
 const text = (value: string) => (PLAIN.test(value) ? value : JSON.stringify(value.toWellFormed()));
-const optionalText = (value: string | null | undefined) => (value === null || value === undefined ? NULL : text(value));
-const optional = (value: number | boolean | undefined) => (value === undefined ? NULL : `${value}`);
 const logs = (lines: string[]) =>
   lines.length === 0 ? "[]" : JSON.stringify(lines.map((line) => line.toWellFormed()));
 
@@ -74,7 +57,8 @@ export function spoolLinePrefix(accountId: string, receivedAt: number, batchId: 
  * options) is usually the same for every envelope of an SDK's batch, so it is encoded once and
  * reused while it stays the same: about half of the encoding cost on the ingest hot path.
  * (Measured slower: one array of all pieces joined once, a byte-by-byte writer, JSON.stringify per
- * line, and concatenating all lines into one string before turning it into bytes.)
+ * line, concatenating all lines into one string before turning it into bytes, and a loop over the
+ * fields instead of the compiled code below.)
  * attemptId is `<batchId>-<index in base 36>`.
  */
 export function encodeSpoolBatch(
@@ -91,44 +75,57 @@ export function encodeSpoolBatch(
     const e = envelopes[i];
     if (previous === null || !sameTail(e, previous)) tail = encodeTail(e);
     previous = e;
-    lines[i] =
-      `${prefix}${i.toString(36)}\t${e.program}\t${e.sig === null ? NULL : e.sig}\t${e.blockhash}\t${e.lastValidBlockHeight}\t${e.sentAt}\t${tail}`;
+    lines[i] = encodeLine(prefix, i, e, tail);
   }
   lines[envelopes.length] = "";
   return ENCODER.encode(lines.join("\n"));
 }
 
-function encodeTail(e: Envelope): string {
-  return `${e.rpcHash}\t${text(e.rpcLabel)}\t${text(e.walletAdapter)}\t${e.kind}\t${optionalText(e.preflightError)}\t${logs(e.simulationLogs)}\t${e.payer}\t${text(e.sdkVersion)}\t${optional(e.cuLimit)}\t${optional(e.cuPriceMicroLamports)}\t${optional(e.maxRetries)}\t${optional(e.skipPreflight)}\t${optionalText(e.sendPath)}\t${optional(e.nonce)}\t${e.ixPrefix ?? NULL}`;
+/** The first field of a line's tail; the fields before it (program, sig, blockhash, …) vary per attempt. */
+const TAIL_FROM = "rpcHash";
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type LineEncoder = {
+  encodeLine: (prefix: string, index: number, e: Envelope, tail: string) => string;
+  encodeTail: (e: Envelope) => string;
+  sameTail: (a: Envelope, b: Envelope) => boolean;
+};
+
+/**
+ * The line's code, compiled from the table once, at load: the template strings and the comparison
+ * one would write by hand, field by field (the source holds only the table's names, checked to be
+ * identifiers; the helpers come in as arguments).
+ */
+function compileLineEncoder(): LineEncoder {
+  for (const { name } of LINE_FIELDS)
+    if (!IDENTIFIER.test(name)) throw new Error(`envelope table: "${name}" is not an identifier`);
+  const tailAt = LINE_FIELDS.findIndex(({ name }) => name === TAIL_FROM);
+  const head = LINE_FIELDS.slice(0, tailAt);
+  const tail = LINE_FIELDS.slice(tailAt);
+  const value = (field: EnvelopeField) => {
+    const x = `e.${field.name}`;
+    const written = field.kind === "text" ? `text(${x})` : field.kind === "lines" ? `logs(${x})` : x;
+    const absent = [field.nullable && `${x} === null`, !field.required && `${x} === undefined`].filter(Boolean);
+    return `\${${absent.length === 0 ? written : `${absent.join(" || ")} ? NULL : ${written}`}}`;
+  };
+  const same = (field: EnvelopeField) =>
+    field.kind === "lines"
+      ? `a.${field.name}.length === 0 && b.${field.name}.length === 0`
+      : `a.${field.name} === b.${field.name}`;
+  const source = `return {
+  encodeLine: (prefix, i, e, tail) => \`\${prefix}\${i.toString(36)}\\t${head.map(value).join("\\t")}\\t\${tail}\`,
+  encodeTail: (e) => \`${tail.map(value).join("\\t")}\`,
+  sameTail: (a, b) => ${tail.map(same).join(" && ")},
+};`;
+  return new Function("text", "logs", "NULL", source)(text, logs, NULL);
 }
 
-function sameTail(a: Envelope, b: Envelope): boolean {
-  return (
-    a.rpcHash === b.rpcHash &&
-    a.rpcLabel === b.rpcLabel &&
-    a.walletAdapter === b.walletAdapter &&
-    a.kind === b.kind &&
-    a.preflightError === b.preflightError &&
-    a.simulationLogs.length === 0 &&
-    b.simulationLogs.length === 0 &&
-    a.payer === b.payer &&
-    a.sdkVersion === b.sdkVersion &&
-    a.cuLimit === b.cuLimit &&
-    a.cuPriceMicroLamports === b.cuPriceMicroLamports &&
-    a.maxRetries === b.maxRetries &&
-    a.skipPreflight === b.skipPreflight &&
-    a.sendPath === b.sendPath &&
-    a.nonce === b.nonce &&
-    a.ixPrefix === b.ixPrefix
-  );
-}
-
-export type SpoolColumn = (typeof SPOOL_COLUMNS)[number];
+const { encodeLine, encodeTail, sameTail } = compileLineEncoder();
 
 /**
  * One spool line back into its fields (what `why` reads of an envelope not flushed yet): `\N` is
- * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line of
- * the previous version (22 fields) has no ix_prefix. Null when the line is not one.
+ * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line one
+ * column short (written before the table's last field) has that field null. Null when the line is not one.
  */
 export function decodeSpoolLine(line: string): Record<SpoolColumn, string | null> | null {
   const fields = line.split("\t");

@@ -1,11 +1,10 @@
 export declare const ENVELOPE_LIMITS: {
+    /** Provider label, wallet adapter name, SDK version and send path. */
     readonly label: 64;
     readonly preflightError: 8192;
     readonly simulationLogLines: 200;
     readonly simulationLogLine: 2048;
 };
-/** A payer under privacy: "hash": lower-case hex of a salted SHA-256. */
-export declare const HASHED_PAYER: RegExp;
 /** Bounds of the optional numeric fields (docs/architecture.md, "The envelope"). */
 export declare const CU_LIMIT_MAX = 1400000;
 export declare const MAX_RETRIES_MAX = 1000;
@@ -14,4 +13,3 @@ export declare const MAX_RETRIES_MAX = 1000;
  * (docs/api.md#post-v1ingest): an Anchor discriminator is 8 bytes, built-in programs need fewer.
  */
 export declare const IX_PREFIX_BYTES = 8;
-export declare const IX_PREFIX: RegExp;
