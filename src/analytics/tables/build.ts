@@ -51,8 +51,6 @@ import { dayOf } from "./ranges";
 import { openState } from "./state";
 import { STATE_SCHEMA } from "./versions";
 
-export { RETENTION_DAYS } from "./plan";
-
 export type BuildOptions = {
   /** Rebuild the state from the whole lake. */
   full?: boolean;
