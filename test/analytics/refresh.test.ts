@@ -27,7 +27,8 @@ import {
 } from "../../src/analytics/queries";
 import { loadIdls } from "../../src/chain/idl";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { openState, STATE_SCHEMA } from "../../src/analytics/tables/state";
+import { openState } from "../../src/analytics/tables/state";
+import { STATE_SCHEMA } from "../../src/analytics/tables/versions";
 import { PAYER_TABLES } from "../../src/analytics/tables/upgrade";
 import { payerKey } from "../../src/analytics/serving/payer-key";
 import { createAccountKey } from "../../src/control";

@@ -99,6 +99,36 @@ export async function planIntake(
   rowsOf: (files: string[]) => Promise<Map<string, number>>,
   chunkRows: number,
 ): Promise<IntakePlan> {
+  return intakePlanOf(listed, taken, await rowsOf(partsToCount(listed, taken)), chunkRows);
+}
+
+/** The listed files whose rows an intake plan needs: every part the state does not hold by that name and size. */
+export function partsToCount(listed: LakePart[], taken: TakenPart[]): string[] {
+  const held = new Set(taken.map((p) => `${partitionKey(p)}/${p.name}\t${p.bytes}`));
+  return listed.filter((p) => !held.has(`${partitionKey(p)}/${p.name}\t${p.bytes}`)).map((p) => p.path);
+}
+
+/** Partitions the state took in that are no longer in the lake (retention removed them). */
+export function gonePartitions(
+  listed: LakePart[],
+  taken: TakenPart[],
+): { dataset: Dataset; program: string; day: string }[] {
+  const listedPartitions = new Set(listed.map(partitionKey));
+  return [...new Set(taken.map(partitionKey))]
+    .filter((key) => !listedPartitions.has(key))
+    .map((key) => {
+      const [dataset, program, day] = key.split("/");
+      return { dataset: dataset as Dataset, program, day };
+    });
+}
+
+/** planIntake with the rows of `partsToCount`'s files known (no I/O). */
+export function intakePlanOf(
+  listed: LakePart[],
+  taken: TakenPart[],
+  rows: Map<string, number>,
+  chunkRows: number,
+): IntakePlan {
   const takenByPartition = new Map<string, TakenPart[]>();
   for (const part of taken)
     takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
@@ -127,15 +157,9 @@ export async function planIntake(
         skipSegments: [...new Set([...before.values()].flatMap((p) => p.segments))],
       });
   }
-  const gone = [...takenByPartition.keys()]
-    .filter((key) => !listedByPartition.has(key))
-    .map((key) => {
-      const [dataset, program, day] = key.split("/");
-      return { dataset: dataset as Dataset, program, day };
-    });
+  const gone = gonePartitions(listed, taken);
 
   // A replaced partition whose compacted parts hold as many rows as the parts they replaced has nothing new.
-  const rows = await rowsOf([...fresh, ...replacedPartitions.flatMap((r) => r.parts)].map((p) => p.path));
   const takenOfReplaced = new Map<string, LakePart[]>();
   const items: ReadItem[] = fresh.map((part) => ({
     part,

@@ -14,9 +14,7 @@ import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
 import { ROLLUPS, createUnitTableSql } from "./rollups";
 import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
-
-/** Bump when the state's tables change shape: the next refresh is then a full one. */
-export const STATE_SCHEMA = 10;
+import { STATE_SCHEMA } from "./versions";
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
