@@ -15,7 +15,7 @@
 // commit, the next run redoes that step's intake; after the last, the next run writes the next version.
 
 import { mkdirSync, rmSync } from "node:fs";
-import type { Context } from "../../context";
+import type { Context, OwnedPart } from "../../context";
 import { byteSize } from "../../lake/duckdb";
 import { recordLakeTakenBefore, withLease } from "../../control";
 import { answersFile, nextVersion, servingFile } from "../serving/pointer";
@@ -103,14 +103,17 @@ export class TablesBuilder {
   }
 }
 
-/** The builder of each context, for callers that hold only the context (it goes with the context). */
-const buildersByContext = new WeakMap<Context, TablesBuilder>();
+/**
+ * The builder of each context, a part the context owns: callers that hold only the context share
+ * its queue, and closing the context stops it.
+ */
+const TABLES_BUILDER: OwnedPart<TablesBuilder> = {
+  name: "tables builder",
+  make: (ctx) => new TablesBuilder(ctx),
+  close: (builder) => void builder.stop(),
+};
 
-export function tablesBuilderOf(ctx: Context): TablesBuilder {
-  let builder = buildersByContext.get(ctx);
-  if (!builder) buildersByContext.set(ctx, (builder = new TablesBuilder(ctx)));
-  return builder;
-}
+export const tablesBuilderOf = (ctx: Context): TablesBuilder => ctx.own(TABLES_BUILDER);
 
 /** One refresh with the context's builder (queued behind the one running). */
 export function buildServingTables(ctx: Context, options: BuildOptions = {}): Promise<BuildResult> {
