@@ -72,7 +72,8 @@ try {
       if (a.truth.scenario === "app_call") app ??= a.envelope.program;
     },
   });
-  // Rules are created once the app program reached the lake (the account then "reported" it), while the traffic is still healthy.
+  // Rules are created once the app program reached the lake (the account then "reported" it), while the traffic is
+  // still healthy.
   const hook = { type: "webhook", url: `${receiver.url}/hook`, secret: "bench-secret-0123456789" };
   while (app === null) await Bun.sleep(100);
   for (const [rule, params] of [

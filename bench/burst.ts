@@ -3,7 +3,8 @@
 // 1,200,000: one minute at 20,000/s) attempts received in one minute are appended, then the tables
 // job refreshes until nothing is left, under the default DUCKDB_MEMORY_LIMIT. Before refreshes took
 // in at most their memory's worth (limitIntake), the one refresh ran out of memory on this lake,
-// every retry. Last line: { burstAttempts, refreshes, totalSeconds, maxRefreshSeconds, attemptsPerSecond, peakRssMb, ... }.
+// every retry. Last line: { burstAttempts, refreshes, totalSeconds, maxRefreshSeconds, attemptsPerSecond, peakRssMb,
+// ... }.
 
 import { rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";

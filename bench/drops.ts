@@ -9,7 +9,8 @@
 // them: before, every held send in the drops' windows went through the run's index (a pass over what
 // is held, every run) and each held send of the drops' payers became an object; after, the held
 // sends keep their counts (send-history.ts), the run only searches them and reads its payers' sends
-// as columns. --payers P (default 20,000): fewer payers, busier ones (the soak has 2,000). Both on the same data in the same run, answers compared. Last stdout line: one
+// as columns. --payers P (default 20,000): fewer payers, busier ones (the soak has 2,000). Both on the same data in the
+// same run, answers compared. Last stdout line: one
 // JSON object.
 import { parseArgs } from "node:util";
 import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";

@@ -21,7 +21,10 @@ import { dataPaths } from "../src/lake/paths";
 import { startServerProcess } from "../test/helpers/process";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
-/** How long to wait after the traffic for the serving tables to include every attempt (TABLES_INTERVAL_MS is 300 s by default). */
+/**
+ * How long to wait after the traffic for the serving tables to include every attempt (TABLES_INTERVAL_MS is 300 s by
+ * default).
+ */
 const ROUTES_WAIT_MS = Number(process.env.BENCH_ROUTES_WAIT_MS ?? 420_000);
 const SDK_FLUSH_MS = 2_000;
 
@@ -31,7 +34,8 @@ const chain = await startLocalnet({ blockTimeMs: 400 });
 const control = openControlDb(dataPaths(dataDir).controlDb);
 const { key } = createAccountKey(control, "bench", "live", Date.now());
 control.close();
-// The scheduler and its intervals at their defaults; only where the data lives, the chain, and the trusted client header differ.
+// The scheduler and its intervals at their defaults; only where the data lives, the chain, and the trusted client
+// header differ.
 const server = await startServerProcess({
   TXRAY_DATA_DIR: dataDir,
   SOLANA_RPC_URL: chain.url,

@@ -2,7 +2,8 @@
 // (default 10,000,000; the same cached lake as bench/tables.ts) against, in the same run, one full
 // DuckDB scan of the lake: every row of every envelope and resolution part, reading the columns
 // the job reads (the job itself only reads the window's partitions). Snapshots go to a temp dir.
-// Last line: { envelopes, date, jobSeconds, scanSeconds, ratio, windowScanSeconds, listed, sampledSends, maxAccountShare,
+// Last line: { envelopes, date, jobSeconds, scanSeconds, ratio, windowScanSeconds, listed, sampledSends,
+// maxAccountShare,
 // cappedAccounts } (target ratio ≤ 3).
 
 import { mkdtempSync, rmSync } from "node:fs";

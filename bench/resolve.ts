@@ -135,7 +135,8 @@ for (let done = 0; done < ATTEMPTS && runs < 1_000; ) {
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuAtStart);
 const cpuMicrosPerAttempt = (cpu.user + cpu.system) / ATTEMPTS;
-// Minor page faults (memory the allocators gave back and took again, first touches): each costs the kernel ~1 µs or more.
+// Minor page faults (memory the allocators gave back and took again, first touches): each costs the kernel ~1 µs or
+// more.
 const pageFaultsPerAttempt = (process.resourceUsage().minorPageFault - faultsAtStart) / ATTEMPTS;
 const total = Object.values(resolved).reduce((a, b) => a + b, 0);
 standIn.kill("SIGTERM");

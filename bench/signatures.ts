@@ -33,7 +33,10 @@ function mainThreadCpuSeconds(): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Writes ENTRIES entries as the resolver does, merging as it goes, runs written and merged on `workOn`; what the main thread spent. */
+/**
+ * Writes ENTRIES entries as the resolver does, merging as it goes, runs written and merged on `workOn`; what the main
+ * thread spent.
+ */
 async function writeIndex(workOn: "worker" | "thread") {
   const dir = join(root, workOn, "signatures");
   const writer = new SignatureIndex(dir, { workOn });
@@ -122,7 +125,8 @@ console.log(
     fanout: FANOUT,
     bytesPerEntry: Number((bytes / ENTRIES).toFixed(1)),
     writeEntriesPerSec: Math.round(ENTRIES / onWorker.seconds),
-    // Both sides in the same run: the main thread's CPU per entry written, runs written and merged on it or on the workers.
+    // Both sides in the same run: the main thread's CPU per entry written, runs written and merged on it or on the
+    // workers.
     mainThreadUsPerEntry: {
       onMainThread: Number(((onThread.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)),
       onWorkers: Number(((onWorker.mainThreadSeconds / ENTRIES) * 1e6).toFixed(2)),

@@ -14,7 +14,8 @@
 // checked: every 202'd envelope is in the lake exactly once, every resolved attempt has exactly one
 // resolution row and one resolved entry in the signature index (why), every flushed attempt the
 // resolver took in is either open (its checkpoint and the replay, as a restarting process holds
-// them) or resolved, never both, never neither, and no serving table is torn. Progress goes to stderr; the last line on stdout is the JSON summary
+// them) or resolved, never both, never neither, and no serving table is torn. Progress goes to stderr; the last line on
+// stdout is the JSON summary
 // { kills, lost, duplicated, tornTables, ... }. Loopback only; everything lives in a temp dir.
 
 import { spawn, type Subprocess } from "bun";
@@ -134,7 +135,10 @@ class Child {
       ]);
     }
   }
-  /** SIGKILL to the process and its children (the server's tables process), as a crash of the machine or its service would. */
+  /**
+   * SIGKILL to the process and its children (the server's tables process), as a crash of the machine or its service
+   * would.
+   */
   async kill(): Promise<boolean> {
     const wasAlive = this.alive;
     for (const pid of processTree(this.process.pid).reverse()) {
@@ -164,7 +168,10 @@ function startChild(args: string[], env: Record<string, string>): Child {
   );
 }
 
-/** A synthetic envelope: a signature nobody sent (resolves as dropped: long expired, its first look-up decides it) or a preflight failure (decoded from its own logs). */
+/**
+ * A synthetic envelope: a signature nobody sent (resolves as dropped: long expired, its first look-up decides it) or a
+ * preflight failure (decoded from its own logs).
+ */
 function syntheticEnvelope(random: () => number, program: string): Envelope {
   const sig = encodeBase58(randomBytes(64));
   const base: Envelope = {
@@ -407,7 +414,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           )
         : [];
       const resolvedInLake = new Map(resolutions.map((row) => [row.attempt_id, Number(row.n)]));
-      // Resolved entries of the signature index (what why answers from), and the resolver's open attempts as a restarted process holds them.
+      // Resolved entries of the signature index (what why answers from), and the resolver's open attempts as a
+      // restarted process holds them.
       const indexed = new Set<string>();
       for (const entry of everyIndexedAttempt(ctx.signatures, ctx.control))
         if (entry.state === "resolved") indexed.add(entry.attemptId);
@@ -415,7 +423,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       result.resolutions = resolutions.length;
       result.duplicatedResolutions = resolutions.filter((row) => Number(row.n) > 1).length;
       result.lostResolutions = [...indexed].filter((id) => !resolvedInLake.has(id)).length;
-      // (An attempt without a signature, a preflight failure before signing, cannot be looked up by one: it has no index entry.)
+      // (An attempt without a signature, a preflight failure before signing, cannot be looked up by one: it has no
+      // index entry.)
       result.orphanResolutions = resolutions.filter((row) => row.sig !== null && !indexed.has(row.attempt_id)).length;
       // Every attempt of a segment the resolver has taken in is pending or resolved, never both, never neither
       // (segments not yet taken in, at most 200 per run, are still waiting: their attempts are in neither).

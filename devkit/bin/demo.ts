@@ -84,7 +84,8 @@ const quiet = {
 };
 if ((await txray(["idl", "add", app, APP_IDL_FILE], quiet)) !== 0)
   console.error("demo: could not register the app program's IDL: its failures show by code");
-// Display names for the Landing Score page (snapshots/programs.json, docs/publishing.md); well-known programs are named already.
+// Display names for the Landing Score page (snapshots/programs.json, docs/publishing.md); well-known programs are named
+// already.
 mkdirSync(config.snapshotsDir, { recursive: true });
 writeFileSync(join(config.snapshotsDir, "programs.json"), `${JSON.stringify({ [app]: "txray demo app" }, null, 2)}\n`);
 const ctx = await createContext(config);

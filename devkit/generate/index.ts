@@ -42,7 +42,10 @@ export type GenerateOptions = {
    * Each pass writes its own part per partition.
    */
   chunkRows?: number;
-  /** Share of landed successes written as decoded from their transaction (default: the resolver's, 1/32; 1: every one, as in lake version 1). */
+  /**
+   * Share of landed successes written as decoded from their transaction (default: the resolver's, 1/32; 1: every one,
+   * as in lake version 1).
+   */
   successSampleRate?: number;
 };
 

@@ -35,7 +35,10 @@ export type WorldParams = {
    * programs, payers and providers, other draws, attempt ids and signatures.
    */
   variant: number;
-  /** Share of landed successes decoded from their transaction (the resolver's RESOLVE_SAMPLE_RATE; docs/lake.md "The success sample"). */
+  /**
+   * Share of landed successes decoded from their transaction (the resolver's RESOLVE_SAMPLE_RATE; docs/lake.md "The
+   * success sample").
+   */
   successSampleRate: number;
 };
 

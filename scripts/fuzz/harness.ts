@@ -36,7 +36,9 @@ export type FuzzStats = {
   crashes: number;
   dropped: number;
   badShape: number;
-  /** Raw requests the HTTP layer itself refused (malformed request line or header bytes), 400 without a body of ours. */
+  /**
+   * Raw requests the HTTP layer itself refused (malformed request line or header bytes), 400 without a body of ours.
+   */
   protocolRejects: number;
   rawInputs: number;
   byRoute: Record<string, { inputs: number; statuses: Record<string, number> }>;

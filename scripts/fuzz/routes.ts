@@ -30,7 +30,10 @@ export type FuzzWorld = {
   slackSecret: string;
 };
 
-/** `json`: errors are `{error:{code,message}}`; `web`: HTML pages (errors JSON or HTML); `mcp`: JSON-RPC; `slack`: Slack's JSON. */
+/**
+ * `json`: errors are `{error:{code,message}}`; `web`: HTML pages (errors JSON or HTML); `mcp`: JSON-RPC; `slack`:
+ * Slack's JSON.
+ */
 export type AnswerKind = "json" | "web" | "mcp" | "slack";
 export type ParamKind =
   | "program"

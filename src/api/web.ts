@@ -24,7 +24,10 @@ const LANDING_SCORE_TYPES: Record<string, string> = {
 /** The page's own meta CSP, sent as a header too: it loads nothing, its script only re-sorts the table. */
 const LANDING_SCORE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
-/** The site's icon (src/web/favicon.svg, bundled with the app) at a fixed path, and at /favicon.ico, which browsers ask for by themselves. */
+/**
+ * The site's icon (src/web/favicon.svg, bundled with the app) at a fixed path, and at /favicon.ico, which browsers ask
+ * for by themselves.
+ */
 export const FAVICON_PATH = "/favicon.svg";
 
 export async function faviconResponse(request: Request): Promise<Response | null> {

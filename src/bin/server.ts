@@ -25,7 +25,8 @@ try {
   console.error(`txray: TXRAY_CONTROL_URL: ${error.message}`); // a wrong or unreachable PostgreSQL stops start-up here
   process.exit(2);
 }
-// Jobs run where RESOLVE_THREAD, TABLES_PROCESS and COMPACT_PROCESS put them (this process made its own logger and clock).
+// Jobs run where RESOLVE_THREAD, TABLES_PROCESS and COMPACT_PROCESS put them (this process made its own logger and
+// clock).
 const server = await startServer(ctx, { hostedRuns: true });
 
 let stopping = false;

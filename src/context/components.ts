@@ -19,11 +19,17 @@ export type Component = {
 };
 
 export type RunningComponents = {
-  /** Drains every part, then stops them in reverse order, all within `timeoutMs`; throws the first stop's error after stopping the rest. */
+  /**
+   * Drains every part, then stops them in reverse order, all within `timeoutMs`; throws the first stop's error after
+   * stopping the rest.
+   */
   stop(timeoutMs: number): Promise<void>;
 };
 
-/** Starts `components` in order; when one fails to start, the ones started are stopped (in reverse) and the error is thrown. */
+/**
+ * Starts `components` in order; when one fails to start, the ones started are stopped (in reverse) and the error is
+ * thrown.
+ */
 export async function startComponents(
   components: readonly Component[],
   { logger, stopTimeoutMs }: { logger: Logger; stopTimeoutMs: number },

@@ -25,7 +25,9 @@ export type FreshnessFacts = {
   /** The tables job's latest run, and its failed runs since its last success. */
   lastRun: JobRun | undefined;
   consecutiveFailures: number;
-  /** New lake rows (envelopes and resolutions) the latest successful run left for later refreshes (its `deferredRows`). */
+  /**
+   * New lake rows (envelopes and resolutions) the latest successful run left for later refreshes (its `deferredRows`).
+   */
   deferredRows: number;
   lakeEnvelopes: number;
   refreshEveryMs: number;

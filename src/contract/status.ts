@@ -62,9 +62,11 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       envelopes,
       spoolBacklog: spool ? spool.backlogBytes() : null,
       lastFlushAt: lastFlush,
-      // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn, never-acknowledged batches.
+      // Batches flush skipped because their checksum failed (acknowledged data lost to corruption) and bytes of torn,
+      // never-acknowledged batches.
       spoolIntegrity: readSpoolIntegrity(ctx.control),
-      // Additive (docs/api.md): spool segments flush set aside because their rows cannot be read, and the envelopes they hold.
+      // Additive (docs/api.md): spool segments flush set aside because their rows cannot be read, and the envelopes
+      // they hold.
       quarantine: quarantineSummary(ctx.control),
     },
     // Additive (docs/api.md): the resolver's open attempts and envelopes not yet taken in.

@@ -33,7 +33,10 @@ export type AlertSubjectState = {
   data: string;
 };
 
-/** pending → sent | failed; summarized (folded into summary_id), held (over the flood cap, waiting), cancelled (rule removed). */
+/**
+ * pending → sent | failed; summarized (folded into summary_id), held (over the flood cap, waiting), cancelled (rule
+ * removed).
+ */
 export type DeliveryStatus = "pending" | "sent" | "failed" | "summarized" | "held" | "cancelled";
 export type DeliveryKind = "alert" | "summary" | "test";
 

@@ -93,7 +93,8 @@ export class PostgresControlDb implements ControlDb {
           null,
         );
       const answered = Atomics.load(this.flag, 0);
-      // Sleep until the worker answers something (the flag changes), or 1 ms once ours is answered and its reply is in flight.
+      // Sleep until the worker answers something (the flag changes), or 1 ms once ours is answered and its reply is in
+      // flight.
       Atomics.wait(this.flag, 0, answered, answered === id ? 1 : Math.min(remaining, 1000));
     }
   }

@@ -8,7 +8,10 @@ export function isSegmentCommitted(db: ControlDb, segment: string): boolean {
   return db.query("SELECT 1 FROM lake_segments WHERE segment = ?").get(segment) !== null;
 }
 
-/** `flushBatch`: the name the segment's Parquet parts start with (part-<flushBatch>-<i>.parquet) until compaction merges them. */
+/**
+ * `flushBatch`: the name the segment's Parquet parts start with (part-<flushBatch>-<i>.parquet) until compaction merges
+ * them.
+ */
 export function recordSegment(
   db: ControlDb,
   segment: string,

@@ -3,7 +3,8 @@
 // tables build) every live ingest node on the data directory is asked to seal through the control
 // database (src/control/ingest-nodes.ts) and the run waits for the answers, bounded, naming any live
 // node that does not answer. A job that needs a fresh lake runs after a flush (src/jobs/registry.ts
-// plans it), so it sees what was acknowledged before it started. Jobs that reach the chain warn when a live server resolves against another SOLANA_RPC_URL.
+// plans it), so it sees what was acknowledged before it started. Jobs that reach the chain warn when a live server
+// resolves against another SOLANA_RPC_URL.
 // Mechanism and guarantees: docs/lake.md, "Flushing on demand".
 
 import { hostname } from "node:os";

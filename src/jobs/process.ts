@@ -12,7 +12,10 @@ import { existsSync } from "node:fs";
 import { withHostedRuns, type HostedJob, type HostReply } from "./hosted-runs";
 import type { Job } from "./run";
 
-/** `nice`: the child's niceness (0-19; 0 starts it without `nice`); `module`: the child's module (tests give one that misbehaves). */
+/**
+ * `nice`: the child's niceness (0-19; 0 starts it without `nice`); `module`: the child's module (tests give one that
+ * misbehaves).
+ */
 export function inChildProcess(
   job: Job,
   { nice, module = new URL("./process-worker.ts", import.meta.url) }: { nice: number; module?: URL },

@@ -48,14 +48,20 @@ export function planOutsideRun(jobs: Job[]): Job[] {
   return freshLake && !jobs.some((job) => job.name === flushJob.name) ? [flushJob, ...jobs] : jobs;
 }
 
-/** The niceness of the tables job's and compaction's processes (TABLES_PROCESS, COMPACT_PROCESS): the kernel gives each ~1/10 of a core's share against a process at 0. */
+/**
+ * The niceness of the tables job's and compaction's processes (TABLES_PROCESS, COMPACT_PROCESS): the kernel gives each
+ * ~1/10 of a core's share against a process at 0.
+ */
 const BACKGROUND_NICE = 10;
 
 /** A setting holding a number of milliseconds (a job's interval). */
 type IntervalSetting = { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
 /** An on/off setting that moves a job's scheduled runs off the scheduler's thread. */
 type PlacementSetting = "RESOLVE_THREAD" | "TABLES_PROCESS" | "COMPACT_PROCESS";
-/** Where a job's scheduled runs happen: the scheduler's thread, a thread of its own (thread.ts), a child process at a lower priority (process.ts). */
+/**
+ * Where a job's scheduled runs happen: the scheduler's thread, a thread of its own (thread.ts), a child process at a
+ * lower priority (process.ts).
+ */
 export type RunsIn = "in-process" | "thread" | "child-process";
 
 /** When the scheduler runs a job and where, as data: the scheduler knows no job by name. */

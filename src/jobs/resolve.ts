@@ -12,7 +12,10 @@ import type { Context, OwnedPart } from "../context";
 import type { IdlRegistry } from "../chain/idl";
 import type { Job } from "./run";
 
-/** IDLs read again at most once a minute (`txray idl add` takes effect without a restart; a run every second must not reread them). */
+/**
+ * IDLs read again at most once a minute (`txray idl add` takes effect without a restart; a run every second must not
+ * reread them).
+ */
 const LOADED_IDLS: OwnedPart<{ loaded: { idls: IdlRegistry; at: number } | null }> = {
   name: "resolver IDLs",
   make: () => ({ loaded: null }),

@@ -15,7 +15,10 @@ import { Stopped } from "../shared/stop";
 export type JobRuntime = {
   spool?: Spool;
   signal?: AbortSignal;
-  /** Run from outside the server (`txray jobs run`): do all that can be done now (resolve: until nothing is due within seconds), not one scheduler step. */
+  /**
+   * Run from outside the server (`txray jobs run`): do all that can be done now (resolve: until nothing is due within
+   * seconds), not one scheduler step.
+   */
   untilCaughtUp?: boolean;
 };
 /**
@@ -28,7 +31,10 @@ export type Job = {
   name: string;
   needs?: readonly JobNeed[];
   run(ctx: Context, runtime: JobRuntime): Promise<Record<string, unknown>>;
-  /** Releases what the job keeps between runs (a job on a thread of its own: the thread); the scheduler calls it when it stops. */
+  /**
+   * Releases what the job keeps between runs (a job on a thread of its own: the thread); the scheduler calls it when it
+   * stops.
+   */
   close?(): Promise<void>;
 };
 export type JobOutcome = {

@@ -22,7 +22,10 @@ const DAY_MS = 86_400_000;
 /** Long enough for the other jobs' timers and requests to get the thread between back-to-back runs. */
 const BACKLOG_DELAY_MS = 200;
 
-/** Run this entry's job as soon as a run of `job` (by name) succeeds with details for which `when` holds (always, without one). */
+/**
+ * Run this entry's job as soon as a run of `job` (by name) succeeds with details for which `when` holds (always,
+ * without one).
+ */
 export type RunAfter = { job: string; when?: (details: Record<string, unknown>) => boolean };
 
 export type ScheduledJob =
@@ -45,7 +48,10 @@ export function retryDelayMs(intervalMs: number, failures: number): number {
   return Math.min(cap, intervalMs * 2 ** Math.min(failures, 20));
 }
 
-/** The scheduler started at once, for a caller that is not a list of components (tests); stop() waits for the runs without a deadline. */
+/**
+ * The scheduler started at once, for a caller that is not a list of components (tests); stop() waits for the runs
+ * without a deadline.
+ */
 export function startScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime): { stop(): Promise<void> } {
   const scheduler = createScheduler(ctx, schedule, runtime);
   scheduler.start();
@@ -149,7 +155,8 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
                 });
             }
             const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
-            // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole interval.
+            // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole
+            // interval.
             let delay =
               details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
             if (details && typeof details.nextRunInMs === "number")

@@ -6,7 +6,10 @@
 import type { Job } from "./run";
 import { buildServingTables, type BuildResult } from "../analytics/tables/build";
 
-/** The tables job; `full`: rebuild every unit instead of reusing the previous build's; `maxRows`: per refresh (tests lower it). */
+/**
+ * The tables job; `full`: rebuild every unit instead of reusing the previous build's; `maxRows`: per refresh (tests
+ * lower it).
+ */
 export function tablesJobFor(options: { full?: boolean; maxRows?: number } = {}): Job {
   return {
     name: "tables",

@@ -74,7 +74,10 @@ export type FlushResult = {
   tornBytes?: number;
   quarantined?: number;
 };
-/** A segment of a pass: the spool file (deleted once committed) and the file flush reads (a verified copy when it needed one). */
+/**
+ * A segment of a pass: the spool file (deleted once committed) and the file flush reads (a verified copy when it needed
+ * one).
+ */
 type SegmentInput = { file: string; read: string; check: FrameCheck | null };
 
 /** Version 1 spool segments (NDJSON, camelCase API names), still read after an upgrade. */
@@ -252,7 +255,10 @@ async function flushOrSetAside(deps: FlushDeps, inputs: SegmentInput[], result: 
   }
 }
 
-/** DuckDB's errors about the input itself (a value that does not convert, a malformed line), as opposed to I/O or resources. */
+/**
+ * DuckDB's errors about the input itself (a value that does not convert, a malformed line), as opposed to I/O or
+ * resources.
+ */
 function isUnreadableInput(error: unknown): boolean {
   return /^(Conversion Error|Invalid Input Error)\b/.test(error instanceof Error ? error.message : String(error));
 }
@@ -368,7 +374,10 @@ async function flushBatch(deps: FlushDeps, inputs: SegmentInput[]): Promise<numb
 
 type Staged = { staging: string; parts: StagedPart[]; groups: StagedGroup[] };
 
-/** DuckDB writes the pass; the counts are then read back from the staged Parquet (a columnar read, far cheaper than parsing the spool twice). */
+/**
+ * DuckDB writes the pass; the counts are then read back from the staged Parquet (a columnar read, far cheaper than
+ * parsing the spool twice).
+ */
 async function duckdbStage(
   deps: FlushDeps,
   formats: { tsv: string[]; ndjson: string[] },

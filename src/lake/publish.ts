@@ -12,7 +12,10 @@ import type { DatasetName } from "./schema";
 
 export type StagedPart = { path: string; partitionDir: string; name: string; day: string | null };
 
-/** The batch a part was published with (`part-<batch>-<i>.parquet`, as DuckDB's writer names them here); null for another name. */
+/**
+ * The batch a part was published with (`part-<batch>-<i>.parquet`, as DuckDB's writer names them here); null for
+ * another name.
+ */
 export function batchOfPart(name: string): string | null {
   return /^part-(.+)-(\d+)\.parquet$/.exec(name)?.[1] ?? null;
 }

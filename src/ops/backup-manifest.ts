@@ -43,7 +43,10 @@ export const BackupManifestSchema = z.object({
   spoolSegments: count,
   /** Segments flush had set aside (quarantine), copied for inspection; never flushed. */
   quarantinedSegments: count,
-  /** The serving tables version copied; null: none built yet, or replaced during the copy (run the tables job after a restore). */
+  /**
+   * The serving tables version copied; null: none built yet, or replaced during the copy (run the tables job after a
+   * restore).
+   */
   servingVersion: count.nullable(),
   idlFiles: count,
   snapshots: z.boolean(),

@@ -56,7 +56,10 @@ for (let m = 1; m <= MAX_DIGITS; m++) {
   LENGTH_TABLE.push({ bytesBelow: bytes, boundary: power < high ? encodeBigInt(power) : null });
 }
 
-/** LENGTH_TABLE as bytes for the native ingest fast path: per m, a 130-byte record [bytesBelow, boundary length, boundary]. */
+/**
+ * LENGTH_TABLE as bytes for the native ingest fast path: per m, a 130-byte record [bytesBelow, boundary length,
+ * boundary].
+ */
 export function base58LengthTableBytes(): Uint8Array {
   const record = 2 + MAX_DIGITS;
   const bytes = new Uint8Array(LENGTH_TABLE.length * record);

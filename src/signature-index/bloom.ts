@@ -31,7 +31,10 @@ function bitOf(h1: number, h2: number, i: number): number {
   return ((h1 >>> 9) + i * h2) >>> 0;
 }
 
-/** A filter holding every key, from the keys' bloomHashes flattened (h1, h2, h1, h2, …): `bloomBlocks(keys)` blocks of BLOOM_BLOCK_BYTES. */
+/**
+ * A filter holding every key, from the keys' bloomHashes flattened (h1, h2, h1, h2, …): `bloomBlocks(keys)` blocks of
+ * BLOOM_BLOCK_BYTES.
+ */
 export function buildBloomFromHashes(hashes: ArrayLike<number>, blocks: number): Uint8Array {
   const bytes = new Uint8Array(blocks * BLOOM_BLOCK_BYTES);
   for (let k = 0; k < hashes.length; k += 2) {

@@ -11,7 +11,10 @@ import type { MergeInput } from "./merge";
 import type { FooterFields, RunFooter } from "./run-file";
 
 export type IndexJob =
-  /** `text`: the run's entry lines (any order), newline-separated, UTF-8: one buffer moved to the thread, not a copy per line. */
+  /**
+   * `text`: the run's entry lines (any order), newline-separated, UTF-8: one buffer moved to the thread, not a copy per
+   * line.
+   */
   | { kind: "write"; path: string; text: Uint8Array; fields: FooterFields }
   | { kind: "merge"; inputs: MergeInput[]; output: string; fields: FooterFields };
 

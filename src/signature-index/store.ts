@@ -39,7 +39,10 @@ export class SignatureIndex {
   private listed: Listed[] = [];
   private readonly open = new Map<string, RunReader>();
   private closed = false;
-  /** Where runs are written and merged: worker threads of their own (the default), or this thread (`workOn: "thread"`: benchmarks compare both). */
+  /**
+   * Where runs are written and merged: worker threads of their own (the default), or this thread (`workOn: "thread"`:
+   * benchmarks compare both).
+   */
   private readonly writeThread: IndexThread | null;
   private readonly mergeThread: IndexThread | null;
   /** The last write sequence number this process took. */

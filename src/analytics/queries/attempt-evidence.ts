@@ -9,7 +9,10 @@ import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
 import { addDays, partitionFiles } from "../../lake/partitions";
 
-/** Days after an attempt's receipt day in which its resolution is looked for (most resolve within minutes; the wallet page reads the same days). */
+/**
+ * Days after an attempt's receipt day in which its resolution is looked for (most resolve within minutes; the wallet
+ * page reads the same days).
+ */
 export const RESOLUTION_LAG_DAYS = 3;
 
 export type AttemptEvidence = {
@@ -93,7 +96,10 @@ const RECENT_ENTRIES = 1000;
 /** The evidence last read, by attempt id (least recently added goes first), kept per context. */
 const RECENT_EVIDENCE: OwnedPart<Map<string, AttemptEvidence>> = { name: "recent evidence", make: () => new Map() };
 
-/** `condition`: the row's WHERE clause, made at each read (its files are listed again after a swap); null when nothing can match. */
+/**
+ * `condition`: the row's WHERE clause, made at each read (its files are listed again after a swap); null when nothing
+ * can match.
+ */
 async function readEvidence(
   ctx: Context,
   program: string,

@@ -30,11 +30,13 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   const attempts = attemptsBySig(ctx, sig);
   const stored = attempts.find((entry) => entry.state === "resolved");
   if (!stored) {
-    // Only the resolver decides a drop (a look-up at least 2 s after expiry): a held attempt is pending, not asked of the chain.
+    // Only the resolver decides a drop (a look-up at least 2 s after expiry): a held attempt is pending, not asked of
+    // the chain.
     if (await unresolvedAttempt(ctx, sig, attempts)) throw pendingError(ctx);
     throw notFound("txray has no attempt with this signature");
   }
-  // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per request).
+  // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per
+  // request).
   const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);
   const provider = providerSendsSince(ctx.control, stored.rpcHash, since);
   const base = {

@@ -93,7 +93,8 @@ export const WhySchema = z
     payerBotScore: z.number().nullable(),
     issue: IssueRefSchema.nullable(),
     failingProgram: z.string().nullable(),
-    // Added to the story by a parallel change (fields are added, never renamed: docs/api.md); optional until every answer carries it.
+    // Added to the story by a parallel change (fields are added, never renamed: docs/api.md); optional until every
+    // answer carries it.
     failingInstruction: z.string().nullable().optional(),
     errMessage: z.string().nullable(),
     computeExceeded: z.boolean(),

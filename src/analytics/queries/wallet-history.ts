@@ -155,7 +155,8 @@ export async function walletPage(
   const page = rows.filter((row) => row.attempt_key !== null);
   const shown = page.slice(0, query.limit).map((row) => {
     const more = details.get(row.attempt_id!);
-    // Cannot happen: a part is never rewritten under its name (one swapped away in between fails the second read, and both are read again).
+    // Cannot happen: a part is never rewritten under its name (one swapped away in between fails the second read, and
+    // both are read again).
     if (!more) throw new Error(`wallet page: attempt ${row.attempt_id} not found again in its part`);
     return { ...row, ...more };
   });

@@ -115,7 +115,10 @@ export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
 
 const CHAIN_RETRY_AFTER_SECONDS = 30;
 
-/** The chain is outside txray: when it cannot be reached or fails, the answer is 503 `unavailable` with Retry-After, never a 500. */
+/**
+ * The chain is outside txray: when it cannot be reached or fails, the answer is 503 `unavailable` with Retry-After,
+ * never a 500.
+ */
 async function fromChain<T>(ctx: Context, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
@@ -154,7 +157,10 @@ async function issueBlock(
   return issueRef(ctx, fingerprint, seenAt);
 }
 
-/** count7d and firstSeen of an issue over every account's resolved attempts (public aggregate; the oldest hour may be whole). */
+/**
+ * count7d and firstSeen of an issue over every account's resolved attempts (public aggregate; the oldest hour may be
+ * whole).
+ */
 export function issueRef(ctx: Context, fingerprint: string | null, seenAt: number | null = null): IssueCounts | null {
   if (fingerprint === null) return null;
   const counts = issueCounts(ctx.control, fingerprint, Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000));

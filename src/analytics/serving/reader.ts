@@ -115,7 +115,10 @@ export class ServingTables {
     }
   }
 
-  /** Memoises an answer for this version (bounded; least recently used goes first); the answer is shared, never to be mutated. */
+  /**
+   * Memoises an answer for this version (bounded; least recently used goes first); the answer is shared, never to be
+   * mutated.
+   */
   cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.answers.get(key);
     if (hit) {

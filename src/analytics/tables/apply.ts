@@ -86,7 +86,10 @@ export async function applyLoadedDay(state: StateDb, source: string, context: Ap
   return await applyChanges(state, context);
 }
 
-/** Of attempts taken in as they are now: those not resolved wait in `unresolved`; those resolved late go to late_resolutions too. */
+/**
+ * Of attempts taken in as they are now: those not resolved wait in `unresolved`; those resolved late go to
+ * late_resolutions too.
+ */
 function keepUnresolvedSql(source: string): string {
   return `INSERT INTO unresolved SELECT ${COLUMNS} FROM ${source} WHERE resolved_at IS NULL;
     INSERT INTO late_resolutions SELECT ${COLUMNS} FROM ${source} WHERE resolved_at // 86400000 > received_at // 86400000 + 1`;

@@ -56,7 +56,10 @@ export type BuildOptions = {
   full?: boolean;
   /** Rows read per intake step (tests lower it); default from DUCKDB_MEMORY_LIMIT. */
   chunkRows?: number;
-  /** Rows (envelopes and resolutions) one refresh takes in at most; the rest is its `backlog`. Default from DUCKDB_MEMORY_LIMIT. */
+  /**
+   * Rows (envelopes and resolutions) one refresh takes in at most; the rest is its `backlog`. Default from
+   * DUCKDB_MEMORY_LIMIT.
+   */
   maxRows?: number;
   /** Graceful shutdown: stop between steps (the transaction is rolled back; the pointer never moves). */
   signal?: AbortSignal;
@@ -70,7 +73,10 @@ export type BuildResult = {
   partsRead: number;
   /** Days read back from the lake for hour units or edge rows. */
   daysLoaded: number;
-  /** New rows left for the next refresh (more had arrived than one refresh takes in: `maxRows`); the scheduler runs it at once. */
+  /**
+   * New rows left for the next refresh (more had arrived than one refresh takes in: `maxRows`); the scheduler runs it
+   * at once.
+   */
   deferredRows: number;
   backlog: boolean;
   answers: number;

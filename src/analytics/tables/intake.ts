@@ -63,7 +63,9 @@ export type IntakePlan = {
   parts: LakePart[];
   /** Partitions that left the lake (retention). */
   gone: { dataset: Dataset; program: string; day: string }[];
-  /** The parts the state holds of each replaced partition read (what it stays recorded as when limitIntake defers it). */
+  /**
+   * The parts the state holds of each replaced partition read (what it stays recorded as when limitIntake defers it).
+   */
   takenOfReplaced: Map<string, LakePart[]>;
   /** Rows of the files read (and of replaced partitions' new parts), from their footers. */
   rows: Map<string, number>;
@@ -343,7 +345,10 @@ export function resolutionRowsSql(target: string, files: string[], weighted: boo
       FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true))`;
 }
 
-/** The resolution files holding a resolution of an attempt in `attempts` (a table with attempt_key); only attempt ids are read. */
+/**
+ * The resolution files holding a resolution of an attempt in `attempts` (a table with attempt_key); only attempt ids
+ * are read.
+ */
 export async function filesResolving(state: StateDb, files: string[], attempts: string): Promise<string[]> {
   const out: string[] = [];
   for (let at = 0; at < files.length; at += 500) {

@@ -39,7 +39,10 @@ function scopedSql(rows: string): string {
     FROM ${rows} GROUP BY sign, program, fingerprint, payer, segment)`;
 }
 
-/** Signed contributions of scoped payer rows to each group (a payer counts as a wallet of a window when it failed in it). */
+/**
+ * Signed contributions of scoped payer rows to each group (a payer counts as a wallet of a window when it failed in
+ * it).
+ */
 function contributionsSql(scoped: string): string {
   const c = "CASE w.win WHEN '1d' THEN r.c1d WHEN '7d' THEN r.c7d ELSE r.c30d END";
   return `SELECT r.program, r.scope, r.fingerprint, r.segment, w.win, sum(r.sign * ${c})::BIGINT AS count, sum(r.sign * (${c} > 0)::INT)::BIGINT AS wallets,
@@ -50,7 +53,10 @@ function contributionsSql(scoped: string): string {
     GROUP BY ${GROUP.map((k) => (k === "win" ? "w.win" : `r.${k}`)).join(", ")}`;
 }
 
-/** Current payer rows with their current segment (payers never scored count as human), restricted by `where` on issue_payers `ip`. */
+/**
+ * Current payer rows with their current segment (payers never scored count as human), restricted by `where` on
+ * issue_payers `ip`.
+ */
 const currentRows = (where: string) =>
   `(SELECT 1 AS sign, ip.*, coalesce(s.segment, 'human') AS segment FROM issue_payers ip LEFT JOIN payer_scores s USING (payer) WHERE ${where})`;
 
@@ -118,7 +124,10 @@ export async function refreshIssueWindows(state: StateDb, segmentsBefore: string
     DROP TABLE issue_windows_merged; DROP TABLE window_groups_left`);
 }
 
-/** The serving version's per-segment issue rows (issues.ts's `issue_segments`): issue_windows with the window's sample signature. */
+/**
+ * The serving version's per-segment issue rows (issues.ts's `issue_segments`): issue_windows with the window's sample
+ * signature.
+ */
 export function issueSegmentsSql(windows: string): string {
   return `CREATE OR REPLACE TEMP TABLE issue_segments AS
     SELECT g.program, g.scope, g.win, g.segment, g.fingerprint, g.count, g.wallets, g.last_at AS last_in_window,

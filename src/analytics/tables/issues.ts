@@ -36,7 +36,10 @@ function mergeSql(delta: string, log: boolean): string {
     DROP TABLE issue_payers_matched; DROP TABLE issue_payers_merged; DROP TABLE ${delta}`;
 }
 
-/** Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. `log`: as mergeSql's. */
+/**
+ * Failures among the changes' new versions, in the windows they fall in; plus issue identities and lifetimes. `log`: as
+ * mergeSql's.
+ */
 export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds, log: boolean): string {
   const { since } = bounds;
   return `
@@ -77,7 +80,10 @@ export function applyIssueArrivalsSql(changes: string, bounds: WindowBounds, log
     DROP TABLE issue_examples_new; DROP TABLE issue_examples_kept`;
 }
 
-/** Failures whose receipt a window's start passed since the previous refresh leave it (edge_rows: their state before this refresh). */
+/**
+ * Failures whose receipt a window's start passed since the previous refresh leave it (edge_rows: their state before
+ * this refresh).
+ */
 export function applyIssueDeparturesSql(bounds: WindowBounds): string {
   const { since, previousSince: was } = bounds;
   const passed = (w: "1d" | "7d" | "30d") => `received_at >= ${was[w]} AND received_at < ${since[w]}`;

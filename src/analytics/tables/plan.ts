@@ -193,7 +193,10 @@ export function planRanges(input: {
   return { clock, today, bounds, ranges, rows, parts, needs: needsOf(parts, bounds, today) };
 }
 
-/** Every range a version's figures merge (windows, trend days, all kept days, deploy periods), and each one's row of `ranges`. */
+/**
+ * Every range a version's figures merge (windows, trend days, all kept days, deploy periods), and each one's row of
+ * `ranges`.
+ */
 function rangesOf(
   programs: string[],
   periods: ReleasePeriod[],
@@ -234,7 +237,10 @@ function rangesOf(
   return { ranges, rows };
 }
 
-/** What must be at hand: the ranges' hours and edges, today's and yesterday's hours, the departures' edges, the bot score's days. */
+/**
+ * What must be at hand: the ranges' hours and edges, today's and yesterday's hours, the departures' edges, the bot
+ * score's days.
+ */
 function needsOf(parts: RangePart[], bounds: WindowBounds, today: number): Needs {
   const { hourDays, edgeHours } = partNeeds(parts);
   // Ranges name programs; what every program needs is kept once, for all ('*').

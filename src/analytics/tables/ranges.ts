@@ -80,7 +80,10 @@ export async function writeRangeParts(state: StateDb, parts: RangePart[]): Promi
   );
 }
 
-/** A rollup merged over each range of `parts` (a range_parts table), per range, account and the rollup's dims, into `target`. */
+/**
+ * A rollup merged over each range of `parts` (a range_parts table), per range, account and the rollup's dims, into
+ * `target`.
+ */
 export function mergeRangesSql(r: Rollup, target: string, parts = "range_parts"): string {
   const dims = r.dims.map((d) => d.name);
   const unitPart = (level: "d" | "h") => {

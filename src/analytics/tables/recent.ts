@@ -45,7 +45,9 @@ export function forgetRecentSql(clock: number): string {
   return `DELETE FROM u_recent_m WHERE minute < ${firstRecentMinute(clock)}; DELETE FROM u_recent_issues_m WHERE minute < ${firstRecentMinute(clock)}`;
 }
 
-/** The version's `recent_outcomes` and `recent_issues` (program, account_id, minute, …), the kept minutes as they are. */
+/**
+ * The version's `recent_outcomes` and `recent_issues` (program, account_id, minute, …), the kept minutes as they are.
+ */
 export function recentServingTablesSql(target: string, clock: number): string {
   const first = firstRecentMinute(clock);
   return `

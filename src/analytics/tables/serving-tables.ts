@@ -175,7 +175,10 @@ export async function writeServingTables(
     await state.run(`DROP TABLE IF EXISTS r_${name}`);
 }
 
-/** The deploys and their release periods (sql/deploys.sql, sql/release_periods.sql), as temp tables of the state's connection. */
+/**
+ * The deploys and their release periods (sql/deploys.sql, sql/release_periods.sql), as temp tables of the state's
+ * connection.
+ */
 export async function deployTablesSql(state: StateDb, deployFiles: string[], clock: number): Promise<void> {
   await state.run(
     deployFiles.length > 0

@@ -55,7 +55,8 @@ const SCHEMA = [
   // Failures per issue and payer in each window: the distinct wallets of an issue, per payer segment.
   `CREATE TABLE IF NOT EXISTS issue_payers (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, payer UBIGINT,
      c1d BIGINT, c7d BIGINT, c30d BIGINT, last_at BIGINT, last_sig_at BIGINT, last_sig VARCHAR)`,
-  // What never changes for an issue (its fingerprint's inputs), and when it was first and last seen (kept past retention).
+  // What never changes for an issue (its fingerprint's inputs), and when it was first and last seen (kept past
+  // retention).
   `CREATE TABLE IF NOT EXISTS issue_identity (program VARCHAR, fingerprint VARCHAR, outcome VARCHAR, failing_program VARCHAR,
      instruction VARCHAR, err_code BIGINT, err_name VARCHAR, drop_class VARCHAR)`,
   "CREATE TABLE IF NOT EXISTS issue_lifetimes (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, first_seen BIGINT, last_seen BIGINT)",

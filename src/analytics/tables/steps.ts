@@ -161,7 +161,10 @@ export function loadUnits(
   return ensureLoaded(state, input.needs, input.taken, input.today, previousToday, input.fresh);
 }
 
-/** The failures the windows' starts passed since the previous refresh leave the issues' payer counts; the clock moves with them. */
+/**
+ * The failures the windows' starts passed since the previous refresh leave the issues' payer counts; the clock moves
+ * with them.
+ */
 export async function applyDepartures(state: StateDb, bounds: WindowBounds): Promise<void> {
   await state.run(applyIssueDeparturesSql(bounds));
   await state.setMeta({ clock: bounds.clock });

@@ -32,7 +32,8 @@
 //   envelope's `program`; without one, the failing top-level instruction's program): the outermost of
 //   its frames among those enclosing the failing frame; where it has none there, the failing top-level
 //   instruction's name. failingInstruction: the innermost failing frame's (the top-level one's when
-//   the failing frame is not in the logs). Names: see instruction-names.ts (the `Program log: Instruction: X` line right after the
+//   the failing frame is not in the logs). Names: see instruction-names.ts (the `Program log: Instruction: X` line
+// right after the
 //   frame's invoke line, then an IDL discriminator match on the frame's data — the message for a
 //   top-level frame, the matching `meta.innerInstructions` entry for a CPI — then built-in decoders,
 //   and "AnchorEventCpi" for Anchor's `emit_cpi!` self-CPI); UpperCamelCase as Anchor logs it, so
@@ -60,7 +61,8 @@
 //   none can be identified.
 // - cuUsed: `meta.computeUnitsConsumed`; for simulations `unitsConsumed`; when absent (2022
 //   transactions, simulation logs alone) the sum of the top-level frames' `consumed N of M` lines
-//   (null when the logs are truncated, start mid-way or print none); a given figure is reported as given although failed simulations under-count it (docs/solana.md "Compute units",
+//   (null when the logs are truncated, start mid-way or print none); a given figure is reported as given although
+// failed simulations under-count it (docs/solana.md "Compute units",
 //   sample 13: 21,115 reported vs 142,350 consumed by Jupiter alone): do not use it for headroom.
 // - cuRequested: first SetComputeUnitLimit, else 200,000 per non-builtin + 3,000 per builtin top-level
 //   instruction, capped at 1,400,000 (builtins: program-ids.ts BUILTIN_PROGRAMS); null without a

@@ -22,7 +22,10 @@ export interface LogFrame {
   topOrdinal: number;
   /** 0-based position among the children of its parent, in invoke order; -1 when detached. */
   childIndex: number;
-  /** 0-based order among all CPIs of its top-level instruction (= `innerInstructions` order); -1 for top-level or detached frames. */
+  /**
+   * 0-based order among all CPIs of its top-level instruction (= `innerInstructions` order); -1 for top-level or
+   * detached frames.
+   */
   cpiOrdinal: number;
   childCount: number;
   cpiCount: number;

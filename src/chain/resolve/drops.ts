@@ -1,4 +1,5 @@
-// Drop classification (docs/architecture.md "Outcomes, drops and issues", docs/solana.md "What the chain can show"). A dropped attempt never reached the chain, so the
+// Drop classification (docs/architecture.md "Outcomes, drops and issues", docs/solana.md "What the chain can show"). A
+// dropped attempt never reached the chain, so the
 // chain cannot say why; the class is inferred from what txray saw around it, and every diagnosis
 // lists the evidence rows that decided it. Classes, strongest evidence first:
 //   superseded_by_retry   the same payer's attempt at the same program landed under another
@@ -52,7 +53,10 @@ const RETRY_WINDOW_MS = 90_000;
 export const SAME_PAYER_WINDOW_MS = RETRY_WINDOW_MS;
 const STALE_BLOCKS_LEFT = 20; // ≈ 8 s at 400 ms blocks: a client that sends this late rarely lands
 const PROVIDER_WINDOW_MS = 15 * 60_000;
-/** No class looks further from the attempt than this (the provider and congestion windows): neighbours beyond it change nothing. */
+/**
+ * No class looks further from the attempt than this (the provider and congestion windows): neighbours beyond it change
+ * nothing.
+ */
 export const NEIGHBOUR_WINDOW_MS = PROVIDER_WINDOW_MS;
 const MIN_SAMPLES = 20;
 
@@ -93,11 +97,17 @@ export type SamePayerSend = Pick<Neighbour, "sig" | "payer" | "program" | "sentA
 export type NeighbourSet = {
   /** Neighbours sharing a payer and program with a drop (any others are ignored by the retry check). */
   samePayerProgram: SamePayerSend[];
-  /** More of them: the held sends of the drops' pairs sent within [from, to] (recent-sends.ts), ordered before the listed ones on equal times. */
+  /**
+   * More of them: the held sends of the drops' pairs sent within [from, to] (recent-sends.ts), ordered before the
+   * listed ones on equal times.
+   */
   heldSamePayer?: { sends: HistoryPairs; from: number; to: number };
   /** Every non-preflight neighbour (but those in `held`). */
   sends: SendColumns;
-  /** More of them: the resolver's recent sends (recent-sends.ts) sent within [from, to], whose counts are kept as they come. */
+  /**
+   * More of them: the resolver's recent sends (recent-sends.ts) sent within [from, to], whose counts are kept as they
+   * come.
+   */
   held?: { sends: HistoryCounts; from: number; to: number };
 };
 
@@ -370,16 +380,25 @@ const reachedChain = (outcome: Outcome) => outcome === "landed" || outcome === "
 export const payerProgramKey = (payer: string, program: string) => `${payer}\u0000${program}`;
 
 type NeighbourIndex = {
-  /** The drops' payer+program pairs' sends, each pair's in send-time order (held ones first, then the listed in list order, on ties). */
+  /**
+   * The drops' payer+program pairs' sends, each pair's in send-time order (held ones first, then the listed in list
+   * order, on ties).
+   */
   byPayerProgram: Map<string, PairIndex>;
   /** Non-preflight neighbours: counts and drops in a time window, over all providers and for one. */
   window(from: number, to: number): Counts;
   providerWindow(rpcHash: string, from: number, to: number): Counts;
-  /** Per program, neighbours that reached the chain (not dropped, not preflight) with a known price, within the fee range: runs in send-time order. */
+  /**
+   * Per program, neighbours that reached the chain (not dropped, not preflight) with a known price, within the fee
+   * range: runs in send-time order.
+   */
   landedPrices(program: string): PriceRun[];
 };
 
-/** One payer+program pair's sends in send-time order, as columns; reachedBefore[k]: how many of [0, k) reached the chain. */
+/**
+ * One payer+program pair's sends in send-time order, as columns; reachedBefore[k]: how many of [0, k) reached the
+ * chain.
+ */
 type PairIndex = PairSends & { reachedBefore: number[] };
 
 /**
@@ -479,7 +498,10 @@ function indexNeighbours(
   };
 }
 
-/** Counts and drops of a time-sorted list within [from, to], by binary search over prefix sums (rows added in time order). */
+/**
+ * Counts and drops of a time-sorted list within [from, to], by binary search over prefix sums (rows added in time
+ * order).
+ */
 class WindowCounts {
   private readonly times: number[] = [];
   private readonly dropsBefore: number[] = [0];
@@ -496,7 +518,10 @@ class WindowCounts {
   }
 }
 
-/** First index whose value is ≥ target (values ascending), among the first `end` (a typed column's rows; its capacity is longer). */
+/**
+ * First index whose value is ≥ target (values ascending), among the first `end` (a typed column's rows; its capacity is
+ * longer).
+ */
 export function lowerBound(values: ArrayLike<number>, target: number, end = values.length): number {
   let lo = 0;
   let hi = end;
@@ -520,7 +545,10 @@ export function upperBound(values: ArrayLike<number>, target: number, end = valu
   return lo;
 }
 
-/** Prices within this span of the lowest are ranked through a table, not a Map (whole µlamports per CU, as envelopes carry them). */
+/**
+ * Prices within this span of the lowest are ranked through a table, not a Map (whole µlamports per CU, as envelopes
+ * carry them).
+ */
 const RANK_TABLE_SPAN = 1 << 20;
 
 /** Distinct prices ascending, and each run's rows' ranks among them (rankOf[r][k]: row start + k of run r). */

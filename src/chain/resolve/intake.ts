@@ -5,7 +5,8 @@
 // partitions by spool_segment. The run marks the segments taken, with its time, when it records
 // (in the commit of its batch: one row per segment, never per attempt); until then they still await
 // intake, so a run that dies reads them again, and `why` finds their attempts in their parts. After
-// a crash, segments taken since the last checkpoint are read again too (checkpoint.ts). Segments are taken in chunks of about INTAKE_CHUNK_ROWS envelopes with a
+// a crash, segments taken since the last checkpoint are read again too (checkpoint.ts). Segments are taken in chunks of
+// about INTAKE_CHUNK_ROWS envelopes with a
 // pause for the event loop between chunks, and at most about INTAKE_MAX_ROWS per run: a backlog of
 // millions of envelopes (a server that fell behind) is taken over several runs instead of being
 // held in memory at once while ingest waits.
@@ -41,12 +42,18 @@ export type EnvelopeColumns = {
 };
 
 const INTAKE_CHUNK_ROWS = 50_000;
-/** At most half a run's look-ups (resolve.ts MAX_ATTEMPTS_PER_RUN): a run looks up all it took in, and the open attempts due again. */
+/**
+ * At most half a run's look-ups (resolve.ts MAX_ATTEMPTS_PER_RUN): a run looks up all it took in, and the open attempts
+ * due again.
+ */
 const INTAKE_MAX_ROWS = 100_000;
 
 const NO_ROWS = { attempt_id: [] } as unknown as EnvelopeColumns;
 
-/** `exclude`: segments a round still being recorded took in (resolve.ts): not marked taken until its commit, and not to be taken twice. */
+/**
+ * `exclude`: segments a round still being recorded took in (resolve.ts): not marked taken until its commit, and not to
+ * be taken twice.
+ */
 export type IntakeLimits = {
   maxSegments?: number;
   maxRows?: number;
@@ -101,7 +108,10 @@ export async function readSegments(
   return { attempts: attemptsOf(c), byDay: fromParts === null };
 }
 
-/** The attempt with this signature among segments' envelopes (why, for an envelope flushed but not taken in yet); null when none. */
+/**
+ * The attempt with this signature among segments' envelopes (why, for an envelope flushed but not taken in yet); null
+ * when none.
+ */
 export async function findInSegments(ctx: Context, segments: AwaitingSegment[], sig: string): Promise<Attempt | null> {
   // Only the parts their flush wrote (a few small files): parts already compacted are not looked at,
   // so a look-up never scans a day's partitions (those attempts are taken in within seconds anyway).
@@ -109,7 +119,10 @@ export async function findInSegments(ctx: Context, segments: AwaitingSegment[], 
   return c === null ? null : (attemptsOf(c)[0] ?? null);
 }
 
-/** An envelope read back from a spool line (decodeSpoolLine) as an attempt; null when a field is not what the spool writes. */
+/**
+ * An envelope read back from a spool line (decodeSpoolLine) as an attempt; null when a field is not what the spool
+ * writes.
+ */
 export function attemptFromSpoolFields(f: Record<SpoolColumn, string | null>): Attempt | null {
   const number = (text: string | null) => (text === null ? null : Number(text));
   const attempt: Attempt = {

@@ -1,7 +1,8 @@
 // The resolver's open attempts (docs/operations.md, "How resolving works"): every attempt taken in
 // from the lake and not resolved yet, held in this process's memory, ordered by when it is next
 // looked up (a binary heap of entries pointing at their attempts; a rescheduled or removed attempt
-// leaves a stale heap entry behind, older than its version, skipped when popped). Nothing per attempt goes to the control database: the set is checkpointed to a file
+// leaves a stale heap entry behind, older than its version, skipped when popped). Nothing per attempt goes to the
+// control database: the set is checkpointed to a file
 // (checkpoint.ts), and what happened since the checkpoint is replayed from the lake after a restart.
 
 import type { Attempt } from "./types";
@@ -18,7 +19,10 @@ export type OpenAttempt = Attempt & {
   version: number;
 };
 
-/** `seq`: the order entries were pushed in, which breaks ties of `at` (a number: a run takes in ~100,000 attempts due at the same time, and comparing their ids was most of the heap's cost). */
+/**
+ * `seq`: the order entries were pushed in, which breaks ties of `at` (a number: a run takes in ~100,000 attempts due at
+ * the same time, and comparing their ids was most of the heap's cost).
+ */
 type HeapEntry = { at: number; seq: number; attempt: OpenAttempt; version: number };
 
 export class OpenAttempts {

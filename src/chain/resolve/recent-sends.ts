@@ -23,9 +23,14 @@ import type { Outcome, Resolution } from "./types";
  * they were sent (a blockhash lives ~60-90 s; the resolver looks again right after expiry).
  */
 export const RECENT_SENDS_MS = 20 * 60_000;
-/** Payers and signatures are held this long: the retry window (±90 s) of drops resolved up to ~2.5 min after their send. */
+/**
+ * Payers and signatures are held this long: the retry window (±90 s) of drops resolved up to ~2.5 min after their send.
+ */
 export const RETRY_HOLD_MS = 4 * 60_000;
-/** At most this many sends are held (~570 MB of RSS measured: docs/operations.md); beyond, the oldest are let go and windows before them are read from the lake. */
+/**
+ * At most this many sends are held (~570 MB of RSS measured: docs/operations.md); beyond, the oldest are let go and
+ * windows before them are read from the lake.
+ */
 export const MAX_HELD_SENDS = 5_000_000;
 
 /** What the lake gives back about one resolved send. */
@@ -87,13 +92,19 @@ export class RecentSends {
     return { from, to };
   }
 
-  /** The held sends' payer+program pairs within [from, to] (NeighbourSet.heldSamePayer); null when their details are not held that far back. */
+  /**
+   * The held sends' payer+program pairs within [from, to] (NeighbourSet.heldSamePayer); null when their details are not
+   * held that far back.
+   */
   heldPairs(from: number, to: number): { sends: SendHistory; from: number; to: number } | null {
     if (!this.loaded || from < this.detailFrom) return null;
     return { sends: this.sends, from, to };
   }
 
-  /** Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry hold. */
+  /**
+   * Lets go of sends before the window (and the oldest beyond maxHeld), and of payers and signatures before the retry
+   * hold.
+   */
   private trim(now: number): void {
     // The window and the retry hold follow the newest send taken in, not the clock: a resolver
     // minutes behind decides drops sent minutes ago, whose 15-minute windows and payers' sends

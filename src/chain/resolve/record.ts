@@ -98,7 +98,10 @@ function lakeRow(r: Resolution) {
   };
 }
 
-/** What a run records: its resolutions, the open attempts the signature index does not hold yet, and the segments it took in. */
+/**
+ * What a run records: its resolutions, the open attempts the signature index does not hold yet, and the segments it
+ * took in.
+ */
 export type RunRecord = { resolutions: Resolution[]; open: Attempt[]; segments: string[] };
 
 /**

@@ -83,19 +83,33 @@ export type ResolveOptions = {
 };
 
 export type ResolveSummary = {
-  /** chunksReadByDay: chunks read from their days' partitions because their flushed parts were compacted (or unrecorded). */
+  /**
+   * chunksReadByDay: chunks read from their days' partitions because their flushed parts were compacted (or
+   * unrecorded).
+   */
   intake: { segments: number; attempts: number; chunksReadByDay: number };
   resolved: Record<string, number>;
   /** Attempts still open (waiting to land or to expire). */
   stillPending: number;
   discardedBatches: number;
-  /** More work is waiting than one run takes (due attempts or envelopes beyond this run's caps): the scheduler runs the job again soon. */
+  /**
+   * More work is waiting than one run takes (due attempts or envelopes beyond this run's caps): the scheduler runs the
+   * job again soon.
+   */
   backlog: boolean;
-  /** When the next open attempt is due (the scheduler runs the job again then at the latest); null when none is open. */
+  /**
+   * When the next open attempt is due (the scheduler runs the job again then at the latest); null when none is open.
+   */
   nextRunInMs: number | null;
-  /** Milliseconds spent per step (state, intake, statuses, times, transactions, drops, record, checkpoint, upkeep; those the run reached). */
+  /**
+   * Milliseconds spent per step (state, intake, statuses, times, transactions, drops, record, checkpoint, upkeep; those
+   * the run reached).
+   */
   stepsMs: Record<string, number>;
-  /** Milliseconds per phase of the run's recordings (rows, staging, index, publish: record.ts); they overlap the next round's steps. */
+  /**
+   * Milliseconds per phase of the run's recordings (rows, staging, index, publish: record.ts); they overlap the next
+   * round's steps.
+   */
   recordingMs: Record<string, number>;
   /** Rounds the run made (roundsForMs). */
   rounds: number;
@@ -113,7 +127,10 @@ const DEFAULT_BATCH_CALLS = 10;
 const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
 const NONCE_WAIT_MS = 30 * 60_000;
-/** Far beyond any blockhash lifetime (~90 s): an attempt still not found is dropped whatever its lastValidBlockHeight says. */
+/**
+ * Far beyond any blockhash lifetime (~90 s): an attempt still not found is dropped whatever its lastValidBlockHeight
+ * says.
+ */
 const MAX_PENDING_MS = 24 * 3600_000;
 /** How long the signature index keeps an attempt (why, diagnose-drop); shorter when TXRAY_RETENTION_DAYS is. */
 const INDEX_RETENTION_MS = 30 * 86_400_000;
@@ -426,7 +443,10 @@ function retryMs(attempt: OpenAttempt): number {
   return Math.min(30_000, 1_000 * 2 ** Math.min(Math.max(0, attempt.checks - 1), 5));
 }
 
-/** The run's upkeep: the signature index's merges and retention started in the background; hourly counts and why's cached transactions trimmed once an hour. */
+/**
+ * The run's upkeep: the signature index's merges and retention started in the background; hourly counts and why's
+ * cached transactions trimmed once an hour.
+ */
 async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<void> {
   const retention =
     ctx.config.TXRAY_RETENTION_DAYS === undefined

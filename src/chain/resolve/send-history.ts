@@ -285,7 +285,10 @@ export class SortedSends implements HistoryCounts, HistoryPairs {
     return { count: b - a, drops: provider.dropsBefore.data[b] - provider.dropsBefore.data[a] };
   }
 
-  /** Landed prices of a program's sends sent within [from, to], in send-time order: a view (valid until the store next changes). */
+  /**
+   * Landed prices of a program's sends sent within [from, to], in send-time order: a view (valid until the store next
+   * changes).
+   */
   landedPrices(program: string, from: number, to: number): PriceRun[] {
     const landed = this.landed.get(this.numbers.get(program) ?? -1);
     const [s, e] = this.rowsWithin(from, to);
@@ -329,7 +332,10 @@ export class SortedSends implements HistoryCounts, HistoryPairs {
     };
   }
 
-  /** Entries of the per-provider, per-program and per-payer lists (none outlives its row: memory stays bounded by what is held). */
+  /**
+   * Entries of the per-provider, per-program and per-payer lists (none outlives its row: memory stays bounded by what
+   * is held).
+   */
   footprint(): { providers: number; landed: number; pairs: number } {
     let providers = 0;
     let landed = 0;
@@ -502,7 +508,9 @@ export class SendHistory implements HistoryCounts, HistoryPairs {
     return Math.min(lastA, lastB);
   }
 
-  /** Lets go of signatures and payers of sends before `at` from those sent from `from` on (the retry hold moving on). */
+  /**
+   * Lets go of signatures and payers of sends before `at` from those sent from `from` on (the retry hold moving on).
+   */
   forgetDetails(from: number, at: number): void {
     for (const store of [this.appended, this.late])
       store.forgetDetailsBefore(store.firstFrom(from), store.firstFrom(at));

@@ -94,7 +94,8 @@ export function resolvedValue(r: Resolution): ResolvedEntry {
 }
 
 export function resolvedEntry(r: Resolution): IndexEntry {
-  // resolvedValue's fields in its order, the story compact: one object per entry (the resolver writes ~20,000 a second).
+  // resolvedValue's fields in its order, the story compact: one object per entry (the resolver writes ~20,000 a
+  // second).
   const value = {
     ...common(r.attempt),
     state: "resolved",

@@ -91,7 +91,9 @@ export async function currentState(ctx: Context): Promise<ResolverState> {
   return state;
 }
 
-/** The ids of the open attempts, as a process starting now would hold them (checks over everything: `bun run chaos`). */
+/**
+ * The ids of the open attempts, as a process starting now would hold them (checks over everything: `bun run chaos`).
+ */
 export async function openAttemptIds(ctx: Context): Promise<Set<string>> {
   return new Set([...(await currentState(ctx)).open.values()].map((a) => a.attemptId));
 }

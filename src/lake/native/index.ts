@@ -105,7 +105,9 @@ export function loadNativeFlushWriter(options: NativeBuildOptions = {}): NativeF
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
 
-  /** The (segment, account) counts of a row group; the account as the spool wrote it (JSON when it starts with a quote). */
+  /**
+   * The (segment, account) counts of a row group; the account as the spool wrote it (JSON when it starts with a quote).
+   */
   let groupSlots = new BigInt64Array(4 * 64);
   let groupText = new Uint8Array(4096);
   const groupCount = new BigInt64Array(1);
