@@ -360,7 +360,7 @@ const MODULE_STATE_ALLOWED: { file: string; name: string; why: string }[] = [
   { file: "src/analytics/sql/index.ts", name: "cache", why: "SQL file text by name" },
   { file: "src/analytics/landing-score/sql.ts", name: "cache", why: "SQL file text by name" },
   {
-    file: "src/analytics/serving/answer-json.ts",
+    file: "src/analytics/serving/shared-answer-text.ts",
     name: "texts",
     why: "an answer object's JSON text (answers are never mutated)",
   },

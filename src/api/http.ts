@@ -1,7 +1,7 @@
 // HTTP rendering of txray errors and JSON answers: one place decides the error shape (docs/api.md#errors) and
 // the status of each code. Internal errors are logged and answered without details.
 
-import { answerJson } from "../analytics/serving/answer-json";
+import { answerJson } from "../analytics/serving/shared-answer-text";
 import { errorBody, TxrayError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
 import { describeError } from "../shared/logger";

@@ -1,5 +1,5 @@
 // The serving shortcuts answer exactly what the query path answers: precomputed public answers
-// (tables/answers.ts) against the same answer functions run on request; wallet pages (read from
+// (tables/precompute-answers.ts) against the same answer functions run on request; wallet pages (read from
 // the lake at query time) against the generated rows; memoised JSON; side files going with their
 // versions.
 
@@ -14,8 +14,8 @@ import { providerReportAnswers } from "../../src/analytics/queries/provider-repo
 import { releaseDiffAnswers } from "../../src/analytics/queries/release-diff";
 import { SEGMENTS, topIssuesAnswers } from "../../src/analytics/queries/top-issues";
 import { walletPage, type Position, type WalletPageQuery } from "../../src/analytics/queries/wallet-history";
-import { answerJson, shareAnswer } from "../../src/analytics/serving/answer-json";
-import { PRECOMPUTED_ROUTES, type PrecomputedRoute } from "../../src/analytics/serving/answers";
+import { answerJson, shareAnswer } from "../../src/analytics/serving/shared-answer-text";
+import { PRECOMPUTED_ROUTES, type PrecomputedRoute } from "../../src/analytics/serving/precomputed-answers";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { ServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";

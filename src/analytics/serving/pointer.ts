@@ -18,7 +18,7 @@ const SERVING_FILE = /^serving-(\d+)\.(?:duckdb(?:\.wal)?|wallets(?:\.idx|\.json
 export const pointerPath = (paths: DataPaths) => join(paths.tables, "current.json");
 export const servingFile = (paths: DataPaths, version: number) => join(paths.tables, `serving-${version}.duckdb`);
 
-/** The precomputed answers side file of a version (tables/answers.ts writes it, serving/answers.ts reads it). */
+/** The precomputed answers side file of a version (tables/precompute-answers.ts writes it, serving/precomputed-answers.ts reads it). */
 export const answersFile = (tablesDir: string, version: number) => join(tablesDir, `serving-${version}.answers`);
 
 export function readPointer(paths: DataPaths): ServingPointer | null {

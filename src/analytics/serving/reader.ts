@@ -6,7 +6,7 @@
 // within a version), so a hot question costs a map lookup.
 //
 // Opening a version also loads what makes requests skip DuckDB entirely: the known programs (the
-// 404 decision) and the precomputed public answers (serving/answers.ts).
+// 404 decision) and the precomputed public answers (serving/precomputed-answers.ts).
 
 import {
   DuckDBInstance,
@@ -20,8 +20,8 @@ import { plainRow } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
 import { sqlFile } from "../sql";
 import type { WindowName } from "../windows";
-import { shareAnswer } from "./answer-json";
-import { PrecomputedAnswers, type PrecomputedRoute } from "./answers";
+import { shareAnswer } from "./shared-answer-text";
+import { PrecomputedAnswers, type PrecomputedRoute } from "./precomputed-answers";
 import { answersFile, readPointer, type ServingPointer } from "./pointer";
 
 const POINTER_CHECK_MS = 250;
@@ -126,7 +126,7 @@ export class ServingTables {
       this.answers.set(key, hit);
       return hit as Promise<T>;
     }
-    // Cached answers are shared by every request asking the same question (serving/answer-json.ts).
+    // Cached answers are shared by every request asking the same question (serving/shared-answer-text.ts).
     // The version stays open until the answer is made: a question of several queries must not
     // lose its version between two of them when the tables job switches (retire) meanwhile.
     this.inFlight++;

@@ -12,7 +12,7 @@ import { answersFile, readPointer, removeServingFilesExcept, servingFile, writeP
 import { WINDOWS, WINDOW_NAMES } from "../windows";
 import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
-import { writeAnswers } from "./answers";
+import { writeAnswers } from "./precompute-answers";
 import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
 import { ensureLoaded } from "./edges";
 import {

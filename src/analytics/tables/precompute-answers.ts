@@ -1,7 +1,7 @@
 // Build step: the public answer of every route that takes no per-request parameter, for every
 // known program × window, computed by the query layer's own answer functions over the database
 // being built and written as the version's answers side file (format and reader:
-// serving/answers.ts). One set of bulk queries per route, not one per answer: a few hundred
+// serving/precomputed-answers.ts). One set of bulk queries per route, not one per answer: a few hundred
 // answers cost a second or two.
 
 import type { DuckDBConnection } from "@duckdb/node-api";
@@ -13,7 +13,7 @@ import { cuHeadroomAnswers } from "../queries";
 import { providerReportAnswers } from "../queries";
 import { releaseDiffAnswers } from "../queries";
 import { topIssuesAnswers } from "../queries";
-import { answerLines, type AnswerLine, type PrecomputedRoute } from "../serving/answers";
+import { answerLines, type AnswerLine, type PrecomputedRoute } from "../serving/precomputed-answers";
 import { toDuckValue, type SqlParam } from "../serving/reader";
 import { WINDOW_NAMES } from "../windows";
 

@@ -1,5 +1,5 @@
 // Precomputed public answers of one serving version. The tables job computes, per program × window,
-// the public answer of every route that needs no per-request parameter (tables/answers.ts) and
+// the public answer of every route that needs no per-request parameter (tables/precompute-answers.ts) and
 // writes them next to the version's database as `serving-<n>.answers`: one line per answer,
 // `route \t program \t window \t body`, body = the answer's JSON (`null` for a precomputed 404,
 // e.g. no deploy; JSON never contains a raw tab or newline). A reader reads the file when it opens
@@ -13,7 +13,7 @@
 
 import { existsSync } from "node:fs";
 import type { WindowName } from "../windows";
-import { shareAnswer } from "./answer-json";
+import { shareAnswer } from "./shared-answer-text";
 
 export const PRECOMPUTED_ROUTES = ["baseline", "release-diff", "top-issues", "cu-headroom", "provider-report"] as const;
 export type PrecomputedRoute = (typeof PRECOMPUTED_ROUTES)[number];
