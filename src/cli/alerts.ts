@@ -37,7 +37,7 @@ export async function alertsCommand(
 ): Promise<number> {
   const control = openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
   try {
-    if (action === "add") return add(control, args, io);
+    if (action === "add") return add(control, config, args, io);
     if (action === "list") return list(control, args, io);
     if (action === "remove") return remove(control, args, io);
     if (action === "test") return await test(control, config, args, io);
@@ -81,7 +81,7 @@ function paramEntry(text: string): [string, unknown] {
   return [name, value];
 }
 
-function add(control: ControlDb, args: string[], io: AlertsIo): number {
+function add(control: ControlDb, config: Config, args: string[], io: AlertsIo): number {
   const { values, positionals } = parse(args, {
     program: { type: "string" },
     rule: { type: "string" },
@@ -109,6 +109,7 @@ function add(control: ControlDb, args: string[], io: AlertsIo): number {
     accountId,
     { program: values.program, rule: values.rule, params, destination },
     Date.now(),
+    config,
   );
   if (values.json) io.stdout(`${JSON.stringify(created)}\n`);
   else {
