@@ -35,6 +35,7 @@ export {
   listRules,
   removeRule,
   sendTest,
+  sendTestWithDetail,
   redactUrl,
   ruleView,
   MAX_RULES_PER_ACCOUNT,

@@ -180,8 +180,9 @@ export function removeRule(
 }
 
 /**
- * Sends a sample alert for the rule to its destination now (one attempt, no retry: the answer is
- * what the destination said) and records it in the delivery log as a `test` delivery.
+ * Sends a sample alert for the rule to its destination now (one attempt, no retry) and records it in
+ * the delivery log as a `test` delivery. The answer is the class of what happened (see
+ * testResultClass); the delivery log keeps the detail.
  */
 export async function sendTest(
   deps: { control: ControlDb; config: Config },
@@ -189,6 +190,19 @@ export async function sendTest(
   id: string,
   effects: SendEffects,
 ): Promise<AlertTestResult> {
+  return (await sendTestWithDetail(deps, accountId, id, effects)).answer;
+}
+
+/**
+ * sendTest for the operator (`txray alerts test`): the same answer, and the delivery log's detail
+ * (the status code and the start of the body) that the account's answer never shows.
+ */
+export async function sendTestWithDetail(
+  deps: { control: ControlDb; config: Config },
+  accountId: string | null,
+  id: string,
+  effects: SendEffects,
+): Promise<{ answer: AlertTestResult; detail: string | null }> {
   const rule = alertRuleById(deps.control, id);
   if (!rule || (accountId !== null && rule.accountId !== accountId))
     throw notFound(`alert rule ${id}: no such rule${accountId === null ? "" : " for this account"}`);
@@ -243,12 +257,10 @@ export async function sendTest(
     at: effects.clock(),
   });
   const result = testResultClass(outcome);
+  const delivered = outcome.status === "sent";
   return {
-    delivery: deliveryId,
-    delivered: outcome.status === "sent",
-    result,
-    elapsedMs,
-    error: testResultWords(result),
+    answer: { delivery: deliveryId, delivered, result, elapsedMs, error: testResultWords(result) },
+    detail: delivered ? null : outcome.error,
   };
 }
 

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "../config";
 import { accountIdByName, deliveryLog, listAlertRules, openControlDb, firingCounts, type ControlDb } from "../control";
 import { dataPaths } from "../lake/paths";
-import { createRule, defaultSendEffects, removeRule, ruleView, sendTest } from "../alerts";
+import { createRule, defaultSendEffects, removeRule, ruleView, sendTestWithDetail } from "../alerts";
 import { readUserConfig, userConfigPath } from "./user-config";
 
 export type AlertsIo = {
@@ -154,9 +154,14 @@ function remove(control: ControlDb, args: string[], io: AlertsIo): number {
 async function test(control: ControlDb, config: Config, args: string[], io: AlertsIo): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new AlertsUsageError("alerts test needs one rule id (see `txray alerts list`)");
-  const result = await sendTest({ control, config }, null, positionals[0], defaultSendEffects());
+  const { answer: result, detail } = await sendTestWithDetail(
+    { control, config },
+    null,
+    positionals[0],
+    defaultSendEffects(),
+  );
   io.stdout(`${JSON.stringify(result)}\n`);
-  if (!result.delivered) io.stderr(`txray: the destination did not accept the test: ${result.error}\n`);
+  if (!result.delivered) io.stderr(`txray: the destination did not accept the test: ${detail}\n`);
   return result.delivered ? 0 : 1;
 }
 
