@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   AlertTestResultSchema,
   createRule,
+  destinationProblem,
   PAYLOAD_VERSION,
   sendAttempt,
   sendTest,
+  type Lookup,
   type SendEffects,
   type StoredPayload,
 } from "../../src/alerts";
-import { destinationProblem, type Lookup } from "../../src/alerts/destination";
 import { ConfigError, loadConfig } from "../../src/config";
 import { addProgramCounts, authenticate } from "../../src/control";
 import { parseIp, parseNetworks } from "../../src/shared/ip-address";
