@@ -49,6 +49,8 @@ const server = await startServerProcess({
   SOLANA_RPC_URL: chain.url,
   TXRAY_SCHEDULER: "on",
   TXRAY_LOG_LEVEL: "info",
+  // The webhook receiver is on loopback.
+  ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
   ...intervals,
 });
 const serverStartedAt = Date.now();

@@ -50,6 +50,7 @@ async function deliverQueue(
       JSON.parse(delivery.payload) as StoredPayload,
       attempt,
       effects,
+      ctx.config,
     );
     const at = effects.clock();
     if (outcome.status === "sent") {

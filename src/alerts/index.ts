@@ -11,6 +11,7 @@ export {
   type RuleParams,
   type AlertRuleInput,
 } from "./rules";
+export { destinationProblem, allowedNetworks, type DestinationSettings, type Lookup } from "./destination";
 export { AlertPayloadSchema, PAYLOAD_VERSION, type AlertPayload, type StoredPayload } from "./payload";
 export { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from "./signature";
 export { slackAlertMessage, type SlackWebhookMessage } from "./slack-message";
@@ -35,6 +36,7 @@ export {
   listRules,
   removeRule,
   sendTest,
+  sendTestWithDetail,
   redactUrl,
   ruleView,
   MAX_RULES_PER_ACCOUNT,

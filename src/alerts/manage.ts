@@ -25,7 +25,8 @@ import { newDeliveryId, publicBaseUrl } from "./evaluate";
 import { programPath } from "./finding";
 import { absoluteLinks, PAYLOAD_VERSION, type StoredPayload } from "./payload";
 import { AlertRuleInputSchema, RULE_KINDS, ruleParams, type RuleKind } from "./rules";
-import { sendAttempt, type SendEffects } from "./send";
+import { destinationProblem, type DestinationSettings } from "./destination";
+import { sendAttempt, type AttemptOutcome, type SendEffects } from "./send";
 
 /** Rules an account may have at once. */
 export const MAX_RULES_PER_ACCOUNT = 100;
@@ -62,12 +63,21 @@ export const AlertRulesSchema = z
 export const AlertRuleDeletedSchema = z
   .looseObject({ id: z.string(), deleted: z.literal(true) })
   .meta({ id: "AlertRuleDeleted" });
+/** What a test send tells the rule's author: a class, never the receiver's own words or status code. */
+export const TEST_RESULTS = ["2xx", "3xx", "4xx", "5xx", "refused", "unreachable", "timeout"] as const;
+export type TestResultClass = (typeof TEST_RESULTS)[number];
+
 export const AlertTestResultSchema = z
   .looseObject({
     delivery: z.string().describe("the test delivery's id (dlv_…)"),
     delivered: z.boolean(),
-    httpStatus: z.number().int().nullable(),
-    error: z.string().nullable(),
+    result: z
+      .enum(TEST_RESULTS)
+      .describe(
+        "the answer's status class, or `refused` (an address alerts may not reach), `unreachable` (no connection), `timeout`",
+      ),
+    elapsedMs: z.number().int().min(0).describe("how long the attempt took"),
+    error: z.string().nullable().describe("the result in words (never the receiver's body)"),
   })
   .meta({ id: "AlertTestResult" });
 
@@ -105,11 +115,22 @@ const destinationKey = (accountId: string, destination: AlertRuleRecord["destina
     .digest("hex")
     .slice(0, 32);
 
-/** Validates `input` (400 naming the field), checks the program is the account's (404) and stores the rule. */
-export function createRule(control: ControlDb, accountId: string, input: unknown, now: number): AlertRuleCreated {
+/**
+ * Validates `input` (400 naming the field, including a destination alerts may not reach), checks the
+ * program is the account's (404) and stores the rule.
+ */
+export function createRule(
+  control: ControlDb,
+  accountId: string,
+  input: unknown,
+  now: number,
+  settings: DestinationSettings,
+): AlertRuleCreated {
   const parsed = AlertRuleInputSchema.safeParse(input);
   if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues));
   const { program, rule, destination } = parsed.data;
+  const problem = destinationProblem(destination.url, settings);
+  if (problem) throw badRequest(describeIssues([{ path: ["destination", "url"], message: problem }]));
   if (!accountHasProgram(control, accountId, program))
     throw notFound(`program ${program}: this account has sent no telemetry for it`);
   if (countAlertRules(control, accountId) >= MAX_RULES_PER_ACCOUNT)
@@ -159,8 +180,9 @@ export function removeRule(
 }
 
 /**
- * Sends a sample alert for the rule to its destination now (one attempt, no retry: the answer is
- * what the destination said) and records it in the delivery log as a `test` delivery.
+ * Sends a sample alert for the rule to its destination now (one attempt, no retry) and records it in
+ * the delivery log as a `test` delivery. The answer is the class of what happened (see
+ * testResultClass); the delivery log keeps the detail.
  */
 export async function sendTest(
   deps: { control: ControlDb; config: Config },
@@ -168,6 +190,19 @@ export async function sendTest(
   id: string,
   effects: SendEffects,
 ): Promise<AlertTestResult> {
+  return (await sendTestWithDetail(deps, accountId, id, effects)).answer;
+}
+
+/**
+ * sendTest for the operator (`txray alerts test`): the same answer, and the delivery log's detail
+ * (the status code and the start of the body) that the account's answer never shows.
+ */
+export async function sendTestWithDetail(
+  deps: { control: ControlDb; config: Config },
+  accountId: string | null,
+  id: string,
+  effects: SendEffects,
+): Promise<{ answer: AlertTestResult; detail: string | null }> {
   const rule = alertRuleById(deps.control, id);
   if (!rule || (accountId !== null && rule.accountId !== accountId))
     throw notFound(`alert rule ${id}: no such rule${accountId === null ? "" : " for this account"}`);
@@ -212,13 +247,41 @@ export async function sendTest(
     ],
   });
   recordDeliveryAttempt(deps.control, deliveryId, now);
-  const outcome = await sendAttempt(rule.destination, payload, 1, effects);
-  const error = outcome.status === "sent" ? null : outcome.error;
+  const started = performance.now();
+  const outcome = await sendAttempt(rule.destination, payload, 1, effects, deps.config);
+  const elapsedMs = Math.round(performance.now() - started);
   recordDeliveryOutcome(deps.control, deliveryId, {
     status: outcome.status === "sent" ? "sent" : "failed",
     httpStatus: outcome.httpStatus,
-    error,
+    error: outcome.status === "sent" ? null : outcome.error,
     at: effects.clock(),
   });
-  return { delivery: deliveryId, delivered: outcome.status === "sent", httpStatus: outcome.httpStatus, error };
+  const result = testResultClass(outcome);
+  const delivered = outcome.status === "sent";
+  return {
+    answer: { delivery: deliveryId, delivered, result, elapsedMs, error: testResultWords(result) },
+    detail: delivered ? null : outcome.error,
+  };
 }
+
+/**
+ * The class of a test attempt's outcome. Whoever holds the account key may point a rule anywhere, so
+ * the answer tells only this much: a closed port and a host that drops the connection both read
+ * `unreachable`, and the body (kept in the operator's delivery log) is never shown.
+ */
+function testResultClass(outcome: AttemptOutcome): TestResultClass {
+  if (outcome.httpStatus !== null)
+    return `${Math.min(5, Math.max(2, Math.floor(outcome.httpStatus / 100)))}xx` as TestResultClass;
+  return outcome.status === "sent" ? "2xx" : (outcome.noAnswer ?? "unreachable");
+}
+
+const TEST_RESULT_WORDS: Record<TestResultClass, string | null> = {
+  "2xx": null,
+  "3xx": "the destination answered with a redirect (3xx), which is not followed: use the final URL",
+  "4xx": "the destination refused the request (4xx)",
+  "5xx": "the destination failed (5xx)",
+  refused: "refused: the destination is an address alerts may not reach (ALERTS_ALLOWED_NETWORKS)",
+  unreachable: "the destination could not be reached",
+  timeout: "the destination did not answer in time",
+};
+const testResultWords = (result: TestResultClass) => TEST_RESULT_WORDS[result];

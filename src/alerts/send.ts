@@ -2,21 +2,27 @@
 // the JSON, signed; Slack: the Block Kit message), then decide from the answer. 2xx: sent. 429,
 // 408 and 5xx, a network error or a timeout: retry, after Retry-After when the answer has one, else
 // after an exponential backoff with jitter, unless that is past the delivery's give-up time. Any
-// other answer (a 3xx, which is never followed, or a 4xx) fails for good: retrying would not help.
+// other answer (a 3xx, which is never followed, or a 4xx) fails for good: retrying would not help,
+// and so does a destination that resolves to an address alerts may not reach (./destination.ts).
 
 import { VERSION } from "../shared/version";
 import { retryAfterMs } from "../shared/retry-after";
 import type { AlertRuleRecord } from "../control";
+import { defaultLookup, resolveDestination, type DestinationSettings, type Lookup } from "./destination";
 import { attemptBody, type StoredPayload } from "./payload";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature";
 import { slackAlertMessage } from "./slack-message";
 
-/** Effects passed in so tests are deterministic: fetch, the clock (ms) and the jitter's random source. */
-export type SendEffects = { fetch: typeof fetch; clock: () => number; random: () => number };
+/**
+ * Effects passed in so tests are deterministic: fetch, the clock (ms), the jitter's random source and
+ * the name lookup (node:dns when absent).
+ */
+export type SendEffects = { fetch: typeof fetch; clock: () => number; random: () => number; lookup?: Lookup };
 export const defaultSendEffects = (clock: () => number = Date.now): SendEffects => ({
   fetch: globalThis.fetch,
   clock,
   random: Math.random,
+  lookup: defaultLookup,
 });
 
 /** Longest wait for one attempt's answer. */
@@ -26,10 +32,13 @@ export const RETRY_CAP_MS = 15 * 60_000;
 /** The most of a failing answer's body kept in the delivery log. */
 const ERROR_BODY_CHARS = 200;
 
+/** Why an attempt got no HTTP answer: the destination was refused, could not be reached, or did not answer in time. */
+export type NoAnswer = "refused" | "unreachable" | "timeout";
+
 export type AttemptOutcome =
   | { status: "sent"; httpStatus: number }
-  | { status: "retry"; httpStatus: number | null; error: string; retryAfterMs: number | null }
-  | { status: "failed"; httpStatus: number | null; error: string };
+  | { status: "retry"; httpStatus: number | null; error: string; retryAfterMs: number | null; noAnswer?: NoAnswer }
+  | { status: "failed"; httpStatus: number | null; error: string; noAnswer?: NoAnswer };
 
 /** The request of one attempt: its body and headers (the signature is over exactly this body). */
 export function attemptRequest(
@@ -50,31 +59,59 @@ export function attemptRequest(
   return { body, headers };
 }
 
+/**
+ * One attempt: the destination's host is resolved and checked (./destination.ts), then the request
+ * goes to a checked address, the next one only when the previous could not be connected to.
+ */
 export async function sendAttempt(
   destination: AlertRuleRecord["destination"],
   stored: StoredPayload,
   attempt: number,
   effects: SendEffects,
+  settings: DestinationSettings,
 ): Promise<AttemptOutcome> {
+  const signal = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
+  const resolved = await resolveDestination(destination.url, settings, effects.lookup ?? defaultLookup);
+  if ("refused" in resolved)
+    return { status: "failed", httpStatus: null, error: resolved.refused, noAnswer: "refused" };
+  if ("unreachable" in resolved)
+    return {
+      status: "retry",
+      httpStatus: null,
+      error: resolved.unreachable,
+      retryAfterMs: null,
+      noAnswer: "unreachable",
+    };
   const sentAt = effects.clock();
   const { body, headers } = attemptRequest(destination, stored, sentAt, attempt);
-  let response: Response;
-  try {
-    response = await effects.fetch(destination.url, {
-      method: "POST",
-      body,
-      headers,
-      redirect: "manual",
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-    });
-  } catch (error) {
-    const name = error instanceof Error ? error.name : "";
-    const reason =
-      name === "TimeoutError" || name === "AbortError"
-        ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
-        : networkError(error);
-    return { status: "retry", httpStatus: null, error: reason, retryAfterMs: null };
+  let response: Response | null = null;
+  let failure: AttemptOutcome | null = null;
+  for (const target of resolved.targets) {
+    try {
+      response = await effects.fetch(target.url, {
+        method: "POST",
+        body,
+        headers: { ...headers, host: target.host },
+        redirect: "manual",
+        signal,
+        ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
+      });
+      break;
+    } catch (error) {
+      const name = error instanceof Error ? error.name : "";
+      const timedOut = name === "TimeoutError" || name === "AbortError";
+      const reason = timedOut ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` : networkError(error);
+      failure = {
+        status: "retry",
+        httpStatus: null,
+        error: reason,
+        retryAfterMs: null,
+        noAnswer: timedOut ? "timeout" : "unreachable",
+      };
+      if (timedOut) break;
+    }
   }
+  if (!response) return failure as AttemptOutcome;
   const text = response.ok ? "" : await response.text().catch(() => "");
   if (response.ok) {
     await response.body?.cancel().catch(() => {});

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "../config";
 import { accountIdByName, deliveryLog, listAlertRules, openControlDb, firingCounts, type ControlDb } from "../control";
 import { dataPaths } from "../lake/paths";
-import { createRule, defaultSendEffects, removeRule, ruleView, sendTest } from "../alerts";
+import { createRule, defaultSendEffects, removeRule, ruleView, sendTestWithDetail } from "../alerts";
 import { readUserConfig, userConfigPath } from "./user-config";
 
 export type AlertsIo = {
@@ -37,7 +37,7 @@ export async function alertsCommand(
 ): Promise<number> {
   const control = openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
   try {
-    if (action === "add") return add(control, args, io);
+    if (action === "add") return add(control, config, args, io);
     if (action === "list") return list(control, args, io);
     if (action === "remove") return remove(control, args, io);
     if (action === "test") return await test(control, config, args, io);
@@ -81,7 +81,7 @@ function paramEntry(text: string): [string, unknown] {
   return [name, value];
 }
 
-function add(control: ControlDb, args: string[], io: AlertsIo): number {
+function add(control: ControlDb, config: Config, args: string[], io: AlertsIo): number {
   const { values, positionals } = parse(args, {
     program: { type: "string" },
     rule: { type: "string" },
@@ -109,6 +109,7 @@ function add(control: ControlDb, args: string[], io: AlertsIo): number {
     accountId,
     { program: values.program, rule: values.rule, params, destination },
     Date.now(),
+    config,
   );
   if (values.json) io.stdout(`${JSON.stringify(created)}\n`);
   else {
@@ -153,9 +154,14 @@ function remove(control: ControlDb, args: string[], io: AlertsIo): number {
 async function test(control: ControlDb, config: Config, args: string[], io: AlertsIo): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new AlertsUsageError("alerts test needs one rule id (see `txray alerts list`)");
-  const result = await sendTest({ control, config }, null, positionals[0], defaultSendEffects());
+  const { answer: result, detail } = await sendTestWithDetail(
+    { control, config },
+    null,
+    positionals[0],
+    defaultSendEffects(),
+  );
   io.stdout(`${JSON.stringify(result)}\n`);
-  if (!result.delivered) io.stderr(`txray: the destination did not accept the test: ${result.error}\n`);
+  if (!result.delivered) io.stderr(`txray: the destination did not accept the test: ${detail}\n`);
   return result.delivered ? 0 : 1;
 }
 

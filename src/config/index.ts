@@ -4,6 +4,7 @@
 
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseNetworks } from "../shared/ip-address";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -179,6 +180,16 @@ export const SETTINGS = {
     doc: "Most alert messages one destination gets per `ALERTS_FLOOD_WINDOW_MS`; beyond it, alerts come folded into one summary per rule.",
   },
   ALERTS_FLOOD_WINDOW_MS: { schema: milliseconds.default(600_000), doc: "The window of `ALERTS_FLOOD_LIMIT`." },
+  ALERTS_ALLOWED_NETWORKS: {
+    schema: z
+      .string()
+      .refine(
+        (text) => parseNetworks(text) !== null,
+        "a comma-separated list of networks such as `127.0.0.0/8,::1/128`",
+      )
+      .optional(),
+    doc: "Internal networks alert webhooks may reach, as comma-separated CIDR ranges (e.g. `127.0.0.0/8,::1/128` for a receiver on this machine); unset: loopback, private, link-local, CGNAT, multicast and cloud metadata addresses are refused.",
+  },
   TXRAY_PUBLIC_URL: {
     schema: z.url().optional(),
     doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts; unset: `http://API_HOST:API_PORT`.",

@@ -19,7 +19,7 @@ const keys = { a: "", aRead: "", b: "" };
 const programs = { a: randomAddress(), b: randomAddress() };
 
 beforeAll(async () => {
-  t = await testServer();
+  t = await testServer({ ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" });
   keys.a = t.key("team-a");
   keys.aRead = t.key("team-a", "read");
   keys.b = t.key("team-b");
@@ -324,7 +324,7 @@ describe("rules", () => {
     const result = await call("POST", `/v1/alerts/${created.body.id}/test`, { key: keys.a });
     expect(result.status).toBe(200);
     expect(AlertTestResultSchema.safeParse(result.body).success).toBe(true);
-    expect(result.body).toMatchObject({ delivered: true, httpStatus: 200, error: null });
+    expect(result.body).toMatchObject({ delivered: true, result: "2xx", error: null });
     const [request] = (await receiver.waitFor(before + 1)).slice(before);
     expect(request.path).toBe("/hook/test");
     const sent = JSON.parse(request.body);
@@ -353,7 +353,10 @@ describe("rules", () => {
         body: rule({ destination: { type: "slack", url: `${refusing.url}/services/x` } }),
       });
       const failed = await call("POST", `/v1/alerts/${gone.body.id}/test`, { key: keys.a });
-      expect(failed.body).toMatchObject({ delivered: false, httpStatus: 404, error: "HTTP 404: no_service" });
+      // The class only: never the receiver's status code or body.
+      expect(failed.body).toMatchObject({ delivered: false, result: "4xx" });
+      expect(failed.body.httpStatus).toBeUndefined();
+      expect(JSON.stringify(failed.body)).not.toContain("no_service");
     } finally {
       refusing.stop();
     }

@@ -23,10 +23,13 @@ const alerts = new Map<string, AlertPayload[]>();
 
 beforeAll(async () => {
   world = await makeAnswersWorld();
-  ctx = await createContext(loadConfig({ ...world.env, ALERTS_FLOOD_LIMIT: "10" }), {
-    logger: silentLogger,
-    clock: () => END_MS,
-  });
+  ctx = await createContext(
+    loadConfig({ ...world.env, ALERTS_FLOOD_LIMIT: "10", ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" }),
+    {
+      logger: silentLogger,
+      clock: () => END_MS,
+    },
+  );
   accountId = authenticate(ctx.control, world.keys.a)!.accountId;
   receiver = startReceiver();
   const created = END_MS - 40 * 86_400_000; // before any of the data: every issue is "new" to new_issue
@@ -41,6 +44,7 @@ beforeAll(async () => {
         destination: { type: "webhook", url: `${receiver.url}/${path}`, secret: "s3cr3t-0123456789abcdef" },
       },
       created,
+      ctx.config,
     );
   add("provider_drops", { window: "30d" });
   add("cu_headroom", { window: "30d", withinPercent: 18, minSamples: 20 }); // generated p95s are 80–85% of their limits

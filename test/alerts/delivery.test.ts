@@ -31,7 +31,11 @@ const program = randomAddress();
 const effects: SendEffects = { fetch: globalThis.fetch, clock: () => now, random: () => 1 };
 
 beforeEach(async () => {
-  ctx = await testContext({ ALERTS_RETRY_BASE_MS: "5000", ALERTS_GIVE_UP_MS: "600000" });
+  ctx = await testContext({
+    ALERTS_RETRY_BASE_MS: "5000",
+    ALERTS_GIVE_UP_MS: "600000",
+    ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
+  });
   now = T0;
 });
 afterEach(() => {
@@ -49,6 +53,7 @@ function ruleTo(url: string, type: "webhook" | "slack" = "webhook") {
     accountId,
     { program, rule: "new_issue", destination: type === "webhook" ? { type, url, secret: SECRET } : { type, url } },
     T0,
+    ctx.config,
   );
   let n = 0;
   const queue = (state: "firing" | "resolved" = "firing") => {

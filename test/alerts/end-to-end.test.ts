@@ -47,7 +47,7 @@ const evaluate = async () => {
 const received = (prefix: string) => receiver.received.filter((r) => r.path.startsWith(prefix));
 
 beforeAll(async () => {
-  world = await localnetWorld();
+  world = await localnetWorld({ ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" });
   receiver = startReceiver();
   // Before: the app works. One app call in five is account B's.
   const before = await world.phase(

@@ -18,6 +18,7 @@ const env = {
   XDG_CONFIG_HOME: join(root, "config"),
   HOME: root,
   TXRAY_LOG_LEVEL: "silent",
+  ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
 };
 const program = randomAddress();
 let receiver: Receiver;
@@ -153,7 +154,7 @@ test("list shows every rule redacted; test sends a sample (exit 1 when refused);
   const slack = rules.find((r) => r.rule === "cu_headroom")!;
   const sent = await cli("alerts", "test", landing.id);
   expect(sent.code).toBe(0);
-  expect(JSON.parse(sent.stdout)).toMatchObject({ delivered: true, httpStatus: 200 });
+  expect(JSON.parse(sent.stdout)).toMatchObject({ delivered: true, result: "2xx" });
   expect(receiver.received.filter((r) => r.path === "/hook")).toHaveLength(1);
   const refused = await cli("alerts", "test", slack.id);
   expect(refused.code).toBe(1);

@@ -67,6 +67,7 @@ const env = {
   SOLANA_RPC_URL: `http://127.0.0.1:${rpc.port}/?api-key=${RPC_CREDENTIAL}`,
   SLACK_SIGNING_SECRET: SLACK_SECRET,
   XDG_CONFIG_HOME: join(dataDir, "home"),
+  ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
 };
 
 afterAll(() => {

@@ -47,7 +47,7 @@ export function alertRoutes(ctx: Context) {
     async create(request: Request): Promise<Response> {
       const principal = accountKey(ctx, request);
       const body = await jsonBody(request);
-      return json(createRule(ctx.control, principal.accountId, body, ctx.clock()), 201);
+      return json(createRule(ctx.control, principal.accountId, body, ctx.clock(), ctx.config), 201);
     },
     list(request: Request): Response {
       const principal = requirePrincipal(ctx.control, request);
