@@ -4,10 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { createContext, type Context, type Effects } from "../../src/context";
 import { silentLogger } from "../../src/shared/logger";
 
-export async function testContext(env: Record<string, string> = {}): Promise<Context & { dispose(): void }> {
+/** `clock`: the context's clock (default the wall clock), e.g. an advancingClock() a test moves forward. */
+export async function testContext(
+  env: Record<string, string> = {},
+  { clock }: Pick<Effects, "clock"> = {},
+): Promise<Context & { dispose(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "txray-test-"));
   const control = await testControlUrl();
   const config = loadConfig({
@@ -19,7 +23,7 @@ export async function testContext(env: Record<string, string> = {}): Promise<Con
     ...control,
     ...env,
   });
-  const ctx = await createContext(config, { logger: silentLogger });
+  const ctx = await createContext(config, { logger: silentLogger, clock });
   return Object.assign(ctx, {
     dispose() {
       ctx.close();
