@@ -5,7 +5,7 @@
 // MCP (stdio child or /mcp) and Slack can be compared on the same data. The lake is generated once
 // per test process, held in memory, and written into each world's own data directory.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
@@ -22,6 +22,7 @@ import { Spool } from "../../src/spool/spool";
 import { silentLogger } from "../../src/shared/logger";
 import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
 import { randomAddress, randomSignature } from "./envelopes";
+import { readDirectory, writeDirectory, type DirectoryFiles } from "./directory-files";
 
 export const END_MS = 1_763_700_000_000;
 
@@ -44,25 +45,6 @@ type GeneratedLake = Pick<AnswersWorld, "program" | "otherProgram" | "wallet" | 
   files: DirectoryFiles;
   accountA: string;
 };
-
-/** A directory's subdirectories and files (paths relative to it), held in memory. */
-type DirectoryFiles = { dirs: string[]; files: [string, Buffer][] };
-
-function readDirectory(root: string): DirectoryFiles {
-  const entries = readdirSync(root, { recursive: true, withFileTypes: true });
-  const relative = (entry: (typeof entries)[number]) => join(entry.parentPath, entry.name).slice(root.length + 1);
-  return {
-    dirs: entries.filter((entry) => entry.isDirectory()).map(relative),
-    files: entries
-      .filter((entry) => entry.isFile())
-      .map((entry) => [relative(entry), readFileSync(join(root, relative(entry)))]),
-  };
-}
-
-function writeDirectory(root: string, { dirs, files }: DirectoryFiles): void {
-  for (const dir of dirs) mkdirSync(join(root, dir), { recursive: true });
-  for (const [path, bytes] of files) writeFileSync(join(root, path), bytes);
-}
 
 const ENV_DEFAULTS = {
   TXRAY_SCHEDULER: "off",

@@ -6,13 +6,18 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { createContext, type Context, type Effects } from "../../src/context";
 import { silentLogger } from "../../src/shared/logger";
+import { writeDirectory, type DirectoryFiles } from "./directory-files";
 
-/** `clock`: the context's clock (default the wall clock), e.g. an advancingClock() a test moves forward. */
+/**
+ * `clock`: the context's clock (default the wall clock), e.g. an advancingClock() a test moves forward.
+ * `files`: the data directory's contents before the context opens it (default empty).
+ */
 export async function testContext(
   env: Record<string, string> = {},
-  { clock }: Pick<Effects, "clock"> = {},
+  { clock, files }: Pick<Effects, "clock"> & { files?: DirectoryFiles } = {},
 ): Promise<Context & { dispose(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "txray-test-"));
+  if (files) writeDirectory(dataDir, files);
   const control = await testControlUrl();
   const config = loadConfig({
     TXRAY_DATA_DIR: dataDir,
