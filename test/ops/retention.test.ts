@@ -55,8 +55,7 @@ async function generateInto(ctx: Ctx): Promise<string[]> {
  */
 let generatedOnce: Promise<{ files: DirectoryFiles; programs: string[] }> | null = null;
 async function generateFiles() {
-  const ctx = await testContext();
-  (ctx as { clock: () => number }).clock = () => END_MS;
+  const ctx = await testContext({}, { clock: () => END_MS });
   let programs: string[];
   try {
     programs = await generateInto(ctx);
@@ -74,14 +73,12 @@ async function world(env: Record<string, string> = {}) {
   let ctx: Ctx;
   let programs: string[];
   if (process.env.TXRAY_TEST_POSTGRES_URL) {
-    ctx = await testContext(settings);
-    (ctx as { clock: () => number }).clock = () => END_MS;
+    ctx = await testContext(settings, { clock: () => END_MS });
     programs = await generateInto(ctx);
   } else {
     generatedOnce ??= generateFiles();
     const lake = await generatedOnce;
-    ctx = await testContext(settings, { files: lake.files });
-    (ctx as { clock: () => number }).clock = () => END_MS;
+    ctx = await testContext(settings, { files: lake.files, clock: () => END_MS });
     programs = lake.programs;
   }
   const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
