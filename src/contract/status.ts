@@ -25,7 +25,7 @@ import { servingFreshness } from "./freshness";
 /** The resolver's backlog, counted at most once a second per data directory (the route is public). */
 const reuseBacklog = reusedFor<ReturnType<typeof resolverBacklog>>(1_000);
 const cachedResolverBacklog = (ctx: Context) =>
-  reuseBacklog(ctx.paths.root, Date.now(), () => resolverBacklog(ctx.control, ctx.clock()));
+  reuseBacklog(ctx.paths.root, ctx.clock(), () => resolverBacklog(ctx.control, ctx.clock()));
 
 /** The `deferredRows` of a tables run's details (0 when absent). */
 const deferredRowsOf = (details: unknown) =>

@@ -8,7 +8,9 @@ import { recordJobStart } from "../../src/control";
 import { flushJob } from "../../src/jobs/flush";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
 import { testServer, type TestServer } from "../helpers/server";
+import { advancingClock } from "../helpers/clock";
 
+const clock = advancingClock();
 let t: TestServer;
 let rpc: Awaited<ReturnType<typeof startFakeRpc>>;
 let acme: string;
@@ -17,7 +19,7 @@ const acmePrograms = [randomAddress(), randomAddress(), randomAddress()].sort();
 
 beforeAll(async () => {
   rpc = await startFakeRpc(); // every signature unknown at block height 1,000,000: the attempts stay open
-  t = await testServer({ SOLANA_RPC_URL: rpc.url });
+  t = await testServer({ SOLANA_RPC_URL: rpc.url }, { clock });
   acme = t.key("acme");
   other = t.key("other");
   for (const [i, program] of acmePrograms.entries()) {
@@ -102,7 +104,7 @@ describe("GET /v1/status", () => {
     expect(before.lagMs).toBeGreaterThanOrEqual(0); // the flushed segment's wait so far
     const run = await runJob(t.ctx, resolveJob);
     expect(run.details).toMatchObject({ intake: { segments: 1, attempts: 7 }, stillPending: 7 });
-    await Bun.sleep(1_100); // the count is reused for a second (a public route)
+    clock.advance(1_100); // the count is reused for a second (a public route)
     const after = (await t.get("/v1/status")).body.resolver;
     expect(after).toEqual({ pendingAttempts: 7, awaitingIntake: 0, lagMs: expect.any(Number) });
     // Looked up once (not found, not expired) and due again a second later: the lag is that second at most, not the intake's age.
@@ -117,7 +119,7 @@ describe("GET /v1/status", () => {
   test("while a job's run is going, its latest finished run is shown beside it, details and all", async () => {
     const finished = (await t.get("/v1/status")).body.jobs.resolve;
     expect(finished).toMatchObject({ ok: true, lastFinished: null });
-    recordJobStart(t.ctx.control, "resolve", Date.now()); // a run under way, as a resolver running back to back always has
+    recordJobStart(t.ctx.control, "resolve", clock()); // a run under way, as a resolver running back to back always has
     const going = (await t.get("/v1/status")).body.jobs.resolve;
     expect(going).toMatchObject({ ok: null, details: null, durationMs: null });
     expect(going.lastFinished).toEqual({

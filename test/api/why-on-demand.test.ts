@@ -10,23 +10,28 @@ import { makeEnvelope, randomSignature } from "../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../helpers/recorded-rpc";
 import { resolveUntilSettled } from "../helpers/resolve";
 import { testServer, type TestServer } from "../helpers/server";
+import { advancingClock } from "../helpers/clock";
 
 const failure = recordedTransaction("18_"); // a failed System transfer (insufficient lamports)
 const success = recordedTransaction("17_"); // a landed OKX route
 const SYSTEM = "11111111111111111111111111111111";
 let rpc: ReturnType<typeof startRecordedRpc>;
 let t: TestServer;
+const clock = advancingClock();
 
 beforeAll(async () => {
   rpc = startRecordedRpc([failure, success]);
   // Successes are (practically) never in the sample here: the on-demand answer is the status-only one.
-  t = await testServer({
-    SOLANA_RPC_URL: rpc.url,
-    RESOLVE_SAMPLE_RATE: "0.000001",
-    WHY_CHAIN_PER_MINUTE: "6",
-    SPOOL_SEAL_MS: "600000",
-    TRUSTED_PROXY_HEADER: "x-forwarded-for",
-  });
+  t = await testServer(
+    {
+      SOLANA_RPC_URL: rpc.url,
+      RESOLVE_SAMPLE_RATE: "0.000001",
+      WHY_CHAIN_PER_MINUTE: "6",
+      SPOOL_SEAL_MS: "600000",
+      TRUSTED_PROXY_HEADER: "x-forwarded-for",
+    },
+    { clock },
+  );
   const envelopes = [
     makeEnvelope({ sig: failure.sig, program: SYSTEM, ixPrefix: "0200000040420f00", cuLimit: 1_400_000 }),
     makeEnvelope({
@@ -91,7 +96,7 @@ test("an attempt still in the spool is answered from the chain at once, as the r
     `SELECT e.sig, count(*)::INTEGER AS n FROM read_parquet('${t.ctx.paths.datasetGlob("resolutions")}') r JOIN read_parquet('${t.ctx.paths.datasetGlob("envelopes")}') e USING (attempt_id) GROUP BY e.sig`,
   );
   expect(rows.map((r) => r.n)).toEqual([1, 1]);
-  await Bun.sleep(1_100); // the on-demand answers are reused for a second
+  clock.advance(1_100); // the on-demand answers are reused for a second
   for (const [sig, before] of [
     [failure.sig, failed.body],
     [success.sig, landed.body],

@@ -5,6 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { responsePoster, slackSignature } from "../../src/chat";
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
 import { makeAnswersWorld, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
 import { blockKitProblems } from "../helpers/block-kit";
 
@@ -12,20 +13,12 @@ const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 let world: AnswersWorld;
 let server: WorldServer;
 let slow: WorldServer;
-let receiver: ReturnType<typeof Bun.serve>;
-const received: { path: string; body: any }[] = [];
+let receiver: Receiver;
 
 beforeAll(async () => {
   world = await makeAnswersWorld();
   server = await serveWorld(world, { SLACK_SIGNING_SECRET: SECRET });
-  receiver = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      received.push({ path: new URL(request.url).pathname, body: await request.json() });
-      return new Response("ok");
-    },
-  });
+  receiver = startReceiver();
   // Always answers later, posting to loopback (the production poster only posts to hooks.slack.com).
   slow = await serveWorld(
     world,
@@ -37,11 +30,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await slow?.stop();
-  receiver?.stop(true);
+  receiver?.stop();
   world?.dispose();
 });
 
-function form(text: string, responseUrl = `http://127.0.0.1:${receiver.port}/hooks/1`) {
+function form(text: string, responseUrl = `${receiver.url}/hooks/1`) {
   return new URLSearchParams({
     token: "legacy",
     team_id: "T1",
@@ -192,16 +185,12 @@ describe("commands", () => {
 
 describe("slow answers", () => {
   test("acknowledged at once, answered later through response_url", async () => {
-    received.length = 0;
-    const { status, body } = await slack(
-      slow.url,
-      form(`baseline ${world.program}`, `http://127.0.0.1:${receiver.port}/hooks/slow`),
-    );
+    receiver.received.length = 0;
+    const { status, body } = await slack(slow.url, form(`baseline ${world.program}`, `${receiver.url}/hooks/slow`));
     expect(status).toBe(200);
     expect(body.response_type).toBe("ephemeral");
     expect(body.text).toContain("Working on");
-    const deadline = Date.now() + 10_000;
-    while (received.length === 0 && Date.now() < deadline) await Bun.sleep(20);
+    const received = (await receiver.waitFor(1, 10_000)).map((r) => ({ path: r.path, body: JSON.parse(r.body) }));
     expect(received.length).toBe(1);
     expect(received[0].path).toBe("/hooks/slow");
     expect(received[0].body.response_type).toBe("in_channel");
@@ -211,7 +200,7 @@ describe("slow answers", () => {
   });
   test("the production poster only posts to hooks.slack.com", async () => {
     await expect(
-      responsePoster()(`http://127.0.0.1:${receiver.port}/hooks/x`, { response_type: "in_channel", text: "x" }),
+      responsePoster()(`${receiver.url}/hooks/x`, { response_type: "in_channel", text: "x" }),
     ).rejects.toThrow("not allowed");
   });
 });

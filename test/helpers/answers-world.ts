@@ -2,7 +2,8 @@
 // test/analytics does), resolved attempts in the signature index (a failure, a drop with evidence, a
 // landing) and one still open, plus a recorded-mainnet RPC for signatures txray never ingested.
 // Then a real txray app over it on loopback (Date.now clock, like a deployment), so HTTP routes,
-// MCP (stdio child or /mcp) and Slack can be compared on the same data.
+// MCP (stdio child or /mcp) and Slack can be compared on the same data. The lake is generated once
+// per test process, held in memory, and written into each world's own data directory.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,7 @@ import { Spool } from "../../src/spool/spool";
 import { silentLogger } from "../../src/shared/logger";
 import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
 import { randomAddress, randomSignature } from "./envelopes";
+import { readDirectory, writeDirectory, type DirectoryFiles } from "./directory-files";
 
 export const END_MS = 1_763_700_000_000;
 
@@ -37,20 +39,58 @@ export type AnswersWorld = {
   dispose(): void;
 };
 
-export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld> {
-  const dataDir = mkdtempSync(join(tmpdir(), "txray-answers-"));
-  const chainTx = recordedTransaction("19_"); // a failed Jupiter route on mainnet
-  const rpc = startRecordedRpc([chainTx]);
-  const env = {
-    TXRAY_DATA_DIR: dataDir,
-    SOLANA_RPC_URL: rpc.url,
-    TXRAY_SCHEDULER: "off",
-    TXRAY_LOG_LEVEL: "silent",
-    INGEST_WORKERS: "0",
-    INGEST_NATIVE: "off",
-    FLUSH_NATIVE: "off",
-  };
-  const ctx = await createContext(loadConfig(env), { logger: silentLogger, clock: () => END_MS });
+/** The generated part of a world: its lake, built serving tables and keys, as the files of a data directory. */
+type GeneratedLake = Pick<AnswersWorld, "program" | "otherProgram" | "wallet" | "fingerprint" | "keys"> & {
+  files: DirectoryFiles;
+  accountA: string;
+};
+
+const ENV_DEFAULTS = {
+  TXRAY_SCHEDULER: "off",
+  TXRAY_LOG_LEVEL: "silent",
+  INGEST_WORKERS: "0",
+  INGEST_NATIVE: "off",
+  FLUSH_NATIVE: "off",
+};
+
+/**
+ * Generating the lake and building its tables is most of a world's cost and the same every time (a
+ * fixed seed), so a test process does it once per size and each world starts from a copy of it.
+ */
+const generatedLakes = new Map<number, Promise<GeneratedLake>>();
+
+function generatedLake(envelopes: number): Promise<GeneratedLake> {
+  let lake = generatedLakes.get(envelopes);
+  if (!lake) {
+    lake = generateWorldLake(envelopes);
+    generatedLakes.set(envelopes, lake);
+    // A failed generation is tried again by the next world rather than failing every later file.
+    lake.catch(() => generatedLakes.delete(envelopes));
+  }
+  return lake;
+}
+
+async function generateWorldLake(envelopes: number): Promise<GeneratedLake> {
+  const dataDir = mkdtempSync(join(tmpdir(), "txray-answers-lake-"));
+  const ctx = await createContext(loadConfig({ ...ENV_DEFAULTS, TXRAY_DATA_DIR: dataDir }), {
+    logger: silentLogger,
+    clock: () => END_MS,
+  });
+  try {
+    const described = await describeGeneratedLake(ctx, envelopes);
+    ctx.close(); // the control database and serving tables complete on disk before they are read
+    return { ...described, files: readDirectory(dataDir) };
+  } catch (error) {
+    ctx.close();
+    throw error;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Generates the lake into the context's data directory and builds its tables: what a world needs to know of it. */
+async function describeGeneratedLake(ctx: Context, envelopes: number): Promise<Omit<GeneratedLake, "files">> {
+  const dataDir = ctx.config.dataDir;
   const a = createAccountKey(ctx.control, "team-a", "read", END_MS);
   const b = createAccountKey(ctx.control, "team-b", "read", END_MS);
   const generated = await generateLake({
@@ -72,6 +112,24 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
   const [{ fingerprint }] = await ctx.duck.all<{ fingerprint: string }>(
     `SELECT fingerprint, count(*) AS n FROM read_parquet('${ctx.paths.lake}/resolutions/**/*.parquet', hive_partitioning = true) WHERE program = '${program}' AND fingerprint IS NOT NULL GROUP BY fingerprint ORDER BY n DESC, fingerprint LIMIT 1`,
   );
+  return {
+    program,
+    otherProgram: generated.programs[1],
+    wallet,
+    fingerprint,
+    keys: { a: a.key, b: b.key },
+    accountA: a.record.accountId,
+  };
+}
+
+export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld> {
+  const lake = await generatedLake(envelopes);
+  const dataDir = mkdtempSync(join(tmpdir(), "txray-answers-"));
+  writeDirectory(dataDir, lake.files);
+  const chainTx = recordedTransaction("19_"); // a failed Jupiter route on mainnet
+  const rpc = startRecordedRpc([chainTx]);
+  const env = { TXRAY_DATA_DIR: dataDir, SOLANA_RPC_URL: rpc.url, ...ENV_DEFAULTS };
+  const ctx = await createContext(loadConfig(env), { logger: silentLogger, clock: () => END_MS });
   const sigs = {
     failed: randomSignature(),
     dropped: randomSignature(),
@@ -80,16 +138,19 @@ export async function makeAnswersWorld(envelopes = 6_000): Promise<AnswersWorld>
     chain: chainTx.sig,
     unknown: randomSignature(),
   };
-  await indexAttempts(ctx, program, wallet, a.record.accountId, sigs);
-  ctx.close();
+  try {
+    await indexAttempts(ctx, lake.program, lake.wallet, lake.accountA, sigs);
+  } finally {
+    ctx.close();
+  }
   return {
     dataDir,
     env,
-    program,
-    otherProgram: generated.programs[1],
-    wallet,
-    fingerprint,
-    keys: { a: a.key, b: b.key },
+    program: lake.program,
+    otherProgram: lake.otherProgram,
+    wallet: lake.wallet,
+    fingerprint: lake.fingerprint,
+    keys: lake.keys,
     sigs,
     rpc,
     dispose() {

@@ -4,11 +4,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { createContext, type Context, type Effects } from "../../src/context";
 import { silentLogger } from "../../src/shared/logger";
+import { writeDirectory, type DirectoryFiles } from "./directory-files";
 
-export async function testContext(env: Record<string, string> = {}): Promise<Context & { dispose(): void }> {
+/**
+ * `clock`: the context's clock (default the wall clock), e.g. an advancingClock() a test moves forward.
+ * `files`: the data directory's contents before the context opens it (default empty).
+ */
+export async function testContext(
+  env: Record<string, string> = {},
+  { clock, files }: Pick<Effects, "clock"> & { files?: DirectoryFiles } = {},
+): Promise<Context & { dispose(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "txray-test-"));
+  if (files) writeDirectory(dataDir, files);
   const control = await testControlUrl();
   const config = loadConfig({
     TXRAY_DATA_DIR: dataDir,
@@ -19,7 +28,7 @@ export async function testContext(env: Record<string, string> = {}): Promise<Con
     ...control,
     ...env,
   });
-  const ctx = await createContext(config, { logger: silentLogger });
+  const ctx = await createContext(config, { logger: silentLogger, clock });
   return Object.assign(ctx, {
     dispose() {
       ctx.close();

@@ -3,8 +3,8 @@ import { createAccountKey } from "../../src/control";
 import { startServer, type RunningServer } from "../../src/server";
 import { testContext } from "./context";
 
-export async function testServer(env: Record<string, string> = {}) {
-  const ctx = await testContext(env);
+export async function testServer(env: Record<string, string> = {}, effects: Parameters<typeof testContext>[1] = {}) {
+  const ctx = await testContext(env, effects);
   const server: RunningServer = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
   const key = (account: string, scope: "live" | "read" = "live") =>
     createAccountKey(ctx.control, account, scope, Date.now()).key;

@@ -15,6 +15,8 @@ export function startReceiver(
   respond: (request: ReceivedRequest, index: number) => Response | Promise<Response> = () => new Response("ok"),
 ): Receiver {
   const received: ReceivedRequest[] = [];
+  // Each waitFor's check, run again whenever a request arrives.
+  const waiting = new Set<() => void>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -26,16 +28,27 @@ export function startReceiver(
         at: Date.now(),
       };
       received.push(entry);
+      for (const check of waiting) check();
       return await respond(entry, received.length - 1);
     },
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
     received,
-    async waitFor(n, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < n && Date.now() < deadline) await Bun.sleep(20);
-      return received;
+    waitFor(n, timeoutMs = 20_000) {
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiting.delete(check);
+          resolve(received);
+        };
+        const check = () => {
+          if (received.length >= n) done();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        waiting.add(check);
+        check();
+      });
     },
     stop: () => server.stop(true),
   };

@@ -4,7 +4,7 @@
 // (into data/retired) and are deleted after the grace period; unset, everything is kept.
 
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
@@ -17,6 +17,7 @@ import { retentionJob } from "../../src/jobs/retention";
 import { testContext } from "../helpers/context";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { untilVersion } from "../analytics/support";
+import { readDirectory, type DirectoryFiles } from "../helpers/directory-files";
 
 const END_MS = 1_763_700_000_000;
 const DAY = 86_400_000;
@@ -29,9 +30,8 @@ afterEach(async () => {
   }
 });
 
-async function world(env: Record<string, string> = {}) {
-  const ctx = await testContext({ PUBLIC_RATE_PER_MINUTE: "1000000", ...env });
-  (ctx as { clock: () => number }).clock = () => END_MS;
+/** The lake every test starts from: 4,000 envelopes over 30 days (a fixed seed), its serving tables built. */
+async function generateInto(ctx: Ctx): Promise<string[]> {
   const a = createAccountKey(ctx.control, "ret-a", "read", END_MS);
   const generated = await generateLake({
     dataDir: ctx.config.dataDir,
@@ -45,9 +45,43 @@ async function world(env: Record<string, string> = {}) {
     threads: 1,
   });
   await buildServingTables(ctx);
+  return generated.programs;
+}
+
+/**
+ * Generated once per test process and copied for each test; with the control plane on PostgreSQL
+ * (TXRAY_TEST_POSTGRES_URL) its rows are not in the data directory, so each test generates its own.
+ */
+let generatedOnce: Promise<{ files: DirectoryFiles; programs: string[] }> | null = null;
+async function generateFiles() {
+  const ctx = await testContext({}, { clock: () => END_MS });
+  let programs: string[];
+  try {
+    programs = await generateInto(ctx);
+  } finally {
+    ctx.close();
+  }
+  const files = readDirectory(ctx.config.dataDir);
+  rmSync(ctx.config.dataDir, { recursive: true, force: true });
+  return { files, programs };
+}
+
+async function world(env: Record<string, string> = {}) {
+  const settings = { PUBLIC_RATE_PER_MINUTE: "1000000", ...env };
+  let ctx: Ctx;
+  let programs: string[];
+  if (process.env.TXRAY_TEST_POSTGRES_URL) {
+    ctx = await testContext(settings, { clock: () => END_MS });
+    programs = await generateInto(ctx);
+  } else {
+    generatedOnce ??= generateFiles();
+    const lake = await generatedOnce;
+    ctx = await testContext(settings, { files: lake.files, clock: () => END_MS });
+    programs = lake.programs;
+  }
   const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
   open.push({ ctx, server });
-  return { ctx, server, generated };
+  return { ctx, server, generated: { programs } };
 }
 
 const days = (ctx: Ctx, dataset: string) => {

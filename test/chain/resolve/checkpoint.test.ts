@@ -16,15 +16,17 @@ import { silentLogger } from "../../../src/shared/logger";
 import { makeEnvelope } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
 import { testServer, type TestServer } from "../../helpers/server";
+import { advancingClock } from "../../helpers/clock";
 
 const landed = recordedTransaction("18_");
 const HEIGHT = 300_000_000;
 let rpc: ReturnType<typeof startRecordedRpc>;
 let t: TestServer;
+const clock = advancingClock();
 
 beforeAll(async () => {
   rpc = startRecordedRpc([landed], { blockHeight: HEIGHT });
-  t = await testServer({ SOLANA_RPC_URL: rpc.url, SPOOL_SEAL_MS: "600000" });
+  t = await testServer({ SOLANA_RPC_URL: rpc.url, SPOOL_SEAL_MS: "600000" }, { clock });
 });
 afterAll(async () => {
   await t.stop();
@@ -82,7 +84,7 @@ test("a process that starts over holds the same open attempts: the checkpoint, t
   } finally {
     other.close();
   }
-  await Bun.sleep(1_100); // the open attempts are due again a second after their last look-up
+  clock.advance(1_100); // the open attempts are due again a second after their last look-up
   const after = await resolvePending(t.ctx, options());
   expect(after.resolved).toEqual({ landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 });
   expect(after.stillPending).toBe(4);

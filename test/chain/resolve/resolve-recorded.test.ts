@@ -9,6 +9,7 @@ import { RESOLUTION_COLUMNS } from "../../../src/lake/schema";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
 import { testServer, type TestServer } from "../../helpers/server";
+import { advancingClock } from "../../helpers/clock";
 import { ingestAndFlush, resolveUntilSettled } from "../../helpers/resolve";
 
 const landedFailure = recordedTransaction("18_");
@@ -17,10 +18,11 @@ const stillValid = randomSignature();
 const expired = randomSignature();
 let rpc: ReturnType<typeof startRecordedRpc>;
 let t: TestServer;
+const clock = advancingClock();
 
 beforeAll(async () => {
   rpc = startRecordedRpc([landedFailure], { blockHeight: HEIGHT });
-  t = await testServer({ SOLANA_RPC_URL: rpc.url });
+  t = await testServer({ SOLANA_RPC_URL: rpc.url }, { clock });
   const program = "11111111111111111111111111111111";
   await ingestAndFlush(t, [
     makeEnvelope({ sig: landedFailure.sig, program, lastValidBlockHeight: HEIGHT + 10, sentAt: Date.now() }),
@@ -120,7 +122,7 @@ test("why/ and diagnose-drop/ answer from the resolutions; pending is 404 with R
 });
 
 test("a run looks up only what is due: the open attempt once it is due, nothing resolved twice", async () => {
-  await Bun.sleep(1_100); // the still-valid attempt is looked up again a second after its last look-up
+  clock.advance(1_100); // the still-valid attempt is looked up again a second after its last look-up
   const before = rpc.requests();
   const client = createRpcClient({ url: rpc.url });
   await resolvePending(t.ctx, { rpc: client, idls: loadIdls(t.ctx.paths.root), recheckDelayMs: 5 });

@@ -78,7 +78,7 @@ test(
       expect(app, output).toBeDefined();
       let lacking: string | null = "everything";
       while (Date.now() - started < POPULATED_WITHIN_MS && (lacking = await missing(url!, app!)) !== null)
-        await Bun.sleep(2_000);
+        await Bun.sleep(500);
       expect({ populatedInTime: lacking }).toEqual({ populatedInTime: null });
       // By name on every surface: the route's title, the issue page's, the MCP tool's text.
       const top = (await (await fetch(`${url}/v1/top-issues/${app}?window=1d&limit=20`)).json()) as any;
