@@ -125,7 +125,8 @@ function expectAnswer(body: any, want: ReturnType<typeof expected>) {
     expect(body.breakdowns[name].map((s: any) => [s.key, s.count])).toEqual(
       breakdowns[name].map((s) => [s.key, s.count]),
     );
-    body.breakdowns[name].forEach((s: any, i: number) => expect(s.share).toBeCloseTo(breakdowns[name][i].share, 12));
+    for (const [i, s] of (body.breakdowns[name] as any[]).entries())
+      expect(s.share).toBeCloseTo(breakdowns[name][i].share, 12);
   }
   expect(body.breakdowns.segments.map((s: any) => [s.key, s.count])).toEqual(
     breakdowns.segments.map((s) => [s.key, s.count]),

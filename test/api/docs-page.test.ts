@@ -55,7 +55,7 @@ test("the reference page renders every route offline", async () => {
   const response = await page.goto(`${t.url}/docs`);
   expect(response!.status()).toBe(200);
   await page.waitForSelector(`h2:has-text("Why a transaction failed")`, { timeout: 20_000 });
-  const text = await page.locator("body").innerText();
+  const text = (await page.locator("body").textContent()) ?? "";
   for (const summary of [
     "Why a transaction never landed",
     "A program's landing, failure, drop and preflight rates",

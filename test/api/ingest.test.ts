@@ -181,7 +181,7 @@ for (const [workers, native] of [
       test("429 with Retry-After and RateLimit headers once the key's bucket is empty", async () => {
         const rateKey = t.key("bursty");
         const batch = () => Array.from({ length: 50 }, () => makeEnvelope());
-        let response;
+        let response: Awaited<ReturnType<typeof t.ingest>> | undefined;
         for (let i = 0; i < 9; i++) {
           response = await t.ingest({ apiKey: rateKey, envelopes: batch() });
           if (response.status === 429) break;

@@ -164,7 +164,8 @@ test("why/{sig}: the logs as recorded and the call stack rebuilt from them, the 
   });
   expect(body.logs).toEqual(pumpBuy.result.meta.logMessages);
   expect(body.callStack).toHaveLength(PUMP_FRAMES.length);
-  PUMP_FRAMES.forEach((frame, i) => expect(body.callStack[i]).toMatchObject({ index: i, failing: false, ...frame }));
+  for (const [i, frame] of PUMP_FRAMES.entries())
+    expect(body.callStack[i]).toMatchObject({ index: i, failing: false, ...frame });
   expect(body.callStack.filter((f: any) => f.failing)).toHaveLength(1);
   expect(body.callStack[10].instruction).toBe("Transfer"); // the story's failingInstruction names the System frame
   expect(body.callStack[8].programName).toBe("pump.fun");

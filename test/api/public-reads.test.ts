@@ -14,7 +14,7 @@ afterEach(async () => {
 test("429 once a client IP spends its per-minute budget", async () => {
   t = await testServer({ PUBLIC_RATE_PER_MINUTE: "5" });
   const statuses: number[] = [];
-  let last;
+  let last: Awaited<ReturnType<typeof t.get>> | undefined;
   for (let i = 0; i < 7; i++) {
     last = await t.get("/v1/status");
     statuses.push(last.status);

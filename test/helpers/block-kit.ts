@@ -39,18 +39,16 @@ export function blockKitProblems(message: any): string[] {
           if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > 10)
             problems.push(`${where}: 1 to 10 fields`);
           else
-            block.fields.forEach((field: any, j: number) =>
-              problems.push(...textProblems(`${where}.fields[${j}]`, field, 2000)),
-            );
+            for (const [j, field] of (block.fields as any[]).entries())
+              problems.push(...textProblems(`${where}.fields[${j}]`, field, 2000));
         }
         break;
       case "context":
         if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 10)
           problems.push(`${where}: 1 to 10 elements`);
         else
-          block.elements.forEach((element: any, j: number) =>
-            problems.push(...textProblems(`${where}.elements[${j}]`, element, 3000)),
-          );
+          for (const [j, element] of (block.elements as any[]).entries())
+            problems.push(...textProblems(`${where}.elements[${j}]`, element, 3000));
         break;
       case "divider":
         break;

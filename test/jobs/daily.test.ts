@@ -44,7 +44,13 @@ test("a daily job runs once at its time of day, not before", async () => {
   dispose = ctx.dispose;
   (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + NIGHTLY_AT_MS - 400);
   const runs: number[] = [];
-  const job: Job = { name: "nightly-test", run: async (c) => (runs.push(c.clock()), {}) };
+  const job: Job = {
+    name: "nightly-test",
+    run: async (c) => {
+      runs.push(c.clock());
+      return {};
+    },
+  };
   const scheduler = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS }], {});
   await until(() => runs.length > 0);
   await Bun.sleep(300); // the next run is planned a day later
@@ -58,7 +64,13 @@ test("a missed night is caught up soon after start, then the plan goes on", asyn
   dispose = ctx.dispose;
   (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + 10 * 3_600_000);
   let runs = 0;
-  const job: Job = { name: "nightly-test", run: async () => (runs++, {}) };
+  const job: Job = {
+    name: "nightly-test",
+    run: async () => {
+      runs++;
+      return {};
+    },
+  };
   const scheduler = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS, missed: () => runs === 0 }], {});
   await until(() => runs > 0);
   await Bun.sleep(300);

@@ -158,7 +158,13 @@ test("a run that reports new data wakes the job it feeds, whatever that job's in
   let consumerRuns = 0;
   // The producer (like flush) reports new rows at every run; the consumer (like resolve) has an hour-long interval.
   const producer: Job = { name: "producer", run: async () => ({ rows: 10 }) };
-  const consumer: Job = { name: "consumer", run: async () => (consumerRuns++, {}) };
+  const consumer: Job = {
+    name: "consumer",
+    run: async () => {
+      consumerRuns++;
+      return {};
+    },
+  };
   const scheduler = startScheduler(
     ctx,
     [

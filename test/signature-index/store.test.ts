@@ -38,9 +38,8 @@ test("finds every signature it holds and nothing else", async () => {
     sigs.map((sig, i) => ({ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } })),
     at,
   );
-  sigs.forEach((sig, i) =>
-    expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]),
-  );
+  for (const [i, sig] of sigs.entries())
+    expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: 1000 + i, n: i } }]);
   for (let i = 0; i < 200; i++) expect(idx.lookup(randomSignature())).toEqual([]);
 });
 
@@ -205,7 +204,8 @@ test("runs written on the write thread take sequence numbers in call order, and 
     [5, 5],
   ]);
   expect(footers[4]!.batch).toBe("r-batch");
-  sigs.forEach((sig, i) => expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: i } }]));
+  for (const [i, sig] of sigs.entries())
+    expect(idx.lookup(sig)).toEqual([{ sig, attemptId: `a${i}`, value: { at: i } }]);
   expect(readdirSync(idx.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   idx.close();
 });

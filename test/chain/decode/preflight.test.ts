@@ -23,11 +23,6 @@ interface PreflightCase {
   simulationLogs: string[];
 }
 const { cases: texts } = fixtureJson("preflight_texts.json") as { cases: PreflightCase[] };
-const text = (id: string) => {
-  const found = texts.find((c) => c.id === id);
-  if (!found) throw new Error(`no preflight case ${id}`);
-  return found;
-};
 
 const sample13 = fixtureJson("13_") as {
   error: { message: string; data: { err: unknown; logs: string[]; unitsConsumed: number } };

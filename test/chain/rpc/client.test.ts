@@ -17,9 +17,14 @@ const server = Bun.serve({
     maxInFlight = Math.max(maxInFlight, inFlight);
     await Bun.sleep(5);
     inFlight--;
-    if (mode === "429-once" && failures < 1)
-      return (failures++, new Response("slow down", { status: 429, headers: { "retry-after": "0" } }));
-    if (mode === "500-twice" && failures < 2) return (failures++, new Response("oops", { status: 500 }));
+    if (mode === "429-once" && failures < 1) {
+      failures++;
+      return new Response("slow down", { status: 429, headers: { "retry-after": "0" } });
+    }
+    if (mode === "500-twice" && failures < 2) {
+      failures++;
+      return new Response("oops", { status: 500 });
+    }
     if (mode === "400") return new Response("bad", { status: 400 });
     const answer = (call: any) =>
       call.method === "fail"
