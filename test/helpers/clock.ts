@@ -2,7 +2,7 @@
 // pass (an answer reused for a second, an attempt due again later) advances it instead of sleeping.
 // It stays close to the real time, so timestamps written through it still read as "now" elsewhere.
 
-import type { TimerHandle, Timers } from "../../src/context";
+import { realTimers, type TimerHandle, type Timers } from "../../src/context";
 
 export type AdvancingClock = (() => number) & {
   /** Moves this clock `ms` ahead of the wall clock (on top of any earlier advance). */
@@ -79,3 +79,16 @@ export function manualTime(start = Date.now()): ManualTime {
 
 /** One macrotask: the promise chains that wait on no real I/O have run to their end. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Real timers whose `sleep` returns at once and records the wait it was asked for: what retries with
+ * backoff (the RPC client) still retries, as often and with the same waits, without the test waiting.
+ */
+export function instantSleeps(): Timers & { slept: number[] } {
+  const slept: number[] = [];
+  return {
+    ...realTimers,
+    slept,
+    sleep: async (ms) => void slept.push(ms),
+  };
+}
