@@ -1,6 +1,6 @@
 // The composition root: builds the effects and stores every part of txray shares (config, paths,
-// logger, clock, control database, DuckDB, cursor codec) once per process. Tests build one over a
-// temp directory with a silent logger and a fixed clock; nothing reaches for globals.
+// logger, clock, timers, control database, DuckDB, cursor codec) once per process. Tests build one over
+// a temp directory with a silent logger, a fixed clock and timers they advance; nothing reaches for globals.
 
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
