@@ -1,6 +1,6 @@
 // The composition root: builds the effects and stores every part of txray shares (config, paths,
-// logger, clock, control database, DuckDB, cursor codec) once per process. Tests build one over a
-// temp directory with a silent logger and a fixed clock; nothing reaches for globals.
+// logger, clock, timers, control database, DuckDB, cursor codec) once per process. Tests build one over
+// a temp directory with a silent logger, a fixed clock and timers they advance; nothing reaches for globals.
 
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
@@ -16,14 +16,18 @@ import { SignatureIndex } from "../signature-index";
 import { createLogger, type Logger } from "../shared/logger";
 import { configureFault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
+import { realTimers, type Timers } from "./timers";
 
 export { settlesBy, startComponents, type Component, type RunningComponents } from "./components";
+export { realTimers, type TimerHandle, type Timers } from "./timers";
 
 export type Context = {
   config: Config;
   paths: DataPaths;
   logger: Logger;
   clock: () => number;
+  /** Timers and sleeps of what waits for time (the scheduler, the RPC client's backoff). */
+  timers: Timers;
   control: ControlDb;
   duck: Duck;
   /**
@@ -58,7 +62,7 @@ export type Context = {
  */
 export type OwnedPart<T> = { name: string; make(ctx: Context): T; close?(value: T): void };
 
-export type Effects = { logger?: Logger; clock?: () => number };
+export type Effects = { logger?: Logger; clock?: () => number; timers?: Timers };
 
 export async function createContext(config: Config, effects: Effects = {}): Promise<Context> {
   configureFault(config.TXRAY_FAULT_POINT);
@@ -90,6 +94,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
     paths,
     logger,
     clock: effects.clock ?? Date.now,
+    timers: effects.timers ?? realTimers,
     control,
     duck,
     duckOptions,

@@ -20,6 +20,7 @@ export function chainAccess(ctx: Context) {
     concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
     maxRetries: 2,
     logger: ctx.logger,
+    sleep: ctx.timers.sleep,
   });
   let idls: IdlRegistry | null = null;
   let loadedAt = 0;

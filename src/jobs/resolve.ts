@@ -40,6 +40,7 @@ export const resolveJob: Job = {
       concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
       timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS,
       logger: ctx.logger,
+      sleep: ctx.timers.sleep,
     });
     const options = {
       rpc,

@@ -1,6 +1,6 @@
 // The in-process scheduler of `bun run start`: each job on its own interval, a run never overlapping
 // the previous one (the next is scheduled when the current one ends). TXRAY_SCHEDULER=off disables it.
-// A daily job runs at a fixed UTC time of day by the context's clock (tests inject one); if `missed`
+// A daily job runs at a fixed UTC time of day by the context's clock; if `missed`
 // says its last occurrence was not done (the process was down then), it also runs soon after start.
 // A job that fails is retried with exponential backoff (twice the interval after each consecutive
 // failure, at most RETRY_CAP) and back on its interval after its first success: a fault that clears
@@ -12,9 +12,10 @@
 // meet the entry's condition, when it has one) starts it at once, or right after its current run
 // (the alerts job after each tables build; resolve after a flush that brought new rows). A run may
 // also say when it wants to run next (`nextRunInMs`: the resolver's next due look-up). Work driven
-// by data runs within moments of the data, and the interval is only the longest wait.
+// by data runs within moments of the data, and the interval is only the longest wait. Every wait is
+// a timer of the context's (`ctx.timers`) and every time of day its clock, so tests move time on.
 
-import { settlesBy, type Component, type Context } from "../context";
+import { settlesBy, type Component, type Context, type TimerHandle } from "../context";
 import { Stopped } from "../shared/stop";
 import { runJob, type Job, type JobOutcome, type JobRuntime } from "./run";
 
@@ -85,18 +86,19 @@ export function schedulerComponent(ctx: Context, schedule: ScheduledJob[], runti
 function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRuntime) {
   let stopped = false;
   const controller = new AbortController();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const timers = new Set<TimerHandle>();
   const running = new Set<Promise<unknown>>();
   const later = (fn: () => void, delayMs: number) => {
-    const timer = setTimeout(
-      () => {
-        timers.delete(timer);
-        fn();
-      },
-      Math.max(0, delayMs),
-    );
+    const timer = ctx.timers.set(() => {
+      timers.delete(timer);
+      fn();
+    }, delayMs);
     timers.add(timer);
     return timer;
+  };
+  const cancel = (timer: TimerHandle) => {
+    ctx.timers.clear(timer);
+    timers.delete(timer);
   };
   /** What to start after a successful run of the named job (`after`), given that run's details. */
   const followers = new Map<string, ((details: Record<string, unknown>) => void)[]>();
@@ -124,21 +126,13 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
         let failures = 0;
         let busy = false;
         let again = false;
-        let timer: ReturnType<typeof setTimeout> | null = null;
+        let timer: TimerHandle | null = null;
         const plan = (delayMs: number) => {
-          if (timer !== null) {
-            clearTimeout(timer);
-            timers.delete(timer);
-          }
-          timer = setTimeout(
-            () => {
-              if (timer !== null) timers.delete(timer);
-              timer = null;
-              tick();
-            },
-            Math.max(0, delayMs),
-          );
-          timers.add(timer);
+          if (timer !== null) cancel(timer);
+          timer = later(() => {
+            timer = null;
+            tick();
+          }, delayMs);
         };
         const tick = () => {
           busy = true;
@@ -201,7 +195,7 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
     drain() {
       if (stopped) return;
       stopped = true;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers) ctx.timers.clear(timer);
       controller.abort(new Stopped());
     },
     /** The running jobs ended and the hosts closed (after drain). */

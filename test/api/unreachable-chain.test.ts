@@ -2,24 +2,27 @@
 // not resolved answers 404 `pending` with Retry-After wherever it is (spool, lake, open in the
 // resolver; why's look-up on the chain fails and is not an error of txray's),
 // and a signature txray does not hold answers 503 `unavailable` with Retry-After, never a 500.
+// The RPC client's retries happen as usual; their backoff sleeps return at once (and are counted).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveJob } from "../../src/jobs/resolve";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { runJob } from "../../src/jobs/run";
 import { recordSegment, segmentsAwaitingIntake } from "../../src/control";
 import { makeEnvelope, randomSignature } from "../helpers/envelopes";
+import { instantSleeps } from "../helpers/clock";
 import { testServer, type TestServer } from "../helpers/server";
 
 let t: TestServer;
 let key: string;
 let rpcUrl: string;
+const timers = instantSleeps();
 
 beforeAll(async () => {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   rpcUrl = `http://127.0.0.1:${probe.port}/key-abc123`;
   await probe.stop(true);
   // The active segment is sealed only when asked, so the first look finds the attempt in the spool.
-  t = await testServer({ SOLANA_RPC_URL: rpcUrl, SPOOL_SEAL_MS: "600000" });
+  t = await testServer({ SOLANA_RPC_URL: rpcUrl, SPOOL_SEAL_MS: "600000" }, { timers });
   key = t.key("acme");
 });
 afterAll(async () => await t.stop());
@@ -56,8 +59,16 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
   // pending; the answer now says what is true: the chain out of reach since the first failed run, with
   // the error (its URL, which may carry a key, never shown).
   const before = Date.now();
+  const retriesBefore = timers.slept.length;
   const outcome = await runJob(t.ctx, resolveJob);
   expect(outcome.ok).toBe(false);
+  // Its RPC client's five retries, each after a backoff from 250 ms doubling (with jitter of ±50%).
+  const waits = timers.slept.slice(retriesBefore);
+  expect(waits.length).toBe(5);
+  waits.forEach((wait, attempt) => {
+    expect(wait).toBeGreaterThanOrEqual(125 * 2 ** attempt);
+    expect(wait).toBeLessThanOrEqual(375 * 2 ** attempt);
+  });
   await expectPending(envelope.sig!);
   // The resolver looks an open attempt up again within seconds.
   expect((await t.get(`/v1/why/${envelope.sig}`)).headers.get("retry-after")).toBe("2");
@@ -73,8 +84,10 @@ test("a just-ingested attempt is 404 pending with Retry-After in the spool, in t
 
 test("a signature txray does not hold, with the chain unreachable: 503 unavailable with Retry-After, the URL never shown", async () => {
   const sig = randomSignature();
+  const retriesBefore = timers.slept.length;
   const response = await t.get(`/v1/why/${sig}`);
   expect(response.status).toBe(503);
+  expect(timers.slept.length - retriesBefore).toBe(2); // why's look-up was retried twice before giving up
   expect(Object.keys(response.body)).toEqual(["error"]);
   expect(response.body.error.code).toBe("unavailable");
   expect(typeof response.body.error.message).toBe("string");

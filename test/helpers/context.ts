@@ -10,11 +10,12 @@ import { writeDirectory, type DirectoryFiles } from "./directory-files";
 
 /**
  * `clock`: the context's clock (default the wall clock), e.g. an advancingClock() a test moves forward.
+ * `timers`: the context's timers (default real ones), e.g. a manualTime()'s that fire as the test advances it.
  * `files`: the data directory's contents before the context opens it (default empty).
  */
 export async function testContext(
   env: Record<string, string> = {},
-  { clock, files }: Pick<Effects, "clock"> & { files?: DirectoryFiles } = {},
+  { clock, timers, files }: Pick<Effects, "clock" | "timers"> & { files?: DirectoryFiles } = {},
 ): Promise<Context & { dispose(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "txray-test-"));
   if (files) writeDirectory(dataDir, files);
@@ -28,7 +29,7 @@ export async function testContext(
     ...control,
     ...env,
   });
-  const ctx = await createContext(config, { logger: silentLogger, clock });
+  const ctx = await createContext(config, { logger: silentLogger, clock, timers });
   return Object.assign(ctx, {
     dispose() {
       ctx.close();

@@ -1,5 +1,5 @@
 // The scheduler's daily entries: a run at a fixed UTC time of day by the context's clock (injected
-// here: a clock a few hundred ms before the planned time, advancing with real time), once per
+// here: a manualTime() a few hundred ms before the planned time, which the test advances), once per
 // night, caught up at start when the last one was missed; and the Landing Score's nightly entry
 // publishing the day that just ended.
 
@@ -10,6 +10,7 @@ import { NIGHTLY_AT_MS } from "../../src/analytics/landing-score";
 import { nextDailyRun, startScheduler, type Job } from "../../src/jobs/scheduler";
 import { schedule } from "../../src/jobs/registry";
 import { landingScoreJob } from "../../src/jobs/landing-score";
+import { manualTime } from "../helpers/clock";
 import { testContext } from "../helpers/context";
 import { scoreContext } from "../analytics/landing-score-support";
 
@@ -24,12 +25,6 @@ async function until(done: () => boolean, timeoutMs = 15_000): Promise<void> {
   while (!done() && performance.now() < deadline) await Bun.sleep(25);
 }
 
-/** A clock that reads `start` now and advances with real time. */
-function clockFrom(start: number): () => number {
-  const origin = performance.now();
-  return () => start + Math.floor(performance.now() - origin);
-}
-
 test("nextDailyRun: the first planned time strictly after now", () => {
   expect(nextDailyRun(MIDNIGHT, NIGHTLY_AT_MS)).toBe(MIDNIGHT + NIGHTLY_AT_MS);
   expect(nextDailyRun(MIDNIGHT + NIGHTLY_AT_MS - 1, NIGHTLY_AT_MS)).toBe(MIDNIGHT + NIGHTLY_AT_MS);
@@ -39,10 +34,10 @@ test("nextDailyRun: the first planned time strictly after now", () => {
   expect(NIGHTLY_AT_MS).toBeLessThan(60 * 60_000); // "shortly after 00:00 UTC"
 });
 
-test("a daily job runs once at its time of day, not before", async () => {
-  const ctx = await testContext();
+test("a daily job runs once at its time of day, not before, and again a day later", async () => {
+  const time = manualTime(MIDNIGHT + NIGHTLY_AT_MS - 400);
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
-  (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + NIGHTLY_AT_MS - 400);
   const runs: number[] = [];
   const job: Job = {
     name: "nightly-test",
@@ -52,17 +47,21 @@ test("a daily job runs once at its time of day, not before", async () => {
     },
   };
   const scheduler = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS }], {});
-  await until(() => runs.length > 0);
-  await Bun.sleep(300); // the next run is planned a day later
-  await scheduler.stop();
+  await time.advance(399);
+  expect(runs).toEqual([]);
+  await time.advance(1);
+  expect(runs).toEqual([MIDNIGHT + NIGHTLY_AT_MS]);
+  await time.advance(DAY - 1); // the next run is planned a day later
   expect(runs.length).toBe(1);
-  expect(runs[0]).toBeGreaterThanOrEqual(MIDNIGHT + NIGHTLY_AT_MS);
+  await time.advance(1);
+  await scheduler.stop();
+  expect(runs).toEqual([MIDNIGHT + NIGHTLY_AT_MS, MIDNIGHT + DAY + NIGHTLY_AT_MS]);
 });
 
 test("a missed night is caught up soon after start, then the plan goes on", async () => {
-  const ctx = await testContext();
+  const time = manualTime(MIDNIGHT + 10 * 3_600_000);
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
-  (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + 10 * 3_600_000);
   let runs = 0;
   const job: Job = {
     name: "nightly-test",
@@ -72,12 +71,13 @@ test("a missed night is caught up soon after start, then the plan goes on", asyn
     },
   };
   const scheduler = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS, missed: () => runs === 0 }], {});
-  await until(() => runs > 0);
-  await Bun.sleep(300);
+  await time.advance(1_000);
+  expect(runs).toBe(1);
+  await time.advance(300);
   await scheduler.stop();
   expect(runs).toBe(1);
   const notMissed = startScheduler(ctx, [{ job, dailyAtMs: NIGHTLY_AT_MS, missed: () => false }], {});
-  await Bun.sleep(1300);
+  await time.advance(1_300);
   await notMissed.stop();
   expect(runs).toBe(1);
 });
@@ -85,12 +85,15 @@ test("a missed night is caught up soon after start, then the plan goes on", asyn
 test("the nightly entry publishes the Landing Score of the day that just ended", async () => {
   const ctx = await scoreContext(0);
   dispose = ctx.dispose;
-  (ctx as { clock: () => number }).clock = clockFrom(MIDNIGHT + NIGHTLY_AT_MS - 300);
+  const time = manualTime(MIDNIGHT + NIGHTLY_AT_MS - 300);
+  Object.assign(ctx, { clock: time.clock, timers: time.timers });
   const entry = schedule(ctx.config).find((e) => e.job.name === "landing-score")!;
   expect(entry).toMatchObject({ job: landingScoreJob, dailyAtMs: NIGHTLY_AT_MS });
   // A fresh data directory: last night's snapshot is missing, so it is also caught up at start.
   expect("missed" in entry && entry.missed?.(ctx)).toBe(true);
   const scheduler = startScheduler(ctx, [{ job: entry.job, dailyAtMs: NIGHTLY_AT_MS }], {});
+  await time.advance(300);
+  // The run reads and writes real files: wait for its snapshot.
   await until(() => existsSync(join(ctx.dir, "2025-11-20.json")));
   await scheduler.stop();
   expect(existsSync(join(ctx.dir, "2025-11-20.json"))).toBe(true);

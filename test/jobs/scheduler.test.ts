@@ -1,25 +1,31 @@
 // The in-process scheduler: each job on its interval, never overlapping itself (also not across
-// processes: a lease in the control DB), every run recorded and visible in /v1/status.
+// processes: a lease in the control DB), every run recorded and visible in /v1/status. The context's
+// clock and timers are a manualTime(): the test moves time on instead of sleeping.
 import { afterEach, expect, test } from "bun:test";
 import { runJob, startScheduler, type Job } from "../../src/jobs/scheduler";
 import { lastJobRuns } from "../../src/control";
+import { manualTime } from "../helpers/clock";
 import { testContext } from "../helpers/context";
 
 let dispose: (() => void) | null = null;
 afterEach(() => dispose?.());
 
 test("runs each job repeatedly, one run at a time, and records every run", async () => {
-  const ctx = await testContext();
+  const time = manualTime();
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
   let running = 0;
   let maxConcurrent = 0;
   let runs = 0;
+  // Real work of 30 ms (its recorded duration is measured on the wall clock), while time stands still.
+  let work: Promise<void> = Promise.resolve();
   const slow: Job = {
     name: "slow",
     async run() {
       running++;
       maxConcurrent = Math.max(maxConcurrent, running);
-      await Bun.sleep(30);
+      work = Bun.sleep(30);
+      await work;
       running--;
       runs++;
       return { runs };
@@ -39,7 +45,10 @@ test("runs each job repeatedly, one run at a time, and records every run", async
     ],
     {},
   );
-  await Bun.sleep(1300);
+  for (let step = 0; step < 100 && runs < 3; step++) {
+    await time.advance(10);
+    await work;
+  }
   await scheduler.stop();
   expect(runs).toBeGreaterThanOrEqual(3);
   expect(maxConcurrent).toBe(1);
@@ -51,6 +60,26 @@ test("runs each job repeatedly, one run at a time, and records every run", async
     .query<{ n: number }, [string]>("SELECT count(*) AS n FROM job_runs WHERE job = ?")
     .get("slow")!.n;
   expect(recorded).toBe(runs);
+});
+
+test("a failing job is retried after twice its interval, doubling, and is back on its interval after a success", async () => {
+  const time = manualTime();
+  const ctx = await testContext({}, time);
+  dispose = ctx.dispose;
+  const ranAt: number[] = [];
+  const flaky: Job = {
+    name: "flaky",
+    run: async (c) => {
+      ranAt.push(c.clock());
+      if (ranAt.length <= 4) throw new Error("rpc down");
+      return {};
+    },
+  };
+  const scheduler = startScheduler(ctx, [{ job: flaky, intervalMs: 1_000 }], {});
+  await time.advance(40_000);
+  await scheduler.stop();
+  const waits = ranAt.slice(1).map((at, i) => at - ranAt[i]);
+  expect(waits.slice(0, 6)).toEqual([2_000, 4_000, 8_000, 16_000, 1_000, 1_000]);
 });
 
 test("a run is skipped while another one of the same job holds its lease", async () => {
@@ -65,8 +94,7 @@ test("a run is skipped while another one of the same job holds its lease", async
       return {};
     },
   };
-  const first = runJob(ctx, job);
-  await Bun.sleep(20);
+  const first = runJob(ctx, job); // takes the lease before its first await
   const second = await runJob(ctx, job);
   expect(second).toMatchObject({ ok: true, skipped: true });
   release();
@@ -74,20 +102,22 @@ test("a run is skipped while another one of the same job holds its lease", async
 });
 
 test("a run that reports a backlog is followed by the next within a second, not after its interval", async () => {
-  const ctx = await testContext();
+  const time = manualTime();
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
   let runs = 0;
   // Two runs that leave work behind (like the resolver at its per-run cap), then one that does not.
   const busy: Job = { name: "busy", run: async () => ({ backlog: ++runs < 3 }) };
   const scheduler = startScheduler(ctx, [{ job: busy, intervalMs: 60_000 }], {});
-  await Bun.sleep(5_000);
+  await time.advance(5_000);
   await scheduler.stop();
   // First run after a second, two more 200 ms apart each; the fourth would wait the minute.
   expect(runs).toBe(3);
-}, 15_000);
+});
 
 test("a job scheduled `after` another runs right after each of its successful runs, never after a failed one, one run at a time", async () => {
-  const ctx = await testContext();
+  const time = manualTime();
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
   const order: string[] = [];
   let producerRuns = 0;
@@ -109,7 +139,7 @@ test("a job scheduled `after` another runs right after each of its successful ru
       overlapped ||= running > 0;
       running++;
       order.push("F");
-      await Bun.sleep(10);
+      await time.timers.sleep(10);
       running--;
       return {};
     },
@@ -123,7 +153,7 @@ test("a job scheduled `after` another runs right after each of its successful ru
     ],
     {},
   );
-  await Bun.sleep(3_500);
+  await time.advance(3_500);
   await scheduler.stop();
   expect(overlapped).toBe(false);
   expect(producerRuns).toBeGreaterThanOrEqual(6);
@@ -140,7 +170,7 @@ test("a job scheduled `after` another runs right after each of its successful ru
   expect(afterSuccess.every((next) => next === "F")).toBe(true);
   const afterFailure = order.map((name, i) => (name === "P-" ? order[i + 1] : null)).filter((next) => next === "F");
   expect(afterFailure.length).toBeLessThanOrEqual(1);
-}, 15_000);
+});
 
 test("the registry runs the alerts job after every tables build and on its own interval", async () => {
   const { schedule } = await import("../../src/jobs/registry");
@@ -153,7 +183,8 @@ test("the registry runs the alerts job after every tables build and on its own i
 });
 
 test("a run that reports new data wakes the job it feeds, whatever that job's interval", async () => {
-  const ctx = await testContext();
+  const time = manualTime();
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
   let consumerRuns = 0;
   // The producer (like flush) reports new rows at every run; the consumer (like resolve) has an hour-long interval.
@@ -177,19 +208,20 @@ test("a run that reports new data wakes the job it feeds, whatever that job's in
     ],
     {},
   );
-  await Bun.sleep(1_500);
+  await time.advance(1_500);
   await scheduler.stop();
   expect(consumerRuns).toBeGreaterThanOrEqual(3); // only wakes run it more than once within its hour
 });
 
 test("a run's nextRunInMs brings the job's next run forward", async () => {
-  const ctx = await testContext();
+  const time = manualTime();
+  const ctx = await testContext({}, time);
   dispose = ctx.dispose;
   let runs = 0;
   // Like the resolver with attempts due soon: four runs ask to run again in 50 ms, then none.
   const job: Job = { name: "due-soon", run: async () => ({ nextRunInMs: ++runs <= 4 ? 50 : null }) };
   const scheduler = startScheduler(ctx, [{ job, intervalMs: 3_600_000 }], {});
-  await Bun.sleep(1_800);
+  await time.advance(1_800);
   await scheduler.stop();
   expect(runs).toBe(5);
 });

@@ -32,6 +32,12 @@ function dataDirWithKey() {
   return { dataDir, key };
 }
 
+/** Waits until the server process has written `text` to its log (or a generous deadline passes). */
+async function logged(server: { stderr(): string }, text: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!server.stderr().includes(text) && performance.now() < deadline) await Bun.sleep(5);
+}
+
 async function lakeSigs(dataDir: string) {
   const ctx = await createContext(loadConfig({ TXRAY_DATA_DIR: dataDir }), { logger: silentLogger });
   await flushSpool(ctx);
@@ -60,9 +66,11 @@ test("SIGTERM: the request in flight finishes with 202 and is kept; one arriving
   });
   const slow = fetch(`${server.url}/v1/ingest`, { method: "POST", body, duplex: "half" } as RequestInit);
   push(text.slice(0, 100));
-  await Bun.sleep(300); // the request has reached the server (its body is half read)
-  server.process.kill("SIGTERM");
+  // The request has reached the server (its body is half read): nothing outside the server tells when.
   await Bun.sleep(300);
+  server.process.kill("SIGTERM");
+  // The server logs this just before it starts draining, in the same turn of its event loop.
+  await logged(server, '"message":"stopping"');
 
   const late = Array.from({ length: 5 }, () => makeEnvelope());
   const during = await fetch(`${server.url}/v1/ingest`, {
@@ -96,6 +104,8 @@ test("SIGTERM under concurrent ingest: every 202'd batch is in the lake exactly 
   const acknowledged: string[] = [];
   const statuses = new Map<number, number>();
   let stop = false;
+  let acknowledgedEnough!: () => void;
+  const enoughAcknowledged = new Promise<void>((resolve) => (acknowledgedEnough = resolve));
   const client = async () => {
     while (!stop) {
       const envelopes = Array.from({ length: 20 }, () => makeEnvelope());
@@ -105,8 +115,10 @@ test("SIGTERM under concurrent ingest: every 202'd batch is in the lake exactly 
           body: JSON.stringify({ apiKey: key, envelopes }),
         });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        if (response.status === 202) acknowledged.push(...envelopes.map((e) => e.sig!));
-        else {
+        if (response.status === 202) {
+          acknowledged.push(...envelopes.map((e) => e.sig!));
+          if (acknowledged.length >= 400) acknowledgedEnough();
+        } else {
           expect(response.status).toBe(503);
           expect(response.headers.get("retry-after")).toBe("1");
         }
@@ -116,7 +128,7 @@ test("SIGTERM under concurrent ingest: every 202'd batch is in the lake exactly 
     }
   };
   const clients = Array.from({ length: 8 }, client);
-  await Bun.sleep(600);
+  await enoughAcknowledged; // ingest is well under way: SIGTERM comes among requests in flight
   server.process.kill("SIGTERM");
   const code = await server.process.exited;
   stop = true;
