@@ -17,6 +17,7 @@ export const deploysJob: Job = {
       concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
       timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS,
       logger: ctx.logger,
+      sleep: ctx.timers.sleep,
     });
     const programs = trackedPrograms(ctx.control);
     const result = await detectDeploys(ctx, rpc, programs);
