@@ -9,6 +9,7 @@ import { readdirSync } from "node:fs";
 import { generateLake } from "../../../devkit/generate";
 import { baseline, releaseDiff, topIssues } from "../../../src/analytics/queries";
 import { buildServingTables, type BuildResult } from "../../../src/analytics/tables/build";
+import { takenInLake, type LakePart, type TakenPart } from "../../../src/analytics/tables/intake";
 import { recordDeploy } from "../../../src/chain/deploys";
 import { recordLakeTakenBefore, recordSegment } from "../../../src/control";
 import { compactLake } from "../../../src/lake/compact";
@@ -185,3 +186,39 @@ test(
   },
   HEAVY_MS,
 );
+
+const part = (dataset: "envelopes" | "resolutions", day: string, name: string, bytes = 100): LakePart => ({
+  dataset,
+  program: "A",
+  day,
+  name,
+  path: `/lake/${dataset}/program=A/day=${day}/${name}`,
+  bytes,
+  publishedMs: 1,
+});
+const held = (p: LakePart, rows: number, segments: string[] = []): TakenPart => ({ ...p, rows, segments });
+
+test("takenInLake maps the state's record onto the listing: kept parts, the compacted parts that replaced the others", () => {
+  const day = "2025-11-20";
+  const e1 = part("envelopes", day, "part-s1-0.parquet");
+  const e2 = part("envelopes", day, "part-s2-0.parquet");
+  const merged = part("envelopes", day, "part-c-m-0.parquet", 150);
+  const arrived = part("envelopes", day, "part-s3-0.parquet");
+  const state = [held(e1, 10, ["s1"]), held(e2, 20, ["s2"])];
+
+  // Nothing compacted: the parts taken in, not the new arrival.
+  expect(takenInLake([e1, e2, arrived], state, new Map())).toEqual([
+    { dataset: "envelopes", program: "A", day, files: [e1.path, e2.path], disagreement: null, segments: ["s1", "s2"] },
+  ]);
+  // Compaction merged exactly what was taken in: the compacted part holds it.
+  const exact = takenInLake([merged, arrived], state, new Map([[merged.path, 30]]));
+  expect(exact.map((p) => [p.files, p.disagreement])).toEqual([[[merged.path], null]]);
+  // It merged a part not taken in too (its mark was ignored): read for what the state holds.
+  const more = takenInLake([merged], state, new Map([[merged.path, 45]]));
+  expect(more.map((p) => [p.files, p.disagreement])).toEqual([[[merged.path], "merged-with-parts-not-taken-in"]]);
+  // A part taken in is gone and nothing holds its rows.
+  const fewer = takenInLake([e1, arrived], state, new Map());
+  expect(fewer.map((p) => [p.files, p.disagreement])).toEqual([[[e1.path], "parts-missing"]]);
+  // A partition gone from the lake (retention) is left to the plan.
+  expect(takenInLake([part("envelopes", "2025-11-21", "part-s9-0.parquet")], state, new Map())).toEqual([]);
+});
