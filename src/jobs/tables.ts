@@ -20,16 +20,17 @@ export function tablesJobFor(options: { full?: boolean; maxRows?: number } = {})
         maxRows: options.maxRows,
         signal: runtime.signal,
       });
-      let { attempts, resolutions, partsRead } = result;
+      let { attempts, resolutions, partsRead, repaired } = result;
       let refreshes = 1;
       while (runtime.untilCaughtUp && result.backlog) {
         result = await buildServingTables(ctx, { maxRows: options.maxRows, signal: runtime.signal });
         attempts += result.attempts;
         resolutions += result.resolutions;
         partsRead += result.partsRead;
+        repaired = [...repaired, ...result.repaired];
         refreshes++;
       }
-      return refreshes === 1 ? result : { ...result, attempts, resolutions, partsRead, refreshes };
+      return refreshes === 1 ? result : { ...result, attempts, resolutions, partsRead, repaired, refreshes };
     },
   };
 }

@@ -22,7 +22,8 @@ import { answersFile, nextVersion, servingFile } from "../serving/pointer";
 import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import type { ApplyContext } from "./apply";
-import { deployFiles, listLakeParts, newestReceivedAt, partsToCount, type LakePart } from "./intake";
+import type { Repair } from "./edges";
+import { deployFiles, listLakeParts, newestReceivedAt, partsToCount, takenInLake, type LakePart } from "./intake";
 import { planRanges, planRefresh, programsOf, rebuildReason, refreshClock, stateRebuildReason } from "./plan";
 import {
   applyDepartures,
@@ -74,6 +75,11 @@ export type BuildResult = {
   /** Days read back from the lake for hour units or edge rows. */
   daysLoaded: number;
   /**
+   * Partitions of the days read back whose current parts disagreed with the state's record (compaction merged parts
+   * the state had not taken in, or parts it took in are gone): read for what the state holds of them.
+   */
+  repaired: Repair[];
+  /**
    * New rows left for the next refresh (more had arrived than one refresh takes in: `maxRows`); the scheduler runs it
    * at once.
    */
@@ -97,7 +103,7 @@ export class TablesBuilder {
 
   build(options: BuildOptions = {}): Promise<BuildResult> {
     if (this.stopped) return Promise.reject(new Error("tables: the builder is stopped"));
-    const build = this.queue.then(() => refreshOnce(this.ctx, options));
+    const build = this.queue.then(() => refreshListingAgain(this.ctx, options));
     this.queue = build.catch(() => undefined);
     return build;
   }
@@ -124,6 +130,29 @@ export const tablesBuilderOf = (ctx: Context): TablesBuilder => ctx.own(TABLES_B
 /** One refresh with the context's builder (queued behind the one running). */
 export function buildServingTables(ctx: Context, options: BuildOptions = {}): Promise<BuildResult> {
   return tablesBuilderOf(ctx).build(options);
+}
+
+/** A read that found a listed part gone: removed between the listing and the read by something not waiting for the job. */
+const isPartGone = (error: unknown) =>
+  /No files found that match the pattern|No such file or directory/.test(String((error as Error)?.message ?? error));
+
+/**
+ * One refresh; run once more from a new listing when a part it listed was gone when read. Compaction
+ * swaps partitions only while the tables job's lease is free, but a refresh called without the
+ * job's lease, or the lake changed from outside (retention, an operator), can still take a part
+ * away under it. The failed step's transaction was rolled back and the steps committed before it
+ * left a state a run continues from (as after a crash), so the second run is an ordinary refresh.
+ */
+async function refreshListingAgain(ctx: Context, options: BuildOptions): Promise<BuildResult> {
+  try {
+    return await refreshOnce(ctx, options);
+  } catch (error) {
+    if (!isPartGone(error)) throw error;
+    ctx.logger.warn("tables: a part listed was gone when read; refreshing again from a new listing", {
+      error: (error as Error).message,
+    });
+    return await refreshOnce(ctx, options);
+  }
 }
 
 /** Makes the plan, runs its steps in order, records what they did. */
@@ -201,11 +230,13 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     // can continue from: the clock moves with the departures it caused, a chunk's parts are
     // recorded as taken with its changes, and what a refresh gathers for its end (payer changes)
     // is kept in tables until that end commits.
-    const daysLoaded = await step("load", () =>
+    // What the state took in, in the lake's parts as listed: compaction retires the names it recorded.
+    const takenNow = plan.full ? [] : takenInLake(listed, taken ?? [], plan.intake.rows);
+    const { days: daysLoaded, repaired } = await step("load", () =>
       inStep(async () => {
         const loaded = await loadUnits(state, {
           needs: ranges.needs,
-          taken: plan.full ? [] : (taken ?? []),
+          taken: takenNow,
           today: ranges.today,
           previousClock: plan.previousClock,
           fresh: plan.full,
@@ -214,6 +245,11 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         return loaded;
       }),
     );
+
+    if (repaired.length > 0)
+      ctx.logger.warn("tables: the state's record of the lake disagreed with it; the days read back were repaired", {
+        repaired,
+      });
 
     const context: ApplyContext = { bounds: ranges.bounds, full: plan.full };
     const segments = new Map<string, string[]>();
@@ -250,6 +286,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       resolutions: intake.resolutions,
       partsRead: intake.partsRead,
       daysLoaded,
+      repaired,
       deferredRows: plan.deferredRows,
       backlog: plan.deferredRows > 0,
       answers,

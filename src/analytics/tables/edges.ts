@@ -4,13 +4,16 @@
 // read back from the lake when a range first needs them (a window's start reaching a new day, a
 // deploy's periods) and dropped when no range does: a day's attempts are its envelopes joined with
 // the resolutions stored that day and the next, plus the later ones the state recorded
-// (`late_resolutions`), read only from the parts the state took in, so they match its units.
+// (`late_resolutions`), read only from what the state took in, so they match its units: from the
+// lake's current parts holding it (intake.ts takenInLake), as compaction retires the names the state
+// recorded. A partition whose current parts hold more or less than the state took in is read for
+// what the state holds of it, and the days so read are reported as repaired.
 
 import { sqlString } from "../../lake/duckdb";
 import { anyFileHasColumn } from "../../lake/column-presence";
 import { ATTEMPT_NAMES, type StateDb } from "./state";
 import { keptHoursFrom, ROLLUPS, unitTable, unitsOfRowsSql } from "./rollups";
-import type { TakenPart } from "./intake";
+import type { LakeDisagreement, TakenInLake } from "./intake";
 import { loadPayerHoursSql } from "./payers";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
@@ -30,19 +33,22 @@ const split = (key: string) => {
   return { program, unit: Number(unit) };
 };
 
+/** A partition read back for what the state holds of it, its current parts disagreeing with the state's record. */
+export type Repair = { dataset: string; program: string; day: string; reason: LakeDisagreement };
+
 /**
  * Loads what `needs` asks for and is missing, drops what it no longer asks for. Returns the days
- * read from the lake. A fresh state (a full rebuild) has nothing to read: the needs are recorded
- * and the intake fills them.
+ * read from the lake and the partitions among them read for what the state holds (`repaired`). A
+ * fresh state (a full rebuild) has nothing to read: the needs are recorded and the intake fills them.
  */
 export async function ensureLoaded(
   state: StateDb,
   needs: Needs,
-  taken: TakenPart[],
+  taken: TakenInLake[],
   today: number,
   previousToday: number | null,
   fresh = false,
-): Promise<number> {
+): Promise<{ days: number; repaired: Repair[] }> {
   const haveHourDays = new Set(
     (await state.all<{ program: string; day: number }>("SELECT program, day FROM hour_days")).map(
       (r) => `${r.program}\t${r.day}`,
@@ -115,9 +121,10 @@ export async function ensureLoaded(
     loadOf(day).payers = true;
   }
 
+  const repaired: Repair[] = [];
   for (const [day, load] of fresh ? [] : [...loads].sort(([a], [b]) => a - b)) {
     const programs = load.programs.has("*") ? null : [...load.programs];
-    await loadDaySql(state, taken, day, programs);
+    repaired.push(...(await loadDaySql(state, taken, day, programs)));
     for (const program of load.hourUnits) {
       const filter = program === "*" ? "" : ` AND program = ${sqlString(program)}`;
       for (const r of ROLLUPS) {
@@ -140,7 +147,12 @@ export async function ensureLoaded(
     INSERT INTO edge_hours SELECT * FROM needed_edge_hours n WHERE NOT EXISTS (SELECT 1 FROM edge_hours h WHERE h.program = n.program AND h.hour = n.hour);
     INSERT INTO payer_hour_days SELECT unnest([${[...needs.payerDays].join(", ")}]::INTEGER[]) AS day EXCEPT SELECT day FROM payer_hour_days;
     DROP TABLE IF EXISTS day_rows`);
-  return fresh ? 0 : loads.size;
+  const seen = new Set<string>();
+  const distinct = repaired.filter((r) => {
+    const key = `${r.dataset}/${r.program}/${r.day}`;
+    return !seen.has(key) && seen.add(key);
+  });
+  return { days: fresh ? 0 : loads.size, repaired: distinct };
 }
 
 async function insertPairs(state: StateDb, table: string, keys: Set<string>): Promise<void> {
@@ -149,40 +161,84 @@ async function insertPairs(state: StateDb, table: string, keys: Set<string>): Pr
     await state.run(`INSERT INTO ${table} VALUES ${rows.slice(at, at + 5000).join(", ")}`);
 }
 
-/** The attempts of one receipt day (of some programs, or all) as the state knows them, into `day_rows`. */
-async function loadDaySql(state: StateDb, taken: TakenPart[], day: number, programs: string[] | null): Promise<void> {
+/**
+ * The attempts of one receipt day (of some programs, or all) as the state knows them, into
+ * `day_rows`; returns the partitions read whose current parts disagree with the state's record.
+ */
+async function loadDaySql(
+  state: StateDb,
+  taken: TakenInLake[],
+  day: number,
+  programs: string[] | null,
+): Promise<Repair[]> {
   const of = (dataset: string, days: number[]) =>
-    taken
-      .filter(
-        (p) =>
-          p.dataset === dataset &&
-          days.map(isoDay).includes(p.day) &&
-          (programs === null || programs.includes(p.program)),
-      )
-      .map((p) => p.path);
+    taken.filter(
+      (p) =>
+        p.dataset === dataset &&
+        days.map(isoDay).includes(p.day) &&
+        (programs === null || programs.includes(p.program)) &&
+        p.files.length > 0,
+    );
   const envelopes = of("envelopes", [day]);
   const resolutions = of("resolutions", [day, day + 1]);
+  const repaired = [...envelopes, ...resolutions]
+    .filter((p) => p.disagreement !== null)
+    .map((p) => ({ dataset: p.dataset, program: p.program, day: p.day, reason: p.disagreement! }));
   if (envelopes.length === 0) {
     await state.run(
       `CREATE OR REPLACE TEMP TABLE day_rows AS SELECT ${ATTEMPT_NAMES.join(", ")} FROM unresolved WHERE false`,
     );
-    return;
+    return [];
   }
-  const weighted = resolutions.length > 0 && (await anyFileHasColumn(state, resolutions, "sample_weight"));
+  const files = (parts: TakenInLake[]) => parts.flatMap((p) => p.files);
+  const resolutionFiles = files(resolutions);
+  const weighted = resolutionFiles.length > 0 && (await anyFileHasColumn(state, resolutionFiles, "sample_weight"));
   const weight = `${weighted ? "coalesce(sample_weight, " : "("}CASE WHEN cu_used IS NOT NULL THEN 1.0 END)`;
+  // A disagreeing partition's parts hold rows the state has not taken in: its envelopes are kept by
+  // the spool segments taken in, its resolutions unless the state still waits for their attempt.
+  const agreeing = (parts: TakenInLake[]) => parts.filter((p) => p.disagreement === null);
+  const disagreeing = (parts: TakenInLake[]) => parts.filter((p) => p.disagreement !== null);
+  const envelopeReads = [
+    ...(agreeing(envelopes).length > 0 ? [{ files: files(agreeing(envelopes)), where: "" }] : []),
+    ...disagreeing(envelopes).map((p) => ({
+      files: p.files,
+      // Rows without a segment are never read again by the intake either: taken in with their part.
+      where: `WHERE spool_segment IS NULL${p.segments.length > 0 ? ` OR spool_segment IN (${p.segments.map(sqlString).join(", ")})` : ""}`,
+    })),
+  ];
+  const resolutionReads = [
+    ...(agreeing(resolutions).length > 0 ? [{ files: files(agreeing(resolutions)), where: "" }] : []),
+    ...(disagreeing(resolutions).length > 0
+      ? [
+          {
+            files: files(disagreeing(resolutions)),
+            where: "WHERE hash(attempt_id) NOT IN (SELECT attempt_key FROM unresolved)",
+          },
+        ]
+      : []),
+  ];
   const stored =
-    resolutions.length === 0
+    resolutionReads.length === 0
       ? "SELECT * FROM late_resolutions WHERE false"
-      : `
+      : resolutionReads
+          .map(
+            (read) => `
     SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
       cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
-    FROM read_parquet([${resolutions.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true)`;
+    FROM read_parquet([${read.files.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true) ${read.where}`,
+          )
+          .join(" UNION ALL BY NAME ");
   const late = `SELECT attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
       cu_requested, compute_exceeded, block_time, cu_weight, resolved_at FROM late_resolutions WHERE received_at // ${DAY_MS} = ${day}`;
-  await state.run(`CREATE OR REPLACE TEMP TABLE day_rows AS
-    WITH e AS (
+  const envelopeRows = envelopeReads
+    .map(
+      (read) => `
       SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind
-      FROM read_parquet([${envelopes.map(sqlString).join(", ")}], ${HIVE})
+      FROM read_parquet([${read.files.map(sqlString).join(", ")}], ${HIVE}) ${read.where}`,
+    )
+    .join(" UNION ALL ");
+  await state.run(`CREATE OR REPLACE TEMP TABLE day_rows AS
+    WITH e AS (${envelopeRows}
     ), r AS (
       SELECT DISTINCT ON (attempt_key) * FROM (${stored} UNION ALL BY NAME ${late}) WHERE attempt_key IN (SELECT attempt_key FROM e)
     )
@@ -190,4 +246,5 @@ async function loadDaySql(state: StateDb, taken: TakenPart[], day: number, progr
       coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
       r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at
     FROM e LEFT JOIN r USING (attempt_key)`);
+  return repaired;
 }

@@ -124,6 +124,72 @@ export function gonePartitions(
     });
 }
 
+/** Why a partition's current parts do not hold exactly what the state took in of it. */
+export type LakeDisagreement =
+  | "merged-with-parts-not-taken-in" // compaction merged parts the state took in with parts it had not
+  | "parts-missing"; // parts the state took in are gone, and what replaced them holds fewer rows
+
+/**
+ * The lake's current parts holding what the state took in of one partition. Compaction retires the
+ * names the state recorded, so a read of what the state holds (a day read back for hour units or
+ * edge rows) goes by these, never by the recorded names.
+ */
+export type TakenInLake = {
+  dataset: Dataset;
+  program: string;
+  day: string;
+  files: string[];
+  /**
+   * Null: the files hold exactly the rows the state took in. Otherwise they hold others too (or fewer), and a
+   * read keeps of them what the state holds: envelopes of `segments`, resolutions of attempts it is not waiting for.
+   */
+  disagreement: LakeDisagreement | null;
+  /** Envelopes: the spool segments of the parts the state took in. */
+  segments: string[];
+};
+
+/**
+ * Maps the state's record of each partition (`taken`) onto the listing: parts still there by name
+ * and size, and the compacted parts that replaced the others; `rows`: footer rows of the listed
+ * parts the state does not hold by name and size (partsToCount). Partitions gone from the lake are
+ * left out (retention: the plan forgets or rebuilds them). No I/O.
+ */
+export function takenInLake(listed: LakePart[], taken: TakenPart[], rows: Map<string, number>): TakenInLake[] {
+  const listedByPartition = new Map<string, LakePart[]>();
+  for (const part of listed)
+    listedByPartition.set(partitionKey(part), [...(listedByPartition.get(partitionKey(part)) ?? []), part]);
+  const takenByPartition = new Map<string, TakenPart[]>();
+  for (const part of taken)
+    takenByPartition.set(partitionKey(part), [...(takenByPartition.get(partitionKey(part)) ?? []), part]);
+  const out: TakenInLake[] = [];
+  for (const [key, held] of takenByPartition) {
+    const current = listedByPartition.get(key);
+    if (!current) continue;
+    const { dataset, program, day } = held[0];
+    const heldNames = new Map(held.map((p) => [p.name, p.bytes]));
+    const present = current.filter((p) => heldNames.get(p.name) === p.bytes);
+    const removed = held.filter((p) => !present.some((q) => q.name === p.name));
+    const segments = [...new Set(held.flatMap((p) => p.segments))];
+    if (removed.length === 0) {
+      out.push({ dataset, program, day, files: present.map((p) => p.path), disagreement: null, segments });
+      continue;
+    }
+    // Compacted parts the state does not hold replaced the removed ones (compaction merges only
+    // parts taken in, unless the tables job's mark is over an hour old); other new parts are arrivals.
+    const replacing = current.filter((p) => isCompactedPart(p.name) && heldNames.get(p.name) !== p.bytes);
+    const removedRows = removed.reduce((n, p) => n + p.rows, 0);
+    const replacingRows = replacing.reduce((n, p) => n + (rows.get(p.path) ?? 0), 0);
+    const disagreement: LakeDisagreement | null =
+      replacingRows === removedRows
+        ? null
+        : replacingRows > removedRows
+          ? "merged-with-parts-not-taken-in"
+          : "parts-missing";
+    out.push({ dataset, program, day, files: [...present, ...replacing].map((p) => p.path), disagreement, segments });
+  }
+  return out;
+}
+
 /** planIntake with the rows of `partsToCount`'s files known (no I/O). */
 export function intakePlanOf(
   listed: LakePart[],

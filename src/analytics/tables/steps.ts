@@ -14,7 +14,7 @@ import { checkStop } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { writeAnswers } from "./precompute-answers";
 import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
-import { ensureLoaded } from "./edges";
+import { ensureLoaded, type Repair } from "./edges";
 import {
   envelopeRowsSql,
   envelopeSegments,
@@ -24,6 +24,7 @@ import {
   resolutionRowsSql,
   type LakePart,
   type ReadPlan,
+  type TakenInLake,
   type TakenPart,
 } from "./intake";
 import { applyIssueDeparturesSql } from "./issues";
@@ -150,13 +151,21 @@ export async function writeRanges(state: StateDb, plan: Pick<RangePlan, "parts" 
 }
 
 /**
- * The hour units and edge rows the ranges need, read back from the parts taken in (a fresh state
- * has nothing to read: the intake fills them). Returns the days read.
+ * The hour units and edge rows the ranges need, read back from what the state took in, in the
+ * lake's current parts (`taken`: intake.ts takenInLake; a fresh state has nothing to read: the
+ * intake fills them). Returns the days read and the partitions read for what the state holds of
+ * them (their parts disagree with its record).
  */
 export function loadUnits(
   state: StateDb,
-  input: { needs: RangePlan["needs"]; taken: TakenPart[]; today: number; previousClock: number | null; fresh: boolean },
-): Promise<number> {
+  input: {
+    needs: RangePlan["needs"];
+    taken: TakenInLake[];
+    today: number;
+    previousClock: number | null;
+    fresh: boolean;
+  },
+): Promise<{ days: number; repaired: Repair[] }> {
   const previousToday = input.previousClock === null ? null : Math.floor(input.previousClock / DAY_MS);
   return ensureLoaded(state, input.needs, input.taken, input.today, previousToday, input.fresh);
 }
