@@ -188,6 +188,43 @@ export function violations(value: unknown, path = "$"): string[] {
   return found;
 }
 
+/** Where a route's parts must add up to its whole: baseline's providers, top-issues' shares, ecosystem's programs. */
+export function partsViolations(path: string, body: any): string[] {
+  const found: string[] = [];
+  const sum = (items: any[], field: string) => items.reduce((total, item) => total + item[field], 0);
+  if (path.startsWith("/v1/baseline/")) {
+    for (const field of ["attempts", "landed", "failedOnchain", "dropped", "preflight"]) {
+      const parts = sum(body.providers, field);
+      if (parts !== body.rates[field]) found.push(`providers' ${field} add up to ${parts}, not ${body.rates[field]}`);
+    }
+    if (body.rates.attempts > body.ecosystem.attempts)
+      found.push(`program's attempts ${body.rates.attempts} above the ecosystem's ${body.ecosystem.attempts}`);
+  }
+  if (path.startsWith("/v1/top-issues/")) {
+    for (const [segment, issues] of Object.entries(body.segments as Record<string, any[]>)) {
+      const shares = sum(issues, "share");
+      if (shares > 1 + 1e-9) found.push(`${segment} shares add up to ${shares}`);
+      for (const issue of issues) {
+        if (issue.count > issue.count7d && path.includes("window=1d"))
+          found.push(`${issue.fingerprint}: ${issue.count} in 1d but ${issue.count7d} in 7d`);
+      }
+    }
+  }
+  if (path.startsWith("/v1/ecosystem")) {
+    // Every program is listed (fewer than the default limit of 50): their window's counts are the whole's.
+    for (const field of ["attempts", "landed", "failedOnchain", "dropped", "preflight"]) {
+      const parts = body.programs.reduce((total: number, program: any) => total + program.rates[field], 0);
+      if (parts !== body.rates[field]) found.push(`programs' ${field} add up to ${parts}, not ${body.rates[field]}`);
+    }
+  }
+  if (path.startsWith("/v1/provider-report/")) {
+    for (const provider of body.providers) {
+      if (provider.attempts === 0) found.push(`${provider.rpcLabel}: a provider with no sends`);
+    }
+  }
+  return found.map((v) => `$ ${v}`);
+}
+
 /** The routes a world answers, per scope and window: every analytical question. */
 async function routePaths(world: InvariantWorld): Promise<{ path: string; scoped: boolean }[]> {
   const { ctx, generated } = world;
@@ -232,7 +269,11 @@ describe("every answer's figures are possible", () => {
       for (const { path, scoped } of await routePaths(world)) {
         const body = await answer(world, path, scoped);
         answers++;
-        broken.push(...violations(body).map((v) => `${path}${scoped ? " (account)" : ""} ${v}`));
+        broken.push(
+          ...[...violations(body), ...partsViolations(path, body)].map(
+            (v) => `${path}${scoped ? " (account)" : ""} ${v}`,
+          ),
+        );
         if (path.startsWith("/v1/top-issues/")) {
           const issues = Object.values(body.segments as Record<string, { fingerprint: string }[]>).flat();
           for (const fingerprint of new Set(issues.slice(0, 3).map((i) => i.fingerprint))) {
