@@ -171,7 +171,7 @@ function walletHistory(a: WalletHistoryBody): Summary {
 function providerReport(a: ProviderReportBody): Summary {
   const lines = a.providers.map(
     (p) =>
-      `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); time to land p50 ${num(p.timeToLandMs.p50)} ms`,
+      `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); ${p.timeToLandMs.p50 === null ? "time to land unknown" : `time to land p50 ${num(p.timeToLandMs.p50)} ms`}`,
   );
   if (lines.length === 0) lines.push("No resolved sends in this window.");
   return { title: `providers ${short(a.program)} (${a.window.name})`, lines };

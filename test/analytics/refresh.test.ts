@@ -29,7 +29,7 @@ import { loadIdls } from "../../src/chain/idl";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { openState } from "../../src/analytics/tables/state";
 import { STATE_SCHEMA } from "../../src/analytics/tables/versions";
-import { PAYER_TABLES } from "../../src/analytics/tables/upgrade";
+import { PAYER_TABLES, upgradeState } from "../../src/analytics/tables/upgrade";
 import { payerKey } from "../../src/analytics/serving/payer-key";
 import { createAccountKey } from "../../src/control";
 import { applyRetention } from "../../src/ops/retention";
@@ -38,6 +38,8 @@ import { WINDOW_NAMES } from "../../src/analytics/windows";
 import { testContext } from "../helpers/context";
 import { END_MS, untilVersion } from "./support";
 
+/** The newest schema an older state reaches by upgrades in place (upgrade.ts); from it, a rebuild. */
+const LAST_UPGRADABLE_SCHEMA = 10;
 const HEAVY_MS = 240_000;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -349,7 +351,7 @@ test(
 );
 
 test(
-  "a state of the previous schema is upgraded in place, not rebuilt",
+  "a state of an older schema is upgraded in place as far as upgrades go, then rebuilt",
   async () => {
     const before = await everything();
     // What schema 6 had: no per-segment issue figures; until 8, the wallet store's tables and files;
@@ -370,19 +372,30 @@ test(
     );
     expect(Number(keyed)).toBe(0);
     await state.setMeta({ schema: 6 });
+    // 6 → 10 in place.
+    expect(await upgradeState(state, LAST_UPGRADABLE_SCHEMA)).toBe(true);
+    expect(await state.meta("schema")).toBe(String(LAST_UPGRADABLE_SCHEMA));
+    const leftovers = await state.all<{ name: string }>(
+      "SELECT table_name AS name FROM duckdb_tables() WHERE table_name LIKE 'wallet_%'",
+    );
+    expect(leftovers).toEqual([]);
+    const [{ rekeyed }] = await state.all<{ rekeyed: number }>(
+      "SELECT count(*) AS rekeyed FROM duckdb_columns() WHERE column_name = 'payer' AND data_type = 'UBIGINT'",
+    );
+    expect(Number(rekeyed)).toBeGreaterThan(0);
+    const [{ windows }] = await state.all<{ windows: number }>("SELECT count(*) AS windows FROM issue_windows");
+    expect(Number(windows)).toBeGreaterThan(0);
     state.close();
     mkdirSync(join(ctx.paths.tables, "wallets"), { recursive: true });
     writeFileSync(join(ctx.paths.tables, "wallets", "2025-11-20-v1-full.wseg"), "a segment of the old store");
-    const upgraded = await refresh();
-    expect(upgraded).toMatchObject({ full: false, partsRead: 0 });
+    // 10 → 11 changes what the units hold (time to land's measure, the requested limits' exact
+    // values, the compute units' minimum), which the state cannot give: the next refresh rebuilds.
+    const rebuilt = await refresh();
+    expect(rebuilt).toMatchObject({ full: true });
     expect(existsSync(join(ctx.paths.tables, "wallets"))).toBe(false);
-    const upgradedState = await openState(ctx.paths.tables, ctx.duckOptions("test"));
-    const leftovers = await upgradedState.all<{ name: string }>(
-      "SELECT table_name AS name FROM duckdb_tables() WHERE table_name LIKE 'wallet_%'",
-    );
-    expect(await upgradedState.meta("schema")).toBe(String(STATE_SCHEMA));
-    upgradedState.close();
-    expect(leftovers).toEqual([]);
+    const rebuiltState = await openState(ctx.paths.tables, ctx.duckOptions("test"));
+    expect(await rebuiltState.meta("schema")).toBe(String(STATE_SCHEMA));
+    rebuiltState.close();
     const after = await everything();
     for (const key of Object.keys(before)) expect({ key, answer: after[key] }).toEqual({ key, answer: before[key] });
   },

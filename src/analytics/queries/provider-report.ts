@@ -1,8 +1,8 @@
 // provider-report/{program}: measured drop rate per RPC provider over resolved sends (preflight
 // failures never reached a provider), with a 95% Wilson interval, the share of drops that were
-// blockhash expiry, and time to land (block time − client send time) p50/p95. Public answers are
-// precomputed by the tables job (providerReportAnswers); account-scoped ones are computed on
-// request by the same function and cached per serving version.
+// blockhash expiry, and time to land p50/p95 (tables/rollups.ts TIME_TO_LAND; null where no send's
+// time can be known). Public answers are precomputed by the tables job (providerReportAnswers);
+// account-scoped ones are computed on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
 import { ratio, wilson, type Interval } from "../../shared/stats";

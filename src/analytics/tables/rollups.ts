@@ -33,6 +33,17 @@ const count = (name: string, condition = "true"): Measure => ({
 const text = (name: string, of = name): Dim => ({ name, type: "VARCHAR", of });
 const bucket = (value: string): Dim => ({ name: "bucket", type: "INTEGER", of: `sketch_key(${value})` });
 
+/**
+ * Time to land, in ms, of an attempt that landed (docs/api.md#time-to-land): from its send to the end
+ * of the second its block time names (block times have second precision, so the transaction landed
+ * within that second). The send is the client's `sent_at`, but no later than the server received
+ * the attempt's report, which the SDK posts after sending: a client clock ahead of the chain's cannot
+ * move the send past its own report. What is left is never above the truth by more than the block
+ * time's second and a clock behind; where it is not positive the client's clock is ahead of the chain
+ * by more than the attempt took, and the time is unknown (the attempt is left out, not counted as 0).
+ */
+export const TIME_TO_LAND = "(block_time + 1000 - least(sent_at, received_at))";
+
 /** Resolved attempts that landed or failed on chain with a named instruction: the compute-unit figures' rows. */
 const ON_CHAIN = "outcome IN ('landed', 'failed_onchain') AND instruction IS NOT NULL";
 
@@ -59,10 +70,10 @@ export const ROLLUPS: Rollup[] = [
     ],
   },
   {
-    // Time to land (block time − client send time) of sends that landed or failed on chain.
+    // Time to land of sends that landed or failed on chain, where it can be known (TIME_TO_LAND).
     name: "land",
-    where: "kind = 'send' AND outcome IN ('landed', 'failed_onchain') AND block_time IS NOT NULL",
-    dims: [text("rpc_label"), text("rpc_hash"), bucket("block_time - sent_at")],
+    where: `kind = 'send' AND outcome IN ('landed', 'failed_onchain') AND block_time IS NOT NULL AND ${TIME_TO_LAND} > 0`,
+    dims: [text("rpc_label"), text("rpc_hash"), bucket(TIME_TO_LAND)],
     measures: [count("n")],
   },
   {
@@ -76,6 +87,7 @@ export const ROLLUPS: Rollup[] = [
       count("samples", "cu_used IS NOT NULL"),
       count("exceeded", "cu_used IS NOT NULL AND compute_exceeded"),
       { name: "cu_max", type: "BIGINT", merge: "max", of: "cu_used" },
+      { name: "cu_min", type: "BIGINT", merge: "min", of: "cu_used" },
     ],
   },
   {
@@ -86,10 +98,11 @@ export const ROLLUPS: Rollup[] = [
     measures: [{ name: "n", type: "DOUBLE", merge: "sum", of: "cu_weight" }],
   },
   {
-    // Requested compute-unit limits of the same rows.
+    // Requested compute-unit limits of the same rows, by exact value: a sender sets a limit exactly and
+    // uses a few, so the typical one is reported as requested, not as a sketch's approximation.
     name: "cu_requested",
     where: `${ON_CHAIN} AND cu_used IS NOT NULL AND cu_requested IS NOT NULL`,
-    dims: [text("instruction"), bucket("cu_requested")],
+    dims: [text("instruction"), { name: "requested", type: "BIGINT", of: "cu_requested" }],
     measures: [{ name: "n", type: "DOUBLE", merge: "sum", of: "cu_weight" }],
   },
   {

@@ -19,6 +19,26 @@ const SCOPE = "CASE WHEN grouping(account_id) = 1 THEN '*' ELSE account_id END A
 const scoped = (keys: string[]) =>
   `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
 
+/**
+ * Nearest-rank quantiles over exact values: a SQL select over `source` (columns: the group's `keys`,
+ * the `value` column, n its weight) giving, per group, one column per quantile named by `as`, each
+ * one of the values (the sketch's counterpart for figures reported exactly, serving/sketch.ts).
+ */
+function exactQuantilesSql(
+  source: string,
+  value: string,
+  keys: string[],
+  quantiles: { q: number; as: string }[],
+): string {
+  const group = keys.join(", ");
+  // The small tolerance keeps q·total that is a whole number in floating point from missing its rank.
+  const picks = quantiles.map(({ q, as }) => `min(${value}) FILTER (WHERE running >= ${q} * total - 1e-9) AS ${as}`);
+  return `SELECT ${[...keys, ...picks].join(", ")} FROM (
+      SELECT *, sum(n) OVER (PARTITION BY ${group} ORDER BY ${value} ROWS UNBOUNDED PRECEDING) AS running, sum(n) OVER (PARTITION BY ${group}) AS total
+      FROM (SELECT ${[...keys, value, "sum(n) AS n"].join(", ")} FROM ${source} GROUP BY ${[...keys, value].join(", ")}) WHERE n > 0
+    ) GROUP BY ${group}`;
+}
+
 /** Merges each rollup over the ranges of the kinds that read it, into r_<rollup> (range descriptions joined). */
 async function mergeRanges(state: StateDb): Promise<void> {
   const uses: [string, RangeKind[]][] = [
@@ -84,14 +104,18 @@ export async function writeServingTables(
       ],
     )};
     CREATE OR REPLACE TEMP TABLE cu_requested_scoped AS
-      SELECT program, ${SCOPE}, win, instruction, bucket, sum(n) AS n FROM r_cu_requested ${scoped(["program", "win", "instruction", "bucket"])};
-    CREATE OR REPLACE TEMP TABLE cu_requested_quantiles AS ${sketchQuantilesSql("cu_requested_scoped", ["program", "scope", "win", "instruction"], [{ q: 0.5, as: "p50" }])};
+      SELECT program, ${SCOPE}, win, instruction, requested, sum(n) AS n FROM r_cu_requested ${scoped(["program", "win", "instruction", "requested"])};
+    CREATE OR REPLACE TEMP TABLE cu_requested_quantiles AS ${exactQuantilesSql("cu_requested_scoped", "requested", ["program", "scope", "win", "instruction"], [{ q: 0.5, as: "p50" }])};
     CREATE OR REPLACE TEMP TABLE cu_scoped AS
       SELECT program, ${SCOPE}, kind, win, slot, period, instruction, sum(ix_attempts)::BIGINT AS ix_attempts, sum(ix_failed)::BIGINT AS ix_failed,
-        sum(samples)::BIGINT AS samples, sum(exceeded)::BIGINT AS exceeded, max(cu_max) AS cu_max
+        sum(samples)::BIGINT AS samples, sum(exceeded)::BIGINT AS exceeded, max(cu_max) AS cu_max, min(cu_min) AS cu_min
       FROM r_cu ${scoped(["program", "kind", "win", "slot", "period", "instruction"])};
+    -- A sketch's value stands for its bucket, which can reach past the data's extremes; the exact
+    -- quantile lies within both, so each is kept within [cu_min, cu_max] (still within the sketch's error).
     CREATE TABLE ${t}.cu_instructions AS
-      SELECT c.program, c.scope, c.win, c.instruction, c.samples, [u.p50, u.p95] AS cu_quantiles, c.cu_max, r.p50 AS cu_requested_p50, c.exceeded
+      SELECT c.program, c.scope, c.win, c.instruction, c.samples,
+        [greatest(c.cu_min, least(c.cu_max, u.p50)), greatest(c.cu_min, least(c.cu_max, u.p95))] AS cu_quantiles,
+        c.cu_max, r.p50 AS cu_requested_p50, c.exceeded
       FROM cu_scoped c
       JOIN cu_used_quantiles u ON u.kind = 'window' AND u.program = c.program AND u.scope = c.scope AND u.win = c.win AND u.instruction = c.instruction
       LEFT JOIN cu_requested_quantiles r ON r.program = c.program AND r.scope = c.scope AND r.win = c.win AND r.instruction = c.instruction
