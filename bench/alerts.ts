@@ -12,13 +12,13 @@
 // start with the server). BENCH_TIMEOUT_S: the longest wait for both alerts (default 1200).
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir, loadavg } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { EnvelopeStream } from "../devkit/demo/stream";
 import { startLocalnet } from "../devkit/localnet";
 import { runTraffic } from "../devkit/simulate";
-import { EnvelopeStream } from "../devkit/demo/stream";
-import { createAccountKey, openControlDb } from "../src/control";
 import { loadConfig } from "../src/config";
+import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
 import { startServerProcess } from "../test/helpers/process";
 import { startReceiver } from "../test/helpers/webhook-receiver";

@@ -13,7 +13,7 @@
 // same run, answers compared. Last stdout line: one
 // JSON object.
 import { parseArgs } from "node:util";
-import { classifyDrops, classifyDropsFrom, SendColumns, type DropItem } from "../src/chain/resolve/drops";
+import { classifyDrops, classifyDropsFrom, type DropItem, SendColumns } from "../src/chain/resolve/drops";
 import { SortedSends } from "../src/chain/resolve/send-history";
 import type { Outcome } from "../src/chain/resolve/types";
 import { generateRun, referenceClassifyDrop, seeded } from "../test/chain/resolve/drops-reference";

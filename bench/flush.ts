@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
-import type { Envelope } from "../src/shared/envelope";
-import { newSegmentName } from "../src/spool/spool";
-import { encodeSpoolBatch } from "../src/spool/line-format";
-import { encodeFrames, framesFileOf } from "../src/spool/frames";
 import { flushSpool } from "../src/lake/flush-spool";
+import type { Envelope } from "../src/shared/envelope";
 import { silentLogger } from "../src/shared/logger";
+import { encodeFrames, framesFileOf } from "../src/spool/frames";
+import { encodeSpoolBatch } from "../src/spool/line-format";
+import { newSegmentName } from "../src/spool/spool";
 import { makeEnvelope, randomAddress } from "../test/helpers/envelopes";
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 1_000_000);

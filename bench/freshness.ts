@@ -10,12 +10,12 @@
 // Each sampled attempt is polled as a different client (x-forwarded-for, trusted for the bench):
 // the per-client limits are for one user's questions, the bench stands for many users.
 // Last stdout line: { whyP95Ms, whyIngestedP95Ms, routesP95Ms, samples, ... }.
-import { loadavg } from "node:os";
+
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalnet } from "../devkit/localnet";
-import { runTraffic, type Attempt } from "../devkit/simulate";
+import { type Attempt, runTraffic } from "../devkit/simulate";
 import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
 import { startServerProcess } from "../test/helpers/process";

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lastCompleteDay, runLandingScore } from "../src/analytics/landing-score";
-import { openDuck } from "../src/lake/duckdb";
 import type { Context } from "../src/context";
+import { openDuck } from "../src/lake/duckdb";
 import { BENCH_END_MS, benchEnvelopes, benchLake } from "./tables";
 
 const HIVE = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}";

@@ -9,14 +9,14 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildServingTables } from "../src/analytics/tables/build";
 import { readPointer } from "../src/analytics/serving/pointer";
 import { servingTables } from "../src/analytics/serving/reader";
+import { buildServingTables } from "../src/analytics/tables/build";
 import { createApp } from "../src/api/app";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
-import { Spool } from "../src/spool/spool";
 import { silentLogger } from "../src/shared/logger";
+import { Spool } from "../src/spool/spool";
 import { BENCH_END_MS, benchEnvelopes, benchLake } from "./tables";
 
 const CONCURRENCY = 32;

@@ -25,10 +25,10 @@ import {
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
-import { buildServingTables, type BuildResult } from "../src/analytics/tables/build";
+import { type BuildResult, buildServingTables } from "../src/analytics/tables/build";
 import { STATE_SCHEMA } from "../src/analytics/tables/versions";
 import { loadConfig } from "../src/config";
-import { createContext, type Context } from "../src/context";
+import { type Context, createContext } from "../src/context";
 import { LAKE_VERSION } from "../src/lake/schema";
 import { silentLogger } from "../src/shared/logger";
 

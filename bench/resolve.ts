@@ -15,16 +15,17 @@
 // JavaScript, DuckDB's, the signature index's, garbage collection; not the stand-in's) over the
 // resolving, per attempt, and coresAt20000PerSec, what that costs at the soak's rate; and
 // pageFaultsPerAttempt, the process's minor page faults over the same span.
-import { spawn } from "bun";
+
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
+import { spawn } from "bun";
+import { soakEnvelope, uniqueSignatures } from "../devkit/standin";
 import { loadIdls } from "../src/chain/idl";
 import { resolvePending } from "../src/chain/resolve";
 import { createRpcClient } from "../src/chain/rpc";
 import { flushSpool } from "../src/lake/flush-spool";
 import { encodeBase58 } from "../src/shared/base58";
 import { testServer } from "../test/helpers/server";
-import { soakEnvelope, uniqueSignatures } from "../devkit/standin";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 100_000);
 const SOAK_MIX = process.env.BENCH_MIX === "soak";

@@ -12,9 +12,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { uniqueSignatures } from "../devkit/standin";
 import { EMPTY_STORY } from "../src/chain/decode";
 import { FANOUT, SignatureIndex } from "../src/signature-index";
-import { uniqueSignatures } from "../devkit/standin";
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2_000_000);
 const RUN_ENTRIES = Number(process.env.BENCH_RUN_ENTRIES ?? 20_000);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
 import { buildServingTables } from "../src/analytics/tables/build";
 import { loadConfig } from "../src/config";
-import { createContext, type Context } from "../src/context";
+import { type Context, createContext } from "../src/context";
 import { openDuck } from "../src/lake/duckdb";
 import { LAKE_VERSION } from "../src/lake/schema";
 import { silentLogger } from "../src/shared/logger";

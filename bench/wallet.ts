@@ -13,8 +13,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../devkit/generate";
-import { walletPage, type WalletPageQuery } from "../src/analytics/queries/wallet-history";
-import { mergedOrder, MERGED_ROW_GROUP_ROWS } from "../src/lake/compact";
+import { type WalletPageQuery, walletPage } from "../src/analytics/queries/wallet-history";
+import { MERGED_ROW_GROUP_ROWS, mergedOrder } from "../src/lake/compact";
 import { sqlString } from "../src/lake/duckdb";
 import { dataPaths } from "../src/lake/paths";
 import { LAKE_VERSION } from "../src/lake/schema";

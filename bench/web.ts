@@ -11,7 +11,7 @@
 import { loadavg } from "node:os";
 import { buildWebBundle } from "../src/api/web";
 import { launchBrowser, simulatedWorld } from "../test/web/support";
-import { lighthouse, type LighthouseFigures } from "./support/lighthouse";
+import { type LighthouseFigures, lighthouse } from "./support/lighthouse";
 
 const RUNS = Number(process.env.TXRAY_BENCH_RUNS ?? 10);
 const PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";

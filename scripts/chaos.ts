@@ -18,26 +18,25 @@
 // stdout is the JSON summary
 // { kills, lost, duplicated, tornTables, ... }. Loopback only; everything lives in a temp dir.
 
-import { spawn, type Subprocess } from "bun";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalnet } from "../devkit/localnet";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { type Subprocess, spawn } from "bun";
+import { mulberry32, startLocalnet } from "../devkit/localnet";
 import { runTraffic } from "../devkit/simulate";
+import { everyIndexedAttempt, openAttemptIds } from "../src/chain/resolve";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/context";
 import { createAccountKey, openControlDb } from "../src/control";
-import type { Envelope } from "../src/shared/envelope";
-import { dataPaths } from "../src/lake/paths";
-import { runJob } from "../src/jobs/scheduler";
 import { jobByName } from "../src/jobs/registry";
+import { runJob } from "../src/jobs/scheduler";
+import { dataPaths } from "../src/lake/paths";
 import { encodeBase58 } from "../src/shared/base58";
+import type { Envelope } from "../src/shared/envelope";
 import type { FaultPoint } from "../src/shared/fault";
 import { silentLogger } from "../src/shared/logger";
-import { everyIndexedAttempt, openAttemptIds } from "../src/chain/resolve";
-import { mulberry32 } from "../devkit/localnet";
 import { processTree } from "./process-tree";
 
 export type Scenario =

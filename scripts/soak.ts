@@ -13,17 +13,17 @@
 // (docs/scaling.md): the jobs then run in another process than ingest and reads (the resolver has a
 // thread of its own in either shape, RESOLVE_THREAD). Memory is then the sum of both.
 
-import { spawn, type Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { type Subprocess, spawn } from "bun";
+import { generateLake } from "../devkit/generate";
+import { randomSignatures, soakEnvelope, startStandInChain } from "../devkit/standin";
 import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
-import { generateLake } from "../devkit/generate";
 import { encodeBase58 } from "../src/shared/base58";
-import { randomSignatures, soakEnvelope, startStandInChain } from "../devkit/standin";
 import { processTree } from "./process-tree";
 
 const { values } = parseArgs({

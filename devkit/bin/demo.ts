@@ -16,15 +16,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { startLocalnet } from "../localnet";
-import { APP_IDL_FILE, appProgramId, runTraffic } from "../simulate";
-import { ConfigError, loadConfig, type Config } from "../../src/config";
-import { createAccountKey } from "../../src/control";
+import { landingScoreDir, runLandingScore } from "../../src/analytics/landing-score";
+import { run as txray } from "../../src/cli/commands";
+import { type Config, ConfigError, loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
+import { createAccountKey } from "../../src/control";
 import { startServer } from "../../src/server";
 import { EnvelopeStream } from "../demo/stream";
-import { run as txray } from "../../src/cli/commands";
-import { landingScoreDir, runLandingScore } from "../../src/analytics/landing-score";
+import { startLocalnet } from "../localnet";
+import { APP_IDL_FILE, appProgramId, runTraffic } from "../simulate";
 
 class DemoStopped extends Error {}
 

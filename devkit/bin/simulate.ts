@@ -9,7 +9,7 @@
 
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { startLocalnet, type Localnet } from "../localnet/index.ts";
+import { type Localnet, startLocalnet } from "../localnet/index.ts";
 import { ChainClient } from "../simulate/chain-client.ts";
 import { formatSummary, type ProviderSpec, runTraffic, submitEnvelopes } from "../simulate/index.ts";
 

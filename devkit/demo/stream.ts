@@ -2,7 +2,7 @@
 // hundred ms), so the server receives each attempt about when it was sent: windows and the release
 // diff split attempts by receive time, so a batch posted at the end would all land after a deploy.
 
-import { submitEnvelopes, type Envelope } from "../simulate";
+import { type Envelope, submitEnvelopes } from "../simulate";
 
 export class EnvelopeStream {
   private buffer: Envelope[] = [];

@@ -6,13 +6,13 @@
 
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { addProgramCounts, type ControlDb } from "../../src/control";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { DEFAULT_SAMPLE_RATE } from "../../src/chain/resolve";
+import { addProgramCounts, type ControlDb } from "../../src/control";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
-import { DEFAULT_SAMPLE_RATE } from "../../src/chain/resolve";
-import { syntheticAddress, syntheticDeploys, type SyntheticDeploy } from "./catalog";
-import { attemptsViewSql, envelopesSelectSql, resolutionsSelectSql, worldSetupSql, type WorldParams } from "./sql";
+import { type SyntheticDeploy, syntheticAddress, syntheticDeploys } from "./catalog";
+import { attemptsViewSql, envelopesSelectSql, resolutionsSelectSql, type WorldParams, worldSetupSql } from "./sql";
 
 export type GenerateOptions = {
   dataDir: string;

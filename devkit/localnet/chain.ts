@@ -5,6 +5,7 @@
 // programs, real logs and errors); LiteSVM's own blockhash check is off because it only knows its
 // latest hash — validity against the 150-block window is enforced here instead.
 
+import { createHash } from "node:crypto";
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from "@solana/web3.js";
 import {
   Account,
@@ -14,7 +15,6 @@ import {
   type SimulatedTransactionInfo,
   type TransactionMetadata,
 } from "litesvm/dist/internal";
-import { createHash } from "node:crypto";
 import { decodeBase58, encodeBase58 } from "../../src/shared/base58.ts";
 import { type Block, BlockClock, SLOTS_PER_EPOCH, STATUS_CACHE_SLOTS } from "./blocks.ts";
 import { fromLiteSvmError, type TransactionErrorJson } from "./errors.ts";
@@ -39,10 +39,10 @@ import {
 } from "./tokens.ts";
 import {
   isWritableIndex,
-  parseMessage,
-  parseTransaction,
   type ParsedMessage,
   type ParsedTransaction,
+  parseMessage,
+  parseTransaction,
   withBlockhash,
 } from "./wire.ts";
 

@@ -4,7 +4,7 @@
 // from an explicit port; when that port is taken, clients pass `wsEndpoint` (= `wsUrl`) instead.
 
 import type { Server } from "bun";
-import { handleJsonRpc, type Dispatch } from "./jsonrpc.ts";
+import { type Dispatch, handleJsonRpc } from "./jsonrpc.ts";
 import type { PubSub } from "./pubsub.ts";
 
 export interface EndpointOptions {

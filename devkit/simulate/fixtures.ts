@@ -5,8 +5,8 @@
 // The app's IDL (app-idl.json, Shank: its one instruction's tag is the memo's first byte, `t`; its
 // error 12 is what the broken release answers) names its instruction and error once registered.
 
-import { type Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import { createHash } from "node:crypto";
+import { type Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import type { ChainClient } from "./chain-client.ts";
 import {
   associatedTokenAddress,

@@ -5,14 +5,14 @@
 // the chain past every blockhash used so dropped attempts are resolvable as expired.
 
 import { Connection } from "@solana/web3.js";
+import { rpcHash } from "../../src/shared/rpc-identity.ts";
 import { MAX_PROCESSING_AGE } from "../localnet/blocks.ts";
 import type { DeployResult } from "../localnet/chain.ts";
 import { mulberry32, type Random } from "../localnet/prng.ts";
 import { ChainClient, ChainRpcError } from "./chain-client.ts";
-import { rpcHash } from "../../src/shared/rpc-identity.ts";
 import { BOT_ADAPTER, createWorld, type Wallet, type World } from "./fixtures.ts";
 import { type ProviderEndpoint, runAttempt } from "./scenarios.ts";
-import { summarize, type Summary } from "./summary.ts";
+import { type Summary, summarize } from "./summary.ts";
 import { type Attempt, SCENARIOS, type ScenarioKind } from "./truth.ts";
 
 export interface ProviderSpec {

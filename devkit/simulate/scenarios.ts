@@ -14,11 +14,11 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import { encodeBase58 } from "../../src/shared/base58.ts";
+import type { Envelope } from "../../src/shared/envelope.ts";
 import { MAX_PROCESSING_AGE } from "../localnet/blocks.ts";
 import { displayTransactionError, type TransactionErrorJson } from "../localnet/errors.ts";
 import type { Random } from "../localnet/prng.ts";
 import type { ChainClient } from "./chain-client.ts";
-import type { Envelope } from "../../src/shared/envelope.ts";
 import { BOT_ADAPTER, type Wallet, type World } from "./fixtures.ts";
 import { TOKEN_PROGRAM_ID, transferChecked } from "./spl.ts";
 import type { Attempt, DropCause, Outcome, ScenarioKind } from "./truth.ts";

@@ -3,8 +3,8 @@
 // `outcome`/`err` are what the chain (or the provider) actually did; `expected*` is what the scenario
 // intended if the provider forwarded it; `consistent` says the chain behaved as the scenario meant.
 
-import type { TransactionErrorJson } from "../localnet/errors.ts";
 import type { Envelope } from "../../src/shared/envelope.ts";
+import type { TransactionErrorJson } from "../localnet/errors.ts";
 
 export type Outcome = "landed" | "failed_onchain" | "dropped" | "preflight";
 

@@ -7,9 +7,9 @@
 // the process being measured must not pay for serving it.
 
 import { randomBytes, randomFillSync } from "node:crypto";
-import { encodeBase58 } from "../../src/shared/base58";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { encodeBase58 } from "../../src/shared/base58";
 
 export type Fates = { landed: number; failed: number; dropped: number };
 export type StandInOptions = { port?: number; hostname?: string; fates?: Fates };

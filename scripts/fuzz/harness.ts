@@ -14,13 +14,13 @@ import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createApp } from "../../src/api/app";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { type Context, createContext } from "../../src/context";
 import { createAccountKey, revokeKey } from "../../src/control";
-import { startServer, type RunningServer } from "../../src/server";
+import { type RunningServer, startServer } from "../../src/server";
 import { ERROR_STATUS } from "../../src/shared/errors";
 import { createLogger } from "../../src/shared/logger";
 import { createRng, nastyString, type Rng } from "./generate";
-import { paramValue, ROUTES, type Body, type FuzzWorld, type RouteSpec } from "./routes";
+import { type Body, type FuzzWorld, paramValue, ROUTES, type RouteSpec } from "./routes";
 
 export type Finding = {
   route: string;

@@ -13,9 +13,9 @@ import {
   mutateBytes,
   mutateJson,
   nastyString,
+  type Rng,
   randomJson,
   tamperCursor,
-  type Rng,
 } from "./generate";
 
 /** What the fuzzer knows about the world it runs against (valid ids, keys and cursors to start from). */

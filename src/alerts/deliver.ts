@@ -5,11 +5,11 @@
 // was is not. The job lease (src/jobs/run.ts) keeps two processes from sending at once.
 
 import type { Context } from "../context";
-import { pendingDeliveries, recordDeliveryAttempt, recordDeliveryOutcome, type DueDelivery } from "../control";
+import { type DueDelivery, pendingDeliveries, recordDeliveryAttempt, recordDeliveryOutcome } from "../control";
 import { fault } from "../shared/fault";
 import { checkStop } from "../shared/stop";
 import type { StoredPayload } from "./payload";
-import { nextAttemptAt, sendAttempt, type SendEffects } from "./send";
+import { nextAttemptAt, type SendEffects, sendAttempt } from "./send";
 
 export type DeliverySummary = { sent: number; retrying: number; gaveUp: number; failed: number };
 

@@ -11,12 +11,12 @@ import { lookup as systemLookup } from "node:dns/promises";
 import type { Config } from "../config";
 import {
   formatIp,
+  type IpAddress,
+  type IpNetwork,
   inNetwork,
   parseIp,
   parseNetwork,
   parseNetworks,
-  type IpAddress,
-  type IpNetwork,
 } from "../shared/ip-address";
 
 /** The one setting the destination checks read. */

@@ -5,30 +5,30 @@
 // the whole evaluation (nothing can be known, so nothing changes state).
 
 import { randomBytes } from "node:crypto";
+import { freshServingTables } from "../analytics/serving/reader";
 import type { Config } from "../config";
 import type { Context } from "../context";
 import {
+  type AlertRuleRecord,
+  type AlertSubjectState,
   accountHasProgram,
   alertStates,
   commitAlertChanges,
+  type DeliveryRecord,
+  type DeliveryUpdate,
   heldDeliveries,
   listAlertRules,
   messagesSince,
-  type AlertRuleRecord,
-  type AlertSubjectState,
-  type DeliveryRecord,
-  type DeliveryUpdate,
   type NewDelivery,
 } from "../control";
-import { freshServingTables } from "../analytics/serving/reader";
-import { describeError } from "../shared/logger";
 import { TxrayError } from "../shared/errors";
+import { describeError } from "../shared/logger";
 import { CONDITIONS } from "./conditions";
-import { programPath, shortId, type Finding, type WatchedRule } from "./finding";
+import { type Finding, programPath, shortId, type WatchedRule } from "./finding";
 import { planFlood } from "./flood";
 import { absoluteLinks, PAYLOAD_VERSION, type StoredPayload } from "./payload";
-import { ruleParams, type RuleKind } from "./rules";
-import { transitions, type Change } from "./transitions";
+import { type RuleKind, ruleParams } from "./rules";
+import { type Change, transitions } from "./transitions";
 
 export type EvaluationSummary = {
   rules: number;

@@ -3,8 +3,8 @@
 // evidence and the web app's pages it points to. The state machine (transitions.ts) turns findings
 // into firing and resolved alerts; the payload and the Slack message are built from them.
 
-import type { Context } from "../context";
 import type { Issue } from "../analytics/queries";
+import type { Context } from "../context";
 import type { RuleKind, RuleParams } from "./rules";
 
 export type FindingLinks = { program: string; issue?: string; example?: string };

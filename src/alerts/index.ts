@@ -1,51 +1,52 @@
 // Public surface of alerts (docs/alerts.md): rules over the query layer, evaluated by the alerts job
 // after each refresh, delivered durably to a signed webhook or a Slack incoming webhook.
+
+export { type DeliverySummary, deliverDue } from "./deliver";
+export { allowedNetworks, type DestinationSettings, destinationProblem, type Lookup } from "./destination";
+export { type EvaluationSummary, evaluateRules, publicBaseUrl } from "./evaluate";
+export { type FloodCandidate, type FloodPlan, planFlood } from "./flood";
 export {
-  RULE_KINDS,
-  RULE_PARAMS,
-  AlertRuleInputSchema,
-  DestinationSchema,
-  ruleParams,
-  isLoopbackUrl,
-  type RuleKind,
-  type RuleParams,
-  type AlertRuleInput,
-} from "./rules";
-export { destinationProblem, allowedNetworks, type DestinationSettings, type Lookup } from "./destination";
-export { AlertPayloadSchema, PAYLOAD_VERSION, type AlertPayload, type StoredPayload } from "./payload";
-export { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from "./signature";
-export { slackAlertMessage, type SlackWebhookMessage } from "./slack-message";
-export { planFlood, type FloodPlan, type FloodCandidate } from "./flood";
-export { transitions, type Change } from "./transitions";
-export {
-  backoffMs,
-  nextAttemptAt,
-  sendAttempt,
-  attemptRequest,
-  defaultSendEffects,
-  ATTEMPT_TIMEOUT_MS,
-  RETRY_CAP_MS,
-  type SendEffects,
-  type AttemptOutcome,
-} from "./send";
-export { evaluateRules, publicBaseUrl, type EvaluationSummary } from "./evaluate";
-export { deliverDue, type DeliverySummary } from "./deliver";
-export { runAlerts, ALERT_HISTORY_MS } from "./run";
-export {
+  type AlertRuleCreated,
+  AlertRuleCreatedSchema,
+  AlertRuleDeletedSchema,
+  AlertRuleSchema,
+  AlertRulesSchema,
+  type AlertRuleView,
+  type AlertTestResult,
+  AlertTestResultSchema,
   createRule,
   listRules,
+  MAX_RULES_PER_ACCOUNT,
+  redactUrl,
   removeRule,
+  ruleView,
   sendTest,
   sendTestWithDetail,
-  redactUrl,
-  ruleView,
-  MAX_RULES_PER_ACCOUNT,
-  AlertRuleSchema,
-  AlertRuleCreatedSchema,
-  AlertRulesSchema,
-  AlertRuleDeletedSchema,
-  AlertTestResultSchema,
-  type AlertRuleView,
-  type AlertRuleCreated,
-  type AlertTestResult,
 } from "./manage";
+export { type AlertPayload, AlertPayloadSchema, PAYLOAD_VERSION, type StoredPayload } from "./payload";
+export {
+  type AlertRuleInput,
+  AlertRuleInputSchema,
+  DestinationSchema,
+  isLoopbackUrl,
+  RULE_KINDS,
+  RULE_PARAMS,
+  type RuleKind,
+  type RuleParams,
+  ruleParams,
+} from "./rules";
+export { ALERT_HISTORY_MS, runAlerts } from "./run";
+export {
+  ATTEMPT_TIMEOUT_MS,
+  type AttemptOutcome,
+  attemptRequest,
+  backoffMs,
+  defaultSendEffects,
+  nextAttemptAt,
+  RETRY_CAP_MS,
+  type SendEffects,
+  sendAttempt,
+} from "./send";
+export { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from "./signature";
+export { type SlackWebhookMessage, slackAlertMessage } from "./slack-message";
+export { type Change, transitions } from "./transitions";

@@ -7,8 +7,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config";
 import {
+  type AlertRuleRecord,
   accountHasProgram,
   alertRuleById,
+  type ControlDb,
   commitAlertChanges,
   countAlertRules,
   firingCounts,
@@ -17,16 +19,14 @@ import {
   recordDeliveryAttempt,
   recordDeliveryOutcome,
   removeAlertRule,
-  type AlertRuleRecord,
-  type ControlDb,
 } from "../control";
 import { badRequest, describeIssues, notFound } from "../shared/errors";
+import { type DestinationSettings, destinationProblem } from "./destination";
 import { newDeliveryId, publicBaseUrl } from "./evaluate";
 import { programPath } from "./finding";
 import { absoluteLinks, PAYLOAD_VERSION, type StoredPayload } from "./payload";
-import { AlertRuleInputSchema, RULE_KINDS, ruleParams, type RuleKind } from "./rules";
-import { destinationProblem, type DestinationSettings } from "./destination";
-import { sendAttempt, type AttemptOutcome, type SendEffects } from "./send";
+import { AlertRuleInputSchema, RULE_KINDS, type RuleKind, ruleParams } from "./rules";
+import { type AttemptOutcome, type SendEffects, sendAttempt } from "./send";
 
 /** Rules an account may have at once. */
 export const MAX_RULES_PER_ACCOUNT = 100;

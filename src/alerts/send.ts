@@ -5,10 +5,10 @@
 // other answer (a 3xx, which is never followed, or a 4xx) fails for good: retrying would not help,
 // and so does a destination that resolves to an address alerts may not reach (./destination.ts).
 
-import { VERSION } from "../shared/version";
-import { retryAfterMs } from "../shared/retry-after";
 import type { AlertRuleRecord } from "../control";
-import { defaultLookup, resolveDestination, type DestinationSettings, type Lookup } from "./destination";
+import { retryAfterMs } from "../shared/retry-after";
+import { VERSION } from "../shared/version";
+import { type DestinationSettings, defaultLookup, type Lookup, resolveDestination } from "./destination";
 import { attemptBody, type StoredPayload } from "./payload";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature";
 import { slackAlertMessage } from "./slack-message";

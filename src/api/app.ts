@@ -4,24 +4,24 @@
 // app.handle(request) or serve it on a free loopback port.
 
 import { Elysia } from "elysia";
-import { PrincipalCache } from "../control";
+import { parseRoles } from "../config";
 import type { Context } from "../context";
-import type { Spool } from "../spool";
-import { TxrayError } from "../shared/errors";
-import { tooLarge } from "../shared/bounded-body";
-import { MCP_MAX_BODY_BYTES } from "../mcp";
-import { errorResponse, json } from "./http";
-import { TokenBuckets } from "../shared/token-buckets";
-import { handleIngest, type IngestDeps } from "./routes/ingest";
+import { chainAccess, serviceStatus } from "../contract";
+import { PrincipalCache } from "../control";
+import type { NativeEncoder } from "../ingest/native";
 import { prepareBatch } from "../ingest/prepare";
 import type { IngestWorkers } from "../ingest/workers";
-import type { NativeEncoder } from "../ingest/native";
-import { listPrograms } from "./routes/programs";
-import { alertRoutes } from "./routes/alerts";
-import { serviceStatus } from "../contract";
-import { chainAccess } from "../contract";
-import { analyticsRoutes } from "./routes/analytics";
+import { MCP_MAX_BODY_BYTES } from "../mcp";
+import { tooLarge } from "../shared/bounded-body";
+import { TxrayError } from "../shared/errors";
+import { TokenBuckets } from "../shared/token-buckets";
+import type { Spool } from "../spool";
 import { ingestPreflight, withIngestCors } from "./cors";
+import { errorResponse, json } from "./http";
+import { alertRoutes } from "./routes/alerts";
+import { analyticsRoutes } from "./routes/analytics";
+import { handleIngest, type IngestDeps } from "./routes/ingest";
+import { listPrograms } from "./routes/programs";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
 import {
   ASSET_PREFIX,
@@ -33,7 +33,6 @@ import {
   PAGE_PATHS,
   pageResponse,
 } from "./web";
-import { parseRoles } from "../config";
 
 /**
  * `ingestWorkers`: prepare ingest batches on worker threads; without it they are prepared in-process,

@@ -5,10 +5,10 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { chainAccess } from "../contract";
 import { servingReaderComponent } from "../analytics/serving/reader";
 import { type Config, ConfigError, loadConfig } from "../config";
-import { createContext, startComponents, type Component } from "../context";
+import { type Component, createContext, startComponents } from "../context";
+import { chainAccess } from "../contract";
 import { createMcpServer } from "../mcp";
 
 let config: Config;

@@ -6,9 +6,9 @@
 // one is acknowledged at once and its answer POSTed to the request's `response_url` later.
 
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { questionByName, type QuestionArgs, type QuestionDeps } from "../contract";
-import { TxrayError } from "../shared/errors";
+import { type QuestionArgs, type QuestionDeps, questionByName } from "../contract";
 import { readBoundedBody } from "../shared/bounded-body";
+import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
 import { answerMessage, errorMessage, helpMessage, type SlackMessage } from "./blocks";
 

@@ -3,10 +3,10 @@
 // log. The account is `--account <name>`, else the one `txray keys create` saved in the config file.
 
 import { parseArgs } from "node:util";
-import type { Config } from "../config";
-import { accountIdByName, deliveryLog, listAlertRules, openControlDb, firingCounts, type ControlDb } from "../control";
-import { dataPaths } from "../lake/paths";
 import { createRule, defaultSendEffects, removeRule, ruleView, sendTestWithDetail } from "../alerts";
+import type { Config } from "../config";
+import { accountIdByName, type ControlDb, deliveryLog, firingCounts, listAlertRules, openControlDb } from "../control";
+import { dataPaths } from "../lake/paths";
 import { readUserConfig, userConfigPath } from "./user-config";
 
 export type AlertsIo = {

@@ -1,18 +1,18 @@
 // The CLI's commands as one function over argv and injected output streams, so tests call it
 // in-process and see exactly what a user sees.
 
-import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
-import { loadConfig, ConfigError } from "../config";
-import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
-import { createContext } from "../context";
-import { dataPaths } from "../lake/paths";
-import { JOBS, PUBLISHING_JOBS, jobFor, planOutsideRun, runJobsFromOutside } from "../jobs";
-import { Stopped } from "../shared/stop";
-import { configureFault } from "../shared/fault";
+import { parseArgs } from "node:util";
 import { checkDate } from "../analytics/landing-score";
-import { userConfigPath, writeUserConfig } from "./user-config";
+import { ConfigError, loadConfig } from "../config";
+import { createContext } from "../context";
+import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
+import { JOBS, jobFor, PUBLISHING_JOBS, planOutsideRun, runJobsFromOutside } from "../jobs";
+import { dataPaths } from "../lake/paths";
+import { configureFault } from "../shared/fault";
+import { Stopped } from "../shared/stop";
 import { ALERTS_USAGE, AlertsUsageError, alertsCommand } from "./alerts";
+import { userConfigPath, writeUserConfig } from "./user-config";
 
 export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
 

@@ -6,19 +6,19 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isMainThread, threadId } from "node:worker_threads";
-import { CursorCodec } from "../shared/pagination";
 import type { Config } from "../config";
-import { openControlDb, serverSecret, type ControlDb } from "../control";
-import { duckInstanceOptions, openDuck, type Duck } from "../lake/duckdb";
+import { type ControlDb, openControlDb, serverSecret } from "../control";
+import { type Duck, duckInstanceOptions, openDuck } from "../lake/duckdb";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "../lake/native";
-import { dataPaths, type DataPaths } from "../lake/paths";
-import { SignatureIndex } from "../signature-index";
-import { createLogger, type Logger } from "../shared/logger";
+import { type DataPaths, dataPaths } from "../lake/paths";
 import { configureFault } from "../shared/fault";
+import { createLogger, type Logger } from "../shared/logger";
+import { CursorCodec } from "../shared/pagination";
 import { processAlive } from "../shared/process-alive";
+import { SignatureIndex } from "../signature-index";
 import { realTimers, type Timers } from "./timers";
 
-export { settlesBy, startComponents, type Component, type RunningComponents } from "./components";
+export { type Component, type RunningComponents, settlesBy, startComponents } from "./components";
 export { realTimers, type TimerHandle, type Timers } from "./timers";
 
 export type Context = {

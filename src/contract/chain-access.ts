@@ -3,11 +3,10 @@
 // a restart), each client's budget of chain look-ups (WHY_CHAIN_PER_MINUTE) and the answers of the
 // last second, so a client polling why/{sig} costs the chain one look-up per second at most.
 
-import { loadIdls, type IdlRegistry } from "../chain/idl";
+import { issueSummary, payerBotScore, RecentAnswers, type WhyDeps } from "../analytics/queries";
+import { type IdlRegistry, loadIdls } from "../chain/idl";
 import { createRpcClient } from "../chain/rpc";
 import type { Context } from "../context";
-import { RecentAnswers, type WhyDeps } from "../analytics/queries";
-import { issueSummary, payerBotScore } from "../analytics/queries";
 import { explorerCluster, explorerLinks } from "../shared/explorer-links";
 import { TokenBuckets } from "../shared/token-buckets";
 

@@ -1,17 +1,18 @@
 // The contract every surface shares: the read questions (route, tool name, parameters, response
 // schema, query function), their short human summaries, and the OpenAPI document built from them.
+
+export { accountForScope, optionalPrincipal, presentedKey, requirePrincipal, scopeAccount } from "./auth";
+export { chainAccess } from "./chain-access";
+export { openApiDocument, openApiPath } from "./openapi";
 export {
   argsFromRequest,
   PARAMS,
-  QUESTIONS,
-  questionByName,
   type ParamName,
+  QUESTIONS,
   type Question,
   type QuestionArgs,
   type QuestionDeps,
+  questionByName,
 } from "./questions";
-export { summarize, summaryText, type Summary } from "./summaries";
-export { openApiDocument, openApiPath } from "./openapi";
-export { optionalPrincipal, requirePrincipal, scopeAccount, accountForScope, presentedKey } from "./auth";
-export { chainAccess } from "./chain-access";
 export { serviceStatus } from "./status";
+export { type Summary, summarize, summaryText } from "./summaries";

@@ -4,28 +4,28 @@
 // shape the server does not give. Served at GET /openapi.json and rendered at /docs.
 
 import { z } from "zod";
-import { ingestBodySchema } from "../shared/envelope";
-import {
-  CallFrameSchema,
-  ErrorBodySchema,
-  IngestAcceptedSchema,
-  ProgramsSchema,
-  RatesSchema,
-  WindowRangeSchema,
-  IssueSchema,
-} from "../analytics/queries";
-import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
 import {
   AlertPayloadSchema,
   AlertRuleCreatedSchema,
   AlertRuleDeletedSchema,
   AlertRuleInputSchema,
-  AlertRulesSchema,
   AlertRuleSchema,
+  AlertRulesSchema,
   AlertTestResultSchema,
 } from "../alerts";
+import {
+  CallFrameSchema,
+  ErrorBodySchema,
+  IngestAcceptedSchema,
+  IssueSchema,
+  ProgramsSchema,
+  RatesSchema,
+  WindowRangeSchema,
+} from "../analytics/queries";
+import { ingestBodySchema } from "../shared/envelope";
+import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
 import { VERSION } from "../shared/version";
-import { PARAMS, QUESTIONS, type ParamName } from "./questions";
+import { PARAMS, type ParamName, QUESTIONS } from "./questions";
 
 type JsonObject = Record<string, unknown>;
 type Operation = {

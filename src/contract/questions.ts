@@ -5,36 +5,34 @@
 // (validation and its 400s live in the query layer).
 
 import type { z } from "zod";
-import type { Context } from "../context";
-import {
-  baseline,
-  cuHeadroom,
-  ecosystem,
-  issueDetail,
-  providerReport,
-  releaseDiff,
-  topIssues,
-  walletHistory,
-} from "../analytics/queries";
-import { why } from "../analytics/queries";
-import { diagnoseDrop } from "../analytics/queries";
 import {
   BaselineSchema,
+  baseline,
   CuHeadroomSchema,
+  cuHeadroom,
   DiagnoseDropSchema,
+  diagnoseDrop,
   EcosystemSchema,
+  ecosystem,
   IssueDetailSchema,
+  issueDetail,
   ProviderReportSchema,
+  providerReport,
   ReleaseDiffSchema,
+  releaseDiff,
   StatusSchema,
   TopIssuesSchema,
+  topIssues,
   WalletHistorySchema,
   WhySchema,
+  walletHistory,
+  why,
 } from "../analytics/queries";
 import { callStack } from "../chain/decode";
+import type { Context } from "../context";
+import type { ErrorCode } from "../shared/errors";
 import type { chainAccess } from "./chain-access";
 import { serviceStatus } from "./status";
-import type { ErrorCode } from "../shared/errors";
 
 export type ParamName =
   | "sig"

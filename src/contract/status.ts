@@ -1,9 +1,12 @@
 // GET /v1/status (public): service version, lake size and backlog, each job's last run and the data
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
+import { readPointer } from "../analytics/serving/pointer";
+import type { Context } from "../context";
 import {
   alertCounts,
   consecutiveFailures,
+  type JobRun,
   lakeRowCount,
   lastFlushAt,
   lastJobRuns,
@@ -11,15 +14,12 @@ import {
   quarantineSummary,
   readSpoolIntegrity,
   resolverBacklog,
-  type JobRun,
 } from "../control";
 import { unrecordedFailures } from "../jobs";
-import type { Context } from "../context";
-import type { Spool } from "../spool";
-import { VERSION } from "../shared/version";
 import { diskUsage } from "../ops/disk-usage";
 import { reusedFor } from "../shared/reuse";
-import { readPointer } from "../analytics/serving/pointer";
+import { VERSION } from "../shared/version";
+import type { Spool } from "../spool";
 import { servingFreshness } from "./freshness";
 
 /** The resolver's backlog, counted at most once a second per data directory (the route is public). */

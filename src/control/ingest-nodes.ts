@@ -9,8 +9,8 @@
 // they serve SQLite and PostgreSQL alike.
 
 import { createHash, randomBytes } from "node:crypto";
-import type { ControlDb } from "./types";
 import { rpcOrigin } from "../shared/rpc-identity";
+import type { ControlDb } from "./types";
 
 export { rpcOrigin };
 

@@ -10,8 +10,8 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { ControlDb } from "./types";
 import { processAlive } from "../shared/process-alive";
+import type { ControlDb } from "./types";
 
 const holderId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
 

@@ -15,8 +15,8 @@
 
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { postgresMigration, toPostgres, WRITE_LOCK_KEY } from "./dialect";
-import type { ControlDb, ControlParams, ControlStatement, ControlTransaction } from "./types";
 import type { BridgeReply, BridgeRequest, BridgeSetup } from "./postgres-worker";
+import type { ControlDb, ControlParams, ControlStatement, ControlTransaction } from "./types";
 
 /** How long one statement may take before the caller gets an error (a lost server, a long lock). */
 const STATEMENT_TIMEOUT_MS = 60_000;

@@ -4,8 +4,8 @@
 // firstSeen before the tables know a new issue). A resolve run commits its batch and these counts
 // in one transaction, so they never count a batch twice or count one that was discarded.
 
-import type { ControlDb } from "./types";
 import { markSegmentsTaken } from "./segments";
+import type { ControlDb } from "./types";
 
 export type ProviderHour = { rpcHash: string; hour: number; sends: number; dropped: number };
 export type IssueHour = { fingerprint: string; hour: number; attempts: number; firstSeen: number };

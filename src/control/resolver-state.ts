@@ -4,8 +4,8 @@
 // /v1/status), and what a restart replays on top of the checkpoint: segments taken and batches
 // committed after it. Also the one-time read of the legacy per-attempt tables an upgrade replaces.
 
-import type { ControlDb } from "./types";
 import type { AwaitingSegment } from "./segments";
+import type { ControlDb } from "./types";
 
 export type ResolverProgress = {
   /** Names the process and run whose memory is current. */

@@ -8,8 +8,8 @@
 import type { Principal } from "../control";
 import type { ErrorCode } from "../shared/errors";
 import { TxrayError } from "../shared/errors";
-import type { NativeEncoder } from "./native";
 import { encodeSpoolBatch, spoolLinePrefix } from "../spool";
+import type { NativeEncoder } from "./native";
 import { validateIngestBody } from "./validate";
 
 export type PreparedBatch =

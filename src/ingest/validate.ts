@@ -11,9 +11,9 @@
 // (measured side by side). `checkFields.toString()` is the compiled code.
 
 import { isBase58OfLength } from "../shared/base58";
+import { ingestBodySchema } from "../shared/envelope";
 import { ENVELOPE_FIELDS, type Envelope, type EnvelopeField, hexPattern } from "../shared/envelope-fields";
 import { describeIssues, TxrayError } from "../shared/errors";
-import { ingestBodySchema } from "../shared/envelope";
 
 const isString = (value: unknown, max: number, min = 0): value is string =>
   typeof value === "string" && value.length <= max && value.length >= min;

@@ -5,7 +5,7 @@
 
 import { openControlDbReadOnly, PrincipalCache } from "../control";
 import { loadNativeEncoder } from "./native";
-import { prepareBatch, type PrepareRequest } from "./prepare";
+import { type PrepareRequest, prepareBatch } from "./prepare";
 
 declare const self: Worker;
 

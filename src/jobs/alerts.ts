@@ -3,8 +3,8 @@
 // (`after` in src/jobs/registry.ts) and on ALERTS_INTERVAL_MS for retries; `txray jobs run alerts`
 // runs it now. Its lease (runJob) keeps two processes from sending at once.
 
-import type { Job } from "./run";
 import { runAlerts } from "../alerts";
+import type { Job } from "./run";
 
 export const alertsJob: Job = {
   name: "alerts",

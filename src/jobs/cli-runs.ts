@@ -7,22 +7,22 @@
 // resolves against another SOLANA_RPC_URL.
 // Mechanism and guarantees: docs/lake.md, "Flushing on demand".
 
-import { hostname } from "node:os";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import type { Context } from "../context";
 import {
   forgetSealRequests,
+  type IngestNode,
   listIngestNodes,
   requestSeal,
   rpcFingerprint,
   rpcOrigin,
   sealRequestState,
-  type IngestNode,
 } from "../control";
-import type { Context } from "../context";
-import { liveOwner } from "../spool";
-import { runJob, type Job, type JobNeed, type JobOutcome } from "./run";
 import { processAlive } from "../shared/process-alive";
+import { liveOwner } from "../spool";
+import { type Job, type JobNeed, type JobOutcome, runJob } from "./run";
 
 /** How long a job waits for live ingest nodes to seal. */
 export const SEAL_WAIT_MS = 10_000;

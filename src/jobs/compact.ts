@@ -5,8 +5,8 @@
 // runs: under load the build runs back to back (~0.2 s between runs), and a pass that skipped
 // then never compacted, so wallet pages read a day's every small part (1.2 s at 20,000/s).
 
-import type { Job } from "./run";
 import { compactLake } from "../lake/compact";
+import type { Job } from "./run";
 
 /** How long merged partitions wait for a tables build to end before they are given up. */
 const COMPACT_SWAP_WAIT_MS = 120_000;

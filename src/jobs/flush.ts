@@ -1,8 +1,8 @@
 // Job: flush sealed spool segments into the Parquet lake (src/lake/flush-spool.ts). In the server it first
 // seals the active segment so everything acknowledged so far becomes flushable.
 
-import type { Job } from "./run";
 import { flushSpool } from "../lake/flush-spool";
+import type { Job } from "./run";
 
 export const flushJob: Job = {
   name: "flush",

@@ -1,27 +1,28 @@
 // Public surface of the jobs: each job a module (flush, resolve, deploys, tables, compact, retention,
 // landing-score, alerts), the registry that lists them, runJob (leases, run records), the scheduler (which
 // receives its schedule and knows no job by name) and the runner for jobs started outside the server.
-export { runJob, unrecordedFailures, type Job, type JobNeed, type JobOutcome, type JobRuntime } from "./run";
+
+export {
+  LEASE_WAIT_MS,
+  NODE_SILENT_MS,
+  type OutsideIo,
+  rpcMismatch,
+  runJobsFromOutside,
+  SEAL_WAIT_MS,
+  type SealOutcome,
+  sealLiveSpools,
+} from "./cli-runs";
 export {
   JOBS,
-  PUBLISHING_JOBS,
-  SCHEDULES,
+  type JobSchedule,
   jobByName,
   jobFor,
+  PUBLISHING_JOBS,
   planOutsideRun,
-  runsIn,
-  schedule,
-  type JobSchedule,
   type RunsIn,
+  runsIn,
+  SCHEDULES,
+  schedule,
 } from "./registry";
-export { schedulerComponent, startScheduler, nextDailyRun, retryDelayMs, type ScheduledJob } from "./scheduler";
-export {
-  runJobsFromOutside,
-  sealLiveSpools,
-  rpcMismatch,
-  SEAL_WAIT_MS,
-  NODE_SILENT_MS,
-  LEASE_WAIT_MS,
-  type OutsideIo,
-  type SealOutcome,
-} from "./cli-runs";
+export { type Job, type JobNeed, type JobOutcome, type JobRuntime, runJob, unrecordedFailures } from "./run";
+export { nextDailyRun, retryDelayMs, type ScheduledJob, schedulerComponent, startScheduler } from "./scheduler";

@@ -3,11 +3,11 @@
 // runs of the named job one at a time as the scheduler asks, an abort passed on to the running
 // one, and the context closed before the host ends.
 
-import { createContext, type Context } from "../context";
+import { type Context, createContext } from "../context";
 import { describeError } from "../shared/logger";
 import { Stopped } from "../shared/stop";
-import { jobByName } from "./registry";
 import type { HostMessage, HostReply } from "./hosted-runs";
+import { jobByName } from "./registry";
 
 /** The message handler of one host; `reply` sends a reply back. */
 export function jobHost(reply: (message: HostReply) => void): { receive(message: HostMessage): Promise<void> } {

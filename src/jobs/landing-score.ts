@@ -2,8 +2,8 @@
 // day, or for `--date YYYY-MM-DD`: `txray jobs run landing-score [--date YYYY-MM-DD]`, and nightly
 // from the scheduler.
 
-import type { Job } from "./run";
 import { runLandingScore } from "../analytics/landing-score";
+import type { Job } from "./run";
 
 export const LANDING_SCORE_JOB = "landing-score";
 

@@ -9,7 +9,7 @@
 // when this process is gone.
 
 import { existsSync } from "node:fs";
-import { withHostedRuns, type HostedJob, type HostReply } from "./hosted-runs";
+import { type HostedJob, type HostReply, withHostedRuns } from "./hosted-runs";
 import type { Job } from "./run";
 
 /**

@@ -2,21 +2,21 @@
 // runs happen): the one place that knows the jobs. `txray jobs run <name>` and the scheduler read
 // these lists; `all` runs the data jobs in data-flow order (not the publishing jobs).
 
+import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
 import type { Config } from "../config";
 import type { Context } from "../context";
-import type { Job } from "./run";
-import { flushJob } from "./flush";
-import { compactJob } from "./compact";
-import { resolveJob } from "./resolve";
-import { deploysJob } from "./deploys";
-import { tablesJob, tablesJobFor } from "./tables";
-import { landingScoreJob, landingScoreJobFor } from "./landing-score";
-import { NIGHTLY_AT_MS, nightlySnapshotMissing } from "../analytics/landing-score";
-import type { RunAfter, ScheduledJob } from "./scheduler";
-import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
 import { alertsJob } from "./alerts";
-import { onThread } from "./thread";
+import { compactJob } from "./compact";
+import { deploysJob } from "./deploys";
+import { flushJob } from "./flush";
+import { landingScoreJob, landingScoreJobFor } from "./landing-score";
 import { inChildProcess } from "./process";
+import { resolveJob } from "./resolve";
+import { RETENTION_INTERVAL_MS, retentionJob } from "./retention";
+import type { Job } from "./run";
+import type { RunAfter, ScheduledJob } from "./scheduler";
+import { tablesJob, tablesJobFor } from "./tables";
+import { onThread } from "./thread";
 
 /** In data-flow order: `jobs run all` runs them like this. */
 export const JOBS: Job[] = [flushJob, resolveJob, deploysJob, tablesJob, compactJob, retentionJob];

@@ -5,11 +5,11 @@
 // server (`txray jobs run resolve`) goes on until nothing is due within seconds (a drop's second
 // look-up included).
 
+import type { IdlRegistry } from "../chain/idl";
 import { loadIdls } from "../chain/idl";
 import { resolvePending, resolveSettled } from "../chain/resolve";
 import { createRpcClient } from "../chain/rpc";
 import type { Context, OwnedPart } from "../context";
-import type { IdlRegistry } from "../chain/idl";
 import type { Job } from "./run";
 
 /**

@@ -5,10 +5,10 @@
 // backups that died (src/ops/backup.ts) go, unless a backup is running. Runs hourly in the
 // scheduler; `txray jobs run retention` runs it now.
 
+import { sweepDeadBackupStages } from "../ops/backup";
+import { applyRetention } from "../ops/retention";
 import type { Job } from "./run";
 import { runJob } from "./run";
-import { applyRetention } from "../ops/retention";
-import { sweepDeadBackupStages } from "../ops/backup";
 import { tablesJob } from "./tables";
 
 export const RETENTION_INTERVAL_MS = 3_600_000;

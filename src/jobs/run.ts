@@ -2,11 +2,11 @@
 // same job across processes (a lease in the control database) and never lets a failure escape.
 // The scheduler and the CLI (`txray jobs run`) both go through runJob.
 
-import { ifLeaseFree, recordJobEnd, recordJobStart } from "../control";
 import type { Context, OwnedPart } from "../context";
-import type { Spool } from "../spool";
+import { ifLeaseFree, recordJobEnd, recordJobStart } from "../control";
 import { describeError } from "../shared/logger";
 import { Stopped } from "../shared/stop";
+import type { Spool } from "../spool";
 
 /**
  * What a job may use besides the context: the spool when it runs inside the server, and the signal

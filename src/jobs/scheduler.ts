@@ -15,9 +15,9 @@
 // by data runs within moments of the data, and the interval is only the longest wait. Every wait is
 // a timer of the context's (`ctx.timers`) and every time of day its clock, so tests move time on.
 
-import { settlesBy, type Component, type Context, type TimerHandle } from "../context";
+import { type Component, type Context, settlesBy, type TimerHandle } from "../context";
 import { Stopped } from "../shared/stop";
-import { runJob, type Job, type JobOutcome, type JobRuntime } from "./run";
+import { type Job, type JobOutcome, type JobRuntime, runJob } from "./run";
 
 const DAY_MS = 86_400_000;
 /** Long enough for the other jobs' timers and requests to get the thread between back-to-back runs. */
@@ -209,4 +209,4 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
   };
 }
 
-export { runJob, type Job, type JobRuntime } from "./run";
+export { type Job, type JobRuntime, runJob } from "./run";

@@ -3,8 +3,8 @@
 // refresh takes in at most what its memory ceiling holds and reports the rest as `backlog` (the
 // scheduler runs it again at once); run from outside (`untilCaughtUp`), it refreshes until none is left.
 
+import { type BuildResult, buildServingTables } from "../analytics/tables/build";
 import type { Job } from "./run";
-import { buildServingTables, type BuildResult } from "../analytics/tables/build";
 
 /**
  * The tables job; `full`: rebuild every unit instead of reusing the previous build's; `maxRows`: per refresh (tests

@@ -4,7 +4,7 @@
 // the thread that also takes ingest batches and answers reads, each waited for the other (a soak's
 // ingest p99 1.7–2.4 s there, 50–190 ms beside it).
 
-import { withHostedRuns, type HostedJob, type HostReply } from "./hosted-runs";
+import { type HostedJob, type HostReply, withHostedRuns } from "./hosted-runs";
 import type { Job } from "./run";
 
 /** `worker`: the thread's module (tests give one that misbehaves); by default thread-worker.ts. */

@@ -6,7 +6,7 @@
 // so what a name answered once is kept for the process's life (bounded). Also whether any part of
 // a list has a column at all (compaction's order, the tables job's compute-unit weights).
 
-import { sqlString, type Duck } from "./duckdb";
+import { type Duck, sqlString } from "./duckdb";
 
 const MAX_REMEMBERED = 200_000;
 /** Footers read per query (a long window of a busy program lists thousands of parts). */

@@ -9,23 +9,23 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type ControlDb,
   isResolutionBatchCommitted,
   isSegmentCommitted,
   lakeTakenBefore,
   whenLeaseFree,
   withLease,
-  type ControlDb,
 } from "../control";
+import { fault } from "../shared/fault";
 import type { Logger } from "../shared/logger";
 import { checkStop } from "../shared/stop";
-import { fault } from "../shared/fault";
-import { sweepStaging } from "./staging";
-import { sqlString, type Duck } from "./duckdb";
 import { anyFileHasColumn } from "./column-presence";
-import { batchOfPart, rowGroupLimits } from "./publish";
+import { type Duck, sqlString } from "./duckdb";
 import { exchangePaths } from "./exchange";
 import type { DataPaths } from "./paths";
+import { batchOfPart, rowGroupLimits } from "./publish";
 import type { DatasetName } from "./schema";
+import { sweepStaging } from "./staging";
 
 export type CompactDeps = { paths: DataPaths; duck: Duck; control: ControlDb; logger: Logger };
 export type CompactOptions = {

@@ -26,29 +26,33 @@ import {
   recordSegment,
   withLease,
 } from "../control";
+import { ENVELOPE_FIELDS } from "../shared/envelope-fields";
+import { fault } from "../shared/fault";
+import type { Logger } from "../shared/logger";
+import { checkStop } from "../shared/stop";
 import {
+  checkFrames,
   cutTornTail,
+  type FrameCheck,
+  hasFrames,
   liveOwner,
   moveToQuarantine,
   quarantinedPathOf,
   recoverActiveSegments,
   removeSegment,
+  SPOOL_COLUMNS,
+  SPOOL_TEXT_COLUMNS,
   sealedSegmentFiles,
   segmentLineCount,
   segmentNameOf,
+  writeVerifiedCopy,
 } from "../spool";
-import { checkFrames, hasFrames, writeVerifiedCopy, type FrameCheck } from "../spool";
-import type { Logger } from "../shared/logger";
-import { checkStop } from "../shared/stop";
-import { fault } from "../shared/fault";
-import { ENVELOPE_FIELDS } from "../shared/envelope-fields";
-import { sweepStaging } from "./staging";
-import { sqlString, type Duck } from "./duckdb";
-import type { DataPaths } from "./paths";
+import { type Duck, sqlString } from "./duckdb";
 import type { NativeFlushWriter, StagedGroup } from "./native";
-import { publishStaged, stagePartitioned, type StagedPart } from "./publish";
+import type { DataPaths } from "./paths";
+import { publishStaged, type StagedPart, stagePartitioned } from "./publish";
 import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
-import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../spool";
+import { sweepStaging } from "./staging";
 
 export type FlushDeps = {
   paths: DataPaths;

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } fr
 import { join } from "node:path";
 import type { ControlDb } from "../control";
 import { withLease } from "../control";
-import { sqlString, type Duck } from "./duckdb";
+import { type Duck, sqlString } from "./duckdb";
 import type { DataPaths } from "./paths";
 import type { DatasetName } from "./schema";
 

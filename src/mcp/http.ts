@@ -5,11 +5,11 @@
 // app.ts applies the public rate limit before this runs.
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { authenticate } from "../control";
-import { presentedKey } from "../contract";
 import type { QuestionDeps } from "../contract";
-import { errorBody, TxrayError } from "../shared/errors";
+import { presentedKey } from "../contract";
+import { authenticate } from "../control";
 import { readBoundedBody } from "../shared/bounded-body";
+import { errorBody, TxrayError } from "../shared/errors";
 import { createMcpServer } from "./tools";
 
 /** Largest JSON-RPC body /mcp reads (a tool call is a few hundred bytes; a batch of them a few KB). */

@@ -8,18 +8,18 @@
 // `_meta["txray/error"]` (structuredContent would have to match the output schema).
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
-import { accountForScope } from "../contract";
 import {
+  accountForScope,
   PARAMS,
   QUESTIONS,
-  summarize,
-  summaryText,
   type Question,
   type QuestionArgs,
   type QuestionDeps,
+  summarize,
+  summaryText,
 } from "../contract";
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";

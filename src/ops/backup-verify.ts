@@ -7,15 +7,15 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { controlDbFileProblem } from "../control";
-import { sqlString, type Duck } from "../lake/duckdb";
+import { type Duck, sqlString } from "../lake/duckdb";
 import { eachConcurrently } from "../shared/each-concurrently";
 import {
+  type BackupManifest,
   FILES_AT_ONCE,
   hashFile,
   INCOMPLETE_FILE,
   MANIFEST_FILE,
   parseManifest,
-  type BackupManifest,
 } from "./backup-manifest";
 
 export type BackupProblem = { file: string; problem: string };

@@ -33,7 +33,9 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { readPointer } from "../analytics/serving/pointer";
 import {
+  type ControlDb,
   controlDialect,
   ifLeaseFree,
   isSegmentCommitted,
@@ -41,25 +43,23 @@ import {
   openControlDbReadOnly,
   snapshotControlDb,
   withLease,
-  type ControlDb,
 } from "../control";
-import { readPointer } from "../analytics/serving/pointer";
 import type { DataPaths } from "../lake/paths";
 import { sweepStaging } from "../lake/staging";
-import { FRAME_RECORD_BYTES, framesFileOf, FRAMES_SUFFIX, QUARANTINE_DIR, segmentNameOf } from "../spool";
 import { syncDirectory, writeFileDurably } from "../shared/durable-files";
 import { eachConcurrently } from "../shared/each-concurrently";
 import { fault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
 import { VERSION } from "../shared/version";
+import { FRAME_RECORD_BYTES, FRAMES_SUFFIX, framesFileOf, QUARANTINE_DIR, segmentNameOf } from "../spool";
 import {
+  type BackupFile,
+  type BackupManifest,
   FILES_AT_ONCE,
   hashFile,
   INCOMPLETE_FILE,
   MANIFEST_FILE,
   MANIFEST_FORMAT,
-  type BackupFile,
-  type BackupManifest,
 } from "./backup-manifest";
 
 export type BackupDeps = { paths: DataPaths; control: ControlDb; snapshotsDir: string; clock: () => number };

@@ -9,8 +9,8 @@
 import { existsSync, lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { DataPaths } from "../lake/paths";
-import { retiredRoot } from "./retention";
 import { reusedFor } from "../shared/reuse";
+import { retiredRoot } from "./retention";
 
 const CACHE_MS = 30_000;
 

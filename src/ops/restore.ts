@@ -13,8 +13,8 @@ import { syncDirectory } from "../shared/durable-files";
 import { eachConcurrently } from "../shared/each-concurrently";
 import { fault } from "../shared/fault";
 import { processAlive } from "../shared/process-alive";
-import { FILES_AT_ONCE, hashFile, type BackupFile } from "./backup-manifest";
-import { verifyBackup, type BackupProblem } from "./backup-verify";
+import { type BackupFile, FILES_AT_ONCE, hashFile } from "./backup-manifest";
+import { type BackupProblem, verifyBackup } from "./backup-verify";
 
 export type RestoreOptions = {
   duck: Duck /** Where the backup's snapshots go; without it they are not restored. */;

@@ -14,15 +14,15 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type ControlDb,
   forgetBlockHeightsBefore,
   forgetResolvedHoursBefore,
   forgetSegmentsBefore,
   forgetTransactionsFetchedBefore,
   withLease,
-  type ControlDb,
 } from "../control";
-import { sqlString, type Duck } from "../lake/duckdb";
-import { utcDay, type DataPaths } from "../lake/paths";
+import { type Duck, sqlString } from "../lake/duckdb";
+import { type DataPaths, utcDay } from "../lake/paths";
 import { isBase58Address } from "../shared/base58";
 import type { Logger } from "../shared/logger";
 

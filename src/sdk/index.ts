@@ -17,8 +17,8 @@ import { SDK_VERSION } from "./version";
 import { instrumentConnection, type Web3ConnectionLike } from "./web3";
 
 export type { Envelope } from "../shared/envelope";
-export { SDK_VERSION, rpcHash, rpcLabel };
 export type { FetchLike, TransportStats };
+export { rpcHash, rpcLabel, SDK_VERSION };
 
 export interface TxrayOptions {
   /** Account key (`txr_live_…`). Default: TXRAY_API_KEY, else the CLI's config file (server runtimes). */

@@ -14,12 +14,12 @@ import { servingReaderComponent } from "../analytics/serving/reader";
 import { createApp } from "../api/app";
 import { errorResponse } from "../api/http";
 import { parseRoles } from "../config";
-import { settlesBy, startComponents, type Component, type Context } from "../context";
-import { Spool, startSealResponder } from "../spool";
-import { IngestWorkers, ingestWorkerCount } from "../ingest/workers";
+import { type Component, type Context, settlesBy, startComponents } from "../context";
 import { buildNativeEncoder, loadNativeEncoder, type NativeEncoder } from "../ingest/native";
+import { IngestWorkers, ingestWorkerCount } from "../ingest/workers";
 import { schedule, schedulerComponent } from "../jobs";
 import { TxrayError } from "../shared/errors";
+import { Spool, startSealResponder } from "../spool";
 
 /** `spool` is null on a node without the ingest role. */
 export type RunningServer = {

@@ -5,9 +5,9 @@
 // loaded with bun:ffi by its module. Without a compiler the callers run their reference path
 // (JavaScript, DuckDB) instead: the fast paths change speed, never answers.
 
-import { spawnSync } from "bun";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { spawnSync } from "bun";
 
 const CACHE_DIR = join(import.meta.dir, "..", "..", "node_modules", ".cache", "txray");
 

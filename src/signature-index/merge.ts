@@ -4,7 +4,7 @@
 // which makes merges half of the index's cost. By default they run on the index's merge thread
 // (index-thread.ts); mergeRuns is the one implementation, on whichever thread runs it.
 
-import { compareEntries, lineKey, RunReader, RunWriter, type FooterFields, type RunFooter } from "./run-file";
+import { compareEntries, type FooterFields, lineKey, type RunFooter, RunReader, RunWriter } from "./run-file";
 
 /** One input of a merge: its file and its order (a run covering newer sequence numbers has a higher one). */
 export type MergeInput = { path: string; order: number };

@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:f
 import { join } from "node:path";
 import { IndexThread } from "./index-thread";
 import { mergeRuns } from "./merge";
-import { entryLine, parseLine, RunReader, writeRunLines, type IndexEntry, type RunFooter } from "./run-file";
+import { entryLine, type IndexEntry, parseLine, type RunFooter, RunReader, writeRunLines } from "./run-file";
 
 const encoder = new TextEncoder();
 /** Runs of a tier merged at once; a tier holds runs of FANOUT^tier first-level runs. */

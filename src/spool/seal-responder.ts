@@ -6,12 +6,12 @@
 
 import { hostname } from "node:os";
 import {
+  type ControlDb,
   heartbeatIngestNode,
   markSealed,
   openSealRequests,
   registerIngestNode,
   unregisterIngestNode,
-  type ControlDb,
 } from "../control";
 import type { Logger } from "../shared/logger";
 import { describeError } from "../shared/logger";

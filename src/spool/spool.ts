@@ -12,6 +12,7 @@
 // Each batch also gets a checksum record in the segment's `.frames` sidecar (spool-frames.ts),
 // written and synced with it: flush skips a torn or corrupted batch whole instead of half-reading it.
 
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
@@ -26,15 +27,14 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { type FileHandle, open } from "node:fs/promises";
 import { hostname } from "node:os";
-import type { Logger } from "../shared/logger";
-import { fault } from "../shared/fault";
+import { join } from "node:path";
 import { syncDirectory } from "../shared/durable-files";
+import { fault } from "../shared/fault";
+import type { Logger } from "../shared/logger";
 import { processAlive } from "../shared/process-alive";
-import { encodeFrames, framesFileOf, FRAMES_SUFFIX, hasFrames } from "./frames";
+import { encodeFrames, FRAMES_SUFFIX, framesFileOf, hasFrames } from "./frames";
 
 export type SpoolOptions = {
   dir: string;

@@ -2,16 +2,16 @@
 // routing over stable URLs the server answers with this app: /, /p/{program}, /tx/{sig},
 // /w/{program}/{wallet}, /i/{fingerprint}. The search box takes a signature, a program or a wallet.
 
-import { api, ApiError, enc, settings } from "./api";
+import { ApiError, api, enc, settings } from "./api";
 import { empty, failure, h, link, loading, replace } from "./dom";
 import { classify, programName, short } from "./format";
-import type { Ecosystem, ProgramsPage, WalletPage } from "./types";
+import { watchFreshness } from "./freshness";
 import { homePage } from "./pages/home";
+import { issuePage } from "./pages/issue";
 import { programPage } from "./pages/program";
 import { txPage } from "./pages/tx";
-import { issuePage } from "./pages/issue";
 import { walletPage } from "./pages/wallet";
-import { watchFreshness } from "./freshness";
+import type { Ecosystem, ProgramsPage, WalletPage } from "./types";
 
 // Each page names the route parameters it reads; the router fills them from its table below.
 // biome-ignore lint/suspicious/noExplicitAny: a page's own parameter type is checked where it is declared

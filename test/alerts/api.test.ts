@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AlertRuleCreatedSchema, AlertRulesSchema, AlertTestResultSchema, verifySignature } from "../../src/alerts";
 import { ErrorBodySchema, StatusSchema } from "../../src/analytics/queries/schemas";
-import { runJob } from "../../src/jobs/run";
 import { flushJob } from "../../src/jobs/flush";
+import { runJob } from "../../src/jobs/run";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
+import { type TestServer, testServer } from "../helpers/server";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 let t: TestServer;
 let receiver: Receiver;

@@ -5,15 +5,15 @@
 // storm comes as summaries under the flood cap; a second run sends nothing (once per state change).
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createRule, runAlerts, type AlertPayload } from "../../src/alerts";
+import { type AlertPayload, createRule, runAlerts } from "../../src/alerts";
 import { baseline, cuHeadroom, providerReport, releaseDiff, topIssues } from "../../src/analytics/queries";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { type Context, createContext } from "../../src/context";
 import { authenticate, deliveryLog } from "../../src/control";
 import { silentLogger } from "../../src/shared/logger";
 import { twoProportionPValue } from "../../src/shared/stats";
-import { END_MS, makeAnswersWorld, type AnswersWorld } from "../helpers/answers-world";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
+import { type AnswersWorld, END_MS, makeAnswersWorld } from "../helpers/answers-world";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 let world: AnswersWorld;
 let ctx: Context;

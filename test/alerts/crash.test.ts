@@ -9,10 +9,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn } from "bun";
 import { createRule } from "../../src/alerts";
 import { loadConfig } from "../../src/config";
-import { authenticate, deliveryLog, openControlDb, removeAlertRule, type ControlDb } from "../../src/control";
+import { authenticate, type ControlDb, deliveryLog, openControlDb, removeAlertRule } from "../../src/control";
 import { dataPaths } from "../../src/lake/paths";
-import { makeAnswersWorld, type AnswersWorld } from "../helpers/answers-world";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
+import { type AnswersWorld, makeAnswersWorld } from "../helpers/answers-world";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 let world: AnswersWorld;
 let receiver: Receiver;

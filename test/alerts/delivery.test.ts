@@ -10,15 +10,15 @@ import {
   createRule,
   deliverDue,
   PAYLOAD_VERSION,
-  verifySignature,
   type SendEffects,
   type StoredPayload,
+  verifySignature,
 } from "../../src/alerts";
 import { addProgramCounts, commitAlertChanges, deliveryById, deliveryLog, type NewDelivery } from "../../src/control";
 import { blockKitProblems } from "../helpers/block-kit";
 import { testContext } from "../helpers/context";
 import { randomAddress } from "../helpers/envelopes";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 const SECRET = "s3cr3t-0123456789abcdef";

@@ -10,12 +10,12 @@ import {
   AlertTestResultSchema,
   createRule,
   destinationProblem,
-  PAYLOAD_VERSION,
-  sendAttempt,
-  sendTest,
   type Lookup,
+  PAYLOAD_VERSION,
   type SendEffects,
   type StoredPayload,
+  sendAttempt,
+  sendTest,
 } from "../../src/alerts";
 import { ConfigError, loadConfig } from "../../src/config";
 import { addProgramCounts, authenticate } from "../../src/control";
@@ -23,7 +23,7 @@ import { parseIp, parseNetworks } from "../../src/shared/ip-address";
 import { testContext } from "../helpers/context";
 import { randomAddress } from "../helpers/envelopes";
 import { testServer } from "../helpers/server";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 const LOOPBACK = "127.0.0.0/8,::1/128";
 const NOTHING_ALLOWED = { ALERTS_ALLOWED_NETWORKS: undefined };

@@ -8,13 +8,13 @@
 // and receives nothing of A's.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { verifySignature, type AlertPayload } from "../../src/alerts";
-import { runJob } from "../../src/jobs/run";
-import { alertsJob } from "../../src/jobs/alerts";
-import { blockKitProblems } from "../helpers/block-kit";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
-import { localnetWorld, type LocalnetWorld } from "./localnet-world";
 import type { RunResult } from "../../devkit/simulate";
+import { type AlertPayload, verifySignature } from "../../src/alerts";
+import { alertsJob } from "../../src/jobs/alerts";
+import { runJob } from "../../src/jobs/run";
+import { blockKitProblems } from "../helpers/block-kit";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
+import { type LocalnetWorld, localnetWorld } from "./localnet-world";
 
 const SYSTEM = "11111111111111111111111111111111";
 const SECRET = "s3cr3t-0123456789abcdef";

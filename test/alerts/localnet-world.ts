@@ -5,17 +5,17 @@
 // hold what the phase did. The same seed in a later phase reuses the world (payers, mint, the app
 // program, which createWorld deploys again: an ordinary redeploy of the same code).
 
+import { EnvelopeStream } from "../../devkit/demo/stream";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
+import { type Attempt, type RunOptions, type RunResult, runTraffic } from "../../devkit/simulate";
 import { loadIdls } from "../../src/chain/idl";
 import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
-import { runJob } from "../../src/jobs/run";
-import { flushJob } from "../../src/jobs/flush";
 import { deploysJob } from "../../src/jobs/deploys";
+import { flushJob } from "../../src/jobs/flush";
+import { runJob } from "../../src/jobs/run";
 import { tablesJob } from "../../src/jobs/tables";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { runTraffic, type Attempt, type RunOptions, type RunResult } from "../../devkit/simulate";
-import { EnvelopeStream } from "../../devkit/demo/stream";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 export type LocalnetWorld = {
   chain: Localnet;

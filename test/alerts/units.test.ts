@@ -8,18 +8,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type AlertPayload,
   AlertPayloadSchema,
   AlertRuleInputSchema,
   backoffMs,
   nextAttemptAt,
   planFlood,
-  redactUrl,
   RETRY_CAP_MS,
+  redactUrl,
   signatureHeader,
   slackAlertMessage,
   transitions,
   verifySignature,
-  type AlertPayload,
 } from "../../src/alerts";
 import type { AlertSubjectState } from "../../src/control";
 import { describeIssues } from "../../src/shared/errors";

@@ -10,9 +10,9 @@
 // counted 32 times, a sample that is not uniform) fails it by far.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake } from "../../devkit/generate";
-import { buildServingTables } from "../../src/analytics/tables/build";
 import { cuHeadroom } from "../../src/analytics/queries";
 import { SKETCH_RELATIVE_ERROR } from "../../src/analytics/serving/sketch";
+import { buildServingTables } from "../../src/analytics/tables/build";
 import { testContext } from "../helpers/context";
 import { END_MS } from "./support";
 

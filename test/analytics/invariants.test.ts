@@ -8,14 +8,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { WINDOW_NAMES } from "../../src/analytics/windows";
+import type { Context } from "../../src/context";
 import { summarize, summaryText } from "../../src/contract";
 import { createAccountKey } from "../../src/control";
 import { testContext } from "../helpers/context";
 import { END_MS, serveRoutes } from "./support";
-import type { Context } from "../../src/context";
 
 type WorldSpec = { name: string; seed: number; envelopes: number; programs: number; clientAheadMs: number };
 

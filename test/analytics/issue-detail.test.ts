@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IssueDetailSchema } from "../../src/analytics/queries";
 import { issueTitle } from "../../src/shared/issue-title";
-import { DAY, END_MS, get, inWindow, makeWorld, referenceBotScore, segmentOf, type Row, type World } from "./support";
+import { DAY, END_MS, get, inWindow, makeWorld, type Row, referenceBotScore, segmentOf, type World } from "./support";
 
 const HOUR = 3_600_000;
 const WINDOWS = { "1d": DAY, "7d": 7 * DAY, "30d": 30 * DAY } as const;

@@ -18,8 +18,8 @@ import {
 import { SCHEMA_DOC, snapshotJsonSchema } from "../../src/analytics/landing-score/schema-json";
 import { run } from "../../src/cli/commands";
 import { sqlString } from "../../src/lake/duckdb";
+import { readJson, type ScoreContext, scoreContext } from "./landing-score-support";
 import { END_MS } from "./support";
-import { readJson, scoreContext, type ScoreContext } from "./landing-score-support";
 
 const DATE = "2025-11-20";
 let ctx: ScoreContext;

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { type BrowserContext, chromium } from "playwright-core";
 import { generateLake } from "../../devkit/generate";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
+import { readJson, type ScoreContext, scoreContext } from "./landing-score-support";
 import { END_MS } from "./support";
-import { readJson, scoreContext, type ScoreContext } from "./landing-score-support";
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 let ctx: ScoreContext;

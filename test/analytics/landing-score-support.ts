@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { syntheticAddress } from "../../devkit/generate";
-import { sqlString } from "../../src/lake/duckdb";
 import type { Context } from "../../src/context";
+import { sqlString } from "../../src/lake/duckdb";
 import { testContext } from "../helpers/context";
 
 export type ScoreContext = Context & { dispose(): void; snapshotsDir: string; dir: string };

@@ -7,17 +7,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
-import { END_MS } from "./support";
 import {
+  type Attempt,
   md5Hex,
   programId,
   readJson,
+  type ScoreContext,
   scoreContext,
   wilsonReference,
   writeLake,
-  type Attempt,
-  type ScoreContext,
 } from "./landing-score-support";
+import { END_MS } from "./support";
 
 const DATE = "2025-11-20";
 const SINCE = Date.UTC(2025, 10, 14);

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateLake } from "../../devkit/generate";
 import { MINIMUM_SENDS, runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
-import { END_MS, readLakeRows, type Row } from "./support";
-import { inSample, readJson, scoreContext, wilsonReference, type ScoreContext } from "./landing-score-support";
+import { inSample, readJson, type ScoreContext, scoreContext, wilsonReference } from "./landing-score-support";
+import { END_MS, type Row, readLakeRows } from "./support";
 
 // END_MS is 2025-11-21 04:40 UTC: the last complete day is 2025-11-20, its window 11-14 … 11-20.
 const DATE = "2025-11-20";

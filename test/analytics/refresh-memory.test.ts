@@ -5,7 +5,7 @@
 // today's code fails it the same way, in the `attempts` step), so it runs in seconds.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
 import { baseline } from "../../src/analytics/queries";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { testContext } from "../helpers/context";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
 import {
   baseline,
   cuHeadroom,
@@ -25,16 +25,16 @@ import {
   topIssues,
   walletHistory,
 } from "../../src/analytics/queries";
-import { loadIdls } from "../../src/chain/idl";
+import { payerKey } from "../../src/analytics/serving/payer-key";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { openState } from "../../src/analytics/tables/state";
-import { STATE_SCHEMA } from "../../src/analytics/tables/versions";
 import { PAYER_TABLES, upgradeState } from "../../src/analytics/tables/upgrade";
-import { payerKey } from "../../src/analytics/serving/payer-key";
-import { createAccountKey } from "../../src/control";
-import { applyRetention } from "../../src/ops/retention";
-import { sqlString } from "../../src/lake/duckdb";
+import { STATE_SCHEMA } from "../../src/analytics/tables/versions";
 import { WINDOW_NAMES } from "../../src/analytics/windows";
+import { loadIdls } from "../../src/chain/idl";
+import { createAccountKey } from "../../src/control";
+import { sqlString } from "../../src/lake/duckdb";
+import { applyRetention } from "../../src/ops/retention";
 import { testContext } from "../helpers/context";
 import { END_MS, untilVersion } from "./support";
 

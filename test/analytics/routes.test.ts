@@ -3,10 +3,10 @@
 // scope=account isolation, over real HTTP on loopback.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { syntheticAddress } from "../../devkit/generate";
 import { issueSummary, payerBotScore } from "../../src/analytics/queries";
 import { wilson } from "../../src/shared/stats";
 import { randomAddress } from "../helpers/envelopes";
-import { syntheticAddress } from "../../devkit/generate";
 import {
   DAY,
   END_MS,
@@ -15,11 +15,11 @@ import {
   inWindow,
   makeWorld,
   nearestRank,
+  type Row,
   referenceBotScore,
+  type World,
   weightedCu,
   weightedNearestRank,
-  type Row,
-  type World,
 } from "./support";
 
 let world: World;

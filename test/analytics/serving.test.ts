@@ -8,21 +8,21 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { baselineAnswers } from "../../src/analytics/queries/baseline";
-import { answerSlot, windowRange, type AnswerScope, type RowSource } from "../../src/analytics/queries/common";
+import { type AnswerScope, answerSlot, type RowSource, windowRange } from "../../src/analytics/queries/common";
 import { cuHeadroomAnswers } from "../../src/analytics/queries/cu-headroom";
 import { providerReportAnswers } from "../../src/analytics/queries/provider-report";
 import { releaseDiffAnswers } from "../../src/analytics/queries/release-diff";
 import { SEGMENTS, topIssuesAnswers } from "../../src/analytics/queries/top-issues";
-import { walletPage, type Position, type WalletPageQuery } from "../../src/analytics/queries/wallet-history";
-import { answerJson, shareAnswer } from "../../src/analytics/serving/shared-answer-text";
-import { PRECOMPUTED_ROUTES, type PrecomputedRoute } from "../../src/analytics/serving/precomputed-answers";
+import { type Position, type WalletPageQuery, walletPage } from "../../src/analytics/queries/wallet-history";
 import { readPointer } from "../../src/analytics/serving/pointer";
+import { PRECOMPUTED_ROUTES, type PrecomputedRoute } from "../../src/analytics/serving/precomputed-answers";
 import { ServingTables } from "../../src/analytics/serving/reader";
+import { answerJson, shareAnswer } from "../../src/analytics/serving/shared-answer-text";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { WINDOW_NAMES, WINDOWS, type WindowName } from "../../src/analytics/windows";
 import { dataPaths } from "../../src/lake/paths";
 import { randomAddress } from "../helpers/envelopes";
-import { END_MS, get, makeWorld, untilVersion, type Row, type World } from "./support";
+import { END_MS, get, makeWorld, type Row, untilVersion, type World } from "./support";
 
 const COMPUTE: Record<PrecomputedRoute, (source: RowSource, scope: AnswerScope) => Promise<Map<string, unknown>>> = {
   baseline: baselineAnswers,

@@ -2,15 +2,15 @@
 // plain rows (joined in TS, independently of the serving SQL), and the analytics routes served
 // over loopback HTTP the way app.ts will mount them.
 
-import { createAccountKey } from "../../src/control";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
-import { buildServingTables } from "../../src/analytics/tables/build";
-import { servingTables, type ServingTables } from "../../src/analytics/serving/reader";
-import { analyticsRoutes } from "../../src/api/routes/analytics";
-import { errorResponse, json } from "../../src/api/http";
-import { testContext } from "../helpers/context";
-import type { Context } from "../../src/context";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
+import { type ServingTables, servingTables } from "../../src/analytics/serving/reader";
 import { SKETCH_RELATIVE_ERROR } from "../../src/analytics/serving/sketch";
+import { buildServingTables } from "../../src/analytics/tables/build";
+import { errorResponse, json } from "../../src/api/http";
+import { analyticsRoutes } from "../../src/api/routes/analytics";
+import type { Context } from "../../src/context";
+import { createAccountKey } from "../../src/control";
+import { testContext } from "../helpers/context";
 
 export const END_MS = 1_763_700_000_000;
 export const DAY = 86_400_000;

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { baseline } from "../../src/analytics/queries";
-import { buildServingTables } from "../../src/analytics/tables/build";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { servingTables } from "../../src/analytics/serving/reader";
+import { buildServingTables } from "../../src/analytics/tables/build";
 import { issueFingerprint } from "../../src/chain/decode/fingerprint";
-import { ENVELOPE_COLUMNS, RESOLUTION_COLUMNS } from "../../src/lake/schema";
-import { tablesJob } from "../../src/jobs/tables";
 import { runJob } from "../../src/jobs/run";
+import { tablesJob } from "../../src/jobs/tables";
+import { ENVELOPE_COLUMNS, RESOLUTION_COLUMNS } from "../../src/lake/schema";
 import { DAY, END_MS, makeWorld, untilVersion, type World } from "./support";
 
 // Every build here is a full DuckDB build of an 8,000-attempt lake (~30 statements plus the side

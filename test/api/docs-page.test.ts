@@ -6,8 +6,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
-import { testServer, type TestServer } from "../helpers/server";
+import { type BrowserContext, chromium } from "playwright-core";
+import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer;
 let browser: BrowserContext;

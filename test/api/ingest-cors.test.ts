@@ -2,7 +2,7 @@
 // Access-Control-Allow-Origin and expose Retry-After (the SDK's backoff reads it), and an OPTIONS
 // preflight is answered for clients that send JSON or x-api-key.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer;
 beforeAll(async () => {

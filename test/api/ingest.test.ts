@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hashKey, revokeKey } from "../../src/control";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 for (const [workers, native] of [
   ["0", "off"],

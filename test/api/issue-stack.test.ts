@@ -12,12 +12,12 @@ import { loadIdls } from "../../src/chain/idl";
 import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { run } from "../../src/cli/commands";
-import { runJob } from "../../src/jobs/run";
 import { flushJob } from "../../src/jobs/flush";
+import { runJob } from "../../src/jobs/run";
 import { tablesJob } from "../../src/jobs/tables";
 import { makeEnvelope } from "../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 const PUMP = "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P";
 const JUPITER = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";

@@ -1,14 +1,14 @@
 // GET /v1/programs (keyed, paginated, per account) and GET /v1/status (public).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { flushSpool } from "../../src/lake/flush-spool";
-import { resolveJob } from "../../src/jobs/resolve";
-import { startFakeRpc } from "../helpers/fake-rpc";
-import { runJob } from "../../src/jobs/run";
 import { recordJobStart } from "../../src/control";
 import { flushJob } from "../../src/jobs/flush";
-import { makeEnvelope, randomAddress } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
+import { resolveJob } from "../../src/jobs/resolve";
+import { runJob } from "../../src/jobs/run";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { advancingClock } from "../helpers/clock";
+import { makeEnvelope, randomAddress } from "../helpers/envelopes";
+import { startFakeRpc } from "../helpers/fake-rpc";
+import { type TestServer, testServer } from "../helpers/server";
 
 const clock = advancingClock();
 let t: TestServer;

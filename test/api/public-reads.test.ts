@@ -3,7 +3,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 afterEach(async () => {

@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
 import { loadIdls } from "../../src/chain/idl";
 import { createRpcClient } from "../../src/chain/rpc";
 import { flushJob } from "../../src/jobs/flush";
 import { runJob } from "../../src/jobs/run";
-import { testServer, type TestServer } from "../helpers/server";
 import { resolveUntilSettled } from "../helpers/resolve";
+import { type TestServer, testServer } from "../helpers/server";
 
 let chain: Localnet;
 let t: TestServer;

@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { parseRoles } from "../../src/config/roles";
+import { type Context, createContext } from "../../src/context";
 import { createAccountKey } from "../../src/control";
-import { createContext, type Context } from "../../src/context";
-import { runJob } from "../../src/jobs/run";
 import { jobByName } from "../../src/jobs/registry";
-import { startServer, type RunningServer } from "../../src/server";
+import { runJob } from "../../src/jobs/run";
+import { type RunningServer, startServer } from "../../src/server";
 import { silentLogger } from "../../src/shared/logger";
 import { makeEnvelope, PROGRAMS } from "../helpers/envelopes";
 

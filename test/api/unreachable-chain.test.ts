@@ -4,13 +4,13 @@
 // and a signature txray does not hold answers 503 `unavailable` with Retry-After, never a 500.
 // The RPC client's retries happen as usual; their backoff sleeps return at once (and are counted).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { resolveJob } from "../../src/jobs/resolve";
-import { flushSpool } from "../../src/lake/flush-spool";
-import { runJob } from "../../src/jobs/run";
 import { recordSegment, segmentsAwaitingIntake } from "../../src/control";
-import { makeEnvelope, randomSignature } from "../helpers/envelopes";
+import { resolveJob } from "../../src/jobs/resolve";
+import { runJob } from "../../src/jobs/run";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { instantSleeps } from "../helpers/clock";
-import { testServer, type TestServer } from "../helpers/server";
+import { makeEnvelope, randomSignature } from "../helpers/envelopes";
+import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer;
 let key: string;

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadIdls } from "../../src/chain/idl";
 import { createRpcClient } from "../../src/chain/rpc";
 import { flushSpool } from "../../src/lake/flush-spool";
+import { advancingClock } from "../helpers/clock";
 import { makeEnvelope, randomSignature } from "../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../helpers/recorded-rpc";
 import { resolveUntilSettled } from "../helpers/resolve";
-import { testServer, type TestServer } from "../helpers/server";
-import { advancingClock } from "../helpers/clock";
+import { type TestServer, testServer } from "../helpers/server";
 
 const failure = recordedTransaction("18_"); // a failed System transfer (insufficient lamports)
 const success = recordedTransaction("17_"); // a landed OKX route

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { run } from "../../src/cli/commands";
 import { recordedTransaction, startRecordedRpc } from "../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 const jupiterFailure = recordedTransaction("19_"); // Jupiter 6001 with no AnchorError line: needs the IDL
 const chainlinkFailure = recordedTransaction("23_"); // AnchorError thrown in … StaleReport 6003

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveJob } from "../../src/jobs/resolve";
-import { flushSpool } from "../../src/lake/flush-spool";
 import { runJob } from "../../src/jobs/run";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 const JUPITER = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
 const CLMM = "CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK";

@@ -8,7 +8,7 @@ import { slackAlertMessage } from "../../src/alerts";
 import { answerMessage, errorMessage, helpMessage } from "../../src/chat/blocks";
 import { QUESTIONS } from "../../src/contract";
 import { TxrayError } from "../../src/shared/errors";
-import { makeAnswersWorld, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
+import { type AnswersWorld, makeAnswersWorld, serveWorld, type WorldServer } from "../helpers/answers-world";
 
 const HOSTILE = ["<!channel>", "<https://evil.example/x|Click to fix>", "<@U0123>", "&lt;b&gt;"];
 const HOSTILE_TEXT = HOSTILE.join(" ");

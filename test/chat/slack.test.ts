@@ -5,9 +5,9 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { responsePoster, slackSignature } from "../../src/chat";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
-import { makeAnswersWorld, serveWorld, type AnswersWorld, type WorldServer } from "../helpers/answers-world";
+import { type AnswersWorld, makeAnswersWorld, serveWorld, type WorldServer } from "../helpers/answers-world";
 import { blockKitProblems } from "../helpers/block-kit";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 let world: AnswersWorld;

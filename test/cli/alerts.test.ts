@@ -10,7 +10,7 @@ import { run } from "../../src/cli/commands";
 import { accountIdByName, addProgramCounts, openControlDb } from "../../src/control";
 import { dataPaths } from "../../src/lake/paths";
 import { randomAddress } from "../helpers/envelopes";
-import { startReceiver, type Receiver } from "../helpers/webhook-receiver";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 const root = mkdtempSync(join(tmpdir(), "txray-cli-alerts-"));
 const env = {

@@ -7,15 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import { ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema } from "../../src/analytics/queries/schemas";
 import { QUESTIONS } from "../../src/contract/questions";
-import { makeEnvelope } from "../helpers/envelopes";
-import { testServer } from "../helpers/server";
 import {
+  type AnswersWorld,
   makeAnswersWorld,
   randomAddress,
   serveWorld,
-  type AnswersWorld,
   type WorldServer,
 } from "../helpers/answers-world";
+import { makeEnvelope } from "../helpers/envelopes";
+import { testServer } from "../helpers/server";
 
 let world: AnswersWorld;
 let server: WorldServer;

@@ -7,7 +7,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { PostgresControlDb } from "../../src/control/postgres";
-import { POSTGRES_MISSING, postgresBinaries, startPostgres, type PostgresCluster } from "../helpers/postgres";
+import { POSTGRES_MISSING, type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres";
 
 const bin = postgresBinaries();
 if (!bin) console.warn(`postgres-bridge.test skipped: ${POSTGRES_MISSING}`);

@@ -10,18 +10,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
-import { createApp, type AppDeps } from "../../src/api/app";
+import { type AppDeps, createApp } from "../../src/api/app";
 import { EMPTY_STORY } from "../../src/chain/decode/story";
 import type { Attempt, IndexedAttempt, OpenEntry, ResolvedEntry } from "../../src/chain/resolve";
-import type { IndexEntry } from "../../src/signature-index";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { type Context, createContext } from "../../src/context";
 import { commitResolutionBatch, createAccountKey, recordResolutionBatch } from "../../src/control";
-import { Spool } from "../../src/spool/spool";
 import { silentLogger } from "../../src/shared/logger";
-import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
+import type { IndexEntry } from "../../src/signature-index";
+import { Spool } from "../../src/spool/spool";
+import { type DirectoryFiles, readDirectory, writeDirectory } from "./directory-files";
 import { randomAddress, randomSignature } from "./envelopes";
-import { readDirectory, writeDirectory, type DirectoryFiles } from "./directory-files";
+import { recordedTransaction, startRecordedRpc } from "./recorded-rpc";
 
 export const END_MS = 1_763_700_000_000;
 

@@ -1,12 +1,13 @@
 // A txray context over a fresh temp data directory, silent, for tests.
-import { SQL } from "bun";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context, type Effects } from "../../src/context";
+import { type Context, createContext, type Effects } from "../../src/context";
 import { silentLogger } from "../../src/shared/logger";
-import { writeDirectory, type DirectoryFiles } from "./directory-files";
+import { type DirectoryFiles, writeDirectory } from "./directory-files";
 
 /**
  * `clock`: the context's clock (default the wall clock), e.g. an advancingClock() a test moves forward.

@@ -3,11 +3,11 @@
 // port and a socket in the temp directory, trust auth, fsync off. `postgresBinaries()` is null where
 // PostgreSQL is not installed; the tests that need it skip with that message.
 
-import { SQL } from "bun";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 
 export type PostgresCluster = {
   url(database: string): string;

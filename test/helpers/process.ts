@@ -1,6 +1,6 @@
 // Runs txray as a real child process (bun run src/bin/server.ts) on a free loopback port, for tests that
 // must kill it (-9) or exercise start-up exactly as a user would.
-import { spawn, type Subprocess } from "bun";
+import { type Subprocess, spawn } from "bun";
 
 export type ServerProcess = { url: string; process: Subprocess; stderr: () => string };
 

@@ -2,7 +2,7 @@
 // nothing is left to decide soon, as `txray jobs run resolve` does (a drop looked up at its expiry
 // needs a second look-up in a later run); tests use a short recheck delay, so "soon" is a few hundred ms here.
 import { expect } from "bun:test";
-import { resolveSettled, type ResolveOptions } from "../../src/chain/resolve";
+import { type ResolveOptions, resolveSettled } from "../../src/chain/resolve";
 import type { Context } from "../../src/context";
 import { flushSpool } from "../../src/lake/flush-spool";
 import type { TestServer } from "./server";

@@ -1,6 +1,6 @@
 // A real txray server on a free loopback port over a temp data dir, plus helpers to call it.
 import { createAccountKey } from "../../src/control";
-import { startServer, type RunningServer } from "../../src/server";
+import { type RunningServer, startServer } from "../../src/server";
 import { testContext } from "./context";
 
 export async function testServer(env: Record<string, string> = {}, effects: Parameters<typeof testContext>[1] = {}) {

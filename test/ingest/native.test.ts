@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildNativeEncoder, loadNativeEncoder } from "../../src/ingest/native";
-import { prepareBatch, type PrepareDeps } from "../../src/ingest/prepare";
+import { type PrepareDeps, prepareBatch } from "../../src/ingest/prepare";
 import { spoolLinePrefix } from "../../src/spool/line-format";
 import { makeEnvelope, makePreflightEnvelope, randomAddress, randomSignature } from "../helpers/envelopes";
 

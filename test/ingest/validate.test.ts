@@ -2,8 +2,8 @@
 // same output (unknown fields dropped, fields in schema order). Fuzzed with valid envelopes and
 // single-field mutations of every kind.
 import { expect, test } from "bun:test";
-import { envelopeSchema } from "../../src/shared/envelope";
 import { fastEnvelope, validateIngestBody } from "../../src/ingest/validate";
+import { envelopeSchema } from "../../src/shared/envelope";
 import { TxrayError } from "../../src/shared/errors";
 import { makeEnvelope, makePreflightEnvelope, randomSignature } from "../helpers/envelopes";
 

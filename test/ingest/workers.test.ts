@@ -6,8 +6,8 @@ import { createAccountKey, PrincipalCache } from "../../src/control";
 import { prepareBatch } from "../../src/ingest/prepare";
 import { IngestWorkers, ingestWorkerCount } from "../../src/ingest/workers";
 import { createLogger, silentLogger } from "../../src/shared/logger";
-import { makeEnvelope } from "../helpers/envelopes";
 import { testContext } from "../helpers/context";
+import { makeEnvelope } from "../helpers/envelopes";
 
 const ctx = await testContext();
 const live = createAccountKey(ctx.control, "acme", "live", Date.now()).key;

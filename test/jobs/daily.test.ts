@@ -7,12 +7,12 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { NIGHTLY_AT_MS } from "../../src/analytics/landing-score";
-import { nextDailyRun, startScheduler, type Job } from "../../src/jobs/scheduler";
-import { schedule } from "../../src/jobs/registry";
 import { landingScoreJob } from "../../src/jobs/landing-score";
+import { schedule } from "../../src/jobs/registry";
+import { type Job, nextDailyRun, startScheduler } from "../../src/jobs/scheduler";
+import { scoreContext } from "../analytics/landing-score-support";
 import { manualTime } from "../helpers/clock";
 import { testContext } from "../helpers/context";
-import { scoreContext } from "../analytics/landing-score-support";
 
 const DAY = 86_400_000;
 const MIDNIGHT = Date.UTC(2025, 10, 21); // 2025-11-21 00:00 UTC

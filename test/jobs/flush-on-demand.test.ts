@@ -2,18 +2,18 @@
 // acknowledged envelopes in its active spool segment asks it to seal first, so everything acknowledged
 // before the command started is in the lake when it returns. Real server and CLI processes.
 import { afterAll, expect, test } from "bun:test";
-import { spawn } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAccountKey, listIngestNodes, openControlDb, registerIngestNode } from "../../src/control";
+import { spawn } from "bun";
 import { loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
-import { dataPaths } from "../../src/lake/paths";
+import { createAccountKey, listIngestNodes, openControlDb, registerIngestNode } from "../../src/control";
 import { sealLiveSpools } from "../../src/jobs/cli-runs";
+import { dataPaths } from "../../src/lake/paths";
 import { silentLogger } from "../../src/shared/logger";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
-import { startServerProcess, type ServerProcess } from "../helpers/process";
+import { type ServerProcess, startServerProcess } from "../helpers/process";
 
 const roots: string[] = [];
 const servers: ServerProcess[] = [];

@@ -8,17 +8,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
+import { processTree } from "../../scripts/process-tree";
 import { baseline } from "../../src/analytics/queries";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { type Context, createContext } from "../../src/context";
 import { runJob } from "../../src/jobs";
-import { inChildProcess } from "../../src/jobs/process";
-import { tablesJob } from "../../src/jobs/tables";
 import { compactJob } from "../../src/jobs/compact";
+import { inChildProcess } from "../../src/jobs/process";
 import { schedule } from "../../src/jobs/registry";
-import { processTree } from "../../scripts/process-tree";
+import { tablesJob } from "../../src/jobs/tables";
 
 let dir: string;
 /** A context that made its own logger and clock, as `bun run start` does: jobs may move to other processes. */

@@ -2,8 +2,8 @@
 // processes: a lease in the control DB), every run recorded and visible in /v1/status. The context's
 // clock and timers are a manualTime(): the test moves time on instead of sleeping.
 import { afterEach, expect, test } from "bun:test";
-import { runJob, startScheduler, type Job } from "../../src/jobs/scheduler";
 import { lastJobRuns } from "../../src/control";
+import { type Job, runJob, startScheduler } from "../../src/jobs/scheduler";
 import { manualTime } from "../helpers/clock";
 import { testContext } from "../helpers/context";
 

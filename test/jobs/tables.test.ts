@@ -4,14 +4,14 @@
 // includes everything that was in the lake when it started.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
 import { baseline } from "../../src/analytics/queries";
 import { serviceStatus } from "../../src/contract/status";
 import { lakeTakenBefore } from "../../src/control";
 import { runJob } from "../../src/jobs/run";
 import { tablesJobFor } from "../../src/jobs/tables";
-import { testContext } from "../helpers/context";
 import { END_MS, untilVersion } from "../analytics/support";
+import { testContext } from "../helpers/context";
 
 const HEAVY_MS = 120_000;
 const MINUTE = 60_000;

@@ -5,14 +5,14 @@
 // what the scheduler and /v1/status see.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
-import { createContext, type Context } from "../../src/context";
+import { type Context, createContext } from "../../src/context";
 import { runJob } from "../../src/jobs";
 import { resolveJob } from "../../src/jobs/resolve";
 import { onThread } from "../../src/jobs/thread";
-import { ingestAndFlush } from "../helpers/resolve";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
 import { startRecordedRpc } from "../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../helpers/server";
+import { ingestAndFlush } from "../helpers/resolve";
+import { type TestServer, testServer } from "../helpers/server";
 
 const HEIGHT = 300_000_000;
 let rpc: ReturnType<typeof startRecordedRpc>;

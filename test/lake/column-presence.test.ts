@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { anyFileHasColumn, filesWithCompleteColumn } from "../../src/lake/column-presence";
-import { openDuck, type Duck } from "../../src/lake/duckdb";
+import { type Duck, openDuck } from "../../src/lake/duckdb";
 
 let dir: string;
 let duck: Duck;

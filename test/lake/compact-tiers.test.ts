@@ -12,7 +12,7 @@ import { flushSpool } from "../../src/lake/flush-spool";
 import { createLogger } from "../../src/shared/logger";
 import { Stopped } from "../../src/shared/stop";
 import { makeEnvelope } from "../helpers/envelopes";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 afterEach(async () => {

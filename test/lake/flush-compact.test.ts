@@ -3,11 +3,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compactLake } from "../../src/lake/compact";
 import { recordLakeTakenBefore } from "../../src/control";
+import { compactLake } from "../../src/lake/compact";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope, PROGRAMS } from "../helpers/envelopes";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 afterEach(async () => {

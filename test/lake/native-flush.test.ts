@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Envelope } from "../../src/shared/envelope";
-import { newSegmentName, segmentNameOf } from "../../src/spool/spool";
-import { encodeSpoolBatch } from "../../src/spool/line-format";
 import { flushSpool, spoolRowsSql } from "../../src/lake/flush-spool";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "../../src/lake/native";
 import { CompactWriter } from "../../src/lake/parquet/thrift";
 import { stagePartitioned } from "../../src/lake/publish";
+import type { Envelope } from "../../src/shared/envelope";
 import { createLogger } from "../../src/shared/logger";
+import { encodeSpoolBatch } from "../../src/spool/line-format";
+import { newSegmentName, segmentNameOf } from "../../src/spool/spool";
 import { testContext } from "../helpers/context";
 import { makeEnvelope, makePreflightEnvelope, PROGRAMS, randomAddress } from "../helpers/envelopes";
 

@@ -9,10 +9,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { QUESTIONS } from "../../src/contract/questions";
 import {
+  type AnswersWorld,
   makeAnswersWorld,
   randomAddress,
   serveWorld,
-  type AnswersWorld,
   type WorldServer,
 } from "../helpers/answers-world";
 

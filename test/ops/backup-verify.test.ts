@@ -25,7 +25,7 @@ import { runJob } from "../../src/jobs/run";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { cliInProcess, flipByte, listing, scratch } from "../helpers/backups";
 import { makeEnvelope } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 const { defer, tempDir } = scratch();
 const cli = cliInProcess;

@@ -7,12 +7,12 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { withLease } from "../../src/control";
-import { flushSpool } from "../../src/lake/flush-spool";
-import { compactLake } from "../../src/lake/compact";
-import { runJob } from "../../src/jobs/run";
 import { compactJob } from "../../src/jobs/compact";
+import { runJob } from "../../src/jobs/run";
+import { compactLake } from "../../src/lake/compact";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 afterEach(async () => {

@@ -6,10 +6,10 @@
 // refused by restore; a spool segment damaged after a restore loses only its damaged batch, which
 // is reported; a restore into a non-empty directory, or killed midway, leaves no half instance.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn } from "bun";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "bun";
 import { generateLake } from "../../devkit/generate";
 import { createAccountKey, openControlDb } from "../../src/control";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
@@ -17,7 +17,7 @@ import { dataPaths } from "../../src/lake/paths";
 import { FRAME_RECORD_BYTES, SPOOL_COLUMNS } from "../../src/spool";
 import { flipByte, listing } from "../helpers/backups";
 import { makeEnvelope, PROGRAMS } from "../helpers/envelopes";
-import { startServerProcess, type ServerProcess } from "../helpers/process";
+import { type ServerProcess, startServerProcess } from "../helpers/process";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "txray-backup-live-"));

@@ -18,8 +18,8 @@ import { tablesJob } from "../../src/jobs/tables";
 import { compactLake } from "../../src/lake/compact";
 import { batchOfPart } from "../../src/lake/publish";
 import { applyRetention } from "../../src/ops/retention";
-import { testContext } from "../helpers/context";
 import { END_MS, untilVersion } from "../analytics/support";
+import { testContext } from "../helpers/context";
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;

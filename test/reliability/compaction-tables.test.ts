@@ -6,12 +6,12 @@ import { readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { loadIdls } from "../../src/chain/idl";
-import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { compactLake } from "../../src/lake/compact";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, makePreflightEnvelope, randomAddress } from "../helpers/envelopes";
 import { startFakeRpc } from "../helpers/fake-rpc";
+import { resolveUntilSettled } from "../helpers/resolve";
 import { testServer } from "../helpers/server";
 
 test("after compaction the merged parts have the flushed parts' columns and the serving tables still build", async () => {

@@ -21,14 +21,13 @@ import { join } from "node:path";
 import { loadIdls } from "../../src/chain/idl";
 import { resolvePending } from "../../src/chain/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
-import { flushSpool } from "../../src/lake/flush-spool";
-import { runJob, startScheduler, type Job } from "../../src/jobs/scheduler";
-import { retryDelayMs } from "../../src/jobs/scheduler";
 import { jobByName } from "../../src/jobs/registry";
+import { type Job, retryDelayMs, runJob, startScheduler } from "../../src/jobs/scheduler";
+import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope } from "../helpers/envelopes";
 import { startFakeRpc } from "../helpers/fake-rpc";
 import { bindReadOnly, mountTmpfs, mountUnavailable, unmount } from "../helpers/mounts";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 const scratch = mkdtempSync(join(tmpdir(), "txray-faults-"));
 const mounted: string[] = [];

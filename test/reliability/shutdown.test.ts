@@ -3,17 +3,17 @@
 // Retry-After in the error shape (never a 202 that is then lost), the process exits 0 by itself;
 // and a job runner stops its job at a safe point.
 import { afterAll, expect, test } from "bun:test";
-import { spawn } from "bun";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAccountKey, lastJobRuns, openControlDb } from "../../src/control";
+import { spawn } from "bun";
 import { loadConfig } from "../../src/config";
 import { createContext } from "../../src/context";
+import { createAccountKey, lastJobRuns, openControlDb } from "../../src/control";
+import { openDuck } from "../../src/lake/duckdb";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { dataPaths } from "../../src/lake/paths";
 import { silentLogger } from "../../src/shared/logger";
-import { openDuck } from "../../src/lake/duckdb";
 import { makeEnvelope } from "../helpers/envelopes";
 import { startFakeRpc } from "../helpers/fake-rpc";
 import { startServerProcess } from "../helpers/process";

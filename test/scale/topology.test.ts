@@ -12,12 +12,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run as cli } from "../../src/cli/commands";
-import { createAccountKey, openControlDb, type ControlDb } from "../../src/control";
+import { type ControlDb, createAccountKey, openControlDb } from "../../src/control";
 import { openDuck } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
 import { makeEnvelope, PROGRAMS } from "../helpers/envelopes";
-import { startServerProcess, type ServerProcess } from "../helpers/process";
-import { POSTGRES_MISSING, postgresBinaries, startPostgres, type PostgresCluster } from "../helpers/postgres";
+import { POSTGRES_MISSING, type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres";
+import { type ServerProcess, startServerProcess } from "../helpers/process";
 
 const bin = postgresBinaries();
 if (!bin) console.warn(`topology.test skipped: ${POSTGRES_MISSING}`);

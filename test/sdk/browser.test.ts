@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
 import { flushSpool } from "../../src/lake/flush-spool";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 const ROOT = resolve(import.meta.dir, "../..");
 let chain: Localnet;

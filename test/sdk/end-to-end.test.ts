@@ -5,7 +5,10 @@
 // attempt's truth.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  AccountRole,
+  address,
   appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
   createSolanaRpc,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
@@ -14,9 +17,6 @@ import {
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
-  createKeyPairSignerFromBytes,
-  address,
-  AccountRole,
 } from "@solana/kit";
 import {
   ComputeBudgetProgram,
@@ -25,21 +25,21 @@ import {
   LAMPORTS_PER_SOL,
   SendTransactionError,
   SystemProgram,
+  sendAndConfirmTransaction,
   Transaction,
   TransactionMessage,
   VersionedTransaction,
-  sendAndConfirmTransaction,
 } from "@solana/web3.js";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
 import { loadIdls } from "../../src/chain/idl";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { resolveUntilSettled } from "../helpers/resolve";
 import { createRpcClient } from "../../src/chain/rpc";
 import { flushSpool } from "../../src/lake/flush-spool";
+import { createTxray, SDK_VERSION, type Txray } from "../../src/sdk";
 import { encodeBase58 } from "../../src/shared/base58";
 import { envelopeSchema } from "../../src/shared/envelope";
 import { rpcHash } from "../../src/shared/rpc-identity";
-import { createTxray, SDK_VERSION, type Txray } from "../../src/sdk";
-import { testServer, type TestServer } from "../helpers/server";
+import { resolveUntilSettled } from "../helpers/resolve";
+import { type TestServer, testServer } from "../helpers/server";
 import { recordingFetch } from "./support";
 
 let chain: Localnet;

@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { SDK_VERSION } from "../../src/sdk";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
 import pkg from "../../package.json";
 import { buildSdk, listFiles } from "../../scripts/build-sdk";
 import { flushSpool } from "../../src/lake/flush-spool";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { SDK_VERSION } from "../../src/sdk";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const DIST = join(ROOT, "dist/sdk");

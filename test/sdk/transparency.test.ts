@@ -13,9 +13,9 @@ import {
   Transaction,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { encodeBase58 } from "../../src/shared/base58";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
 import { createTxray, type Txray } from "../../src/sdk";
+import { encodeBase58 } from "../../src/shared/base58";
 import { deadUrl, fakeIngest } from "./support";
 
 let chain: Localnet;

@@ -4,11 +4,12 @@
 // preflight envelopes, kit's preflight errors turned back into the RPC's TransactionError, and the
 // config file path (equal to the CLI's).
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { getSolanaErrorFromJsonRpcError } from "@solana/kit";
 import {
+  AddressLookupTableAccount,
   ComputeBudgetProgram,
   Keypair,
-  AddressLookupTableAccount,
   MessageV0,
   PublicKey,
   SystemProgram,
@@ -16,15 +17,14 @@ import {
   TransactionInstruction,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { createHash } from "node:crypto";
 import { userConfigPath as cliConfigPath } from "../../src/cli/user-config";
-import { encodeBase58 } from "../../src/shared/base58";
-import { envelopeSchema } from "../../src/shared/envelope";
-import { rpcHash as serverRpcHash } from "../../src/shared/rpc-identity";
 import { createTxray, rpcHash, rpcLabel } from "../../src/sdk";
 import { userConfigPath } from "../../src/sdk/config";
 import { transactionErrorFromKit } from "../../src/sdk/kit-errors";
 import { COMPUTE_BUDGET, instructionPrefix, parseTransaction, targetProgram } from "../../src/sdk/wire";
+import { encodeBase58 } from "../../src/shared/base58";
+import { envelopeSchema } from "../../src/shared/envelope";
+import { rpcHash as serverRpcHash } from "../../src/shared/rpc-identity";
 import { recordingFetch } from "./support";
 
 const BLOCKHASH = "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N";

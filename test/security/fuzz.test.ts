@@ -5,7 +5,7 @@
 // `bun run fuzz --inputs N` runs the same harness for as long as you like.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createFuzzHarness, judge, runFuzz, type FuzzHarness } from "../../scripts/fuzz/harness";
+import { createFuzzHarness, type FuzzHarness, judge, runFuzz } from "../../scripts/fuzz/harness";
 import { ROUTES } from "../../scripts/fuzz/routes";
 
 let harness: FuzzHarness;

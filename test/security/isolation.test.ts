@@ -4,10 +4,10 @@
 // never widens what a request sees beyond its account. /v1/programs lists only the key's programs.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateLake, type GenerateResult } from "../../devkit/generate";
+import { type GenerateResult, generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createAccountKey, revokeKey } from "../../src/control";
-import { startServer, type RunningServer } from "../../src/server";
+import { type RunningServer, startServer } from "../../src/server";
 import { testContext } from "../helpers/context";
 
 const END_MS = 1_763_700_000_000;

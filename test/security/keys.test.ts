@@ -4,15 +4,15 @@
 // there before, and the public per-IP limit covers every read route with one budget.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../../src/cli/commands";
 import { createAccountKey, listKeys } from "../../src/control";
-import { startServer, type RunningServer } from "../../src/server";
+import { type RunningServer, startServer } from "../../src/server";
 import { testContext } from "../helpers/context";
 import { makeEnvelope, randomAddress, randomSignature } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 const cleanups: (() => Promise<void> | void)[] = [];

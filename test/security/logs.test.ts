@@ -5,12 +5,12 @@
 // paths log too. Every line of every log is then searched for the secrets.
 
 import { afterAll, expect, test } from "bun:test";
-import { spawn } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "bun";
 import { makeEnvelope, makePreflightEnvelope, randomAddress, randomSignature } from "../helpers/envelopes";
-import { startServerProcess, type ServerProcess } from "../helpers/process";
+import { type ServerProcess, startServerProcess } from "../helpers/process";
 import { recordedTransaction } from "../helpers/recorded-rpc";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

@@ -9,7 +9,7 @@ import { idlFilePath } from "../../src/chain/idl/idl-files";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { dataPaths } from "../../src/lake/paths";
 import { makeEnvelope } from "../helpers/envelopes";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 
 const HOSTILE = [
   "..",

@@ -14,7 +14,7 @@ import { buildNativeEncoder, loadNativeEncoder, type NativeEncoder } from "../..
 import { fastEnvelope } from "../../src/ingest/validate";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "../../src/lake/native";
 import { ENVELOPE_COLUMNS } from "../../src/lake/schema";
-import { envelopeSchema, type Envelope } from "../../src/shared/envelope";
+import { type Envelope, envelopeSchema } from "../../src/shared/envelope";
 import { ENVELOPE_FIELDS, type EnvelopeField } from "../../src/shared/envelope-fields";
 import {
   decodeSpoolLine,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { rates, twoProportionPValue, wilson, erfc } from "../../src/shared/stats";
+import { erfc, rates, twoProportionPValue, wilson } from "../../src/shared/stats";
 
 describe("wilson", () => {
   test("matches textbook 95% intervals", () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { checkFrames, FRAME_RECORD_BYTES, framesFileOf } from "../../src/spool/frames";
 import { makeEnvelope } from "../helpers/envelopes";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 afterEach(async () => {

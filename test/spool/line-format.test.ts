@@ -4,9 +4,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeSpoolLine, encodeSpoolBatch } from "../../src/spool/line-format";
 import { openDuck } from "../../src/lake/duckdb";
 import { spoolRowsSql } from "../../src/lake/flush-spool";
+import { decodeSpoolLine, encodeSpoolBatch } from "../../src/spool/line-format";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
 
 const dir = mkdtempSync(join(tmpdir(), "txray-spool-line-"));

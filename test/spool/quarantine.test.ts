@@ -10,7 +10,7 @@ import { flushSpool } from "../../src/lake/flush-spool";
 import { createLogger } from "../../src/shared/logger";
 import { encodeFrames, framesFileOf, QUARANTINE_DIR } from "../../src/spool";
 import { makeEnvelope } from "../helpers/envelopes";
-import { lakeRows, testServer, type TestServer } from "../helpers/server";
+import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { runJob } from "../../src/jobs/run";
 import { tablesJob } from "../../src/jobs/tables";
-import { testServer, type TestServer } from "../helpers/server";
+import { type TestServer, testServer } from "../helpers/server";
 import { ARTIFACTS, launchBrowser } from "./support";
 
 let t: TestServer;

@@ -6,19 +6,19 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
-import { loadIdls } from "../../src/chain/idl";
-import { startLocalnet, type Localnet } from "../../devkit/localnet";
-import { resolveUntilSettled } from "../helpers/resolve";
-import { createRpcClient } from "../../src/chain/rpc";
-import { APP_IDL_FILE, appProgramId, runTraffic, type Attempt } from "../../devkit/simulate";
-import { run as txray } from "../../src/cli/commands";
+import { type BrowserContext, chromium } from "playwright-core";
 import { EnvelopeStream } from "../../devkit/demo/stream";
-import { runJob } from "../../src/jobs/run";
-import { flushJob } from "../../src/jobs/flush";
+import { type Localnet, startLocalnet } from "../../devkit/localnet";
+import { APP_IDL_FILE, type Attempt, appProgramId, runTraffic } from "../../devkit/simulate";
+import { loadIdls } from "../../src/chain/idl";
+import { createRpcClient } from "../../src/chain/rpc";
+import { run as txray } from "../../src/cli/commands";
 import { deploysJob } from "../../src/jobs/deploys";
+import { flushJob } from "../../src/jobs/flush";
+import { runJob } from "../../src/jobs/run";
 import { tablesJob } from "../../src/jobs/tables";
-import { testServer, type TestServer } from "../helpers/server";
+import { resolveUntilSettled } from "../helpers/resolve";
+import { type TestServer, testServer } from "../helpers/server";
 
 export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 

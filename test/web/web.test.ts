@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { testServer, type TestServer } from "../helpers/server";
-import { ARTIFACTS, launchBrowser, simulatedWorld, type SimulatedWorld } from "./support";
+import { type TestServer, testServer } from "../helpers/server";
+import { ARTIFACTS, launchBrowser, type SimulatedWorld, simulatedWorld } from "./support";
 
 const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 let world: SimulatedWorld;

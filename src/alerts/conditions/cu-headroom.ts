@@ -4,7 +4,7 @@
 // a limit.
 
 import { cuHeadroom } from "../../analytics/queries";
-import { formatCount, percent, programPath, type Condition, type Finding } from "../finding";
+import { type Condition, type Finding, formatCount, percent, programPath } from "../finding";
 
 export const cuHeadroomRule: Condition<"cu_headroom"> = async (ctx, rule) => {
   const { window, withinPercent, minSamples } = rule.params;

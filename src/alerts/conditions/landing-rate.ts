@@ -6,7 +6,7 @@
 
 import { baseline, recentActivity } from "../../analytics/queries";
 import { ratio, twoProportionPValue } from "../../shared/stats";
-import { formatCount, formatP, percent, programPath, type Condition } from "../finding";
+import { type Condition, formatCount, formatP, percent, programPath } from "../finding";
 
 export const landingRate: Condition<"landing_rate"> = async (ctx, rule) => {
   const { windowMinutes, threshold, alpha, minDrop, minAttempts } = rule.params;

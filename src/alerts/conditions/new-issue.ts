@@ -5,13 +5,13 @@
 
 import { recentActivity, topIssues } from "../../analytics/queries";
 import {
+  type Condition,
+  type Finding,
   formatCount,
   issuePath,
   issuesByFingerprint,
   programPath,
   transactionPath,
-  type Condition,
-  type Finding,
 } from "../finding";
 
 export const newIssue: Condition<"new_issue"> = async (ctx, rule) => {

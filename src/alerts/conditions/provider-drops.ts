@@ -6,7 +6,7 @@
 
 import { providerReport } from "../../analytics/queries";
 import { ratio, twoProportionPValue } from "../../shared/stats";
-import { formatCount, formatP, percent, programPath, type Condition, type Finding } from "../finding";
+import { type Condition, type Finding, formatCount, formatP, percent, programPath } from "../finding";
 
 export const providerDrops: Condition<"provider_drops"> = async (ctx, rule) => {
   const { window, alpha, minExcess, minAttempts } = rule.params;

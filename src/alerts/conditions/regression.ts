@@ -5,10 +5,12 @@
 // gets many tests at once, so each must pass alpha divided by their number (Bonferroni): the chance
 // of any false alarm per deploy stays at most alpha.
 
-import { releaseDiff, topIssues, type ReleaseDiffResponse } from "../../analytics/queries";
+import { type ReleaseDiffResponse, releaseDiff, topIssues } from "../../analytics/queries";
 import { TxrayError } from "../../shared/errors";
 import type { Rates } from "../../shared/stats";
 import {
+  type Condition,
+  type Finding,
   formatCount,
   formatP,
   issuePath,
@@ -16,8 +18,6 @@ import {
   percent,
   programPath,
   transactionPath,
-  type Condition,
-  type Finding,
 } from "../finding";
 
 const RATES = [

@@ -5,17 +5,17 @@
 
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { plainRow, readAgainAfterSwap } from "../../lake/duckdb";
+import { listPartitions } from "../../lake/partitions";
 import type { DataPaths } from "../../lake/paths";
 import { isBase58Address } from "../../shared/base58";
 import { ratio, wilson } from "../../shared/stats";
-import { listPartitions } from "../../lake/partitions";
 import { methodologyText } from "./methodology";
 import { MAX_SAMPLED_SENDS, MINIMUM_SENDS, RESOLUTION_GRACE_MS, SCHEMA_VERSION, WINDOW_DAYS } from "./params";
 import { sampleRateFor, sampleThreshold } from "./sample";
 import type { ProgramNames, ProviderShare, ScoreRow, Snapshot } from "./snapshot";
 import { scoreSql } from "./sql";
 import { accountKeep } from "./trust";
-import { daysBetween, scoreWindow, type ScoreWindow } from "./window";
+import { daysBetween, type ScoreWindow, scoreWindow } from "./window";
 
 export type ScoreOptions = {
   date: string;

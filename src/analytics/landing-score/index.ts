@@ -4,12 +4,12 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PROGRAM_NAMES } from "../../chain/decode";
 import type { Context } from "../../context";
 import { badRequest } from "../../shared/errors";
-import { PROGRAM_NAMES } from "../../chain/decode";
 import { computeLandingScore, type ScoreDetails } from "./compute";
 import { publishSnapshot } from "./publish";
-import { programNamesSchema, type ProgramNames } from "./snapshot";
+import { type ProgramNames, programNamesSchema } from "./snapshot";
 import { checkDate, lastCompleteDay } from "./window";
 
 export type LandingScoreResult = { date: string; dir: string; files: string[]; latest: boolean } & ScoreDetails & {
@@ -84,9 +84,7 @@ export function nightlySnapshotMissing(ctx: Context): boolean {
 }
 
 export { computeLandingScore, type ScoreDetails, type ScoreOptions } from "./compute";
-export { publishSnapshot, snapshotJson } from "./publish";
 export { renderPage } from "./html";
-export { snapshotSchema, scoreRowSchema, type Snapshot, type ScoreRow, type ProgramNames } from "./snapshot";
 export {
   MAX_SAMPLED_SENDS,
   MINIMUM_SENDS,
@@ -95,6 +93,8 @@ export {
   SCHEMA_VERSION,
   WINDOW_DAYS,
 } from "./params";
+export { publishSnapshot, snapshotJson } from "./publish";
 export { sampleRateFor, sampleThreshold } from "./sample";
+export { type ProgramNames, type ScoreRow, type Snapshot, scoreRowSchema, snapshotSchema } from "./snapshot";
 export { accountCeiling } from "./trust";
 export { checkDate, lastCompleteDay, scoreWindow } from "./window";

@@ -3,9 +3,9 @@
 // name in the same directory and renamed into place, so a reader (or a git commit) never sees half a
 // file. Nothing here reads the wall clock: the same snapshot always gives the same bytes.
 
-import type { DuckDBConnection } from "@duckdb/node-api";
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../../lake/duckdb";
 import { writeFileDurably } from "../../shared/durable-files";
 import { renderPage } from "./html";

@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sqlLiteral, type SqlValue } from "../sql";
+import { type SqlValue, sqlLiteral } from "../sql";
 
 const cache = new Map<string, string>();
 

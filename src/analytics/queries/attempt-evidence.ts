@@ -6,8 +6,8 @@
 
 import type { Context, OwnedPart } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
-import { utcDay } from "../../lake/paths";
 import { addDays, partitionFiles } from "../../lake/partitions";
+import { utcDay } from "../../lake/paths";
 
 /**
  * Days after an attempt's receipt day in which its resolution is looked for (most resolve within minutes; the wallet

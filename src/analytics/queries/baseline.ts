@@ -4,26 +4,26 @@
 // are computed on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
-import { rates, type Rates } from "../../shared/stats";
+import { type Rates, rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
+  type AnswerScope,
   answerKey,
   answerSlot,
+  type BaseParams,
   baseParams,
+  type CountRow,
   countsOf,
   groupRows,
   parseParams,
   programFilter,
+  type RowSource,
   requireKnownProgram,
-  scopeKey,
   SUM_COUNTS,
+  scopeKey,
+  type WindowRange,
   windowFilter,
   windowRange,
-  type AnswerScope,
-  type BaseParams,
-  type CountRow,
-  type RowSource,
-  type WindowRange,
 } from "./common";
 
 export type BaselineResponse = {

@@ -2,9 +2,9 @@
 // docs/api.md), from the last tables build; null for a payer not seen in 30 days.
 
 import type { Context } from "../../context";
+import { payerKey } from "../serving/payer-key";
 import { servingTables } from "../serving/reader";
 import { answerKey } from "./common";
-import { payerKey } from "../serving/payer-key";
 
 export async function payerBotScore(ctx: Context, payer: string): Promise<number | null> {
   const tables = await servingTables(ctx);

@@ -7,8 +7,8 @@ import { z } from "zod";
 import { isBase58Address } from "../../shared/base58";
 import { badRequest, describeIssues, notFound } from "../../shared/errors";
 import type { OutcomeCounts } from "../../shared/stats";
-import { DEFAULT_WINDOW, WINDOW_NAMES, WINDOWS, type WindowName } from "../windows";
 import type { ServingTables, SqlParam } from "../serving/reader";
+import { DEFAULT_WINDOW, WINDOW_NAMES, WINDOWS, type WindowName } from "../windows";
 
 export { DEFAULT_WINDOW, WINDOW_NAMES };
 

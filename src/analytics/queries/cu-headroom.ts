@@ -7,20 +7,20 @@ import type { Context } from "../../context";
 import { utcDay } from "../../lake/paths";
 import { servingTables } from "../serving/reader";
 import {
+  type AnswerScope,
   answerKey,
   answerSlot,
+  type BaseParams,
   baseParams,
   groupRows,
   parseParams,
   programFilter,
+  type RowSource,
   requireKnownProgram,
   scopeKey,
+  type WindowRange,
   windowFilter,
   windowRange,
-  type AnswerScope,
-  type BaseParams,
-  type RowSource,
-  type WindowRange,
 } from "./common";
 
 export type CuInstruction = {

@@ -2,11 +2,11 @@
 // its provider's measured drop rate (last 7 days, sends only) and advice. An attempt that did not
 // drop answers with its outcome, dropClass null and what to look at instead.
 
+import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../chain/resolve";
 import type { Context } from "../../context";
 import { providerSendsSince } from "../../control";
-import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../chain/resolve";
 import { notFound } from "../../shared/errors";
-import { unresolvedAttempt, pendingError } from "./unresolved-attempt";
+import { pendingError, unresolvedAttempt } from "./unresolved-attempt";
 import { attemptsBySig, requireSignature } from "./why";
 
 export type DiagnoseDropAnswer = {

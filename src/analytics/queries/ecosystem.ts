@@ -6,17 +6,17 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { parseLimit } from "../../shared/pagination";
-import { rates, type Rates } from "../../shared/stats";
+import { type Rates, rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
   answerKey,
+  type CountRow,
   countsOf,
   parseParams,
   SUM_COUNTS,
+  type WindowRange,
   windowName,
   windowRange,
-  type CountRow,
-  type WindowRange,
 } from "./common";
 
 export type EcosystemProgram = { program: string; attempts: number; lastSeen: number | null; rates: Rates };

@@ -1,57 +1,54 @@
 // The analytics query layer: one function per question, shared by HTTP, MCP, web and chat.
-export { baseline, type BaselineResponse } from "./baseline";
-export {
-  releaseDiff,
-  issueStatus,
-  RELEASE_ALPHA,
-  type ReleaseDiffResponse,
-  type ReleaseDiffParams,
-} from "./release-diff";
-export {
-  topIssues,
-  issueSummary,
-  SEGMENTS,
-  type Issue,
-  type IssueSummary,
-  type TopIssuesResponse,
-  type TopIssuesParams,
-  type Segment,
-} from "./top-issues";
-export { cuHeadroom, type CuHeadroomResponse } from "./cu-headroom";
-export { walletHistory, type WalletHistoryResponse, type WalletHistoryParams } from "./wallet-history";
-export { providerReport, type ProviderReportResponse } from "./provider-report";
-export { payerBotScore, payerFeatures, type PayerFeatures } from "./bot-score";
+export { type BaselineResponse, baseline, baselineAnswers } from "./baseline";
+export { type PayerFeatures, payerBotScore, payerFeatures } from "./bot-score";
 export type { BaseParams } from "./common";
-export { ecosystem, type EcosystemResponse, type EcosystemProgram, type EcosystemParams } from "./ecosystem";
+export { type AnswerScope, answerSlot, type RowSource } from "./common";
+export { type CuHeadroomResponse, cuHeadroom, cuHeadroomAnswers } from "./cu-headroom";
+export { type DiagnoseDropAnswer, diagnoseDrop } from "./diagnose-drop";
+export { type EcosystemParams, type EcosystemProgram, type EcosystemResponse, ecosystem } from "./ecosystem";
 export {
-  why,
-  requireSignature,
-  issueRef,
-  attemptsBySig,
-  RecentAnswers,
-  type WhyDeps,
-  type WhyAnswer,
-  type IssueRef,
-} from "./why";
-export { diagnoseDrop, type DiagnoseDropAnswer } from "./diagnose-drop";
-export {
-  issueDetail,
   FINGERPRINT_PATTERN,
-  type IssueDetailResponse,
-  type IssueDetailParams,
   type IssueDetailDeps,
+  type IssueDetailParams,
+  type IssueDetailResponse,
+  issueDetail,
 } from "./issue-detail";
+export { type ProviderReportResponse, providerReport, providerReportAnswers } from "./provider-report";
 export {
-  recentActivity,
   MAX_RECENT_MINUTES,
   type RecentActivity,
-  type RecentIssue,
   type RecentActivityParams,
+  type RecentIssue,
+  recentActivity,
 } from "./recent";
-export { answerSlot, type AnswerScope, type RowSource } from "./common";
-export { baselineAnswers } from "./baseline";
-export { cuHeadroomAnswers } from "./cu-headroom";
-export { providerReportAnswers } from "./provider-report";
-export { releaseDiffAnswers } from "./release-diff";
-export { topIssuesAnswers } from "./top-issues";
+export {
+  issueStatus,
+  RELEASE_ALPHA,
+  type ReleaseDiffParams,
+  type ReleaseDiffResponse,
+  releaseDiff,
+  releaseDiffAnswers,
+} from "./release-diff";
 export * from "./schemas";
+export {
+  type Issue,
+  type IssueSummary,
+  issueSummary,
+  SEGMENTS,
+  type Segment,
+  type TopIssuesParams,
+  type TopIssuesResponse,
+  topIssues,
+  topIssuesAnswers,
+} from "./top-issues";
+export { type WalletHistoryParams, type WalletHistoryResponse, walletHistory } from "./wallet-history";
+export {
+  attemptsBySig,
+  type IssueRef,
+  issueRef,
+  RecentAnswers,
+  requireSignature,
+  type WhyAnswer,
+  type WhyDeps,
+  why,
+} from "./why";

@@ -10,17 +10,17 @@
 // test/analytics/issue-detail.test.ts computes the answers apart from the lake's rows.
 
 import { z } from "zod";
-import type { Context } from "../../context";
-import { callStack, customErrorMessage, decodeSimulation, type CallFrame } from "../../chain/decode";
+import { type CallFrame, callStack, customErrorMessage, decodeSimulation } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
+import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
 import { issueTitle } from "../../shared/issue-title";
 import { ratio } from "../../shared/stats";
+import { type ServingTables, servingTables } from "../serving/reader";
 import { sqlFile } from "../sql";
-import { servingTables, type ServingTables } from "../serving/reader";
 import { WINDOWS, type WindowName } from "../windows";
-import { evidenceBySignature, type AttemptEvidence } from "./attempt-evidence";
-import { answerKey, parseParams, scopeKey, windowName, windowRange, type WindowRange } from "./common";
+import { type AttemptEvidence, evidenceBySignature } from "./attempt-evidence";
+import { answerKey, parseParams, scopeKey, type WindowRange, windowName, windowRange } from "./common";
 import { SEGMENTS } from "./top-issues";
 
 export const HOUR_MS = 3_600_000;

@@ -5,23 +5,23 @@
 // account-scoped ones are computed on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
-import { ratio, wilson, type Interval } from "../../shared/stats";
+import { type Interval, ratio, wilson } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
+  type AnswerScope,
   answerKey,
   answerSlot,
+  type BaseParams,
   baseParams,
   groupRows,
   parseParams,
   programFilter,
+  type RowSource,
   requireKnownProgram,
   scopeKey,
+  type WindowRange,
   windowFilter,
   windowRange,
-  type AnswerScope,
-  type BaseParams,
-  type RowSource,
-  type WindowRange,
 } from "./common";
 
 export type ProviderRow = {

@@ -9,9 +9,9 @@
 
 import { z } from "zod";
 import type { Context } from "../../context";
-import { rates, type Rates } from "../../shared/stats";
+import { type Rates, rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
-import { answerKey, address, countsOf, parseParams, requireKnownProgram, scopeKey, type CountRow } from "./common";
+import { address, answerKey, type CountRow, countsOf, parseParams, requireKnownProgram, scopeKey } from "./common";
 
 /** The longest recent window: beyond a day the `1d` window answers. */
 export const MAX_RECENT_MINUTES = 1440;

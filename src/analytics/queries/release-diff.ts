@@ -10,23 +10,23 @@ import { z } from "zod";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
 import { issueTitle } from "../../shared/issue-title";
-import { rates, ratio, twoProportionPValue, type Rates } from "../../shared/stats";
+import { type Rates, rates, ratio, twoProportionPValue } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
+  type AnswerScope,
   answerKey,
   answerSlot,
+  type BaseParams,
   baseParams,
+  type CountRow,
   countsOf,
   groupRows,
   parseParams,
   programFilter,
+  type RowSource,
   requireKnownProgram,
   scopeKey,
   windowFilter,
-  type AnswerScope,
-  type BaseParams,
-  type CountRow,
-  type RowSource,
 } from "./common";
 
 /** Significance level for `regressed`. */

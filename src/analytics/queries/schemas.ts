@@ -6,17 +6,17 @@
 
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../../shared/errors";
+import { OUTCOMES } from "../../shared/outcome";
 import type { BaselineResponse } from "./baseline";
-import type { EcosystemResponse } from "./ecosystem";
-import type { IssueDetailResponse } from "./issue-detail";
 import type { CuHeadroomResponse } from "./cu-headroom";
 import type { DiagnoseDropAnswer } from "./diagnose-drop";
+import type { EcosystemResponse } from "./ecosystem";
+import type { IssueDetailResponse } from "./issue-detail";
 import type { ProviderReportResponse } from "./provider-report";
 import type { ReleaseDiffResponse } from "./release-diff";
 import type { TopIssuesResponse } from "./top-issues";
 import type { WalletHistoryResponse } from "./wallet-history";
 import type { WhyAnswer } from "./why";
-import { OUTCOMES } from "../../shared/outcome";
 
 const count = z.number().int().min(0);
 const ms = z.number().int().describe("Unix milliseconds");

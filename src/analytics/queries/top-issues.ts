@@ -6,25 +6,25 @@
 
 import { z } from "zod";
 import type { Context } from "../../context";
+import { issueTitle } from "../../shared/issue-title";
 import { MAX_LIMIT, parseLimit } from "../../shared/pagination";
 import { ratio } from "../../shared/stats";
-import { issueTitle } from "../../shared/issue-title";
 import { servingTables } from "../serving/reader";
 import {
+  type AnswerScope,
   answerKey,
   answerSlot,
+  type BaseParams,
   baseParams,
   groupRows,
   parseParams,
   programFilter,
+  type RowSource,
   requireKnownProgram,
   scopeKey,
+  type WindowRange,
   windowFilter,
   windowRange,
-  type AnswerScope,
-  type BaseParams,
-  type RowSource,
-  type WindowRange,
 } from "./common";
 
 export const SEGMENTS = ["human", "mixed", "bot"] as const;

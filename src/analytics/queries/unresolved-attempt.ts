@@ -5,11 +5,11 @@
 // looked at with a bounded cost, newest first: the index by its Bloom filters, the spool by its
 // newest SPOOL_SCAN_BYTES, the newest awaiting segments by their own parts, whatever they hold.
 
+import { type Attempt, attemptFromSpoolFields, findInSegments, type IndexedAttempt } from "../../chain/resolve";
 import type { Context } from "../../context";
 import { failingSince, segmentsAwaitingIntake } from "../../control";
-import { attemptFromSpoolFields, findInSegments, type Attempt, type IndexedAttempt } from "../../chain/resolve";
-import { decodeSpoolLine, spoolLineWith } from "../../spool";
 import { TxrayError } from "../../shared/errors";
+import { decodeSpoolLine, spoolLineWith } from "../../spool";
 
 /** The most spool a look-up reads: the newest envelopes (a few seconds' worth at the ingest target). */
 export const SPOOL_SCAN_BYTES = 16 * 1024 * 1024;

@@ -15,18 +15,18 @@ import { addDays, partitionFiles } from "../../lake/partitions";
 import { utcDay } from "../../lake/paths";
 import { payerBucketSql } from "../../lake/schema";
 import { parseLimit } from "../../shared/pagination";
-import { rates, type Rates } from "../../shared/stats";
+import { type Rates, rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import { RESOLUTION_LAG_DAYS } from "./attempt-evidence";
 import {
   address,
   answerKey,
-  baseParams,
   type BaseParams,
+  baseParams,
   parseParams,
   requireKnownProgram,
-  windowRange,
   type WindowRange,
+  windowRange,
 } from "./common";
 
 export type WalletItem = {

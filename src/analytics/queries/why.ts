@@ -11,29 +11,29 @@
 // story is always present, `null` where it does not apply; `issue` is null for a landed transaction.
 // A failure's logs (read back from the lake for a resolved one) and its call stack come with it.
 
-import type { Context } from "../../context";
-import { issueCounts } from "../../control";
-import { callStack, decodeTransaction, storyFingerprint, type CallFrame, type DecodedStory } from "../../chain/decode";
+import { type CallFrame, callStack, type DecodedStory, decodeTransaction, storyFingerprint } from "../../chain/decode";
 import type { IdlRegistry } from "../../chain/idl";
 import {
+  type Attempt,
   attemptsForSignature,
   fetchTransactionCached,
-  resolvedValue,
-  resolveOnDemand,
-  type Attempt,
   type IndexedAttempt,
   type Outcome,
   type Resolution,
   type ResolvedEntry,
+  resolvedValue,
+  resolveOnDemand,
 } from "../../chain/resolve";
 import type { RpcClient } from "../../chain/rpc";
+import type { Context } from "../../context";
+import { issueCounts } from "../../control";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
-import { describeError } from "../../shared/logger";
-import { issueTitle } from "../../shared/issue-title";
 import type { ExplorerLinks } from "../../shared/explorer-links";
+import { issueTitle } from "../../shared/issue-title";
+import { describeError } from "../../shared/logger";
 import { evidenceByAttempt } from "./attempt-evidence";
-import { unresolvedAttempt, pendingError } from "./unresolved-attempt";
+import { pendingError, unresolvedAttempt } from "./unresolved-attempt";
 
 export type WhyDeps = {
   rpc: RpcClient;

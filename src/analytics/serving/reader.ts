@@ -8,21 +8,21 @@
 // Opening a version also loads what makes requests skip DuckDB entirely: the known programs (the
 // 404 decision) and the precomputed public answers (serving/precomputed-answers.ts).
 
+import { join } from "node:path";
 import {
-  DuckDBInstance,
   type DuckDBConnection,
+  DuckDBInstance,
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { join } from "node:path";
 import type { Component, Context, OwnedPart } from "../../context";
 import { plainRow } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
 import { sqlFile } from "../sql";
 import type { WindowName } from "../windows";
-import { shareAnswer } from "./shared-answer-text";
-import { PrecomputedAnswers, type PrecomputedRoute } from "./precomputed-answers";
 import { answersFile, readPointer, type ServingPointer } from "./pointer";
+import { PrecomputedAnswers, type PrecomputedRoute } from "./precomputed-answers";
+import { shareAnswer } from "./shared-answer-text";
 
 const POINTER_CHECK_MS = 250;
 const POOL_SIZE = 4;

@@ -5,13 +5,13 @@
 // issues' payers), payers.ts (the bot score's units); this module turns arrivals into changes and
 // hands them on.
 
-import { ATTEMPT_NAMES, RESOLUTION_NAMES, type StateDb } from "./state";
-import { ROLLUPS, applyDeltaSql, keptHoursFrom } from "./rollups";
-import { MINUTE_MS, MINUTE_ROLLUPS, firstRecentMinute } from "./recent";
-import { DAY_MS, HOUR_MS } from "./window-bounds";
 import { applyIssueArrivalsSql } from "./issues";
 import { PAYER_CHANGE_COLUMNS, refreshPayerUnitsSql } from "./payers";
+import { firstRecentMinute, MINUTE_MS, MINUTE_ROLLUPS } from "./recent";
+import { applyDeltaSql, keptHoursFrom, ROLLUPS } from "./rollups";
+import { ATTEMPT_NAMES, RESOLUTION_NAMES, type StateDb } from "./state";
 import type { WindowBounds } from "./window-bounds";
+import { DAY_MS, HOUR_MS } from "./window-bounds";
 
 const COLUMNS = ATTEMPT_NAMES.join(", ");
 

@@ -16,15 +16,17 @@
 
 import { mkdirSync, rmSync } from "node:fs";
 import type { Context, OwnedPart } from "../../context";
-import { byteSize } from "../../lake/duckdb";
 import { recordLakeTakenBefore, withLease } from "../../control";
-import { answersFile, nextVersion, servingFile } from "../serving/pointer";
-import { checkStop } from "../../shared/stop";
+import { byteSize } from "../../lake/duckdb";
 import { fault } from "../../shared/fault";
+import { checkStop } from "../../shared/stop";
+import { answersFile, nextVersion, servingFile } from "../serving/pointer";
 import type { ApplyContext } from "./apply";
 import type { Repair } from "./edges";
-import { deployFiles, listLakeParts, newestReceivedAt, partsToCount, takenInLake, type LakePart } from "./intake";
+import { deployFiles, type LakePart, listLakeParts, newestReceivedAt, partsToCount, takenInLake } from "./intake";
 import { planRanges, planRefresh, programsOf, rebuildReason, refreshClock, stateRebuildReason } from "./plan";
+import { dayOf } from "./ranges";
+import { openState } from "./state";
 import {
   applyDepartures,
   closeServing,
@@ -48,8 +50,6 @@ import {
   writeServing,
   writeVersionAnswers,
 } from "./steps";
-import { dayOf } from "./ranges";
-import { openState } from "./state";
 import { STATE_SCHEMA } from "./versions";
 
 export type BuildOptions = {

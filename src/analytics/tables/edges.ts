@@ -9,12 +9,12 @@
 // recorded. A partition whose current parts hold more or less than the state took in is read for
 // what the state holds of it, and the days so read are reported as repaired.
 
-import { sqlString } from "../../lake/duckdb";
 import { anyFileHasColumn } from "../../lake/column-presence";
-import { ATTEMPT_NAMES, type StateDb } from "./state";
-import { keptHoursFrom, ROLLUPS, unitTable, unitsOfRowsSql } from "./rollups";
+import { sqlString } from "../../lake/duckdb";
 import type { LakeDisagreement, TakenInLake } from "./intake";
 import { loadPayerHoursSql } from "./payers";
+import { keptHoursFrom, ROLLUPS, unitsOfRowsSql, unitTable } from "./rollups";
+import { ATTEMPT_NAMES, type StateDb } from "./state";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
 export type Needs = {

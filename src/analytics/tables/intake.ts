@@ -11,11 +11,11 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { DataPaths } from "../../lake/paths";
 import { isCompactedPart } from "../../lake/compact";
-import { listPartitions } from "../../lake/partitions";
-import { batchOfPart } from "../../lake/publish";
 import { sqlString } from "../../lake/duckdb";
+import { listPartitions } from "../../lake/partitions";
+import type { DataPaths } from "../../lake/paths";
+import { batchOfPart } from "../../lake/publish";
 import type { StateDb } from "./state";
 
 export type Dataset = "envelopes" | "resolutions";

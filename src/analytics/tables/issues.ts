@@ -7,7 +7,7 @@
 // newest, which stays in a window as long as any of the issue's failures does.
 
 import { WINDOW_NAMES } from "../windows";
-import { ISSUE_PAYER_KEYS as KEYS, issueSegmentsSql, keysMatch, logIssuePayersSql } from "./issue-windows";
+import { issueSegmentsSql, ISSUE_PAYER_KEYS as KEYS, keysMatch, logIssuePayersSql } from "./issue-windows";
 import { withPayerKey } from "./payers";
 import type { WindowBounds } from "./window-bounds";
 

@@ -10,8 +10,8 @@
 // scored again. Everything is plain rows (no list columns): groups of list aggregates are held in
 // memory, and scoring every payer of a rebuild that way ran out of DUCKDB_MEMORY_LIMIT.
 
-import { sqlFile, sqlLiteral } from "../sql";
 import { payerKey } from "../serving/payer-key";
+import { sqlFile, sqlLiteral } from "../sql";
 import type { StateDb } from "./state";
 import type { WindowBounds } from "./window-bounds";
 import { DAY_MS, HOUR_MS } from "./window-bounds";

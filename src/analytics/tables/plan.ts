@@ -8,13 +8,13 @@
 // - planRanges: the ranges every figure merges and the units (hour days, edge hours, payer days)
 //   they need at hand.
 
-import { WINDOWS, WINDOW_NAMES } from "../windows";
+import { WINDOW_NAMES, WINDOWS } from "../windows";
 import type { Needs } from "./edges";
-import { gonePartitions, intakePlanOf, limitIntake, type IntakePlan, type LakePart, type TakenPart } from "./intake";
-import { dayOf, partNeeds, rangeParts, type Range, type RangePart } from "./ranges";
+import { gonePartitions, type IntakePlan, intakePlanOf, type LakePart, limitIntake, type TakenPart } from "./intake";
+import { dayOf, partNeeds, type Range, type RangePart, rangeParts } from "./ranges";
 import type { RangeKind } from "./serving-tables";
 import { STATE_SCHEMA } from "./versions";
-import { DAY_MS, HOUR_MS, windowBounds, type WindowBounds } from "./window-bounds";
+import { DAY_MS, HOUR_MS, type WindowBounds, windowBounds } from "./window-bounds";
 
 /** Days of units kept: the 30-day window plus room for release diffs. */
 export const RETENTION_DAYS = 45;

@@ -6,15 +6,19 @@
 
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { plainRow } from "../../lake/duckdb";
-import { baselineAnswers } from "../queries";
-import { answerSlot, type AnswerScope, type RowSource } from "../queries";
+import {
+  type AnswerScope,
+  answerSlot,
+  baselineAnswers,
+  cuHeadroomAnswers,
+  providerReportAnswers,
+  type RowSource,
+  releaseDiffAnswers,
+  topIssuesAnswers,
+} from "../queries";
+import { type AnswerLine, answerLines, type PrecomputedRoute } from "../serving/precomputed-answers";
+import { type SqlParam, toDuckValue } from "../serving/reader";
 import { sqlFile } from "../sql";
-import { cuHeadroomAnswers } from "../queries";
-import { providerReportAnswers } from "../queries";
-import { releaseDiffAnswers } from "../queries";
-import { topIssuesAnswers } from "../queries";
-import { answerLines, type AnswerLine, type PrecomputedRoute } from "../serving/precomputed-answers";
-import { toDuckValue, type SqlParam } from "../serving/reader";
 import { WINDOW_NAMES } from "../windows";
 
 const ANSWER_FUNCTIONS: Record<

@@ -4,8 +4,8 @@
 // attempt taken in is after (`to` = null: everything from `from` on). This module cuts ranges into
 // those parts, says which hours and days they need loaded (edges.ts), and writes the merge.
 
+import { LEVEL, mergeStatesSql, type Rollup, unitsOfRowsSql, unitTable } from "./rollups";
 import type { StateDb } from "./state";
-import { LEVEL, mergeStatesSql, unitTable, unitsOfRowsSql, type Rollup } from "./rollups";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
 export type Range = { id: number; program: string; from: number; to: number | null };

@@ -3,8 +3,8 @@
 // (ranges.ts), plus the issue tables (issues.ts) and the payers' scores. Written into the new
 // version's database file, attached to the state's connection as `target`.
 
-import { sqlFile } from "../sql";
 import { sketchQuantilesSql } from "../serving/sketch";
+import { sqlFile } from "../sql";
 import { issueServingTablesSql } from "./issues";
 import { mergeRangesSql } from "./ranges";
 import { recentServingTablesSql } from "./recent";

@@ -11,9 +11,9 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { openDuck, plainRow, sqlString } from "../../lake/duckdb";
-import { ROLLUPS, createUnitTableSql } from "./rollups";
-import { MINUTE_ROLLUPS } from "./recent";
 import { SKETCH_MACROS_SQL } from "../serving/sketch";
+import { MINUTE_ROLLUPS } from "./recent";
+import { createUnitTableSql, ROLLUPS } from "./rollups";
 import { STATE_SCHEMA } from "./versions";
 
 /** The columns of one attempt as the serving tables see it (envelope ⋈ resolution, narrow). */

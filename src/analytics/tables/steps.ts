@@ -5,32 +5,32 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
-import type { DataPaths } from "../../lake/paths";
-import { sqlString } from "../../lake/duckdb";
 import { anyFileHasColumn } from "../../lake/column-presence";
-import { answersFile, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
-import { WINDOWS, WINDOW_NAMES } from "../windows";
-import { checkStop } from "../../shared/stop";
+import { sqlString } from "../../lake/duckdb";
+import type { DataPaths } from "../../lake/paths";
 import { fault } from "../../shared/fault";
-import { writeAnswers } from "./precompute-answers";
-import { applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions, type ApplyContext } from "./apply";
+import { checkStop } from "../../shared/stop";
+import { answersFile, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
+import { WINDOW_NAMES, WINDOWS } from "../windows";
+import { type ApplyContext, applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions } from "./apply";
 import { ensureLoaded, type Repair } from "./edges";
 import {
   envelopeRowsSql,
   envelopeSegments,
   filesResolving,
   fullDayRowsSql,
-  parquetRows,
-  resolutionRowsSql,
   type LakePart,
+  parquetRows,
   type ReadPlan,
+  resolutionRowsSql,
   type TakenInLake,
   type TakenPart,
 } from "./intake";
-import { applyIssueDeparturesSql } from "./issues";
 import { refreshIssueWindows } from "./issue-windows";
+import { applyIssueDeparturesSql } from "./issues";
 import { scorePayers } from "./payers";
-import { dayNumber, RETENTION_DAYS, type RangePlan, type ReleasePeriod, type StateFacts } from "./plan";
+import { dayNumber, type RangePlan, RETENTION_DAYS, type ReleasePeriod, type StateFacts } from "./plan";
+import { writeAnswers } from "./precompute-answers";
 import { writeRangeParts } from "./ranges";
 import { forgetRecentSql } from "./recent";
 import { ROLLUPS, unitTable } from "./rollups";

@@ -1,8 +1,8 @@
 // Upgrades of the tables job's state (state.ts) from an older schema this code can continue from:
 // what a schema adds, filled from the state itself, instead of a rebuild from the whole lake.
 
-import { aggregateIssueWindowsSql } from "./issue-windows";
 import { payerKey } from "../serving/payer-key";
+import { aggregateIssueWindowsSql } from "./issue-windows";
 import { RESOLUTION_STATE_COLUMNS, type StateDb } from "./state";
 
 /** Per schema, the SQL that brings a state of it to the next. */

@@ -3,7 +3,7 @@
 // Windows end at the refresh's clock, which never moves back (a clock set back would bring attempts
 // back into windows they already left).
 
-import { WINDOWS, WINDOW_NAMES, type WindowName } from "../windows";
+import { WINDOW_NAMES, WINDOWS, type WindowName } from "../windows";
 
 export type WindowBounds = {
   clock: number;

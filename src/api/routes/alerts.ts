@@ -3,13 +3,13 @@
 // (txr_live_…) creates, removes or tests. Bodies are JSON of at most ALERT_BODY_MAX_BYTES; every
 // problem is answered in the error shape by app.ts.
 
+import { type AlertRuleView, createRule, defaultSendEffects, listRules, removeRule, sendTest } from "../../alerts";
 import type { Context } from "../../context";
-import { createRule, listRules, removeRule, sendTest, defaultSendEffects, type AlertRuleView } from "../../alerts";
 import { requirePrincipal } from "../../contract";
 import type { Principal } from "../../control";
-import { TxrayError, badRequest } from "../../shared/errors";
-import { parseLimit, type Page } from "../../shared/pagination";
 import { readBoundedBody } from "../../shared/bounded-body";
+import { badRequest, TxrayError } from "../../shared/errors";
+import { type Page, parseLimit } from "../../shared/pagination";
 import { json } from "../http";
 
 export const ALERT_BODY_MAX_BYTES = 16 * 1024;

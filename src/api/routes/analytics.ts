@@ -5,9 +5,7 @@
 // renders errors as `{error:{code,message}}`.
 
 import type { Context } from "../../context";
-import { argsFromRequest, QUESTIONS } from "../../contract";
-import { chainAccess } from "../../contract";
-import { scopeAccount } from "../../contract";
+import { argsFromRequest, chainAccess, QUESTIONS, scopeAccount } from "../../contract";
 
 export type AnalyticsRoute = {
   path: string;

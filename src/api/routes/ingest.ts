@@ -5,11 +5,11 @@
 // A batch is accepted whole or not at all, so a client retrying after any error never half-duplicates it.
 
 import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
-import type { Spool } from "../../spool";
-import { TxrayError } from "../../shared/errors";
 import { readBoundedBody } from "../../shared/bounded-body";
-import { json } from "../http";
+import { TxrayError } from "../../shared/errors";
 import type { TokenBuckets } from "../../shared/token-buckets";
+import type { Spool } from "../../spool";
+import { json } from "../http";
 
 export type IngestDeps = {
   prepare: (request: PrepareRequest) => PreparedBatch | Promise<PreparedBatch>;

@@ -1,10 +1,10 @@
 // GET /v1/programs (docs/api.md): the programs the key's account has sent telemetry for, with
 // attempt counts and last-seen times, keyset-paginated by program id.
 
-import { listAccountPrograms } from "../../control";
 import type { Context } from "../../context";
 import { requirePrincipal } from "../../contract";
-import { parseLimit, type Page } from "../../shared/pagination";
+import { listAccountPrograms } from "../../control";
+import { type Page, parseLimit } from "../../shared/pagination";
 
 export type ProgramItem = { program: string; attempts: number; lastSeen: number };
 

@@ -4,8 +4,8 @@
 // failing frame is marked. Stored stories keep only the failing frame's names, so the story's fields
 // are passed in as hints; nothing is stored per frame (the lake keeps the logs, docs/lake.md).
 
-import { innerPath, parseLogs, topFrameOf, type LogFrame } from "./logs";
 import { loggedInstructionName } from "./instruction-names";
+import { innerPath, type LogFrame, parseLogs, topFrameOf } from "./logs";
 import { programName } from "./program-ids";
 
 export type CallFrame = {

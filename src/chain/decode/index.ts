@@ -74,32 +74,32 @@
 //   fingerprint groups by the targeted program's `instruction`, never by failingInstruction.
 
 import { IdlRegistry } from "../idl";
+import { instructionPrefixOf } from "./instruction-prefix";
 import { readPreflightError } from "./preflight-text";
 import { normalizeInnerInstructions, normalizeMessage, normalizeTransaction } from "./rpc-shapes";
-import { buildStory } from "./story-builder";
-import { instructionPrefixOf } from "./instruction-prefix";
 import type { DecodedStory } from "./story";
+import { buildStory } from "./story-builder";
 
-export { DecodedStorySchema, EMPTY_STORY, type DecodedStory } from "./story";
-export {
-  issueFingerprint,
-  storyFingerprint,
-  storyFingerprintKey,
-  FINGERPRINT_VERSION,
-  type IssueFingerprintInput,
-} from "./fingerprint";
-export { normalizeErrorText, readPreflightError, type PreflightEvidence } from "./preflight-text";
-export { parseLogs, type LogFrame, type LogTrace } from "./logs";
-export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
-export { instructionNameFromPrefix, instructionPrefixOf, INSTRUCTION_PREFIX_BYTES } from "./instruction-prefix";
-export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
-export { callStack, type CallFrame, type CallStackHints } from "./call-stack";
-export { customErrorMessage } from "./error-names";
 export {
   anchorFrameworkError,
   builtinProgramError,
   type KnownError,
 } from "./builtin-errors";
+export { type CallFrame, type CallStackHints, callStack } from "./call-stack";
+export { customErrorMessage } from "./error-names";
+export {
+  FINGERPRINT_VERSION,
+  type IssueFingerprintInput,
+  issueFingerprint,
+  storyFingerprint,
+  storyFingerprintKey,
+} from "./fingerprint";
+export { INSTRUCTION_PREFIX_BYTES, instructionNameFromPrefix, instructionPrefixOf } from "./instruction-prefix";
+export { type LogFrame, type LogTrace, parseLogs } from "./logs";
+export { normalizeErrorText, type PreflightEvidence, readPreflightError } from "./preflight-text";
+export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
+export { type DecodedStory, DecodedStorySchema, EMPTY_STORY } from "./story";
+export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
 
 export interface DecodeOptions {
   /** The tracked program: its first top-level instruction is the main one when nothing failed. */

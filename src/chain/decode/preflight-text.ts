@@ -16,10 +16,10 @@
 
 import {
   INSTRUCTION_ERROR_DISPLAY,
-  TRANSACTION_ERROR_DISPLAY,
   instructionVariantFromDisplay,
   isTransactionErrorVariant,
   parseCustomErrorText,
+  TRANSACTION_ERROR_DISPLAY,
 } from "./runtime-errors";
 
 export interface PreflightEvidence {

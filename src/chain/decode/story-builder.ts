@@ -7,7 +7,7 @@ import type { IdlRegistry } from "../idl";
 import { requestedComputeUnits } from "./compute-budget";
 import { nameCustomError } from "./error-names";
 import { decodedInstructionName, instructionOfFrame, loggedInstructionName } from "./instruction-names";
-import { innerPath, parseLogs, topFrameOf, type LogFrame, type LogTrace } from "./logs";
+import { innerPath, type LogFrame, type LogTrace, parseLogs, topFrameOf } from "./logs";
 import { COMPUTE_BUDGET_PROGRAM } from "./program-ids";
 import type { NormalizedInstruction, NormalizedMessage } from "./rpc-shapes";
 import {
@@ -16,7 +16,7 @@ import {
   parseCustomErrorText,
   transactionErrorDisplay,
 } from "./runtime-errors";
-import { EMPTY_STORY, type DecodedStory } from "./story";
+import { type DecodedStory, EMPTY_STORY } from "./story";
 import { describeTransactionError, errorJson, type TransactionErrorInfo } from "./tx-error";
 
 export interface StoryEvidence {

@@ -4,7 +4,7 @@
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { sqlString, type Duck } from "../../lake/duckdb";
+import { type Duck, sqlString } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import { DEPLOY_COLUMNS } from "../../lake/schema";
 

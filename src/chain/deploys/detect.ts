@@ -3,17 +3,17 @@
 // before, with the block time of that slot (getBlockTime; null when the node has none). Only the
 // latest deploy is visible at each poll, so two redeploys between polls record the second.
 
-import type { RpcClient } from "../rpc";
 import type { Duck } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import type { Logger } from "../../shared/logger";
+import type { RpcClient } from "../rpc";
+import { type DeployRecord, latestRecordedSlot, recordDeploy } from "./deploy-records";
 import {
   decodeProgramData,
   PROGRAM_DATA_HEADER_BYTES,
   programDataAddressOf,
   UPGRADEABLE_LOADER_ID,
 } from "./loader-state";
-import { latestRecordedSlot, recordDeploy, type DeployRecord } from "./deploy-records";
 
 export type DetectDeps = { paths: DataPaths; duck: Duck; logger: Logger; clock: () => number };
 export type DetectResult = {

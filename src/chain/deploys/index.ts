@@ -1,9 +1,10 @@
 // Public surface of deploy detection (src/jobs/deploys.ts, tests).
-export { detectDeploys, type DetectDeps, type DetectResult } from "./detect";
-export { latestRecordedSlot, recordDeploy, type DeployRecord } from "./deploy-records";
+
+export { type DeployRecord, latestRecordedSlot, recordDeploy } from "./deploy-records";
+export { type DetectDeps, type DetectResult, detectDeploys } from "./detect";
 export {
   decodeProgramData,
+  PROGRAM_DATA_HEADER_BYTES,
   programDataAddressOf,
   UPGRADEABLE_LOADER_ID,
-  PROGRAM_DATA_HEADER_BYTES,
 } from "./loader-state";

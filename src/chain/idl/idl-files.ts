@@ -3,12 +3,12 @@
 // validated as a 32-byte base58 address (no path tricks); writes go to a temp file then rename, so a
 // reader never sees half an IDL. The IDL text is stored as given, so a future parser can re-read it.
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isBase58Address } from "../../shared/base58";
 import { TxrayError } from "../../shared/errors";
-import { parseIdl, type ParsedIdl } from "./parse";
+import { type ParsedIdl, parseIdl } from "./parse";
 import { IdlRegistry } from "./registry";
 
 export const IDL_DIR_NAME = "idl";

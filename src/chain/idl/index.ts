@@ -1,25 +1,25 @@
 // Public surface of the IDL module: parse Anchor (legacy and ≥0.30 spec) and Shank IDLs, keep them
 // in a registry keyed by program id, store them on disk, and fetch the Anchor IDL account on chain.
 
-export { toSnakeCase, toUpperCamelCase, splitIdentifierWords } from "./case";
+export { splitIdentifierWords, toSnakeCase, toUpperCamelCase } from "./case";
+export { IDL_DIR_NAME, idlDirectory, idlFilePath, loadIdls, saveIdl } from "./idl-files";
 export {
-  parseIdl,
+  ANCHOR_IDL_SEED,
+  type AnchorIdlAccount,
+  anchorIdlAddress,
+  createWithSeed,
+  decodeAnchorIdlAccount,
+  fetchOnchainIdl,
+  IDL_ACCOUNT_DISCRIMINATOR,
+  type OnchainIdl,
+} from "./onchain";
+export {
   anchorInstructionDiscriminator,
   type IdlFormat,
   type ParsedIdl,
   type ParsedIdlError,
   type ParsedIdlInstruction,
+  parseIdl,
 } from "./parse";
-export { IdlRegistry } from "./registry";
-export { saveIdl, loadIdls, idlDirectory, idlFilePath, IDL_DIR_NAME } from "./idl-files";
-export {
-  anchorIdlAddress,
-  createWithSeed,
-  decodeAnchorIdlAccount,
-  fetchOnchainIdl,
-  ANCHOR_IDL_SEED,
-  IDL_ACCOUNT_DISCRIMINATOR,
-  type AnchorIdlAccount,
-  type OnchainIdl,
-} from "./onchain";
 export { accountDataReader, refreshOnchainIdls } from "./refresh";
+export { IdlRegistry } from "./registry";

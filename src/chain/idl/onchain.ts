@@ -13,7 +13,7 @@ import { inflateSync } from "node:zlib";
 import { PublicKey } from "@solana/web3.js";
 import { decodeBase58, encodeBase58, isBase58Address } from "../../shared/base58";
 import { TxrayError } from "../../shared/errors";
-import { parseIdl, type ParsedIdl } from "./parse";
+import { type ParsedIdl, parseIdl } from "./parse";
 
 export const ANCHOR_IDL_SEED = "anchor:idl";
 export const IDL_ACCOUNT_DISCRIMINATOR = Uint8Array.from([0x18, 0x46, 0x62, 0xbf, 0x3a, 0x90, 0x7b, 0x9e]);

@@ -5,8 +5,8 @@
 
 import { existsSync } from "node:fs";
 import type { RpcClient } from "../rpc";
-import { fetchOnchainIdl } from "./onchain";
 import { idlFilePath, saveIdl } from "./idl-files";
+import { fetchOnchainIdl } from "./onchain";
 
 /** getAccountInfo (base64) through the jobs' RPC client: the account's data, or null. */
 export function accountDataReader(rpc: RpcClient) {

@@ -6,7 +6,7 @@
 //   getTransaction        only for failures and the success sample (json encoding, confirmed)
 // A batch of one call is sent as a plain request, which every provider accepts.
 
-import { RpcError, type RpcCall, type RpcClient } from "../rpc";
+import { type RpcCall, type RpcClient, RpcError } from "../rpc";
 
 export type SignatureStatus = {
   slot: number;

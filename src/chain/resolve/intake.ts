@@ -12,8 +12,8 @@
 // held in memory at once while ingest waits.
 
 import { join } from "node:path";
-import { segmentsAwaitingIntake, type AwaitingSegment } from "../../control";
 import type { Context } from "../../context";
+import { type AwaitingSegment, segmentsAwaitingIntake } from "../../control";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { stringInterner } from "../../shared/intern";
 import { yieldToEventLoop } from "../../shared/pause";

@@ -4,9 +4,9 @@
 // row the resolver records when it reaches the attempt. Nothing is recorded here: the resolver
 // stays the only writer, and the attempt is recorded once.
 
-import { cacheTransaction, cachedTransaction, type ControlDb } from "../../control";
+import { type ControlDb, cachedTransaction, cacheTransaction } from "../../control";
 import type { IdlRegistry } from "../idl";
-import { RpcError, type RpcClient } from "../rpc";
+import { type RpcClient, RpcError } from "../rpc";
 import type { SignatureStatus } from "./chain-reads";
 import { isConfirmed, landedFromStatus, needsTransaction, resolveFromTransaction } from "./outcomes";
 import type { Attempt, Resolution } from "./types";

@@ -9,13 +9,13 @@
 // resolver records later.
 
 import {
+  type DecodedStory,
   decodePreflight,
   decodeTransactionWithPrefix,
   EMPTY_STORY,
   instructionNameFromPrefix,
   issueFingerprint,
   storyFingerprint,
-  type DecodedStory,
 } from "../decode";
 import type { IdlRegistry } from "../idl";
 import type { SignatureStatus } from "./chain-reads";

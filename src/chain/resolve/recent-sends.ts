@@ -13,9 +13,9 @@
 // run, gigabytes of memory each time.
 
 import type { Context } from "../../context";
-import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
-import { SendHistory, type HistoryRow } from "./send-history";
+import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { type HistoryRow, SendHistory } from "./send-history";
 import type { Outcome, Resolution } from "./types";
 
 /**

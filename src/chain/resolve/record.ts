@@ -21,17 +21,17 @@ import type { Context } from "../../context";
 import {
   commitResolutionBatch,
   forgetResolutionBatch,
+  type IssueHour,
   markSegmentsTaken,
+  type ProviderHour,
   recordResolutionBatch,
   uncommittedResolutionBatches,
-  type IssueHour,
-  type ProviderHour,
 } from "../../control";
 import { sqlString } from "../../lake/duckdb";
+import { utcDay } from "../../lake/paths";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
 import { duckdbColumnsStruct, payerBucketSql, RESOLUTION_COLUMNS } from "../../lake/schema";
 import { sweepStaging } from "../../lake/staging";
-import { utcDay } from "../../lake/paths";
 import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "../../shared/pause";
 import { entryTime, openEntry, resolvedEntry } from "./signatures";

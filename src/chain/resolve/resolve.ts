@@ -26,25 +26,25 @@ import {
   recordBlockHeight,
   recordResolverProgress,
 } from "../../control";
-import type { IdlRegistry } from "../idl";
-import type { RpcClient } from "../rpc";
-import { checkStop, stoppableSleep } from "../../shared/stop";
 import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "../../shared/pause";
-import { blockHeight, signatureStatuses, transactions, type SignatureStatus } from "./chain-reads";
+import { checkStop, stoppableSleep } from "../../shared/stop";
+import type { IdlRegistry } from "../idl";
+import type { RpcClient } from "../rpc";
+import { blockHeight, type SignatureStatus, signatureStatuses, transactions } from "./chain-reads";
 import {
   classifyDropsFrom,
   NEIGHBOUR_WINDOW_MS,
-  payerProgramKey,
-  SAME_PAYER_WINDOW_MS,
-  SendColumns,
-  unknownDrop,
   type Neighbour,
   type NeighbourSet,
+  payerProgramKey,
+  SAME_PAYER_WINDOW_MS,
   type SamePayerSend,
+  SendColumns,
+  unknownDrop,
 } from "./drops";
 import { intakeNewSegments } from "./intake";
-import { openAttempt, type OpenAttempt } from "./open-attempts";
+import { type OpenAttempt, openAttempt } from "./open-attempts";
 import {
   dropped,
   isConfirmed,

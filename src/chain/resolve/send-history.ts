@@ -19,16 +19,16 @@
 // up to 5M sends are held, and as arrays of JavaScript values they took a sixth more memory, all of
 // it traced by every full garbage collection.
 
+import { OUTCOMES } from "../../shared/outcome";
 import {
-  lowerBound,
-  payerProgramKey,
-  upperBound,
   type HistoryCounts,
   type HistoryPairs,
+  lowerBound,
   type PairSends,
   type PriceRun,
+  payerProgramKey,
+  upperBound,
 } from "./drops";
-import { OUTCOMES } from "../../shared/outcome";
 import type { Outcome } from "./types";
 
 /** One held send. */

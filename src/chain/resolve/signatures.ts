@@ -4,11 +4,11 @@
 // (so `why` can ask the chain about it at once and answer the way the resolver will record it).
 // Read back through indexedAttempts, newest entry per attempt.
 
-import { ifLeaseFree, isResolutionBatchCommitted, type ControlDb } from "../../control";
 import type { Context, OwnedPart } from "../../context";
+import { type ControlDb, ifLeaseFree, isResolutionBatchCommitted } from "../../control";
 import { describeError } from "../../shared/logger";
-import type { SignatureIndex, IndexEntry, RunFooter } from "../../signature-index";
-import { EMPTY_STORY, type DecodedStory } from "../decode";
+import type { IndexEntry, RunFooter, SignatureIndex } from "../../signature-index";
+import { type DecodedStory, EMPTY_STORY } from "../decode";
 import type { Attempt, Resolution } from "./types";
 
 type Common = Pick<Attempt, "attemptId" | "accountId" | "program" | "payer" | "rpcHash" | "rpcLabel" | "sentAt">;

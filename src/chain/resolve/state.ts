@@ -14,25 +14,25 @@ import {
   batchesCommittedAfter,
   forgetLegacyResolverRows,
   hasLegacyResolverRows,
+  type LegacyIndexRow,
+  type LegacyPendingRow,
   latestResolverMark,
   legacyIndexedAttempts,
   legacyPendingAttempts,
   resolverProgress,
   segmentsTakenAfter,
-  type LegacyIndexRow,
-  type LegacyPendingRow,
 } from "../../control";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { yieldToEventLoop } from "../../shared/pause";
 import type { IndexEntry } from "../../signature-index";
+import type { DecodedStory } from "../decode";
 import { readCheckpoint, writeCheckpoint } from "./checkpoint";
 import { readSegments } from "./intake";
-import { OpenAttempts, openAttempt, type OpenAttempt } from "./open-attempts";
+import { type OpenAttempt, OpenAttempts, openAttempt } from "./open-attempts";
 import { LearnedNames } from "./outcomes";
 import { RecentSends } from "./recent-sends";
 import { entryTime, type ResolvedEntry } from "./signatures";
 import { SlotTimes } from "./slot-times";
-import type { DecodedStory } from "../decode";
 import type { DropDiagnosis, Outcome } from "./types";
 
 /** The JSON the previous version's attempt index kept per attempt. */

@@ -2,8 +2,8 @@
 // (the row written to data/lake/resolutions and the entry of the signature index that `why` and
 // `diagnose-drop` read).
 
-import type { DecodedStory } from "../decode";
 import type { Outcome } from "../../shared/outcome";
+import type { DecodedStory } from "../decode";
 
 export type { Outcome };
 export type Evidence = { kind: string; detail: string; value: string | number | boolean | null };

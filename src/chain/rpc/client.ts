@@ -4,8 +4,8 @@
 // measurable (bench resolve: rpcRequestsPer1000Attempts).
 
 import type { Logger } from "../../shared/logger";
-import { rpcOrigin } from "../../shared/rpc-identity";
 import { retryAfterMs as parseRetryAfter } from "../../shared/retry-after";
+import { rpcOrigin } from "../../shared/rpc-identity";
 
 export type RpcCall = { method: string; params: unknown[] };
 

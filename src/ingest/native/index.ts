@@ -9,7 +9,7 @@ import { dlopen, FFIType } from "bun:ffi";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { base58LengthTableBytes } from "../../shared/base58";
-import { buildNativeLibrary, nativeLibraryPath, type NativeBuildOptions } from "../../shared/native-library";
+import { buildNativeLibrary, type NativeBuildOptions, nativeLibraryPath } from "../../shared/native-library";
 
 const SOURCE = join(import.meta.dir, "encode.c");
 

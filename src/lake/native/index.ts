@@ -9,24 +9,24 @@
 // Built and cached by src/shared/native-library.ts on a context's first flush; FLUSH_NATIVE=off,
 // no C compiler or no libzstd.so.1 means DuckDB writes every pass.
 
-import { dlopen, FFIType, toArrayBuffer, type Pointer } from "bun:ffi";
+import { dlopen, FFIType, type Pointer, toArrayBuffer } from "bun:ffi";
 import { existsSync, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
+import { buildNativeLibrary, type NativeBuildOptions, nativeLibraryPath } from "../../shared/native-library";
 import { SPOOL_COLUMNS, SPOOL_TEXT_COLUMNS } from "../../spool";
-import { buildNativeLibrary, nativeLibraryPath, type NativeBuildOptions } from "../../shared/native-library";
 import {
+  type ChunkMeta,
   dataPageHeader,
   fileFooter,
+  type LeafColumn,
   leafColumns,
   PARQUET_MAGIC,
-  type ChunkMeta,
-  type LeafColumn,
   type RowGroupMeta,
 } from "../parquet/format";
 import type { StagedPart } from "../publish";
-import { ENVELOPE_COLUMNS, type Column } from "../schema";
+import { type Column, ENVELOPE_COLUMNS } from "../schema";
 
 const SOURCE = join(import.meta.dir, "pages.c");
 

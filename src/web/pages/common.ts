@@ -1,7 +1,7 @@
 // Pieces several pages share: the window switch, stat tiles, badges and table helpers.
 
 import { h, link } from "../dom";
-import { pct, num, interval } from "../format";
+import { interval, num, pct } from "../format";
 import type { Rates } from "../types";
 
 export const WINDOWS = ["1d", "7d", "30d"] as const;

@@ -3,8 +3,8 @@
 // compute units, the failing frame highlighted and its error spelled out; the logs numbered, the
 // failing frame's lines highlighted, in a fold the reader opens (open at once on the issue page).
 
-import { h, link } from "../dom";
 import { enc } from "../api";
+import { h, link } from "../dom";
 import { frameName, num } from "../format";
 import type { CallFrame } from "../types";
 

@@ -1,7 +1,7 @@
 // `/`: the programs (the key's own via /v1/programs, else every program with public data), the
 // ecosystem's outcome rates, and the latest Landing Score snapshot when one was published.
 
-import { api, landingScore, settings, enc } from "../api";
+import { api, enc, landingScore, settings } from "../api";
 import { outcomeBar, outcomeLegend } from "../charts";
 import { empty, h, link, section } from "../dom";
 import { ago, interval, num, pct, programName, short } from "../format";

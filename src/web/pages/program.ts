@@ -2,8 +2,8 @@
 // intervals drawn), its top issues per payer segment, compute headroom per instruction with the
 // daily p95 trend, provider drop rates, and the release diff around a deploy (with a picker).
 
-import { api, ApiError, enc } from "../api";
-import { cuTrendPlot, intervalPlot, outcomeBar, outcomeLegend, prePostPlot, type IntervalRow } from "../charts";
+import { ApiError, api, enc } from "../api";
+import { cuTrendPlot, type IntervalRow, intervalPlot, outcomeBar, outcomeLegend, prePostPlot } from "../charts";
 import { empty, failure, h, link, loading, replace, section } from "../dom";
 import { ago, num, pct, programName, short, when } from "../format";
 import type { Baseline, CuHeadroom, Deploy, ProviderReport, ReleaseDiff, Segment, TopIssues } from "../types";

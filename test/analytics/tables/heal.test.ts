@@ -8,13 +8,13 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { generateLake } from "../../../devkit/generate";
 import { baseline, releaseDiff, topIssues } from "../../../src/analytics/queries";
-import { buildServingTables, type BuildResult } from "../../../src/analytics/tables/build";
-import { takenInLake, type LakePart, type TakenPart } from "../../../src/analytics/tables/intake";
+import { type BuildResult, buildServingTables } from "../../../src/analytics/tables/build";
+import { type LakePart, type TakenPart, takenInLake } from "../../../src/analytics/tables/intake";
+import { WINDOW_NAMES } from "../../../src/analytics/windows";
 import { recordDeploy } from "../../../src/chain/deploys";
 import { recordLakeTakenBefore, recordSegment } from "../../../src/control";
 import { compactLake } from "../../../src/lake/compact";
 import { batchOfPart } from "../../../src/lake/publish";
-import { WINDOW_NAMES } from "../../../src/analytics/windows";
 import { testContext } from "../../helpers/context";
 import { END_MS, untilVersion } from "../support";
 

@@ -4,7 +4,7 @@
 // as new, a deferred replaced partition as replaced again (minus the segments taken before).
 
 import { expect, test } from "bun:test";
-import { limitIntake, planIntake, type LakePart, type TakenPart } from "../../../src/analytics/tables/intake";
+import { type LakePart, limitIntake, planIntake, type TakenPart } from "../../../src/analytics/tables/intake";
 
 const part = (
   dataset: "envelopes" | "resolutions",

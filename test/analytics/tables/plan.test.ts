@@ -10,8 +10,8 @@ import {
   planRefresh,
   programsOf,
   RETENTION_DAYS,
-  refreshClock,
   type RefreshFacts,
+  refreshClock,
 } from "../../../src/analytics/tables/plan";
 import { STATE_SCHEMA } from "../../../src/analytics/tables/versions";
 

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readPointer, servingFile, writePointer } from "../../../src/analytics/serving/pointer";
 import type { LakePart } from "../../../src/analytics/tables/intake";
 import { RETENTION_DAYS } from "../../../src/analytics/tables/plan";
 import { ROLLUPS, unitTable } from "../../../src/analytics/tables/rollups";
@@ -21,7 +22,6 @@ import {
   writeDeploys,
 } from "../../../src/analytics/tables/steps";
 import { SERVING_SCHEMA, STATE_SCHEMA } from "../../../src/analytics/tables/versions";
-import { readPointer, servingFile, writePointer } from "../../../src/analytics/serving/pointer";
 import { openDuck } from "../../../src/lake/duckdb";
 import { testContext } from "../../helpers/context";
 

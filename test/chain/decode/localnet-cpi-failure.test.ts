@@ -4,7 +4,6 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Connection, Keypair, SendTransactionError } from "@solana/web3.js";
-import { decodePreflight, decodeTransaction, storyFingerprint, issueFingerprint } from "../../../src/chain/decode";
 import { type Localnet, startLocalnet } from "../../../devkit/localnet/index.ts";
 import {
   createAssociatedTokenAccountIdempotent,
@@ -12,6 +11,7 @@ import {
   MINT_SIZE,
   TOKEN_PROGRAM_ID,
 } from "../../../devkit/simulate/spl.ts";
+import { decodePreflight, decodeTransaction, issueFingerprint, storyFingerprint } from "../../../src/chain/decode";
 import { funded, signed } from "../../devkit/localnet/support.ts";
 import { PROGRAMS } from "./fixtures";
 

@@ -13,7 +13,6 @@ import {
   SendTransactionError,
   type TransactionInstruction,
 } from "@solana/web3.js";
-import { decodePreflight, decodeTransaction, type DecodedStory } from "../../../src/chain/decode";
 import { type Localnet, mulberry32, startLocalnet } from "../../../devkit/localnet/index.ts";
 import {
   ChainClient,
@@ -33,6 +32,7 @@ import {
   TOKEN_PROGRAM_ID,
   transferChecked,
 } from "../../../devkit/simulate/spl.ts";
+import { type DecodedStory, decodePreflight, decodeTransaction } from "../../../src/chain/decode";
 import { funded, signed } from "../../devkit/localnet/support.ts";
 
 const TOKEN = TOKEN_PROGRAM_ID.toBase58();

@@ -4,7 +4,7 @@
 // `consumed X of Y` plus what earlier builtin instructions used (150 each) equals the limit.
 
 import { describe, expect, test } from "bun:test";
-import { decodeTransaction, DecodedStorySchema, type DecodedStory } from "../../../src/chain/decode";
+import { type DecodedStory, DecodedStorySchema, decodeTransaction } from "../../../src/chain/decode";
 import { fixtureJson, mainnetIdls, PROGRAMS } from "./fixtures";
 
 const idls = mainnetIdls();

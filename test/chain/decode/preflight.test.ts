@@ -4,12 +4,12 @@
 
 import { describe, expect, test } from "bun:test";
 import {
+  type DecodedStory,
   decodePreflight,
   decodeSimulation,
+  EMPTY_STORY,
   normalizeErrorText,
   readPreflightError,
-  EMPTY_STORY,
-  type DecodedStory,
 } from "../../../src/chain/decode";
 import { fixtureJson, fixtureText, mainnetIdls, PROGRAMS } from "./fixtures";
 

@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { type Localnet, startLocalnet } from "../../../devkit/localnet";
 import {
   decodeProgramData,
   detectDeploys,
@@ -12,11 +13,10 @@ import {
   UPGRADEABLE_LOADER_ID,
 } from "../../../src/chain/deploys";
 import { createRpcClient } from "../../../src/chain/rpc";
-import { startLocalnet, type Localnet } from "../../../devkit/localnet";
 import { addProgramCounts } from "../../../src/control";
-import { encodeBase58, decodeBase58 } from "../../../src/shared/base58";
 import { deploysJob } from "../../../src/jobs/deploys";
 import { runJob } from "../../../src/jobs/run";
+import { decodeBase58, encodeBase58 } from "../../../src/shared/base58";
 import { testContext } from "../../helpers/context";
 
 const programAccountData = (programData: string) => Buffer.concat([u32(2), Buffer.from(decodeBase58(programData)!)]);

@@ -11,12 +11,12 @@ import { checkpointDue } from "../../../src/chain/resolve/state";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { loadConfig } from "../../../src/config";
 import { createContext } from "../../../src/context";
-import { ingestAndFlush } from "../../helpers/resolve";
 import { silentLogger } from "../../../src/shared/logger";
+import { advancingClock } from "../../helpers/clock";
 import { makeEnvelope } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../../helpers/server";
-import { advancingClock } from "../../helpers/clock";
+import { ingestAndFlush } from "../../helpers/resolve";
+import { type TestServer, testServer } from "../../helpers/server";
 
 const landed = recordedTransaction("18_");
 const HEIGHT = 300_000_000;

@@ -1,9 +1,10 @@
 // The drop classifier as it was before neighbours were indexed (kept verbatim, one filter over the
 // whole neighbour list per attempt): the oracle for drops-index.test.ts and the "before" side of
 // bench/drops.ts. Also a generator of runs that reach every drop class.
-import { wilson } from "../../../src/shared/stats";
+
 import type { Attempt, DropDiagnosis, Evidence } from "../../../src/chain/resolve";
 import type { DropContext, DropItem, Neighbour } from "../../../src/chain/resolve/drops";
+import { wilson } from "../../../src/shared/stats";
 
 const RETRY_WINDOW_MS = 90_000;
 const STALE_BLOCKS_LEFT = 20;

@@ -1,6 +1,6 @@
 // Each drop class on controlled evidence, and the precedence between them.
 import { describe, expect, test } from "bun:test";
-import { classifyDrop, type Attempt } from "../../../src/chain/resolve";
+import { type Attempt, classifyDrop } from "../../../src/chain/resolve";
 import type { Neighbour } from "../../../src/chain/resolve/drops";
 
 const T = 1_763_700_000_000;

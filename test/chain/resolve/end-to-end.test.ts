@@ -3,14 +3,14 @@
 // not forward, expired blockhashes), their envelopes ingested over HTTP, flushed, resolved against
 // the chain, then why/ and diagnose-drop/ must tell each attempt's truth.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Localnet, startLocalnet } from "../../../devkit/localnet";
+import { type Attempt, runTraffic, submitEnvelopes } from "../../../devkit/simulate";
 import { loadIdls } from "../../../src/chain/idl";
-import { startLocalnet, type Localnet } from "../../../devkit/localnet";
 import { DROP_CLASSES } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
-import { runTraffic, submitEnvelopes, type Attempt } from "../../../devkit/simulate";
 import { flushSpool } from "../../../src/lake/flush-spool";
-import { testServer, type TestServer } from "../../helpers/server";
 import { resolveUntilSettled } from "../../helpers/resolve";
+import { type TestServer, testServer } from "../../helpers/server";
 
 let chain: Localnet;
 let t: TestServer;

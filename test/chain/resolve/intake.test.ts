@@ -3,13 +3,13 @@
 // once (as an attempt handed to the resolver), and segments are never split. A segment is read from the parts its flush wrote; once
 // compaction has merged those (or for a segment flushed before control migration 6), from its days.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Attempt } from "../../../src/chain/resolve";
 import { intakeNewSegments } from "../../../src/chain/resolve/intake";
 import { markSegmentsTaken, segmentsAwaitingIntake } from "../../../src/control";
 import { compactLake } from "../../../src/lake/compact";
 import { flushSpool } from "../../../src/lake/flush-spool";
-import type { Attempt } from "../../../src/chain/resolve";
 import { makeEnvelope, PROGRAMS } from "../../helpers/envelopes";
-import { testServer, type TestServer } from "../../helpers/server";
+import { type TestServer, testServer } from "../../helpers/server";
 
 let t: TestServer;
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { startRecordedRpc } from "../../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../../helpers/server";
 import { ingestAndFlush } from "../../helpers/resolve";
+import { type TestServer, testServer } from "../../helpers/server";
 
 const HEIGHT = 300_000_000;
 const longExpired = randomSignature();

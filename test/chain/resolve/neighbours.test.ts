@@ -5,17 +5,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Resolution } from "../../../src/chain/resolve";
 import {
   classifyDrops,
   classifyDropsFrom,
   NEIGHBOUR_WINDOW_MS,
-  sendCount,
   type Neighbour,
+  sendCount,
 } from "../../../src/chain/resolve/drops";
-import { loadNeighbours } from "../../../src/chain/resolve/resolve";
 import { RECENT_SENDS_MS, RecentSends } from "../../../src/chain/resolve/recent-sends";
+import { loadNeighbours } from "../../../src/chain/resolve/resolve";
 import { ResolverState } from "../../../src/chain/resolve/state";
-import type { Resolution } from "../../../src/chain/resolve";
 import { sqlString } from "../../../src/lake/duckdb";
 import { testContext } from "../../helpers/context";
 import { generateRun } from "./drops-reference";

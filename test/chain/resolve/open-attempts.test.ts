@@ -1,7 +1,7 @@
 // The resolver's open attempts come out earliest due first, first come first at equal times; a
 // rescheduled or removed attempt's old heap entry never comes out.
 import { expect, test } from "bun:test";
-import { openAttempt, OpenAttempts } from "../../../src/chain/resolve/open-attempts";
+import { OpenAttempts, openAttempt } from "../../../src/chain/resolve/open-attempts";
 import type { Attempt } from "../../../src/chain/resolve/types";
 
 const attempt = (attemptId: string): Attempt => ({

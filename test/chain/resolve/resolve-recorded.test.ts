@@ -6,11 +6,11 @@ import { loadIdls } from "../../../src/chain/idl";
 import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { RESOLUTION_COLUMNS } from "../../../src/lake/schema";
+import { advancingClock } from "../../helpers/clock";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../../helpers/server";
-import { advancingClock } from "../../helpers/clock";
 import { ingestAndFlush, resolveUntilSettled } from "../../helpers/resolve";
+import { type TestServer, testServer } from "../../helpers/server";
 
 const landedFailure = recordedTransaction("18_");
 const HEIGHT = 300_000_000;

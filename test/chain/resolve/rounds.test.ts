@@ -13,7 +13,7 @@ import { resolveJob } from "../../../src/jobs/resolve";
 import { flushSpool } from "../../../src/lake/flush-spool";
 import { makePreflightEnvelope } from "../../helpers/envelopes";
 import { startRecordedRpc } from "../../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../../helpers/server";
+import { type TestServer, testServer } from "../../helpers/server";
 
 let rpc: ReturnType<typeof startRecordedRpc> | null = null;
 let t: TestServer | null = null;

@@ -3,8 +3,8 @@
 // be what filtering the rows held at that moment gives: for one sorted store, and for the two a
 // resolver holds (sends newer than all held appended to one, the late merged into the other).
 import { expect, test } from "bun:test";
-import { payerProgramKey, type PriceRun } from "../../../src/chain/resolve/drops";
-import { SendHistory, SortedSends, type HistoryRow } from "../../../src/chain/resolve/send-history";
+import { type PriceRun, payerProgramKey } from "../../../src/chain/resolve/drops";
+import { type HistoryRow, SendHistory, SortedSends } from "../../../src/chain/resolve/send-history";
 import type { Outcome } from "../../../src/chain/resolve/types";
 import { seeded as random } from "./drops-reference";
 

@@ -5,11 +5,11 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openControlDb } from "../../../src/control";
-import { indexedAttempts, type IndexedAttempt } from "../../../src/chain/resolve";
+import { type IndexedAttempt, indexedAttempts } from "../../../src/chain/resolve";
 import { openAttempt } from "../../../src/chain/resolve/open-attempts";
 import { openEntry } from "../../../src/chain/resolve/signatures";
 import type { Attempt } from "../../../src/chain/resolve/types";
+import { openControlDb } from "../../../src/control";
 import { SignatureIndex } from "../../../src/signature-index";
 import { RunReader } from "../../../src/signature-index/run-file";
 

@@ -9,7 +9,7 @@ import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { recordedTransaction, startRecordedRpc } from "../../helpers/recorded-rpc";
-import { testServer, type TestServer } from "../../helpers/server";
+import { type TestServer, testServer } from "../../helpers/server";
 
 const failure = recordedTransaction("18_");
 const oldSig = randomSignature();

@@ -9,9 +9,9 @@
 // left on its ports, its temporary data directory removed).
 
 import { expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { existsSync } from "node:fs";
 import { spawn } from "bun";
 
 /** What the demo must show within POPULATED_WITHIN_MS (null: shown; else what is missing yet). */

@@ -10,9 +10,9 @@ import {
   LAMPORTS_PER_SOL,
   SendTransactionError,
   SystemProgram,
+  sendAndConfirmTransaction,
   Transaction,
   TransactionExpiredBlockheightExceededError,
-  sendAndConfirmTransaction,
 } from "@solana/web3.js";
 import { type Localnet, startLocalnet } from "../../../devkit/localnet/index.ts";
 import { encodeBase58 } from "../../../src/shared/base58.ts";

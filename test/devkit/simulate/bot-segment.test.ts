@@ -4,9 +4,9 @@
 // segment holding the bot's failures only.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { payerFeatures } from "../../../src/analytics/queries";
 import { BOT_ADAPTER } from "../../../devkit/simulate";
-import { simulatedWorld, type SimulatedWorld } from "../../web/support";
+import { payerFeatures } from "../../../src/analytics/queries";
+import { type SimulatedWorld, simulatedWorld } from "../../web/support";
 
 let world: SimulatedWorld;
 beforeAll(async () => {

@@ -2,8 +2,8 @@
 // required field) and the ground truth, cross-checked against the chain itself.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Connection } from "@solana/web3.js";
 import { createHash } from "node:crypto";
+import { Connection } from "@solana/web3.js";
 import { type Localnet, mulberry32, startLocalnet } from "../../../devkit/localnet/index.ts";
 import {
   type Attempt,
