@@ -218,7 +218,7 @@ function operations(options: { slack: boolean }): Operation[] {
         description: "A page of programs",
         content: { "application/json": { schema: { $ref: REF("Programs") } } },
       },
-      ...errorResponses(["bad_request", "unauthorized", "rate_limited", "internal"]),
+      ...errorResponses(["bad_request", "unauthorized", "forbidden", "rate_limited", "internal"]),
     },
     security: [{ apiKey: [] }],
   });
@@ -490,9 +490,9 @@ function alertOperations(): Operation[] {
       "/v1/alerts",
       "listAlerts",
       "The account's alert rules",
-      "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
+      "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. A read or admin key of the account (an ingest key: 403).",
       ["200", "AlertRules", "A page of rules"],
-      ["bad_request", "unauthorized", "rate_limited", "internal"],
+      ["bad_request", "unauthorized", "forbidden", "rate_limited", "internal"],
       { parameters: [parameter("limit", "query"), parameter("cursor", "query")] },
     ),
     operation(
