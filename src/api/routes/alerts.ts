@@ -1,7 +1,7 @@
 // /v1/alerts (docs/api.md#alerts, docs/alerts.md): an account's alert rules over HTTP, with an
 // account key in x-api-key (never public). A read-only key (txr_read_…) lists; only an admin key
-// (txr_live_…) creates, removes or tests; an ingest key (txr_ingest_…) does none of it. Bodies are JSON of at most ALERT_BODY_MAX_BYTES; every
-// problem is answered in the error shape by app.ts.
+// (txr_live_…) creates, removes or tests; an ingest key (txr_ingest_…) does none of it. Bodies are
+// JSON of at most ALERT_BODY_MAX_BYTES; every problem is answered in the error shape by app.ts.
 
 import { type AlertRuleView, createRule, defaultSendEffects, listRules, removeRule, sendTest } from "../../alerts";
 import type { Context } from "../../context";
