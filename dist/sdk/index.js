@@ -493,6 +493,8 @@ function unref(timer) {
   return timer;
 }
 var isBrowser = () => typeof globalThis.document !== "undefined";
+var INGEST_KEY_PREFIX = "txr_ingest_";
+var inBrowserWindow = () => typeof globalThis.window !== "undefined";
 
 class Transport {
   options;
@@ -524,6 +526,8 @@ class Transport {
       this.key = key;
       if (key === undefined)
         this.warnOnce("no-key", "txray: no API key (option apiKey, TXRAY_API_KEY or `txray keys create`); envelopes are dropped");
+      else if (inBrowserWindow() && !key.startsWith(INGEST_KEY_PREFIX))
+        this.warnOnce("browser-key", "txray: this key is not an ingest key (txr_ingest_…), and a key in browser code is public: create one with `txray keys create --kind ingest` (docs/security.md)");
     }, () => this.key = undefined);
   }
   enqueue(envelope) {

@@ -6,7 +6,16 @@ import { parseArgs } from "node:util";
 import { checkDate } from "../analytics/landing-score";
 import { ConfigError, loadConfig } from "../config";
 import { createContext } from "../context";
-import { createAccountKey, listKeys, openControlDb, revokeKey } from "../control";
+import {
+  createAccountKey,
+  KEY_KINDS,
+  type KeyKind,
+  kindOfScope,
+  listKeys,
+  openControlDb,
+  revokeKey,
+  scopeOfKind,
+} from "../control";
 import { JOBS, jobFor, PUBLISHING_JOBS, planOutsideRun, runJobsFromOutside } from "../jobs";
 import { dataPaths } from "../lake/paths";
 import { configureFault } from "../shared/fault";
@@ -18,8 +27,11 @@ export type Io = { stdout(text: string): void; stderr(text: string): void; env: 
 
 const USAGE = `usage: txray <command>
 
-  keys create --account <name> [--read-only] [--json] [--no-save]
-                          create an API key (shown once) and save it to the config file
+  keys create --account <name> [--kind ingest|read|admin] [--json] [--no-save]
+                          create an API key (shown once) and save it to the config file; kinds
+                          (docs/security.md): ingest (txr_ingest_…, only sends telemetry: the one to
+                          ship in a browser), read (txr_read_…, --read-only), admin (txr_live_…, the
+                          default: ingests, reads and changes the account)
   keys list [--json]      list keys (ids, accounts, scopes; never the keys)
   keys revoke <key-id>    revoke a key by its id (key_…)
   jobs run <name|all>     run a job once: ${JOBS.map((job) => job.name).join(", ")} (all: these, in order)
@@ -97,16 +109,30 @@ function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeo
 const openControl = (config: ReturnType<typeof loadConfig>) =>
   openControlDb(dataPaths(config.dataDir).controlDb, config.TXRAY_CONTROL_URL);
 
+const KIND_DESCRIPTIONS: Record<KeyKind, string> = {
+  ingest: "ingest-only (safe to ship in a browser)",
+  read: "read-only (query-scoped)",
+  admin: "admin (account)",
+};
+
 function keysCreate(args: string[], config: ReturnType<typeof loadConfig>, io: Io): number {
   const { values } = parse(args, {
     account: { type: "string" },
     "read-only": { type: "boolean" },
+    kind: { type: "string" },
     json: { type: "boolean" },
     "no-save": { type: "boolean" },
   });
   const account = values.account as string | undefined;
   if (!account) throw new UsageError("keys create needs --account <name>");
-  const scope = values["read-only"] ? "read" : "live";
+  const kindOption = values.kind as string | undefined;
+  if (kindOption !== undefined && !KEY_KINDS.includes(kindOption as KeyKind))
+    throw new UsageError(`keys create --kind: expected one of ${KEY_KINDS.join(", ")}`);
+  if (kindOption !== undefined && values["read-only"] && kindOption !== "read")
+    throw new UsageError("keys create: --read-only means --kind read");
+  // Admin stays the default so scripts written before key kinds get the key they always got.
+  const kind: KeyKind = (kindOption as KeyKind | undefined) ?? (values["read-only"] ? "read" : "admin");
+  const scope = scopeOfKind(kind);
   const db = openControl(config);
   try {
     const { key, record } = createAccountKey(db, account, scope, Date.now());
@@ -119,7 +145,7 @@ function keysCreate(args: string[], config: ReturnType<typeof loadConfig>, io: I
     else {
       io.stdout(`${key}\n`);
       io.stderr(
-        `created ${scope === "read" ? "read-only (query-scoped)" : "account"} key ${record.id} for account ${account}; it is shown only once.${savedTo ? ` Saved to ${savedTo}.` : ""}\n`,
+        `created ${KIND_DESCRIPTIONS[kindOfScope(scope)]} key ${record.id} for account ${account}; it is shown only once.${savedTo ? ` Saved to ${savedTo}.` : ""}\n`,
       );
     }
     return 0;

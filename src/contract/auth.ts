@@ -1,8 +1,9 @@
 // Read-side authentication: the key from `x-api-key` (reads never take it from a query string,
 // where it would land in access logs). Public routes work without one; `?scope=account` and
-// /v1/programs need one, and a key only ever sees its own account's data.
+// /v1/programs need one, and a key only ever sees its own account's data. An ingest key
+// (txr_ingest_…, public once shipped in a browser) reads nothing: 403 wherever a key is needed.
 
-import { authenticate, type ControlDb, type Principal } from "../control";
+import { authenticate, type ControlDb, type Principal, scopeCanRead } from "../control";
 import { TxrayError } from "../shared/errors";
 
 export function optionalPrincipal(control: ControlDb, request: Request): Principal | null {
@@ -16,6 +17,20 @@ export function optionalPrincipal(control: ControlDb, request: Request): Princip
 export function requirePrincipal(control: ControlDb, request: Request): Principal {
   const principal = optionalPrincipal(control, request);
   if (!principal) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header");
+  return principal;
+}
+
+/** A principal that may read its account's data: an admin (txr_live_…) or read key, not an ingest key. */
+export function requireReader(control: ControlDb, request: Request): Principal {
+  return readerOnly(requirePrincipal(control, request));
+}
+
+function readerOnly(principal: Principal): Principal {
+  if (!scopeCanRead(principal.scope))
+    throw new TxrayError(
+      "forbidden",
+      "an ingest key (txr_ingest_…) only sends telemetry: use a read or admin key (docs/security.md)",
+    );
   return principal;
 }
 
@@ -38,7 +53,7 @@ export function accountForScope(
   if (presentedKey === null) throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header");
   const principal = authenticate(control, presentedKey);
   if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
-  return principal.accountId;
+  return readerOnly(principal).accountId;
 }
 
 /** A key from `x-api-key` or `Authorization: Bearer <key>` (MCP clients send the latter). */

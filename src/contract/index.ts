@@ -1,7 +1,14 @@
 // The contract every surface shares: the read questions (route, tool name, parameters, response
 // schema, query function), their short human summaries, and the OpenAPI document built from them.
 
-export { accountForScope, optionalPrincipal, presentedKey, requirePrincipal, scopeAccount } from "./auth";
+export {
+  accountForScope,
+  optionalPrincipal,
+  presentedKey,
+  requirePrincipal,
+  requireReader,
+  scopeAccount,
+} from "./auth";
 export { chainAccess } from "./chain-access";
 export { openApiDocument, openApiPath } from "./openapi";
 export {

@@ -218,7 +218,7 @@ function operations(options: { slack: boolean }): Operation[] {
         description: "A page of programs",
         content: { "application/json": { schema: { $ref: REF("Programs") } } },
       },
-      ...errorResponses(["bad_request", "unauthorized", "rate_limited", "internal"]),
+      ...errorResponses(["bad_request", "unauthorized", "forbidden", "rate_limited", "internal"]),
     },
     security: [{ apiKey: [] }],
   });
@@ -480,7 +480,7 @@ function alertOperations(): Operation[] {
       "createAlert",
       "Create an alert rule",
       "A rule on one of the account's programs (one it has sent telemetry for) with a destination: a generic webhook (JSON body signed in `X-Txray-Signature`) or a Slack incoming webhook. " +
-        "URLs must be https:// (http:// only to a loopback address). The answer shows the destination's URL and the webhook secret (given, or generated) in full, once. Account key (txr_live_…) only. Body at most 16 KiB.",
+        "URLs must be https:// (http:// only to a loopback address). The answer shows the destination's URL and the webhook secret (given, or generated) in full, once. Admin key (txr_live_…) only. Body at most 16 KiB.",
       ["201", "AlertRuleCreated", "The rule, with its id"],
       [...changes, "payload_too_large"],
       { requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertRuleInput") } } } } },
@@ -490,9 +490,9 @@ function alertOperations(): Operation[] {
       "/v1/alerts",
       "listAlerts",
       "The account's alert rules",
-      "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. Any key of the account.",
+      "Every rule of the key's account, by id, with its parameters (defaults filled in), its destination redacted and how many of its subjects fire now. A read or admin key of the account (an ingest key: 403).",
       ["200", "AlertRules", "A page of rules"],
-      ["bad_request", "unauthorized", "rate_limited", "internal"],
+      ["bad_request", "unauthorized", "forbidden", "rate_limited", "internal"],
       { parameters: [parameter("limit", "query"), parameter("cursor", "query")] },
     ),
     operation(
@@ -559,7 +559,8 @@ function buildDocument(options: { slack: boolean }): JsonObject {
           type: "apiKey",
           in: "header",
           name: "x-api-key",
-          description: "txr_live_… (account) or txr_read_… (read-only) key",
+          description:
+            "txr_live_… (admin) or txr_read_… (read-only) key; txr_ingest_… keys only ingest (docs/security.md)",
         },
         bearer: { type: "http", scheme: "bearer", description: "The same key as a bearer token (MCP clients)" },
       },

@@ -115,6 +115,7 @@ export type Question = {
 const analyticErrors: ErrorCode[] = [
   "bad_request",
   "unauthorized",
+  "forbidden",
   "not_found",
   "rate_limited",
   "unavailable",

@@ -135,6 +135,17 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (fingerprint, hour)) WITHOUT ROWID;
    INSERT INTO issue_hours (fingerprint, hour, attempts, first_seen)
      SELECT fingerprint, sent_at / 3600000, count(*), min(sent_at) FROM attempt_index WHERE fingerprint IS NOT NULL GROUP BY fingerprint, sent_at / 3600000;`,
+  // 12: ingest keys (txr_ingest_…, src/control/keys.ts): a third scope. Neither engine widens a
+  // CHECK constraint in place the same way, so the table is copied into one with the wider check
+  // (the same statements on SQLite and PostgreSQL; nothing references api_keys).
+  `CREATE TABLE api_keys_next (
+     id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id),
+     scope TEXT NOT NULL CHECK (scope IN ('live','read','ingest')),
+     key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, revoked_at INTEGER);
+   INSERT INTO api_keys_next (id, account_id, scope, key_hash, created_at, revoked_at)
+     SELECT id, account_id, scope, key_hash, created_at, revoked_at FROM api_keys;
+   DROP TABLE api_keys;
+   ALTER TABLE api_keys_next RENAME TO api_keys;`,
 ];
 
 /** Which SQL engine a control database runs on (for the few statements that must differ). */

@@ -1,10 +1,26 @@
 // Accounts and API keys. A key is shown once at creation; only its SHA-256 is stored, and a
 // presented key is checked by hashing it and comparing hashes in constant time. Keys never reach a log.
+//
+// A key's scope is its kind (docs/security.md): `ingest` (txr_ingest_…) only sends telemetry and is
+// safe to ship in a browser, `read` (txr_read_…) only reads its account's data, and `live`
+// (txr_live_…) is the account's admin key: it ingests, reads and changes the account (alert rules).
 
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ControlDb } from "./types";
 
-export type KeyScope = "live" | "read";
+export type KeyScope = "live" | "read" | "ingest";
+/** The kinds `txray keys create --kind` names; `admin` keys are the `live` scope (txr_live_…). */
+export type KeyKind = "ingest" | "read" | "admin";
+export const KEY_KINDS: readonly KeyKind[] = ["ingest", "read", "admin"];
+export const scopeOfKind = (kind: KeyKind): KeyScope => (kind === "admin" ? "live" : kind);
+export const kindOfScope = (scope: KeyScope): KeyKind => (scope === "live" ? "admin" : scope);
+
+/** Whether a key of this scope may send telemetry (POST /v1/ingest). */
+export const scopeCanIngest = (scope: KeyScope) => scope === "live" || scope === "ingest";
+/** Whether a key of this scope may read its account's data (scoped reads, programs, alert rules). */
+export const scopeCanRead = (scope: KeyScope) => scope === "live" || scope === "read";
+/** Whether a key of this scope may change its account (alert rules). */
+export const scopeCanAdmin = (scope: KeyScope) => scope === "live";
 export type KeyRecord = {
   id: string;
   accountId: string;
@@ -16,7 +32,7 @@ export type KeyRecord = {
 export type Principal = { accountId: string; accountName: string; scope: KeyScope; keyId: string };
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-const KEY_PATTERN = /^txr_(live|read)_[1-9A-HJ-NP-Za-km-z]{32}$/;
+const KEY_PATTERN = /^txr_(live|read|ingest)_[1-9A-HJ-NP-Za-km-z]{32}$/;
 
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 

@@ -5,7 +5,7 @@
 // every core while the main thread serves HTTP and the spool. Rate limiting and the durable write
 // stay on the main thread: they need the process's one token bucket and one spool.
 
-import type { Principal } from "../control";
+import { type Principal, scopeCanIngest } from "../control";
 import type { ErrorCode } from "../shared/errors";
 import { TxrayError } from "../shared/errors";
 import { encodeSpoolBatch, spoolLinePrefix } from "../spool";
@@ -57,7 +57,7 @@ const LEADING_BODY_KEY = /^[ \t\n\r]*\{[ \t\n\r]*"apiKey"[ \t\n\r]*:[ \t\n\r]*"(
 const encoder = new TextEncoder();
 
 /**
- * Accepts only: a key that authenticates as a live key, and a batch the native encoder takes whole.
+ * Accepts only: a key that authenticates as an ingest or admin key, and a batch the native encoder takes whole.
  * Every refusal and every unusual batch is left to prepareOrThrow, so answers never depend on it.
  */
 function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: NativeEncoder): PreparedBatch | null {
@@ -75,7 +75,7 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
     bodyKeyOffset = match[0].length - 1 - presented.length;
   }
   const principal = deps.principal(presented);
-  if (principal?.scope !== "live") return null;
+  if (!principal || !scopeCanIngest(principal.scope)) return null;
   const prefix = encoder.encode(spoolLinePrefix(principal.accountId, request.receivedAt, Bun.randomUUIDv7()));
   const encoded = native.encode(request.body, prefix, deps.maxBatch);
   if (!encoded) return null;
@@ -102,8 +102,8 @@ function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: P
     throw new TxrayError("unauthorized", "missing API key: send it in the x-api-key header or the body's apiKey");
   const principal = deps.principal(presented);
   if (!principal) throw new TxrayError("unauthorized", "invalid or revoked API key");
-  if (principal.scope !== "live")
-    throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an account key");
+  if (!scopeCanIngest(principal.scope))
+    throw new TxrayError("forbidden", "this key is read-only (query-scoped); ingest needs an ingest or admin key");
 
   if (Array.isArray(record.envelopes) && record.envelopes.length > deps.maxBatch) {
     throw new TxrayError(

@@ -53,6 +53,10 @@ export function unref(timer: Timer): Timer {
 
 const isBrowser = () => typeof (globalThis as { document?: unknown }).document !== "undefined";
 
+const INGEST_KEY_PREFIX = "txr_ingest_";
+/** A page's window (a key given here is in code anyone can read), whether or not it has a document yet. */
+const inBrowserWindow = () => typeof (globalThis as { window?: unknown }).window !== "undefined";
+
 export class Transport {
   private queue: Envelope[] = [];
   private timer: Timer | null = null;
@@ -86,6 +90,12 @@ export class Transport {
           this.warnOnce(
             "no-key",
             "txray: no API key (option apiKey, TXRAY_API_KEY or `txray keys create`); envelopes are dropped",
+          );
+        else if (inBrowserWindow() && !key.startsWith(INGEST_KEY_PREFIX))
+          // Whatever a page ships, anyone can read: only an ingest key is harmless there.
+          this.warnOnce(
+            "browser-key",
+            "txray: this key is not an ingest key (txr_ingest_…), and a key in browser code is public: create one with `txray keys create --kind ingest` (docs/security.md)",
           );
       },
       () => (this.key = undefined),

@@ -99,3 +99,31 @@ test("usage errors exit 2 with a message; bad settings name the setting", async 
   expect(code).toBe(2);
   expect(stderr).toContain("API_PORT");
 });
+
+test("keys create --kind: ingest (txr_ingest_), read (txr_read_) and admin (txr_live_); anything else is a usage error", async () => {
+  const create = async (...extra: string[]) => {
+    const result = await cli("keys", "create", "--account", "kinds", "--json", "--no-save", ...extra);
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout) as { key: string; scope: string };
+  };
+  expect(await create("--kind", "ingest")).toMatchObject({
+    key: expect.stringMatching(/^txr_ingest_/),
+    scope: "ingest",
+  });
+  expect(await create("--kind", "read")).toMatchObject({ key: expect.stringMatching(/^txr_read_/), scope: "read" });
+  expect(await create("--kind", "admin")).toMatchObject({ key: expect.stringMatching(/^txr_live_/), scope: "live" });
+  const plain = await cli("keys", "create", "--account", "kinds", "--kind", "ingest", "--no-save");
+  expect(plain.stdout.trim()).toMatch(/^txr_ingest_[1-9A-HJ-NP-Za-km-z]{32}$/);
+  expect(plain.stderr).toContain("ingest-only");
+  const db = openControlDb(dataPaths(env.TXRAY_DATA_DIR).controlDb);
+  expect(authenticate(db, plain.stdout.trim())).toMatchObject({ accountName: "kinds", scope: "ingest" });
+  db.close();
+  for (const wrong of [
+    ["--kind", "root"],
+    ["--kind", "ingest", "--read-only"],
+  ]) {
+    const refused = await cli("keys", "create", "--account", "kinds", "--no-save", ...wrong);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--kind");
+  }
+});

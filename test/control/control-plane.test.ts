@@ -123,6 +123,17 @@ for (const backend of backends) {
       expect(authenticate(b, `txr_live_${"1".repeat(32)}`)).toBeNull();
     });
 
+    test("an ingest key is stored as its own scope; the scope column refuses anything else", () => {
+      const { key, record } = createAccountKey(a, "acme", "ingest", 1_763_700_000_004);
+      expect(key).toStartWith("txr_ingest_");
+      expect(authenticate(b, key)).toMatchObject({ keyId: record.id, scope: "ingest" });
+      expect(() =>
+        a
+          .query("INSERT INTO api_keys (id, account_id, scope, key_hash, created_at) VALUES (?, ?, ?, ?, ?)")
+          .run("key_bogus", record.accountId, "root", "00", 1),
+      ).toThrow();
+    });
+
     test("program counts add up across nodes and page by program", () => {
       addProgramCounts(a, [{ accountId: "acc_x", program: "P2", attempts: 3, lastSeen: 1_763_700_000_500 }]);
       addProgramCounts(b, [
@@ -347,4 +358,35 @@ test("the dialect rewrite: placeholders, OR IGNORE, OR REPLACE, scalar max; lite
     "SELECT max(id) FROM t; UPDATE t SET x = greatest(t.x, excluded.x)",
   );
   expect(() => toPostgres("INSERT OR REPLACE INTO unknown_table (a) VALUES (?)")).toThrow("PRIMARY_KEYS");
+});
+
+test("upgrading SQLite: keys made before ingest keys keep authenticating, and ingest keys can be made", () => {
+  const dir = mkdtempSync(join(tmpdir(), "txray-control-upgrade-"));
+  try {
+    const file = join(dir, "control.sqlite");
+    const before = openControlDb(file);
+    const live = createAccountKey(before, "acme", "live", 1_763_700_000_000);
+    const read = createAccountKey(before, "acme", "read", 1_763_700_000_001);
+    // Back to the scope check of the first migration, as a database of that version has it.
+    before.exec(`CREATE TABLE api_keys_old (
+       id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), scope TEXT NOT NULL CHECK (scope IN ('live','read')),
+       key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, revoked_at INTEGER);
+     INSERT INTO api_keys_old SELECT id, account_id, scope, key_hash, created_at, revoked_at FROM api_keys;
+     DROP TABLE api_keys;
+     ALTER TABLE api_keys_old RENAME TO api_keys;
+     UPDATE schema_version SET version = version - 1;`);
+    expect(() => createAccountKey(before, "acme", "ingest", 1_763_700_000_002)).toThrow();
+    before.close();
+    const after = openControlDb(file);
+    try {
+      expect(authenticate(after, live.key)).toMatchObject({ keyId: live.record.id, scope: "live" });
+      expect(authenticate(after, read.key)).toMatchObject({ keyId: read.record.id, scope: "read" });
+      const ingest = createAccountKey(after, "acme", "ingest", 1_763_700_000_003);
+      expect(authenticate(after, ingest.key)).toMatchObject({ accountId: live.record.accountId, scope: "ingest" });
+    } finally {
+      after.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,12 +1,12 @@
 // A real txray server on a free loopback port over a temp data dir, plus helpers to call it.
-import { createAccountKey } from "../../src/control";
+import { createAccountKey, type KeyScope } from "../../src/control";
 import { type RunningServer, startServer } from "../../src/server";
 import { testContext } from "./context";
 
 export async function testServer(env: Record<string, string> = {}, effects: Parameters<typeof testContext>[1] = {}) {
   const ctx = await testContext(env, effects);
   const server: RunningServer = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
-  const key = (account: string, scope: "live" | "read" = "live") =>
+  const key = (account: string, scope: KeyScope = "live") =>
     createAccountKey(ctx.control, account, scope, Date.now()).key;
   return {
     ctx,

@@ -418,3 +418,29 @@ describe("instrumenting twice", () => {
     await txray.close();
   });
 });
+
+describe("keys in a browser", () => {
+  test("a key that is not an ingest key warns once in a browser; an ingest key, or a server, does not", async () => {
+    const warningsFor = async (apiKey: string, browser: boolean) => {
+      const warnings: string[] = [];
+      const scope = globalThis as { window?: unknown };
+      if (browser) scope.window = {};
+      try {
+        const recorder = recordingFetch(async () => new Response('{"accepted":0}', { status: 202 }));
+        const txray = createTxray({ apiKey, fetch: recorder.fetch, onWarning: (message) => warnings.push(message) });
+        await txray.flush();
+        await txray.flush();
+        await txray.close();
+      } finally {
+        if (browser) delete scope.window;
+      }
+      return warnings.filter((message) => message.includes("ingest key"));
+    };
+    const live = await warningsFor(`txr_live_${"a".repeat(32)}`, true);
+    expect(live).toHaveLength(1);
+    expect(live[0]).toContain("--kind ingest");
+    expect(await warningsFor(`txr_read_${"a".repeat(32)}`, true)).toHaveLength(1);
+    expect(await warningsFor(`txr_ingest_${"a".repeat(32)}`, true)).toEqual([]);
+    expect(await warningsFor(`txr_live_${"a".repeat(32)}`, false)).toEqual([]);
+  });
+});

@@ -226,5 +226,5 @@ test("a full run logs no key, signing secret, RPC credential or payer", async ()
     .filter(([, secret]) => text.includes(secret))
     .map(([name]) => name);
   expect(leaks).toEqual([]);
-  expect(text).not.toMatch(/txr_(live|read)_[1-9A-HJ-NP-Za-km-z]{32}/);
+  expect(text).not.toMatch(/txr_(live|read|ingest)_[1-9A-HJ-NP-Za-km-z]{32}/);
 }, 90_000);

@@ -1,12 +1,12 @@
 // /v1/alerts (docs/api.md#alerts, docs/alerts.md): an account's alert rules over HTTP, with an
-// account key in x-api-key (never public). A read-only key (txr_read_…) lists; only an account key
-// (txr_live_…) creates, removes or tests. Bodies are JSON of at most ALERT_BODY_MAX_BYTES; every
-// problem is answered in the error shape by app.ts.
+// account key in x-api-key (never public). A read-only key (txr_read_…) lists; only an admin key
+// (txr_live_…) creates, removes or tests; an ingest key (txr_ingest_…) does none of it. Bodies are
+// JSON of at most ALERT_BODY_MAX_BYTES; every problem is answered in the error shape by app.ts.
 
 import { type AlertRuleView, createRule, defaultSendEffects, listRules, removeRule, sendTest } from "../../alerts";
 import type { Context } from "../../context";
-import { requirePrincipal } from "../../contract";
-import type { Principal } from "../../control";
+import { requireReader } from "../../contract";
+import { type Principal, scopeCanAdmin } from "../../control";
 import { readBoundedBody } from "../../shared/bounded-body";
 import { badRequest, TxrayError } from "../../shared/errors";
 import { type Page, parseLimit } from "../../shared/pagination";
@@ -15,11 +15,11 @@ import { json } from "../http";
 export const ALERT_BODY_MAX_BYTES = 16 * 1024;
 const RULE_ID = /^alr_[0-9a-f]{16}$/;
 
-/** The key's principal, which must be an account key to change anything. */
+/** The key's principal, which must be an admin key to change anything. */
 function accountKey(ctx: Context, request: Request): Principal {
-  const principal = requirePrincipal(ctx.control, request);
-  if (principal.scope !== "live")
-    throw new TxrayError("forbidden", "a read-only key cannot change alert rules: use an account key (txr_live_…)");
+  const principal = requireReader(ctx.control, request);
+  if (!scopeCanAdmin(principal.scope))
+    throw new TxrayError("forbidden", "a read-only key cannot change alert rules: use an admin key (txr_live_…)");
   return principal;
 }
 
@@ -50,7 +50,7 @@ export function alertRoutes(ctx: Context) {
       return json(createRule(ctx.control, principal.accountId, body, ctx.clock(), ctx.config), 201);
     },
     list(request: Request): Response {
-      const principal = requirePrincipal(ctx.control, request);
+      const principal = requireReader(ctx.control, request);
       const url = new URL(request.url);
       const limit = parseLimit(url.searchParams.get("limit"));
       const position = ctx.cursors.decode(url.searchParams.get("cursor"), isPosition);

@@ -2,7 +2,7 @@
 // attempt counts and last-seen times, keyset-paginated by program id.
 
 import type { Context } from "../../context";
-import { requirePrincipal } from "../../contract";
+import { requireReader } from "../../contract";
 import { listAccountPrograms } from "../../control";
 import { type Page, parseLimit } from "../../shared/pagination";
 
@@ -12,7 +12,7 @@ const isPosition = (value: unknown): value is { after: string } =>
   typeof value === "object" && value !== null && typeof (value as { after?: unknown }).after === "string";
 
 export function listPrograms(ctx: Context, request: Request, url: URL): Page<ProgramItem> {
-  const principal = requirePrincipal(ctx.control, request);
+  const principal = requireReader(ctx.control, request);
   const limit = parseLimit(url.searchParams.get("limit"));
   const position = ctx.cursors.decode(url.searchParams.get("cursor"), isPosition);
   const rows = listAccountPrograms(ctx.control, principal.accountId, position?.after ?? null, limit + 1);

@@ -3,10 +3,13 @@ import { type FetchLike, type TransportStats } from "./transport";
 import { SDK_VERSION } from "./version";
 import { type Web3ConnectionLike } from "./web3";
 export type { Envelope } from "../shared/envelope";
-export { SDK_VERSION, rpcHash, rpcLabel };
 export type { FetchLike, TransportStats };
+export { rpcHash, rpcLabel, SDK_VERSION };
 export interface TxrayOptions {
-    /** Account key (`txr_live_…`). Default: TXRAY_API_KEY, else the CLI's config file (server runtimes). */
+    /**
+     * Ingest key (`txr_ingest_…`; an admin key `txr_live_…` works too, but never ship one in a
+     * browser). Default: TXRAY_API_KEY, else the CLI's config file (server runtimes).
+     */
     apiKey?: string;
     /** txray base URL. Default: TXRAY_ENDPOINT, else http://127.0.0.1:8790. */
     endpoint?: string;
