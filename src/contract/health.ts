@@ -1,0 +1,35 @@
+// GET /healthz and GET /readyz (docs/operations.md, "Metrics and health"). Liveness checks nothing
+// but that the process answers; readiness names every reason this node should not get traffic yet:
+// its spool directory is not writable (ingest role), the control plane does not answer, or the
+// lake has data and the serving tables were never built (read role: the analytical routes could
+// answer nothing). Stale but built serving tables keep a node ready: it answers from the last good
+// version, and /v1/status says how old it is.
+
+import { accessSync, constants } from "node:fs";
+import { parseRoles } from "../config";
+import type { Context } from "../context";
+import { controlPlaneProblem, lakeRowCount } from "../control";
+import { jobRunsWithFailures, servingFreshnessOf } from "./status";
+
+export type Readiness = { ready: true } | { ready: false; reasons: string[] };
+
+export function readiness(ctx: Context): Readiness {
+  const roles = parseRoles(ctx.config.TXRAY_ROLES);
+  const reasons: string[] = [];
+  if (roles.allows("ingest")) {
+    const dir = ctx.paths.spool(ctx.config.TXRAY_NODE_ID);
+    try {
+      // access(2) reports a missing directory, a read-only file system and (for other users than root) permissions.
+      accessSync(dir, constants.W_OK);
+    } catch (error) {
+      reasons.push(`the spool directory ${dir} is not writable: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    }
+  }
+  const control = controlPlaneProblem(ctx.control);
+  if (control !== null) reasons.push(`the control plane does not answer: ${control}`);
+  else if (roles.allows("read")) {
+    const serving = servingFreshnessOf(ctx, jobRunsWithFailures(ctx), lakeRowCount(ctx.control));
+    if (serving.version === null && serving.stale) reasons.push(`the serving tables are missing: ${serving.reason}`);
+  }
+  return reasons.length === 0 ? { ready: true } : { ready: false, reasons };
+}
