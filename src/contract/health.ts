@@ -33,3 +33,62 @@ export function readiness(ctx: Context): Readiness {
   }
   return reasons.length === 0 ? { ready: true } : { ready: false, reasons };
 }
+
+const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+
+/** The OpenAPI operations of GET /metrics, /healthz and /readyz (none rate limited). */
+type OperatorOperation = {
+  method: "get";
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  responses: Record<string, Record<string, unknown>>;
+};
+
+export const OPERATOR_OPERATIONS: OperatorOperation[] = [
+  {
+    method: "get",
+    path: "/metrics",
+    operationId: "metrics",
+    summary: "Prometheus metrics",
+    description:
+      'The server\'s metrics in the Prometheus text exposition format 0.0.4 (families: docs/operations.md, "Metrics and health"). With METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required. Not rate limited.',
+    tags: ["Service"],
+    responses: {
+      "200": { description: "Prometheus text", content: { "text/plain": { schema: { type: "string" } } } },
+      "401": { description: "Error (unauthorized): METRICS_TOKEN is set and was not presented", content: errorContent },
+    },
+  },
+  {
+    method: "get",
+    path: "/healthz",
+    operationId: "healthz",
+    summary: "Liveness",
+    description: "200 while the process runs; checks no dependency. Not rate limited.",
+    tags: ["Service"],
+    responses: {
+      "200": {
+        description: "Alive",
+        content: { "application/json": { schema: { type: "object", properties: { ok: { const: true } } } } },
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/readyz",
+    operationId: "readyz",
+    summary: "Readiness",
+    description:
+      "200 when this node can take traffic; 503 (with Retry-After) naming each reason it cannot: its spool directory is not writable (ingest role), the control plane does not answer, or the lake has data and the serving tables were never built (read role). Not rate limited.",
+    tags: ["Service"],
+    responses: {
+      "200": {
+        description: "Ready",
+        content: { "application/json": { schema: { type: "object", properties: { ok: { const: true } } } } },
+      },
+      "503": { description: "Error (unavailable): not ready, the reasons in the message", content: errorContent },
+    },
+  },
+];
