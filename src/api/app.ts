@@ -1,4 +1,4 @@
-// The HTTP surface (Elysia): ingest, the read routes and status. Handlers are thin: each parses its
+// The HTTP surface (Elysia): ingest, the read routes, status, metrics and health. Handlers are thin: each parses its
 // inputs, calls one function of the query layer and renders the answer; errors become docs/api.md#errors
 // bodies in one place. createApp takes everything it needs, so tests call it in-process with
 // app.handle(request) or serve it on a free loopback port.
@@ -158,16 +158,11 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       }
     })
     .onError(({ code, error, request }) => {
-      const response =
-        code === "NOT_FOUND"
-          ? errorResponse(
-              new TxrayError(
-                "not_found",
-                `no such route${roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : ""}`,
-              ),
-              ctx.logger,
-            )
-          : errorResponse(error, ctx.logger);
+      let response: Response;
+      if (code === "NOT_FOUND") {
+        const node = roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : "";
+        response = errorResponse(new TxrayError("not_found", `no such route${node}`), ctx.logger);
+      } else response = errorResponse(error, ctx.logger);
       errorStatus.set(request, response.status);
       return response;
     })

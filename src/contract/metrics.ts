@@ -7,7 +7,7 @@
 // Label values are route patterns, job names and status codes: never a path, a signature or a key.
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { OwnedPart } from "../context";
+import type { Context, OwnedPart } from "../context";
 import type { Spool } from "../spool";
 import { serviceStatus } from "./status";
 
@@ -171,6 +171,8 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 /** Request durations from 5 ms to 10 s: a read answers in milliseconds, a cold analytical query in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+const STANDARD_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 /** What this process counts as requests pass; one per context (SERVER_METRICS). */
 export class ServerMetrics {
   readonly ingestEnvelopes = new Counter(
@@ -195,23 +197,23 @@ export class ServerMetrics {
     else this.ingestRejected.inc({ status: String(status) });
   }
 
+  /** `method`: any other than the standard ones is counted as `other` (a client chooses it: no label per value). */
   requestAnswered(method: string, route: string, status: number, seconds: number) {
-    this.requestDuration.observe(seconds, { method, route, status: String(status) });
+    const known = STANDARD_METHODS.has(method) ? method : "other";
+    this.requestDuration.observe(seconds, { method: known, route, status: String(status) });
   }
 }
 
 export const SERVER_METRICS: OwnedPart<ServerMetrics> = { name: "server metrics", make: () => new ServerMetrics() };
-
-type StatusReader = typeof serviceStatus;
 
 /**
  * The scrape: this process's counts, then the figures /v1/status computes. `spool`: this process's
  * spool (null without the ingest role: no backlog figure).
  */
 export function metricsText(
-  ctx: Parameters<StatusReader>[0],
+  ctx: Context,
   spool: Pick<Spool, "backlogBytes"> | null,
-  memory: () => { rss: number } = process.memoryUsage,
+  memory: () => { rss: number } = () => process.memoryUsage(),
 ): string {
   const counted = ctx.own(SERVER_METRICS);
   const status = serviceStatus(ctx, spool);
