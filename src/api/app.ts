@@ -1,4 +1,4 @@
-// The HTTP surface (Elysia): ingest, the read routes and status. Handlers are thin: each parses its
+// The HTTP surface (Elysia): ingest, the read routes, status, metrics and health. Handlers are thin: each parses its
 // inputs, calls one function of the query layer and renders the answer; errors become docs/api.md#errors
 // bodies in one place. createApp takes everything it needs, so tests call it in-process with
 // app.handle(request) or serve it on a free loopback port.
@@ -6,7 +6,15 @@
 import { Elysia } from "elysia";
 import { parseRoles } from "../config";
 import type { Context } from "../context";
-import { chainAccess, serviceStatus } from "../contract";
+import {
+  bearerTokenMatches,
+  chainAccess,
+  METRICS_CONTENT_TYPE,
+  metricsText,
+  readiness,
+  SERVER_METRICS,
+  serviceStatus,
+} from "../contract";
 import { PrincipalCache } from "../control";
 import type { NativeEncoder } from "../ingest/native";
 import { prepareBatch } from "../ingest/prepare";
@@ -118,36 +126,101 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     });
   const chain = chainAccess(ctx);
 
+  // Request timing for /metrics: when each request arrived, and the status of the ones an error hook answered.
+  const metrics = ctx.own(SERVER_METRICS);
+  const arrivedAt = new WeakMap<Request, number>();
+  const errorStatus = new WeakMap<Request, number>();
+  const timed = (request: Request, route: string | undefined, status: number) => {
+    const start = arrivedAt.get(request);
+    if (start !== undefined)
+      metrics.requestAnswered(request.method, route ?? "unmatched", status, (performance.now() - start) / 1000);
+  };
+  /** The operator's routes: never rate limited; /metrics asks for METRICS_TOKEN when it is set. */
+  const metricsToken = config.METRICS_TOKEN;
+  const operatorRoute = (answer: (request: Request) => Response) => (input: { request: Request }) => {
+    try {
+      return answer(input.request);
+    } catch (error) {
+      return errorResponse(error, ctx.logger);
+    }
+  };
+
   // A declared body above every route's limit is refused before routing, whatever the path or
   // method (src/server/index.ts sets no limit at Bun's layer: its 413 would have no body).
   const bodyCeiling = Math.max(config.INGEST_MAX_BODY_BYTES, MCP_MAX_BODY_BYTES);
   const app = new Elysia()
     .onRequest(({ request }) => {
+      arrivedAt.set(request, performance.now());
       const declared = request.headers.get("content-length");
-      if (declared !== null && Number(declared) > bodyCeiling)
+      if (declared !== null && Number(declared) > bodyCeiling) {
+        timed(request, undefined, 413);
         return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close" });
+      }
     })
-    .onError(({ code, error }) => {
+    .onError(({ code, error, request }) => {
+      let response: Response;
       if (code === "NOT_FOUND") {
         const node = roles.list.length < 3 ? ` on this node (TXRAY_ROLES=${roles.list.join(",")})` : "";
-        return errorResponse(new TxrayError("not_found", `no such route${node}`), ctx.logger);
-      }
-      return errorResponse(error, ctx.logger);
+        response = errorResponse(new TxrayError("not_found", `no such route${node}`), ctx.logger);
+      } else response = errorResponse(error, ctx.logger);
+      errorStatus.set(request, response.status);
+      return response;
+    })
+    .onAfterResponse(({ request, route, responseValue, set }) => {
+      const status =
+        responseValue instanceof Response
+          ? responseValue.status
+          : (errorStatus.get(request) ?? (typeof set.status === "number" ? set.status : 200));
+      timed(request, route, status);
     })
     .get(
       "/v1/status",
       read(() => serviceStatus(ctx, spool)),
+    )
+    .get(
+      "/metrics",
+      operatorRoute((request) => {
+        if (metricsToken !== undefined) {
+          if (!bearerTokenMatches(request.headers.get("authorization"), metricsToken))
+            return errorResponse(
+              new TxrayError("unauthorized", "GET /metrics needs the METRICS_TOKEN bearer token"),
+              ctx.logger,
+              { "www-authenticate": 'Bearer realm="metrics"' },
+            );
+        }
+        return new Response(metricsText(ctx, spool), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+      }),
+    )
+    .get(
+      "/healthz",
+      operatorRoute(() => json({ ok: true }, 200)),
+    )
+    .get(
+      "/readyz",
+      operatorRoute(() => {
+        const ready = readiness(ctx);
+        if (ready.ready) return json({ ok: true }, 200);
+        return errorResponse(
+          new TxrayError("unavailable", `not ready: ${ready.reasons.join("; ")}`, { retryAfterSeconds: 5 }),
+          ctx.logger,
+        );
+      }),
     );
   // Elysia registers routes on the instance itself; the returned (re-typed) value is the same app.
   if (allows("ingest") && spool) {
     app.post(
       "/v1/ingest",
       async ({ request }) => {
+        let response: Response;
         try {
-          return withIngestCors(await handleIngest(request, ingestDeps));
+          response = await handleIngest(request, ingestDeps);
         } catch (error) {
-          return withIngestCors(errorResponse(error, ctx.logger));
+          response = errorResponse(error, ctx.logger);
         }
+        const accepted =
+          response.status === 202 ? ((await response.clone().json()) as { accepted: number }).accepted : 0;
+        metrics.ingestAnswered(response.status, accepted);
+        return withIngestCors(response);
       },
       { parse: "none" },
     );

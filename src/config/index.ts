@@ -90,6 +90,10 @@ export const SETTINGS = {
       .optional(),
     doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set.",
   },
+  METRICS_TOKEN: {
+    schema: z.string().min(16).optional(),
+    doc: "Bearer token `GET /metrics` requires (`authorization: Bearer …`); unset, the route is open on the listener.",
+  },
   SPOOL_SEAL_MS: {
     schema: milliseconds.default(1000),
     doc: "Age after which the active spool segment is sealed and becomes flushable.",

@@ -10,6 +10,15 @@ export {
   scopeAccount,
 } from "./auth";
 export { chainAccess } from "./chain-access";
+export { type Readiness, readiness } from "./health";
+export {
+  bearerTokenMatches,
+  METRICS_CONTENT_TYPE,
+  metricsText,
+  renderFamilies,
+  SERVER_METRICS,
+  ServerMetrics,
+} from "./metrics";
 export { openApiDocument, openApiPath } from "./openapi";
 export {
   argsFromRequest,

@@ -25,6 +25,7 @@ import {
 import { ingestBodySchema } from "../shared/envelope";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
 import { VERSION } from "../shared/version";
+import { OPERATOR_OPERATIONS } from "./health";
 import { PARAMS, type ParamName, QUESTIONS } from "./questions";
 
 type JsonObject = Record<string, unknown>;
@@ -295,6 +296,7 @@ function operations(options: { slack: boolean }): Operation[] {
         ...errorResponses(["bad_request", "unauthorized", "payload_too_large", "rate_limited"]),
       },
     });
+  ops.push(...OPERATOR_OPERATIONS);
   ops.push({
     method: "get",
     path: "/openapi.json",

@@ -31,8 +31,8 @@ const cachedResolverBacklog = (ctx: Context) =>
 const deferredRowsOf = (details: unknown) =>
   Number((details as { deferredRows?: unknown } | null)?.deferredRows ?? 0) || 0;
 
-/** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
-export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
+/** Each job's latest run with its failed runs since its last success, and the failures this process could not record. */
+export function jobRunsWithFailures(ctx: Context) {
   // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
   const failures = consecutiveFailures(ctx.control);
   const jobs: Record<string, JobRun & { consecutiveFailures: number }> = Object.fromEntries(
@@ -54,6 +54,25 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
     };
   }
+  return jobs;
+}
+
+/** How old the analytical answers are, and why when stale (also what GET /readyz checks on a read node). */
+export function servingFreshnessOf(ctx: Context, jobs: ReturnType<typeof jobRunsWithFailures>, lakeEnvelopes: number) {
+  return servingFreshness({
+    pointer: readPointer(ctx.paths),
+    lastRun: jobs.tables,
+    consecutiveFailures: jobs.tables?.consecutiveFailures ?? 0,
+    deferredRows: deferredRowsOf(lastSuccessDetails(ctx.control, "tables")),
+    lakeEnvelopes,
+    refreshEveryMs: ctx.config.TABLES_INTERVAL_MS,
+    now: ctx.clock(),
+  });
+}
+
+/** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */
+export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> | null) {
+  const jobs = jobRunsWithFailures(ctx);
   const lastFlush = lastFlushAt(ctx.control);
   const envelopes = lakeRowCount(ctx.control);
   return {
@@ -76,15 +95,7 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       lastResolveAt: jobs.resolve?.lastRunAt ?? null,
       lastTablesAt: jobs.tables?.lastRunAt ?? null,
       // Additive (docs/api.md): how old the analytical answers are, and why when they are stale.
-      serving: servingFreshness({
-        pointer: readPointer(ctx.paths),
-        lastRun: jobs.tables,
-        consecutiveFailures: jobs.tables?.consecutiveFailures ?? 0,
-        deferredRows: deferredRowsOf(lastSuccessDetails(ctx.control, "tables")),
-        lakeEnvelopes: envelopes,
-        refreshEveryMs: ctx.config.TABLES_INTERVAL_MS,
-        now: ctx.clock(),
-      }),
+      serving: servingFreshnessOf(ctx, jobs, envelopes),
     },
     jobs,
     // Additive (docs/api.md): bytes on disk by part and per attempt in the lake.

@@ -152,6 +152,16 @@ const MIGRATIONS: string[] = [
 export const controlDialect = (db: ControlDb): "sqlite" | "postgres" =>
   db instanceof PostgresControlDb ? "postgres" : "sqlite";
 
+/** Why the control database does not answer a trivial query (`SELECT 1`); null when it does. */
+export function controlPlaneProblem(db: ControlDb): string | null {
+  try {
+    db.query("SELECT 1").get();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 /**
  * The control database: PostgreSQL when `controlUrl` (TXRAY_CONTROL_URL) is set, else SQLite at
  * `path` (normally `<data dir>/control.sqlite`).

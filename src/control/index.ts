@@ -7,6 +7,7 @@ export * from "./chain-observations";
 export {
   type ControlDb,
   controlDbFileProblem,
+  controlPlaneProblem,
   controlDialect,
   openControlDb,
   openControlDbReadOnly,
