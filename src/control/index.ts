@@ -7,8 +7,8 @@ export * from "./chain-observations";
 export {
   type ControlDb,
   controlDbFileProblem,
-  controlPlaneProblem,
   controlDialect,
+  controlPlaneProblem,
   openControlDb,
   openControlDbReadOnly,
   snapshotControlDb,
