@@ -4,6 +4,9 @@
 // (Ajv, draft 2020-12), so neither can drift from what the server sends.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema } from "../../src/analytics/queries/schemas";
 import { QUESTIONS } from "../../src/contract/questions";
@@ -21,10 +24,15 @@ let world: AnswersWorld;
 let server: WorldServer;
 let doc: any;
 let ajv: Ajv2020;
+let snapshots: string;
 
 beforeAll(async () => {
   world = await makeAnswersWorld();
-  server = await serveWorld(world, { SLACK_SIGNING_SECRET: "secret" });
+  snapshots = mkdtempSync(join(tmpdir(), "txray-snapshots-"));
+  mkdirSync(join(snapshots, "landing-score"));
+  for (const name of ["index.html", "latest.json", "2025-11-20.json", "2025-11-20.parquet"])
+    writeFileSync(join(snapshots, "landing-score", name), name.endsWith(".html") ? "<!doctype html>" : "{}");
+  server = await serveWorld(world, { SLACK_SIGNING_SECRET: "secret", TXRAY_SNAPSHOTS_DIR: snapshots });
   const response = await server.get("/openapi.json");
   expect(response.status).toBe(200);
   doc = response.body;
@@ -35,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   world?.dispose();
+  if (snapshots) rmSync(snapshots, { recursive: true, force: true });
 });
 
 const toOpenApi = (path: string) => path.replace(/:(\w+)/g, "{$1}");
@@ -246,4 +255,19 @@ describe("real answers validate against the documented schemas", () => {
     expect(get.status).toBe(405);
     expect(documented("get", "/mcp", 405, await get.json())).toEqual([]);
   });
+});
+
+test("the published Landing Score files are readable from any origin (public data)", async () => {
+  for (const name of ["", "latest.json", "2025-11-20.json", "2025-11-20.parquet"]) {
+    const response = await fetch(`${server.url}/landing-score/${name}`, {
+      headers: { origin: "https://elsewhere.example" },
+    });
+    expect({ name, status: response.status, allowOrigin: response.headers.get("access-control-allow-origin") }).toEqual(
+      {
+        name,
+        status: 200,
+        allowOrigin: "*",
+      },
+    );
+  }
 });
