@@ -24,6 +24,8 @@ let world: AnswersWorld;
 let server: WorldServer;
 let doc: any;
 let ajv: Ajv2020;
+/** The same document with every object closed: what a body sends beyond the documented fields fails it. */
+let strictAjv: Ajv2020;
 let snapshots: string;
 
 beforeAll(async () => {
@@ -38,6 +40,8 @@ beforeAll(async () => {
   doc = response.body;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema({ $id: "openapi", components: doc.components });
+  strictAjv = new Ajv2020({ strict: false, allErrors: true });
+  strictAjv.addSchema({ $id: "openapi", components: closed(structuredClone(doc.components)) });
 }, 60_000);
 
 afterAll(async () => {
@@ -48,8 +52,21 @@ afterAll(async () => {
 
 const toOpenApi = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
+const validators = new Map<string, ReturnType<Ajv2020["compile"]>>();
+
+/** Closes every object schema that lists its properties and allows any others (zod's looseObject). */
+function closed(node: any): any {
+  if (Array.isArray(node)) for (const item of node) closed(item);
+  else if (typeof node === "object" && node !== null) {
+    const open = node.additionalProperties === undefined || Object.keys(node.additionalProperties).length === 0;
+    if (node.properties && open) node.additionalProperties = false;
+    for (const value of Object.values(node)) closed(value);
+  }
+  return node;
+}
+
 /** Validates a body against the documented response of (method, path, status); returns the errors. */
-function documented(method: string, path: string, status: number, body: unknown): string[] {
+function documented(method: string, path: string, status: number, body: unknown, strict = false): string[] {
   const operation = doc.paths[path]?.[method];
   if (!operation) return [`${method} ${path} is not documented`];
   const response = operation.responses[String(status)];
@@ -57,8 +74,12 @@ function documented(method: string, path: string, status: number, body: unknown)
   const schema = response.content?.["application/json"]?.schema;
   if (!schema) return [`${method} ${path} ${status} has no JSON schema`];
   const ref = schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema;
-  const validate = ajv.compile(ref);
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  const key = `${strict} ${method} ${path} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) validators.set(key, (validate = (strict ? strictAjv : ajv).compile(ref)));
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 describe("/openapi.json", () => {
@@ -122,6 +143,43 @@ describe("/openapi.json", () => {
     }
   });
 
+  test("limits, patterns, servers, security, retry headers and the default error are declared", () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })]);
+    const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: any) => p.name === name);
+    expect(param("/v1/top-issues/{program}", "limit").schema).toMatchObject({ minimum: 1, maximum: 500 });
+    const sig = new RegExp(param("/v1/why/{sig}", "sig").schema.pattern);
+    const program = new RegExp(param("/v1/baseline/{program}", "program").schema.pattern);
+    expect([sig.test(world.sigs.failed), program.test(world.program), program.test(world.sigs.failed)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(doc.components.schemas.ReleaseDiff.properties.rateChanges.required).toEqual([
+      "landingRate",
+      "failureRate",
+      "dropRate",
+      "preflightRate",
+    ]);
+    const status = doc.components.schemas.Status.properties;
+    expect(status.freshness.properties.serving.properties.stale).toEqual({ type: "boolean" });
+    expect(Object.keys(doc.paths["/v1/status"].get.responses)).toEqual(expect.arrayContaining(["503", "default"]));
+    for (const [path, operations] of Object.entries(doc.paths) as [string, any][])
+      for (const [method, operation] of Object.entries(operations) as [string, any][]) {
+        const where = `${method} ${path}`;
+        expect({ where, security: Array.isArray(operation.security) }).toEqual({ where, security: true });
+        expect({ where, default: operation.responses.default?.content["application/json"].schema }).toEqual({
+          where,
+          default: { $ref: "#/components/schemas/Error" },
+        });
+        const limited = operation.responses["429"];
+        if (limited) expect(Object.keys(limited.headers)).toContain("Retry-After");
+        if (limited)
+          expect(Object.keys(operation.responses["200"]?.headers ?? limited.headers)).toContain("RateLimit-Remaining");
+      }
+    expect(doc.paths["/v1/baseline/{program}"].get.security).toEqual([{}, { apiKey: [] }]);
+    expect(doc.paths["/v1/why/{sig}"].get.security).toEqual([]);
+  });
+
   test("the checks can fail: a body missing a field or with a renamed one does not validate", async () => {
     const body = (await server.get(`/v1/baseline/${world.program}`)).body;
     const { rates, ...withoutRates } = body;
@@ -131,6 +189,11 @@ describe("/openapi.json", () => {
     ).not.toEqual([]);
     expect(QUESTIONS.find((q) => q.name === "baseline")!.response.safeParse(withoutRates).success).toBe(false);
     expect(documented("get", "/v1/baseline/{program}", 200, { ...body, extraField: 1 })).toEqual([]); // fields may be added
+    // The closed reading names what the document leaves out, at any depth.
+    expect(documented("get", "/v1/baseline/{program}", 200, body, true)).toEqual([]);
+    expect(documented("get", "/v1/baseline/{program}", 200, { ...body, rates: { ...rates, extra: 1 } }, true)).toEqual([
+      expect.stringContaining("/rates must NOT have additional properties"),
+    ]);
   });
 });
 
@@ -174,6 +237,11 @@ describe("real answers validate against the documented schemas", () => {
       expect({ path, errors: documented("get", toOpenApi(question.path), 200, response.body) }).toEqual({
         path,
         errors: [],
+      });
+      // And the document names every field the server sends, so a generated client can read it.
+      expect({ path, undocumented: documented("get", toOpenApi(question.path), 200, response.body, true) }).toEqual({
+        path,
+        undocumented: [],
       });
       validated++;
     }
