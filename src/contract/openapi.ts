@@ -146,7 +146,22 @@ function componentSchemas(): Record<string, JsonObject> {
     delete schema.$schema;
     dropSafeIntegerBounds(schema);
   }
+  // The webhook payload is read by receivers, who must accept the fields a later txray adds (docs/alerts.md#payload),
+  // as docs/alert-payload.schema.json says too.
+  openObjects(out.schemas.AlertPayload);
   return out.schemas;
+}
+
+/** Drops every `additionalProperties: false` below a schema: the objects accept fields they do not name. */
+function openObjects(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) openObjects(item);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const record = node as JsonObject;
+  if (record.additionalProperties === false) delete record.additionalProperties;
+  for (const value of Object.values(record)) openObjects(value);
 }
 
 /** zod writes ±MAX_SAFE_INTEGER bounds on every integer: noise to a reader (and to sample renderers). */
@@ -385,7 +400,10 @@ function operations(options: { slack: boolean }): Operation[] {
       summary: "The site's icon",
       description: "txray's icon (SVG), also at /favicon.ico where browsers ask for it by themselves.",
       tags: ["Web app"],
-      responses: { "200": { description: "SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } } },
+      responses: {
+        "200": { description: "SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } },
+        "404": { description: "No icon bundled", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+      },
     });
   // The web app (src/web): HTML pages that read the routes above, their assets, and the latest
   // Landing Score snapshot file (served as it was published; nothing is computed on request).
@@ -612,6 +630,27 @@ function buildDocument(options: { slack: boolean }): JsonObject {
       { name: "Alerts", description: "Alert rules and their webhook payload (docs/alerts.md)" },
     ],
     paths,
+    // What txray sends, not what it serves: the body a generic webhook destination receives (docs/alerts.md).
+    webhooks: {
+      alert: {
+        post: {
+          operationId: "alertWebhook",
+          summary: "An alert, sent to a rule's webhook destination",
+          description:
+            "POSTed as JSON, signed in `X-Txray-Signature`; `id` is the same on every retry (process each id once). Fields may be added: ignore what you do not know.",
+          tags: ["Alerts"],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertPayload") } } } },
+          responses: {
+            "2XX": { description: "Received: answer within 10 s, do the work afterwards" },
+            default: {
+              description:
+                "408, 429 or 5xx (or no answer) is retried, after `Retry-After` when given; any other answer gives up (docs/alerts.md#delivery)",
+            },
+          },
+          security: [],
+        },
+      },
+    },
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
