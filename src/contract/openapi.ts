@@ -287,6 +287,16 @@ function operations(options: { slack: boolean }): Operation[] {
       "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
       "202": { description: "Notification accepted" },
       ...errorResponses(["unauthorized", "rate_limited"]),
+      "401": {
+        ...errorResponse(["unauthorized"]),
+        headers: {
+          "WWW-Authenticate": {
+            description:
+              'A plain Bearer challenge (`Bearer realm="txray", error="invalid_token", …`) without `resource_metadata`: keys come from the operator, there is no OAuth flow to start',
+            schema: { type: "string" },
+          },
+        },
+      },
       "405": {
         description: "GET or DELETE: this endpoint is stateless (no server-initiated stream, no session)",
         content: { "application/json": { schema: { $ref: REF("Error") } } },

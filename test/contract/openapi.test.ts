@@ -10,6 +10,7 @@ import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema } from "../../src/analytics/queries/schemas";
 import { QUESTIONS } from "../../src/contract/questions";
+import { createAccountKey } from "../../src/control";
 import {
   type AnswersWorld,
   makeAnswersWorld,
@@ -34,7 +35,11 @@ beforeAll(async () => {
   mkdirSync(join(snapshots, "landing-score"));
   for (const name of ["index.html", "latest.json", "2025-11-20.json", "2025-11-20.parquet"])
     writeFileSync(join(snapshots, "landing-score", name), name.endsWith(".html") ? "<!doctype html>" : "{}");
-  server = await serveWorld(world, { SLACK_SIGNING_SECRET: "secret", TXRAY_SNAPSHOTS_DIR: snapshots });
+  server = await serveWorld(world, {
+    SLACK_SIGNING_SECRET: "secret",
+    TXRAY_SNAPSHOTS_DIR: snapshots,
+    ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8",
+  });
   const response = await server.get("/openapi.json");
   expect(response.status).toBe(200);
   doc = response.body;
@@ -338,4 +343,129 @@ test("the published Landing Score files are readable from any origin (public dat
       },
     );
   }
+});
+
+describe("every documented operation, asked for real", () => {
+  /**
+   * Sends the request, then checks the answer against the operation's documented response: its status is
+   * documented, its content type is one of the documented ones, a JSON body validates (with no field the
+   * document leaves out), and the documented headers are sent.
+   */
+  async function conforms(method: string, path: string, url: string, init: RequestInit = {}) {
+    const response = await fetch(server.url + url, { method: method.toUpperCase(), redirect: "manual", ...init });
+    const where = `${method} ${url}`;
+    const documentedAnswer = doc.paths[path]?.[method]?.responses[String(response.status)];
+    expect({ where, status: response.status, documented: Boolean(documentedAnswer) }).toEqual({
+      where,
+      status: response.status,
+      documented: true,
+    });
+    const type = response.headers.get("content-type")?.split(";")[0] ?? null;
+    if (documentedAnswer.content) {
+      const types = Object.keys(documentedAnswer.content);
+      expect({ where, type, documented: types.includes(type ?? "") }).toEqual({ where, type, documented: true });
+    }
+    for (const header of Object.keys(documentedAnswer.headers ?? {}))
+      expect({ where, header, sent: response.headers.has(header) }).toEqual({ where, header, sent: true });
+    const body = type === "application/json" ? await response.json() : await response.text();
+    if (type === "application/json")
+      expect({ where, errors: documented(method, path, response.status, body, true) }).toEqual({ where, errors: [] });
+    return { status: response.status, body: body as any, headers: response.headers };
+  }
+
+  test("each answers a documented status, type, body and headers", async () => {
+    const { program, wallet, sigs, fingerprint } = world;
+    // An account key of the world's account A: ingest and alert rules take no read-only key.
+    const key = { "x-api-key": createAccountKey(server.ctx.control, "team-a", "live", Date.now()).key };
+    const json = (body: unknown, headers: Record<string, string> = {}) => ({
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    const asked = new Set<string>();
+    const ask = async (method: string, path: string, url: string, init?: RequestInit) => {
+      asked.add(`${method} ${path}`);
+      return conforms(method, path, url, init);
+    };
+    const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
+    try {
+      for (const [path, url] of [
+        ["/v1/why/{sig}", `/v1/why/${sigs.failed}`],
+        ["/v1/diagnose-drop/{sig}", `/v1/diagnose-drop/${sigs.dropped}`],
+        ["/v1/baseline/{program}", `/v1/baseline/${program}`],
+        ["/v1/release-diff/{program}", `/v1/release-diff/${program}`],
+        ["/v1/top-issues/{program}", `/v1/top-issues/${program}?limit=2`],
+        ["/v1/issue/{fingerprint}", `/v1/issue/${fingerprint}`],
+        ["/v1/cu-headroom/{program}", `/v1/cu-headroom/${program}`],
+        ["/v1/wallet/{program}/{wallet}", `/v1/wallet/${program}/${wallet}?limit=2`],
+        ["/v1/provider-report/{program}", `/v1/provider-report/${program}`],
+        ["/v1/ecosystem", "/v1/ecosystem"],
+        ["/v1/status", "/v1/status"],
+        ["/v1/programs", "/v1/programs"],
+      ])
+        await ask("get", path, url, { headers: key });
+      expect((await ask("options", "/v1/ingest", "/v1/ingest")).status).toBe(204);
+      expect((await ask("post", "/v1/ingest", "/v1/ingest", json({ envelopes: [makeEnvelope()] }, key))).status).toBe(
+        202,
+      );
+      const rule = {
+        program,
+        rule: "new_issue",
+        destination: {
+          type: "webhook",
+          url: `http://127.0.0.1:${receiver.port}/hook`,
+          secret: "s3cr3t-0123456789abcdef",
+        },
+      };
+      const created = await ask("post", "/v1/alerts", "/v1/alerts", json(rule, key));
+      expect(created.status).toBe(201);
+      expect((await ask("get", "/v1/alerts", "/v1/alerts", { headers: key })).status).toBe(200);
+      const test = await ask("post", "/v1/alerts/{id}/test", `/v1/alerts/${created.body.id}/test`, { headers: key });
+      expect(test.status).toBe(200);
+      expect((await ask("delete", "/v1/alerts/{id}", `/v1/alerts/${created.body.id}`, { headers: key })).status).toBe(
+        200,
+      );
+    } finally {
+      receiver.stop(true);
+    }
+    const mcpMessage = json(
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { accept: "application/json, text/event-stream" },
+    );
+    expect((await ask("post", "/mcp", "/mcp", mcpMessage)).status).toBe(200);
+    const refused = await ask("post", "/mcp", "/mcp", {
+      ...mcpMessage,
+      headers: { ...mcpMessage.headers, authorization: `Bearer txr_read_${"x".repeat(32)}` },
+    });
+    expect(refused.status).toBe(401);
+    for (const method of ["get", "delete"]) expect((await ask(method, "/mcp", "/mcp")).status).toBe(405);
+    expect((await ask("post", "/chat/slack", "/chat/slack", { body: "command=/txray&text=help" })).status).toBe(401);
+    for (const path of [
+      "/openapi.json",
+      "/docs",
+      "/docs/redoc.standalone.js",
+      "/docs/api.md",
+      "/favicon.svg",
+      "/favicon.ico",
+    ])
+      expect((await ask("get", path, path)).status).toBe(200);
+    const pages: [string, string][] = [
+      ["/", "/"],
+      ["/p/{program}", `/p/${program}`],
+      ["/tx/{sig}", `/tx/${sigs.failed}`],
+      ["/w/{program}/{wallet}", `/w/${program}/${wallet}`],
+      ["/i/{fingerprint}", `/i/${fingerprint}`],
+    ];
+    let index = "";
+    for (const [path, url] of pages) index = (await ask("get", path, url)).body;
+    const asset = /\/assets\/([^"']+)/.exec(index)![1];
+    expect((await ask("get", "/assets/{name}", `/assets/${asset}`)).status).toBe(200);
+    expect((await ask("get", "/landing-score/", "/landing-score/")).status).toBe(200);
+    expect((await ask("get", "/landing-score/{name}", "/landing-score/latest.json")).status).toBe(200);
+    expect((await ask("get", "/landing-score/{name}", "/landing-score/programs.json")).status).toBe(404);
+
+    const documentedOps = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.keys(ops).map((method) => `${method} ${path}`),
+    );
+    expect(documentedOps.filter((op) => !asked.has(op))).toEqual([]);
+  }, 30_000);
 });
