@@ -112,6 +112,8 @@ export async function landingScoreResponse(snapshotsDir: string, name: string): 
     "content-type": LANDING_SCORE_TYPES[extension],
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
+    // Public data by design: a page on any origin may read the leaderboard and its files.
+    "access-control-allow-origin": "*",
   };
   if (extension === "html") headers["content-security-policy"] = LANDING_SCORE_CSP;
   return new Response(file, { headers });

@@ -24,6 +24,7 @@ import {
 } from "../analytics/queries";
 import { ingestBodySchema } from "../shared/envelope";
 import { ERROR_STATUS, type ErrorCode } from "../shared/errors";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../shared/pagination";
 import { VERSION } from "../shared/version";
 import { OPERATOR_OPERATIONS } from "./health";
 import { PARAMS, type ParamName, QUESTIONS } from "./questions";
@@ -43,10 +44,29 @@ type Operation = {
 };
 
 const REF = (id: string) => `#/components/schemas/${id}`;
-const errorResponse = (codes: ErrorCode[]) => ({
-  description: `Error (${codes.join(", ")}): \`{ error: { code, message } }\``,
-  content: { "application/json": { schema: { $ref: REF("Error") } } },
-});
+const HEADER = (id: string) => ({ $ref: `#/components/headers/${id}` });
+/** The IETF RateLimit headers every rate-limited answer carries (src/shared/token-buckets.ts). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": HEADER("RateLimitLimit"),
+  "RateLimit-Remaining": HEADER("RateLimitRemaining"),
+  "RateLimit-Reset": HEADER("RateLimitReset"),
+};
+
+/** The headers an error status carries: when to retry (429, 503, 404 pending) and the client's budget (429). */
+function errorHeaders(status: number, codes: ErrorCode[]): JsonObject | undefined {
+  if (status === 429) return { "Retry-After": HEADER("RetryAfter"), ...RATE_LIMIT_HEADERS };
+  if (status === 503 || codes.includes("pending")) return { "Retry-After": HEADER("RetryAfter") };
+  return undefined;
+}
+
+const errorResponse = (codes: ErrorCode[]) => {
+  const headers = errorHeaders(ERROR_STATUS[codes[0]], codes);
+  return {
+    description: `Error (${codes.join(", ")}): \`{ error: { code, message } }\``,
+    ...(headers ? { headers } : {}),
+    content: { "application/json": { schema: { $ref: REF("Error") } } },
+  };
+};
 
 /** Status → error response, grouping the codes that share a status. */
 function errorResponses(codes: ErrorCode[]): Record<string, JsonObject> {
@@ -57,9 +77,22 @@ function errorResponses(codes: ErrorCode[]): Record<string, JsonObject> {
   );
 }
 
+/** Base58 text of a given byte length: each byte is at most 2 digits long, and a leading zero byte one digit. */
+const base58Pattern = (bytes: 32 | 64) => `^[1-9A-HJ-NP-Za-km-z]{${bytes},${bytes === 32 ? 44 : 88}}$`;
+
+/** What a parameter's schema says beyond its type: the values the server accepts. */
+const PARAM_BOUNDS: Partial<Record<ParamName, JsonObject>> = {
+  sig: { pattern: base58Pattern(64) },
+  program: { pattern: base58Pattern(32) },
+  wallet: { pattern: base58Pattern(32) },
+  fingerprint: { pattern: "^v1:[0-9a-f]{16}$" },
+  deploy: { minimum: 0 },
+  limit: { minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+};
+
 function parameter(name: ParamName, where: "path" | "query"): JsonObject {
   const spec = PARAMS[name];
-  const schema: JsonObject = { type: spec.integer ? "integer" : "string" };
+  const schema: JsonObject = { type: spec.integer ? "integer" : "string", ...PARAM_BOUNDS[name] };
   if (spec.enum) schema.enum = spec.enum;
   return {
     name,
@@ -114,7 +147,22 @@ function componentSchemas(): Record<string, JsonObject> {
     delete schema.$schema;
     dropSafeIntegerBounds(schema);
   }
+  // The webhook payload is read by receivers, who must accept the fields a later txray adds (docs/alerts.md#payload),
+  // as docs/alert-payload.schema.json says too.
+  openObjects(out.schemas.AlertPayload);
   return out.schemas;
+}
+
+/** Drops every `additionalProperties: false` below a schema: the objects accept fields they do not name. */
+function openObjects(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) openObjects(item);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const record = node as JsonObject;
+  if (record.additionalProperties === false) delete record.additionalProperties;
+  for (const value of Object.values(record)) openObjects(value);
 }
 
 /** zod writes ±MAX_SAFE_INTEGER bounds on every integer: noise to a reader (and to sample renderers). */
@@ -240,6 +288,16 @@ function operations(options: { slack: boolean }): Operation[] {
       "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
       "202": { description: "Notification accepted" },
       ...errorResponses(["unauthorized", "rate_limited"]),
+      "401": {
+        ...errorResponse(["unauthorized"]),
+        headers: {
+          "WWW-Authenticate": {
+            description:
+              'A plain Bearer challenge (`Bearer realm="txray", error="invalid_token", …`) without `resource_metadata`: keys come from the operator, there is no OAuth flow to start',
+            schema: { type: "string" },
+          },
+        },
+      },
       "405": {
         description: "GET or DELETE: this endpoint is stateless (no server-initiated stream, no session)",
         content: { "application/json": { schema: { $ref: REF("Error") } } },
@@ -354,7 +412,10 @@ function operations(options: { slack: boolean }): Operation[] {
       summary: "The site's icon",
       description: "txray's icon (SVG), also at /favicon.ico where browsers ask for it by themselves.",
       tags: ["Web app"],
-      responses: { "200": { description: "SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } } },
+      responses: {
+        "200": { description: "SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } },
+        "404": { description: "No icon bundled", content: { "application/json": { schema: { $ref: REF("Error") } } } },
+      },
     });
   // The web app (src/web): HTML pages that read the routes above, their assets, and the latest
   // Landing Score snapshot file (served as it was published; nothing is computed on request).
@@ -520,6 +581,30 @@ function alertOperations(): Operation[] {
   ];
 }
 
+/**
+ * What every operation may also answer: 503 while the server shuts down (any route, docs/api.md#errors), and any
+ * other error in the same shape (`default`: a 413 for a declared body above every route's limit, a 500). A route
+ * that is rate limited carries the RateLimit headers on its answers too. An operation that names no security is
+ * public: it declares so (`[]`), so a reader never has to guess.
+ */
+function withCommonAnswers(operation: Omit<Operation, "method" | "path">): JsonObject {
+  const responses: Record<string, JsonObject> = { ...operation.responses };
+  if ("429" in responses)
+    for (const [status, response] of Object.entries(responses))
+      if (status.startsWith("2"))
+        responses[status] = { ...response, headers: { ...RATE_LIMIT_HEADERS, ...(response.headers as JsonObject) } };
+  responses["503"] ??= {
+    description: "Error (unavailable): the server is shutting down; retry after `Retry-After`",
+    headers: { "Retry-After": HEADER("RetryAfter") },
+    content: { "application/json": { schema: { $ref: REF("Error") } } },
+  };
+  responses.default = {
+    description: "Any other error, in the same shape: `{ error: { code, message } }` (docs/api.md#errors)",
+    content: { "application/json": { schema: { $ref: REF("Error") } } },
+  };
+  return { ...operation, responses, security: operation.security ?? [] };
+}
+
 const idOf = (schema: z.ZodType) => (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id ?? "unknown";
 
 const documents = new Map<boolean, JsonObject>();
@@ -533,9 +618,12 @@ export function openApiDocument(options: { slack: boolean } = { slack: true }): 
 
 function buildDocument(options: { slack: boolean }): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const { method, path, ...operation } of operations(options)) (paths[path] ??= {})[method] = operation;
+  for (const { method, path, ...operation } of operations(options))
+    (paths[path] ??= {})[method] = withCommonAnswers(operation);
   return {
     openapi: "3.1.0",
+    // Relative to this document: the server that serves /openapi.json answers the routes it describes.
+    servers: [{ url: "/", description: "The txray server that serves this document" }],
     info: {
       title: "txray",
       version: VERSION,
@@ -554,6 +642,27 @@ function buildDocument(options: { slack: boolean }): JsonObject {
       { name: "Alerts", description: "Alert rules and their webhook payload (docs/alerts.md)" },
     ],
     paths,
+    // What txray sends, not what it serves: the body a generic webhook destination receives (docs/alerts.md).
+    webhooks: {
+      alert: {
+        post: {
+          operationId: "alertWebhook",
+          summary: "An alert, sent to a rule's webhook destination",
+          description:
+            "POSTed as JSON, signed in `X-Txray-Signature`; `id` is the same on every retry (process each id once). Fields may be added: ignore what you do not know.",
+          tags: ["Alerts"],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("AlertPayload") } } } },
+          responses: {
+            "2XX": { description: "Received: answer within 10 s, do the work afterwards" },
+            default: {
+              description:
+                "408, 429 or 5xx (or no answer) is retried, after `Retry-After` when given; any other answer gives up (docs/alerts.md#delivery)",
+            },
+          },
+          security: [],
+        },
+      },
+    },
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
@@ -565,6 +674,24 @@ function buildDocument(options: { slack: boolean }): JsonObject {
             "txr_live_… (admin) or txr_read_… (read-only) key; txr_ingest_… keys only ingest (docs/security.md)",
         },
         bearer: { type: "http", scheme: "bearer", description: "The same key as a bearer token (MCP clients)" },
+      },
+      headers: {
+        RetryAfter: {
+          description: "Seconds to wait before asking again",
+          schema: { type: "integer", minimum: 0 },
+        },
+        RateLimitLimit: {
+          description: "The client's budget: requests its bucket holds when full",
+          schema: { type: "integer", minimum: 0 },
+        },
+        RateLimitRemaining: {
+          description: "Requests left in the client's bucket now",
+          schema: { type: "integer", minimum: 0 },
+        },
+        RateLimitReset: {
+          description: "Seconds until the bucket is full again",
+          schema: { type: "integer", minimum: 0 },
+        },
       },
     },
   };

@@ -9,11 +9,29 @@ import type { QuestionDeps } from "../contract";
 import { presentedKey } from "../contract";
 import { authenticate } from "../control";
 import { readBoundedBody } from "../shared/bounded-body";
-import { errorBody, TxrayError } from "../shared/errors";
+import { errorBody } from "../shared/errors";
 import { createMcpServer } from "./tools";
 
 /** Largest JSON-RPC body /mcp reads (a tool call is a few hundred bytes; a batch of them a few KB). */
 export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+
+const INVALID_KEY = "invalid or revoked API key";
+
+/**
+ * The 401 for a key that is not valid, with the challenge RFC 6750 asks of a Bearer resource. It names no
+ * `resource_metadata` (and the server publishes no OAuth protected-resource metadata), so a client following the
+ * MCP authorization spec shows the error instead of starting an OAuth flow: keys are issued by an operator, not
+ * by an authorization server.
+ */
+function invalidKey(): Response {
+  return new Response(JSON.stringify(errorBody("unauthorized", INVALID_KEY)), {
+    status: 401,
+    headers: {
+      "content-type": "application/json",
+      "www-authenticate": `Bearer realm="txray", error="invalid_token", error_description="${INVALID_KEY}"`,
+    },
+  });
+}
 
 export async function handleMcpRequest(request: Request, deps: QuestionDeps): Promise<Response> {
   if (request.method !== "POST") {
@@ -25,8 +43,7 @@ export async function handleMcpRequest(request: Request, deps: QuestionDeps): Pr
     });
   }
   const key = presentedKey(request);
-  if (key !== null && !authenticate(deps.ctx.control, key))
-    throw new TxrayError("unauthorized", "invalid or revoked API key");
+  if (key !== null && !authenticate(deps.ctx.control, key)) return invalidKey();
   // The transport reads the body itself, unbounded: hand it a copy of the request with the body read here.
   const body = await readBoundedBody(request, MCP_MAX_BODY_BYTES, "MCP request body");
   const bounded = new Request(request.url, { method: request.method, headers: request.headers, body });

@@ -294,3 +294,22 @@ test("the payload schema in docs/alert-payload.schema.json is the generated one"
   expect(readFileSync(PAYLOAD_SCHEMA_DOC, "utf8")).toBe(payloadJsonSchema());
   expect(AlertPayloadSchema.safeParse(payload()).success).toBe(true);
 });
+
+test("the published payload schemas accept fields added later and still require the documented ones", async () => {
+  const { payloadJsonSchema } = await import("../../src/alerts/schema-json");
+  const { openApiDocument } = await import("../../src/contract/openapi");
+  const { default: Ajv2020 } = await import("ajv/dist/2020");
+  const components = (openApiDocument() as { components: { schemas: Record<string, unknown> } }).components;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: "openapi", components });
+  const published = [
+    ajv.compile({ $ref: "openapi#/components/schemas/AlertPayload" }),
+    ajv.compile(JSON.parse(payloadJsonSchema())),
+  ];
+  const later = { ...payload(), severity: "high", links: { ...payload().links, dashboard: "https://example.com/d" } };
+  const { title, ...withoutTitle } = payload();
+  for (const validate of published) {
+    expect(validate(later)).toBe(true);
+    expect(validate(withoutTitle)).toBe(false);
+  }
+});

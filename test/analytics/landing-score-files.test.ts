@@ -80,9 +80,12 @@ describe("files", () => {
       { ...snapshot, programs: [{ ...snapshot.programs[0], sends: "12" }] },
       { ...snapshot, programs: [{ ...snapshot.programs[0], ci95: [0.1] }] },
       { ...snapshot, programs: [{ ...snapshot.programs[0], sampleRate: 0 }] },
-      { ...snapshot, extra: 1 },
     ];
     for (const value of broken) expect(validate(value)).toBe(false);
+    // And accepts what a later file may add: readers ignore fields they do not know.
+    expect(validate({ ...snapshot, extra: 1, programs: [{ ...snapshot.programs[0], extra: 1 }] })).toBe(true);
+    const { sends, ...withoutSends } = snapshot.programs[0];
+    expect(validate({ ...snapshot, programs: [withoutSends] })).toBe(false); // required fields stay required
   });
 
   test("the Parquet copy holds the JSON's rows, in rank order", async () => {

@@ -4,9 +4,13 @@
 // (Ajv, draft 2020-12), so neither can drift from what the server sends.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { ErrorBodySchema, IngestAcceptedSchema, ProgramsSchema } from "../../src/analytics/queries/schemas";
 import { QUESTIONS } from "../../src/contract/questions";
+import { createAccountKey } from "../../src/control";
 import {
   type AnswersWorld,
   makeAnswersWorld,
@@ -21,26 +25,53 @@ let world: AnswersWorld;
 let server: WorldServer;
 let doc: any;
 let ajv: Ajv2020;
+/** The same document with every object closed: what a body sends beyond the documented fields fails it. */
+let strictAjv: Ajv2020;
+let snapshots: string;
 
 beforeAll(async () => {
   world = await makeAnswersWorld();
-  server = await serveWorld(world, { SLACK_SIGNING_SECRET: "secret" });
+  snapshots = mkdtempSync(join(tmpdir(), "txray-snapshots-"));
+  mkdirSync(join(snapshots, "landing-score"));
+  for (const name of ["index.html", "latest.json", "2025-11-20.json", "2025-11-20.parquet"])
+    writeFileSync(join(snapshots, "landing-score", name), name.endsWith(".html") ? "<!doctype html>" : "{}");
+  server = await serveWorld(world, {
+    SLACK_SIGNING_SECRET: "secret",
+    TXRAY_SNAPSHOTS_DIR: snapshots,
+    ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8",
+  });
   const response = await server.get("/openapi.json");
   expect(response.status).toBe(200);
   doc = response.body;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema({ $id: "openapi", components: doc.components });
+  strictAjv = new Ajv2020({ strict: false, allErrors: true });
+  strictAjv.addSchema({ $id: "openapi", components: closed(structuredClone(doc.components)) });
 }, 60_000);
 
 afterAll(async () => {
   await server?.stop();
   world?.dispose();
+  if (snapshots) rmSync(snapshots, { recursive: true, force: true });
 });
 
 const toOpenApi = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
+const validators = new Map<string, ReturnType<Ajv2020["compile"]>>();
+
+/** Closes every object schema that lists its properties and allows any others (zod's looseObject). */
+function closed(node: any): any {
+  if (Array.isArray(node)) for (const item of node) closed(item);
+  else if (typeof node === "object" && node !== null) {
+    const open = node.additionalProperties === undefined || Object.keys(node.additionalProperties).length === 0;
+    if (node.properties && open) node.additionalProperties = false;
+    for (const value of Object.values(node)) closed(value);
+  }
+  return node;
+}
+
 /** Validates a body against the documented response of (method, path, status); returns the errors. */
-function documented(method: string, path: string, status: number, body: unknown): string[] {
+function documented(method: string, path: string, status: number, body: unknown, strict = false): string[] {
   const operation = doc.paths[path]?.[method];
   if (!operation) return [`${method} ${path} is not documented`];
   const response = operation.responses[String(status)];
@@ -48,8 +79,12 @@ function documented(method: string, path: string, status: number, body: unknown)
   const schema = response.content?.["application/json"]?.schema;
   if (!schema) return [`${method} ${path} ${status} has no JSON schema`];
   const ref = schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema;
-  const validate = ajv.compile(ref);
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  const key = `${strict} ${method} ${path} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) validators.set(key, (validate = (strict ? strictAjv : ajv).compile(ref)));
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 describe("/openapi.json", () => {
@@ -113,6 +148,43 @@ describe("/openapi.json", () => {
     }
   });
 
+  test("limits, patterns, servers, security, retry headers and the default error are declared", () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })]);
+    const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: any) => p.name === name);
+    expect(param("/v1/top-issues/{program}", "limit").schema).toMatchObject({ minimum: 1, maximum: 500 });
+    const sig = new RegExp(param("/v1/why/{sig}", "sig").schema.pattern);
+    const program = new RegExp(param("/v1/baseline/{program}", "program").schema.pattern);
+    expect([sig.test(world.sigs.failed), program.test(world.program), program.test(world.sigs.failed)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(doc.components.schemas.ReleaseDiff.properties.rateChanges.required).toEqual([
+      "landingRate",
+      "failureRate",
+      "dropRate",
+      "preflightRate",
+    ]);
+    const status = doc.components.schemas.Status.properties;
+    expect(status.freshness.properties.serving.properties.stale).toEqual({ type: "boolean" });
+    expect(Object.keys(doc.paths["/v1/status"].get.responses)).toEqual(expect.arrayContaining(["503", "default"]));
+    for (const [path, operations] of Object.entries(doc.paths) as [string, any][])
+      for (const [method, operation] of Object.entries(operations) as [string, any][]) {
+        const where = `${method} ${path}`;
+        expect({ where, security: Array.isArray(operation.security) }).toEqual({ where, security: true });
+        expect({ where, default: operation.responses.default?.content["application/json"].schema }).toEqual({
+          where,
+          default: { $ref: "#/components/schemas/Error" },
+        });
+        const limited = operation.responses["429"];
+        if (limited) expect(Object.keys(limited.headers)).toContain("Retry-After");
+        if (limited)
+          expect(Object.keys(operation.responses["200"]?.headers ?? limited.headers)).toContain("RateLimit-Remaining");
+      }
+    expect(doc.paths["/v1/baseline/{program}"].get.security).toEqual([{}, { apiKey: [] }]);
+    expect(doc.paths["/v1/why/{sig}"].get.security).toEqual([]);
+  });
+
   test("the checks can fail: a body missing a field or with a renamed one does not validate", async () => {
     const body = (await server.get(`/v1/baseline/${world.program}`)).body;
     const { rates, ...withoutRates } = body;
@@ -122,6 +194,11 @@ describe("/openapi.json", () => {
     ).not.toEqual([]);
     expect(QUESTIONS.find((q) => q.name === "baseline")!.response.safeParse(withoutRates).success).toBe(false);
     expect(documented("get", "/v1/baseline/{program}", 200, { ...body, extraField: 1 })).toEqual([]); // fields may be added
+    // The closed reading names what the document leaves out, at any depth.
+    expect(documented("get", "/v1/baseline/{program}", 200, body, true)).toEqual([]);
+    expect(documented("get", "/v1/baseline/{program}", 200, { ...body, rates: { ...rates, extra: 1 } }, true)).toEqual([
+      expect.stringContaining("/rates must NOT have additional properties"),
+    ]);
   });
 });
 
@@ -165,6 +242,11 @@ describe("real answers validate against the documented schemas", () => {
       expect({ path, errors: documented("get", toOpenApi(question.path), 200, response.body) }).toEqual({
         path,
         errors: [],
+      });
+      // And the document names every field the server sends, so a generated client can read it.
+      expect({ path, undocumented: documented("get", toOpenApi(question.path), 200, response.body, true) }).toEqual({
+        path,
+        undocumented: [],
       });
       validated++;
     }
@@ -246,4 +328,144 @@ describe("real answers validate against the documented schemas", () => {
     expect(get.status).toBe(405);
     expect(documented("get", "/mcp", 405, await get.json())).toEqual([]);
   });
+});
+
+test("the published Landing Score files are readable from any origin (public data)", async () => {
+  for (const name of ["", "latest.json", "2025-11-20.json", "2025-11-20.parquet"]) {
+    const response = await fetch(`${server.url}/landing-score/${name}`, {
+      headers: { origin: "https://elsewhere.example" },
+    });
+    expect({ name, status: response.status, allowOrigin: response.headers.get("access-control-allow-origin") }).toEqual(
+      {
+        name,
+        status: 200,
+        allowOrigin: "*",
+      },
+    );
+  }
+});
+
+describe("every documented operation, asked for real", () => {
+  /**
+   * Sends the request, then checks the answer against the operation's documented response: its status is
+   * documented, its content type is one of the documented ones, a JSON body validates (with no field the
+   * document leaves out), and the documented headers are sent.
+   */
+  async function conforms(method: string, path: string, url: string, init: RequestInit = {}) {
+    const response = await fetch(server.url + url, { method: method.toUpperCase(), redirect: "manual", ...init });
+    const where = `${method} ${url}`;
+    const documentedAnswer = doc.paths[path]?.[method]?.responses[String(response.status)];
+    expect({ where, status: response.status, documented: Boolean(documentedAnswer) }).toEqual({
+      where,
+      status: response.status,
+      documented: true,
+    });
+    const type = response.headers.get("content-type")?.split(";")[0] ?? null;
+    if (documentedAnswer.content) {
+      const types = Object.keys(documentedAnswer.content);
+      expect({ where, type, documented: types.includes(type ?? "") }).toEqual({ where, type, documented: true });
+    }
+    for (const header of Object.keys(documentedAnswer.headers ?? {}))
+      expect({ where, header, sent: response.headers.has(header) }).toEqual({ where, header, sent: true });
+    const body = type === "application/json" ? await response.json() : await response.text();
+    if (type === "application/json")
+      expect({ where, errors: documented(method, path, response.status, body, true) }).toEqual({ where, errors: [] });
+    return { status: response.status, body: body as any, headers: response.headers };
+  }
+
+  test("each answers a documented status, type, body and headers", async () => {
+    const { program, wallet, sigs, fingerprint } = world;
+    // An account key of the world's account A: ingest and alert rules take no read-only key.
+    const key = { "x-api-key": createAccountKey(server.ctx.control, "team-a", "live", Date.now()).key };
+    const json = (body: unknown, headers: Record<string, string> = {}) => ({
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    const asked = new Set<string>();
+    const ask = async (method: string, path: string, url: string, init?: RequestInit) => {
+      asked.add(`${method} ${path}`);
+      return conforms(method, path, url, init);
+    };
+    const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
+    try {
+      for (const [path, url] of [
+        ["/v1/why/{sig}", `/v1/why/${sigs.failed}`],
+        ["/v1/diagnose-drop/{sig}", `/v1/diagnose-drop/${sigs.dropped}`],
+        ["/v1/baseline/{program}", `/v1/baseline/${program}`],
+        ["/v1/release-diff/{program}", `/v1/release-diff/${program}`],
+        ["/v1/top-issues/{program}", `/v1/top-issues/${program}?limit=2`],
+        ["/v1/issue/{fingerprint}", `/v1/issue/${fingerprint}`],
+        ["/v1/cu-headroom/{program}", `/v1/cu-headroom/${program}`],
+        ["/v1/wallet/{program}/{wallet}", `/v1/wallet/${program}/${wallet}?limit=2`],
+        ["/v1/provider-report/{program}", `/v1/provider-report/${program}`],
+        ["/v1/ecosystem", "/v1/ecosystem"],
+        ["/v1/status", "/v1/status"],
+        ["/v1/programs", "/v1/programs"],
+      ])
+        await ask("get", path, url, { headers: key });
+      expect((await ask("options", "/v1/ingest", "/v1/ingest")).status).toBe(204);
+      expect((await ask("post", "/v1/ingest", "/v1/ingest", json({ envelopes: [makeEnvelope()] }, key))).status).toBe(
+        202,
+      );
+      const rule = {
+        program,
+        rule: "new_issue",
+        destination: {
+          type: "webhook",
+          url: `http://127.0.0.1:${receiver.port}/hook`,
+          secret: "s3cr3t-0123456789abcdef",
+        },
+      };
+      const created = await ask("post", "/v1/alerts", "/v1/alerts", json(rule, key));
+      expect(created.status).toBe(201);
+      expect((await ask("get", "/v1/alerts", "/v1/alerts", { headers: key })).status).toBe(200);
+      const test = await ask("post", "/v1/alerts/{id}/test", `/v1/alerts/${created.body.id}/test`, { headers: key });
+      expect(test.status).toBe(200);
+      expect((await ask("delete", "/v1/alerts/{id}", `/v1/alerts/${created.body.id}`, { headers: key })).status).toBe(
+        200,
+      );
+    } finally {
+      receiver.stop(true);
+    }
+    const mcpMessage = json(
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { accept: "application/json, text/event-stream" },
+    );
+    expect((await ask("post", "/mcp", "/mcp", mcpMessage)).status).toBe(200);
+    const refused = await ask("post", "/mcp", "/mcp", {
+      ...mcpMessage,
+      headers: { ...mcpMessage.headers, authorization: `Bearer txr_read_${"x".repeat(32)}` },
+    });
+    expect(refused.status).toBe(401);
+    for (const method of ["get", "delete"]) expect((await ask(method, "/mcp", "/mcp")).status).toBe(405);
+    expect((await ask("post", "/chat/slack", "/chat/slack", { body: "command=/txray&text=help" })).status).toBe(401);
+    for (const path of [
+      "/openapi.json",
+      "/docs",
+      "/docs/redoc.standalone.js",
+      "/docs/api.md",
+      "/favicon.svg",
+      "/favicon.ico",
+    ])
+      expect((await ask("get", path, path)).status).toBe(200);
+    const pages: [string, string][] = [
+      ["/", "/"],
+      ["/p/{program}", `/p/${program}`],
+      ["/tx/{sig}", `/tx/${sigs.failed}`],
+      ["/w/{program}/{wallet}", `/w/${program}/${wallet}`],
+      ["/i/{fingerprint}", `/i/${fingerprint}`],
+    ];
+    let index = "";
+    for (const [path, url] of pages) index = (await ask("get", path, url)).body;
+    const asset = /\/assets\/([^"']+)/.exec(index)![1];
+    expect((await ask("get", "/assets/{name}", `/assets/${asset}`)).status).toBe(200);
+    expect((await ask("get", "/landing-score/", "/landing-score/")).status).toBe(200);
+    expect((await ask("get", "/landing-score/{name}", "/landing-score/latest.json")).status).toBe(200);
+    expect((await ask("get", "/landing-score/{name}", "/landing-score/programs.json")).status).toBe(404);
+
+    const documentedOps = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.keys(ops).map((method) => `${method} ${path}`),
+    );
+    expect(documentedOps.filter((op) => !asked.has(op))).toEqual([]);
+  }, 30_000);
 });

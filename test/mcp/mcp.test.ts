@@ -230,7 +230,7 @@ describe("MCP over HTTP with a key", () => {
     }
   });
 
-  test("an invalid key is refused with 401; GET has no stream (405)", async () => {
+  test("an invalid key is refused with 401 and a Bearer challenge; GET has no stream (405)", async () => {
     const bad = await fetch(`${server.url}/mcp`, {
       method: "POST",
       headers: {
@@ -241,7 +241,12 @@ describe("MCP over HTTP with a key", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as any).error.code).toBe("unauthorized");
+    // A plain Bearer challenge: no resource_metadata, so MCP clients do not start OAuth discovery.
+    const challenge = bad.headers.get("www-authenticate") ?? "";
+    expect(challenge).toStartWith('Bearer realm="txray", error="invalid_token"');
+    expect(challenge).not.toContain("resource_metadata");
+    expect((await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).status).toBe(404);
+    expect(((await bad.json()) as any).error).toEqual({ code: "unauthorized", message: "invalid or revoked API key" });
     const get = await fetch(`${server.url}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
   });

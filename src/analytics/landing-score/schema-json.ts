@@ -7,8 +7,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { snapshotSchema } from "./snapshot";
 
+/**
+ * The published schema is open: a reader accepts fields a later file adds (schemaVersion changes only when a field
+ * changes meaning). The zod schema stays strict, so the writer never adds one it does not declare.
+ */
 export function snapshotJsonSchema(): string {
-  return `${JSON.stringify(z.toJSONSchema(snapshotSchema, { target: "draft-2020-12" }), null, 2)}\n`;
+  const schema = z.toJSONSchema(snapshotSchema, { target: "draft-2020-12" });
+  return `${JSON.stringify(schema, (key, value) => (key === "additionalProperties" && value === false ? undefined : value), 2)}\n`;
 }
 
 export const SCHEMA_DOC = join(import.meta.dir, "..", "..", "..", "docs", "landing-score.schema.json");

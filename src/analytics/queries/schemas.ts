@@ -153,6 +153,7 @@ export const BaselineSchema = z
   .meta({ id: "Baseline" });
 
 const periodSchema = z.looseObject({ since: ms, until: ms });
+const rateChange = z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() });
 export const ReleaseDiffSchema = z
   .looseObject({
     program: z.string(),
@@ -169,10 +170,12 @@ export const ReleaseDiffSchema = z
     pre: RatesSchema,
     post: RatesSchema,
     rateChanges: z
-      .record(
-        z.enum(["landingRate", "failureRate", "dropRate", "preflightRate"]),
-        z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() }),
-      )
+      .looseObject({
+        landingRate: rateChange,
+        failureRate: rateChange,
+        dropRate: rateChange,
+        preflightRate: rateChange,
+      })
       .describe(
         "each outcome rate's change across the deploy: post − pre, two-sided two-proportion p-value, significant at p < 0.05",
       ),
@@ -309,25 +312,83 @@ export const ProgramsSchema = z
 
 const jobRun = z.looseObject({
   lastRunAt: ms.nullable(),
-  ok: z.boolean().nullable(),
+  ok: z.boolean().nullable().describe("null while the latest run is still going"),
   durationMs: z.number().nullable(),
   error: z.string().nullable(),
+  details: z.unknown().describe("what the job reported about its run (its own shape per job); null while running"),
+  lastFinished: z
+    .looseObject({
+      startedAt: ms,
+      ok: z.boolean(),
+      durationMs: z.number().nullable(),
+      error: z.string().nullable(),
+      details: z.unknown(),
+    })
+    .nullable()
+    .describe("while a run is going, the latest run that ended; null otherwise"),
+  consecutiveFailures: count.describe("failed runs since the job's last success"),
 });
 export const StatusSchema = z
   .looseObject({
     version: z.string(),
     lake: z.looseObject({
       envelopes: count,
-      spoolBacklog: count.nullable(),
+      spoolBacklog: count.nullable().describe("bytes acknowledged, not yet in the lake; null: not known here"),
+      lastFlushAt: ms.nullable(),
+      spoolIntegrity: z
+        .looseObject({
+          corruptFrames: count,
+          corruptBytes: count,
+          tornBytes: count,
+          segmentsRepaired: count,
+          lastAt: ms.nullable(),
+          lastSegment: z.string().nullable(),
+        })
+        .describe("what flush skipped because a spool checksum failed (docs/lake.md, spool)"),
       // Spool segments flush set aside because their rows cannot be read (docs/lake.md, "Quarantined segments").
-      quarantine: z.object({
+      quarantine: z.looseObject({
         segments: count,
         envelopes: count,
         lastAt: ms.nullable(),
         lastSegment: z.string().nullable(),
       }),
     }),
-    jobs: z.record(z.string(), jobRun),
+    resolver: z
+      .looseObject({
+        pendingAttempts: count.describe("open attempts waiting to land or to expire"),
+        awaitingIntake: count.describe("envelopes in the lake not yet taken in"),
+        lagMs: count.describe("how long the oldest waiting work has waited"),
+      })
+      .describe("the resolver's backlog"),
+    freshness: z.looseObject({
+      lastFlushAt: ms.nullable(),
+      lastResolveAt: ms.nullable(),
+      lastTablesAt: ms.nullable(),
+      serving: z
+        .looseObject({
+          version: z.number().int().nullable().describe("the serving version answering; null before the first build"),
+          dataUntil: ms.nullable().describe("every window ends here; the answers' age is now − dataUntil"),
+          refreshEveryMs: count,
+          stale: z.boolean(),
+          reason: z.string().nullable().describe("why, in words, when stale; null otherwise"),
+        })
+        .describe("how old the analytical answers are, and why when they are stale"),
+    }),
+    jobs: z.record(z.string(), jobRun).describe("each background job's latest run, by job name"),
+    disk: z
+      .looseObject({
+        lakeBytes: count,
+        spoolBytes: count,
+        tablesBytes: count,
+        controlBytes: count,
+        idlBytes: count,
+        retiredBytes: count,
+        stagingBytes: count,
+        totalBytes: count,
+        bytesPerAttempt: z.number().nullable().describe("totalBytes / envelopes in the lake; null while it is empty"),
+        measuredAt: ms,
+      })
+      .describe("bytes on disk by part (measured at most every few seconds)"),
     alerts: z
       .looseObject({
         rules: count,
