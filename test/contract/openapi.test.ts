@@ -462,6 +462,9 @@ describe("every documented operation, asked for real", () => {
     expect((await ask("get", "/landing-score/", "/landing-score/")).status).toBe(200);
     expect((await ask("get", "/landing-score/{name}", "/landing-score/latest.json")).status).toBe(200);
     expect((await ask("get", "/landing-score/{name}", "/landing-score/programs.json")).status).toBe(404);
+    expect((await ask("get", "/healthz", "/healthz")).status).toBe(200);
+    expect((await ask("get", "/readyz", "/readyz")).status).toBe(200);
+    expect((await ask("get", "/metrics", "/metrics")).status).toBe(200);
 
     const documentedOps = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),
