@@ -4,7 +4,7 @@
 // transport) so the RPC round trip does not bury microseconds in noise. Between calls the loop
 // yields to the event loop, so the SDK's deferred work (parsing, hashing, encoding, batching) runs
 // outside the timed window as it would in a dapp; that work is timed separately, per envelope.
-// Also prints the browser bundle's size (dist/sdk/txray.min.js, minified and gzip).
+// Also prints the browser bundle's size (packages/sdk/dist/txray.min.js, minified and gzip).
 // Last line: { web3: { plainMedianUs, wrappedMedianUs, overheadUs }, kit: {...}, backgroundUsPerEnvelope,
 // bundleBytes, bundleGzipBytes, targetOverheadUs: 50, targetGzipBytes: 15360 }.
 // BENCH_CALLS (default 20,000 per side).
@@ -137,7 +137,7 @@ console.error(
   `deferred work: ${backgroundUsPerEnvelope} µs per envelope (parse, hash, build, batch, JSON), ${background.stats().sent} sent`,
 );
 
-const bundle = readFileSync(join(import.meta.dir, "../dist/sdk/txray.min.js"));
+const bundle = readFileSync(join(import.meta.dir, "../packages/sdk/dist/txray.min.js"));
 const bundleGzipBytes = Bun.gzipSync(bundle).length;
 console.error(`browser bundle: ${bundle.length} bytes minified, ${bundleGzipBytes} bytes gzip (budget 15,360)`);
 await txray.close();

@@ -16,7 +16,7 @@ import { type FetchLike, Transport, type TransportStats } from "./transport";
 import { SDK_VERSION } from "./version";
 import { instrumentConnection, type Web3ConnectionLike } from "./web3";
 
-export type { Envelope } from "../shared/envelope";
+export type { Envelope } from "../shared/envelope-fields";
 export type { FetchLike, TransportStats };
 export { rpcHash, rpcLabel, SDK_VERSION };
 

@@ -5,7 +5,7 @@
 // was obtained elsewhere (a wallet, another connection), it uses the RPC's current block height
 // + 150 (the runtime's validity window), an upper bound, and says so in docs/sdk.md.
 
-import type { Envelope } from "../shared/envelope";
+import type { Envelope } from "../shared/envelope-fields";
 import { CU_LIMIT_MAX, ENVELOPE_LIMITS, MAX_RETRIES_MAX } from "../shared/envelope-limits";
 import { sha256Hex } from "./sha256";
 import { type Transport, unref } from "./transport";

@@ -5,7 +5,7 @@
 // `navigator.sendBeacon` (else fetch keepalive) when the page is hidden, and flush/close bounded in
 // time. Timers are unref'd in server runtimes, so the SDK never keeps a process alive.
 
-import type { Envelope } from "../shared/envelope";
+import type { Envelope } from "../shared/envelope-fields";
 import { retryAfterMs } from "../shared/retry-after";
 
 /** The subset of fetch the SDK uses. */

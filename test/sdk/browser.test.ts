@@ -1,4 +1,4 @@
-// The bundled SDK in a real Chromium: a dapp page (its own origin) loads dist/sdk/txray.min.js and a
+// The bundled SDK in a real Chromium: a dapp page (its own origin) loads packages/sdk/dist/txray.min.js and a
 // browser build of web3.js, instruments a Connection to the local chain and sends; the txray server
 // (another origin: CORS) receives the envelopes through flush(), and through sendBeacon when the
 // page is hidden (the page navigates away before any interval flush could run).
@@ -42,7 +42,7 @@ beforeAll(async () => {
         return new Response(Bun.file(join(import.meta.dir, "browser/page.html")), {
           headers: { "content-type": "text/html" },
         });
-      if (path === "/txray.min.js") return new Response(Bun.file(join(ROOT, "dist/sdk/txray.min.js")), js);
+      if (path === "/txray.min.js") return new Response(Bun.file(join(ROOT, "packages/sdk/dist/txray.min.js")), js);
       if (path === "/web3.js") return new Response(web3Js, js);
       return new Response("not found", { status: 404 });
     },

@@ -1,10 +1,11 @@
 // The SDK as a package: `import { createTxray } from "txray/sdk"` works from a dapp that depends on
 // txray (a real Node 20+ process and a real Bun process in a temp project whose node_modules/txray
-// links to this package, as `npm i ../txray` does); the committed build in dist/sdk is what
-// `bun run build:sdk` produces now; the browser bundle stays within 15 KB gzip; no server code
+// links to this package, as `npm i ../txray` does); the committed build in packages/sdk/dist is what
+// `bun run build:sdk` produces now; packages/sdk is a package of its own (no runtime dependency, its
+// version the root's, only the built files published); the browser bundle stays within 15 KB gzip; no server code
 // (DuckDB, Elysia, sqlite, zod, the CLI) is reachable from src/sdk.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type Localnet, startLocalnet } from "../../devkit/localnet";
@@ -15,7 +16,8 @@ import { SDK_VERSION } from "../../src/sdk";
 import { lakeRows, type TestServer, testServer } from "../helpers/server";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const DIST = join(ROOT, "dist/sdk");
+const SDK_PACKAGE = join(ROOT, "packages/sdk");
+const DIST = join(SDK_PACKAGE, "dist");
 let fresh: string;
 
 beforeAll(async () => {
@@ -25,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(fresh, { recursive: true, force: true }));
 
 describe("the build", () => {
-  test("dist/sdk is up to date with src (run `bun run build:sdk` after changing the SDK)", () => {
+  test("packages/sdk/dist is up to date with src (run `bun run build:sdk` after changing the SDK)", () => {
     expect(listFiles(DIST)).toEqual(listFiles(fresh));
     for (const file of listFiles(fresh))
       expect(`${file}: ${readFileSync(join(DIST, file), "utf8")}`).toBe(
@@ -40,6 +42,43 @@ describe("the build", () => {
 
   test("sdkVersion follows package.json", () => {
     expect(SDK_VERSION).toBe(`txray-js/${pkg.version}`);
+  });
+});
+
+describe("packages/sdk, the package a dapp installs", () => {
+  const sdkPkg = JSON.parse(readFileSync(join(SDK_PACKAGE, "package.json"), "utf8"));
+
+  test("its version is the root's (run `bun run build:sdk` after a version bump)", () => {
+    expect(sdkPkg.version).toBe(pkg.version);
+  });
+
+  test("it has no runtime dependency; web3.js and kit are optional peers that accept what wallet adapters use", () => {
+    expect(sdkPkg.dependencies).toBeUndefined();
+    expect(sdkPkg.type).toBe("module");
+    expect(sdkPkg.sideEffects).toBe(false);
+    expect(sdkPkg.peerDependencies["@solana/web3.js"]).toBe("^1.95.0");
+    expect(sdkPkg.peerDependenciesMeta).toEqual({
+      "@solana/kit": { optional: true },
+      "@solana/web3.js": { optional: true },
+    });
+  });
+
+  test("every file its exports name is built, and it publishes only the built files and its README", () => {
+    const targets = Object.values(sdkPkg.exports as Record<string, string | Record<string, string>>).flatMap(
+      (target) => (typeof target === "string" ? [target] : Object.values(target)),
+    );
+    for (const target of targets) expect(`${target}: ${existsSync(join(SDK_PACKAGE, target))}`).toBe(`${target}: true`);
+    const published = sdkPkg.files as string[];
+    expect(published.every((entry) => entry.startsWith("dist/") || entry === "README.md")).toBe(true);
+    expect(existsSync(join(SDK_PACKAGE, "README.md"))).toBe(true);
+  });
+
+  test("its declarations import no other package and name every relative import's .js file", () => {
+    for (const file of listFiles(join(DIST, "types"))) {
+      const text = readFileSync(join(DIST, "types", file), "utf8");
+      for (const [, specifier] of text.matchAll(/\b(?:from|import\()\s*["']([^"']+)["']/g))
+        expect(`${file}: ${specifier}`).toMatch(/: \.{1,2}\/.*\.js$/);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Recorder, Source } from "./recorder";
+import type { Recorder, Source } from "./recorder.js";
 /** The part of a web3.js Connection the SDK relies on. */
 export interface Web3ConnectionLike {
     rpcEndpoint: string;

@@ -1,4 +1,4 @@
-import type { Envelope } from "../shared/envelope";
+import type { Envelope } from "../shared/envelope-fields.js";
 /** The subset of fetch the SDK uses. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 export interface TransportOptions {

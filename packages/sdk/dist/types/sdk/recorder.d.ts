@@ -1,4 +1,4 @@
-import { type Transport } from "./transport";
+import { type Transport } from "./transport.js";
 /** The blocks a blockhash stays valid after the block that produced it. */
 export declare const BLOCKHASH_VALIDITY = 150;
 /** One RPC endpoint the dapp sends through. */

@@ -1,8 +1,8 @@
-import { rpcHash, rpcLabel } from "./identity";
-import { type FetchLike, type TransportStats } from "./transport";
-import { SDK_VERSION } from "./version";
-import { type Web3ConnectionLike } from "./web3";
-export type { Envelope } from "../shared/envelope";
+import { rpcHash, rpcLabel } from "./identity.js";
+import { type FetchLike, type TransportStats } from "./transport.js";
+import { SDK_VERSION } from "./version.js";
+import { type Web3ConnectionLike } from "./web3.js";
+export type { Envelope } from "../shared/envelope-fields.js";
 export type { FetchLike, TransportStats };
 export { rpcHash, rpcLabel, SDK_VERSION };
 export interface TxrayOptions {
