@@ -4,10 +4,11 @@
 // vendor's CDN, a logo in its footer, is pointed at this server's icon instead). GET /docs/api.md:
 // the human-written reference the page links, as the repository has it.
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { FAVICON_PATH } from "./web";
+import { BROWSER_SECURITY_HEADERS, FAVICON_PATH } from "./web";
 
 const require = createRequire(import.meta.url);
 export const REDOC_BUNDLE_PATH = "/docs/redoc.standalone.js";
@@ -22,16 +23,34 @@ export function redocBundle(): Response {
     FAVICON_PATH,
   );
   return new Response(bundle, {
-    headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" },
+    headers: {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=3600",
+      ...BROWSER_SECURITY_HEADERS,
+    },
   });
 }
 
 /** docs/api.md as text (a link from the reference page: the prose next to the schemas). */
 export function apiReferenceText(): Response {
   return new Response(Bun.file(join(import.meta.dir, "..", "..", "docs", "api.md")), {
-    headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": "no-cache" },
+    headers: {
+      "content-type": "text/markdown; charset=utf-8",
+      "cache-control": "no-cache",
+      ...BROWSER_SECURITY_HEADERS,
+    },
   });
 }
+
+/** The page's one inline script, allowed by its hash (no other inline script runs). */
+const INIT_SCRIPT = `
+    Redoc.init("/openapi.json", {
+      hideDownloadButton: false,
+      expandResponses: "200",
+      jsonSampleExpandLevel: 3,
+      theme: { typography: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", headings: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" } } }
+    }, document.getElementById("redoc"));
+  `;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -45,34 +64,36 @@ const PAGE = `<!doctype html>
 <body>
   <div id="redoc"></div>
   <script src="${REDOC_BUNDLE_PATH}"></script>
-  <script>
-    Redoc.init("/openapi.json", {
-      hideDownloadButton: false,
-      expandResponses: "200",
-      jsonSampleExpandLevel: 3,
-      theme: { typography: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", headings: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" } } }
-    }, document.getElementById("redoc"));
-  </script>
+  <script>${INIT_SCRIPT}</script>
 </body>
 </html>
 `;
 
 /**
- * Nothing but this server (the bundle's vendor logo is rewritten to this server's icon). Inline
- * script and styles are the page's own and Redoc's (styled-components); its search runs in a blob: worker.
+ * Nothing but this server (the bundle's vendor logo is rewritten to this server's icon). The one inline
+ * script is the page's own, allowed by its hash; inline styles are the page's and Redoc's (styled-components
+ * writes <style> elements); its search runs in a blob: worker.
  */
 const CSP = [
   "default-src 'self'",
-  "script-src 'self' 'unsafe-inline' blob:",
+  `script-src 'self' 'sha256-${createHash("sha256").update(INIT_SCRIPT).digest("base64")}' blob:`,
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self' data:",
   "worker-src 'self' blob:",
   "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "object-src 'none'",
 ].join("; ");
 
 export function docsPage(): Response {
   return new Response(PAGE, {
-    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": CSP },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": CSP,
+      ...BROWSER_SECURITY_HEADERS,
+    },
   });
 }

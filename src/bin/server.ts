@@ -1,11 +1,19 @@
 // `bun run start`: ingest + read server + scheduler on API_PORT, data under TXRAY_DATA_DIR.
 // SIGTERM / SIGINT: graceful shutdown (RunningServer.stop), bounded by SHUTDOWN_TIMEOUT_MS; the
-// process exits 0 when everything finished, 1 when the deadline forced it.
+// process exits 0 when everything finished, 1 when the deadline forced it. One server per port and per
+// data directory and node (src/server/single-instance.ts): a second one exits 1 with one line saying why.
 
 import { type Config, ConfigError, loadConfig } from "../config";
 import { type Context, createContext } from "../context";
 import { ControlPlaneError } from "../control";
-import { startServer } from "../server";
+import {
+  PortInUseError,
+  type RunningServer,
+  type ServerLock,
+  ServerLockedError,
+  startServer,
+  takeServerLock,
+} from "../server";
 
 let config: Config;
 try {
@@ -17,6 +25,9 @@ try {
   }
   throw error;
 }
+const lock = lockDataDirectory(config);
+// Whatever way the process ends; a kill -9 leaves the file, which the next start finds stale.
+process.on("exit", () => lock.release());
 let ctx: Context;
 try {
   ctx = await createContext(config);
@@ -27,7 +38,8 @@ try {
 }
 // Jobs run where RESOLVE_THREAD, TABLES_PROCESS and COMPACT_PROCESS put them (this process made its own logger and
 // clock).
-const server = await startServer(ctx, { hostedRuns: true });
+const server = await startOrExit(ctx);
+lock.setPort(server.port);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -49,6 +61,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     }
     clearTimeout(force);
     ctx.close();
+    lock.release();
     ctx.logger.info("stopped", { signal });
     process.exit(0);
   });
@@ -65,3 +78,26 @@ ctx.logger.info("txray listening", {
   node: config.TXRAY_NODE_ID,
   threadPool,
 });
+
+/** The data directory's lock for this node, or exit 1 with one line when a live server holds it. */
+function lockDataDirectory(config: Config): ServerLock {
+  try {
+    return takeServerLock(config.dataDir, config.TXRAY_NODE_ID, config.API_PORT || null);
+  } catch (error) {
+    if (!(error instanceof ServerLockedError)) throw error;
+    console.error(`txray: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+/** The running server, or exit 1 with one line when its port is taken. */
+async function startOrExit(ctx: Context): Promise<RunningServer> {
+  try {
+    return await startServer(ctx, { hostedRuns: true });
+  } catch (error) {
+    if (!(error instanceof PortInUseError)) throw error;
+    console.error(`txray: ${error.message}`);
+    ctx.close();
+    process.exit(1);
+  }
+}

@@ -2,7 +2,7 @@
 // logger, clock, timers, control database, DuckDB, cursor codec) once per process. Tests build one over
 // a temp directory with a silent logger, a fixed clock and timers they advance; nothing reaches for globals.
 
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isMainThread, threadId } from "node:worker_threads";
@@ -68,6 +68,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   configureFault(config.TXRAY_FAULT_POINT);
   const paths = dataPaths(config.dataDir);
   mkdirSync(paths.lake, { recursive: true });
+  chmodSync(paths.root, 0o700); // keys' hashes, the envelopes and the lake inside: the owner's only, whatever the umask
   const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
   mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
   removeDeadSpillDirectories(paths.duckTemp);

@@ -7,7 +7,7 @@
 // one place (src/control/dialect.ts), behind the same synchronous interface (ControlDb).
 
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { PostgresControlDb } from "./postgres";
 import type { ControlDb } from "./types";
@@ -174,6 +174,9 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
   }
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
+  // The owner's only, whatever the umask; SQLite gives the -wal and -shm files it creates the database file's mode,
+  // and those already there are set too.
+  if (path !== ":memory:") ownerOnly(path);
   db.exec(
     "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;",
   );
@@ -182,7 +185,17 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
   // indexes, and the upgrade reads them once).
   db.exec("PRAGMA cache_size = -65536;");
   migrate(db);
+  if (path !== ":memory:") for (const companion of [`${path}-wal`, `${path}-shm`]) ownerOnly(companion);
   return sqliteControlDb(db);
+}
+
+/** chmod 0600, unless the file is not there (a -wal or -shm SQLite has not made, or has removed). */
+function ownerOnly(file: string): void {
+  try {
+    chmodSync(file, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
 }
 
 /**

@@ -19,6 +19,7 @@
 // backup of a data directory runs at a time (the "backup" lease), so any other backup stage is dead.
 
 import {
+  chmodSync,
   closeSync,
   existsSync,
   linkSync,
@@ -88,10 +89,13 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
       sweepStaging(deps.paths, "backup"); // stages of backups that died (none can be running: we hold the lease)
       if (interrupted) rmSync(target, { recursive: true, force: true });
       mkdirSync(target, { recursive: true });
+      // A backup holds what the data directory holds: the owner's only (0700, its files 0600), whatever the umask.
+      chmodSync(target, 0o700);
       writeFileDurably(
         join(target, INCOMPLETE_FILE),
         `${JSON.stringify({ owner: `${hostname()}:${process.pid}`, startedAt: deps.clock(), source })}\n`,
       );
+      chmodSync(join(target, INCOMPLETE_FILE), 0o600);
       const stage = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
       mkdirSync(stage, { recursive: true });
       try {
@@ -133,6 +137,7 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
           files,
         };
         writeFileDurably(join(target, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`);
+        chmodSync(join(target, MANIFEST_FILE), 0o600);
         rmSync(join(target, INCOMPLETE_FILE), { force: true });
         syncDirectory(target);
         return manifest;
@@ -349,9 +354,14 @@ async function copyHashedTree(from: string, target: string, prefix: string, file
     }
   };
   walk(from);
-  for (const dir of directories) mkdirSync(dir, { recursive: true });
+  for (const dir of directories) {
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o700);
+  }
   await eachConcurrently(sources, FILES_AT_ONCE, async (source) => {
-    const { bytes, sha256 } = await hashFile(source, join(target, prefix, relative(from, source)));
+    const copy = join(target, prefix, relative(from, source));
+    const { bytes, sha256 } = await hashFile(source, copy);
+    chmodSync(copy, 0o600);
     files.push({ path: [prefix, relative(from, source)].join("/"), bytes, sha256 });
     fault("backup:mid-copy");
   });

@@ -20,6 +20,15 @@ import { IngestWorkers, ingestWorkerCount } from "../ingest/workers";
 import { schedule, schedulerComponent } from "../jobs";
 import { TxrayError } from "../shared/errors";
 import { Spool, startSealResponder } from "../spool";
+import { PortInUseError } from "./single-instance";
+
+export {
+  PortInUseError,
+  type ServerLock,
+  type ServerLockHolder,
+  ServerLockedError,
+  takeServerLock,
+} from "./single-instance";
 
 /** `spool` is null on a node without the ingest role. */
 export type RunningServer = {
@@ -179,14 +188,23 @@ function httpComponent(ctx: Context, ingest: IngestComponent | null, options: Se
           { connection: "close" },
         );
       });
-      app.listen({
-        port: options.port ?? ctx.config.API_PORT,
-        hostname: options.hostname ?? ctx.config.API_HOST,
-        // No limit at this layer: Bun's own refusal is a 413 with an empty body. Every route that reads a
-        // body bounds it and answers 413 with the error shape (shared/bounded-body.ts), and the app
-        // refuses a declared size above every route's limit before routing (api/app.ts).
-        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      });
+      const port = options.port ?? ctx.config.API_PORT;
+      const hostname = options.hostname ?? ctx.config.API_HOST;
+      try {
+        app.listen({
+          port,
+          hostname,
+          // Never shared (Elysia asks Bun for SO_REUSEPORT unless told not to): a taken port fails the start.
+          reusePort: false,
+          // No limit at this layer: Bun's own refusal is a 413 with an empty body. Every route that reads a
+          // body bounds it and answers 413 with the error shape (shared/bounded-body.ts), and the app
+          // refuses a declared size above every route's limit before routing (api/app.ts).
+          maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new PortInUseError(port, hostname);
+        throw error;
+      }
       server = app.server!;
     },
     drain() {

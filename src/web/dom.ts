@@ -15,6 +15,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
     if (typeof value === "function") element.addEventListener(name.replace(/^on/, ""), value);
+    else if (name === "style")
+      element.style.cssText = String(value); // the CSSOM: the CSP allows no style attribute
     else if (value === true) element.setAttribute(name, "");
     else element.setAttribute(name, String(value));
   }
