@@ -25,8 +25,8 @@ import { PortInUseError } from "./single-instance";
 export {
   PortInUseError,
   type ServerLock,
-  type ServerLockHolder,
   ServerLockedError,
+  type ServerLockHolder,
   takeServerLock,
 } from "./single-instance";
 
