@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from "../config";
 import { type Context, createContext } from "../context";
 import { ControlPlaneError } from "../control";
 import { startServer } from "../server";
+import { BUILD, NewerDataError, VERSION } from "../shared/version";
 
 let config: Config;
 try {
@@ -21,6 +22,10 @@ let ctx: Context;
 try {
   ctx = await createContext(config);
 } catch (error) {
+  if (error instanceof NewerDataError) {
+    console.error(`txray: ${error.message}`); // an older binary on an upgraded data directory stops here
+    process.exit(1);
+  }
   if (!(error instanceof ControlPlaneError)) throw error;
   console.error(`txray: TXRAY_CONTROL_URL: ${error.message}`); // a wrong or unreachable PostgreSQL stops start-up here
   process.exit(2);
@@ -64,4 +69,6 @@ ctx.logger.info("txray listening", {
   roles: config.TXRAY_ROLES,
   node: config.TXRAY_NODE_ID,
   threadPool,
+  version: VERSION,
+  build: BUILD,
 });
