@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { servingReaderComponent } from "../analytics/serving/reader";
 import { type Config, ConfigError, loadConfig } from "../config";
-import { type Component, createContext, startComponents } from "../context";
+import { type Component, type Context, createContext, startComponents } from "../context";
 import { chainAccess } from "../contract";
 import { createMcpServer } from "../mcp";
+import { NewerDataError } from "../shared/version";
 
 let config: Config;
 try {
@@ -21,7 +22,14 @@ try {
   }
   throw error;
 }
-const ctx = await createContext(config);
+let ctx: Context;
+try {
+  ctx = await createContext(config);
+} catch (error) {
+  if (!(error instanceof NewerDataError)) throw error;
+  process.stderr.write(`txray mcp: ${error.message}\n`);
+  process.exit(1);
+}
 const spoolDir = ctx.paths.spool(config.TXRAY_NODE_ID);
 /** The spool backlog as the server would report it: its segment files on disk. */
 const spool = {
