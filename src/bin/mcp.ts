@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { servingReaderComponent } from "../analytics/serving/reader";
 import { type Config, ConfigError, loadConfig } from "../config";
-import { type Component, type Context, createContext, startComponents } from "../context";
+import { type Component, createContext, startComponents } from "../context";
 import { chainAccess } from "../contract";
 import { createMcpServer } from "../mcp";
 import { NewerDataError } from "../shared/version";
@@ -22,14 +22,11 @@ try {
   }
   throw error;
 }
-let ctx: Context;
-try {
-  ctx = await createContext(config);
-} catch (error) {
+const ctx = await createContext(config).catch((error: unknown) => {
   if (!(error instanceof NewerDataError)) throw error;
-  process.stderr.write(`txray mcp: ${error.message}\n`);
-  process.exit(1);
-}
+  process.stderr.write(`txray mcp: ${error.message}\n`); // an older binary on an upgraded data directory stops here
+  return process.exit(1);
+});
 const spoolDir = ctx.paths.spool(config.TXRAY_NODE_ID);
 /** The spool backlog as the server would report it: its segment files on disk. */
 const spool = {
