@@ -126,14 +126,27 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     });
   const chain = chainAccess(ctx);
 
-  // Request timing for /metrics: when each request arrived, and the status of the ones an error hook answered.
+  // Request timing for /metrics and the access log: when each request arrived, its id, and the status of the ones an
+  // error hook answered.
   const metrics = ctx.own(SERVER_METRICS);
   const arrivedAt = new WeakMap<Request, number>();
+  const requestIds = new WeakMap<Request, string>();
   const errorStatus = new WeakMap<Request, number>();
+  const accessLog = config.TXRAY_ACCESS_LOG === "on";
   const timed = (request: Request, route: string | undefined, status: number) => {
     const start = arrivedAt.get(request);
-    if (start !== undefined)
-      metrics.requestAnswered(request.method, route ?? "unmatched", status, (performance.now() - start) / 1000);
+    if (start === undefined) return;
+    const seconds = (performance.now() - start) / 1000;
+    metrics.requestAnswered(request.method, route ?? "unmatched", status, seconds);
+    // The route's pattern, never the URL: a path or query string may carry a key or a user's address.
+    if (accessLog)
+      ctx.logger.info("request", {
+        method: request.method,
+        route: route ?? "unmatched",
+        status,
+        durationMs: Math.round(seconds * 100_000) / 100,
+        requestId: requestIds.get(request),
+      });
   };
   /** The operator's routes: never rate limited; /metrics asks for METRICS_TOKEN when it is set. */
   const metricsToken = config.METRICS_TOKEN;
@@ -149,12 +162,15 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   // method (src/server/index.ts sets no limit at Bun's layer: its 413 would have no body).
   const bodyCeiling = Math.max(config.INGEST_MAX_BODY_BYTES, MCP_MAX_BODY_BYTES);
   const app = new Elysia()
-    .onRequest(({ request }) => {
+    .onRequest(({ request, set }) => {
       arrivedAt.set(request, performance.now());
+      const requestId = requestIdOf(request);
+      requestIds.set(request, requestId);
+      set.headers["x-request-id"] = requestId;
       const declared = request.headers.get("content-length");
       if (declared !== null && Number(declared) > bodyCeiling) {
         timed(request, undefined, 413);
-        return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close" });
+        return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close", "x-request-id": requestId });
       }
     })
     .onError(({ code, error, request }) => {
@@ -288,3 +304,12 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** A request id a client or proxy may choose: short, and only characters safe in a header and a log line. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The request's X-Request-Id when it is a safe token (a proxy's id follows the request through), else a new one. */
+function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  return given !== null && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+}

@@ -10,6 +10,7 @@ import { type Config, ConfigError, loadConfig } from "../config";
 import { type Component, createContext, startComponents } from "../context";
 import { chainAccess } from "../contract";
 import { createMcpServer } from "../mcp";
+import { NewerDataError } from "../shared/version";
 
 let config: Config;
 try {
@@ -21,7 +22,11 @@ try {
   }
   throw error;
 }
-const ctx = await createContext(config);
+const ctx = await createContext(config).catch((error: unknown) => {
+  if (!(error instanceof NewerDataError)) throw error;
+  process.stderr.write(`txray mcp: ${error.message}\n`); // an older binary on an upgraded data directory stops here
+  return process.exit(1);
+});
 const spoolDir = ctx.paths.spool(config.TXRAY_NODE_ID);
 /** The spool backlog as the server would report it: its segment files on disk. */
 const spool = {

@@ -14,6 +14,7 @@ import {
   startServer,
   takeServerLock,
 } from "../server";
+import { BUILD, NewerDataError, VERSION } from "../shared/version";
 
 let config: Config;
 try {
@@ -32,6 +33,10 @@ let ctx: Context;
 try {
   ctx = await createContext(config);
 } catch (error) {
+  if (error instanceof NewerDataError) {
+    console.error(`txray: ${error.message}`); // an older binary on an upgraded data directory stops here
+    process.exit(1);
+  }
   if (!(error instanceof ControlPlaneError)) throw error;
   console.error(`txray: TXRAY_CONTROL_URL: ${error.message}`); // a wrong or unreachable PostgreSQL stops start-up here
   process.exit(2);
@@ -77,6 +82,8 @@ ctx.logger.info("txray listening", {
   roles: config.TXRAY_ROLES,
   node: config.TXRAY_NODE_ID,
   threadPool,
+  version: VERSION,
+  build: BUILD,
 });
 
 /** The data directory's lock for this node, or exit 1 with one line when a live server holds it. */

@@ -20,6 +20,7 @@ import { JOBS, jobFor, PUBLISHING_JOBS, planOutsideRun, runJobsFromOutside } fro
 import { dataPaths } from "../lake/paths";
 import { configureFault } from "../shared/fault";
 import { Stopped } from "../shared/stop";
+import { VERSION_LINE } from "../shared/version";
 import { ALERTS_USAGE, AlertsUsageError, alertsCommand } from "./alerts";
 import { userConfigPath, writeUserConfig } from "./user-config";
 
@@ -27,6 +28,7 @@ export type Io = { stdout(text: string): void; stderr(text: string): void; env: 
 
 const USAGE = `usage: txray <command>
 
+  --version               print the version and build (the git commit, or "unknown")
   keys create --account <name> [--kind ingest|read|admin] [--json] [--no-save]
                           create an API key (shown once) and save it to the config file; kinds
                           (docs/security.md): ingest (txr_ingest_…, only sends telemetry: the one to
@@ -60,6 +62,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === undefined || area === "help" || area === "--help" || area === "-h") {
       io.stdout(USAGE);
       return area === undefined ? 2 : 0;
+    }
+    if (area === "--version" || area === "-V" || area === "version") {
+      io.stdout(`${VERSION_LINE}\n`);
+      return 0;
     }
     const config = loadConfig(io.env);
     if (area === "keys" && action === "create") return keysCreate(rest, config, io);

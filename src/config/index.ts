@@ -37,6 +37,10 @@ export const SETTINGS = {
     schema: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     doc: "Log verbosity (JSON lines on stderr).",
   },
+  TXRAY_ACCESS_LOG: {
+    schema: onOff.default("on"),
+    doc: "`on`: one info line per HTTP request (method, route pattern, status, duration, request id; never a key or query string); `off`: none.",
+  },
   SOLANA_RPC_URL: {
     schema: z.url().default("https://api.mainnet-beta.solana.com"),
     doc: "Solana JSON-RPC endpoint used to resolve attempts and detect deploys.",

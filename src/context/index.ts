@@ -69,7 +69,8 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
   const paths = dataPaths(config.dataDir);
   mkdirSync(paths.lake, { recursive: true });
   chmodSync(paths.root, 0o700); // keys' hashes, the envelopes and the lake inside: the owner's only, whatever the umask
-  const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL);
+  const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
+  const control = openControlDb(paths.controlDb, config.TXRAY_CONTROL_URL, { logger });
   mkdirSync(paths.duckTemp, { recursive: true }); // DuckDB creates only the last directory of the path
   removeDeadSpillDirectories(paths.duckTemp);
   // A thread of its own (src/jobs/thread.ts) has its own instances: its spill directories are named apart.
@@ -80,7 +81,6 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
       join(paths.duckTemp, `${hostname()}-${process.pid}-${thread}${purpose}`),
     );
   const duck = await openDuck(":memory:", duckOptions("jobs"));
-  const logger = effects.logger ?? createLogger(config.TXRAY_LOG_LEVEL);
   let writer: NativeFlushWriter | null | undefined;
   const signatures = new SignatureIndex(paths.signatureIndex);
   const owned = new Map<OwnedPart<unknown>, unknown>();

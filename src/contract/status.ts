@@ -18,7 +18,7 @@ import {
 import { unrecordedFailures } from "../jobs";
 import { diskUsage } from "../ops/disk-usage";
 import { reusedFor } from "../shared/reuse";
-import { VERSION } from "../shared/version";
+import { BUILD, VERSION } from "../shared/version";
 import type { Spool } from "../spool";
 import { servingFreshness } from "./freshness";
 
@@ -77,6 +77,8 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
   const envelopes = lakeRowCount(ctx.control);
   return {
     version: VERSION,
+    // The git commit this process runs (two builds of one version tell apart); "unknown" outside a checkout.
+    build: BUILD,
     lake: {
       envelopes,
       spoolBacklog: spool ? spool.backlogBytes() : null,

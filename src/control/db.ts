@@ -9,6 +9,8 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { Logger } from "../shared/logger";
+import { NewerDataError } from "../shared/version";
 import { PostgresControlDb } from "./postgres";
 import type { ControlDb } from "./types";
 
@@ -148,6 +150,44 @@ const MIGRATIONS: string[] = [
    ALTER TABLE api_keys_next RENAME TO api_keys;`,
 ];
 
+/**
+ * What each migration does, in an operator's words (MIGRATION_SUMMARIES[i] for migration i + 1): the
+ * log line written when it is applied. One entry per migration, appended with it.
+ */
+export const MIGRATION_SUMMARIES: string[] = [
+  "accounts, keys, job runs, lake segments, resolver queue and attempt index",
+  "ingest nodes and seal requests",
+  "resolver due queue indexed in read order",
+  "provider drop counts per hour",
+  "attempt index by resolution time",
+  "lake segments record their flush batch",
+  "unused attempt index by provider dropped",
+  "signature look-ups by prefix",
+  "quarantined spool segments",
+  "alert rules, states and deliveries",
+  "resolver queue moved out; issue attempts per hour",
+  "api_keys scope may be ingest",
+];
+
+/** The highest control schema this build knows: a database above it was written by a newer txray. */
+export const CONTROL_SCHEMA = MIGRATIONS.length;
+
+/** Where openControlDb reports each migration it applies (createContext passes its logger). */
+export type ControlOpenOptions = { logger?: Pick<Logger, "info"> };
+
+/** Refuses a control database a newer txray has migrated past this build's migrations. */
+export function refuseNewerControlSchema(version: number): void {
+  if (version > CONTROL_SCHEMA) throw new NewerDataError("control schema", version, CONTROL_SCHEMA);
+}
+
+/** Logs migration `version` (1-based) as applied. */
+function logMigration(options: ControlOpenOptions, version: number, startedAt: number): void {
+  options.logger?.info(`control: migration ${version} applied (${MIGRATION_SUMMARIES[version - 1]})`, {
+    migration: version,
+    durationMs: Math.round(performance.now() - startedAt),
+  });
+}
+
 /** Which SQL engine a control database runs on (for the few statements that must differ). */
 export const controlDialect = (db: ControlDb): "sqlite" | "postgres" =>
   db instanceof PostgresControlDb ? "postgres" : "sqlite";
@@ -166,10 +206,17 @@ export function controlPlaneProblem(db: ControlDb): string | null {
  * The control database: PostgreSQL when `controlUrl` (TXRAY_CONTROL_URL) is set, else SQLite at
  * `path` (normally `<data dir>/control.sqlite`).
  */
-export function openControlDb(path: string, controlUrl?: string): ControlDb {
+export function openControlDb(path: string, controlUrl?: string, options: ControlOpenOptions = {}): ControlDb {
   if (controlUrl) {
     const db = new PostgresControlDb(controlUrl);
-    db.migrate(MIGRATIONS);
+    try {
+      db.migrate(MIGRATIONS, refuseNewerControlSchema, (version, startedAt) =>
+        logMigration(options, version, startedAt),
+      );
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return db;
   }
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -184,7 +231,12 @@ export function openControlDb(path: string, controlUrl?: string): ControlDb {
   // (the legacy resolver queue and attempt index take rows at random places in their signature
   // indexes, and the upgrade reads them once).
   db.exec("PRAGMA cache_size = -65536;");
-  migrate(db);
+  try {
+    migrate(db, options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   if (path !== ":memory:") for (const companion of [`${path}-wal`, `${path}-shm`]) ownerOnly(companion);
   return sqliteControlDb(db);
 }
@@ -261,16 +313,19 @@ export function controlDbFileProblem(file: string): string | null {
  */
 export const sqliteControlDb = (db: Database): ControlDb => db as unknown as ControlDb;
 
-function migrate(db: Database) {
+function migrate(db: Database, options: ControlOpenOptions) {
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   const row = db.query<{ version: number }, []>("SELECT version FROM schema_version").get();
   let version = row?.version ?? 0;
+  refuseNewerControlSchema(version);
   if (!row) db.exec("INSERT INTO schema_version VALUES (0)");
   while (version < MIGRATIONS.length) {
+    const startedAt = performance.now();
     db.transaction(() => {
       db.exec(MIGRATIONS[version]);
       db.query("UPDATE schema_version SET version = ?").run(version + 1);
     }).immediate();
     version++;
+    logMigration(options, version, startedAt);
   }
 }

@@ -5,10 +5,13 @@
 export * from "./alerts";
 export * from "./chain-observations";
 export {
+  CONTROL_SCHEMA,
   type ControlDb,
+  type ControlOpenOptions,
   controlDbFileProblem,
   controlDialect,
   controlPlaneProblem,
+  MIGRATION_SUMMARIES,
   openControlDb,
   openControlDbReadOnly,
   snapshotControlDb,

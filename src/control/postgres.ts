@@ -139,18 +139,29 @@ export class PostgresControlDb implements ControlDb {
   }
 
   /** Applies the shared migrations (src/control/db.ts) not yet applied, one node at a time. */
-  migrate(migrations: string[]): void {
+  /** `check` sees the recorded version first (and may refuse it); `applied` hears of each migration run. */
+  migrate(
+    migrations: string[],
+    check: (version: number) => void = () => undefined,
+    applied: (version: number, startedAt: number) => void = () => undefined,
+  ): void {
+    const done: [number, number][] = [];
     this.transaction(() => {
       this.call("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)", []);
       const row = this.call("SELECT version FROM schema_version", []).rows[0] as { version: number } | undefined;
-      let version = row?.version ?? 0;
+      let version = Number(row?.version ?? 0);
+      check(version);
       if (!row) this.call("INSERT INTO schema_version VALUES (0)", []);
       while (version < migrations.length) {
+        const startedAt = performance.now();
         this.call(postgresMigration(migrations[version]), []);
         this.call("UPDATE schema_version SET version = $1", [version + 1]);
         version++;
+        done.push([version, startedAt]);
       }
     })();
+    // Reported once the transaction committed: a rolled-back migration was not applied.
+    for (const [version, startedAt] of done) applied(version, startedAt);
   }
 
   close(): void {

@@ -6,6 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BUILD, VERSION } from "../../src/shared/version";
 import { startServerProcess } from "../helpers/process";
 
 const dirs: string[] = [];
@@ -23,7 +24,10 @@ async function started(env: Record<string, string>): Promise<number | null> {
       .stderr()
       .split("\n")
       .find((line) => line.includes('"txray listening"'))!;
-    return JSON.parse(listening).threadPool as number | null;
+    const fields = JSON.parse(listening);
+    expect(fields.version).toBe(VERSION); // the start-up line names the version and build
+    expect(fields.build).toBe(BUILD);
+    return fields.threadPool as number | null;
   } finally {
     server.process.kill("SIGTERM");
     expect(await server.process.exited).toBe(0); // `bun run` passes the signal on: a clean stop

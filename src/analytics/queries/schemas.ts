@@ -331,6 +331,7 @@ const jobRun = z.looseObject({
 export const StatusSchema = z
   .looseObject({
     version: z.string(),
+    build: z.string().describe('the git commit this server runs (12 hex digits), or "unknown" outside a git checkout'),
     lake: z.looseObject({
       envelopes: count,
       spoolBacklog: count.nullable().describe("bytes acknowledged, not yet in the lake; null: not known here"),

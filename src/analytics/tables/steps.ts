@@ -10,6 +10,7 @@ import { sqlString } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import { fault } from "../../shared/fault";
 import { checkStop } from "../../shared/stop";
+import { NewerDataError } from "../../shared/version";
 import { answersFile, readPointer, removeServingFilesExcept, servingFile, writePointer } from "../serving/pointer";
 import { WINDOW_NAMES, WINDOWS } from "../windows";
 import { type ApplyContext, applyArrivals, applyLoadedDay, applyPayerChanges, applyResolutions } from "./apply";
@@ -57,6 +58,9 @@ export async function transaction<T>(state: StateDb, work: () => Promise<T>): Pr
 export async function readStateFacts(state: StateDb): Promise<StateFacts> {
   const upgraded = await upgradeState(state, STATE_SCHEMA);
   const schema = await state.meta("schema");
+  // A newer txray's state is left as it is (rebuilding it here would downgrade it under the newer binary).
+  if (schema !== null && Number(schema) > STATE_SCHEMA)
+    throw new NewerDataError("serving state schema", Number(schema), STATE_SCHEMA);
   const clock = await state.meta("clock");
   return {
     upgraded,
