@@ -1,1 +1,1 @@
-export declare const SDK_VERSION = "txray-js/0.1.0";
+export declare const SDK_VERSION = "txray-js/0.2.0";
