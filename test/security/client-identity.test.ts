@@ -1,8 +1,15 @@
 // Client identity for per-client limits: a client cannot pick its own address through the
 // forwarded-for header (only entries written by trusted proxies count, read from the right), and
-// an IPv6 client is one client per /64, however many addresses it takes from it.
+// an IPv6 client is one client per /64, however many addresses it takes from it; `why`'s chain
+// look-ups are budgeted per surface and, for signatures txray never ingested, in all.
 import { afterEach, expect, test } from "bun:test";
+import { why } from "../../src/analytics/queries";
+import { chainAccess } from "../../src/contract";
+import type { TxrayError } from "../../src/shared/errors";
 import { clientIdOf, forwardedClient } from "../../src/shared/ip-address";
+import { testContext } from "../helpers/context";
+import { randomSignature } from "../helpers/envelopes";
+import { startFakeRpc } from "../helpers/fake-rpc";
 import { type TestServer, testServer } from "../helpers/server";
 
 let t: TestServer | null = null;
@@ -57,4 +64,37 @@ test("TRUSTED_PROXY_HOPS counts the proxies; 0 ignores the header", async () => 
   });
   expect((await t.get("/v1/status", { "x-forwarded-for": "203.0.113.5" })).status).toBe(200);
   expect((await t.get("/v1/status", { "x-forwarded-for": "203.0.113.6" })).status).toBe(429); // both: the socket's peer
+});
+
+test("why's chain look-ups: a budget per surface, and one for all look-ups of signatures never ingested", async () => {
+  const rpc = await startFakeRpc();
+  const ctx = await testContext({
+    SOLANA_RPC_URL: rpc.url,
+    WHY_CHAIN_PER_MINUTE: "3",
+    WHY_CHAIN_LOOKUPS_PER_MINUTE: "8",
+  });
+  try {
+    const deps = chainAccess(ctx).whyDeps();
+    const ask = (client: string) =>
+      why(ctx, deps, { sig: randomSignature(), client }).then(
+        () => "found",
+        (error: TxrayError) => error.code,
+      );
+    const lookups = () => rpc.calls.filter((method) => method === "getTransaction").length;
+    const mcp: string[] = [];
+    for (let i = 0; i < 5; i++) mcp.push(await ask("mcp:203.0.113.5"));
+    expect(mcp).toEqual(["not_found", "not_found", "not_found", "rate_limited", "rate_limited"]);
+    // The same caller over Slack and over HTTP has budgets of its own.
+    expect(await ask("slack:T1:U1")).toBe("not_found");
+    expect(await ask("203.0.113.5")).toBe("not_found");
+    expect(lookups()).toBe(5);
+    // Fresh clients on every surface: the look-ups of unknown signatures stop at the budget for all.
+    const fresh: string[] = [];
+    for (let i = 0; i < 6; i++) fresh.push(await ask(`slack:T1:U${i + 2}`), await ask(`198.51.100.${i}`));
+    expect(fresh.filter((code) => code === "rate_limited").length).toBe(9);
+    expect(lookups()).toBe(8);
+  } finally {
+    ctx.dispose();
+    await rpc.stop();
+  }
 });
