@@ -22,6 +22,7 @@ import type { IngestWorkers } from "../ingest/workers";
 import { MCP_MAX_BODY_BYTES } from "../mcp";
 import { tooLarge } from "../shared/bounded-body";
 import { TxrayError } from "../shared/errors";
+import { clientIdOf, forwardedClient } from "../shared/ip-address";
 import { TokenBuckets } from "../shared/token-buckets";
 import type { Spool } from "../spool";
 import { ingestPreflight, withIngestCors } from "./cors";
@@ -73,12 +74,15 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
   };
 
+  // Who a per-client limit counts (docs/security.md, "Client identity"): the address the outermost trusted proxy saw,
+  // read from the right of its header, else the socket's peer; an IPv6 client counted by its /64.
+  const proxyHops = config.TRUSTED_PROXY_HOPS ?? (config.TRUSTED_PROXY_HEADER ? 1 : 0);
+  const proxyHeader = config.TRUSTED_PROXY_HEADER ?? "x-forwarded-for";
   const clientIp = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => {
-    if (config.TRUSTED_PROXY_HEADER) {
-      const forwarded = request.headers.get(config.TRUSTED_PROXY_HEADER);
-      if (forwarded) return forwarded.split(",")[0].trim();
-    }
-    return server?.requestIP(request)?.address ?? "unknown";
+    const forwarded = forwardedClient(request.headers.get(proxyHeader), proxyHops);
+    if (forwarded) return forwarded;
+    const peer = server?.requestIP(request)?.address;
+    return peer ? (clientIdOf(peer) ?? peer) : "unknown";
   };
 
   /**

@@ -9,7 +9,7 @@ import { handleMcpRequest } from "../mcp";
 import { API_REFERENCE_PATH, apiReferenceText, docsPage, REDOC_BUNDLE_PATH, redocBundle } from "./docs-page";
 
 type RateLimited = (
-  handler: (request: Request) => Promise<Response> | Response,
+  handler: (request: Request, params: Record<string, string>, client: string) => Promise<Response> | Response,
   // biome-ignore lint/suspicious/noExplicitAny: Elysia's handler context, whose type depends on the route
 ) => (context: any) => Promise<Response>;
 
@@ -30,16 +30,16 @@ export function mountSurfaces(
   const slack = config.SLACK_SIGNING_SECRET !== undefined;
   app.post(
     "/mcp",
-    limited((request) => handleMcpRequest(request, questions)),
+    limited((request, _params, client) => handleMcpRequest(request, questions, client)),
     { parse: "none" },
   );
   app.get(
     "/mcp",
-    limited((request) => handleMcpRequest(request, questions)),
+    limited((request, _params, client) => handleMcpRequest(request, questions, client)),
   );
   app.delete(
     "/mcp",
-    limited((request) => handleMcpRequest(request, questions)),
+    limited((request, _params, client) => handleMcpRequest(request, questions, client)),
   );
   app.get(
     "/openapi.json",

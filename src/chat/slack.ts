@@ -102,11 +102,12 @@ export function parseCommand(text: string): Command | { help: true; problem: str
   return { question: spec.question, args, usage: spec.usage };
 }
 
-async function answer(command: Command, deps: QuestionDeps): Promise<SlackMessage> {
+/** `client`: the Slack user asking (`slack:<team>:<user>`), for per-client limits. */
+async function answer(command: Command, deps: QuestionDeps, client: string): Promise<SlackMessage> {
   const question = questionByName(command.question)!;
   try {
     // Chat answers are public aggregates: a Slack workspace is not an API key.
-    return answerMessage(question.name, await question.answer(deps, command.args, null));
+    return answerMessage(question.name, await question.answer(deps, command.args, null, client));
   } catch (error) {
     if (!(error instanceof TxrayError))
       deps.ctx.logger.error("internal error answering a Slack command", { error: describeError(error) });
@@ -125,7 +126,9 @@ export async function handleSlackCommand(request: Request, options: SlackOptions
   if ("help" in command)
     return Response.json(helpMessage(command.problem, form.get("command") ?? "/txray", COMMAND_USAGE));
 
-  const pending = answer(command, options.questions);
+  // Requests come from Slack's servers: the signed team and user ids say who asks, not the IP.
+  const client = `slack:${form.get("team_id") ?? ""}:${form.get("user_id") ?? ""}`;
+  const pending = answer(command, options.questions, client);
   const budget = options.inlineBudgetMs ?? INLINE_BUDGET_MS;
   // A budget of 0 always answers later (how tests exercise the response_url path deterministically).
   const inTime = budget > 0 ? await Promise.race([pending, Bun.sleep(budget).then(() => null)]) : null;

@@ -92,7 +92,11 @@ export const SETTINGS = {
       .string()
       .regex(/^[a-z0-9-]+$/i)
       .optional(),
-    doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set.",
+    doc: "Header carrying the client IP (e.g. `x-forwarded-for`), trusted only when set; read from the right, per TRUSTED_PROXY_HOPS.",
+  },
+  TRUSTED_PROXY_HOPS: {
+    schema: z.coerce.number().int().min(0).max(16).optional(),
+    doc: "Proxies in front of txray that append to TRUSTED_PROXY_HEADER (default `x-forwarded-for` when this is set); the client is the entry this many from the right, the address the outermost proxy saw. `0`: the socket's peer. Unset: 1 when TRUSTED_PROXY_HEADER is set, else 0. The leftmost entries, written by the client, are never trusted.",
   },
   METRICS_TOKEN: {
     schema: z.string().min(16).optional(),
@@ -136,7 +140,11 @@ export const SETTINGS = {
   },
   WHY_CHAIN_PER_MINUTE: {
     schema: positiveInt.default(120),
-    doc: "Chain look-ups `why` may make per client and minute for signatures txray has not resolved (answers are reused for a second); beyond it, 404 `pending` or 429 with Retry-After.",
+    doc: "Chain look-ups `why` may make per client and minute for signatures txray has not resolved (answers are reused for a second); beyond it, 404 `pending` or 429 with Retry-After. HTTP (per IP), MCP (per IP) and Slack (per user) each have their own budgets.",
+  },
+  WHY_CHAIN_LOOKUPS_PER_MINUTE: {
+    schema: positiveInt.default(600),
+    doc: "Chain look-ups `why` may make per minute in all, from every client and surface together, for signatures txray never ingested; beyond it, 429 with Retry-After.",
   },
   DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
   TABLES_INTERVAL_MS: {

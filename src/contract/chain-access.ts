@@ -1,7 +1,9 @@
 // What read routes need from the chain: the RPC client (SOLANA_RPC_URL) for `why`'s on-demand
 // look-ups, the IDL registry (reloaded at most once a minute so `txray idl add` takes effect without
-// a restart), each client's budget of chain look-ups (WHY_CHAIN_PER_MINUTE) and the answers of the
-// last second, so a client polling why/{sig} costs the chain one look-up per second at most.
+// a restart), each client's budget of chain look-ups (WHY_CHAIN_PER_MINUTE, kept apart per surface:
+// HTTP, MCP and Slack callers never spend each other's), the budget of all look-ups of signatures
+// txray never ingested (WHY_CHAIN_LOOKUPS_PER_MINUTE) and the answers of the last second, so a
+// client polling why/{sig} costs the chain one look-up per second at most.
 
 import { issueSummary, payerBotScore, RecentAnswers, type WhyDeps } from "../analytics/queries";
 import { type IdlRegistry, loadIdls } from "../chain/idl";
@@ -12,6 +14,13 @@ import { TokenBuckets } from "../shared/token-buckets";
 
 /** How long a chain answer is reused (a transaction confirms within about a second of landing). */
 const ANSWER_REUSE_MS = 1_000;
+
+/** The surface a client id names: `mcp:…` and `slack:…` (src/mcp, src/chat); any other id is an HTTP client. */
+function surfaceOf(client: string): "http" | "mcp" | "slack" {
+  if (client.startsWith("mcp:")) return "mcp";
+  if (client.startsWith("slack:")) return "slack";
+  return "http";
+}
 
 export function chainAccess(ctx: Context) {
   const rpc = createRpcClient({
@@ -31,7 +40,17 @@ export function chainAccess(ctx: Context) {
     return idls;
   };
   const perMinute = ctx.config.WHY_CHAIN_PER_MINUTE;
-  const budgets = new TokenBuckets(perMinute, perMinute / 60, ctx.clock);
+  const perClient = {
+    http: new TokenBuckets(perMinute, perMinute / 60, ctx.clock),
+    mcp: new TokenBuckets(perMinute, perMinute / 60, ctx.clock),
+    slack: new TokenBuckets(perMinute, perMinute / 60, ctx.clock),
+  };
+  const inAll = ctx.config.WHY_CHAIN_LOOKUPS_PER_MINUTE;
+  const neverIngestedBudget = new TokenBuckets(inAll, inAll / 60, ctx.clock, 1);
+  const mayAskChain = (client: string, neverIngested: boolean) => {
+    const own = perClient[surfaceOf(client)].take(client);
+    return own.allowed && neverIngested ? neverIngestedBudget.take("all") : own;
+  };
   const recentAnswers = new RecentAnswers(ANSWER_REUSE_MS);
   const cluster = explorerCluster(ctx.config.EXPLORER_CLUSTER, ctx.config.SOLANA_RPC_URL);
   return {
@@ -41,7 +60,7 @@ export function chainAccess(ctx: Context) {
       rpc,
       idls: currentIdls(),
       sampleRate: ctx.config.RESOLVE_SAMPLE_RATE,
-      mayAskChain: (client) => budgets.take(`why:${client}`),
+      mayAskChain,
       recentAnswers,
       payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null),
       issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null),

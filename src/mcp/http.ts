@@ -33,7 +33,8 @@ function invalidKey(): Response {
   });
 }
 
-export async function handleMcpRequest(request: Request, deps: QuestionDeps): Promise<Response> {
+/** `client`: who asks (the HTTP client, docs/security.md "Client identity"), for per-client limits. */
+export async function handleMcpRequest(request: Request, deps: QuestionDeps, client?: string): Promise<Response> {
   if (request.method !== "POST") {
     // No sessions, so no server-initiated stream (GET) and nothing to end (DELETE): 405 is how the
     // Streamable HTTP spec says so, and clients then simply do without the stream.
@@ -47,7 +48,7 @@ export async function handleMcpRequest(request: Request, deps: QuestionDeps): Pr
   // The transport reads the body itself, unbounded: hand it a copy of the request with the body read here.
   const body = await readBoundedBody(request, MCP_MAX_BODY_BYTES, "MCP request body");
   const bounded = new Request(request.url, { method: request.method, headers: request.headers, body });
-  const server = createMcpServer(deps, key);
+  const server = createMcpServer(deps, key, client);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

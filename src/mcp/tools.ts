@@ -112,8 +112,10 @@ const sharedValidator = () => (validator ??= new AjvJsonSchemaValidator());
 /**
  * An MCP server with every tool. `key`: the API key the client presented (HTTP transport), which
  * `scope: "account"` restricts answers to, like `?scope=account` on the routes; null over stdio.
+ * `client`: who asks (the HTTP client), counted by per-client limits apart from the same client's
+ * HTTP and Slack requests.
  */
-export function createMcpServer(deps: QuestionDeps, key: string | null): McpServer {
+export function createMcpServer(deps: QuestionDeps, key: string | null, client = "stdio"): McpServer {
   const server = new McpServer(
     { name: "txray", version: VERSION },
     { instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator() },
@@ -134,7 +136,7 @@ export function createMcpServer(deps: QuestionDeps, key: string | null): McpServ
           const accountId = question.queryParams.includes("scope")
             ? accountForScope(deps.ctx.control, key, args.scope)
             : null;
-          const answer = (await question.answer(deps, args, accountId)) as Record<string, unknown>;
+          const answer = (await question.answer(deps, args, accountId, `mcp:${client}`)) as Record<string, unknown>;
           return {
             structuredContent: answer,
             content: [{ type: "text", text: summaryText(summarize(question.name, answer)) }],

@@ -83,3 +83,34 @@ export function formatIp(address: IpAddress, forUrl = false): string {
   );
   return forUrl ? `[${groups.join(":")}]` : groups.join(":");
 }
+
+/**
+ * Who a rate limit counts: an IPv4 address as itself, an IPv4-mapped IPv6 address as its IPv4
+ * address, any other IPv6 address as its /64 (one subscriber's network: a host picks any address
+ * in it, so counting single addresses would hand out 2^64 fresh identities). Null when `text` is
+ * not an address.
+ */
+export function clientIdOf(text: string): string | null {
+  const address = parseIp(text.trim());
+  if (address === null) return null;
+  if (address.length === 4) return formatIp(address);
+  const mapped = address.subarray(0, 10).every((byte) => byte === 0) && address[10] === 0xff && address[11] === 0xff;
+  if (mapped) return formatIp(address.subarray(12));
+  const network = new Uint8Array(16);
+  network.set(address.subarray(0, 8));
+  return `${formatIp(network)}/64`;
+}
+
+/**
+ * The address the outermost of `hops` trusted proxies saw, from a forwarded-for list (`client,
+ * proxy1, proxy2`): each proxy appends the peer it saw, so the entry `hops` from the right is the
+ * last one a trusted proxy wrote; everything to its left is the client's own claim. Null when the
+ * list has fewer entries (the request did not come through every proxy) or that entry is not an
+ * address.
+ */
+export function forwardedClient(header: string | null, hops: number): string | null {
+  if (header === null || hops < 1) return null;
+  const entries = header.split(",");
+  if (entries.length < hops) return null;
+  return clientIdOf(entries[entries.length - hops]);
+}

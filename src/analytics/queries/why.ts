@@ -40,8 +40,11 @@ export type WhyDeps = {
   idls: IdlRegistry;
   /** RESOLVE_SAMPLE_RATE: an answer given on demand follows the resolver's sample. */
   sampleRate: number;
-  /** Whether `client` may ask the chain now (WHY_CHAIN_PER_MINUTE), else when to retry. */
-  mayAskChain?: (client: string) => { allowed: boolean; retryAfterSeconds: number };
+  /**
+   * Whether `client` may ask the chain now (WHY_CHAIN_PER_MINUTE; for a signature txray never ingested also
+   * WHY_CHAIN_LOOKUPS_PER_MINUTE), else when to retry.
+   */
+  mayAskChain?: (client: string, neverIngested: boolean) => { allowed: boolean; retryAfterSeconds: number };
   /** Answers asked of the chain in the last few seconds (chain-access.ts). */
   recentAnswers?: RecentAnswers;
   payerBotScore?: (payer: string) => Promise<number | null>;
@@ -135,8 +138,13 @@ async function fromChain<T>(ctx: Context, read: () => Promise<T>): Promise<T> {
 }
 
 /** A chain look-up for `client`, when its budget allows; `refused` is what to throw when it does not. */
-function askChain(deps: WhyDeps, client: string, refused: (retryAfterSeconds: number) => TxrayError): void {
-  const decision = deps.mayAskChain?.(client);
+function askChain(
+  deps: WhyDeps,
+  client: string,
+  refused: (retryAfterSeconds: number) => TxrayError,
+  neverIngested = false,
+): void {
+  const decision = deps.mayAskChain?.(client, neverIngested);
   if (decision && !decision.allowed) throw refused(decision.retryAfterSeconds);
 }
 
@@ -188,6 +196,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
       new TxrayError("rate_limited", `too many chain look-ups from this client; retry in ${seconds}s`, {
         retryAfterSeconds: seconds,
       }),
+    true,
   );
   const tx = (await fromChain(ctx, () => fetchTransactionCached(deps.rpc, ctx.control, sig, ctx.clock()))) as {
     slot?: number;
