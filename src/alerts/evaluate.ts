@@ -6,7 +6,6 @@
 
 import { randomBytes } from "node:crypto";
 import { freshServingTables } from "../analytics/serving/reader";
-import type { Config } from "../config";
 import type { Context } from "../context";
 import {
   type AlertRuleRecord,
@@ -27,6 +26,7 @@ import { CONDITIONS } from "./conditions";
 import { type Finding, programPath, shortId, type WatchedRule } from "./finding";
 import { planFlood } from "./flood";
 import { absoluteLinks, PAYLOAD_VERSION, type StoredPayload } from "./payload";
+import { publicBaseUrl } from "./public-url";
 import { type RuleKind, ruleParams } from "./rules";
 import { type Change, transitions } from "./transitions";
 
@@ -40,10 +40,6 @@ export type EvaluationSummary = {
   held: number;
   skipped?: string;
 };
-
-/** The web app's base URL for links (TXRAY_PUBLIC_URL, else where this server listens). */
-export const publicBaseUrl = (config: Config) =>
-  config.TXRAY_PUBLIC_URL ?? `http://${config.API_HOST}:${config.API_PORT}`;
 
 export const newDeliveryId = () => `dlv_${randomBytes(12).toString("hex")}`;
 
@@ -80,7 +76,7 @@ export async function evaluateRules(ctx: Context, now: number): Promise<Evaluati
   }
   const states: AlertSubjectState[] = [];
   const candidates: Candidate[] = [];
-  const base = publicBaseUrl(ctx.config);
+  const base = publicBaseUrl(ctx);
   const giveUpAt = now + ctx.config.ALERTS_GIVE_UP_MS;
   for (const rule of rules) {
     if (!accountHasProgram(ctx.control, rule.accountId, rule.program)) continue;

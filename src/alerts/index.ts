@@ -3,7 +3,7 @@
 
 export { type DeliverySummary, deliverDue } from "./deliver";
 export { allowedNetworks, type DestinationSettings, destinationProblem, type Lookup } from "./destination";
-export { type EvaluationSummary, evaluateRules, publicBaseUrl } from "./evaluate";
+export { type EvaluationSummary, evaluateRules } from "./evaluate";
 export { type FloodCandidate, type FloodPlan, planFlood } from "./flood";
 export {
   type AlertRuleCreated,
@@ -23,6 +23,7 @@ export {
   sendTest,
   sendTestWithDetail,
 } from "./manage";
+export { httpOrigin, LISTENING_ADDRESS, type LinkSource, publicBaseUrl } from "./public-url";
 export { type AlertPayload, AlertPayloadSchema, PAYLOAD_VERSION, type StoredPayload } from "./payload";
 export {
   type AlertRuleInput,

@@ -5,7 +5,6 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { Config } from "../config";
 import {
   type AlertRuleRecord,
   accountHasProgram,
@@ -22,9 +21,10 @@ import {
 } from "../control";
 import { badRequest, describeIssues, notFound } from "../shared/errors";
 import { type DestinationSettings, destinationProblem } from "./destination";
-import { newDeliveryId, publicBaseUrl } from "./evaluate";
+import { newDeliveryId } from "./evaluate";
 import { programPath } from "./finding";
 import { absoluteLinks, PAYLOAD_VERSION, type StoredPayload } from "./payload";
+import { type LinkSource, publicBaseUrl } from "./public-url";
 import { AlertRuleInputSchema, RULE_KINDS, type RuleKind, ruleParams } from "./rules";
 import { type AttemptOutcome, type SendEffects, sendAttempt } from "./send";
 
@@ -185,7 +185,7 @@ export function removeRule(
  * testResultClass); the delivery log keeps the detail.
  */
 export async function sendTest(
-  deps: { control: ControlDb; config: Config },
+  deps: LinkSource & { control: ControlDb },
   accountId: string | null,
   id: string,
   effects: SendEffects,
@@ -198,7 +198,7 @@ export async function sendTest(
  * (the status code and the start of the body) that the account's answer never shows.
  */
 export async function sendTestWithDetail(
-  deps: { control: ControlDb; config: Config },
+  deps: LinkSource & { control: ControlDb },
   accountId: string | null,
   id: string,
   effects: SendEffects,
@@ -220,7 +220,7 @@ export async function sendTestWithDetail(
     title: `Test alert: ${rule.rule} on ${rule.program}`,
     text: ["A sample from `txray alerts test`: this destination receives this rule's alerts."],
     data: { sample: true, params: ruleParams(rule.rule as RuleKind, JSON.parse(rule.params)) },
-    links: absoluteLinks(publicBaseUrl(deps.config), { program: programPath(rule.program) }),
+    links: absoluteLinks(publicBaseUrl(deps), { program: programPath(rule.program) }),
     firingSince: now,
     changedAt: now,
   };

@@ -208,7 +208,7 @@ export const SETTINGS = {
   },
   TXRAY_PUBLIC_URL: {
     schema: z.url().optional(),
-    doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts; unset: `http://API_HOST:API_PORT`.",
+    doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts and Slack messages; unset: where the server listens (`API_HOST` and the port it bound, the real one when `API_PORT=0`), and for the CLI a live server of the data directory, else `http://API_HOST:API_PORT`.",
   },
   TXRAY_RETENTION_DAYS: {
     schema: positiveInt.optional(),

@@ -31,6 +31,7 @@ export const deploysJob: Job = {
       programs: result.programs,
       upgradeable: result.upgradeable,
       recorded: result.recorded.length,
+      baselines: result.baselines.length,
       skipped: result.skipped.length,
       idlsFetched: idls.fetched.length,
       rpc: rpc.stats(),

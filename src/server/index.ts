@@ -10,6 +10,7 @@
 // spool seals its segment. Each wait is bounded by SHUTDOWN_TIMEOUT_MS; whatever is cut short is
 // safe, as after a kill -9.
 
+import { httpOrigin, LISTENING_ADDRESS } from "../alerts";
 import { servingReaderComponent } from "../analytics/serving/reader";
 import { createApp } from "../api/app";
 import { errorResponse } from "../api/http";
@@ -206,6 +207,8 @@ function httpComponent(ctx: Context, ingest: IngestComponent | null, options: Se
         throw error;
       }
       server = app.server!;
+      // Alert links point here unless TXRAY_PUBLIC_URL says otherwise: the bound port, even when 0 was asked.
+      ctx.own(LISTENING_ADDRESS).url = httpOrigin(server.hostname!, server.port!);
     },
     drain() {
       draining = true;

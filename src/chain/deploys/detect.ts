@@ -2,7 +2,16 @@
 // JSON-RPC (getMultipleAccounts, base64, batched by 100) and record every ProgramData slot not seen
 // before, with the block time of that slot (getBlockTime; null when the node has none). Only the
 // latest deploy is visible at each poll, so two redeploys between polls record the second.
+//
+// A deploy is a change of the program's executable data that txray observed, or, at the first look
+// at a program with no recorded deploy, the last-deploy slot its ProgramData records when the chain
+// can date it (getBlockTime of that slot answers). A first look at an undatable slot (a program
+// loaded from a dump at a slot the chain never produced, a pruned slot) is a baseline, not a deploy:
+// nothing is written, so release-diff answers "no deploy observed yet" rather than diffing against a
+// release nobody saw. The baseline is kept for the context's life (DEPLOY_BASELINES); a later change
+// of slot is a deploy, dated or not. After a restart the first look is a first look again.
 
+import type { Context, OwnedPart } from "../../context";
 import type { Duck } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import type { Logger } from "../../shared/logger";
@@ -15,19 +24,31 @@ import {
   UPGRADEABLE_LOADER_ID,
 } from "./loader-state";
 
-export type DetectDeps = { paths: DataPaths; duck: Duck; logger: Logger; clock: () => number };
+export type DetectDeps = {
+  paths: DataPaths;
+  duck: Duck;
+  logger: Logger;
+  clock: () => number;
+  own: Context["own"];
+};
 export type DetectResult = {
   programs: number;
   upgradeable: number;
   recorded: DeployRecord[];
+  /** Programs first seen at an undatable ProgramData slot: a baseline, no deploy recorded. */
+  baselines: { program: string; slot: number }[];
   skipped: { program: string; reason: string }[];
 };
+
+/** The ProgramData slot of each program first seen without a datable deploy, by program. */
+const DEPLOY_BASELINES: OwnedPart<Map<string, number>> = { name: "deploy baselines", make: () => new Map() };
 
 type AccountInfo = { owner: string; data: [string, string] | string; executable?: boolean } | null;
 const BATCH = 100;
 
 export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: string[]): Promise<DetectResult> {
-  const result: DetectResult = { programs: programs.length, upgradeable: 0, recorded: [], skipped: [] };
+  const result: DetectResult = { programs: programs.length, upgradeable: 0, recorded: [], baselines: [], skipped: [] };
+  const baselines = deps.own(DEPLOY_BASELINES);
   const programAccounts = await multipleAccounts(rpc, programs);
   const programData = new Map<string, string>();
   for (const [i, program] of programs.entries()) {
@@ -62,15 +83,30 @@ export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: 
       continue;
     }
     result.upgradeable++;
-    if (latestRecordedSlot(deps.paths, program) === header.slot) continue;
+    const recordedSlot = latestRecordedSlot(deps.paths, program);
+    if (recordedSlot === header.slot) continue;
+    const baseline = baselines.get(program);
+    if (recordedSlot === null && baseline === header.slot) continue;
+    const deployedAt = await blockTimeMs(rpc, header.slot, deps.logger);
+    const firstLook = recordedSlot === null && baseline === undefined;
+    if (firstLook && deployedAt === null) {
+      baselines.set(program, header.slot);
+      result.baselines.push({ program, slot: header.slot });
+      deps.logger.info("program first seen at an undatable deploy slot: a baseline, no deploy", {
+        program,
+        slot: header.slot,
+      });
+      continue;
+    }
     const deploy: DeployRecord = {
       program,
       slot: header.slot,
-      deployedAt: await blockTimeMs(rpc, header.slot, deps.logger),
+      deployedAt,
       detectedAt: deps.clock(),
       authority: header.authority,
     };
     await recordDeploy(deps.paths, deps.duck, deploy);
+    baselines.delete(program);
     result.recorded.push(deploy);
     deps.logger.info("deploy detected", { program, slot: header.slot });
   }
