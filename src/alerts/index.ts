@@ -23,8 +23,8 @@ export {
   sendTest,
   sendTestWithDetail,
 } from "./manage";
-export { httpOrigin, LISTENING_ADDRESS, type LinkSource, publicBaseUrl } from "./public-url";
 export { type AlertPayload, AlertPayloadSchema, PAYLOAD_VERSION, type StoredPayload } from "./payload";
+export { httpOrigin, LISTENING_ADDRESS, type LinkSource, publicBaseUrl } from "./public-url";
 export {
   type AlertRuleInput,
   AlertRuleInputSchema,
