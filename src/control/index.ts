@@ -24,6 +24,7 @@ export * from "./lake-watermark";
 export * from "./lease";
 export { ControlPlaneError } from "./postgres";
 export * from "./programs";
+export * from "./pruning";
 export * from "./quarantine";
 export * from "./resolution-batches";
 export * from "./resolved-hours";

@@ -2,6 +2,7 @@
 // visible in the lake; a segment already recorded is never counted twice (idempotent re-flush after a
 // crash). The resolver's intake reads each new segment's rows once and marks it.
 
+import { prunedSegmentRows } from "./pruning";
 import type { ControlDb } from "./types";
 
 export function isSegmentCommitted(db: ControlDb, segment: string): boolean {
@@ -59,8 +60,10 @@ export function markSegmentsTaken(db: ControlDb, segments: string[], now: number
   })();
 }
 
+/** Envelopes flushed into the lake: of the segments recorded, and of those whose records were pruned. */
 export function lakeRowCount(db: ControlDb): number {
-  return db.query<{ n: number | null }, []>("SELECT sum(rows) AS n FROM lake_segments").get()?.n ?? 0;
+  const recorded = db.query<{ n: number | null }, []>("SELECT sum(rows) AS n FROM lake_segments").get()?.n ?? 0;
+  return Number(recorded) + prunedSegmentRows(db);
 }
 
 /** When flush last committed a segment; null before the first. */

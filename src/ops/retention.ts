@@ -12,17 +12,27 @@
 // the next tables build, which the retention job starts at once when it removed something.
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { readCheckpoint } from "../chain/resolve";
 import {
+  CONTROL_HISTORY_MS,
   type ControlDb,
   forgetBlockHeightsBefore,
+  forgetPrunedSegmentRowsBefore,
   forgetResolvedHoursBefore,
   forgetSegmentsBefore,
   forgetTransactionsFetchedBefore,
+  pruneJobRuns,
+  pruneLakeSegments,
+  pruneResolutionBatches,
+  pruneSealRequests,
+  SEAL_REQUEST_HISTORY_MS,
   withLease,
 } from "../control";
 import { type Duck, sqlString } from "../lake/duckdb";
 import { type DataPaths, utcDay } from "../lake/paths";
+import { batchOfPart } from "../lake/publish";
+import type { SignatureIndex } from "../signature-index";
 import { isBase58Address } from "../shared/base58";
 import type { Logger } from "../shared/logger";
 
@@ -162,6 +172,7 @@ function forgetControlRows(control: ControlDb, cutoff: string, cutoffMs: number)
       removed.rpcTransactions = forgetTransactionsFetchedBefore(control, cutoffMs);
       removed.blockHeights = forgetBlockHeightsBefore(control, cutoffMs);
       removed.lakeSegments = forgetSegmentsBefore(control, cutoff);
+      forgetPrunedSegmentRowsBefore(control, cutoff);
       return removed;
     })
     .immediate();
@@ -179,4 +190,56 @@ export function purgeRetired(paths: DataPaths, now: number, graceMs: number): nu
     purged++;
   }
   return purged;
+}
+
+export type ControlPruningDeps = {
+  paths: DataPaths;
+  control: ControlDb;
+  signatures: SignatureIndex;
+  clock: () => number;
+};
+
+/**
+ * The control database's bookkeeping pruned by each table's rule (src/control/pruning.ts), whatever
+ * TXRAY_RETENTION_DAYS says. What the rules must not lose is gathered first: the resolver
+ * checkpoint's time, and the publish batches still named by a lake part or a signature index run.
+ * Returns the rows removed per table.
+ */
+export function pruneControlPlane(deps: ControlPruningDeps): Record<string, number> {
+  const now = deps.clock();
+  const references = {
+    checkpointThrough: readCheckpoint(deps.paths)?.through ?? null,
+    batchesInUse: batchesInUse(deps.paths, deps.signatures),
+  };
+  return {
+    resolutionBatches: pruneResolutionBatches(deps.control, now - CONTROL_HISTORY_MS, references),
+    lakeSegments: pruneLakeSegments(deps.control, now - CONTROL_HISTORY_MS, references),
+    jobRuns: pruneJobRuns(deps.control),
+    sealRequests: pruneSealRequests(deps.control, now - SEAL_REQUEST_HISTORY_MS),
+  };
+}
+
+/** Publish batches named by a Parquet part anywhere in the lake or by a signature index run. */
+function batchesInUse(paths: DataPaths, signatures: SignatureIndex): Set<string> {
+  const batches = new Set<string>();
+  if (existsSync(paths.lake))
+    for (const file of readdirSync(paths.lake, { recursive: true, encoding: "utf8" })) {
+      const batch = file.endsWith(".parquet") ? batchOfPart(basename(file)) : null;
+      if (batch !== null) batches.add(batch);
+    }
+  // Only the footers are read: every run is declined once its batch is noted. A run merged away
+  // between the listing and its opening (the index's upkeep runs beside this) means listing again.
+  for (let tries = 0; ; tries++) {
+    try {
+      [
+        ...signatures.scan((footer) => {
+          if (footer.batch !== null) batches.add(footer.batch);
+          return false;
+        }),
+      ];
+      return batches;
+    } catch (error) {
+      if (tries >= 2 || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
 }

@@ -1,6 +1,7 @@
 // Public surface of chain resolution: open attempts → outcomes, stories and drop diagnoses, the
 // signature index entries why and diagnose-drop read, and the same decisions made on demand.
 
+export { readCheckpoint } from "./checkpoint";
 export { classifyDrop, DROP_ADVICE, DROP_CLASSES, type DropClass } from "./drops";
 export { attemptFromSpoolFields, findInSegments } from "./intake";
 export { fetchTransactionCached, type OnDemandAnswer, resolveOnDemand } from "./on-demand";
