@@ -32,9 +32,9 @@ import {
 import { type Duck, sqlString } from "../lake/duckdb";
 import { type DataPaths, utcDay } from "../lake/paths";
 import { batchOfPart } from "../lake/publish";
-import type { SignatureIndex } from "../signature-index";
 import { isBase58Address } from "../shared/base58";
 import type { Logger } from "../shared/logger";
+import type { SignatureIndex } from "../signature-index";
 
 /** Retired partitions are deleted once they have been out of the lake this long. */
 export const RETIRED_GRACE_MS = 10 * 60_000;
