@@ -8,12 +8,13 @@
 import { type Principal, scopeCanIngest } from "../control";
 import type { ErrorCode } from "../shared/errors";
 import { TxrayError } from "../shared/errors";
-import { encodeSpoolBatch, spoolLinePrefix } from "../spool";
+import { encodeSpoolBatch, SPOOL_COLUMNS, spoolLinePrefix } from "../spool";
 import type { NativeEncoder } from "./native";
 import { validateIngestBody } from "./validate";
 
+/** `programs`: the distinct programs the batch names, in first-named order (the route checks the account's quota). */
 export type PreparedBatch =
-  | { ok: true; keyId: string; accepted: number; lines: Uint8Array }
+  | { ok: true; keyId: string; accountId: string; programs: string[]; accepted: number; lines: Uint8Array }
   | { ok: false; code: ErrorCode; message: string };
 
 export type PrepareRequest = {
@@ -82,7 +83,37 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
   // The key that authenticated must be the body's only apiKey (the encoder refuses repeated keys).
   if (bodyKeyOffset >= 0 && (encoded.apiKeyOffset !== bodyKeyOffset || encoded.apiKeyLength !== presented.length))
     return null;
-  return { ok: true, keyId: principal.keyId, accepted: encoded.count, lines: encoded.lines };
+  return {
+    ok: true,
+    keyId: principal.keyId,
+    accountId: principal.accountId,
+    programs: linePrograms(encoded.lines),
+    accepted: encoded.count,
+    lines: encoded.lines,
+  };
+}
+
+const TAB = 9;
+const NEWLINE = 10;
+const PROGRAM_COLUMN = SPOOL_COLUMNS.indexOf("program");
+
+/**
+ * The distinct programs of encoded spool lines, in line order. No field before the program holds a raw
+ * tab or newline (line-format.ts), and a program is base58, so its bytes are its characters.
+ */
+function linePrograms(lines: Uint8Array): string[] {
+  const bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
+  const programs = new Set<string>();
+  let start = 0;
+  while (start < bytes.length) {
+    let at = start;
+    for (let column = 0; column < PROGRAM_COLUMN; column++) at = bytes.indexOf(TAB, at) + 1;
+    const end = bytes.indexOf(TAB, at);
+    programs.add(bytes.toString("latin1", at, end));
+    start = bytes.indexOf(NEWLINE, end) + 1;
+    if (start === 0) break;
+  }
+  return [...programs];
 }
 
 function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: PrepareDeps) {
@@ -117,5 +148,6 @@ function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: P
     envelopes.length > 0
       ? encodeSpoolBatch(principal.accountId, receivedAt, Bun.randomUUIDv7(), envelopes)
       : new Uint8Array(0);
-  return { keyId: principal.keyId, accepted: envelopes.length, lines };
+  const programs = [...new Set(envelopes.map((envelope) => envelope.program))];
+  return { keyId: principal.keyId, accountId: principal.accountId, programs, accepted: envelopes.length, lines };
 }
