@@ -8,7 +8,7 @@
 import { type Principal, scopeCanIngest } from "../control";
 import type { ErrorCode } from "../shared/errors";
 import { TxrayError } from "../shared/errors";
-import { encodeSpoolBatch, SPOOL_COLUMNS, spoolLinePrefix } from "../spool";
+import { encodeSpoolBatch, spoolLinePrefix } from "../spool";
 import type { NativeEncoder } from "./native";
 import { validateIngestBody } from "./validate";
 
@@ -87,7 +87,7 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
     ok: true,
     keyId: principal.keyId,
     accountId: principal.accountId,
-    programs: linePrograms(encoded.lines),
+    programs: linePrograms(encoded.lines, prefix.byteLength),
     accepted: encoded.count,
     lines: encoded.lines,
   };
@@ -95,21 +95,31 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
 
 const TAB = 9;
 const NEWLINE = 10;
-const PROGRAM_COLUMN = SPOOL_COLUMNS.indexOf("program");
 
 /**
- * The distinct programs of encoded spool lines, in line order. No field before the program holds a raw
- * tab or newline (line-format.ts), and a program is base58, so its bytes are its characters.
+ * The distinct programs of a batch's encoded spool lines, in line order. Line i is the batch's prefix,
+ * i in base 36, a tab, then the program (line-format.ts): base58, so its bytes are its characters. Two
+ * searches per line (the program's end, the line's end), and a string only when the program changes.
  */
-function linePrograms(lines: Uint8Array): string[] {
+function linePrograms(lines: Uint8Array, prefixLength: number): string[] {
   const bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
   const programs = new Set<string>();
-  let start = 0;
-  while (start < bytes.length) {
-    let at = start;
-    for (let column = 0; column < PROGRAM_COLUMN; column++) at = bytes.indexOf(TAB, at) + 1;
+  let previousAt = 0;
+  let previousEnd = 0;
+  let digits = 1;
+  let nextDigitAt = 36;
+  for (let i = 0, start = 0; start < bytes.length; i++) {
+    if (i === nextDigitAt) {
+      digits++;
+      nextDigitAt *= 36;
+    }
+    const at = start + prefixLength + digits + 1;
     const end = bytes.indexOf(TAB, at);
-    programs.add(bytes.toString("latin1", at, end));
+    if (end - at !== previousEnd - previousAt || bytes.compare(bytes, previousAt, previousEnd, at, end) !== 0) {
+      programs.add(bytes.toString("latin1", at, end));
+      previousAt = at;
+      previousEnd = end;
+    }
     start = bytes.indexOf(NEWLINE, end) + 1;
     if (start === 0) break;
   }
