@@ -15,7 +15,7 @@ import {
   SERVER_METRICS,
   serviceStatus,
 } from "../contract";
-import { PrincipalCache } from "../control";
+import { PrincipalCache, ProgramQuota } from "../control";
 import type { NativeEncoder } from "../ingest/native";
 import { prepareBatch } from "../ingest/prepare";
 import type { IngestWorkers } from "../ingest/workers";
@@ -70,6 +70,7 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       : (request) => prepareBatch(request, inProcess),
     spool: spool!,
     buckets: ingestBuckets,
+    quota: new ProgramQuota(ctx.control, config.ACCOUNT_PROGRAMS_PER_DAY),
     clock: ctx.clock,
     maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
   };

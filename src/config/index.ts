@@ -83,6 +83,10 @@ export const SETTINGS = {
     doc: "Envelopes per second each key may ingest (token bucket refill).",
   },
   INGEST_BURST: { schema: positiveInt.default(200_000), doc: "Token bucket size per key, in envelopes." },
+  ACCOUNT_PROGRAMS_PER_DAY: {
+    schema: z.coerce.number().int().min(0).default(100),
+    doc: "Distinct programs each account's envelopes may name per UTC day; a batch naming one more is refused whole (429); `0` = no limit.",
+  },
   PUBLIC_RATE_PER_MINUTE: {
     schema: positiveInt.default(600),
     doc: "Requests per minute per client IP on the public read routes.",

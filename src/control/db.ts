@@ -148,6 +148,12 @@ const MIGRATIONS: string[] = [
      SELECT id, account_id, scope, key_hash, created_at, revoked_at FROM api_keys;
    DROP TABLE api_keys;
    ALTER TABLE api_keys_next RENAME TO api_keys;`,
+  // 13: the distinct programs each account's envelopes named per UTC day (src/control/program-quota.ts), counted
+  // against ACCOUNT_PROGRAMS_PER_DAY before a batch is acknowledged; an account's earlier days are deleted as it
+  // starts a new one.
+  `CREATE TABLE IF NOT EXISTS account_program_days (
+     account_id TEXT NOT NULL, day INTEGER NOT NULL, program TEXT NOT NULL,
+     PRIMARY KEY (account_id, day, program)) WITHOUT ROWID;`,
 ];
 
 /**
@@ -167,6 +173,7 @@ export const MIGRATION_SUMMARIES: string[] = [
   "alert rules, states and deliveries",
   "resolver queue moved out; issue attempts per hour",
   "api_keys scope may be ingest",
+  "distinct programs per account and day (ingest quota)",
 ];
 
 /** The highest control schema this build knows: a database above it was written by a newer txray. */

@@ -23,6 +23,7 @@ export * from "./keys";
 export * from "./lake-watermark";
 export * from "./lease";
 export { ControlPlaneError } from "./postgres";
+export * from "./program-quota";
 export * from "./programs";
 export * from "./pruning";
 export * from "./quarantine";

@@ -12,8 +12,9 @@ import { encodeSpoolBatch, spoolLinePrefix } from "../spool";
 import type { NativeEncoder } from "./native";
 import { validateIngestBody } from "./validate";
 
+/** `programs`: the distinct programs the batch names, in first-named order (the route checks the account's quota). */
 export type PreparedBatch =
-  | { ok: true; keyId: string; accepted: number; lines: Uint8Array }
+  | { ok: true; keyId: string; accountId: string; programs: string[]; accepted: number; lines: Uint8Array }
   | { ok: false; code: ErrorCode; message: string };
 
 export type PrepareRequest = {
@@ -82,7 +83,47 @@ function prepareNatively(request: PrepareRequest, deps: PrepareDeps, native: Nat
   // The key that authenticated must be the body's only apiKey (the encoder refuses repeated keys).
   if (bodyKeyOffset >= 0 && (encoded.apiKeyOffset !== bodyKeyOffset || encoded.apiKeyLength !== presented.length))
     return null;
-  return { ok: true, keyId: principal.keyId, accepted: encoded.count, lines: encoded.lines };
+  return {
+    ok: true,
+    keyId: principal.keyId,
+    accountId: principal.accountId,
+    programs: linePrograms(encoded.lines, prefix.byteLength),
+    accepted: encoded.count,
+    lines: encoded.lines,
+  };
+}
+
+const TAB = 9;
+const NEWLINE = 10;
+
+/**
+ * The distinct programs of a batch's encoded spool lines, in line order. Line i is the batch's prefix,
+ * i in base 36, a tab, then the program (line-format.ts): base58, so its bytes are its characters. Two
+ * searches per line (the program's end, the line's end), and a string only when the program changes.
+ */
+function linePrograms(lines: Uint8Array, prefixLength: number): string[] {
+  const bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
+  const programs = new Set<string>();
+  let previousAt = 0;
+  let previousEnd = 0;
+  let digits = 1;
+  let nextDigitAt = 36;
+  for (let i = 0, start = 0; start < bytes.length; i++) {
+    if (i === nextDigitAt) {
+      digits++;
+      nextDigitAt *= 36;
+    }
+    const at = start + prefixLength + digits + 1;
+    const end = bytes.indexOf(TAB, at);
+    if (end - at !== previousEnd - previousAt || bytes.compare(bytes, previousAt, previousEnd, at, end) !== 0) {
+      programs.add(bytes.toString("latin1", at, end));
+      previousAt = at;
+      previousEnd = end;
+    }
+    start = bytes.indexOf(NEWLINE, end) + 1;
+    if (start === 0) break;
+  }
+  return [...programs];
 }
 
 function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: PrepareDeps) {
@@ -117,5 +158,6 @@ function prepareOrThrow({ body, headerKey, receivedAt }: PrepareRequest, deps: P
     envelopes.length > 0
       ? encodeSpoolBatch(principal.accountId, receivedAt, Bun.randomUUIDv7(), envelopes)
       : new Uint8Array(0);
-  return { keyId: principal.keyId, accepted: envelopes.length, lines };
+  const programs = [...new Set(envelopes.map((envelope) => envelope.program))];
+  return { keyId: principal.keyId, accountId: principal.accountId, programs, accepted: envelopes.length, lines };
 }

@@ -367,14 +367,14 @@ test("upgrading SQLite: keys made before ingest keys keep authenticating, and in
     const before = openControlDb(file);
     const live = createAccountKey(before, "acme", "live", 1_763_700_000_000);
     const read = createAccountKey(before, "acme", "read", 1_763_700_000_001);
-    // Back to the scope check of the first migration, as a database of that version has it.
+    // Back to the scope check of the first migration, as a database of version 11 (before ingest keys) has it.
     before.exec(`CREATE TABLE api_keys_old (
        id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), scope TEXT NOT NULL CHECK (scope IN ('live','read')),
        key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, revoked_at INTEGER);
      INSERT INTO api_keys_old SELECT id, account_id, scope, key_hash, created_at, revoked_at FROM api_keys;
      DROP TABLE api_keys;
      ALTER TABLE api_keys_old RENAME TO api_keys;
-     UPDATE schema_version SET version = version - 1;`);
+     UPDATE schema_version SET version = 11;`);
     expect(() => createAccountKey(before, "acme", "ingest", 1_763_700_000_002)).toThrow();
     before.close();
     const after = openControlDb(file);

@@ -1,9 +1,11 @@
 // POST /v1/ingest (docs/api.md#post-v1ingest, docs/architecture.md "Durability"): bound and read the body, prepare the
 // batch (parse,
 // authenticate, validate, encode: src/ingest/prepare.ts, on a worker thread when INGEST_WORKERS > 0),
-// charge the key's token bucket, append to the spool and answer 202 only once the batch is durable.
+// charge the key's token bucket, count the batch's programs against the account's quota of distinct
+// programs per day (src/control/program-quota.ts), append to the spool and answer 202 only once the batch is durable.
 // A batch is accepted whole or not at all, so a client retrying after any error never half-duplicates it.
 
+import { type ProgramQuota, secondsToNextUtcDay } from "../../control";
 import type { PreparedBatch, PrepareRequest } from "../../ingest/prepare";
 import { readBoundedBody } from "../../shared/bounded-body";
 import { TxrayError } from "../../shared/errors";
@@ -15,6 +17,7 @@ export type IngestDeps = {
   prepare: (request: PrepareRequest) => PreparedBatch | Promise<PreparedBatch>;
   spool: Spool;
   buckets: TokenBuckets;
+  quota: ProgramQuota;
   clock: () => number;
   maxBodyBytes: number;
 };
@@ -41,6 +44,15 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
       },
       429,
       rate.headers,
+    );
+  }
+  // Programs admitted here count even when the append below fails: the quota errs towards refusing.
+  if (!deps.quota.admit(prepared.accountId, prepared.programs, deps.clock())) {
+    const retryAfterSeconds = secondsToNextUtcDay(deps.clock());
+    throw new TxrayError(
+      "rate_limited",
+      `this account's envelopes named ${deps.quota.limit} distinct programs today (UTC), its daily limit (ACCOUNT_PROGRAMS_PER_DAY); a batch naming another program is refused whole; retry in ${retryAfterSeconds}s`,
+      { retryAfterSeconds },
     );
   }
   if (prepared.accepted > 0) {

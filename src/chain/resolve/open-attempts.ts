@@ -139,3 +139,18 @@ function before(a: HeapEntry, b: HeapEntry): boolean {
 export function openAttempt(attempt: Attempt, at: number): OpenAttempt {
   return { ...attempt, checks: 0, nextCheckAt: at, expiry: null, indexed: false, version: 0 };
 }
+
+/**
+ * The most blocks past the chain's height at an attempt's first look-up that its expiry is believed: a blockhash is
+ * valid for 150 blocks after the one it was taken at, so an honest lastValidBlockHeight is at most ~150 ahead of the
+ * height when it is sent; 300 leaves margin for a lagging RPC node.
+ */
+export const MAX_BLOCKS_TO_EXPIRY = 300;
+
+/**
+ * Caps an attempt's lastValidBlockHeight at `height` (the chain's, at its first look-up) + MAX_BLOCKS_TO_EXPIRY: a
+ * made-up far-future value would otherwise keep it open, looked up every 30 s, until the 24 h limit.
+ */
+export function capExpiry(attempt: OpenAttempt, height: number): void {
+  attempt.lastValidBlockHeight = Math.min(attempt.lastValidBlockHeight, height + MAX_BLOCKS_TO_EXPIRY);
+}

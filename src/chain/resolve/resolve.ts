@@ -44,7 +44,7 @@ import {
   unknownDrop,
 } from "./drops";
 import { intakeNewSegments } from "./intake";
-import { type OpenAttempt, openAttempt } from "./open-attempts";
+import { capExpiry, type OpenAttempt, openAttempt } from "./open-attempts";
 import {
   dropped,
   isConfirmed,
@@ -349,6 +349,7 @@ async function resolveDue(
   const expired: { attempt: OpenAttempt; heightAtExpiry: number }[] = [];
   for (const attempt of sends) {
     const status = statuses.get(attempt.sig!) ?? null;
+    if (attempt.checks === 0) capExpiry(attempt, height);
     attempt.checks++;
     if (isConfirmed(status))
       (needsTransaction(attempt, status, sampleRate) ? fetch : fromStatus).push({ attempt, status });
