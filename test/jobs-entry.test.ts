@@ -26,7 +26,13 @@ test("one entry per job the runner knows, and nothing else but the shared runner
 
 test("bun jobs/flush.ts on an empty data directory exits 0 and prints the runner's outcome", () => {
   const result = entry("flush.ts");
-  expect(result.stderr).toBe("");
+  // The data directory is new: its control database is created, which is the one line logged.
+  expect(
+    result.stderr
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).message),
+  ).toEqual([expect.stringMatching(/^control: new control database at schema \d+$/)]);
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toMatchObject({ job: "flush", ok: true, details: { segments: 0, rows: 0 } });
 });

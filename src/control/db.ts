@@ -187,12 +187,29 @@ export function refuseNewerControlSchema(version: number): void {
   if (version > CONTROL_SCHEMA) throw new NewerDataError("control schema", version, CONTROL_SCHEMA);
 }
 
-/** Logs migration `version` (1-based) as applied. */
-function logMigration(options: ControlOpenOptions, version: number, startedAt: number): void {
-  options.logger?.info(`control: migration ${version} applied (${MIGRATION_SUMMARIES[version - 1]})`, {
-    migration: version,
-    durationMs: Math.round(performance.now() - startedAt),
-  });
+/**
+ * Logs the migrations just applied (`[version, startedAt]`, 1-based, in order): one line each when an
+ * existing database was upgraded; one line in all for a database created now, whose history is
+ * every migration and tells an operator nothing.
+ */
+function logMigrations(options: ControlOpenOptions, applied: [number, number][]): void {
+  if (applied.length === 0) return;
+  const [first, startedAt] = applied[0];
+  if (first === 1) {
+    const schema = applied[applied.length - 1][0];
+    options.logger?.info(`control: new control database at schema ${schema}`, {
+      schema,
+      durationMs: Math.round(performance.now() - startedAt),
+    });
+    return;
+  }
+  for (const [index, [version, at]] of applied.entries()) {
+    const endedAt = index + 1 < applied.length ? applied[index + 1][1] : performance.now();
+    options.logger?.info(`control: migration ${version} applied (${MIGRATION_SUMMARIES[version - 1]})`, {
+      migration: version,
+      durationMs: Math.round(endedAt - at),
+    });
+  }
 }
 
 /** Which SQL engine a control database runs on (for the few statements that must differ). */
@@ -217,9 +234,9 @@ export function openControlDb(path: string, controlUrl?: string, options: Contro
   if (controlUrl) {
     const db = new PostgresControlDb(controlUrl);
     try {
-      db.migrate(MIGRATIONS, refuseNewerControlSchema, (version, startedAt) =>
-        logMigration(options, version, startedAt),
-      );
+      const applied: [number, number][] = [];
+      db.migrate(MIGRATIONS, refuseNewerControlSchema, (version, startedAt) => applied.push([version, startedAt]));
+      logMigrations(options, applied);
     } catch (error) {
       db.close();
       throw error;
@@ -326,6 +343,7 @@ function migrate(db: Database, options: ControlOpenOptions) {
   let version = row?.version ?? 0;
   refuseNewerControlSchema(version);
   if (!row) db.exec("INSERT INTO schema_version VALUES (0)");
+  const applied: [number, number][] = [];
   while (version < MIGRATIONS.length) {
     const startedAt = performance.now();
     db.transaction(() => {
@@ -333,6 +351,7 @@ function migrate(db: Database, options: ControlOpenOptions) {
       db.query("UPDATE schema_version SET version = ?").run(version + 1);
     }).immediate();
     version++;
-    logMigration(options, version, startedAt);
+    applied.push([version, startedAt]);
   }
+  logMigrations(options, applied);
 }

@@ -67,17 +67,26 @@ test("txray --version prints the version and build without needing any setting",
   expect(result).toEqual({ code: 0, stdout: `${VERSION_LINE}\n`, stderr: "" });
 });
 
-test("each migration applied logs one line naming it; a second open applies and logs none", () => {
+test("a new control database logs one line; an upgrade logs each migration it applies; a reopen none", () => {
   expect(MIGRATION_SUMMARIES.length).toBe(CONTROL_SCHEMA);
   const lines: { message: string; fields?: Record<string, unknown> }[] = [];
   const logger = { info: (message: string, fields?: Record<string, unknown>) => lines.push({ message, fields }) };
   const file = join(root, "fresh", "control.sqlite");
   openControlDb(file, undefined, { logger }).close();
-  expect(lines.map((line) => line.message)).toEqual(
-    MIGRATION_SUMMARIES.map((summary, i) => `control: migration ${i + 1} applied (${summary})`),
-  );
-  expect(lines[11].message).toBe(`control: migration 12 applied (api_keys scope may be ingest)`);
-  expect(lines[0].fields).toMatchObject({ migration: 1, durationMs: expect.any(Number) });
+  expect(lines.map((line) => line.message)).toEqual([`control: new control database at schema ${CONTROL_SCHEMA}`]);
+  expect(lines[0].fields).toMatchObject({ schema: CONTROL_SCHEMA, durationMs: expect.any(Number) });
+
+  // As if written by the build before the last migration: that migration is applied and logged alone.
+  const db = new Database(file);
+  db.query("UPDATE schema_version SET version = ?").run(CONTROL_SCHEMA - 1);
+  db.close();
+  lines.length = 0;
+  openControlDb(file, undefined, { logger }).close();
+  expect(lines.map((line) => line.message)).toEqual([
+    `control: migration ${CONTROL_SCHEMA} applied (${MIGRATION_SUMMARIES[CONTROL_SCHEMA - 1]})`,
+  ]);
+  expect(lines[0].fields).toMatchObject({ migration: CONTROL_SCHEMA, durationMs: expect.any(Number) });
+
   lines.length = 0;
   openControlDb(file, undefined, { logger }).close();
   expect(lines).toEqual([]);
