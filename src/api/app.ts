@@ -233,13 +233,12 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       "/v1/ingest",
       async ({ request }) => {
         let response: Response;
+        let accepted = 0;
         try {
-          response = await handleIngest(request, ingestDeps);
+          ({ response, accepted } = await handleIngest(request, ingestDeps));
         } catch (error) {
           response = errorResponse(error, ctx.logger);
         }
-        const accepted =
-          response.status === 202 ? ((await response.clone().json()) as { accepted: number }).accepted : 0;
         metrics.ingestAnswered(response.status, accepted);
         return withIngestCors(response);
       },

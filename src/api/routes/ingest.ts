@@ -22,7 +22,11 @@ export type IngestDeps = {
   maxBodyBytes: number;
 };
 
-export async function handleIngest(request: Request, deps: IngestDeps): Promise<Response> {
+/** The answer, and how many envelopes it acknowledged (0 unless it is the 202). */
+export async function handleIngest(
+  request: Request,
+  deps: IngestDeps,
+): Promise<{ response: Response; accepted: number }> {
   const body = await readBoundedBody(request, deps.maxBodyBytes);
 
   const prepared = await deps.prepare({ body, headerKey: request.headers.get("x-api-key"), receivedAt: deps.clock() });
@@ -35,16 +39,11 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
 
   const rate = deps.buckets.take(prepared.keyId, prepared.accepted);
   if (!rate.allowed) {
-    return json(
-      {
-        error: {
-          code: "rate_limited",
-          message: `ingest rate limit exceeded for this key; retry in ${rate.retryAfterSeconds}s`,
-        },
-      },
-      429,
-      rate.headers,
-    );
+    const error = {
+      code: "rate_limited",
+      message: `ingest rate limit exceeded for this key; retry in ${rate.retryAfterSeconds}s`,
+    };
+    return { response: json({ error }, 429, rate.headers), accepted: 0 };
   }
   // Programs admitted here count even when the append below fails: the quota errs towards refusing.
   if (!deps.quota.admit(prepared.accountId, prepared.programs, deps.clock())) {
@@ -64,5 +63,5 @@ export async function handleIngest(request: Request, deps: IngestDeps): Promise<
       });
     }
   }
-  return json({ accepted: prepared.accepted }, 202, rate.headers);
+  return { response: json({ accepted: prepared.accepted }, 202, rate.headers), accepted: prepared.accepted };
 }

@@ -15,7 +15,7 @@ import type { Context, OwnedPart } from "../../context";
 import type { Duck } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
 import type { Logger } from "../../shared/logger";
-import type { RpcClient } from "../rpc";
+import { type RpcClient, RpcError } from "../rpc";
 import { type DeployRecord, latestRecordedSlot, recordDeploy } from "./deploy-records";
 import {
   decodeProgramData,
@@ -87,8 +87,14 @@ export async function detectDeploys(deps: DetectDeps, rpc: RpcClient, programs: 
     if (recordedSlot === header.slot) continue;
     const baseline = baselines.get(program);
     if (recordedSlot === null && baseline === header.slot) continue;
-    const deployedAt = await blockTimeMs(rpc, header.slot, deps.logger);
+    const blockTime = await blockTimeMs(rpc, header.slot, deps.logger);
     const firstLook = recordedSlot === null && baseline === undefined;
+    // The node could not be asked: a first look decides nothing and is made again at the next poll.
+    if (firstLook && blockTime === "unasked") {
+      result.skipped.push({ program, reason: "block time of its deploy slot could not be asked; retried next run" });
+      continue;
+    }
+    const deployedAt = blockTime === "unasked" ? null : blockTime;
     if (firstLook && deployedAt === null) {
       baselines.set(program, header.slot);
       result.baselines.push({ program, slot: header.slot });
@@ -135,16 +141,21 @@ function accountBytes(account: NonNullable<AccountInfo>): Uint8Array {
   return new Uint8Array(0);
 }
 
-/** Block time of a slot in Unix ms, or null when the node cannot tell (skipped or pruned slot). */
-async function blockTimeMs(rpc: RpcClient, slot: number, logger: Logger): Promise<number | null> {
+/**
+ * Block time of a slot in Unix ms; null when the node answers that it cannot tell (a skipped or
+ * pruned slot: a JSON-RPC error or a null result); "unasked" when no answer came (a timeout, an
+ * HTTP error), which says nothing about the slot.
+ */
+async function blockTimeMs(rpc: RpcClient, slot: number, logger: Logger): Promise<number | null | "unasked"> {
   try {
     const seconds = await rpc.call<number | null>("getBlockTime", [slot]);
     return typeof seconds === "number" ? seconds * 1000 : null;
   } catch (error) {
-    logger.debug("no block time for deploy slot", {
+    const answered = error instanceof RpcError && error.code !== null;
+    logger.debug(answered ? "no block time for deploy slot" : "block time of deploy slot not asked", {
       slot,
       error: error instanceof Error ? error.message : String(error),
     });
-    return null;
+    return answered ? null : "unasked";
   }
 }

@@ -25,6 +25,8 @@ const chain = new Map<string, { programData: string; slot: number }>();
 /** Slots the node can date (Unix seconds); any other slot answers "Slot was skipped". */
 const blockTimes = new Map<number, number | null>();
 const blockTimeCalls: number[] = [];
+/** Slots whose block time the node does not answer for at all (an HTTP error, not a JSON-RPC one). */
+const unreachableSlots = new Set<number>();
 let server: ReturnType<typeof Bun.serve>;
 let rpc: RpcClient;
 
@@ -54,6 +56,7 @@ beforeAll(() => {
       }
       if (body.method === "getBlockTime") {
         blockTimeCalls.push(body.params[0]);
+        if (unreachableSlots.has(body.params[0])) return new Response("unavailable", { status: 503 });
         const time = blockTimes.get(body.params[0]);
         if (time === undefined)
           return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32009, message: "Slot was skipped" } });
@@ -146,6 +149,22 @@ test("a context that starts over a recorded deploy takes any other slot as a dep
     const after = await detectDeploys(restarted, rpc, [program]);
     expect(after.recorded.map((d) => [d.slot, d.deployedAt])).toEqual([[8_000, null]]);
     expect(after.baselines).toEqual([]);
+  } finally {
+    ctx.dispose();
+  }
+});
+
+test("a first look whose block time could not be asked decides nothing; the next poll asks again", async () => {
+  const ctx = await testContext();
+  try {
+    unreachableSlots.add(9_000);
+    const program = deployAt(9_000);
+    const first = await detectDeploys(ctx, rpc, [program]);
+    expect([first.recorded, first.baselines, first.skipped.map((s) => s.program)]).toEqual([[], [], [program]]);
+    unreachableSlots.delete(9_000);
+    blockTimes.set(9_000, 1_700_000_900);
+    const second = await detectDeploys(ctx, rpc, [program]);
+    expect(second.recorded.map((d) => [d.slot, d.deployedAt])).toEqual([[9_000, 1_700_000_900_000]]);
   } finally {
     ctx.dispose();
   }
