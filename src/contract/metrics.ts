@@ -8,6 +8,8 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, OwnedPart } from "../context";
+import { lakeRowCount } from "../control";
+import { reusedFor } from "../shared/reuse";
 import type { Spool } from "../spool";
 import { serviceStatus } from "./status";
 
@@ -175,6 +177,12 @@ const STANDARD_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE
 
 /** What this process counts as requests pass; one per context (SERVER_METRICS). */
 export class ServerMetrics {
+  /**
+   * The figures of /v1/status a scrape reads, reused for a second while the lake's envelope count is
+   * unchanged: /metrics is not rate limited, and a status walks the control plane (and, on a new
+   * count, the data directory's size).
+   */
+  readonly statusFor = reusedFor<ReturnType<typeof serviceStatus>>(1_000);
   readonly ingestEnvelopes = new Counter(
     "txray_ingest_envelopes_accepted_total",
     "Envelopes accepted by POST /v1/ingest (answered 202, durable in the spool).",
@@ -216,7 +224,7 @@ export function metricsText(
   memory: () => { rss: number } = () => process.memoryUsage(),
 ): string {
   const counted = ctx.own(SERVER_METRICS);
-  const status = serviceStatus(ctx, spool);
+  const status = counted.statusFor("status", ctx.clock(), () => serviceStatus(ctx, spool), lakeRowCount(ctx.control));
   const gauge = (name: string, help: string, value: number | null, labels: Labels = {}) => {
     const family = new Gauge(name, help, Object.keys(labels));
     if (value !== null) family.set(value, labels);
@@ -225,7 +233,7 @@ export function metricsText(
   const spoolBacklog = gauge(
     "txray_spool_backlog_bytes",
     "Bytes acknowledged to clients and not yet flushed to the lake (this node's spool).",
-    status.lake.spoolBacklog,
+    spool ? spool.backlogBytes() : null, // in memory: read at every scrape
   );
   const lakeEnvelopes = gauge("txray_lake_envelopes", "Envelopes in the lake.", status.lake.envelopes);
   const resolverLag = gauge(

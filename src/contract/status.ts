@@ -32,7 +32,7 @@ const deferredRowsOf = (details: unknown) =>
   Number((details as { deferredRows?: unknown } | null)?.deferredRows ?? 0) || 0;
 
 /** Each job's latest run with its failed runs since its last success, and the failures this process could not record. */
-export function jobRunsWithFailures(ctx: Context) {
+function jobRunsWithFailures(ctx: Context) {
   // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
   const failures = consecutiveFailures(ctx.control);
   const jobs: Record<string, JobRun & { consecutiveFailures: number }> = Object.fromEntries(
@@ -58,7 +58,7 @@ export function jobRunsWithFailures(ctx: Context) {
 }
 
 /** How old the analytical answers are, and why when stale (also what GET /readyz checks on a read node). */
-export function servingFreshnessOf(ctx: Context, jobs: ReturnType<typeof jobRunsWithFailures>, lakeEnvelopes: number) {
+function servingFreshnessOf(ctx: Context, jobs: ReturnType<typeof jobRunsWithFailures>, lakeEnvelopes: number) {
   return servingFreshness({
     pointer: readPointer(ctx.paths),
     lastRun: jobs.tables,

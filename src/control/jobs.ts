@@ -1,6 +1,7 @@
 // Job runs: every scheduled or manual run is recorded so /v1/status can show each job's last run,
 // its outcome and duration.
 
+import { JOB_RUNS_KEPT } from "./pruning";
 import type { ControlDb } from "./types";
 
 /** A finished run of a job: when it started, how it ended, and what it reported. */
@@ -48,7 +49,7 @@ export function recordJobEnd(
   );
   // Keep history bounded: the last 200 runs of each job.
   db.query(
-    "DELETE FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) AND id <= (SELECT id FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) ORDER BY id DESC LIMIT 1 OFFSET 200)",
+    `DELETE FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) AND id <= (SELECT id FROM job_runs WHERE job = (SELECT job FROM job_runs WHERE id = ?) ORDER BY id DESC LIMIT 1 OFFSET ${JOB_RUNS_KEPT})`,
   ).run(runId, runId);
 }
 

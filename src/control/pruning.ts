@@ -28,7 +28,15 @@ const PRUNED_ROWS_KEY = "lake-segments:pruned-rows:";
  * segment and batch); `batchesInUse`, the publish batches that still name a Parquet part in the lake
  * (part-<batch>-<i>.parquet) or a signature index run.
  */
-export type ControlReferences = { checkpointThrough: number | null; batchesInUse: ReadonlySet<string> };
+export type ControlReferences = {
+  checkpointThrough: number | null;
+  batchesInUse: ReadonlySet<string>;
+  /**
+   * Segments whose spool file is still on disk (a node that crashed between commit and removal and
+   * has not run since): their record is what stops that node's flush taking them again.
+   */
+  segmentsInSpool?: ReadonlySet<string>;
+};
 
 /**
  * resolution_batches: a row per resolve run (up to one every few seconds). A committed batch goes once
@@ -80,6 +88,7 @@ export function pruneLakeSegments(db: ControlDb, before: number, references: Con
         .filter(
           (row) =>
             !references.batchesInUse.has(row.segment) &&
+            !references.segmentsInSpool?.has(row.segment) &&
             (row.flush_batch === null || !references.batchesInUse.has(row.flush_batch)),
         );
       const rowsByDay = new Map<string, number>();

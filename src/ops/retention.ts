@@ -35,6 +35,7 @@ import { batchOfPart } from "../lake/publish";
 import { isBase58Address } from "../shared/base58";
 import type { Logger } from "../shared/logger";
 import type { SignatureIndex } from "../signature-index";
+import { segmentNameOf } from "../spool";
 
 /** Retired partitions are deleted once they have been out of the lake this long. */
 export const RETIRED_GRACE_MS = 10 * 60_000;
@@ -210,6 +211,7 @@ export function pruneControlPlane(deps: ControlPruningDeps): Record<string, numb
   const references = {
     checkpointThrough: readCheckpoint(deps.paths)?.through ?? null,
     batchesInUse: batchesInUse(deps.paths, deps.signatures),
+    segmentsInSpool: segmentsInSpool(deps.paths),
   };
   return {
     resolutionBatches: pruneResolutionBatches(deps.control, now - CONTROL_HISTORY_MS, references),
@@ -217,6 +219,15 @@ export function pruneControlPlane(deps: ControlPruningDeps): Record<string, numb
     jobRuns: pruneJobRuns(deps.control),
     sealRequests: pruneSealRequests(deps.control, now - SEAL_REQUEST_HISTORY_MS),
   };
+}
+
+/** Segments with a file in any node's spool directory (sealed or active), by name. */
+function segmentsInSpool(paths: DataPaths): Set<string> {
+  const names = new Set<string>();
+  if (!existsSync(paths.spoolRoot)) return names;
+  for (const file of readdirSync(paths.spoolRoot, { recursive: true, encoding: "utf8" }))
+    if (/\.(sealed|active)$/.test(file)) names.add(segmentNameOf(file));
+  return names;
 }
 
 /** Publish batches named by a Parquet part anywhere in the lake or by a signature index run. */

@@ -114,15 +114,17 @@ for (const backend of backends) {
       takenSegment(db, "seg-old-parts", 20, "2025-11-02", OLD, "fb-parts");
       recordSegment(db, "seg-old-waiting", 30, ["2025-11-02"], OLD, "fb-waiting");
       takenSegment(db, "seg-recent", 40, "2025-11-20", RECENT, "fb-recent");
+      takenSegment(db, "seg-old-in-spool", 5, "2025-11-01", OLD, "fb-in-spool");
       const before = lakeRowCount(db);
       const flushedAt = lastFlushAt(db);
       const removed = pruneLakeSegments(db, NOW - CONTROL_HISTORY_MS, {
         checkpointThrough: RECENT + 1,
         batchesInUse: new Set(["fb-parts"]),
+        segmentsInSpool: new Set(["seg-old-in-spool"]),
       });
       expect(removed).toBe(1);
       expect(isSegmentCommitted(db, "seg-old")).toBe(false);
-      for (const kept of ["seg-old-parts", "seg-old-waiting", "seg-recent"])
+      for (const kept of ["seg-old-parts", "seg-old-waiting", "seg-recent", "seg-old-in-spool"])
         expect(isSegmentCommitted(db, kept)).toBe(true);
       expect(lakeRowCount(db)).toBe(before);
       expect(lastFlushAt(db)).toBe(flushedAt);

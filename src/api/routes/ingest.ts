@@ -46,7 +46,7 @@ export async function handleIngest(
     return { response: json({ error }, 429, rate.headers), accepted: 0 };
   }
   // Programs admitted here count even when the append below fails: the quota errs towards refusing.
-  if (!deps.quota.admit(prepared.accountId, prepared.programs, deps.clock())) {
+  if (!admitted(deps, prepared.accountId, prepared.programs)) {
     const retryAfterSeconds = secondsToNextUtcDay(deps.clock());
     throw new TxrayError(
       "rate_limited",
@@ -64,4 +64,19 @@ export async function handleIngest(
     }
   }
   return { response: json({ accepted: prepared.accepted }, 202, rate.headers), accepted: prepared.accepted };
+}
+
+/** The quota's verdict; a control plane that cannot be asked is a 503 to retry, not an internal error. */
+function admitted(deps: IngestDeps, accountId: string, programs: readonly string[]): boolean {
+  try {
+    return deps.quota.admit(accountId, programs, deps.clock());
+  } catch {
+    throw new TxrayError(
+      "unavailable",
+      "could not check the account's program quota; nothing was accepted, retry later",
+      {
+        retryAfterSeconds: 1,
+      },
+    );
+  }
 }
