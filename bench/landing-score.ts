@@ -3,8 +3,7 @@
 // DuckDB scan of the lake: every row of every envelope and resolution part, reading the columns
 // the job reads (the job itself only reads the window's partitions). Snapshots go to a temp dir.
 // Last line: { envelopes, date, jobSeconds, scanSeconds, ratio, windowScanSeconds, listed, sampledSends,
-// maxAccountShare,
-// cappedAccounts } (target ratio ≤ 3).
+// maxAccountShare, cappedAccounts } (target ratio ≤ 3).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -15,8 +15,8 @@
 // resolution row and one resolved entry in the signature index (why), every flushed attempt the
 // resolver took in is either open (its checkpoint and the replay, as a restarting process holds
 // them) or resolved, never both, never neither, and no serving table is torn. Progress goes to stderr; the last line on
-// stdout is the JSON summary
-// { kills, lost, duplicated, tornTables, ... }. Loopback only; everything lives in a temp dir.
+// stdout is the JSON summary { kills, lost, duplicated, tornTables, ... }. Loopback only; everything lives in a temp
+// dir.
 
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,13 +1,11 @@
 // `bun run soak [--minutes M] [--rate R] [--batch B] [--history N] [--split]`: sustained load on a real txray process
-// on
-// loopback. Starts `bun src/bin/server.ts` over a temp data directory with its scheduler running every job
+// on loopback. Starts `bun src/bin/server.ts` over a temp data directory with its scheduler running every job
 // (flush, resolve, deploys, tables, compact, retention) against a loopback JSON-RPC stand-in for
 // mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
 // 20,000) in batches, queries every read route (and MCP tools when /mcp exists) meanwhile, and
 // prints one JSON line per minute: resident memory of the server, spool backlog, resolver backlog,
 // ingest and read latency percentiles (and the slowest routes), errors, job runs. The last line is a JSON summary.
-// Bounded:
-// it stops itself after M minutes (default 10), stops the server and removes its data. With
+// Bounded: it stops itself after M minutes (default 10), stops the server and removes its data. With
 // --history N the lake starts with N envelopes of the last 7 days (see below). With --split, txray
 // runs as two processes over the same data directory, one for ingest and reads and one job runner
 // (docs/scaling.md): the jobs then run in another process than ingest and reads (the resolver has a

@@ -33,9 +33,8 @@ export const ENVELOPE_COLUMNS: Column[] = [
 
 /**
  * data/lake/resolutions/program=<base58>/day=<YYYY-MM-DD>/part-*.parquet — one row per resolved attempt (day = UTC date
- * of resolved_at).
- * No signature since version 3: it is the envelope's (join on attempt_id); a second copy of 64 random bytes was a third
- * of a resolution row.
+ * of resolved_at). No signature since version 3: it is the envelope's (join on attempt_id); a second copy of 64 random
+ * bytes was a third of a resolution row.
  */
 export const RESOLUTION_COLUMNS: Column[] = [
   { name: "attempt_id", type: "VARCHAR", doc: "Joins envelopes.attempt_id." },

@@ -1,6 +1,5 @@
 // The MCP tool twins of the read routes (docs/architecture.md, "Surfaces over one query layer"): one tool per question
-// of
-// src/contract/questions.ts, calling the same query function with the same raw arguments as the
+// of src/contract/questions.ts, calling the same query function with the same raw arguments as the
 // route, returning the route's object as structuredContent plus a short text. Input schemas
 // describe the parameters (types, enums) but accept anything: the query layer validates, exactly
 // as for HTTP, so a bad argument comes back as a tool error carrying the same code and message as

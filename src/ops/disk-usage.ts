@@ -3,8 +3,7 @@
 // needs to size a disk and to pick TXRAY_RETENTION_DAYS. A file with several hard links (a backup's
 // staging links lake parts) is counted once, in the first part that holds it: staging shows only
 // the bytes it alone keeps on disk (e.g. parts a dead backup still pins after compaction removed them). Walking a large
-// lake costs a few milliseconds per
-// thousand files, so a result is reused for CACHE_MS (GET /v1/status is public).
+// lake costs a few milliseconds per thousand files, so a result is reused for CACHE_MS (GET /v1/status is public).
 
 import { existsSync, lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";

@@ -1,8 +1,8 @@
 // Reads what telemetry needs from a serialized transaction (legacy or v0), the one form every send
 // path shares: first signature, fee payer, recent blockhash, each instruction's program and the
 // Compute Budget requests, and the first data bytes of the targeted instruction (which name it). Program ids always sit
-// among the static account keys (the runtime
-// refuses programs loaded from lookup tables), so lookup tables are never needed.
+// among the static account keys (the runtime refuses programs loaded from lookup tables), so lookup tables are never
+// needed.
 
 import { encodeBase58 } from "../shared/base58-encode";
 import { IX_PREFIX_BYTES } from "../shared/envelope-limits";

@@ -1,8 +1,7 @@
 // Reading a request body without trusting the client about its size: a Content-Length above the
 // limit is refused before anything is read, one within it is read in one piece, and a body without
 // one (chunked) is read only up to the limit. The server itself accepts bodies of any size (src/server/index.ts): its
-// own refusal
-// would be a 413 with an empty body, so every route that reads a body bounds it here and answers
+// own refusal would be a 413 with an empty body, so every route that reads a body bounds it here and answers
 // 413 `payload_too_large` with the error shape (docs/api.md#errors).
 
 import { TxrayError } from "./errors";

@@ -3,9 +3,8 @@
 // code (`flush:after-rename`) and what to do when the process reaches it the n-th time:
 //   pause  log `fault point reached` and freeze the whole event loop, so the chaos driver can
 //          SIGKILL the process exactly there (worker threads and the disk keep going, as in a real kill)
-//   kill   SIGKILL itself at that moment
-//   throw  fail there with an error (a fault such as a DuckDB error, without breaking DuckDB)
-// The moments are listed in FAULT_POINTS; a point not in the list is refused at start-up.
+//   kill   SIGKILL itself at that moment   throw  fail there with an error (a fault such as a DuckDB error, without
+// breaking DuckDB) The moments are listed in FAULT_POINTS; a point not in the list is refused at start-up.
 
 export const FAULT_POINTS = [
   "spool:after-write", // batch bytes written, checksums not yet written or synced (mid-group-commit)

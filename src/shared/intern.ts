@@ -16,8 +16,7 @@ export function stringInterner(limit = 10_000): (text: string) => string {
 
 /**
  * A copy of a short `text` (a key, a signature) that shares no storage with the string it was cut from. In
- * JavaScriptCore a
- * slice keeps its whole parent alive: a key sliced from a decompressed 32 KB block and kept until
+ * JavaScriptCore a slice keeps its whole parent alive: a key sliced from a decompressed 32 KB block and kept until
  * a merge ends kept every block of the merge in memory (gigabytes at 20,000 envelopes/s).
  */
 export function detachedString(text: string): string {

@@ -1,9 +1,7 @@
 // The durable spool between ingest and the lake (docs/architecture.md, "Durability"). Ingest appends each batch as
-// spool
-// lines (src/spool/line-format.ts); the promise resolves only after the bytes are fdatasync'd, and
+// spool lines (src/spool/line-format.ts); the promise resolves only after the bytes are fdatasync'd, and
 // every batch that arrives while an fsync is in flight joins the next one (group commit: one fsync serves many
-// requests, and
-// the event loop keeps accepting while the disk works). An acknowledged envelope is therefore on disk.
+// requests, and the event loop keeps accepting while the disk works). An acknowledged envelope is therefore on disk.
 //
 // Files: data/spool/<node>/<segment>.active is being appended; it is sealed (renamed to .sealed)
 // when it is older than SPOOL_SEAL_MS or larger than SPOOL_SEGMENT_MAX_BYTES. Flush turns sealed

@@ -1,6 +1,5 @@
 // POST /v1/ingest (docs/api.md#post-v1ingest, docs/architecture.md "Durability"): bound and read the body, prepare the
-// batch (parse,
-// authenticate, validate, encode: src/ingest/prepare.ts, on a worker thread when INGEST_WORKERS > 0),
+// batch (parse, authenticate, validate, encode: src/ingest/prepare.ts, on a worker thread when INGEST_WORKERS > 0),
 // charge the key's token bucket, count the batch's programs against the account's quota of distinct
 // programs per day (src/control/program-quota.ts), append to the spool and answer 202 only once the batch is durable.
 // A batch is accepted whole or not at all, so a client retrying after any error never half-duplicates it.

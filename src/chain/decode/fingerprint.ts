@@ -1,6 +1,5 @@
 // Issue fingerprints (docs/architecture.md, "Outcomes, drops and issues"): attempts that fail the same way share an
-// issue. The id is
-// "v1:" + the first 16 hex of sha256 over the canonical JSON array
+// issue. The id is "v1:" + the first 16 hex of sha256 over the canonical JSON array
 // [program, outcome, failingProgram, instruction, key] (nulls as JSON null), where key is the custom
 // error code, the drop class, or a normalised error key. Only value-free parts go in: no amounts,
 // addresses, Left/Right values or account indexes, so repeats of one failure group together. A new

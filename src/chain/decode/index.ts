@@ -33,8 +33,7 @@
 //   its frames among those enclosing the failing frame; where it has none there, the failing top-level
 //   instruction's name. failingInstruction: the innermost failing frame's (the top-level one's when
 //   the failing frame is not in the logs). Names: see instruction-names.ts (the `Program log: Instruction: X` line
-// right after the
-//   frame's invoke line, then an IDL discriminator match on the frame's data — the message for a
+// right after the   frame's invoke line, then an IDL discriminator match on the frame's data — the message for a
 //   top-level frame, the matching `meta.innerInstructions` entry for a CPI — then built-in decoders,
 //   and "AnchorEventCpi" for Anchor's `emit_cpi!` self-CPI); UpperCamelCase as Anchor logs it, so
 //   log- and IDL-derived names group together.

@@ -1,6 +1,6 @@
 // The decoded failure story: one shape for every outcome (docs/api.md#get-v1whysig, docs/architecture.md "Outcomes,
-// drops and issues"). Fields that do
-// not apply are null, never omitted, so the lake column types and the `why` route never vary.
+// drops and issues"). Fields that do not apply are null, never omitted, so the lake column types and the `why` route
+// never vary.
 
 import { z } from "zod";
 
