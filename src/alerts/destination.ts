@@ -1,6 +1,6 @@
 // Where a webhook may go (docs/alerts.md#where-alerts-may-go). A rule's destination is written by
-// whoever holds an account key, which a dapp ships in its browser code, so a destination is never
-// trusted to point outside: loopback, private, link-local, unique-local, CGNAT, multicast,
+// whoever holds an account's admin key, and a key leaks, so a destination is never trusted to point
+// anywhere: loopback, private, link-local, unique-local, CGNAT, multicast,
 // unspecified and cloud metadata addresses are refused unless the operator lists their range in
 // ALERTS_ALLOWED_NETWORKS. A literal address is checked when the rule is created; at send time the
 // host is resolved, every address it resolves to is checked, and the request goes to the checked
@@ -92,8 +92,9 @@ function knownAddresses(url: URL): IpAddress[] | null {
 const NOT_ALLOWED = "(ALERTS_ALLOWED_NETWORKS lists the internal ranges alerts may reach)";
 
 /**
- * Why a rule may not be created with this destination URL (a syntactically valid https:// or loopback
- * http:// URL), or null: credentials in the URL, or a host that is a refused address.
+ * Why a rule may not be created with this destination URL, or null: credentials in the URL, or a host
+ * that is a refused address. The rule's schema has already required https://, or http:// to a
+ * loopback host (src/alerts/rules.ts), which is then refused here unless its range is allowed.
  */
 export function destinationProblem(text: string, settings: DestinationSettings): string | null {
   const url = new URL(text);
@@ -105,8 +106,6 @@ export function destinationProblem(text: string, settings: DestinationSettings):
     const kind = refusedKind(address, allowed);
     if (kind) return `is a ${kind} address, which alerts may not reach ${NOT_ALLOWED}`;
   }
-  if (url.protocol === "http:" && !addresses?.every((address) => allowed.some((net) => inNetwork(address, net))))
-    return "must be https:// (http:// only to an address in ALERTS_ALLOWED_NETWORKS)";
   return null;
 }
 

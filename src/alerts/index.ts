@@ -29,7 +29,6 @@ export {
   type AlertRuleInput,
   AlertRuleInputSchema,
   DestinationSchema,
-  isLoopbackUrl,
   RULE_KINDS,
   RULE_PARAMS,
   type RuleKind,

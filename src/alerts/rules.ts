@@ -73,7 +73,7 @@ export type RuleParams = { [K in RuleKind]: z.output<(typeof RULE_PARAMS)[K]> };
 /** Loopback hosts, where plain http:// is allowed (tests, sidecars); anything else must be https://. */
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
-export const isLoopbackUrl = (url: URL) => LOOPBACK.test(url.hostname);
+const isLoopbackUrl = (url: URL) => LOOPBACK.test(url.hostname);
 
 const destinationUrl = z
   .string({ message: "expected a URL" })
