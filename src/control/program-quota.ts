@@ -11,11 +11,11 @@ import type { ControlDb } from "./types";
 const DAY_MS = 86_400_000;
 
 /** The UTC day (days since the epoch) a time in Unix milliseconds falls on. */
-export const utcDay = (at: number): number => Math.floor(at / DAY_MS);
+export const utcDayNumber = (at: number): number => Math.floor(at / DAY_MS);
 
 /** Seconds from `at` to the next UTC midnight, when every account's count starts again. */
 export const secondsToNextUtcDay = (at: number): number =>
-  Math.max(1, Math.ceil(((utcDay(at) + 1) * DAY_MS - at) / 1000));
+  Math.max(1, Math.ceil(((utcDayNumber(at) + 1) * DAY_MS - at) / 1000));
 
 /**
  * Records `programs` (distinct) as named by the account on `day`, unless that would bring the day's
@@ -83,7 +83,7 @@ export class ProgramQuota {
   /** Whether the account may name `programs` (distinct) at `at`; when it may, they count from now on. */
   admit(accountId: string, programs: readonly string[], at: number): boolean {
     if (this.limit === 0 || programs.length === 0) return true;
-    const day = utcDay(at);
+    const day = utcDayNumber(at);
     const known = this.accounts.get(accountId);
     if (known !== undefined && known.day === day) {
       if (programs.every((program) => known.programs.has(program))) return true;

@@ -3,7 +3,13 @@
 // whole (429 in the error shape, nothing of it acknowledged), while the account's known programs and
 // every other account's ingest go on; the control table keeps the count across restarts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { accountProgramsOnDay, createAccountKey, listAccountPrograms, ProgramQuota, utcDay } from "../../src/control";
+import {
+  accountProgramsOnDay,
+  createAccountKey,
+  listAccountPrograms,
+  ProgramQuota,
+  utcDayNumber,
+} from "../../src/control";
 import { flushSpool } from "../../src/lake/flush-spool";
 import { makeEnvelope, randomAddress } from "../helpers/envelopes";
 import { type TestServer, testServer } from "../helpers/server";
@@ -72,7 +78,7 @@ test("3,000 random programs in three requests are refused whole; known programs 
   expect(listAccountPrograms(t.ctx.control, other.accountId, null, 500).map((p) => p.program)).toEqual([elsewhere]);
 
   // The table is the truth: a fresh cache (a restarted server) counts the same.
-  const today = utcDay(Date.now());
+  const today = utcDayNumber(Date.now());
   expect(accountProgramsOnDay(t.ctx.control, flood.accountId, today)).toBe(QUOTA);
   const restarted = new ProgramQuota(t.ctx.control, QUOTA);
   expect(restarted.admit(flood.accountId, [randomAddress()], Date.now())).toBe(false);
