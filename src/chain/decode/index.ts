@@ -97,6 +97,7 @@ export { INSTRUCTION_PREFIX_BYTES, instructionNameFromPrefix, instructionPrefixO
 export { type LogFrame, type LogTrace, parseLogs } from "./logs";
 export { normalizeErrorText, type PreflightEvidence, readPreflightError } from "./preflight-text";
 export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
+export { committedWithFee, type TransactionErrorStage, transactionErrorStage } from "./runtime-errors";
 export { type DecodedStory, DecodedStorySchema, EMPTY_STORY } from "./story";
 export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
 
