@@ -7,8 +7,7 @@
 //   - a durable-nonce attempt dies when its nonce account's stored nonce moves past the value it was
 //     signed against (or the account is closed): `nonce_advanced`, with the account and both values.
 
-import { NONCE_ACCOUNT_LENGTH, type NonceAccountState, readNonceAccount } from "../decode/durable-nonce";
-import { SYSTEM_PROGRAM } from "../decode/program-ids";
+import { NONCE_ACCOUNT_LENGTH, type NonceAccountState, readNonceAccount, SYSTEM_PROGRAM } from "../decode";
 import type { RpcClient } from "../rpc";
 import { MAX_BLOCKS_TO_EXPIRY } from "./open-attempts";
 import type { Attempt, DropDiagnosis } from "./types";

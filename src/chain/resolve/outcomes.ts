@@ -12,12 +12,12 @@ import {
   type DecodedStory,
   decodePreflight,
   decodeTransactionWithPrefix,
+  durableNonceOf,
   EMPTY_STORY,
   instructionNameFromPrefix,
   issueFingerprint,
   storyFingerprint,
 } from "../decode";
-import { durableNonceOf } from "../decode/durable-nonce";
 import type { IdlRegistry } from "../idl";
 import type { SignatureStatus } from "./chain-reads";
 import { inSuccessSample } from "./sample";

@@ -453,14 +453,12 @@ async function resolveDue(
   return resolutions;
 }
 
-const measuredPace = new WeakMap<ResolverState, { at: number; msPerBlock: number | null }>();
-
 /**
  * Milliseconds per block, measured from the chain heights this job observed over the last PACE_WINDOW_MS (at least
  * PACE_MIN_SPAN_MS apart); null until it has observed that much. Read again when a new observation may exist.
  */
 function measuredMsPerBlock(ctx: Context, state: ResolverState, now: number): number | null {
-  const cached = measuredPace.get(state);
+  const cached = state.pace;
   if (cached && now - cached.at < HEIGHT_SAMPLE_MS) return cached.msPerBlock;
   const samples = blockHeightObservations(ctx.control);
   let msPerBlock: number | null = null;
@@ -471,7 +469,7 @@ function measuredMsPerBlock(ctx: Context, state: ResolverState, now: number): nu
     const span = last.observed_at - first.observed_at;
     if (span >= PACE_MIN_SPAN_MS && blocks > 0) msPerBlock = span / blocks;
   }
-  measuredPace.set(state, { at: now, msPerBlock });
+  state.pace = { at: now, msPerBlock };
   return msPerBlock;
 }
 
