@@ -133,8 +133,8 @@ const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
 const NONCE_WAIT_MS = 30 * 60_000;
 /**
- * Far beyond any blockhash lifetime (~90 s): an attempt still not found is dropped whatever its lastValidBlockHeight
- * says.
+ * Far beyond any blockhash lifetime (150 blocks: about a minute, less as slots shorten): an attempt still not found is
+ * dropped whatever its lastValidBlockHeight says.
  */
 const MAX_PENDING_MS = 24 * 3600_000;
 /** How long the signature index keeps an attempt (why, diagnose-drop); shorter when TXRAY_RETENTION_DAYS is. */
