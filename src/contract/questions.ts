@@ -208,7 +208,7 @@ export const QUESTIONS: Question[] = [
     queryParams: [],
     summary: "Why a transaction never landed",
     description:
-      "For a signature that was sent but never landed: the drop class (superseded_by_retry, stale_blockhash_at_send, rpc_not_forwarding, network_congestion, priority_fee_too_low, expired_blockhash, unknown), the evidence that decided it, the RPC provider's measured drop rate and advice. Use when a transaction 'disappeared' or 'expired'; for transactions that landed and failed use `why`.",
+      "For a signature that was sent but never landed: the drop class (superseded_by_retry, stale_blockhash_at_send, rpc_not_forwarding, network_congestion, priority_fee_too_low, expired_blockhash, nonce_advanced, unknown), the evidence that decided it, the RPC provider's measured drop rate and advice. Use when a transaction 'disappeared' or 'expired'; for transactions that landed and failed use `why`.",
     response: DiagnoseDropSchema,
     example: {
       sig: "3iWKx8bTGx6d5QfHn7y2GQm1hq9Zr6v4XbqkY7Xz2mZt3Lx8aJxPp6b2vN5wD4cY1oR7sE9uF2gH3jK4LmNpQrSt",

@@ -26,6 +26,8 @@ export interface WireTransaction {
   cuPriceMicroLamports?: number;
   /** The first instruction advances a durable nonce: the "blockhash" is the nonce value. */
   nonce: boolean;
+  /** The nonce account that instruction advances, when it is a static account key. */
+  nonceAccount?: string;
 }
 
 class Reader {
@@ -115,15 +117,21 @@ export function parseTransaction(bytes: Uint8Array): WireTransaction {
   const instructions: WireInstruction[] = [];
   const ixCount = r.shortvec();
   let nonce = false;
+  let nonceAccount: string | undefined;
   for (let i = 0; i < ixCount; i++) {
     const program = keyName(r.byte());
-    r.take(r.shortvec()); // account indexes
+    const accounts = r.take(r.shortvec());
     const data = r.take(r.shortvec());
-    // System AdvanceNonceAccount (u32 discriminator 4) as the first instruction marks a nonce transaction.
-    if (i === 0 && program === SYSTEM_PROGRAM && data.length >= 4 && u32(data, 0) === 4) nonce = true;
+    // System AdvanceNonceAccount (u32 instruction index 4; accounts: the nonce account, the
+    // RecentBlockhashes sysvar, the authority) as the first instruction marks a nonce transaction.
+    if (i === 0 && program === SYSTEM_PROGRAM && data.length >= 4 && u32(data, 0) === 4) {
+      nonce = true;
+      if (accounts.length > 0 && accounts[0] < keys.length) nonceAccount = keyName(accounts[0]);
+    }
     instructions.push({ program, data });
   }
   const tx: WireTransaction = { signature, payer: keyName(0), blockhash, version, instructions, nonce };
+  if (nonceAccount !== undefined) tx.nonceAccount = nonceAccount;
   for (const ix of instructions) {
     if (ix.program !== COMPUTE_BUDGET) continue;
     const d = ix.data;

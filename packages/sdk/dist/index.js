@@ -870,15 +870,21 @@ function parseTransaction(bytes) {
   const instructions = [];
   const ixCount = r.shortvec();
   let nonce = false;
+  let nonceAccount;
   for (let i = 0;i < ixCount; i++) {
     const program = keyName(r.byte());
-    r.take(r.shortvec());
+    const accounts = r.take(r.shortvec());
     const data = r.take(r.shortvec());
-    if (i === 0 && program === SYSTEM_PROGRAM && data.length >= 4 && u32(data, 0) === 4)
+    if (i === 0 && program === SYSTEM_PROGRAM && data.length >= 4 && u32(data, 0) === 4) {
       nonce = true;
+      if (accounts.length > 0 && accounts[0] < keys.length)
+        nonceAccount = keyName(accounts[0]);
+    }
     instructions.push({ program, data });
   }
   const tx = { signature, payer: keyName(0), blockhash, version, instructions, nonce };
+  if (nonceAccount !== undefined)
+    tx.nonceAccount = nonceAccount;
   for (const ix of instructions) {
     if (ix.program !== COMPUTE_BUDGET)
       continue;

@@ -352,6 +352,16 @@ export function builtinProgramError(programId: string, code: number): KnownError
   return BUILTIN_ERROR_TABLES.get(programId)?.get(code);
 }
 
+// The transfer-hook interface: solana-labs/solana-program-library `token/transfer-hook-interface/src/error.rs`
+// (TransferHookError, `hash_error_code_start = 2_110_272_652`, then one per variant). Any program can be a
+// hook, so these name a code only of a program Token-2022 invoked (error-names.ts).
+export const TRANSFER_HOOK_ERRORS: ErrorTable = sequential(2_110_272_652, [
+  ["IncorrectAccount", "Incorrect account provided"],
+  ["MintHasNoMintAuthority", "Mint has no mint authority"],
+  ["IncorrectMintAuthority", "Incorrect mint authority has signed the instruction"],
+  ["ProgramCalledOutsideOfTransfer", "Program called outside of a token transfer"],
+]);
+
 /** An Anchor framework error (100–5000), meaningful only for programs built with Anchor. */
 export function anchorFrameworkError(code: number): KnownError | undefined {
   return ANCHOR_FRAMEWORK_ERRORS.get(code);

@@ -96,7 +96,15 @@ export {
 export { INSTRUCTION_PREFIX_BYTES, instructionNameFromPrefix, instructionPrefixOf } from "./instruction-prefix";
 export { type LogFrame, type LogTrace, parseLogs } from "./logs";
 export { normalizeErrorText, type PreflightEvidence, readPreflightError } from "./preflight-text";
-export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName } from "./program-ids";
+export {
+  type DurableNonceUse,
+  durableNonceOf,
+  NONCE_ACCOUNT_LENGTH,
+  type NonceAccountState,
+  readNonceAccount,
+} from "./durable-nonce";
+export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName, SYSTEM_PROGRAM } from "./program-ids";
+export { committedWithFee, type TransactionErrorStage, transactionErrorStage } from "./runtime-errors";
 export { type DecodedStory, DecodedStorySchema, EMPTY_STORY } from "./story";
 export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
 

@@ -145,3 +145,55 @@ export function transactionErrorDisplay(variant: string, n: number | null): stri
 export const isTransactionErrorVariant = (name: string) => Object.hasOwn(TRANSACTION_ERROR_DISPLAY, name);
 export const isInstructionErrorVariant = (name: string) =>
   name === "Custom" || Object.hasOwn(INSTRUCTION_ERROR_DISPLAY, name);
+
+/**
+ * Where a TransactionError stops a transaction, and so whether the chain shows it (docs/solana.md "What the chain can
+ * show"): `execution` and `load` failures are committed to a block and charged the fee (a durable nonce advances too);
+ * `before_load` ones are never committed, no fee, and only a preflight or simulation shows them. Since SIMD-0191
+ * (feature PaymEPK2oqwT9TXAVfadjztH2H6KfLEB9Hhd5Q5frvP, active on every cluster) a top-level program account that is
+ * missing or not executable, or loaded account data over the requested limit, is a `load` failure: committed, charged,
+ * nothing executed. Null: a variant not placed here.
+ */
+export type TransactionErrorStage = "execution" | "load" | "before_load";
+
+const STAGES: Readonly<Record<string, TransactionErrorStage>> = {
+  InstructionError: "execution",
+  InsufficientFundsForRent: "execution",
+  InvalidRentPayingAccount: "execution",
+  UnbalancedTransaction: "execution",
+  ProgramAccountNotFound: "load",
+  InvalidProgramForExecution: "load",
+  MaxLoadedAccountsDataSizeExceeded: "load",
+  // The fee payer's checks, the blockhash's age, the status cache, sanitizing, locks and block limits.
+  BlockhashNotFound: "before_load",
+  AlreadyProcessed: "before_load",
+  AccountNotFound: "before_load",
+  InsufficientFundsForFee: "before_load",
+  InvalidAccountForFee: "before_load",
+  MissingSignatureForFee: "before_load",
+  SignatureFailure: "before_load",
+  SanitizeFailure: "before_load",
+  InvalidAccountIndex: "before_load",
+  UnsupportedVersion: "before_load",
+  AccountInUse: "before_load",
+  AccountLoadedTwice: "before_load",
+  TooManyAccountLocks: "before_load",
+  AddressLookupTableNotFound: "before_load",
+  InvalidAddressLookupTableOwner: "before_load",
+  InvalidAddressLookupTableData: "before_load",
+  InvalidAddressLookupTableIndex: "before_load",
+  WouldExceedMaxBlockCostLimit: "before_load",
+  WouldExceedMaxAccountCostLimit: "before_load",
+  WouldExceedAccountDataBlockLimit: "before_load",
+  WouldExceedMaxVoteCostLimit: "before_load",
+  WouldExceedAccountDataTotalLimit: "before_load",
+  ClusterMaintenance: "before_load",
+};
+
+export const transactionErrorStage = (variant: string): TransactionErrorStage | null => STAGES[variant] ?? null;
+
+/** Whether a TransactionError variant is committed to a block and charged its fee (null: not known here). */
+export function committedWithFee(variant: string): boolean | null {
+  const stage = transactionErrorStage(variant);
+  return stage === null ? null : stage !== "before_load";
+}

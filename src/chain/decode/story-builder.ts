@@ -226,7 +226,13 @@ function describeInstructionFailure(ctx: Context, story: DecodedStory, info: Tra
     return;
   }
   if (code !== null) {
-    const named = nameCustomError(story.failingProgram, code, frame?.anchorError ?? null, ctx.idls);
+    const named = nameCustomError(
+      story.failingProgram,
+      code,
+      frame?.anchorError ?? null,
+      ctx.idls,
+      frame?.parent?.programId ?? null,
+    );
     story.errCode = code;
     story.errName = named.name;
     story.errMessage = named.message ?? frame?.errorLog ?? `custom program error: 0x${code.toString(16)}`;

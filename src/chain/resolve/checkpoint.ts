@@ -46,6 +46,7 @@ const FIELDS = [
   "nextCheckAt",
   "expiry",
   "indexed",
+  "expiryCap",
 ] as const satisfies readonly (keyof OpenAttempt)[];
 
 export const checkpointPath = (paths: DataPaths) => join(paths.resolver, "checkpoint.json");
@@ -95,6 +96,8 @@ export function readCheckpoint(paths: DataPaths): Checkpoint | null {
   const open = raw.open.map((row) => {
     const attempt = Object.fromEntries(raw.fields.map((field, i) => [field, row[i]])) as unknown as OpenAttempt;
     attempt.version = 0;
+    // A checkpoint written before expiryCap was kept apart holds the capped value as lastValidBlockHeight.
+    attempt.expiryCap ??= null;
     return attempt;
   });
   return { format: 1, through: raw.through, open, names: raw.names };

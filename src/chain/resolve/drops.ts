@@ -11,6 +11,8 @@
 //   priority_fee_too_low  attempts at the same program that landed around it paid a clearly higher
 //                         compute-unit price (needs the envelope's cuPriceMicroLamports)
 //   expired_blockhash     the base class: block height passed lastValidBlockHeight, never landed
+//   nonce_advanced        a durable-nonce attempt whose nonce account advanced past the nonce it was
+//                         signed against, never landed (lifetime.ts)
 //   unknown               not even expiry can be shown (durable-nonce attempts, or a lastValidBlockHeight
 //                         the chain never reaches), not seen long after the send
 
@@ -24,6 +26,7 @@ export const DROP_CLASSES = [
   "network_congestion",
   "priority_fee_too_low",
   "expired_blockhash",
+  "nonce_advanced",
   "unknown",
 ] as const;
 export type DropClass = (typeof DROP_CLASSES)[number];
@@ -51,7 +54,7 @@ export type DropContext = {
 const RETRY_WINDOW_MS = 90_000;
 /** The retry check looks at the payer's attempts at the same program this close to the drop. */
 export const SAME_PAYER_WINDOW_MS = RETRY_WINDOW_MS;
-const STALE_BLOCKS_LEFT = 20; // ≈ 8 s at 400 ms blocks: a client that sends this late rarely lands
+const STALE_BLOCKS_LEFT = 20; // blocks, not seconds (slot times change): a client that sends this late rarely lands
 const PROVIDER_WINDOW_MS = 15 * 60_000;
 /**
  * No class looks further from the attempt than this (the provider and congestion windows): neighbours beyond it change
@@ -650,6 +653,8 @@ export const DROP_ADVICE: Record<DropClass, string> = {
     "Peers that landed paid more per compute unit: raise cuPriceMicroLamports and set a tight SetComputeUnitLimit so the fee buys priority.",
   expired_blockhash:
     "The transaction never landed before its blockhash expired: rebroadcast until lastValidBlockHeight (maxRetries 0 + your own loop), add a priority fee, and check the provider report.",
+  nonce_advanced:
+    "The durable nonce it was signed against was used up by another transaction (or the nonce account closed): it can never land. Re-sign against the account's current nonce, and advance a nonce from one sender at a time.",
   unknown: "No chain evidence: for durable-nonce transactions check whether the nonce account advanced.",
 };
 

@@ -13,6 +13,11 @@ export type OpenAttempt = Attempt & {
   nextCheckAt: number;
   /** Set at the first look-up that found nothing after the blockhash expired (the drop needs a second one). */
   expiry: { observedAt: number; height: number } | null;
+  /**
+   * The chain's height at its first look-up + MAX_BLOCKS_TO_EXPIRY (null before it): the expiry believed in place of a
+   * lastValidBlockHeight further away. Kept apart from the client's value, which evidence and the index show as sent.
+   */
+  expiryCap: number | null;
   /** Whether the signature index holds an entry for it (written at the end of the run that took it in). */
   indexed: boolean;
   /** Heap bookkeeping: the version of its live heap entry. */
@@ -137,7 +142,7 @@ function before(a: HeapEntry, b: HeapEntry): boolean {
 
 /** A new open attempt, due at `at`. */
 export function openAttempt(attempt: Attempt, at: number): OpenAttempt {
-  return { ...attempt, checks: 0, nextCheckAt: at, expiry: null, indexed: false, version: 0 };
+  return { ...attempt, checks: 0, nextCheckAt: at, expiry: null, expiryCap: null, indexed: false, version: 0 };
 }
 
 /**
@@ -148,9 +153,21 @@ export function openAttempt(attempt: Attempt, at: number): OpenAttempt {
 export const MAX_BLOCKS_TO_EXPIRY = 300;
 
 /**
- * Caps an attempt's lastValidBlockHeight at `height` (the chain's, at its first look-up) + MAX_BLOCKS_TO_EXPIRY: a
- * made-up far-future value would otherwise keep it open, looked up every 30 s, until the 24 h limit.
+ * Sets an attempt's expiry cap at `height` (the chain's, at its first look-up) + MAX_BLOCKS_TO_EXPIRY: a made-up
+ * far-future lastValidBlockHeight would otherwise keep it open, looked up every 30 s, until the 24 h limit. The
+ * client's lastValidBlockHeight stays as it was sent.
  */
 export function capExpiry(attempt: OpenAttempt, height: number): void {
-  attempt.lastValidBlockHeight = Math.min(attempt.lastValidBlockHeight, height + MAX_BLOCKS_TO_EXPIRY);
+  attempt.expiryCap = height + MAX_BLOCKS_TO_EXPIRY;
 }
+
+/** The block height after which the attempt counts as expired: its lastValidBlockHeight, or the cap when lower. */
+export function expiryOf(attempt: OpenAttempt): number {
+  return attempt.expiryCap === null || attempt.expiryCap === undefined
+    ? attempt.lastValidBlockHeight
+    : Math.min(attempt.lastValidBlockHeight, attempt.expiryCap);
+}
+
+/** Whether the cap, not the client's lastValidBlockHeight, decides the attempt's expiry. */
+export const cappedExpiry = (attempt: OpenAttempt): boolean =>
+  attempt.expiryCap !== null && attempt.expiryCap !== undefined && attempt.expiryCap < attempt.lastValidBlockHeight;

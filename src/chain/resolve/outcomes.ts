@@ -12,6 +12,7 @@ import {
   type DecodedStory,
   decodePreflight,
   decodeTransactionWithPrefix,
+  durableNonceOf,
   EMPTY_STORY,
   instructionNameFromPrefix,
   issueFingerprint,
@@ -132,8 +133,10 @@ export function resolveFromTransaction(
   ) {
     names.learn(attempt.program, target.prefix, story.instruction);
   }
+  // A durable-nonce transaction is recognized from its first instruction even when its envelope did not say so.
+  const nonceAttempt = !attempt.nonce && durableNonceOf(tx) !== null ? { ...attempt, nonce: true } : attempt;
   return {
-    attempt,
+    attempt: nonceAttempt,
     outcome: landed ? "landed" : "failed_onchain",
     resolvedAt: now,
     slot: json.slot ?? status?.slot ?? null,

@@ -9,6 +9,10 @@
 //                                transaction that in fact landed is the classic confirmation bug.
 //   not found, not expired       looked up again after 1, 2, 4, … 30 s, and right after its expected expiry
 //   preflight                    decoded from the envelope's own error text and logs, no chain reads
+// Expiry is the chain's block height against the attempt's lastValidBlockHeight, or against its cap
+// (the height at its first look-up + MAX_BLOCKS_TO_EXPIRY) when the client's value is further: a drop
+// the cap decided is `unknown` (lifetime.ts). Times are derived from the block rate measured from the
+// chain's own heights, never from a fixed slot time (slot times change: docs/solana.md).
 // Durable-nonce attempts cannot expire by block height: dropped as `unknown` after NONCE_WAIT_MS.
 // The run then records its resolutions (record.ts) and, every RESOLVE_CHECKPOINT_MS, checkpoints its
 // open attempts (checkpoint.ts). It reports when it should run next (`nextRunInMs`): the scheduler
@@ -44,7 +48,8 @@ import {
   unknownDrop,
 } from "./drops";
 import { intakeNewSegments } from "./intake";
-import { capExpiry, type OpenAttempt, openAttempt } from "./open-attempts";
+import { implausibleExpiryDrop } from "./lifetime";
+import { capExpiry, cappedExpiry, expiryOf, type OpenAttempt, openAttempt } from "./open-attempts";
 import {
   dropped,
   isConfirmed,
@@ -128,8 +133,8 @@ const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
 const NONCE_WAIT_MS = 30 * 60_000;
 /**
- * Far beyond any blockhash lifetime (~90 s): an attempt still not found is dropped whatever its lastValidBlockHeight
- * says.
+ * Far beyond any blockhash lifetime (150 blocks: about a minute, less as slots shorten): an attempt still not found is
+ * dropped whatever its lastValidBlockHeight says.
  */
 const MAX_PENDING_MS = 24 * 3600_000;
 /** How long the signature index keeps an attempt (why, diagnose-drop); shorter when TXRAY_RETENTION_DAYS is. */
@@ -142,8 +147,9 @@ const HOURS_RETENTION_MS = 8 * 86_400_000;
 const HEIGHT_SAMPLE_MS = 15_000;
 /** Attempts decoded between pauses for the event loop. */
 const YIELD_EVERY = 2_000;
-/** Slot time on mainnet: an attempt not found is looked up again about when its blockhash should expire. */
-const SLOT_MS = 400;
+/** The block rate is measured over the chain heights observed in this window (at least PACE_MIN_SPAN_MS of it). */
+const PACE_WINDOW_MS = 10 * 60_000;
+const PACE_MIN_SPAN_MS = 60_000;
 
 export async function resolvePending(ctx: Context, options: ResolveOptions): Promise<ResolveSummary> {
   // Milliseconds per step of the run, in its details (/v1/status): where a slow run's time went.
@@ -344,9 +350,10 @@ async function resolveDue(
   );
   addStep(steps, "statuses", lap());
 
+  const msPerBlock = measuredMsPerBlock(ctx, state, now);
   const fetch: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
   const fromStatus: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
-  const expired: { attempt: OpenAttempt; heightAtExpiry: number }[] = [];
+  let expired: { attempt: OpenAttempt; heightAtExpiry: number }[] = [];
   for (const attempt of sends) {
     const status = statuses.get(attempt.sig!) ?? null;
     if (attempt.checks === 0) capExpiry(attempt, height);
@@ -359,11 +366,12 @@ async function resolveDue(
       if (now - attempt.sentAt > NONCE_WAIT_MS)
         resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
       else state.open.reschedule(attempt, now + retryMs(attempt));
-    } else if (height > attempt.lastValidBlockHeight) {
+    } else if (height > expiryOf(attempt)) {
       if (attempt.expiry === null) {
         // Already the recheck's worth of blocks past its expiry (taken in late: a backlog, a
-        // restart), this look-up is the conclusive one, as the recheck would have been.
-        if ((height - attempt.lastValidBlockHeight) * SLOT_MS >= recheckDelay)
+        // restart), this look-up is the conclusive one, as the recheck would have been. Without a
+        // measured block rate the recheck decides.
+        if (msPerBlock !== null && (height - expiryOf(attempt)) * msPerBlock >= recheckDelay)
           expired.push({ attempt, heightAtExpiry: height });
         else {
           attempt.expiry = { observedAt: now, height };
@@ -374,11 +382,10 @@ async function resolveDue(
       else state.open.reschedule(attempt, attempt.expiry.observedAt + recheckDelay);
     } else if (now - attempt.receivedAt > MAX_PENDING_MS)
       resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
-    else
-      state.open.reschedule(
-        attempt,
-        now + Math.min(retryMs(attempt), Math.max(1_000, (attempt.lastValidBlockHeight - height) * SLOT_MS + 500)),
-      );
+    else {
+      const untilExpiryMs = msPerBlock === null ? Infinity : (expiryOf(attempt) - height) * msPerBlock + 500;
+      state.open.reschedule(attempt, now + Math.min(retryMs(attempt), Math.max(1_000, untilExpiryMs)));
+    }
   }
 
   if (fromStatus.length > 0) {
@@ -415,6 +422,13 @@ async function resolveDue(
     addStep(steps, "transactions", lap());
   }
 
+  // A drop the cap decided shows no blockhash expiry: the client's lastValidBlockHeight is still ahead.
+  const capped = expired.filter((e) => cappedExpiry(e.attempt));
+  if (capped.length > 0) {
+    for (const { attempt, heightAtExpiry } of capped)
+      resolutions.push(dropped(attempt, implausibleExpiryDrop(attempt, attempt.expiryCap!, heightAtExpiry), now));
+    expired = expired.filter((e) => !cappedExpiry(e.attempt));
+  }
   if (expired.length > 0) {
     const neighbours = await loadNeighbours(
       ctx,
@@ -437,6 +451,26 @@ async function resolveDue(
     addStep(steps, "drops", lap());
   }
   return resolutions;
+}
+
+/**
+ * Milliseconds per block, measured from the chain heights this job observed over the last PACE_WINDOW_MS (at least
+ * PACE_MIN_SPAN_MS apart); null until it has observed that much. Read again when a new observation may exist.
+ */
+function measuredMsPerBlock(ctx: Context, state: ResolverState, now: number): number | null {
+  const cached = state.pace;
+  if (cached && now - cached.at < HEIGHT_SAMPLE_MS) return cached.msPerBlock;
+  const samples = blockHeightObservations(ctx.control);
+  let msPerBlock: number | null = null;
+  const last = samples.at(-1);
+  if (last) {
+    const first = samples.find((sample) => sample.observed_at >= last.observed_at - PACE_WINDOW_MS)!;
+    const blocks = last.height - first.height;
+    const span = last.observed_at - first.observed_at;
+    if (span >= PACE_MIN_SPAN_MS && blocks > 0) msPerBlock = span / blocks;
+  }
+  state.pace = { at: now, msPerBlock };
+  return msPerBlock;
 }
 
 /** 1 s, 2 s, 4 s, … up to 30 s between look-ups of an attempt that is neither found nor expired. */

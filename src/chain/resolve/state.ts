@@ -60,6 +60,8 @@ export class ResolverState {
   lastCheckpointMs = 0;
   /** When a block height was last recorded (drop classification interpolates between them). */
   lastHeightAt = 0;
+  /** The block rate last measured from those heights (resolve.ts), and when. */
+  pace: { at: number; msPerBlock: number | null } | null = null;
   /** The hour whose old hourly counts were last trimmed. */
   trimmedHour = -1;
   runs = 0;

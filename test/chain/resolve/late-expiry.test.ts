@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadIdls } from "../../../src/chain/idl";
 import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
+import { recordBlockHeight } from "../../../src/control";
 import { makeEnvelope, randomSignature } from "../../helpers/envelopes";
 import { startRecordedRpc } from "../../helpers/recorded-rpc";
 import { ingestAndFlush } from "../../helpers/resolve";
@@ -20,6 +21,8 @@ let t: TestServer;
 beforeAll(async () => {
   rpc = startRecordedRpc([], { blockHeight: HEIGHT });
   t = await testServer({ SOLANA_RPC_URL: rpc.url });
+  // The chain's height two minutes ago: a block rate measured from the chain (300 blocks in 120 s).
+  recordBlockHeight(t.ctx.control, Date.now() - 120_000, HEIGHT - 300);
   const program = "11111111111111111111111111111111";
   await ingestAndFlush(t, [
     makeEnvelope({ sig: longExpired, program, lastValidBlockHeight: HEIGHT - 200, sentAt: Date.now() - 150_000 }),

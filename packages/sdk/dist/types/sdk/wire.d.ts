@@ -15,6 +15,8 @@ export interface WireTransaction {
     cuPriceMicroLamports?: number;
     /** The first instruction advances a durable nonce: the "blockhash" is the nonce value. */
     nonce: boolean;
+    /** The nonce account that instruction advances, when it is a static account key. */
+    nonceAccount?: string;
 }
 export declare function base64Bytes(text: string): Uint8Array;
 /** Parses a wire transaction; throws on bytes that are not one. */
