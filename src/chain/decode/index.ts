@@ -85,6 +85,13 @@ export {
   type KnownError,
 } from "./builtin-errors";
 export { type CallFrame, type CallStackHints, callStack } from "./call-stack";
+export {
+  type DurableNonceUse,
+  durableNonceOf,
+  NONCE_ACCOUNT_LENGTH,
+  type NonceAccountState,
+  readNonceAccount,
+} from "./durable-nonce";
 export { customErrorMessage } from "./error-names";
 export {
   FINGERPRINT_VERSION,
@@ -96,13 +103,6 @@ export {
 export { INSTRUCTION_PREFIX_BYTES, instructionNameFromPrefix, instructionPrefixOf } from "./instruction-prefix";
 export { type LogFrame, type LogTrace, parseLogs } from "./logs";
 export { normalizeErrorText, type PreflightEvidence, readPreflightError } from "./preflight-text";
-export {
-  type DurableNonceUse,
-  durableNonceOf,
-  NONCE_ACCOUNT_LENGTH,
-  type NonceAccountState,
-  readNonceAccount,
-} from "./durable-nonce";
 export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName, SYSTEM_PROGRAM } from "./program-ids";
 export { committedWithFee, type TransactionErrorStage, transactionErrorStage } from "./runtime-errors";
 export { type DecodedStory, DecodedStorySchema, EMPTY_STORY } from "./story";

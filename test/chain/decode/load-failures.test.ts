@@ -3,9 +3,9 @@
 // payer's, the blockhash's and the status cache's failures are still never committed.
 import { expect, test } from "bun:test";
 import { committedWithFee, decodeTransaction, transactionErrorStage } from "../../../src/chain/decode";
+import { IdlRegistry } from "../../../src/chain/idl/registry";
 import { resolveFromTransaction } from "../../../src/chain/resolve/outcomes";
 import type { Attempt } from "../../../src/chain/resolve/types";
-import { IdlRegistry } from "../../../src/chain/idl/registry";
 
 test("load-stage failures are committed and charged; failures before loading are not", () => {
   for (const variant of ["ProgramAccountNotFound", "InvalidProgramForExecution", "MaxLoadedAccountsDataSizeExceeded"]) {
