@@ -45,7 +45,6 @@ export const percent = (share: number) => `${(Math.round(share * 1000) / 10).toF
 export const formatCount = (n: number) => n.toLocaleString("en-US");
 
 /** A p-value for people: "p = 0.003", "p < 0.0001". */
-export const formatP = (p: number) => (p < 0.0001 ? "p < 0.0001" : `p = ${p.toPrecision(2)}`);
 
 /** Top-issues' entries of one fingerprint merged across payer segments (counts add up). */
 export function issuesByFingerprint(segments: Record<string, Issue[]>): Map<string, Issue & { segmentCount: number }> {

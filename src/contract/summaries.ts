@@ -15,6 +15,7 @@ import type {
   WalletHistoryBody,
   WhyBody,
 } from "../analytics/queries";
+import { countOf, formatPValue } from "../shared/wording";
 
 export type Summary = { title: string; lines: string[] };
 
@@ -103,7 +104,7 @@ function releaseDiff(a: ReleaseDiffBody): Summary {
   const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);
   for (const i of notable)
     lines.push(
-      `• ${i.status}: ${i.title} ${pct(i.preRate)} → ${pct(i.postRate)} (p=${i.pValue.toFixed(3)}) · ${i.fingerprint}`,
+      `• ${i.status}: ${i.title} ${pct(i.preRate)} → ${pct(i.postRate)} (${formatPValue(i.pValue)}) · ${i.fingerprint}`,
     );
   if (notable.length === 0) lines.push("No new or regressed issues.");
   return { title: `release-diff ${short(a.program)}`, lines };
@@ -116,7 +117,7 @@ function topIssues(a: TopIssuesBody): Summary {
     if (issues.length === 0) continue;
     lines.push(`${segment}:`);
     for (const i of issues.slice(0, 5))
-      lines.push(`• ${num(i.count)}× ${i.title} (${pct(i.share)}, ${num(i.wallets)} wallets) · ${i.fingerprint}`);
+      lines.push(`• ${num(i.count)}× ${i.title} (${pct(i.share)}, ${countOf(i.wallets, "wallet")}) · ${i.fingerprint}`);
   }
   if (lines.length === 0) lines.push("No failures in this window.");
   return { title: `top issues ${short(a.program)} (${a.window.name})`, lines };

@@ -117,7 +117,9 @@ async function runJobIfFree(ctx: Context, job: Job, runtime: JobRuntime, started
       const durationMs = Math.round(performance.now() - started);
       const message = describeError(error);
       recordJobEnd(ctx.control, runId, { ok: false, durationMs, error: message }, ctx.clock());
-      if (error instanceof Stopped) {
+      // A shutdown's abort surfaces as whatever the job was awaiting threw (an aborted fetch, an
+      // interrupted query), not always as Stopped: an aborted run is stopped, never a failure to alarm on.
+      if (error instanceof Stopped || runtime.signal?.aborted) {
         ctx.logger.info("job stopped at a safe point", { job: job.name });
         return { job: job.name, ok: false, stopped: true, durationMs, error: message } satisfies JobOutcome;
       }

@@ -177,8 +177,9 @@ export function cuTrendPlot(
   requested: number | null,
   window: { since: number; until: number },
 ): HTMLElement {
-  // One x value per UTC day of the window (days without samples are gaps), so the requested limit
-  // spans the whole window and a single day of data still sits where it belongs.
+  // One x value per UTC day of the window (days without samples are gaps), so a single day of data
+  // still sits where it belongs. The requested limit is drawn only from the first to the last day
+  // with samples: it was observed there, and nowhere else.
   const DAY = 86_400_000;
   const dayOf = (t: { day: string | number }) =>
     typeof t.day === "number" ? t.day : Date.parse(`${String(t.day).slice(0, 10)}T00:00:00Z`);
@@ -189,7 +190,10 @@ export function cuTrendPlot(
   for (let day = first; day <= last; day += DAY) dayList.push(day);
   const days = dayList.map((day) => day / 1000);
   const p95 = dayList.map((day) => byDay.get(day) ?? null);
-  const limit = dayList.map(() => requested);
+  const sampled = p95.flatMap((value, i) => (value === null ? [] : [i]));
+  const limit = dayList.map((_, i) =>
+    sampled.length > 0 && i >= sampled[0] && i <= sampled[sampled.length - 1] ? requested : null,
+  );
   const described = trend
     .filter((t) => t.cuP95 !== null)
     .map((t) => `${String(t.day).slice(0, 10)}: ${t.cuP95}`)
@@ -225,7 +229,14 @@ export function cuTrendPlot(
             points: { show: true, size: 6, fill: "#5ab0ff" },
             spanGaps: true,
           },
-          { label: "requested (p50)", stroke: "#f2b84b", width: 1.5, dash: [6, 4], points: { show: false } },
+          {
+            label: "requested (p50)",
+            stroke: "#f2b84b",
+            width: 1.5,
+            dash: [6, 4],
+            // A single sampled day has no line to draw: its point shows instead.
+            points: { show: sampled.length === 1 },
+          },
         ],
       },
       [days, p95, limit],

@@ -6,6 +6,8 @@ export const pct = (value: number | null | undefined, digits = 1) =>
   value === null || value === undefined || !Number.isFinite(value) ? "–" : `${(value * 100).toFixed(digits)}%`;
 export const num = (value: number | null | undefined) =>
   value === null || value === undefined ? "–" : value.toLocaleString("en-US");
+/** As the server's texts write it (src/shared/wording.ts): never "p = 0.00". */
+export const pValue = (p: number) => (p < 0.0001 ? "p < 0.0001" : `p = ${p.toPrecision(2)}`);
 export const interval = (ci: [number, number] | null | undefined) => (ci ? `${pct(ci[0])} – ${pct(ci[1])}` : "–");
 export const short = (text: string | null | undefined, keep = 4) =>
   !text ? "–" : text.length <= keep * 2 + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;

@@ -6,7 +6,8 @@
 
 import { baseline, recentActivity } from "../../analytics/queries";
 import { ratio, twoProportionPValue } from "../../shared/stats";
-import { type Condition, formatCount, formatP, percent, programPath } from "../finding";
+import { formatPValue } from "../../shared/wording";
+import { type Condition, formatCount, percent, programPath } from "../finding";
 
 export const landingRate: Condition<"landing_rate"> = async (ctx, rule) => {
   const { windowMinutes, threshold, alpha, minDrop, minAttempts } = rule.params;
@@ -48,7 +49,7 @@ export const landingRate: Condition<"landing_rate"> = async (ctx, rule) => {
   if (belowThreshold) lines.push(`Below the threshold of ${percent(threshold!)} with its whole interval`);
   if (versusBaseline?.significant) {
     lines.push(
-      `The previous 7 days: ${percent(versusBaseline.rate)} of ${formatCount(versusBaseline.attempts)} (down ${percent(versusBaseline.drop)}, ${formatP(versusBaseline.pValue)})`,
+      `The previous 7 days: ${percent(versusBaseline.rate)} of ${formatCount(versusBaseline.attempts)} (down ${percent(versusBaseline.drop)}, ${formatPValue(versusBaseline.pValue)})`,
     );
   }
   return [

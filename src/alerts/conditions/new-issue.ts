@@ -4,6 +4,7 @@
 // the same ones top-issues reads); what the issue is, its example and wallets from top-issues.
 
 import { recentActivity, topIssues } from "../../analytics/queries";
+import { countOf } from "../../shared/wording";
 import {
   type Condition,
   type Finding,
@@ -34,8 +35,8 @@ export const newIssue: Condition<"new_issue"> = async (ctx, rule) => {
       subject: `issue:${issue.fingerprint}`,
       title: `New issue: ${what}`,
       lines: [
-        `${formatCount(issue.count)} occurrence${issue.count === 1 ? "" : "s"} in the last ${withinMinutes} min (rule: at least ${minCount})`,
-        `First seen ${new Date(issue.firstSeen!).toISOString()}${detail ? ` · ${formatCount(detail.wallets)} wallet${detail.wallets === 1 ? "" : "s"} · ${formatCount(detail.count)} in the last day` : ""}`,
+        `${countOf(issue.count, "occurrence")} in the last ${withinMinutes} min (rule: at least ${minCount})`,
+        `First seen ${new Date(issue.firstSeen!).toISOString()}${detail ? ` · ${countOf(detail.wallets, "wallet")} · ${formatCount(detail.count)} in the last day` : ""}`,
       ],
       data: {
         fingerprint: issue.fingerprint,

@@ -6,7 +6,8 @@
 
 import { providerReport } from "../../analytics/queries";
 import { ratio, twoProportionPValue } from "../../shared/stats";
-import { type Condition, type Finding, formatCount, formatP, percent, programPath } from "../finding";
+import { formatPValue } from "../../shared/wording";
+import { type Condition, type Finding, formatCount, percent, programPath } from "../finding";
 
 export const providerDrops: Condition<"provider_drops"> = async (ctx, rule) => {
   const { window, alpha, minExcess, minAttempts } = rule.params;
@@ -33,7 +34,7 @@ export const providerDrops: Condition<"provider_drops"> = async (ctx, rule) => {
       title: `Provider ${provider.rpcLabel} drops ${percent(provider.dropRate)} of sends vs ${percent(othersRate)} for the others`,
       lines: [
         `${provider.rpcLabel}: ${formatCount(provider.dropped)} of ${formatCount(provider.attempts)} sends dropped (95% CI ${percent(provider.ci95[0])}–${percent(provider.ci95[1])}) in the last ${window}`,
-        `Other providers: ${formatCount(others.dropped)} of ${formatCount(others.attempts)} (${formatP(pValue)}; alert level ${alpha} / ${tests} providers)`,
+        `Other providers: ${formatCount(others.dropped)} of ${formatCount(others.attempts)} (${formatPValue(pValue)}; alert level ${alpha} / ${tests} providers)`,
       ],
       data: { window, provider, others: { ...others, dropRate: othersRate }, excess, pValue, alpha, tests },
       links: { program: programPath(rule.program) },

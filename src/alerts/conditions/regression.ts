@@ -8,11 +8,11 @@
 import { type ReleaseDiffResponse, releaseDiff, topIssues } from "../../analytics/queries";
 import { TxrayError } from "../../shared/errors";
 import type { Rates } from "../../shared/stats";
+import { formatPValue } from "../../shared/wording";
 import {
   type Condition,
   type Finding,
   formatCount,
-  formatP,
   issuePath,
   issuesByFingerprint,
   percent,
@@ -72,7 +72,7 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
       title: `Regression after ${deployed}: ${issue.title} ${percent(issue.preRate)} → ${percent(issue.postRate)}`,
       lines: [
         `${issue.status === "new" ? "New" : "Regressed"} since the ${deployed}: ${formatCount(issue.preCount)} of ${formatCount(pre.attempts)} attempts before, ${formatCount(issue.postCount)} of ${formatCount(post.attempts)} after`,
-        `${percent(issue.preRate)} → ${percent(issue.postRate)} (${formatP(issue.pValue)}; alert level ${alpha} / ${tests} tests)`,
+        `${percent(issue.preRate)} → ${percent(issue.postRate)} (${formatPValue(issue.pValue)}; alert level ${alpha} / ${tests} tests)`,
       ],
       data: { ...evidence, kind: "issue", issue: { ...issue }, sampleSig: sample },
       links: {
@@ -92,7 +92,7 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
       title: `Regression after ${deployed}: ${rate.label} ${percent(pre[rate.name])} → ${percent(post[rate.name])}`,
       lines: [
         `${formatCount(before)} of ${formatCount(pre.attempts)} attempts before the deploy, ${formatCount(after)} of ${formatCount(post.attempts)} after`,
-        `${percent(pre[rate.name])} → ${percent(post[rate.name])} (${formatP(pValue)}; alert level ${alpha} / ${tests} tests)`,
+        `${percent(pre[rate.name])} → ${percent(post[rate.name])} (${formatPValue(pValue)}; alert level ${alpha} / ${tests} tests)`,
       ],
       data: {
         ...evidence,

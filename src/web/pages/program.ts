@@ -5,7 +5,7 @@
 import { ApiError, api, enc } from "../api";
 import { cuTrendPlot, type IntervalRow, intervalPlot, outcomeBar, outcomeLegend, prePostPlot } from "../charts";
 import { empty, failure, h, link, loading, replace, section } from "../dom";
-import { ago, num, pct, programName, short, when } from "../format";
+import { ago, num, pct, programName, pValue, short, when } from "../format";
 import type { Baseline, CuHeadroom, Deploy, ProviderReport, ReleaseDiff, Segment, TopIssues } from "../types";
 import { badge, card, outcomeBadge, rateTiles, table, tile, windowOf, windowSwitch } from "./common";
 
@@ -133,13 +133,14 @@ function renderIssues(data: TopIssues) {
     "human" as Segment,
   );
   for (const segment of segments) {
-    const count = (data.segments[segment] ?? []).reduce((sum, i) => sum + i.count, 0);
+    // Like an error tracker's tabs, a tab counts issues (the table's rows), not their events.
+    const issues = (data.segments[segment] ?? []).length;
     tabs.append(
       h(
         "button",
         { type: "button", role: "tab", "data-segment": segment, onclick: () => select(segment) },
         `${SEGMENT_LABEL[segment]} `,
-        h("small", {}, num(count)),
+        h("small", { title: `${num(issues)} issue${issues === 1 ? "" : "s"}` }, num(issues)),
       ),
     );
   }
@@ -162,18 +163,29 @@ function renderProviders(data: ProviderReport) {
         note: `${pct(p.dropRate)} of ${num(p.attempts)}`,
       })),
     ),
-    table(
-      "Providers",
-      ["Provider", "Sends", "Dropped", "Expired", "Land p50", "Land p95"],
-      data.providers.map((p) => [
-        p.rpcLabel,
-        num(p.attempts),
-        num(p.dropped),
-        pct(p.expiredShare, 0),
-        ms(p.timeToLandMs.p50),
-        ms(p.timeToLandMs.p95),
-      ]),
-      { numeric: [1, 2, 3, 4, 5] },
+    h(
+      "div",
+      {},
+      table(
+        "Providers",
+        ["Provider", "Sends", "Dropped", "Drops expired", "Land p50", "Land p95"],
+        data.providers.map((p) => [
+          p.rpcLabel,
+          num(p.attempts),
+          num(p.dropped),
+          pct(p.expiredShare, 0),
+          ms(p.timeToLandMs.p50),
+          ms(p.timeToLandMs.p95),
+        ]),
+        { numeric: [1, 2, 3, 4, 5] },
+      ),
+      h(
+        "p",
+        { class: "count dim" },
+        "Drops expired: of the provider's dropped sends, the share txray can explain only by the blockhash expiring " +
+          "(classes expired_blockhash and stale_blockhash_at_send); the rest have a stronger cause. " +
+          "Land: from the send to the block's time.",
+      ),
     ),
   );
 }
@@ -355,7 +367,7 @@ function tileRate(
       text,
       Math.abs(after - before) < 0.0005
         ? "no change"
-        : `no significant change${change ? ` (p = ${change.pValue.toFixed(2)})` : ""}`,
+        : `no significant change${change ? ` (${pValue(change.pValue)})` : ""}`,
     );
   return tile(
     label,
