@@ -7,7 +7,7 @@
 // `_meta["txray/error"]` (structuredContent would have to match the output schema).
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import {
@@ -23,6 +23,7 @@ import {
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
 import { VERSION } from "../shared/version";
+import { toolJsonSchema } from "./json-schema";
 
 const INSTRUCTIONS =
   "txray answers why Solana transactions of a program fail, drop or land: per signature (why, diagnose_drop) and per program " +
@@ -63,6 +64,25 @@ function buildInputSchema(question: Question): z.ZodObject {
       });
   }
   return z.object(shape).meta({ required: question.pathParams });
+}
+
+/** What tools/list says of a question's tool, built once: the schemas in the portable form of json-schema.ts. */
+const definitionCache = new Map<string, Tool>();
+function toolDefinition(question: Question): Tool {
+  let definition = definitionCache.get(question.name);
+  if (!definition) {
+    const { input, output } = schemasOf(question);
+    definition = {
+      name: question.name,
+      title: question.summary,
+      description: question.description,
+      inputSchema: toolJsonSchema(input, "input") as Tool["inputSchema"],
+      outputSchema: toolJsonSchema(output, "output") as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
+    };
+    definitionCache.set(question.name, definition);
+  }
+  return definition;
 }
 
 /** Tool arguments as the route would see them: strings (numbers written the way a URL would carry them). */
@@ -127,7 +147,7 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
         description: question.description,
         inputSchema: schemasOf(question).input,
         outputSchema: schemasOf(question).output,
-        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
+        annotations: toolDefinition(question).annotations,
       },
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
         try {
@@ -146,5 +166,10 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
       },
     );
   }
+  // The SDK lists the zod schemas converted to draft-07; this answers with the portable ones. The
+  // zod schemas above still validate calls and answers.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: QUESTIONS.map((question) => toolDefinition(question)),
+  }));
   return server;
 }
