@@ -1,7 +1,8 @@
 // The MCP tool twins: an SDK Client over stdio (`bun run src/bin/mcp.ts` as a child process on the
 // same data directory) and over Streamable HTTP (/mcp on a real loopback server) lists the tools and
 // gets, for every question, exactly the object the HTTP route answers; errors come back as tool
-// errors carrying the route's code; a key scopes answers like ?scope=account.
+// errors carrying the route's code; a key scopes answers like ?scope=account. The official MCP
+// Inspector's CLI lists the tools on both transports without a schema portability warning.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -80,9 +81,79 @@ function cases() {
       path: `/v1/wallet/${program}/${wallet}?window=30d&limit=3`,
     },
     { tool: "provider_report", args: { program }, path: `/v1/provider-report/${program}` },
+    { tool: "ecosystem", args: { window: "30d", limit: 5 }, path: `/v1/ecosystem?window=30d&limit=5` },
     { tool: "status", args: {}, path: `/v1/status` },
   ];
 }
+
+test("the cases call every tool", () => {
+  expect([...new Set(cases().map((c) => c.tool))].sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
+});
+
+const INSPECTOR = new URL(
+  "../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js",
+  import.meta.url,
+).pathname;
+
+/**
+ * The MCP Inspector's CLI mode (`mcp-inspector --cli …`), one JSON answer on stdout. Its home is a
+ * temporary directory so that it reads and writes no catalog of the user's.
+ */
+async function inspector(args: string[]) {
+  const child = Bun.spawn([process.execPath, INSPECTOR, "--cli", ...args, "--format", "json"], {
+    cwd: root,
+    env: { ...process.env, HOME: world.dataDir },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stderr, answer: stdout ? JSON.parse(stdout) : null };
+}
+
+describe("the MCP Inspector CLI", () => {
+  test("lists every tool over stdio and HTTP with no portability warning, and calls them", async () => {
+    const stdioServer = [...Object.entries(world.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), "--cwd", root];
+    const stdioCommand = ["bun", "run", "src/bin/mcp.ts"];
+    const httpTarget = `${server.url}/mcp`;
+    const [stdioList, httpList, stdioCall, httpCall] = await Promise.all([
+      inspector([...stdioServer, ...stdioCommand, "--method", "tools/list", "--strict"]),
+      inspector([httpTarget, "--method", "tools/list", "--strict"]),
+      inspector([...stdioServer, ...stdioCommand, "--method", "tools/call", "--tool-name", "status"]),
+      inspector([
+        httpTarget,
+        ...["--method", "tools/call", "--tool-name", "why"],
+        ...["--tool-args-json", JSON.stringify({ sig: world.sigs.failed })],
+      ]),
+    ]);
+    for (const [name, list] of [
+      ["stdio", stdioList],
+      ["http", httpList],
+    ] as const) {
+      expect({ name, code: list.code, warnings: list.stderr.match(/Warning: .*/g) ?? [] }).toEqual({
+        name,
+        code: 0,
+        warnings: [],
+      });
+      const tools = list.answer.result.tools as { name: string }[];
+      expect(tools.map((tool) => tool.name).sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
+    }
+    expect(stdioList.answer.result.tools).toEqual(httpList.answer.result.tools);
+    expect({ code: stdioCall.code, isError: stdioCall.answer.result.isError ?? false }).toEqual({
+      code: 0,
+      isError: false,
+    });
+    expect(stdioCall.answer.result.structuredContent.freshness).toBeDefined();
+    expect({ code: httpCall.code, isError: httpCall.answer.result.isError ?? false }).toEqual({
+      code: 0,
+      isError: false,
+    });
+    expect(httpCall.answer.result.structuredContent.errName).toBe("SlippageToleranceExceeded");
+  }, 60_000);
+});
 
 describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
   const client = () => (transport === "stdio" ? stdio : http);
