@@ -16,6 +16,7 @@
 // a timer of the context's (`ctx.timers`) and every time of day its clock, so tests move time on.
 
 import { type Component, type Context, settlesBy, type TimerHandle } from "../context";
+import { recordSchedule } from "../control";
 import { Stopped } from "../shared/stop";
 import { type Job, type JobOutcome, type JobRuntime, runJob } from "./run";
 
@@ -120,6 +121,8 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
     running.add(run);
   };
   const planAll = () => {
+    const intervals = schedule.flatMap((entry) => ("intervalMs" in entry ? [[entry.job.name, entry.intervalMs]] : []));
+    recordSchedule(ctx.control, Object.fromEntries(intervals), ctx.clock());
     for (const entry of schedule) {
       if ("intervalMs" in entry) {
         const { job, intervalMs } = entry;

@@ -9,8 +9,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { QUESTIONS } from "../../src/contract/questions";
+import { recordSchedule } from "../../src/control";
 import {
   type AnswersWorld,
+  END_MS,
   makeAnswersWorld,
   randomAddress,
   serveWorld,
@@ -24,6 +26,8 @@ let http: Client;
 let stdioStderr = "";
 
 const root = new URL("../..", import.meta.url).pathname;
+/** The deployment's tables interval, as its scheduler records it; the stdio process's own environment says otherwise. */
+const DEPLOYMENT_TABLES_INTERVAL_MS = 777_000;
 
 async function httpClient(headers: Record<string, string> = {}) {
   const client = new Client({ name: "txray-test", version: "0" });
@@ -34,11 +38,17 @@ async function httpClient(headers: Record<string, string> = {}) {
 beforeAll(async () => {
   world = await makeAnswersWorld();
   server = await serveWorld(world);
+  recordSchedule(server.ctx.control, { tables: DEPLOYMENT_TABLES_INTERVAL_MS }, END_MS);
   const transport = new StdioClientTransport({
     command: "bun",
     args: ["run", "src/bin/mcp.ts"],
     cwd: root,
-    env: { ...(process.env as Record<string, string>), ...world.env, TXRAY_LOG_LEVEL: "info" },
+    env: {
+      ...(process.env as Record<string, string>),
+      ...world.env,
+      TXRAY_LOG_LEVEL: "info",
+      TABLES_INTERVAL_MS: "5000",
+    },
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk) => (stdioStderr += String(chunk)));
@@ -321,6 +331,12 @@ describe("MCP over HTTP with a key", () => {
     const get = await fetch(`${server.url}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
   });
+});
+
+test("stdio status reports the deployment's tables interval, not its own environment's", async () => {
+  const result = await stdio.callTool({ name: "status", arguments: {} });
+  const serving = (result.structuredContent as any).freshness.serving;
+  expect(serving).toMatchObject({ refreshEveryMs: DEPLOYMENT_TABLES_INTERVAL_MS, refreshEverySource: "scheduler" });
 });
 
 test("stdio: logs go to stderr, never stdout (the protocol stream)", () => {
