@@ -36,14 +36,27 @@ export function inputSchema(question: Question) {
   return schemasOf(question).input;
 }
 
-/** Built once per question: /mcp creates a server per request. */
-const schemaCache = new Map<string, { input: z.ZodObject; output: z.ZodObject }>();
+/**
+ * Built once per question (/mcp creates a server per request): the zod schemas that validate calls and answers, and
+ * what tools/list says of the tool, its schemas in the portable form of json-schema.ts.
+ */
+const schemaCache = new Map<string, { input: z.ZodObject; output: z.ZodObject; definition: Tool }>();
 function schemasOf(question: Question) {
   let schemas = schemaCache.get(question.name);
   if (!schemas) {
+    const input = buildInputSchema(question);
     // The output: the same shape without the component id, so the root is an object schema rather
     // than a $ref (nested components such as Rates become local $defs).
-    schemas = { input: buildInputSchema(question), output: z.looseObject((question.response as z.ZodObject).shape) };
+    const output = z.looseObject((question.response as z.ZodObject).shape);
+    const definition: Tool = {
+      name: question.name,
+      title: question.summary,
+      description: question.description,
+      inputSchema: toolJsonSchema(input, "input") as Tool["inputSchema"],
+      outputSchema: toolJsonSchema(output, "output") as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
+    };
+    schemas = { input, output, definition };
     schemaCache.set(question.name, schemas);
   }
   return schemas;
@@ -64,25 +77,6 @@ function buildInputSchema(question: Question): z.ZodObject {
       });
   }
   return z.object(shape).meta({ required: question.pathParams });
-}
-
-/** What tools/list says of a question's tool, built once: the schemas in the portable form of json-schema.ts. */
-const definitionCache = new Map<string, Tool>();
-function toolDefinition(question: Question): Tool {
-  let definition = definitionCache.get(question.name);
-  if (!definition) {
-    const { input, output } = schemasOf(question);
-    definition = {
-      name: question.name,
-      title: question.summary,
-      description: question.description,
-      inputSchema: toolJsonSchema(input, "input") as Tool["inputSchema"],
-      outputSchema: toolJsonSchema(output, "output") as Tool["outputSchema"],
-      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
-    };
-    definitionCache.set(question.name, definition);
-  }
-  return definition;
 }
 
 /** Tool arguments as the route would see them: strings (numbers written the way a URL would carry them). */
@@ -147,7 +141,7 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
         description: question.description,
         inputSchema: schemasOf(question).input,
         outputSchema: schemasOf(question).output,
-        annotations: toolDefinition(question).annotations,
+        annotations: schemasOf(question).definition.annotations,
       },
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
         try {
@@ -169,7 +163,7 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
   // The SDK lists the zod schemas converted to draft-07; this answers with the portable ones. The
   // zod schemas above still validate calls and answers.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: QUESTIONS.map((question) => toolDefinition(question)),
+    tools: QUESTIONS.map((question) => schemasOf(question).definition),
   }));
   return server;
 }
