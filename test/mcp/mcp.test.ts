@@ -5,6 +5,9 @@
 // Inspector's CLI lists the tools on both transports without a schema portability warning.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -24,6 +27,8 @@ let server: WorldServer;
 let stdio: Client;
 let http: Client;
 let stdioStderr = "";
+/** The Inspector's home directory (it keeps a catalog and client settings there), apart from the user's and the data's. */
+const inspectorHome = mkdtempSync(join(tmpdir(), "txray-inspector-"));
 
 const root = new URL("../..", import.meta.url).pathname;
 /** The deployment's tables interval, as its scheduler records it; the stdio process's own environment says otherwise. */
@@ -62,6 +67,7 @@ afterAll(async () => {
   await http?.close();
   await server?.stop();
   world?.dispose();
+  rmSync(inspectorHome, { recursive: true, force: true });
 });
 
 /** Each question with arguments, and the route path that asks the same. */
@@ -106,13 +112,12 @@ const INSPECTOR = new URL(
 ).pathname;
 
 /**
- * The MCP Inspector's CLI mode (`mcp-inspector --cli …`), one JSON answer on stdout. Its home is a
- * temporary directory so that it reads and writes no catalog of the user's.
+ * The MCP Inspector's CLI mode (`mcp-inspector --cli …`), one JSON answer on stdout.
  */
 async function inspector(args: string[]) {
   const child = Bun.spawn([process.execPath, INSPECTOR, "--cli", ...args, "--format", "json"], {
     cwd: root,
-    env: { ...process.env, HOME: world.dataDir },
+    env: { ...process.env, HOME: inspectorHome },
     stdout: "pipe",
     stderr: "pipe",
   });
