@@ -11,6 +11,16 @@ const positiveInt = z.coerce.number().int().positive();
 const milliseconds = z.coerce.number().int().min(10);
 const onOff = z.enum(["on", "off"]);
 
+/** `scheme://host[:port]` of http(s), with nothing after it. */
+function isWebOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === text.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /** Every setting, its type, default and meaning. */
 export const SETTINGS = {
   API_PORT: { schema: port.default(8790), doc: "Port of the HTTP server (ingest and read routes)." },
@@ -213,6 +223,26 @@ export const SETTINGS = {
   TXRAY_PUBLIC_URL: {
     schema: z.url().optional(),
     doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts and Slack messages; unset: where the server listens (`API_HOST` and the port it bound, the real one when `API_PORT=0`), and for the CLI a live server of the data directory, else `http://API_HOST:API_PORT`.",
+  },
+  MCP_ALLOWED_ORIGINS: {
+    schema: z
+      .string()
+      .refine(
+        (text) => text.split(",").every((item) => isWebOrigin(item.trim())),
+        "a comma-separated list of origins such as `https://app.example.com`",
+      )
+      .optional(),
+    doc: "Web origins whose pages may call `/mcp` (comma-separated, e.g. `https://app.example.com`); a request with any other `Origin` header gets 403 (DNS rebinding protection, docs/mcp.md). Always allowed: the origin of `TXRAY_PUBLIC_URL` and the server's own; clients that are not browsers send no `Origin`.",
+  },
+  MCP_ALLOWED_HOSTS: {
+    schema: z
+      .string()
+      .refine(
+        (text) => text.split(",").every((item) => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/.test(item.trim())),
+        "a comma-separated list of host names (no ports) such as `txray.internal`",
+      )
+      .optional(),
+    doc: "Names besides loopback and the host of `TXRAY_PUBLIC_URL` by which `/mcp` may be reached (comma-separated host names, e.g. `txray.internal`); a request with another `Host` header gets 403. Checked when `API_HOST` is a loopback address, or whenever this is set.",
   },
   TXRAY_RETENTION_DAYS: {
     schema: positiveInt.optional(),

@@ -13,6 +13,7 @@ import {
   lastSuccessDetails,
   quarantineSummary,
   readSpoolIntegrity,
+  recordedSchedule,
   resolverBacklog,
 } from "../control";
 import { unrecordedFailures } from "../jobs";
@@ -57,17 +58,23 @@ function jobRunsWithFailures(ctx: Context) {
   return jobs;
 }
 
-/** How old the analytical answers are, and why when stale (also what GET /readyz checks on a read node). */
+/**
+ * How old the analytical answers are, and why when stale (also what GET /readyz checks on a read node). The refresh
+ * interval is the deployment's scheduler's as it recorded it; a process that runs none (`bun run mcp`) and finds no
+ * record says so (`refreshEverySource: "unknown"`) and falls back on its own TABLES_INTERVAL_MS.
+ */
 function servingFreshnessOf(ctx: Context, jobs: ReturnType<typeof jobRunsWithFailures>, lakeEnvelopes: number) {
-  return servingFreshness({
+  const recorded = recordedSchedule(ctx.control)?.intervalsMs.tables;
+  const freshness = servingFreshness({
     pointer: readPointer(ctx.paths),
     lastRun: jobs.tables,
     consecutiveFailures: jobs.tables?.consecutiveFailures ?? 0,
     deferredRows: deferredRowsOf(lastSuccessDetails(ctx.control, "tables")),
     lakeEnvelopes,
-    refreshEveryMs: ctx.config.TABLES_INTERVAL_MS,
+    refreshEveryMs: recorded ?? ctx.config.TABLES_INTERVAL_MS,
     now: ctx.clock(),
   });
+  return { ...freshness, refreshEverySource: recorded === undefined ? ("unknown" as const) : ("scheduler" as const) };
 }
 
 /** `spool`: this process's spool (or anything that measures the backlog); null: not known here. */

@@ -16,6 +16,8 @@
 // a timer of the context's (`ctx.timers`) and every time of day its clock, so tests move time on.
 
 import { type Component, type Context, settlesBy, type TimerHandle } from "../context";
+import { recordSchedule } from "../control";
+import { describeError } from "../shared/logger";
 import { Stopped } from "../shared/stop";
 import { type Job, type JobOutcome, type JobRuntime, runJob } from "./run";
 
@@ -120,6 +122,13 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
     running.add(run);
   };
   const planAll = () => {
+    const intervals = schedule.flatMap((entry) => ("intervalMs" in entry ? [[entry.job.name, entry.intervalMs]] : []));
+    try {
+      recordSchedule(ctx.control, Object.fromEntries(intervals), ctx.clock());
+    } catch (error) {
+      // Only status's report of the interval depends on it: the jobs run all the same.
+      ctx.logger.warn("scheduler: could not record its intervals", { error: describeError(error) });
+    }
     for (const entry of schedule) {
       if ("intervalMs" in entry) {
         const { job, intervalMs } = entry;

@@ -2,7 +2,7 @@
 // responses, no session), so any number of clients and server processes can answer without shared
 // state. A key (x-api-key or Authorization: Bearer), when sent, must be valid, and the tools'
 // `scope: "account"` then restricts answers to its account, like `?scope=account` on the routes.
-// app.ts applies the public rate limit before this runs.
+// app.ts applies the public rate limit before this runs; origin.ts refuses what DNS rebinding sends.
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { QuestionDeps } from "../contract";
@@ -10,6 +10,7 @@ import { presentedKey } from "../contract";
 import { authenticate } from "../control";
 import { readBoundedBody } from "../shared/bounded-body";
 import { errorBody } from "../shared/errors";
+import { originGuard } from "./origin";
 import { createMcpServer } from "./tools";
 
 /** Largest JSON-RPC body /mcp reads (a tool call is a few hundred bytes; a batch of them a few KB). */
@@ -35,6 +36,8 @@ function invalidKey(): Response {
 
 /** `client`: who asks (the HTTP client, docs/security.md "Client identity"), for per-client limits. */
 export async function handleMcpRequest(request: Request, deps: QuestionDeps, client?: string): Promise<Response> {
+  const refusal = originGuard(deps.ctx.config)(request);
+  if (refusal) return refusal;
   if (request.method !== "POST") {
     // No sessions, so no server-initiated stream (GET) and nothing to end (DELETE): 405 is how the
     // Streamable HTTP spec says so, and clients then simply do without the stream.

@@ -7,7 +7,7 @@
 // `_meta["txray/error"]` (structuredContent would have to match the output schema).
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import {
@@ -23,6 +23,7 @@ import {
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
 import { VERSION } from "../shared/version";
+import { toolJsonSchema } from "./json-schema";
 
 const INSTRUCTIONS =
   "txray answers why Solana transactions of a program fail, drop or land: per signature (why, diagnose_drop) and per program " +
@@ -35,14 +36,27 @@ export function inputSchema(question: Question) {
   return schemasOf(question).input;
 }
 
-/** Built once per question: /mcp creates a server per request. */
-const schemaCache = new Map<string, { input: z.ZodObject; output: z.ZodObject }>();
+/**
+ * Built once per question (/mcp creates a server per request): the zod schemas that validate calls and answers, and
+ * what tools/list says of the tool, its schemas in the portable form of json-schema.ts.
+ */
+const schemaCache = new Map<string, { input: z.ZodObject; output: z.ZodObject; definition: Tool }>();
 function schemasOf(question: Question) {
   let schemas = schemaCache.get(question.name);
   if (!schemas) {
+    const input = buildInputSchema(question);
     // The output: the same shape without the component id, so the root is an object schema rather
     // than a $ref (nested components such as Rates become local $defs).
-    schemas = { input: buildInputSchema(question), output: z.looseObject((question.response as z.ZodObject).shape) };
+    const output = z.looseObject((question.response as z.ZodObject).shape);
+    const definition: Tool = {
+      name: question.name,
+      title: question.summary,
+      description: question.description,
+      inputSchema: toolJsonSchema(input, "input") as Tool["inputSchema"],
+      outputSchema: toolJsonSchema(output, "output") as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
+    };
+    schemas = { input, output, definition };
     schemaCache.set(question.name, schemas);
   }
   return schemas;
@@ -127,7 +141,7 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
         description: question.description,
         inputSchema: schemasOf(question).input,
         outputSchema: schemasOf(question).output,
-        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: question.name === "why" },
+        annotations: schemasOf(question).definition.annotations,
       },
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
         try {
@@ -146,5 +160,10 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
       },
     );
   }
+  // The SDK lists the zod schemas converted to draft-07; this answers with the portable ones. The
+  // zod schemas above still validate calls and answers.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: QUESTIONS.map((question) => schemasOf(question).definition),
+  }));
   return server;
 }

@@ -1,15 +1,21 @@
 // The MCP tool twins: an SDK Client over stdio (`bun run src/bin/mcp.ts` as a child process on the
 // same data directory) and over Streamable HTTP (/mcp on a real loopback server) lists the tools and
 // gets, for every question, exactly the object the HTTP route answers; errors come back as tool
-// errors carrying the route's code; a key scopes answers like ?scope=account.
+// errors carrying the route's code; a key scopes answers like ?scope=account. The official MCP
+// Inspector's CLI lists the tools on both transports without a schema portability warning.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { QUESTIONS } from "../../src/contract/questions";
+import { recordSchedule } from "../../src/control";
 import {
   type AnswersWorld,
+  END_MS,
   makeAnswersWorld,
   randomAddress,
   serveWorld,
@@ -21,8 +27,12 @@ let server: WorldServer;
 let stdio: Client;
 let http: Client;
 let stdioStderr = "";
+/** The Inspector's home directory (it keeps a catalog and client settings there), apart from the user's and the data's. */
+const inspectorHome = mkdtempSync(join(tmpdir(), "txray-inspector-"));
 
 const root = new URL("../..", import.meta.url).pathname;
+/** The deployment's tables interval, as its scheduler records it; the stdio process's own environment says otherwise. */
+const DEPLOYMENT_TABLES_INTERVAL_MS = 777_000;
 
 async function httpClient(headers: Record<string, string> = {}) {
   const client = new Client({ name: "txray-test", version: "0" });
@@ -33,11 +43,17 @@ async function httpClient(headers: Record<string, string> = {}) {
 beforeAll(async () => {
   world = await makeAnswersWorld();
   server = await serveWorld(world);
+  recordSchedule(server.ctx.control, { tables: DEPLOYMENT_TABLES_INTERVAL_MS }, END_MS);
   const transport = new StdioClientTransport({
     command: "bun",
     args: ["run", "src/bin/mcp.ts"],
     cwd: root,
-    env: { ...(process.env as Record<string, string>), ...world.env, TXRAY_LOG_LEVEL: "info" },
+    env: {
+      ...(process.env as Record<string, string>),
+      ...world.env,
+      TXRAY_LOG_LEVEL: "info",
+      TABLES_INTERVAL_MS: "5000",
+    },
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk) => (stdioStderr += String(chunk)));
@@ -51,6 +67,7 @@ afterAll(async () => {
   await http?.close();
   await server?.stop();
   world?.dispose();
+  rmSync(inspectorHome, { recursive: true, force: true });
 });
 
 /** Each question with arguments, and the route path that asks the same. */
@@ -80,9 +97,74 @@ function cases() {
       path: `/v1/wallet/${program}/${wallet}?window=30d&limit=3`,
     },
     { tool: "provider_report", args: { program }, path: `/v1/provider-report/${program}` },
+    { tool: "ecosystem", args: { window: "30d", limit: 5 }, path: `/v1/ecosystem?window=30d&limit=5` },
     { tool: "status", args: {}, path: `/v1/status` },
   ];
 }
+
+test("the cases call every tool", () => {
+  expect([...new Set(cases().map((c) => c.tool))].sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
+});
+
+const INSPECTOR = new URL(
+  "../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js",
+  import.meta.url,
+).pathname;
+
+/**
+ * The MCP Inspector's CLI mode (`mcp-inspector --cli …`), one JSON answer on stdout.
+ */
+async function inspector(args: string[]) {
+  const child = Bun.spawn([process.execPath, INSPECTOR, "--cli", ...args, "--format", "json"], {
+    cwd: root,
+    env: { ...process.env, HOME: inspectorHome },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stderr, answer: stdout ? JSON.parse(stdout) : null };
+}
+
+describe("the MCP Inspector CLI", () => {
+  // The SDK Client below calls every tool on both transports; the Inspector lists on both and calls over HTTP.
+  test("lists every tool over stdio and HTTP with no portability warning, and calls one", async () => {
+    const stdioServer = [...Object.entries(world.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), "--cwd", root];
+    const stdioCommand = ["bun", "run", "src/bin/mcp.ts"];
+    const httpTarget = `${server.url}/mcp`;
+    // One stdio server (each is a process with its own DuckDB) and the HTTP list and call, at once.
+    const [stdioList, httpList, httpCall] = await Promise.all([
+      inspector([...stdioServer, ...stdioCommand, "--method", "tools/list", "--strict"]),
+      inspector([httpTarget, "--method", "tools/list", "--strict"]),
+      inspector([
+        httpTarget,
+        ...["--method", "tools/call", "--tool-name", "why"],
+        ...["--tool-args-json", JSON.stringify({ sig: world.sigs.failed })],
+      ]),
+    ]);
+    for (const [name, list] of [
+      ["stdio", stdioList],
+      ["http", httpList],
+    ] as const) {
+      expect({ name, code: list.code, warnings: list.stderr.match(/Warning: .*/g) ?? [] }).toEqual({
+        name,
+        code: 0,
+        warnings: [],
+      });
+      const tools = list.answer.result.tools as { name: string }[];
+      expect(tools.map((tool) => tool.name).sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
+    }
+    expect(stdioList.answer.result.tools).toEqual(httpList.answer.result.tools);
+    expect({ code: httpCall.code, isError: httpCall.answer.result.isError ?? false }).toEqual({
+      code: 0,
+      isError: false,
+    });
+    expect(httpCall.answer.result.structuredContent.errName).toBe("SlippageToleranceExceeded");
+  }, 60_000);
+});
 
 describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
   const client = () => (transport === "stdio" ? stdio : http);
@@ -250,6 +332,40 @@ describe("MCP over HTTP with a key", () => {
     const get = await fetch(`${server.url}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
   });
+});
+
+test("/mcp refuses a hostile Origin or Host with 403 (DNS rebinding); its own origin and no Origin pass", async () => {
+  const post = (headers: Record<string, string | undefined>) =>
+    fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(headers as Record<string, string>),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+  const port = new URL(server.url).port;
+  for (const headers of [
+    { origin: "http://evil.example" },
+    { origin: "null" },
+    { host: `evil.example:${port}` },
+    { host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
+    { origin: "http://evil.example", authorization: `Bearer txr_read_${"x".repeat(32)}` },
+  ]) {
+    const refused = await post(headers);
+    expect({ headers, status: refused.status }).toEqual({ headers, status: 403 });
+    expect(((await refused.json()) as any).error.code).toBe("forbidden");
+  }
+  expect((await fetch(`${server.url}/mcp`, { headers: { origin: "http://evil.example" } })).status).toBe(403);
+  expect((await post({ origin: server.url })).status).toBe(200);
+  expect((await post({ host: `localhost:${port}` })).status).toBe(200);
+});
+
+test("stdio status reports the deployment's tables interval, not its own environment's", async () => {
+  const result = await stdio.callTool({ name: "status", arguments: {} });
+  const serving = (result.structuredContent as any).freshness.serving;
+  expect(serving).toMatchObject({ refreshEveryMs: DEPLOYMENT_TABLES_INTERVAL_MS, refreshEverySource: "scheduler" });
 });
 
 test("stdio: logs go to stderr, never stdout (the protocol stream)", () => {

@@ -370,6 +370,9 @@ export const StatusSchema = z
           version: z.number().int().nullable().describe("the serving version answering; null before the first build"),
           dataUntil: ms.nullable().describe("every window ends here; the answers' age is now − dataUntil"),
           refreshEveryMs: count,
+          refreshEverySource: z
+            .enum(["scheduler", "unknown"])
+            .describe("scheduler: its recorded TABLES_INTERVAL_MS; unknown: none recorded, this process's own"),
           stale: z.boolean(),
           reason: z.string().nullable().describe("why, in words, when stale; null otherwise"),
         })
