@@ -146,6 +146,12 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
         try {
           const args = toArgs(question, input);
+          // stdio has no header to carry a key: say what works there instead of naming one.
+          if (client === "stdio" && key === null && args.scope === "account")
+            throw new TxrayError(
+              "unauthorized",
+              'scope "account" needs a key, which stdio cannot carry: omit scope for public answers, or use POST /mcp with a read key',
+            );
           const accountId = question.queryParams.includes("scope")
             ? accountForScope(deps.ctx.control, key, args.scope)
             : null;
