@@ -166,6 +166,8 @@ export interface HistoryCounts {
   providerWindow(rpcHash: string, from: number, to: number): Counts;
   /** Prices of one program's sends that reached the chain, sent within [from, to]: runs, each in send-time order. */
   landedPrices(program: string, from: number, to: number): PriceRun[];
+  /** The same for its dropped sends (the fee check compares the two). */
+  droppedPrices(program: string, from: number, to: number): PriceRun[];
 }
 
 /**
@@ -528,10 +530,7 @@ type NeighbourIndex = {
    * range: runs in send-time order.
    */
   landedPrices(program: string): PriceRun[];
-  /**
-   * Per program, dropped neighbours with a known price within the fee range, in send-time order: those of `sends`
-   * (held sends keep no dropped prices).
-   */
+  /** Per program, dropped neighbours with a known price within the fee range: runs in send-time order. */
   droppedPrices(program: string): PriceRun[];
 };
 
@@ -639,7 +638,8 @@ function indexNeighbours(
     },
     droppedPrices: (program) => {
       const here = droppedHere.get(program);
-      return here ? [{ ...here, start: 0, end: here.times.length }] : [];
+      const runs: PriceRun[] = here ? [{ ...here, start: 0, end: here.times.length }] : [];
+      return held ? [...held.sends.droppedPrices(program, ...within(feeRange.from, feeRange.to)), ...runs] : runs;
     },
   };
 }
