@@ -22,7 +22,7 @@ const rpcUrl = `http://127.0.0.1:${rpc.port}/key-abc123`;
 
 beforeAll(async () => {
   t = await testServer(
-    { SOLANA_RPC_URL: rpcUrl, WHY_CHAIN_TIMEOUT_MS: "150", SOLANA_RPC_TIMEOUT_MS: "100" },
+    { SOLANA_RPC_URL: rpcUrl, WHY_CHAIN_TIMEOUT_MS: "100", SOLANA_RPC_TIMEOUT_MS: "40" },
     { timers: instantSleeps() },
   );
   key = t.key("acme");
