@@ -270,7 +270,7 @@ export function metricsText(
   );
   const chainFailures = gauge(
     "txray_chain_failures_last_minute",
-    "Solana RPC requests that failed or got no answer in time in the last minute (resolver and why).",
+    "Solana RPC requests that failed or got no answer in time in the last minute (resolver, deploys job and why).",
     status.chain.failuresLastMinute,
   );
   const jobLastRun = new Gauge("txray_job_last_run_timestamp_seconds", "When the job's latest run started.", ["job"]);

@@ -384,7 +384,7 @@ export const StatusSchema = z
           .nullable()
           .describe("the latest failure's kind (no answer within the timeout counts as `timeout`)"),
         lastOkAt: ms.nullable(),
-        failuresLastMinute: count.describe("failed RPC requests (resolver and why) in the last minute"),
+        failuresLastMinute: count.describe("failed RPC requests (resolver, deploys job and why) in the last minute"),
       })
       .optional()
       .describe("the Solana RPC endpoint as txray's RPC requests found it (docs/operations.md)"),
