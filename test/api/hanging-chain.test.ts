@@ -1,12 +1,17 @@
 // With a Solana RPC endpoint that accepts connections and never answers (a loopback server whose
 // requests hang): `why` answers within WHY_CHAIN_TIMEOUT_MS, truthfully (the chain cannot be reached;
 // never "its blockhash has not expired"), and /v1/status says the chain is unreachable, since when
-// and why, and counts the resolver's hung requests while its run is still waiting.
+// and why, and counts the resolver's hung requests while its run is still waiting. A block height
+// answered late (after a minute of retries) is not kept for drop classification.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { loadIdls } from "../../src/chain/idl";
+import { resolvePending } from "../../src/chain/resolve";
+import type { RpcClient } from "../../src/chain/rpc";
+import { blockHeightObservations } from "../../src/control";
 import { resolveJob } from "../../src/jobs/resolve";
 import { runJob } from "../../src/jobs/run";
 import { flushSpool } from "../../src/lake/flush-spool";
-import { instantSleeps } from "../helpers/clock";
+import { advancingClock, instantSleeps } from "../helpers/clock";
 import { makeEnvelope, randomSignature } from "../helpers/envelopes";
 import { type TestServer, testServer } from "../helpers/server";
 
@@ -19,11 +24,12 @@ const rpc = Bun.serve({
   fetch: () => new Promise<Response>((resolve) => hung.push(() => resolve(new Response("late", { status: 500 })))),
 });
 const rpcUrl = `http://127.0.0.1:${rpc.port}/key-abc123`;
+const clock = advancingClock();
 
 beforeAll(async () => {
   t = await testServer(
     { SOLANA_RPC_URL: rpcUrl, WHY_CHAIN_TIMEOUT_MS: "100", SOLANA_RPC_TIMEOUT_MS: "40" },
-    { timers: instantSleeps() },
+    { timers: instantSleeps(), clock },
   );
   key = t.key("acme");
 });
@@ -79,4 +85,29 @@ test("/v1/status: the chain unreachable since the first hung request, and the re
   expect(after.chain.reachable).toBe(false);
   const metrics = await (await fetch(`${t.url}/metrics`)).text();
   expect(metrics).toContain("txray_chain_unreachable 1");
+});
+
+test("a block height answered late is not kept; one answered promptly is kept at the time it arrived", async () => {
+  // The chain answers again, in-process: getBlockHeight after `delayMs` of this context's clock; nothing found.
+  const chain = (delayMs: number): RpcClient => ({
+    async call<T>(method: string, params: unknown[] = []) {
+      if (method === "getSignatureStatuses") return { value: (params[0] as string[]).map(() => null) } as T;
+      clock.advance(delayMs);
+      return 289_000_000 as T;
+    },
+    async batch<T>(calls: { method: string; params: unknown[] }[]) {
+      return calls.map((c) => ({ value: (c.params[0] as string[]).map(() => null) })) as T[];
+    },
+    stats: () => ({ httpRequests: 0, calls: 0, retries: 0 }),
+  });
+  const idls = loadIdls(t.ctx.paths.root);
+  clock.advance(60_000);
+  await resolvePending(t.ctx, { rpc: chain(60_000), idls, recheckDelayMs: 10 });
+  expect(blockHeightObservations(t.ctx.control)).toEqual([]);
+  clock.advance(60_000);
+  await resolvePending(t.ctx, { rpc: chain(0), idls, recheckDelayMs: 10 });
+  const kept = blockHeightObservations(t.ctx.control);
+  expect(kept).toHaveLength(1);
+  expect(kept[0].height).toBe(289_000_000);
+  expect(Math.abs(kept[0].observed_at - clock())).toBeLessThan(5_000);
 });
