@@ -156,6 +156,10 @@ export const SETTINGS = {
     schema: positiveInt.default(120),
     doc: "Chain look-ups `why` may make per client and minute for signatures txray has not resolved (answers are reused for a second); beyond it, 404 `pending` or 429 with Retry-After. HTTP (per IP), MCP (per IP) and Slack (per user) each have their own budgets.",
   },
+  WHY_CHAIN_TIMEOUT_MS: {
+    schema: milliseconds.default(4_000),
+    doc: "Longest time `why` waits for the chain (one look-up, retries included) before it answers without it: 503 `unavailable`, or for an attempt txray holds, 404 `pending` saying the chain cannot be reached.",
+  },
   WHY_CHAIN_LOOKUPS_PER_MINUTE: {
     schema: positiveInt.default(600),
     doc: "Chain look-ups `why` may make per minute in all, from every client and surface together, for signatures txray never ingested; beyond it, 429 with Retry-After.",

@@ -3,11 +3,12 @@
 // a restart), each client's budget of chain look-ups (WHY_CHAIN_PER_MINUTE, kept apart per surface:
 // HTTP, MCP and Slack callers never spend each other's), the budget of all look-ups of signatures
 // txray never ingested (WHY_CHAIN_LOOKUPS_PER_MINUTE) and the answers of the last second, so a
-// client polling why/{sig} costs the chain one look-up per second at most.
+// client polling why/{sig} costs the chain one look-up per second at most. A look-up takes at most
+// WHY_CHAIN_TIMEOUT_MS, retries included, and its outcomes count in the chain's health (`why`).
 
 import { issueSummary, payerBotScore, RecentAnswers, type WhyDeps } from "../analytics/queries";
 import { type IdlRegistry, loadIdls } from "../chain/idl";
-import { createRpcClient } from "../chain/rpc";
+import { chainHealth, chainReading, createRpcClient } from "../chain/rpc";
 import type { Context } from "../context";
 import { explorerCluster, explorerLinks } from "../shared/explorer-links";
 import { TokenBuckets } from "../shared/token-buckets";
@@ -27,6 +28,9 @@ export function chainAccess(ctx: Context) {
     url: ctx.config.SOLANA_RPC_URL,
     concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
     maxRetries: 2,
+    timeoutMs: ctx.config.WHY_CHAIN_TIMEOUT_MS,
+    deadlineMs: ctx.config.WHY_CHAIN_TIMEOUT_MS,
+    onOutcome: (outcome) => chainHealth(ctx, "why").note(outcome),
     logger: ctx.logger,
     sleep: ctx.timers.sleep,
   });
@@ -65,6 +69,7 @@ export function chainAccess(ctx: Context) {
       payerBotScore: (payer) => payerBotScore(ctx, payer).catch(() => null),
       issueSummary: (fingerprint) => issueSummary(ctx, fingerprint).catch(() => null),
       explorerLinks: cluster ? (sig) => explorerLinks(cluster, sig) : undefined,
+      chainReading: () => chainReading(ctx),
     }),
   };
 }

@@ -263,6 +263,16 @@ export function metricsText(
       ? null
       : Math.max(0, ctx.clock() - status.freshness.serving.dataUntil) / 1000,
   );
+  const chainUnreachable = gauge(
+    "txray_chain_unreachable",
+    "1 when the latest Solana RPC request failed or got no answer in time (/v1/status chain.reachable false), else 0.",
+    status.chain.reachable === false ? 1 : 0,
+  );
+  const chainFailures = gauge(
+    "txray_chain_failures_last_minute",
+    "Solana RPC requests that failed or got no answer in time in the last minute (resolver, deploys job and why).",
+    status.chain.failuresLastMinute,
+  );
   const jobLastRun = new Gauge("txray_job_last_run_timestamp_seconds", "When the job's latest run started.", ["job"]);
   const jobLastSuccess = new Gauge(
     "txray_job_last_run_success",
@@ -301,6 +311,8 @@ export function metricsText(
     awaitingIntake,
     servingStale,
     servingAge,
+    chainUnreachable,
+    chainFailures,
     jobLastRun,
     jobLastSuccess,
     jobDuration,

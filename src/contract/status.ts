@@ -2,6 +2,7 @@
 // freshness, so an operator (or a monitor) sees at a glance whether txray is keeping up.
 
 import { readPointer } from "../analytics/serving/pointer";
+import { type ChainReading, chainReading } from "../chain/rpc";
 import type { Context } from "../context";
 import {
   alertCounts,
@@ -32,7 +33,11 @@ const cachedResolverBacklog = (ctx: Context) =>
 const deferredRowsOf = (details: unknown) =>
   Number((details as { deferredRows?: unknown } | null)?.deferredRows ?? 0) || 0;
 
-/** Each job's latest run with its failed runs since its last success, and the failures this process could not record. */
+/**
+ * Each job's latest run with its failed runs since its last success, and the failures this process could not record.
+ * The resolve job's entry also counts its failed RPC requests of the last minute (`rpcFailuresLastMinute`): a run
+ * waiting on an endpoint that does not answer has not failed yet, but its requests have.
+ */
 function jobRunsWithFailures(ctx: Context) {
   // consecutiveFailures: failed runs since the job's last success (the scheduler retries with backoff).
   const failures = consecutiveFailures(ctx.control);
@@ -55,7 +60,19 @@ function jobRunsWithFailures(ctx: Context) {
       consecutiveFailures: (recorded?.ok === false ? recorded.consecutiveFailures : 0) + failure.consecutive,
     };
   }
+  const resolverRpc = resolverReading(ctx);
+  if (jobs.resolve && resolverRpc)
+    Object.assign(jobs.resolve, {
+      rpcFailuresLastMinute: resolverRpc.failuresLastMinute,
+      rpcLastError: resolverRpc.reachable === false ? resolverRpc.lastError : null,
+    });
   return jobs;
+}
+
+/** The resolver's own RPC outcomes (its thread keeps them in the control database); null before it made a request. */
+function resolverReading(ctx: Context): ChainReading | null {
+  const reading = chainReading(ctx, "resolve");
+  return reading.reachable === null ? null : reading;
 }
 
 /**
@@ -106,6 +123,8 @@ export function serviceStatus(ctx: Context, spool: Pick<Spool, "backlogBytes"> |
       // Additive (docs/api.md): how old the analytical answers are, and why when they are stale.
       serving: servingFreshnessOf(ctx, jobs, envelopes),
     },
+    // Additive (docs/api.md): whether the Solana RPC endpoint answers, as the resolver's and why's requests found it.
+    chain: chainReading(ctx),
     jobs,
     // Additive (docs/api.md): bytes on disk by part and per attempt in the lake.
     disk: diskUsage(ctx.paths, envelopes, ctx.clock()),

@@ -39,3 +39,18 @@ export function blockHeightObservations(db: ControlDb): { observed_at: number; h
 export function forgetBlockHeightsBefore(db: ControlDb, cutoffMs: number): number {
   return db.query("DELETE FROM block_heights WHERE observed_at < ?").run(cutoffMs).changes;
 }
+
+/** Each source's record of RPC outcomes (src/chain/rpc/health.ts), kept as JSON under `chain-health:<source>`. */
+export function writeChainHealthRecord(db: ControlDb, source: string, record: unknown): void {
+  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+    `chain-health:${source}`,
+    JSON.stringify(record),
+  );
+}
+
+export function readChainHealthRecords(db: ControlDb): [string, unknown][] {
+  return db
+    .query<{ key: string; value: string }, []>("SELECT key, value FROM meta WHERE key LIKE 'chain-health:%'")
+    .all()
+    .map((row) => [row.key.slice("chain-health:".length), JSON.parse(row.value)]);
+}

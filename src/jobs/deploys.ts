@@ -4,7 +4,7 @@
 
 import { detectDeploys } from "../chain/deploys";
 import { refreshOnchainIdls } from "../chain/idl";
-import { createRpcClient } from "../chain/rpc";
+import { chainHealth, createRpcClient } from "../chain/rpc";
 import { trackedPrograms } from "../control";
 import type { Job } from "./run";
 
@@ -16,6 +16,7 @@ export const deploysJob: Job = {
       url: ctx.config.SOLANA_RPC_URL,
       concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
       timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS,
+      onOutcome: (outcome) => chainHealth(ctx, "deploys").note(outcome),
       logger: ctx.logger,
       sleep: ctx.timers.sleep,
     });

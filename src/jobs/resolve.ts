@@ -8,7 +8,7 @@
 import type { IdlRegistry } from "../chain/idl";
 import { loadIdls } from "../chain/idl";
 import { resolvePending, resolveSettled } from "../chain/resolve";
-import { createRpcClient } from "../chain/rpc";
+import { chainHealth, createRpcClient } from "../chain/rpc";
 import type { Context, OwnedPart } from "../context";
 import type { Job } from "./run";
 
@@ -39,6 +39,7 @@ export const resolveJob: Job = {
       url: ctx.config.SOLANA_RPC_URL,
       concurrency: ctx.config.SOLANA_RPC_CONCURRENCY,
       timeoutMs: ctx.config.SOLANA_RPC_TIMEOUT_MS,
+      onOutcome: (outcome) => chainHealth(ctx, "resolve").note(outcome),
       logger: ctx.logger,
       sleep: ctx.timers.sleep,
     });

@@ -378,6 +378,19 @@ export const StatusSchema = z
         })
         .describe("how old the analytical answers are, and why when they are stale"),
     }),
+    chain: z
+      .looseObject({
+        reachable: z.boolean().nullable().describe("whether the latest RPC request answered; null before any ended"),
+        since: ms.nullable().describe("since when it has (or has not) answered"),
+        lastError: z
+          .enum(["timeout", "connection", "http_429", "http_5xx", "http_4xx", "bad_reply"])
+          .nullable()
+          .describe("the latest failure's kind (no answer within the timeout counts as `timeout`)"),
+        lastOkAt: ms.nullable(),
+        failuresLastMinute: count.describe("failed RPC requests (resolver, deploys job and why) in the last minute"),
+      })
+      .optional()
+      .describe("the Solana RPC endpoint as txray's RPC requests found it (docs/operations.md)"),
     jobs: z.record(z.string(), jobRun).describe("each background job's latest run, by job name"),
     disk: z
       .looseObject({

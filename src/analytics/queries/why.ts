@@ -7,7 +7,10 @@
 //     records later; not confirmed yet: 404 `pending` with Retry-After;
 //   - never seen: fetched from the chain and decoded, like a block explorer would (cached).
 // Chain look-ups are limited per client (WHY_CHAIN_PER_MINUTE) and their answers reused for a few
-// seconds; a chain that cannot be reached is 503 `unavailable` with Retry-After. Every field of the
+// seconds; a look-up takes at most WHY_CHAIN_TIMEOUT_MS. A chain that cannot be reached (an error,
+// or no answer in time) is 503 `unavailable` with Retry-After for a signature txray never took in,
+// and 404 `pending` saying that the chain cannot be reached for an attempt it holds (never that its
+// blockhash has not expired, which nobody could tell). Every field of the
 // story is always present, `null` where it does not apply; `issue` is null for a landed transaction.
 // A failure's logs (read back from the lake for a resolved one) and its call stack come with it.
 
@@ -24,9 +27,9 @@ import {
   resolvedValue,
   resolveOnDemand,
 } from "../../chain/resolve";
-import type { RpcClient } from "../../chain/rpc";
+import { type ChainReading, FAILURE_WORDS, type RpcClient } from "../../chain/rpc";
 import type { Context } from "../../context";
-import { issueCounts } from "../../control";
+import { failingSince, issueCounts } from "../../control";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
 import type { ExplorerLinks } from "../../shared/explorer-links";
@@ -52,6 +55,8 @@ export type WhyDeps = {
   issueSummary?: (fingerprint: string) => Promise<IssueCounts | null>;
   /** Links to the transaction on public explorers (EXPLORER_CLUSTER); null when off (a local chain). */
   explorerLinks?: (sig: string) => ExplorerLinks | null;
+  /** The chain's health as the RPC clients saw it (health.ts): what a failed look-up's answer says. */
+  chainReading?: () => ChainReading;
 };
 
 /** Chain answers reused for a few seconds: a client polling why/{sig} costs the chain one look-up per interval. */
@@ -117,19 +122,38 @@ export function attemptsBySig(ctx: Context, sig: string): IndexedAttempt[] {
 }
 
 const CHAIN_RETRY_AFTER_SECONDS = 30;
+/** Retry-After of an attempt txray holds while the chain cannot be reached (the look-up itself is bounded). */
+const HELD_RETRY_AFTER_SECONDS = 10;
+
+/** "(no answer within the timeout, since 2026-12-02T04:50:00Z)": what the RPC clients saw, when they saw a failure. */
+function chainFailureWords(deps: WhyDeps): string {
+  const reading = deps.chainReading?.();
+  if (reading?.reachable !== false || reading.lastError === null) return "";
+  const since = reading.since === null ? "" : `, since ${new Date(reading.since).toISOString().replace(".000Z", "Z")}`;
+  return ` (${FAILURE_WORDS[reading.lastError]}${since})`;
+}
+
+/** 404 `pending` for an attempt txray holds when the chain did not answer its look-up: what is known, and only that. */
+function chainUnreachablePending(deps: WhyDeps): TxrayError {
+  return new TxrayError(
+    "pending",
+    `not resolved yet: the Solana RPC endpoint cannot be reached right now${chainFailureWords(deps)}, so whether it landed or its blockhash expired is not known; txray holds the attempt and resolves it once the chain answers`,
+    { retryAfterSeconds: HELD_RETRY_AFTER_SECONDS },
+  );
+}
 
 /**
  * The chain is outside txray: when it cannot be reached or fails, the answer is 503 `unavailable` with Retry-After,
  * never a 500.
  */
-async function fromChain<T>(ctx: Context, read: () => Promise<T>): Promise<T> {
+async function fromChain<T>(ctx: Context, deps: WhyDeps, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
     ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
     throw new TxrayError(
       "unavailable",
-      "the Solana RPC endpoint could not be reached to look this signature up; try again later",
+      `the Solana RPC endpoint could not be reached to look this signature up${chainFailureWords(deps)}; try again later`,
       {
         retryAfterSeconds: CHAIN_RETRY_AFTER_SECONDS,
       },
@@ -198,7 +222,7 @@ export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; cl
       }),
     true,
   );
-  const tx = (await fromChain(ctx, () => fetchTransactionCached(deps.rpc, ctx.control, sig, ctx.clock()))) as {
+  const tx = (await fromChain(ctx, deps, () => fetchTransactionCached(deps.rpc, ctx.control, sig, ctx.clock()))) as {
     slot?: number;
     blockTime?: number | null;
     meta?: { err?: unknown; logMessages?: string[] | null } | null;
@@ -292,7 +316,8 @@ async function answerHeld(
     } catch (error) {
       // The chain cannot be asked now: txray holds the attempt, which the resolver decides later.
       ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
-      throw pendingError(ctx);
+      // The resolve job failing too says since when (pendingError); else what the look-up met.
+      throw failingSince(ctx.control, "resolve") ? pendingError(ctx) : chainUnreachablePending(deps);
     }
     deps.recentAnswers?.set(sig, value, ctx.clock());
     cached = { value };

@@ -1,15 +1,23 @@
 // Drop classification (docs/architecture.md "Outcomes, drops and issues", docs/solana.md "What the chain can show"). A
 // dropped attempt never reached the chain, so the
 // chain cannot say why; the class is inferred from what txray saw around it, and every diagnosis
-// lists the evidence rows that decided it. Classes, strongest evidence first:
+// lists the evidence rows that decided it, ending with its provider's measured drop rate and the
+// other providers' (sample sizes and 95% intervals) whatever the class. A class that blames the
+// client is chosen only when its evidence beats the provider as the explanation. Classes, strongest
+// evidence first:
 //   superseded_by_retry   the same payer's attempt at the same program landed under another
 //                         signature within the blockhash lifetime: a harmless drop
-//   stale_blockhash_at_send  the blockhash had (almost) no blocks left when the attempt was sent
+//   stale_blockhash_at_send  the blockhash had (almost) no blocks left when the attempt was sent, by
+//                         a block height interpolated between heights observed while the chain
+//                         answered (estimateHeightAt); with blocks left, not when the provider drops
+//                         significantly more than the others
 //   rpc_not_forwarding    the attempt's provider dropped far more than the other providers in the
 //                         same window (Wilson intervals do not overlap, ≥ 2× the rate)
 //   network_congestion    drops spiked across all providers in the same minute
 //   priority_fee_too_low  attempts at the same program that landed around it paid a clearly higher
-//                         compute-unit price (needs the envelope's cuPriceMicroLamports)
+//                         compute-unit price, AND sends paying that little were dropped more often
+//                         than sends paying more (intervals apart), AND its provider does not drop
+//                         significantly more than the others (needs the envelope's cuPriceMicroLamports)
 //   expired_blockhash     the base class: block height passed lastValidBlockHeight, never landed
 //   nonce_advanced        a durable-nonce attempt whose nonce account advanced past the nonce it was
 //                         signed against, never landed (lifetime.ts)
@@ -62,6 +70,43 @@ const PROVIDER_WINDOW_MS = 15 * 60_000;
  */
 export const NEIGHBOUR_WINDOW_MS = PROVIDER_WINDOW_MS;
 const MIN_SAMPLES = 20;
+
+/** A block height the chain answered, at the time its answer arrived (the resolver records only prompt answers). */
+export type HeightObservation = { observed_at: number; height: number };
+/**
+ * The longest span between two observations a send time is interpolated across: a longer gap is a
+ * time the chain was not asked or did not answer (an outage, a stall), where heights say nothing.
+ */
+export const HEIGHT_SPAN_MS = 2 * 60_000;
+/** The longest wait for a getBlockHeight answer that is still a height at the time it arrived. */
+export const HEIGHT_ANSWER_MS = 2_000;
+
+/**
+ * Block height at a past time, interpolated between the observations just before and just after it,
+ * when both are at most HEIGHT_SPAN_MS apart and no RPC request failed between them (`failedWithin`,
+ * the resolver's chain health): else null, and no class that judges the client's blockhash is claimed.
+ * `samples` ascending by time, unique times.
+ */
+export function estimateHeightAt(
+  samples: HeightObservation[],
+  at: number,
+  failedWithin: (from: number, to: number) => boolean = () => false,
+): number | null {
+  let lo = 0;
+  let hi = samples.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (samples[mid].observed_at <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  const before = lo > 0 ? samples[lo - 1] : undefined;
+  const after = lo < samples.length ? samples[lo] : undefined;
+  if (!before || !after || after.observed_at - before.observed_at > HEIGHT_SPAN_MS || after.height < before.height)
+    return null;
+  if (failedWithin(before.observed_at, after.observed_at)) return null;
+  const perMs = (after.height - before.height) / (after.observed_at - before.observed_at);
+  return Math.round(before.height + (at - before.observed_at) * perMs);
+}
 
 export type DropItem = { attempt: Attempt; heightAtExpiry: number; heightAtSend: number | null };
 
@@ -124,6 +169,8 @@ export interface HistoryCounts {
   providerWindow(rpcHash: string, from: number, to: number): Counts;
   /** Prices of one program's sends that reached the chain, sent within [from, to]: runs, each in send-time order. */
   landedPrices(program: string, from: number, to: number): PriceRun[];
+  /** The same for its dropped sends (the fee check compares the two). */
+  droppedPrices(program: string, from: number, to: number): PriceRun[];
 }
 
 /**
@@ -188,62 +235,166 @@ export function classifyDropsFrom(items: DropItem[], neighbours: NeighbourSet): 
   }
   const keys = new Set(items.map(({ attempt }) => payerProgramKey(attempt.payer, attempt.program)));
   const index = indexNeighbours(neighbours, { from: first - FEE_WINDOW_MS, to: last + FEE_WINDOW_MS }, keys);
-  const results: (DropDiagnosis | null)[] = items.map((item) => classifyBeforeFees(item, index));
-  // priority_fee_too_low needs the 25th percentile of landed prices in a sliding window: answered
-  // per program, attempts in send-time order, with a counting tree over price ranks.
+  const providers = items.map(({ attempt }) => compareProvider(attempt, index));
+  const results: (DropDiagnosis | null)[] = items.map((item, i) => classifyBeforeFees(item, index, providers[i]));
+  // priority_fee_too_low needs the 25th percentile of landed prices in a sliding window, and how many
+  // landed and dropped sends paid less than it: answered per program, attempts in send-time order,
+  // with counting trees over price ranks. A provider dropping significantly more than the others
+  // explains a drop better than its price: no fee check then.
   const feeChecks = new Map<string, number[]>();
   items.forEach((item, i) => {
-    if (results[i] !== null || item.attempt.cuPriceMicroLamports === null) return;
+    if (results[i] !== null || item.attempt.cuPriceMicroLamports === null || providers[i].significantlyWorse) return;
     const list = feeChecks.get(item.attempt.program) ?? [];
     list.push(i);
     feeChecks.set(item.attempt.program, list);
   });
   for (const [program, indices] of feeChecks) {
-    const runs = index.landedPrices(program);
-    const ranks = rankPrices(runs);
-    const tree = new CountTree(ranks.values.length);
-    // Each run's window is rows [lo, hi): sliding each over the drops in send-time order adds and
-    // removes every landed send once, whichever run holds it.
-    const lo = runs.map((run) => run.start);
-    const hi = runs.map((run) => run.start);
+    const landedRuns = index.landedPrices(program);
+    const droppedRuns = index.droppedPrices(program);
+    const ranks = rankPrices([...landedRuns, ...droppedRuns]);
+    const landed = new SlidingRuns(landedRuns, ranks.rankOf.slice(0, landedRuns.length), ranks.values.length);
+    const dropped = new SlidingRuns(droppedRuns, ranks.rankOf.slice(landedRuns.length), ranks.values.length);
     indices.sort((a, b) => items[a].attempt.sentAt - items[b].attempt.sentAt);
     for (const i of indices) {
       const { attempt } = items[i];
-      let count = 0;
-      for (let r = 0; r < runs.length; r++) {
-        const { times, end } = runs[r];
-        const rankOf = ranks.rankOf[r];
-        const offset = runs[r].start;
-        while (hi[r] < end && times[hi[r]] <= attempt.sentAt + FEE_WINDOW_MS) tree.add(rankOf[hi[r]++ - offset], 1);
-        while (lo[r] < hi[r] && times[lo[r]] < attempt.sentAt - FEE_WINDOW_MS) tree.add(rankOf[lo[r]++ - offset], -1);
-        count += hi[r] - lo[r];
-      }
+      const count = landed.slideTo(attempt.sentAt - FEE_WINDOW_MS, attempt.sentAt + FEE_WINDOW_MS);
+      const droppedCount = dropped.slideTo(attempt.sentAt - FEE_WINDOW_MS, attempt.sentAt + FEE_WINDOW_MS);
       if (count < 10) continue;
-      const p25 = ranks.values[tree.kth(Math.floor(count * 0.25))];
-      if (attempt.cuPriceMicroLamports! < p25) {
-        results[i] = {
-          dropClass: "priority_fee_too_low",
-          confidence: 0.55,
-          evidence: [
-            expiryEvidence(items[i]),
-            {
-              kind: "cu_price",
-              detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`,
-              value: attempt.cuPriceMicroLamports,
-            },
-            {
-              kind: "landed_peers_cu_price_p25",
-              detail: `a quarter of the ${count} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`,
-              value: p25,
-            },
-          ],
-        };
-      }
+      const p25Rank = landed.tree.kth(Math.floor(count * 0.25));
+      const p25 = ranks.values[p25Rank];
+      if (attempt.cuPriceMicroLamports! >= p25) continue;
+      const cheap = priceEvidence(
+        { below: dropped.tree.prefix(p25Rank), count: droppedCount },
+        { below: landed.tree.prefix(p25Rank), count },
+        p25,
+      );
+      if (cheap === null) continue;
+      results[i] = {
+        dropClass: "priority_fee_too_low",
+        confidence: 0.55,
+        evidence: [
+          expiryEvidence(items[i]),
+          {
+            kind: "cu_price",
+            detail: `it offered ${attempt.cuPriceMicroLamports} µlamports/CU`,
+            value: attempt.cuPriceMicroLamports,
+          },
+          {
+            kind: "landed_peers_cu_price_p25",
+            detail: `a quarter of the ${count} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`,
+            value: p25,
+          },
+          cheap,
+          ...providers[i].rows,
+        ],
+      };
     }
   }
   return results.map(
-    (result, i) => result ?? { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiryEvidence(items[i])] },
+    (result, i) =>
+      result ?? {
+        dropClass: "expired_blockhash",
+        confidence: 0.5,
+        evidence: [expiryEvidence(items[i]), ...providers[i].rows],
+      },
   );
+}
+
+/**
+ * The evidence that price decided drops around it: sends at this program paying less than the landed
+ * 25th percentile were dropped more often than landed sends paid that little (95% intervals apart);
+ * null when they were not (a price that drops as often as any other says nothing about the fee).
+ */
+function priceEvidence(
+  dropped: { below: number; count: number },
+  landed: { below: number; count: number },
+  p25: number,
+): Evidence | null {
+  if (dropped.count === 0) return null;
+  const droppedInterval = wilson(dropped.below, dropped.count);
+  const landedInterval = wilson(landed.below, landed.count);
+  if (droppedInterval[0] <= landedInterval[1]) return null;
+  return {
+    kind: "cheap_sends_dropped",
+    detail: `${dropped.below} of the ${dropped.count} priced drops at this program within 5 min paid less than ${p25} (95% CI ${pct(droppedInterval[0])}–${pct(droppedInterval[1])}), against ${landed.below} of the ${landed.count} that landed (95% CI ${pct(landedInterval[0])}–${pct(landedInterval[1])})`,
+    value: round(dropped.below / dropped.count),
+  };
+}
+
+/** The attempt's provider against the others within PROVIDER_WINDOW_MS: the evidence rows every diagnosis ends with. */
+type ProviderComparison = {
+  mine: Counts;
+  others: Counts;
+  mineInterval: [number, number];
+  othersInterval: [number, number];
+  /** Its drop rate's interval lies above the others' (any sample size: the interval carries it). */
+  significantlyWorse: boolean;
+  rows: Evidence[];
+};
+
+function compareProvider(attempt: Attempt, index: NeighbourIndex): ProviderComparison {
+  const sends = index.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
+  const mine = index.providerWindow(
+    attempt.rpcHash,
+    attempt.sentAt - PROVIDER_WINDOW_MS,
+    attempt.sentAt + PROVIDER_WINDOW_MS,
+  );
+  const others = { count: sends.count - mine.count, drops: sends.drops - mine.drops };
+  const mineInterval = wilson(mine.drops, mine.count);
+  const othersInterval = wilson(others.drops, others.count);
+  return {
+    mine,
+    others,
+    mineInterval,
+    othersInterval,
+    significantlyWorse: mine.count > 0 && others.count > 0 && mineInterval[0] > othersInterval[1],
+    rows: [
+      {
+        kind: "provider_drop_rate",
+        detail:
+          mine.count > 0
+            ? `${attempt.rpcLabel} dropped ${mine.drops} of ${mine.count} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`
+            : `no sends through ${attempt.rpcLabel} within 15 min to measure its drop rate`,
+        value: mine.count > 0 ? round(mine.drops / mine.count) : null,
+      },
+      {
+        kind: "other_providers_drop_rate",
+        detail:
+          others.count > 0
+            ? `other providers dropped ${others.drops} of ${others.count} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`
+            : "no sends through other providers within 15 min to compare with",
+        value: others.count > 0 ? round(others.drops / others.count) : null,
+      },
+    ],
+  };
+}
+
+/** Rows of price runs within a window that slides forward: each row added and removed once, counted per price rank. */
+class SlidingRuns {
+  readonly tree: CountTree;
+  private readonly lo: number[];
+  private readonly hi: number[];
+  constructor(
+    private readonly runs: PriceRun[],
+    private readonly rankOf: Int32Array[],
+    ranks: number,
+  ) {
+    this.tree = new CountTree(ranks);
+    this.lo = runs.map((run) => run.start);
+    this.hi = runs.map((run) => run.start);
+  }
+  /** Moves the window to [from, to] (never backwards) and answers how many rows it holds. */
+  slideTo(from: number, to: number): number {
+    let count = 0;
+    for (let r = 0; r < this.runs.length; r++) {
+      const { times, end, start } = this.runs[r];
+      const rankOf = this.rankOf[r];
+      while (this.hi[r] < end && times[this.hi[r]] <= to) this.tree.add(rankOf[this.hi[r]++ - start], 1);
+      while (this.lo[r] < this.hi[r] && times[this.lo[r]] < from) this.tree.add(rankOf[this.lo[r]++ - start], -1);
+      count += this.hi[r] - this.lo[r];
+    }
+    return count;
+  }
 }
 
 function expiryEvidence({ attempt, heightAtExpiry }: DropItem): Evidence {
@@ -255,7 +406,7 @@ function expiryEvidence({ attempt, heightAtExpiry }: DropItem): Evidence {
 }
 
 /** Every class but priority_fee_too_low and the expired_blockhash fallback (null: none applies). */
-function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosis | null {
+function classifyBeforeFees(item: DropItem, index: NeighbourIndex, provider: ProviderComparison): DropDiagnosis | null {
   const { attempt } = item;
 
   // A retry is the payer's very next attempt at the same program, sent within the blockhash lifetime,
@@ -294,14 +445,17 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
             detail: `the same payer's attempt at this program ${byPayer.outcomes[retry] === "landed" ? "landed" : "landed (and failed)"} ${Math.round((byPayer.times[retry] - attempt.sentAt) / 1000)} s later`,
             value: byPayer.sigs[retry],
           },
+          ...provider.rows,
         ],
       };
     }
   }
 
+  // heightAtSend is null unless observed heights while the chain answered pin it (estimateHeightAt).
+  // With blocks left, a provider dropping significantly more than the others explains it better.
   if (item.heightAtSend !== null) {
     const blocksLeft = attempt.lastValidBlockHeight - item.heightAtSend;
-    if (blocksLeft <= STALE_BLOCKS_LEFT) {
+    if (blocksLeft <= STALE_BLOCKS_LEFT && (blocksLeft <= 0 || !provider.significantlyWorse)) {
       return {
         dropClass: "stale_blockhash_at_send",
         confidence: blocksLeft <= 0 ? 0.85 : 0.65,
@@ -312,44 +466,26 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
             detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${item.heightAtSend})`,
             value: blocksLeft,
           },
+          ...provider.rows,
         ],
       };
     }
   }
 
-  const sends = index.window(attempt.sentAt - PROVIDER_WINDOW_MS, attempt.sentAt + PROVIDER_WINDOW_MS);
-  const mine = index.providerWindow(
-    attempt.rpcHash,
-    attempt.sentAt - PROVIDER_WINDOW_MS,
-    attempt.sentAt + PROVIDER_WINDOW_MS,
-  );
-  const others = { count: sends.count - mine.count, drops: sends.drops - mine.drops };
+  const { mine, others, mineInterval, othersInterval } = provider;
   if (mine.count >= MIN_SAMPLES && others.count >= MIN_SAMPLES) {
-    const mineInterval = wilson(mine.drops, mine.count);
-    const othersInterval = wilson(others.drops, others.count);
     const mineRate = mine.drops / mine.count;
     const othersRate = others.drops / others.count;
-    if (mineInterval[0] > othersInterval[1] && mineRate >= 2 * othersRate) {
+    if (provider.significantlyWorse && mineRate >= 2 * othersRate) {
       return {
         dropClass: "rpc_not_forwarding",
         confidence: Math.min(0.9, 0.6 + (mineInterval[0] - othersInterval[1])),
-        evidence: [
-          expiryEvidence(item),
-          {
-            kind: "provider_drop_rate",
-            detail: `${attempt.rpcLabel} dropped ${mine.drops} of ${mine.count} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`,
-            value: round(mineRate),
-          },
-          {
-            kind: "other_providers_drop_rate",
-            detail: `other providers dropped ${others.drops} of ${others.count} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`,
-            value: round(othersRate),
-          },
-        ],
+        evidence: [expiryEvidence(item), ...provider.rows],
       };
     }
   }
 
+  const sends = { count: mine.count + others.count, drops: mine.drops + others.drops };
   const minute = index.window(attempt.sentAt - 60_000, attempt.sentAt + 60_000);
   const around = { count: sends.count - minute.count, drops: sends.drops - minute.drops };
   if (minute.count >= MIN_SAMPLES && around.count >= MIN_SAMPLES) {
@@ -371,6 +507,7 @@ function classifyBeforeFees(item: DropItem, index: NeighbourIndex): DropDiagnosi
             detail: `the surrounding 30 minutes dropped ${around.drops} of ${around.count}`,
             value: round(baseline),
           },
+          ...provider.rows,
         ],
       };
     }
@@ -396,6 +533,8 @@ type NeighbourIndex = {
    * range: runs in send-time order.
    */
   landedPrices(program: string): PriceRun[];
+  /** Per program, dropped neighbours with a known price within the fee range: runs in send-time order. */
+  droppedPrices(program: string): PriceRun[];
 };
 
 /**
@@ -462,6 +601,7 @@ function indexNeighbours(
   const all = new WindowCounts();
   const byProvider = new Map<string, WindowCounts>();
   const landedHere = new Map<string, { times: number[]; prices: number[] }>();
+  const droppedHere = new Map<string, { times: number[]; prices: number[] }>();
   const columns = neighbours.sends;
   const order = columns.timeOrder();
   for (let k = 0; k < order.length; k++) {
@@ -473,11 +613,12 @@ function indexNeighbours(
     if (provider) provider.add(at, dropped);
     else byProvider.set(columns.providers[i], new WindowCounts().add(at, dropped));
     const price = columns.prices[i];
-    if (!dropped && price !== null && at >= feeRange.from && at <= feeRange.to) {
-      const landed = landedHere.get(columns.programs[i]) ?? { times: [], prices: [] };
-      landed.times.push(at);
-      landed.prices.push(price);
-      landedHere.set(columns.programs[i], landed);
+    if (price !== null && at >= feeRange.from && at <= feeRange.to) {
+      const byProgram = dropped ? droppedHere : landedHere;
+      const kept = byProgram.get(columns.programs[i]) ?? { times: [], prices: [] };
+      kept.times.push(at);
+      kept.prices.push(price);
+      byProgram.set(columns.programs[i], kept);
     }
   }
   const held = neighbours.held;
@@ -497,6 +638,11 @@ function indexNeighbours(
       const here = landedHere.get(program);
       const runs: PriceRun[] = here ? [{ ...here, start: 0, end: here.times.length }] : [];
       return held ? [...held.sends.landedPrices(program, ...within(feeRange.from, feeRange.to)), ...runs] : runs;
+    },
+    droppedPrices: (program) => {
+      const here = droppedHere.get(program);
+      const runs: PriceRun[] = here ? [{ ...here, start: 0, end: here.times.length }] : [];
+      return held ? [...held.sends.droppedPrices(program, ...within(feeRange.from, feeRange.to)), ...runs] : runs;
     },
   };
 }
@@ -599,6 +745,12 @@ class CountTree {
   }
   add(rank: number, delta: number) {
     for (let i = rank + 1; i <= this.size; i += i & -i) this.tree[i] += delta;
+  }
+  /** How many counted rows rank below `rank`. */
+  prefix(rank: number): number {
+    let sum = 0;
+    for (let i = rank; i > 0; i -= i & -i) sum += this.tree[i];
+    return sum;
   }
   kth(k: number): number {
     let position = 0;

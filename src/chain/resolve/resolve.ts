@@ -34,10 +34,12 @@ import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "../../shared/pause";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import type { IdlRegistry } from "../idl";
-import type { RpcClient } from "../rpc";
+import { chainHealth, type RpcClient } from "../rpc";
 import { blockHeight, type SignatureStatus, signatureStatuses, transactions } from "./chain-reads";
 import {
   classifyDropsFrom,
+  estimateHeightAt,
+  HEIGHT_ANSWER_MS,
   NEIGHBOUR_WINDOW_MS,
   type Neighbour,
   type NeighbourSet,
@@ -338,10 +340,13 @@ async function resolveDue(
   const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
   const recheckDelay = options.recheckDelayMs ?? RECHECK_DELAY_MS;
 
+  const asked = ctx.clock();
   const height = await blockHeight(options.rpc);
-  if (now - state.lastHeightAt >= HEIGHT_SAMPLE_MS) {
-    recordBlockHeight(ctx.control, now, height);
-    state.lastHeightAt = now;
+  // Kept for drop classification only when answered promptly, at the time it arrived (drops.ts, estimateHeightAt).
+  const answered = ctx.clock();
+  if (answered - state.lastHeightAt >= HEIGHT_SAMPLE_MS && answered - asked <= HEIGHT_ANSWER_MS) {
+    recordBlockHeight(ctx.control, answered, height);
+    state.lastHeightAt = answered;
   }
   const statuses = await signatureStatuses(
     options.rpc,
@@ -496,29 +501,11 @@ async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<
   }
 }
 
-/**
- * Block height at a past time, interpolated between the heights this job observed. Only inside the
- * span of two observations at least a minute apart (a measured block rate, no guessing): outside
- * it, null, and stale_blockhash_at_send is not claimed.
- */
+/** Block height at a past time from the heights this job observed, where they pin it (drops.ts, estimateHeightAt). */
 function heightEstimator(ctx: Context): (at: number) => number | null {
   const samples = blockHeightObservations(ctx.control);
-  return (at) => {
-    // The last observation at or before `at` and the first after it (observations ascending, unique times).
-    let lo = 0;
-    let hi = samples.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (samples[mid].observed_at <= at) lo = mid + 1;
-      else hi = mid;
-    }
-    const before = lo > 0 ? samples[lo - 1] : undefined;
-    const after = lo < samples.length ? samples[lo] : undefined;
-    if (!before || !after || after.observed_at - before.observed_at < 60_000 || after.height < before.height)
-      return null;
-    const perMs = (after.height - before.height) / (after.observed_at - before.observed_at);
-    return Math.round(before.height + (at - before.observed_at) * perMs);
-  };
+  const health = chainHealth(ctx, "resolve");
+  return (at) => estimateHeightAt(samples, at, (from, to) => health.failedWithin(from, to));
 }
 
 /**

@@ -117,7 +117,7 @@ const DROPPED = OUTCOME_CODE.get("dropped")!;
 
 /** A sublist with its prefix count of drops: dropsBefore[k] = drops among rows of positions[0..k). */
 type Counted = { positions: Column<Float64Array>; dropsBefore: Column<Float64Array> };
-/** Landed (reached the chain) sends of one program with a price, in send-time order. */
+/** Priced sends of one program that reached the chain (under its number) or dropped (under -1 - its number), in send-time order. */
 type Landed = { positions: Column<Float64Array>; times: Column<Float64Array>; prices: Column<Float64Array> };
 /** Positions of one payer+program pair's sends whose payer is held, from `head` on. */
 type Pair = { key: string; positions: number[]; head: number };
@@ -290,7 +290,18 @@ export class SortedSends implements HistoryCounts, HistoryPairs {
    * changes).
    */
   landedPrices(program: string, from: number, to: number): PriceRun[] {
-    const landed = this.landed.get(this.numbers.get(program) ?? -1);
+    const number = this.numbers.get(program);
+    return number === undefined ? [] : this.pricesOf(number, from, to);
+  }
+
+  /** The same for its dropped sends (kept under the program's number's complement, -1 - number). */
+  droppedPrices(program: string, from: number, to: number): PriceRun[] {
+    const number = this.numbers.get(program);
+    return number === undefined ? [] : this.pricesOf(-1 - number, from, to);
+  }
+
+  private pricesOf(key: number, from: number, to: number): PriceRun[] {
+    const landed = this.landed.get(key);
     const [s, e] = this.rowsWithin(from, to);
     if (!landed || e <= s) return [];
     const positions = landed.positions;
@@ -341,7 +352,7 @@ export class SortedSends implements HistoryCounts, HistoryPairs {
     let landed = 0;
     let pairs = 0;
     for (const provider of this.byProvider.values()) providers += provider.positions.length;
-    for (const list of this.landed.values()) landed += list.positions.length;
+    for (const [key, list] of this.landed) if (key >= 0) landed += list.positions.length; // dropped prices: key < 0
     for (const pair of this.pairs.values()) pairs += pair.positions.length - pair.head;
     return { providers, landed, pairs };
   }
@@ -388,10 +399,10 @@ export class SortedSends implements HistoryCounts, HistoryPairs {
     }
     counted.positions.push(at);
     counted.dropsBefore.push(counted.dropsBefore.last() + dropped);
-    if (!dropped && !Number.isNaN(price)) {
-      let landed = this.landed.get(program);
-      if (!landed)
-        this.landed.set(program, (landed = { positions: numbers64(), times: numbers64(), prices: numbers64() }));
+    if (!Number.isNaN(price)) {
+      const key = dropped ? -1 - program : program;
+      let landed = this.landed.get(key);
+      if (!landed) this.landed.set(key, (landed = { positions: numbers64(), times: numbers64(), prices: numbers64() }));
       landed.positions.push(at);
       landed.times.push(sentAt);
       landed.prices.push(price);
@@ -534,6 +545,10 @@ export class SendHistory implements HistoryCounts, HistoryPairs {
 
   landedPrices(program: string, from: number, to: number): PriceRun[] {
     return [...this.appended.landedPrices(program, from, to), ...this.late.landedPrices(program, from, to)];
+  }
+
+  droppedPrices(program: string, from: number, to: number): PriceRun[] {
+    return [...this.appended.droppedPrices(program, from, to), ...this.late.droppedPrices(program, from, to)];
   }
 
   pairSends(key: string, from: number, to: number): PairSends {

@@ -6,6 +6,7 @@
 import type { Logger } from "../../shared/logger";
 import { retryAfterMs as parseRetryAfter } from "../../shared/retry-after";
 import { rpcOrigin } from "../../shared/rpc-identity";
+import { type ChainOutcome, failureOf } from "./health";
 
 export type RpcCall = { method: string; params: unknown[] };
 
@@ -28,8 +29,17 @@ export type RpcClientOptions = {
   backoffMs?: number;
   /** Longest wait for one HTTP request (a hung endpoint counts as a failure and is retried); default 30 s. */
   timeoutMs?: number;
+  /**
+   * Longest time one call or batch may take, retries included: no retry starts past it and the last
+   * request's timeout is cut to it (`why` answers within a few seconds; the jobs have no deadline).
+   */
+  deadlineMs?: number;
+  /** Told how each HTTP request ended (chain health, health.ts): a hung request is a `timeout` failure. */
+  onOutcome?: (outcome: ChainOutcome) => void;
   logger?: Logger;
   fetch?: typeof fetch;
+  /** Wall time for the deadline (the context's clock). */
+  clock?: () => number;
   sleep?: (ms: number) => Promise<void>;
 };
 
@@ -48,6 +58,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
+  const clock = options.clock ?? Date.now;
   const stats = { httpRequests: 0, calls: 0, retries: 0 };
   let inFlight = 0;
   const waiting: (() => void)[] = [];
@@ -65,6 +76,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   }
 
   async function post(body: unknown): Promise<unknown> {
+    const deadline = options.deadlineMs === undefined ? Number.POSITIVE_INFINITY : clock() + options.deadlineMs;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | null = null;
       let failure: string;
@@ -75,24 +87,33 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
             method: "POST",
             headers: { "content-type": "application/json" },
             body: JSON.stringify(body),
-            signal: AbortSignal.timeout(timeoutMs),
+            signal: AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, deadline - clock()))),
           }),
         );
-        if (response.ok) return await response.json();
+        if (response.ok) {
+          const reply = await response.json().catch((error: unknown) => {
+            options.onOutcome?.({ ok: false, failure: failureOf(error, null) });
+            throw new RpcError(`unreadable answer from ${redact(options.url)}`, null);
+          });
+          options.onOutcome?.({ ok: true });
+          return reply;
+        }
+        options.onOutcome?.({ ok: false, failure: failureOf(null, response.status) });
         failure = `HTTP ${response.status}`;
         retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
         if (response.status !== 429 && response.status < 500)
           throw new RpcError(`${failure} from ${redact(options.url)}`, null);
       } catch (error) {
         if (error instanceof RpcError) throw error;
+        options.onOutcome?.({ ok: false, failure: failureOf(error, null) });
         failure = error instanceof Error ? error.message : String(error);
       }
-      if (attempt >= maxRetries)
+      const delay = Math.min(retryAfterMs ?? backoffMs * 2 ** attempt * (0.5 + Math.random()), 30_000);
+      if (attempt >= maxRetries || clock() + delay >= deadline)
         throw new RpcError(`${failure} from ${redact(options.url)} after ${attempt + 1} attempts`, null);
       stats.retries++;
-      const delay = retryAfterMs ?? backoffMs * 2 ** attempt * (0.5 + Math.random());
       options.logger?.debug("rpc retry", { failure, delay });
-      await sleep(Math.min(delay, 30_000));
+      await sleep(delay);
     }
   }
 

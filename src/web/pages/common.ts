@@ -1,7 +1,8 @@
-// Pieces several pages share: the window switch, stat tiles, badges and table helpers.
+// Pieces several pages share: the window switch, stat tiles, badges and table helpers, and the
+// chain banner's sentence.
 
 import { h, link } from "../dom";
-import { interval, num, pct } from "../format";
+import { ago, interval, num, pct, when } from "../format";
 import type { Rates } from "../types";
 
 export const WINDOWS = ["1d", "7d", "30d"] as const;
@@ -48,6 +49,30 @@ export function rateTiles(rates: Rates, extra: HTMLElement[] = []): HTMLElement 
     ...extra,
   );
 }
+
+/** The chain as /v1/status reports it (`chain`, docs/api.md#get-v1status). */
+export type ChainStatus = { reachable: boolean | null; since: number | null; lastError: string | null };
+
+const CHAIN_FAILURES: Record<string, string> = {
+  timeout: "it does not answer in time",
+  connection: "connections to it fail",
+  http_429: "it rate-limits txray (HTTP 429)",
+  http_5xx: "it answers with server errors (HTTP 5xx)",
+  http_4xx: "it refuses txray's requests (HTTP 4xx)",
+  bad_reply: "its answers cannot be read",
+};
+
+/** What every page says while the chain cannot be reached; null while it answers (or nothing asked it yet). */
+export function chainBannerText(chain: ChainStatus | null | undefined, now = Date.now()): string | null {
+  if (chain?.reachable !== false) return null;
+  const since = chain.since === null ? "" : ` since ${when(chain.since)} (${ago(chain.since, now)})`;
+  const why = CHAIN_FAILURES[chain.lastError ?? ""] ?? "its requests fail";
+  return `The Solana RPC endpoint cannot be reached${since}: ${why}. Attempts sent meanwhile stay pending, and out of every figure, until it answers.`;
+}
+
+/** A figure of resolved attempts, or "pending" while none of a program's attempts is resolved (nothing is known yet). */
+export const resolvedOr = (resolved: number | null | undefined, figure: string) =>
+  resolved !== null && resolved !== undefined && resolved > 0 ? figure : "pending";
 
 export const badge = (text: string, tone = "") => h("span", { class: `badge ${tone}` }, text);
 

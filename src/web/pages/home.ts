@@ -6,7 +6,7 @@ import { outcomeBar, outcomeLegend } from "../charts";
 import { empty, h, link, section } from "../dom";
 import { ago, interval, num, pct, programName, short } from "../format";
 import type { Ecosystem, LandingScore, ProgramsPage } from "../types";
-import { card, rateTiles, table, windowOf, windowSwitch } from "./common";
+import { card, rateTiles, resolvedOr, table, windowOf, windowSwitch } from "./common";
 
 export function homePage(
   main: HTMLElement,
@@ -71,9 +71,9 @@ export function homePage(
                 link(`/p/${enc(row.program)}?window=${window}`, programName(row.program) ?? short(row.program, 6)),
                 programName(row.program) ? h("small", { class: "mono dim" }, ` ${short(row.program, 4)}`) : null,
               ),
-              num(row.attempts),
-              row.rates ? pct(row.rates.landingRate) : "–",
-              row.rates ? outcomeBar(row.rates, `Outcomes of ${row.program}`) : "–",
+              resolvedOr(row.attempts, num(row.attempts)),
+              row.rates ? resolvedOr(row.rates.attempts, pct(row.rates.landingRate)) : "–",
+              row.rates?.attempts ? outcomeBar(row.rates, `Outcomes of ${row.program}`) : "–",
               ago(row.lastSeen),
             ]),
             { numeric: [1, 2] },

@@ -1,6 +1,8 @@
-// The drop classifier as it was before neighbours were indexed (kept verbatim, one filter over the
-// whole neighbour list per attempt): the oracle for drops-index.test.ts and the "before" side of
-// bench/drops.ts. Also a generator of runs that reach every drop class.
+// The drop classifier as one filter over the whole neighbour list per attempt (as it was before
+// neighbours were indexed, with the rules since: the provider's rows in every diagnosis, no client
+// blame the provider explains better, a fee blamed only where cheap sends dropped more): the oracle
+// for drops-index.test.ts and the "before" side of bench/drops.ts. Also a generator of runs that
+// reach every drop class.
 
 import type { Attempt, DropDiagnosis, Evidence } from "../../../src/chain/resolve";
 import type { DropContext, DropItem, Neighbour } from "../../../src/chain/resolve/drops";
@@ -19,6 +21,34 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
     detail: `confirmed block height ${context.heightAtExpiry} passed lastValidBlockHeight ${attempt.lastValidBlockHeight}; two status look-ups after expiry found no transaction`,
     value: context.heightAtExpiry - attempt.lastValidBlockHeight,
   };
+
+  const sends = context.neighbours.filter(
+    (n) => Math.abs(n.sentAt - attempt.sentAt) <= PROVIDER_WINDOW_MS && n.outcome !== "preflight",
+  );
+  const mine = sends.filter((n) => n.rpcHash === attempt.rpcHash);
+  const others = sends.filter((n) => n.rpcHash !== attempt.rpcHash);
+  const drops = (list: Neighbour[]) => list.filter((n) => n.outcome === "dropped").length;
+  const mineInterval = wilson(drops(mine), mine.length);
+  const othersInterval = wilson(drops(others), others.length);
+  const worse = mine.length > 0 && others.length > 0 && mineInterval[0] > othersInterval[1];
+  const providerRows: Evidence[] = [
+    {
+      kind: "provider_drop_rate",
+      detail:
+        mine.length > 0
+          ? `${attempt.rpcLabel} dropped ${drops(mine)} of ${mine.length} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`
+          : `no sends through ${attempt.rpcLabel} within 15 min to measure its drop rate`,
+      value: mine.length > 0 ? round(drops(mine) / mine.length) : null,
+    },
+    {
+      kind: "other_providers_drop_rate",
+      detail:
+        others.length > 0
+          ? `other providers dropped ${drops(others)} of ${others.length} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`
+          : "no sends through other providers within 15 min to compare with",
+      value: others.length > 0 ? round(drops(others) / others.length) : null,
+    },
+  ];
 
   // A retry is the payer's very next attempt at the same program, sent within the blockhash lifetime,
   // that reached the chain, and the only one of that payer at that program that did so around it: a
@@ -44,13 +74,14 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
           detail: `the same payer's attempt at this program ${retry.outcome === "landed" ? "landed" : "landed (and failed)"} ${Math.round((retry.sentAt - attempt.sentAt) / 1000)} s later`,
           value: retry.sig,
         },
+        ...providerRows,
       ],
     };
   }
 
   if (context.heightAtSend !== null) {
     const blocksLeft = attempt.lastValidBlockHeight - context.heightAtSend;
-    if (blocksLeft <= STALE_BLOCKS_LEFT) {
+    if (blocksLeft <= STALE_BLOCKS_LEFT && (blocksLeft <= 0 || !worse)) {
       return {
         dropClass: "stale_blockhash_at_send",
         confidence: blocksLeft <= 0 ? 0.85 : 0.65,
@@ -61,39 +92,20 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
             detail: `about ${blocksLeft} blocks of validity were left when it was sent (estimated block height ${context.heightAtSend})`,
             value: blocksLeft,
           },
+          ...providerRows,
         ],
       };
     }
   }
 
-  const sends = context.neighbours.filter(
-    (n) => Math.abs(n.sentAt - attempt.sentAt) <= PROVIDER_WINDOW_MS && n.outcome !== "preflight",
-  );
-  const mine = sends.filter((n) => n.rpcHash === attempt.rpcHash);
-  const others = sends.filter((n) => n.rpcHash !== attempt.rpcHash);
-  const drops = (list: Neighbour[]) => list.filter((n) => n.outcome === "dropped").length;
   if (mine.length >= MIN_SAMPLES && others.length >= MIN_SAMPLES) {
-    const mineInterval = wilson(drops(mine), mine.length);
-    const othersInterval = wilson(drops(others), others.length);
     const mineRate = drops(mine) / mine.length;
     const othersRate = drops(others) / others.length;
-    if (mineInterval[0] > othersInterval[1] && mineRate >= 2 * othersRate) {
+    if (worse && mineRate >= 2 * othersRate) {
       return {
         dropClass: "rpc_not_forwarding",
         confidence: Math.min(0.9, 0.6 + (mineInterval[0] - othersInterval[1])),
-        evidence: [
-          expiry,
-          {
-            kind: "provider_drop_rate",
-            detail: `${attempt.rpcLabel} dropped ${drops(mine)} of ${mine.length} sends within 15 min (95% CI ${pct(mineInterval[0])}–${pct(mineInterval[1])})`,
-            value: round(mineRate),
-          },
-          {
-            kind: "other_providers_drop_rate",
-            detail: `other providers dropped ${drops(others)} of ${others.length} in the same window (95% CI ${pct(othersInterval[0])}–${pct(othersInterval[1])})`,
-            value: round(othersRate),
-          },
-        ],
+        evidence: [expiry, ...providerRows],
       };
     }
   }
@@ -119,12 +131,13 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
             detail: `the surrounding 30 minutes dropped ${drops(around)} of ${around.length}`,
             value: round(baseline),
           },
+          ...providerRows,
         ],
       };
     }
   }
 
-  if (attempt.cuPriceMicroLamports !== null) {
+  if (attempt.cuPriceMicroLamports !== null && !worse) {
     const landedPrices = sends
       .filter(
         (n) =>
@@ -137,7 +150,21 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
       .sort((a, b) => a - b);
     if (landedPrices.length >= 10) {
       const p25 = landedPrices[Math.floor(landedPrices.length * 0.25)];
-      if (attempt.cuPriceMicroLamports < p25) {
+      const priced = (outcome: "dropped" | "landed") =>
+        sends.filter(
+          (n) =>
+            n.program === attempt.program &&
+            (n.outcome === "dropped") === (outcome === "dropped") &&
+            n.cuPriceMicroLamports !== null &&
+            Math.abs(n.sentAt - attempt.sentAt) <= 5 * 60_000,
+        );
+      const droppedPriced = priced("dropped");
+      const droppedBelow = droppedPriced.filter((n) => n.cuPriceMicroLamports! < p25).length;
+      const landedBelow = landedPrices.filter((p) => p < p25).length;
+      const droppedInterval = wilson(droppedBelow, droppedPriced.length);
+      const landedInterval = wilson(landedBelow, landedPrices.length);
+      const cheapDropMore = droppedPriced.length > 0 && droppedInterval[0] > landedInterval[1];
+      if (attempt.cuPriceMicroLamports < p25 && cheapDropMore) {
         return {
           dropClass: "priority_fee_too_low",
           confidence: 0.55,
@@ -153,13 +180,19 @@ export function referenceClassifyDrop(attempt: Attempt, context: DropContext): D
               detail: `a quarter of the ${landedPrices.length} attempts at this program that landed within 5 min paid less than ${p25}; three quarters paid more`,
               value: p25,
             },
+            {
+              kind: "cheap_sends_dropped",
+              detail: `${droppedBelow} of the ${droppedPriced.length} priced drops at this program within 5 min paid less than ${p25} (95% CI ${pct(droppedInterval[0])}–${pct(droppedInterval[1])}), against ${landedBelow} of the ${landedPrices.length} that landed (95% CI ${pct(landedInterval[0])}–${pct(landedInterval[1])})`,
+              value: round(droppedBelow / droppedPriced.length),
+            },
+            ...providerRows,
           ],
         };
       }
     }
   }
 
-  return { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiry] };
+  return { dropClass: "expired_blockhash", confidence: 0.5, evidence: [expiry, ...providerRows] };
 }
 
 /** A deterministic pseudo-random source (mulberry32). */
@@ -177,7 +210,8 @@ export function seeded(seed: number): () => number {
 /**
  * A run like the resolver's: `drops` dropped attempts and `neighbours` resolved sends over ~40 min,
  * a few payers and programs (so retries and busy payers occur), one provider that drops far more,
- * a congested minute, priced and unpriced sends, whole-second send times (ties), some preflight
+ * a congested minute, priced and unpriced sends (the cheapest dropped more often, as a fee that is too
+ * low would), whole-second send times (ties), some preflight
  * rows and missing signatures; the dropped attempts are also neighbours, as in resolvePending.
  */
 export function generateRun(
@@ -195,11 +229,15 @@ export function generateRun(
   const congested = T + span / 2;
   const sentAt = () => T + Math.floor((random() * span) / 1000) * 1000;
   const price = () => (random() < 0.3 ? null : Math.floor(random() * 20) * 500);
+  const cheapPrice = () => Math.floor(random() * 4) * 500;
   const list: Neighbour[] = [];
   for (let i = 0; i < neighbours; i++) {
     const rpcHash = pick(providers);
     const at = random() < 0.1 ? congested + Math.floor(random() * 60) * 1000 : sentAt();
-    const dropChance = Math.abs(at - congested) <= 60_000 ? 0.6 : rpcHash === providers[0] ? 0.2 : 0.05;
+    const cuPrice = price();
+    const dropChance =
+      (Math.abs(at - congested) <= 60_000 ? 0.6 : rpcHash === providers[0] ? 0.2 : 0.05) +
+      (cuPrice !== null && cuPrice < 2000 ? 0.3 : 0);
     const roll = random();
     const outcome: Neighbour["outcome"] =
       roll < 0.03 ? "preflight" : roll < 0.03 + dropChance ? "dropped" : roll < 0.95 ? "landed" : "failed_onchain";
@@ -210,7 +248,7 @@ export function generateRun(
       rpcHash,
       sentAt: at,
       outcome,
-      cuPriceMicroLamports: price(),
+      cuPriceMicroLamports: cuPrice,
     });
   }
   const items: DropItem[] = [];
@@ -227,7 +265,7 @@ export function generateRun(
       rpcHash,
       rpcLabel: rpcHash.slice(0, 4),
       payer: pick(payers),
-      cuPriceMicroLamports: price(),
+      cuPriceMicroLamports: random() < 0.5 ? price() : cheapPrice(),
       nonce: false,
       kind: "send",
       receivedAt: at,

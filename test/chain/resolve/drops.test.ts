@@ -42,8 +42,20 @@ describe("classifyDrop", () => {
   test("no evidence beyond expiry: expired_blockhash", () => {
     const d = classifyDrop(attempt, { ...base, neighbours: [] });
     expect(d.dropClass).toBe("expired_blockhash");
-    expect(d.evidence).toHaveLength(1);
-    expect(d.evidence[0]).toMatchObject({ kind: "blockhash_expired", value: 1 });
+    // The provider's rows come with every diagnosis, saying when nothing measures it.
+    expect(d.evidence).toEqual([
+      expect.objectContaining({ kind: "blockhash_expired", value: 1 }),
+      {
+        kind: "provider_drop_rate",
+        detail: "no sends through badrpc within 15 min to measure its drop rate",
+        value: null,
+      },
+      {
+        kind: "other_providers_drop_rate",
+        detail: "no sends through other providers within 15 min to compare with",
+        value: null,
+      },
+    ]);
   });
 
   test("the payer's next attempt at the program landed: superseded_by_retry", () => {
@@ -135,8 +147,17 @@ describe("classifyDrop", () => {
     expect(d.evidence[1]).toMatchObject({ kind: "minute_drop_rate", value: 0.5 });
   });
 
-  test("peers that landed paid clearly more per compute unit: priority_fee_too_low", () => {
+  test("peers that landed paid clearly more per compute unit, and cheap sends dropped more: priority_fee_too_low", () => {
     const cheap = { ...attempt, cuPriceMicroLamports: 100 };
+    const cheapDrops = Array.from({ length: 4 }, (_, i) => ({
+      sig: `x${i}`,
+      payer: `x${i}`,
+      program: "P",
+      rpcHash: "r",
+      sentAt: T + i * 1000,
+      outcome: "dropped" as const,
+      cuPriceMicroLamports: 100 + i,
+    }));
     const landed = Array.from({ length: 20 }, (_, i) => ({
       sig: `l${i}`,
       payer: `l${i}`,
@@ -146,13 +167,18 @@ describe("classifyDrop", () => {
       outcome: "landed" as const,
       cuPriceMicroLamports: 5000 + i * 100,
     }));
-    const d = classifyDrop(cheap, { ...base, neighbours: landed });
+    const d = classifyDrop(cheap, { ...base, neighbours: [...landed, ...cheapDrops] });
     expect(d.dropClass).toBe("priority_fee_too_low");
     expect(d.evidence[1]).toMatchObject({ kind: "cu_price", value: 100 });
     expect(d.evidence[2]).toMatchObject({ kind: "landed_peers_cu_price_p25", value: 5500 });
-    expect(classifyDrop({ ...attempt, cuPriceMicroLamports: 9000 }, { ...base, neighbours: landed }).dropClass).toBe(
-      "expired_blockhash",
-    );
+    expect(d.evidence[3]).toMatchObject({ kind: "cheap_sends_dropped", value: 1 });
+    expect(d.evidence.slice(4).map((e) => e.kind)).toEqual(["provider_drop_rate", "other_providers_drop_rate"]);
+    expect(
+      classifyDrop({ ...attempt, cuPriceMicroLamports: 9000 }, { ...base, neighbours: [...landed, ...cheapDrops] })
+        .dropClass,
+    ).toBe("expired_blockhash");
+    // Landed peers paying more is not enough: with no sign that cheap sends drop more, the fee is not blamed.
+    expect(classifyDrop(cheap, { ...base, neighbours: landed }).dropClass).toBe("expired_blockhash");
   });
 
   test("a retry outranks a stale blockhash", () => {
