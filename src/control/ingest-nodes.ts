@@ -50,6 +50,12 @@ export function unregisterIngestNode(db: ControlDb, nodeId: string, owner: strin
   db.query("DELETE FROM ingest_nodes WHERE node_id = ? AND owner = ?").run(nodeId, owner);
 }
 
+/** Forgets every node and seal request: a restored copy of the control plane has no live ingest process yet. */
+export function forgetAllIngestNodes(db: ControlDb): void {
+  db.exec("DELETE FROM seal_requests");
+  db.exec("DELETE FROM ingest_nodes");
+}
+
 export function listIngestNodes(db: ControlDb): IngestNode[] {
   return db
     .query<
