@@ -215,8 +215,14 @@ export const SETTINGS = {
     doc: "The server's address as people reach it (e.g. `https://txray.example.com`), for the links in alerts and Slack messages; unset: where the server listens (`API_HOST` and the port it bound, the real one when `API_PORT=0`), and for the CLI a live server of the data directory, else `http://API_HOST:API_PORT`.",
   },
   TXRAY_RETENTION_DAYS: {
-    schema: positiveInt.optional(),
-    doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything.",
+    // Unset means 90; `off` reads as undefined, which every reader of the setting takes as "keep everything".
+    schema: z.preprocess(
+      (value) => (value === undefined ? 90 : value),
+      z.union([z.literal("off").transform(() => undefined), positiveInt], {
+        error: "a whole number of days (1 or more), or `off` to keep everything",
+      }),
+    ),
+    doc: "Lake partitions and serving data older than this many days are removed by the hourly retention job; `off` keeps everything.",
   },
   TXRAY_ROLES: {
     schema: z

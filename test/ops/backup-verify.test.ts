@@ -32,7 +32,8 @@ const cli = cliInProcess;
 
 /** A source instance with flushed parts and a sealed spool segment, and its CLI environment. */
 async function source(): Promise<{ t: TestServer; env: Record<string, string> }> {
-  const t = await testServer({ SPOOL_SEAL_MS: "600000" });
+  // Its envelopes are dated 2025-11 (makeEnvelope): the retention job run here must keep them.
+  const t = await testServer({ SPOOL_SEAL_MS: "600000", TXRAY_RETENTION_DAYS: "off" });
   defer(() => t.stop());
   const key = t.key("acme");
   expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 30 }, () => makeEnvelope()) })).status).toBe(
