@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { hostname } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { Database } from "bun:sqlite";
-import { forgetAllIngestNodes, sqliteControlDb } from "../control";
+import { forgetAllIngestNodes, RESTORED_CONTROL_PLANE_RESET_SQL, sqliteControlDb } from "../control";
 import type { Duck } from "../lake/duckdb";
 import { syncDirectory } from "../shared/durable-files";
 import { eachConcurrently } from "../shared/each-concurrently";
@@ -122,7 +122,7 @@ export function postgresRestoreCommands(dump: string): string[] {
   const quoted = `'${dump.replaceAll("'", "'\\''")}'`;
   return [
     `pg_restore --clean --if-exists --no-owner --single-transaction --dbname "$TXRAY_CONTROL_URL" ${quoted}`,
-    `psql "$TXRAY_CONTROL_URL" -c "DELETE FROM meta WHERE key LIKE 'lease:%'; DELETE FROM seal_requests; DELETE FROM ingest_nodes"`,
+    `psql "$TXRAY_CONTROL_URL" -c "${RESTORED_CONTROL_PLANE_RESET_SQL}"`,
   ];
 }
 
