@@ -207,7 +207,7 @@ function checkTarget(target: string): boolean {
   if (
     !names.includes(INCOMPLETE_FILE) ||
     names.includes(MANIFEST_FILE) ||
-    !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", `.${MANIFEST_FILE}.tmp`].includes(name))
+    !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", "control", `.${MANIFEST_FILE}.tmp`].includes(name))
   )
     throw new Error(`backup target ${target} is not empty`);
   let owner = "";
