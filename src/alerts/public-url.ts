@@ -3,12 +3,13 @@
 // the real port); else, in a process that does not listen (`txray alerts test`, `txray jobs run
 // alerts`), a live server of the same data directory, found by its lock file; else API_HOST:API_PORT.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Context, OwnedPart } from "../context";
 import { processAlive } from "../shared/process-alive";
+import { isServerLockName, readServerLock } from "../shared/server-lock-file";
 
 /** Where this context's HTTP server listens, once it does (null: it does not listen). */
 export const LISTENING_ADDRESS: OwnedPart<{ url: string | null }> = {
@@ -42,23 +43,15 @@ export function publicBaseUrl(source: LinkSource): string {
 function liveServerPort(dataDir: string): number | null {
   let names: string[];
   try {
-    names = readdirSync(dataDir)
-      .filter((name) => /^server-.+\.lock$/.test(name))
-      .sort();
+    names = readdirSync(dataDir).filter(isServerLockName).sort();
   } catch {
     return null;
   }
   for (const name of names) {
-    try {
-      const holder = JSON.parse(readFileSync(join(dataDir, name), "utf8")) as {
-        host?: unknown;
-        pid?: unknown;
-        port?: unknown;
-      };
-      if (holder.host !== hostname() || typeof holder.pid !== "number" || holder.pid === process.pid) continue;
-      if (typeof holder.port !== "number" || holder.port <= 0 || !processAlive(holder.pid)) continue;
-      return holder.port;
-    } catch {}
+    const holder = readServerLock(join(dataDir, name));
+    if (holder === null || holder.host !== hostname() || holder.pid === process.pid) continue;
+    if (holder.port === null || holder.port <= 0 || !processAlive(holder.pid)) continue;
+    return holder.port;
   }
   return null;
 }

@@ -175,6 +175,7 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       const declared = request.headers.get("content-length");
       if (declared !== null && Number(declared) > bodyCeiling) {
         timed(request, undefined, 413);
+        metrics.refusedBeforeRouting(request, 413);
         return errorResponse(tooLarge(bodyCeiling), ctx.logger, { connection: "close", "x-request-id": requestId });
       }
     })

@@ -287,16 +287,24 @@ async function backup(args: string[], config: ReturnType<typeof loadConfig>, io:
       "backup needs one target directory (to back up into a directory named verify, write ./verify)",
     );
   const paths = dataPaths(config.dataDir);
-  if (!existsSync(paths.controlDb))
+  const url = config.TXRAY_CONTROL_URL;
+  if (!existsSync(url ? paths.root : paths.controlDb))
     throw new Error(
-      `no txray instance at ${config.dataDir} (no control.sqlite): set TXRAY_DATA_DIR to the server's data directory`,
+      `no txray instance at ${config.dataDir} (${url ? "no such directory" : "no control.sqlite"}): set TXRAY_DATA_DIR to the server's data directory`,
     );
   configureFault(config.TXRAY_FAULT_POINT);
   const { backupInstance } = await import("../ops/backup");
-  const control = openControlDb(paths.controlDb);
+  const pgDump = url ? Bun.which("pg_dump", { PATH: io.env.PATH ?? process.env.PATH ?? "" }) : null;
+  const control = openControl(config);
   try {
     const { files: _files, ...summary } = await backupInstance(
-      { paths, control, snapshotsDir: config.snapshotsDir, clock: Date.now },
+      {
+        paths,
+        control,
+        snapshotsDir: config.snapshotsDir,
+        clock: Date.now,
+        postgres: url ? { url, pgDump } : undefined,
+      },
       target,
     );
     io.stdout(`${JSON.stringify(summary)}\n`);
@@ -346,8 +354,10 @@ async function restore(args: string[], config: ReturnType<typeof loadConfig>, io
     const result = await restoreBackup(positionals[0], positionals[1], {
       duck,
       snapshotsDir: values.snapshots as string | undefined,
+      controlUrl: config.TXRAY_CONTROL_URL,
     });
     io.stdout(`${JSON.stringify(result)}\n`);
+    for (const command of result.byHand) io.stderr(`txray: restore by hand: ${command}\n`);
     if (result.snapshotsSkipped)
       io.stderr("txray: the backup's snapshots were not restored (pass --snapshots <dir> to restore them)\n");
     return 0;

@@ -249,8 +249,14 @@ export const SETTINGS = {
     doc: "Names besides loopback and the host of `TXRAY_PUBLIC_URL` by which `/mcp` may be reached (comma-separated host names, e.g. `txray.internal`); a request with another `Host` header gets 403. Checked when `API_HOST` is a loopback address, or whenever this is set.",
   },
   TXRAY_RETENTION_DAYS: {
-    schema: positiveInt.optional(),
-    doc: "Lake partitions and serving data older than this many days are removed by the retention job; unset keeps everything.",
+    // Unset means 90; `off` reads as undefined, which every reader of the setting takes as "keep everything".
+    schema: z.preprocess(
+      (value) => (value === undefined ? 90 : value),
+      z.union([z.literal("off").transform(() => undefined), positiveInt], {
+        error: "a whole number of days (1 or more), or `off` to keep everything",
+      }),
+    ),
+    doc: "Lake partitions and serving data older than this many days are removed by the hourly retention job; `off` keeps everything.",
   },
   TXRAY_ROLES: {
     schema: z

@@ -3,36 +3,59 @@
 // its spool directory is not writable (ingest role), the control plane does not answer, or the
 // lake has data and the serving tables were never built (read role: the analytical routes could
 // answer nothing). Stale but built serving tables keep a node ready: it answers from the last good
-// version, and /v1/status says how old it is.
+// version, and /v1/status says how old it is. The route is unauthenticated: a reason is a short
+// phrase and a stable code, never a path or an error's text; those go to the log, once per change.
 
 import { accessSync, constants } from "node:fs";
 import { readPointer } from "../analytics/serving/pointer";
 import { parseRoles } from "../config";
-import type { Context } from "../context";
+import type { Context, OwnedPart } from "../context";
 import { controlPlaneProblem, lakeRowCount } from "../control";
 
 export type Readiness = { ready: true } | { ready: false; reasons: string[] };
 
+/** Why a node is not ready: the stable code and the phrase /readyz answers with. */
+export const NOT_READY = {
+  spool_not_writable: "the spool directory is not writable",
+  control_plane_unavailable: "the control plane does not answer",
+  serving_tables_missing:
+    "the serving tables are missing: the lake has data but the tables job has not built the serving tables yet",
+} as const;
+export type NotReadyCode = keyof typeof NOT_READY;
+
+/** The reasons last logged, so a probe every few seconds logs a change once, not every answer. */
+const LOGGED_READINESS: OwnedPart<{ last: string }> = { name: "readiness logged", make: () => ({ last: "" }) };
+
 export function readiness(ctx: Context): Readiness {
   const roles = parseRoles(ctx.config.TXRAY_ROLES);
-  const reasons: string[] = [];
+  const found: { code: NotReadyCode; detail: string }[] = [];
   if (roles.allows("ingest")) {
     const dir = ctx.paths.spool(ctx.config.TXRAY_NODE_ID);
     try {
       // access(2) reports a missing directory, a read-only file system and (for other users than root) permissions.
       accessSync(dir, constants.W_OK);
     } catch (error) {
-      reasons.push(`the spool directory ${dir} is not writable: ${(error as NodeJS.ErrnoException).code ?? error}`);
+      found.push({ code: "spool_not_writable", detail: `${dir}: ${(error as NodeJS.ErrnoException).code ?? error}` });
     }
   }
   const control = controlPlaneProblem(ctx.control);
-  if (control !== null) reasons.push(`the control plane does not answer: ${control}`);
+  if (control !== null) found.push({ code: "control_plane_unavailable", detail: control });
   // Two cheap reads, not /v1/status's freshness: a probe runs every few seconds, unauthenticated.
   else if (roles.allows("read") && readPointer(ctx.paths) === null && lakeRowCount(ctx.control) > 0)
-    reasons.push(
-      "the serving tables are missing: the lake has data but the tables job has not built the serving tables yet",
-    );
-  return reasons.length === 0 ? { ready: true } : { ready: false, reasons };
+    found.push({ code: "serving_tables_missing", detail: "no serving version; the lake has data" });
+  logChange(ctx, found);
+  return found.length === 0
+    ? { ready: true }
+    : { ready: false, reasons: found.map(({ code }) => `${NOT_READY[code]} (${code})`) };
+}
+
+function logChange(ctx: Context, found: { code: NotReadyCode; detail: string }[]): void {
+  const logged = ctx.own(LOGGED_READINESS);
+  const now = found.map(({ code, detail }) => `${code}: ${detail}`).join("; ");
+  if (now === logged.last) return;
+  if (now !== "") ctx.logger.warn("not ready", { reasons: now });
+  else ctx.logger.info("ready again");
+  logged.last = now;
 }
 
 const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
@@ -46,6 +69,7 @@ type OperatorOperation = {
   description: string;
   tags: string[];
   responses: Record<string, Record<string, unknown>>;
+  security?: Record<string, string[]>[];
 };
 
 export const OPERATOR_OPERATIONS: OperatorOperation[] = [
@@ -61,6 +85,8 @@ export const OPERATOR_OPERATIONS: OperatorOperation[] = [
       "200": { description: "Prometheus text", content: { "text/plain": { schema: { type: "string" } } } },
       "401": { description: "Error (unauthorized): METRICS_TOKEN is set and was not presented", content: errorContent },
     },
+    // Open unless the server sets METRICS_TOKEN: then the bearer token is required.
+    security: [{}, { metricsToken: [] }],
   },
   {
     method: "get",
@@ -82,14 +108,18 @@ export const OPERATOR_OPERATIONS: OperatorOperation[] = [
     operationId: "readyz",
     summary: "Readiness",
     description:
-      "200 when this node can take traffic; 503 (with Retry-After) naming each reason it cannot: its spool directory is not writable (ingest role), the control plane does not answer, or the lake has data and the serving tables were never built (read role). Not rate limited.",
+      "200 when this node can take traffic; 503 (with Retry-After) naming each reason it cannot, as a short phrase and a stable code in parentheses: `spool_not_writable` (ingest role), `control_plane_unavailable`, `serving_tables_missing` (the lake has data and the serving tables were never built; read role). Paths and error texts go to the server's log, not to the answer. Not rate limited.",
     tags: ["Service"],
     responses: {
       "200": {
         description: "Ready",
         content: { "application/json": { schema: { type: "object", properties: { ok: { const: true } } } } },
       },
-      "503": { description: "Error (unavailable): not ready, the reasons in the message", content: errorContent },
+      "503": {
+        description: "Error (unavailable): not ready, the reasons' phrases and codes in the message",
+        headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
+        content: errorContent,
+      },
     },
   },
 ];

@@ -205,6 +205,14 @@ export class ServerMetrics {
     else this.ingestRejected.inc({ status: String(status) });
   }
 
+  /**
+   * A request refused before routing (a declared body above every route's limit): counted as an
+   * ingest batch refused when it was one, so that the rejected family misses no refusal.
+   */
+  refusedBeforeRouting(request: Request, status: number) {
+    if (request.method === "POST" && new URL(request.url).pathname === "/v1/ingest") this.ingestAnswered(status, 0);
+  }
+
   /** `method`: any other than the standard ones is counted as `other` (a client chooses it: no label per value). */
   requestAnswered(method: string, route: string, status: number, seconds: number) {
     const known = STANDARD_METHODS.has(method) ? method : "other";

@@ -674,6 +674,11 @@ function buildDocument(options: { slack: boolean }): JsonObject {
             "txr_live_… (admin) or txr_read_… (read-only) key; txr_ingest_… keys only ingest (docs/security.md)",
         },
         bearer: { type: "http", scheme: "bearer", description: "The same key as a bearer token (MCP clients)" },
+        metricsToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "METRICS_TOKEN as a bearer token: GET /metrics asks for it when the server sets it",
+        },
       },
       headers: {
         RetryAfter: {

@@ -50,6 +50,19 @@ export function unregisterIngestNode(db: ControlDb, nodeId: string, owner: strin
   db.query("DELETE FROM ingest_nodes WHERE node_id = ? AND owner = ?").run(nodeId, owner);
 }
 
+/**
+ * What a control plane restored from a dump must forget before a server starts on it, as one SQL
+ * text for psql: the leases the backup held while it dumped, and any node records and seal requests.
+ */
+export const RESTORED_CONTROL_PLANE_RESET_SQL =
+  "DELETE FROM meta WHERE key LIKE 'lease:%'; DELETE FROM seal_requests; DELETE FROM ingest_nodes";
+
+/** Forgets every node and seal request: a restored copy of the control plane has no live ingest process yet. */
+export function forgetAllIngestNodes(db: ControlDb): void {
+  db.exec("DELETE FROM seal_requests");
+  db.exec("DELETE FROM ingest_nodes");
+}
+
 export function listIngestNodes(db: ControlDb): IngestNode[] {
   return db
     .query<

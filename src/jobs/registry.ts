@@ -102,7 +102,7 @@ export const SCHEDULES: readonly JobSchedule[] = [
     every: { setting: "COMPACT_INTERVAL_MS" },
     runsIn: { setting: "COMPACT_PROCESS", where: "child-process" },
   },
-  // Hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is unset.
+  // Hourly; the job does nothing but purge while TXRAY_RETENTION_DAYS is off.
   { job: retentionJob, every: { ms: RETENTION_INTERVAL_MS } },
   // Nightly, shortly after 00:00 UTC, for the day that just ended; caught up at start when missed.
   { job: landingScoreJob, daily: { atMs: NIGHTLY_AT_MS, missed: nightlySnapshotMissing } },

@@ -3,8 +3,10 @@
 // A daily job runs at a fixed UTC time of day by the context's clock; if `missed`
 // says its last occurrence was not done (the process was down then), it also runs soon after start.
 // A job that fails is retried with exponential backoff (twice the interval after each consecutive
-// failure, at most RETRY_CAP) and back on its interval after its first success: a fault that clears
-// (disk space, the RPC endpoint) is recovered from without anyone restarting anything. stop() aborts
+// failure, at most a minute or four intervals) and back on its interval after its first success: a
+// fault that clears (disk space, the RPC endpoint) is recovered from without anyone restarting
+// anything. A disk-full failure waits at most DISK_FULL_RETRY_CAP_MS (or the interval): nothing
+// announces the freed space, and ingest keeps filling the spool meanwhile. stop() aborts
 // the running jobs' signal (they end at a safe point) and waits for them. A job whose run reports
 // `backlog: true` (the resolver took its per-run cap and more is waiting) runs again after
 // BACKLOG_DELAY_MS instead of a whole interval, so a busy instance is not held to cap ÷ interval.
@@ -44,10 +46,18 @@ export function nextDailyRun(now: number, atMs: number): number {
   return today > now ? today : today + DAY_MS;
 }
 
-/** Delay before the next run after `failures` consecutive failures (0: the interval). */
-export function retryDelayMs(intervalMs: number, failures: number): number {
+/** A failure for want of disk space (Node, SQLite, DuckDB wording): it clears the moment space is freed. */
+const DISK_FULL = /ENOSPC|EDQUOT|no space left|disk is full|quota exceeded/i;
+/** The longest wait after a disk-full failure (or the interval, when longer): a freed disk is used within seconds. */
+export const DISK_FULL_RETRY_CAP_MS = 5_000;
+
+/** Delay before the next run after `failures` consecutive failures (0: the interval), the latest with `error`. */
+export function retryDelayMs(intervalMs: number, failures: number, error?: string): number {
   if (failures === 0) return intervalMs;
-  const cap = Math.max(60_000, 4 * intervalMs);
+  const cap =
+    error !== undefined && DISK_FULL.test(error)
+      ? Math.max(DISK_FULL_RETRY_CAP_MS, intervalMs)
+      : Math.max(60_000, 4 * intervalMs);
   return Math.min(cap, intervalMs * 2 ** Math.min(failures, 20));
 }
 
@@ -154,14 +164,16 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
                 ctx.logger.warn("job failed; retrying with backoff", {
                   job: job.name,
                   failures,
-                  retryInMs: retryDelayMs(intervalMs, failures),
+                  retryInMs: retryDelayMs(intervalMs, failures, outcome.error),
                 });
             }
             const details = outcome?.ok === true ? (outcome.details ?? {}) : null;
             // A job that reports a backlog (it took less than was waiting) runs again almost at once, not after a whole
             // interval.
             let delay =
-              details?.backlog === true ? Math.min(intervalMs, BACKLOG_DELAY_MS) : retryDelayMs(intervalMs, failures);
+              details?.backlog === true
+                ? Math.min(intervalMs, BACKLOG_DELAY_MS)
+                : retryDelayMs(intervalMs, failures, outcome?.error);
             if (details && typeof details.nextRunInMs === "number")
               delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
             if (again && failures === 0) delay = MIN_DELAY_MS;

@@ -1,7 +1,10 @@
-// The backup manifest `backup.json` (format 2, docs/operations.md "The backup manifest"): what a
-// backup holds and the SHA-256 of every file in it. `txray backup` writes it last, so a directory
-// without it is an incomplete backup; `txray backup verify` and `txray restore` check every file
-// against it. Also the one way to copy a file while hashing it, used by backup and restore alike.
+// The backup manifest `backup.json` (format 3, docs/operations.md "The backup manifest"): what a
+// backup holds, the SHA-256 of every file in it, and the SHA-256 of its own fields
+// (`manifestSha256`), so that a manifest edited by hand or damaged is refused like a damaged file.
+// `txray backup` writes it last, so a directory without it is an incomplete backup; `txray backup
+// verify` and `txray restore` check every file against it. Format 2 (no control plane field, no
+// checksum of its own, always a SQLite control plane) is still read. Also the one way to copy a file
+// while hashing it, used by backup and restore alike.
 
 import { createHash } from "node:crypto";
 import { mkdir, open } from "node:fs/promises";
@@ -11,14 +14,16 @@ import { z } from "zod";
 export const MANIFEST_FILE = "backup.json";
 /** Written first into the target and removed after the manifest: an interrupted backup's signature. */
 export const INCOMPLETE_FILE = "backup.incomplete";
-export const MANIFEST_FORMAT = 2;
+export const MANIFEST_FORMAT = 3;
+/** Where a PostgreSQL control plane's pg_dump (custom format) lies in a backup; restore leaves it for pg_restore. */
+export const CONTROL_DUMP_FILE = "control/control.pgdump";
 
 const count = z.number().int().nonnegative();
 
-/** A path inside the backup: relative, under data/ or snapshots/, without `.`/`..` segments. */
+/** A path inside the backup: relative, under data/, snapshots/ or control/, without `.`/`..` segments. */
 const BackupPath = z
   .string()
-  .regex(/^(data|snapshots)\/[^\0]+$/, "a relative path under data/ or snapshots/")
+  .regex(/^(data|snapshots|control)\/[^\0]+$/, "a relative path under data/, snapshots/ or control/")
   .refine(
     (path) => path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== ".."),
     "no empty, . or .. segments",
@@ -30,8 +35,7 @@ export const BackupFileSchema = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
-export const BackupManifestSchema = z.object({
-  format: z.literal(MANIFEST_FORMAT),
+const ManifestFields = z.object({
   txrayVersion: z.string(),
   createdAt: count,
   /** The data directory backed up (absolute). */
@@ -57,8 +61,42 @@ export const BackupManifestSchema = z.object({
   files: z.array(BackupFileSchema),
 });
 
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const BackupManifestSchema = ManifestFields.extend({
+  format: z.literal(MANIFEST_FORMAT),
+  /** sqlite: data/control.sqlite holds it; postgres: control/control.pgdump (pg_dump, custom format). */
+  controlPlane: z.enum(["sqlite", "postgres"]),
+  /** SHA-256 of the manifest's other fields (manifestChecksum). */
+  manifestSha256: sha256Hex,
+});
+const LegacyManifestSchema = ManifestFields.extend({ format: z.literal(2) });
+
 export type BackupFile = z.infer<typeof BackupFileSchema>;
-export type BackupManifest = z.infer<typeof BackupManifestSchema>;
+/** A format 3 manifest, or a format 2 one read as such (a SQLite control plane, no checksum of its own). */
+export type BackupManifest = Omit<z.infer<typeof BackupManifestSchema>, "format" | "manifestSha256"> & {
+  format: 2 | 3;
+  manifestSha256?: string;
+};
+
+/**
+ * SHA-256 of a manifest's fields but `manifestSha256`, as JSON with every object's keys sorted: the
+ * same fields give the same checksum however the file is indented.
+ */
+export function manifestChecksum(manifest: object): string {
+  const { manifestSha256: _own, ...fields } = manifest as Record<string, unknown>;
+  return createHash("sha256").update(canonicalJson(fields)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object")
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(",")}}`;
+  return JSON.stringify(value) ?? "null";
+}
 
 /** The manifest of a backup directory's backup.json text, or why it is not one. */
 export function parseManifest(text: string): { manifest: BackupManifest } | { problem: string } {
@@ -71,14 +109,23 @@ export function parseManifest(text: string): { manifest: BackupManifest } | { pr
   const format = (json as { format?: unknown } | null)?.format;
   if (format === 1)
     return { problem: "format 1 (written before backups kept checksums): it cannot be verified; take a new backup" };
-  const parsed = BackupManifestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return {
-      problem: `does not match format ${MANIFEST_FORMAT}: ${issue.path.join(".") || "(root)"}: ${issue.message}`,
-    };
+  if (format === 2) {
+    const legacy = LegacyManifestSchema.safeParse(json);
+    if (!legacy.success) return { problem: schemaProblem(2, legacy.error) };
+    if (legacy.data.files.some((file) => !file.path.startsWith("data/") && !file.path.startsWith("snapshots/")))
+      return { problem: "format 2 lists a file outside data/ and snapshots/" };
+    return { manifest: { ...legacy.data, controlPlane: "sqlite" } };
   }
+  const parsed = BackupManifestSchema.safeParse(json);
+  if (!parsed.success) return { problem: schemaProblem(MANIFEST_FORMAT, parsed.error) };
+  if (manifestChecksum(json as object) !== parsed.data.manifestSha256)
+    return { problem: "its fields do not match its manifestSha256 (the manifest was changed or damaged)" };
   return { manifest: parsed.data };
+}
+
+function schemaProblem(format: number, error: z.ZodError): string {
+  const issue = error.issues[0];
+  return `does not match format ${format}: ${issue.path.join(".") || "(root)"}: ${issue.message}`;
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -1,16 +1,18 @@
 // `txray backup verify <dir>`: whether a backup can be trusted (docs/operations.md, "Verify").
 // Checks that the manifest is there and complete, that every file it lists is present with its
 // size and SHA-256, that nothing else is, that every Parquet file's footer reads (DuckDB's
-// parquet_file_metadata) and that the control database passes SQLite's integrity check. Reads
-// only; every problem names its file.
+// parquet_file_metadata) and that the control database passes SQLite's integrity check (or, for a
+// PostgreSQL control plane, that its dump is a pg_dump archive). Reads only; every problem names
+// its file.
 
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { controlDbFileProblem } from "../control";
 import { type Duck, sqlString } from "../lake/duckdb";
 import { eachConcurrently } from "../shared/each-concurrently";
 import {
   type BackupManifest,
+  CONTROL_DUMP_FILE,
   FILES_AT_ONCE,
   hashFile,
   INCOMPLETE_FILE,
@@ -92,7 +94,17 @@ export async function verifyBackup(
   for (const path of filesUnder(backupDir)) {
     if (path !== MANIFEST_FILE && path !== INCOMPLETE_FILE && !listed.has(path)) problem(path, "not in the manifest");
   }
-  if (listed.has("data/control.sqlite") && !report.problems.some((p) => p.file === "data/control.sqlite")) {
+  if (manifest.controlPlane === "postgres") {
+    if (listed.has("data/control.sqlite"))
+      problem("data/control.sqlite", "listed, but the manifest says the control plane is on PostgreSQL");
+    if (!listed.has(CONTROL_DUMP_FILE))
+      problem(CONTROL_DUMP_FILE, "not in the manifest: a PostgreSQL backup always holds the control plane's dump");
+    else if (
+      !report.problems.some((p) => p.file === CONTROL_DUMP_FILE) &&
+      !isCustomDump(join(backupDir, CONTROL_DUMP_FILE))
+    )
+      problem(CONTROL_DUMP_FILE, "not a pg_dump custom-format archive");
+  } else if (listed.has("data/control.sqlite") && !report.problems.some((p) => p.file === "data/control.sqlite")) {
     const integrity = controlDbFileProblem(join(backupDir, "data", "control.sqlite"));
     if (integrity) problem("data/control.sqlite", integrity);
   } else if (!listed.has("data/control.sqlite"))
@@ -125,6 +137,17 @@ async function parquetFooterProblems(duck: Duck, backupDir: string, files: strin
     }
   }
   return problems;
+}
+
+/** pg_dump's custom format starts with the magic bytes "PGDMP". */
+function isCustomDump(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(5);
+    return readSync(fd, head, 0, 5, 0) === 5 && head.toString("latin1") === "PGDMP";
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Every non-directory entry under a directory, as `/`-separated paths relative to it (links are not followed). */

@@ -13,6 +13,11 @@
 // So the copy is one moment of the instance: every part the snapshot counts is there, no part it
 // does not count is, and everything acknowledged by then is in the lake or the spool copy.
 //
+// The control plane: on SQLite it is snapshotted into data/control.sqlite; on PostgreSQL
+// (TXRAY_CONTROL_URL) pg_dump writes control/control.pgdump under the same lake lease (its snapshot
+// is taken then), without the live ingest-node rows, and no control.sqlite lying in the data
+// directory is copied (it is not the control plane). Without pg_dump the backup refuses, writing nothing.
+//
 // Completeness: the target gets `backup.incomplete` first and `backup.json` last, so a backup that
 // died midway is known as such (`txray backup verify` fails it, `txray restore` refuses it). Its
 // staging directory is removed by the next backup or by the retention job's housekeeping; only one
@@ -56,14 +61,26 @@ import { FRAME_RECORD_BYTES, FRAMES_SUFFIX, framesFileOf, QUARANTINE_DIR, segmen
 import {
   type BackupFile,
   type BackupManifest,
+  CONTROL_DUMP_FILE,
   FILES_AT_ONCE,
   hashFile,
   INCOMPLETE_FILE,
   MANIFEST_FILE,
   MANIFEST_FORMAT,
+  manifestChecksum,
 } from "./backup-manifest";
 
-export type BackupDeps = { paths: DataPaths; control: ControlDb; snapshotsDir: string; clock: () => number };
+export type BackupDeps = {
+  paths: DataPaths;
+  control: ControlDb;
+  snapshotsDir: string;
+  clock: () => number;
+  /** The PostgreSQL control plane's URL (TXRAY_CONTROL_URL) and the pg_dump that copies it (null: not on PATH). */
+  postgres?: { url: string; pgDump: string | null };
+};
+
+/** The documented procedure a refused PostgreSQL backup points to. */
+export const POSTGRES_BACKUP_DOC = 'docs/operations.md, "A PostgreSQL control plane"';
 
 /** Held for a whole backup: one backup of a data directory at a time, and its stage is never swept from under it. */
 const BACKUP_LEASE = "backup";
@@ -76,9 +93,10 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
   const source = resolve(deps.paths.root);
   if (target === source || target.startsWith(`${source}/`))
     throw new Error(`backup target ${target} is inside the data directory ${source}`);
-  if (controlDialect(deps.control) === "postgres")
+  const postgres = controlDialect(deps.control) === "postgres";
+  if (postgres && !deps.postgres?.pgDump)
     throw new Error(
-      "txray backup copies an embedded (SQLite) control plane; this one is on PostgreSQL (TXRAY_CONTROL_URL): back it up with pg_dump and the data directory with a filesystem snapshot (docs/operations.md)",
+      `the control plane is on PostgreSQL (TXRAY_CONTROL_URL) and pg_dump is not on PATH: install PostgreSQL's client tools (the server's major version or newer), or follow ${POSTGRES_BACKUP_DOC}`,
     );
   const interrupted = checkTarget(target);
 
@@ -96,14 +114,22 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
         `${JSON.stringify({ owner: `${hostname()}:${process.pid}`, startedAt: deps.clock(), source })}\n`,
       );
       chmodSync(join(target, INCOMPLETE_FILE), 0o600);
-      const stage = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
+      const stageRoot = join(deps.paths.staging, `backup-${Bun.randomUUIDv7()}`);
+      const stage = join(stageRoot, "data");
+      const controlStage = join(stageRoot, "control");
       mkdirSync(stage, { recursive: true });
       try {
         const counts = await withLease(
           deps.control,
           "lake",
-          () => {
-            snapshotControlDb(deps.control, join(stage, "control.sqlite"));
+          async () => {
+            let envelopes: number | null = null;
+            if (postgres) {
+              // pg_dump's snapshot is taken while the lease is held: the same moment as the files below.
+              mkdirSync(controlStage);
+              await pgDump(deps.postgres!, join(stageRoot, CONTROL_DUMP_FILE));
+              envelopes = lakeRowCount(deps.control);
+            } else snapshotControlDb(deps.control, join(stage, "control.sqlite"));
             const lakeFiles = linkTree(deps.paths.lake, join(stage, "lake"), (name) => name.endsWith(".parquet"));
             const spool = stageSpool(deps.control, deps.paths.spoolRoot, join(stage, "spool"));
             const servingVersion = stageServing(deps.paths, join(stage, "tables"));
@@ -113,36 +139,39 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
             // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).
             linkTree(deps.paths.signatureIndex, join(stage, "index", "signatures"), (name) => name.endsWith(".run"));
             linkTree(deps.paths.resolver, join(stage, "resolver"), (name) => name === "checkpoint.json");
-            return { lakeFiles, ...spool, servingVersion, idlFiles };
+            return { envelopes, lakeFiles, ...spool, servingVersion, idlFiles };
           },
           { ttlMs: LEASE_TTL_MS },
         );
-        const envelopes = countEnvelopes(join(stage, "control.sqlite"));
+        const envelopes = counts.envelopes ?? countEnvelopes(join(stage, "control.sqlite"));
 
         const files: BackupFile[] = [];
         await copyHashedTree(stage, target, "data", files);
+        if (postgres) await copyHashedTree(controlStage, target, "control", files);
         const snapshots = existsSync(deps.snapshotsDir);
         if (snapshots) await copyHashedTree(deps.snapshotsDir, target, "snapshots", files);
         files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-        const manifest: BackupManifest = {
+        const fields: Omit<BackupManifest, "manifestSha256"> = {
           format: MANIFEST_FORMAT,
           txrayVersion: VERSION,
           createdAt: deps.clock(),
           source,
-          envelopes,
+          controlPlane: postgres ? "postgres" : "sqlite",
           ...counts,
+          envelopes,
           snapshots,
           bytes: files.reduce((sum, file) => sum + file.bytes, 0),
           seconds: Math.round((performance.now() - started) / 100) / 10,
           files,
         };
+        const manifest: BackupManifest = { ...fields, manifestSha256: manifestChecksum(fields) };
         writeFileDurably(join(target, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`);
         chmodSync(join(target, MANIFEST_FILE), 0o600);
         rmSync(join(target, INCOMPLETE_FILE), { force: true });
         syncDirectory(target);
         return manifest;
       } finally {
-        rmSync(stage, { recursive: true, force: true });
+        rmSync(stageRoot, { recursive: true, force: true });
       }
     },
     LEASE_TTL_MS,
@@ -178,7 +207,7 @@ function checkTarget(target: string): boolean {
   if (
     !names.includes(INCOMPLETE_FILE) ||
     names.includes(MANIFEST_FILE) ||
-    !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", `.${MANIFEST_FILE}.tmp`].includes(name))
+    !names.every((name) => [INCOMPLETE_FILE, "data", "snapshots", "control", `.${MANIFEST_FILE}.tmp`].includes(name))
   )
     throw new Error(`backup target ${target} is not empty`);
   let owner = "";
@@ -195,6 +224,39 @@ function checkTarget(target: string): boolean {
       `backup target ${target} holds an interrupted backup started on host ${host || "unknown"}; remove it or pick another target`,
     );
   return true;
+}
+
+/**
+ * The control plane into `file` with pg_dump (custom format, for pg_restore), the live ingest-node
+ * rows left out: a restored instance starts with none. The password goes through the environment,
+ * never the command line (other users of the host can read that).
+ */
+async function pgDump(postgres: { url: string; pgDump: string | null }, file: string): Promise<void> {
+  const url = new URL(postgres.url);
+  const password = decodeURIComponent(url.password);
+  url.password = "";
+  const child = Bun.spawn(
+    [
+      postgres.pgDump!,
+      "--format=custom",
+      "--no-password",
+      "--exclude-table-data=ingest_nodes",
+      "--exclude-table-data=seal_requests",
+      `--file=${file}`,
+      `--dbname=${url.href}`,
+    ],
+    {
+      env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}), PGCONNECT_TIMEOUT: "10" },
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  if (code !== 0)
+    throw new Error(
+      `pg_dump failed (exit ${code}): ${stderr.trim().split("\n")[0] || "no message"}; nothing was backed up (${POSTGRES_BACKUP_DOC})`,
+    );
+  chmodSync(file, 0o600);
 }
 
 function countEnvelopes(file: string): number {

@@ -68,8 +68,7 @@ export function cutoffDay(now: number, days: number): string {
 export async function applyRetention(deps: RetentionDeps, options: RetentionOptions): Promise<RetentionResult> {
   const now = deps.clock();
   const purgedRetired = purgeRetired(deps.paths, now, options.graceMs ?? RETIRED_GRACE_MS);
-  if (options.days === undefined)
-    return { skipped: "TXRAY_RETENTION_DAYS is unset: everything is kept", purgedRetired };
+  if (options.days === undefined) return { skipped: "TXRAY_RETENTION_DAYS is off: everything is kept", purgedRetired };
   const cutoff = cutoffDay(now, options.days);
   const cutoffMs = Date.parse(`${cutoff}T00:00:00Z`);
   const lease = { ttlMs: 30 * 60_000, waitMs: options.leaseWaitMs ?? 30 * 60_000 };

@@ -22,6 +22,7 @@ import { schedule, schedulerComponent } from "../jobs";
 import { TxrayError } from "../shared/errors";
 import { Spool, startSealResponder } from "../spool";
 import { PortInUseError } from "./single-instance";
+import { stoppedTogether } from "./stop-together";
 
 export {
   PortInUseError,
@@ -68,7 +69,7 @@ export async function startServer(ctx: Context, options: ServerOptions = {}): Pr
 
 /**
  * The server's components in start order (stopped in reverse): the serving reader, ingest (when the
- * role allows it), the HTTP server, the scheduler (when it runs).
+ * role allows it), the HTTP server and the scheduler (when it runs), which stop together.
  */
 export function serverComponents(ctx: Context, options: ServerOptions = {}) {
   const roles = parseRoles(ctx.config.TXRAY_ROLES);
@@ -80,8 +81,12 @@ export function serverComponents(ctx: Context, options: ServerOptions = {}) {
         spool: ingest?.spool,
       })
     : null;
-  const components: Component[] = [servingReaderComponent(ctx), ...(ingest ? [ingest] : []), http];
-  if (scheduler) components.push(scheduler);
+  // The scheduler's wait for its jobs and the HTTP server's for its requests run at once at shutdown.
+  const components: Component[] = [
+    servingReaderComponent(ctx),
+    ...(ingest ? [ingest] : []),
+    scheduler ? stoppedTogether([http, scheduler], ctx.config.SHUTDOWN_TIMEOUT_MS) : http,
+  ];
   return { components, http, ingest };
 }
 

@@ -158,6 +158,7 @@ describe("txray jobs run landing-score", () => {
       TXRAY_SNAPSHOTS_DIR: ctx.snapshotsDir,
       TXRAY_LOG_LEVEL: "silent",
       SOLANA_RPC_URL: "http://127.0.0.1:9",
+      TXRAY_RETENTION_DAYS: "off", // the world is dated 2025-11: `all` must not prune it
     };
     const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env });
     return { code, stdout, stderr };

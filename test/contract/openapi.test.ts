@@ -183,6 +183,8 @@ describe("/openapi.json", () => {
       }
     expect(doc.paths["/v1/baseline/{program}"].get.security).toEqual([{}, { apiKey: [] }]);
     expect(doc.paths["/v1/why/{sig}"].get.security).toEqual([]);
+    expect(doc.paths["/metrics"].get.security).toEqual([{}, { metricsToken: [] }]);
+    expect(Object.keys(doc.paths["/readyz"].get.responses["503"].headers)).toEqual(["Retry-After"]);
   });
 
   test("the checks can fail: a body missing a field or with a renamed one does not validate", async () => {

@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
-import { withLease } from "../../src/control";
+import { listIngestNodes, openControlDbReadOnly, withLease } from "../../src/control";
 import { retentionJob } from "../../src/jobs/retention";
 import { runJob } from "../../src/jobs/run";
 import { flushSpool } from "../../src/lake/flush-spool";
@@ -32,7 +32,8 @@ const cli = cliInProcess;
 
 /** A source instance with flushed parts and a sealed spool segment, and its CLI environment. */
 async function source(): Promise<{ t: TestServer; env: Record<string, string> }> {
-  const t = await testServer({ SPOOL_SEAL_MS: "600000" });
+  // Its envelopes are dated 2025-11 (makeEnvelope): the retention job run here must keep them.
+  const t = await testServer({ SPOOL_SEAL_MS: "600000", TXRAY_RETENTION_DAYS: "off" });
   defer(() => t.stop());
   const key = t.key("acme");
   expect((await t.ingest({ apiKey: key, envelopes: Array.from({ length: 30 }, () => makeEnvelope()) })).status).toBe(
@@ -99,6 +100,22 @@ test("verify names each bad file and exits 1; restore refuses the backup and wri
       "backup.json: missing: the backup was interrupted",
     ],
     [
+      "a manifest's count changed by hand (still valid JSON and schema)",
+      (dir) => {
+        const manifest = JSON.parse(readFileSync(join(dir, "backup.json"), "utf8"));
+        writeFileSync(join(dir, "backup.json"), JSON.stringify({ ...manifest, envelopes: manifest.envelopes + 1 }));
+      },
+      "backup.json: its fields do not match its manifestSha256",
+    ],
+    [
+      "a manifest that names another control plane",
+      (dir) => {
+        const manifest = JSON.parse(readFileSync(join(dir, "backup.json"), "utf8"));
+        writeFileSync(join(dir, "backup.json"), JSON.stringify({ ...manifest, controlPlane: "postgres" }));
+      },
+      "backup.json: its fields do not match its manifestSha256",
+    ],
+    [
       "a format 1 manifest",
       (dir) => writeFileSync(join(dir, "backup.json"), JSON.stringify({ format: 1 })),
       "backup.json: format 1 (written before backups kept checksums)",
@@ -120,6 +137,37 @@ test("verify names each bad file and exits 1; restore refuses the backup and wri
     expect(refused.stderr).toContain("failed verification; nothing was restored");
     expect(readdirSync(parent)).toEqual([]);
   }
+});
+
+test("restore: the restored directory has no live ingest node, a SQLite backup is refused under TXRAY_CONTROL_URL, format 2 still reads", async () => {
+  const { env } = await source(); // its server, in this process, is a live ingest node of the backed-up instance
+  const backup = await takeBackup(env);
+  const parent = tempDir("txray-restore-");
+  // With TXRAY_CONTROL_URL set, a server here would read PostgreSQL: no control.sqlite is written for nobody.
+  const refused = await cli(["restore", backup, join(parent, "data")], {
+    TXRAY_CONTROL_URL: "postgres://txray@127.0.0.1:1/none",
+  });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("TXRAY_CONTROL_URL is set");
+  expect(readdirSync(parent)).toEqual([]);
+
+  // The first job run in the restored directory asks no node of the backed-up instance to seal.
+  expect((await cli(["restore", backup, join(parent, "data")])).code).toBe(0);
+  const control = openControlDbReadOnly(join(parent, "data", "control.sqlite"));
+  try {
+    expect(listIngestNodes(control)).toEqual([]);
+  } finally {
+    control.close();
+  }
+  const flushed = await cli(["jobs", "run", "flush"], { TXRAY_DATA_DIR: join(parent, "data") });
+  expect(flushed.stderr).not.toContain("did not answer");
+  expect(flushed.code).toBe(0);
+
+  // A format 2 manifest (no checksum of its own, always a SQLite control plane) still verifies.
+  const { controlPlane, manifestSha256, ...fields } = JSON.parse(readFileSync(join(backup, "backup.json"), "utf8"));
+  expect({ controlPlane, manifestSha256 }).toEqual({ controlPlane: "sqlite", manifestSha256: expect.any(String) });
+  writeFileSync(join(backup, "backup.json"), JSON.stringify({ ...fields, format: 2 }));
+  expect((await cli(["backup", "verify", backup])).code).toBe(0);
 });
 
 test("verify reads every Parquet footer: a part already damaged in the lake is named though its checksum matches", async () => {

@@ -145,7 +145,8 @@ test("a restored backup answers every route exactly as the instance did", async 
   const manifest = JSON.parse(made.stdout);
   // The generated lake records no spool segments; the two envelopes flushed through the server do.
   expect(manifest).toMatchObject({
-    format: 2,
+    format: 3,
+    controlPlane: "sqlite",
     envelopes: 2,
     spoolSegments: 1,
     quarantinedSegments: 0,

@@ -1,7 +1,7 @@
 // TXRAY_RETENTION_DAYS: the retention job removes lake partitions older than the period and the
 // control rows about them, the serving answers forget those days, readers querying meanwhile keep
 // getting answers, a running tables build is waited for, removed partitions leave the lake whole
-// (into data/retired) and are deleted after the grace period; unset, everything is kept.
+// (into data/retired) and are deleted after the grace period; unset, 90 days are kept; `off`, everything.
 
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { generateLake } from "../../devkit/generate";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { buildServingTables } from "../../src/analytics/tables/build";
+import { ConfigError, loadConfig } from "../../src/config";
 import { commitResolutionBatch, createAccountKey, recordResolutionBatch, withLease } from "../../src/control";
 import { jobByName, schedule } from "../../src/jobs/registry";
 import { retentionJob } from "../../src/jobs/retention";
@@ -206,8 +207,10 @@ test("waits for a running tables build (its job lease) before removing anything"
   expect(days(ctx, "envelopes").some((day) => day < cutoff)).toBe(false);
 }, 60_000);
 
-test("unset keeps everything; the job is registered and scheduled hourly", async () => {
-  const { ctx } = await world();
+test("unset is 90 days, `off` keeps everything; the job is registered and scheduled hourly", async () => {
+  expect(loadConfig({}).TXRAY_RETENTION_DAYS).toBe(90);
+  expect(() => loadConfig({ TXRAY_RETENTION_DAYS: "0" })).toThrow(ConfigError);
+  const { ctx } = await world({ TXRAY_RETENTION_DAYS: "off" });
   const before = await lakeCount(ctx);
   const outcome = await runJob(ctx, retentionJob);
   expect(outcome).toMatchObject({ ok: true, details: { skipped: expect.stringContaining("TXRAY_RETENTION_DAYS") } });

@@ -164,7 +164,7 @@ async function backupUnderLoad(name: string) {
 describe("backup, verify and restore of a live instance (real processes, concurrent ingest)", () => {
   test("backup → verify → restore → start: the same answers, and every envelope acknowledged before the backup exactly once", async () => {
     const { target, acknowledgedBefore, manifest } = await backupUnderLoad("b1");
-    expect(manifest).toMatchObject({ format: 2, snapshots: expect.any(Boolean) });
+    expect(manifest).toMatchObject({ format: 3, snapshots: expect.any(Boolean) });
     expect(manifest.servingVersion).toEqual(expect.any(Number));
     expect(manifest.spoolSegments + manifest.lakeFiles).toBeGreaterThan(0);
     const verified = await cli(["backup", "verify", target]);

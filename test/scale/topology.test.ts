@@ -58,6 +58,7 @@ test.skipIf(!bin)(
       SPOOL_SEAL_MS: "100",
       INGEST_WORKERS: "1",
       TXRAY_LOG_LEVEL: "warn",
+      TXRAY_RETENTION_DAYS: "off", // makeEnvelope dates envelopes 2025-11: the runner's retention must keep them
     };
     const start = async (roles: string, nodeId: string, extra: Record<string, string> = {}) => {
       const node = await startServerProcess({
