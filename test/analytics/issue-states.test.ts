@@ -360,6 +360,40 @@ describe("the issue list", () => {
   });
 });
 
+describe("the MCP tools", () => {
+  async function tool(name: string, args: Record<string, unknown>, key: string | null) {
+    const response = await app.handle(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+      }),
+    );
+    const text = await response.text();
+    const message = text.startsWith("{") ? JSON.parse(text) : JSON.parse(/^data: (.*)$/m.exec(text)![1]);
+    return message.result;
+  }
+
+  test("issue_list and set_issue_state answer as their routes; a read key cannot change a state", async () => {
+    const listed = await tool("issue_list", { program: world.program, state: "all", limit: 3 }, keys.read);
+    const route = await call("GET", `/v1/issues/${world.program}?state=all&limit=3`, { key: keys.read });
+    expect(listed.structuredContent).toEqual(route.body);
+    const refused = await tool("set_issue_state", { fingerprint: world.fingerprint, state: "resolved" }, keys.read);
+    expect(refused.isError).toBe(true);
+    expect(refused._meta["txray/error"].code).toBe("forbidden");
+    const set = await tool("set_issue_state", { fingerprint: world.fingerprint, assignee: "mcp-bob" }, keys.admin);
+    expect(set.structuredContent.state.assignee).toBe("mcp-bob");
+    expect(set.structuredContent.history.at(-1)).toMatchObject({ change: "assignee", to: "mcp-bob" });
+    const bad = await tool("set_issue_state", { fingerprint: world.fingerprint, state: "fixed" }, keys.admin);
+    expect(bad._meta["txray/error"].code).toBe("bad_request");
+    expect((await tool("issue_list", { program: world.program }, null))._meta["txray/error"].code).toBe("unauthorized");
+  });
+});
+
 describe("deriving the state", () => {
   const stored = (state: StoredIssueState["state"], extra: Partial<StoredIssueState> = {}): StoredIssueState => ({
     accountId: "acc",

@@ -20,8 +20,8 @@ import { type ServingTables, servingTables } from "../serving/reader";
 import { sqlFile } from "../sql";
 import { WINDOWS, type WindowName } from "../windows";
 import { type AttemptEvidence, evidenceBySignature } from "./attempt-evidence";
-import { FINGERPRINT_PATTERN, type IssueState, issueStateNow } from "./issue-state";
 import { answerKey, parseParams, scopeKey, type WindowRange, windowName, windowRange } from "./common";
+import { FINGERPRINT_PATTERN, type IssueState, issueStateNow } from "./issue-state";
 import { SEGMENTS } from "./top-issues";
 
 export const HOUR_MS = 3_600_000;
