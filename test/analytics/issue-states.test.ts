@@ -17,6 +17,7 @@ import {
   IssueStateAnswerSchema,
 } from "../../src/analytics/queries";
 import { createApp } from "../../src/api/app";
+import { slackSignature } from "../../src/chat";
 import { loadConfig } from "../../src/config";
 import { type Context, createContext } from "../../src/context";
 import { authenticate, createAccountKey, type StoredIssueState } from "../../src/control";
@@ -25,6 +26,7 @@ import { type AnswersWorld, END_MS, makeAnswersWorld } from "../helpers/answers-
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
 const DAY = 86_400_000;
+const SLACK_SECRET = "slack-signing-secret-for-tests";
 let world: AnswersWorld;
 let ctx: Context;
 let app: ReturnType<typeof createApp>;
@@ -39,7 +41,13 @@ let deploys: { slot: number; effective_at: number }[];
 beforeAll(async () => {
   world = await makeAnswersWorld(1_500);
   ctx = await createContext(
-    loadConfig({ ...world.env, PUBLIC_RATE_PER_MINUTE: "1000000", ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" }),
+    loadConfig({
+      ...world.env,
+      PUBLIC_RATE_PER_MINUTE: "1000000",
+      SLACK_SIGNING_SECRET: SLACK_SECRET,
+      SLACK_TRIAGE_ACCOUNT: "team-a",
+      ALERTS_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
+    }),
     {
       logger: silentLogger,
       clock: () => now,
@@ -391,6 +399,42 @@ describe("the MCP tools", () => {
     const bad = await tool("set_issue_state", { fingerprint: world.fingerprint, state: "fixed" }, keys.admin);
     expect(bad._meta["txray/error"].code).toBe("bad_request");
     expect((await tool("issue_list", { program: world.program }, null))._meta["txray/error"].code).toBe("unauthorized");
+  });
+});
+
+describe("Slack", () => {
+  async function slash(text: string) {
+    const body = new URLSearchParams({ command: "/txray", text, team_id: "T1", user_id: "U42" }).toString();
+    const timestamp = String(Math.floor(now / 1000));
+    const response = await app.handle(
+      new Request("http://127.0.0.1/chat/slack", {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-slack-request-timestamp": timestamp,
+          "x-slack-signature": slackSignature(SLACK_SECRET, timestamp, body),
+        },
+        body,
+      }),
+    );
+    expect(response.status).toBe(200);
+    return (await response.json()) as { response_type: string; text: string };
+  }
+
+  test("/txray resolve, ignore and unresolve change the state in SLACK_TRIAGE_ACCOUNT's account, as the user", async () => {
+    const resolved = await slash(`resolve ${world.fingerprint}`);
+    expect(resolved.response_type).toBe("in_channel");
+    expect(resolved.text).toContain(world.fingerprint);
+    const state = await stateNow();
+    expect(state).toMatchObject({ stored: "resolved", changedBy: "slack:T1:U42" });
+    await slash(`ignore ${world.fingerprint} 5`);
+    expect(await stateNow()).toMatchObject({ stored: "ignored", ignoreUntilEvents: 5 });
+    await slash(`unresolve ${world.fingerprint}`);
+    expect((await stateNow()).stored).toBe("unresolved");
+    const refused = await slash("resolve v1:nothex");
+    expect(refused.response_type).toBe("ephemeral");
+    expect(refused.text).toContain("bad_request");
+    expect((await slash("ignore")).text).toContain("usage");
   });
 });
 
