@@ -18,6 +18,7 @@ import {
 } from "../../src/analytics/queries";
 import { createApp } from "../../src/api/app";
 import { slackSignature } from "../../src/chat";
+import { run } from "../../src/cli/commands";
 import { loadConfig } from "../../src/config";
 import { type Context, createContext } from "../../src/context";
 import { authenticate, createAccountKey, type StoredIssueState } from "../../src/control";
@@ -435,6 +436,37 @@ describe("Slack", () => {
     expect(refused.response_type).toBe("ephemeral");
     expect(refused.text).toContain("bad_request");
     expect((await slash("ignore")).text).toContain("usage");
+  });
+});
+
+describe("the CLI", () => {
+  async function txray(...argv: string[]) {
+    const out = { stdout: "", stderr: "" };
+    const code = await run(argv, {
+      stdout: (text) => (out.stdout += text),
+      stderr: (text) => (out.stderr += text),
+      env: { ...world.env, USER: "ops", XDG_CONFIG_HOME: world.dataDir },
+    });
+    return { code, ...out };
+  }
+
+  test("txray issue resolve|ignore|unresolve|assign change the account's issue, as the operator", async () => {
+    const fp = world.fingerprint;
+    expect(await txray("issue", "resolve", fp, "--next-release", "--account", "team-a")).toMatchObject({ code: 0 });
+    expect(await stateNow()).toMatchObject({ stored: "resolved_next_release", changedBy: "cli:ops" });
+    const ignored = await txray("issue", "ignore", fp, "--events", "20", "--account", "team-a", "--json");
+    expect(JSON.parse(ignored.stdout).state).toMatchObject({ stored: "ignored", ignoreUntilEvents: 20 });
+    expect((await txray("issue", "assign", fp, "carol", "--account", "team-a")).stdout).toContain("assigned to carol");
+    expect((await txray("issue", "assign", fp, "--none", "--account", "team-a")).code).toBe(0);
+    expect((await txray("issue", "unresolve", fp, "--account", "team-a")).stdout).toBe(`${fp}: unresolved\n`);
+    expect(await stateNow()).toMatchObject({ stored: "unresolved", assignee: null });
+    // Usage errors (2) and refused changes (1), each saying why.
+    expect((await txray("issue", "close", fp, "--account", "team-a")).code).toBe(2);
+    expect((await txray("issue", "resolve", fp, "--events", "3", "--account", "team-a")).code).toBe(2);
+    expect((await txray("issue", "assign", fp, "--account", "team-a")).code).toBe(2);
+    const bad = await txray("issue", "ignore", fp, "--events", "0", "--account", "team-a");
+    expect(bad).toMatchObject({ code: 1 });
+    expect(bad.stderr).toContain("ignoreUntilEvents");
   });
 });
 
