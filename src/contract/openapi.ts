@@ -434,6 +434,7 @@ function operations(options: { slack: boolean }): Operation[] {
     ["/tx/{sig}", "One signature's story (and drop diagnosis)"],
     ["/w/{program}/{wallet}", "One wallet's attempts at a program"],
     ["/i/{fingerprint}", "One issue: events over time, who hits it, a recent event's call stack and logs, examples"],
+    ["/issues/{program}", "A program's issues for triage, with their states (needs a key)"],
   ];
   for (const [path, summary] of pages)
     ops.push({

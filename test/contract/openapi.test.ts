@@ -462,6 +462,7 @@ describe("every documented operation, asked for real", () => {
       ["/tx/{sig}", `/tx/${sigs.failed}`],
       ["/w/{program}/{wallet}", `/w/${program}/${wallet}`],
       ["/i/{fingerprint}", `/i/${fingerprint}`],
+      ["/issues/{program}", `/issues/${program}`],
     ];
     let index = "";
     for (const [path, url] of pages) index = (await ask("get", path, url)).body;
