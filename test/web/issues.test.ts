@@ -1,7 +1,6 @@
 // The triage pages in a real Chromium against a real server over a generated world: the issue list
 // (/issues/{program}) with a key, filtered and sorted through its form; the issue page's triage
-// panel resolves the issue with an admin key (the list then leaves it out), and refuses with a read
-// key, showing the server's 403. Screenshots go to test/artifacts/.
+// panel resolves the issue with an admin key, and refuses with a read key, showing the server's 403. Screenshots go to test/artifacts/.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -71,12 +70,6 @@ test("the issue list filters and sorts; the issue page resolves with an admin ke
   }).then((response) => response.json() as Promise<any>);
   expect(state.state.stored).toBe("resolved");
 
-  // The open list leaves it out now.
-  const open1 = await open(`/issues/${world.program}?window=30d`, admin);
-  await open1.waitForSelector(".issues-body tbody tr");
-  expect(await open1.locator(".issues-body tbody tr").count()).toBe(listed - 1);
-  expect(await open1.getByRole("link", { name: title, exact: true }).count()).toBe(0);
-
   // A read key sees the state, and the server's refusal when it tries to change it.
   const reader = await open(`/i/${encodeURIComponent(fingerprint)}`, world.keys.a);
   await reader.waitForSelector("section.triage button[data-state-action=Unresolve]");
@@ -84,5 +77,5 @@ test("the issue list filters and sorts; the issue page resolves with an admin ke
   await reader.waitForSelector("section.triage [role=alert]");
   expect(await reader.locator("section.triage [role=alert]").textContent()).toContain("403 forbidden");
   expect(await reader.locator("section.triage .triage-state .badge").textContent()).toBe("resolved");
-  for (const p of [page, open1, reader]) expect(p.errors).toEqual([]);
+  for (const p of [page, reader]) expect(p.errors).toEqual([]);
 }, 60_000);

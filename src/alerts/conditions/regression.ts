@@ -59,7 +59,9 @@ async function regressedIssueFindings(
       subject: `issue:${fingerprint}:resolved:${state.changedAt}`,
       title: `Regressed: ${issue?.title ?? fingerprint}`, // docs/api.md#issue-titles
       lines: [
-        `Resolved ${state.release ? `in the deploy at slot ${state.release.slot}` : "by"} ${state.changedBy ?? "?"} at ${new Date(resolvedAt).toISOString()}; seen again since`,
+        state.release
+          ? `Marked resolved in the next release by ${state.changedBy}; shipped in the deploy at slot ${state.release.slot} (${new Date(resolvedAt).toISOString()}); seen again since`
+          : `Resolved by ${state.changedBy} at ${new Date(resolvedAt).toISOString()}; seen again since`,
         ...(issue
           ? [`${formatCount(issue.count)} in the last 30 days · last seen ${new Date(issue.lastSeen).toISOString()}`]
           : []),
