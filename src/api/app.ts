@@ -28,7 +28,7 @@ import type { Spool } from "../spool";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { errorResponse, json } from "./http";
 import { alertRoutes } from "./routes/alerts";
-import { analyticsRoutes } from "./routes/analytics";
+import { analyticsRoutes, issueRoutes } from "./routes/analytics";
 import { handleIngest, type IngestDeps } from "./routes/ingest";
 import { listPrograms } from "./routes/programs";
 import { mountSurfaces, type SurfaceOptions } from "./surfaces";
@@ -274,6 +274,10 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
         limited((request, params) => alerts.test(request, params)),
         { parse: "none" },
       );
+    // Issue triage (docs/api.md#issue-states): an account key's, never public.
+    const issues = issueRoutes(ctx);
+    app.get("/v1/issues/:program", read(issues.list)).get("/v1/issue/:fingerprint/state", read(issues.state));
+    app.post("/v1/issue/:fingerprint/state", limited(issues.change), { parse: "none" });
     // why, diagnose-drop, the analytical routes and the ecosystem: the question table (src/contract).
     for (const route of analyticsRoutes(ctx, chain)) app.get(route.path, read(route.handler));
 

@@ -11,7 +11,14 @@ import { gzipSync } from "node:zlib";
 
 const WEB_DIR = join(import.meta.dir, "..", "web");
 /** Client-side routes: the server answers each with index.html. */
-export const PAGE_PATHS = ["/", "/p/:program", "/tx/:sig", "/w/:program/:wallet", "/i/:fingerprint"] as const;
+export const PAGE_PATHS = [
+  "/",
+  "/p/:program",
+  "/tx/:sig",
+  "/w/:program/:wallet",
+  "/i/:fingerprint",
+  "/issues/:program",
+] as const;
 export const ASSET_PREFIX = "/assets/";
 export const LANDING_SCORE_PREFIX = "/landing-score/";
 /** The names publish.ts writes: nothing else under the directory is served. */

@@ -4,9 +4,13 @@
 // time) and a timestamp within 5 minutes (a replayed request is refused). Slack waits 3 seconds for
 // the answer: a question answered within the inline budget comes back in the response; a slower
 // one is acknowledged at once and its answer POSTed to the request's `response_url` later.
+// `resolve`, `ignore` and `unresolve` change an issue's state (docs/api.md#issue-states) in the one
+// account SLACK_TRIAGE_ACCOUNT names, recorded as changed by the Slack user; off when it is unset.
 
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { changeIssueState } from "../analytics/queries";
 import { type QuestionArgs, type QuestionDeps, questionByName } from "../contract";
+import { accountIdByName } from "../control";
 import { readBoundedBody } from "../shared/bounded-body";
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
@@ -84,7 +88,57 @@ const COMMANDS: Record<
   release: { question: "release_diff", params: ["program"], usage: "release <program> [1d|7d|30d]" },
 };
 
-export const COMMAND_USAGE = Object.values(COMMANDS).map((c) => c.usage);
+/** Words that change an issue's state: the change each asks for, from the words after the fingerprint. */
+const TRIAGE: Record<string, { usage: string; change: (rest: string[]) => Record<string, unknown> }> = {
+  resolve: {
+    usage: "resolve <fingerprint> [next-release]",
+    change: (rest) => ({ state: rest[0]?.toLowerCase() === "next-release" ? "resolved_next_release" : "resolved" }),
+  },
+  ignore: {
+    usage: "ignore <fingerprint> [<n> more events]",
+    change: (rest) => (rest[0] ? { state: "ignored", ignoreUntilEvents: Number(rest[0]) } : { state: "ignored" }),
+  },
+  unresolve: { usage: "unresolve <fingerprint>", change: () => ({ state: "unresolved" }) },
+};
+
+export const COMMAND_USAGE = [...Object.values(COMMANDS), ...Object.values(TRIAGE)].map((c) => c.usage);
+
+/** `resolve|ignore|unresolve <fingerprint> …`, or null for any other command. */
+function parseTriage(text: string): { word: string; fingerprint: string | null; rest: string[] } | null {
+  const [word, fingerprint, ...rest] = text.trim().split(/\s+/).filter(Boolean);
+  if (!word || !(word.toLowerCase() in TRIAGE)) return null;
+  return { word: word.toLowerCase(), fingerprint: fingerprint ?? null, rest };
+}
+
+/** Applies a triage command for the Slack user `actor` in SLACK_TRIAGE_ACCOUNT's account. */
+async function triage(
+  command: NonNullable<ReturnType<typeof parseTriage>>,
+  deps: QuestionDeps,
+  actor: string,
+): Promise<SlackMessage> {
+  const spec = TRIAGE[command.word];
+  const accountName = deps.ctx.config.SLACK_TRIAGE_ACCOUNT;
+  try {
+    if (accountName === undefined)
+      throw new TxrayError(
+        "forbidden",
+        "changing issue states from Slack is off: the server names the account with SLACK_TRIAGE_ACCOUNT",
+      );
+    if (command.fingerprint === null) throw new TxrayError("bad_request", `usage: ${spec.usage}`);
+    const accountId = accountIdByName(deps.ctx.control, accountName);
+    if (accountId === null) throw new TxrayError("not_found", `account ${accountName}: no such account`);
+    const answer = await changeIssueState(deps.ctx, accountId, actor, command.fingerprint, spec.change(command.rest));
+    const { state } = answer.state;
+    return {
+      response_type: "in_channel",
+      text: `\`${answer.fingerprint}\` is now *${state}*${state === answer.state.stored ? "" : ` (set: ${answer.state.stored})`}, by ${actor}`,
+    };
+  } catch (error) {
+    if (!(error instanceof TxrayError))
+      deps.ctx.logger.error("internal error changing an issue state from Slack", { error: describeError(error) });
+    return errorMessage(error, spec.usage);
+  }
+}
 
 /** The command a slash-command text asks for; null for help, an unknown command or missing arguments. */
 export function parseCommand(text: string): Command | { help: true; problem: string | null } {
@@ -122,6 +176,11 @@ export async function handleSlackCommand(request: Request, options: SlackOptions
   const form = new URLSearchParams(body);
   // Slack checks the endpoint's certificate now and then with a signed `ssl_check=1`: nothing to answer.
   if (form.get("ssl_check") === "1") return new Response(null, { status: 200 });
+  const triageCommand = parseTriage(form.get("text") ?? "");
+  if (triageCommand)
+    return Response.json(
+      await triage(triageCommand, options.questions, `slack:${form.get("team_id") ?? ""}:${form.get("user_id") ?? ""}`),
+    );
   const command = parseCommand(form.get("text") ?? "");
   if ("help" in command)
     return Response.json(helpMessage(command.problem, form.get("command") ?? "/txray", COMMAND_USAGE));

@@ -22,6 +22,7 @@ import { configureFault } from "../shared/fault";
 import { Stopped } from "../shared/stop";
 import { VERSION_LINE } from "../shared/version";
 import { ALERTS_USAGE, AlertsUsageError, alertsCommand } from "./alerts";
+import { ISSUES_USAGE, IssuesUsageError, issuesCommand } from "./issues";
 import { userConfigPath, writeUserConfig } from "./user-config";
 
 export type Io = { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> };
@@ -52,7 +53,7 @@ const USAGE = `usage: txray <command>
                           verify a backup, then restore it into an absent or empty data directory
                           (and its snapshots into <dir>) through a temporary directory and a rename;
                           refuses, writing nothing, a backup that fails verification or a non-empty target
-${ALERTS_USAGE}`;
+${ALERTS_USAGE}${ISSUES_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -76,6 +77,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (area === "idl" && action === "fetch") return await idlFetch(rest, config, io);
     if (area === "backup" && action === "verify") return await backupVerify(rest, io);
     if (area === "alerts") return await alertsCommand(action, rest, config, io);
+    if (area === "issue") return await issuesCommand(action, rest, config, io);
     if (area === "backup")
       return await backup(
         [action, ...rest].filter((arg) => arg !== undefined),
@@ -90,7 +92,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       );
     throw new UsageError(`unknown command: ${argv.join(" ")}`);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof AlertsUsageError) {
+    if (error instanceof UsageError || error instanceof AlertsUsageError || error instanceof IssuesUsageError) {
       io.stderr(`txray: ${error.message}\n\n${USAGE}`);
       return 2;
     }

@@ -197,6 +197,13 @@ export const SETTINGS = {
     schema: z.string().min(1).optional(),
     doc: "Slack app signing secret; when set, `POST /chat/slack` answers slash commands.",
   },
+  SLACK_TRIAGE_ACCOUNT: {
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "expected an account name")
+      .optional(),
+    doc: "Account whose issues `/txray resolve`, `ignore` and `unresolve` change from Slack (anyone in the workspace may); unset: off.",
+  },
   ALERTS_INTERVAL_MS: {
     schema: milliseconds.default(10_000),
     doc: "Scheduler: evaluate the alert rules and send due alerts and retries; the alerts job also runs after every tables build.",

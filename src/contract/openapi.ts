@@ -17,7 +17,11 @@ import {
   CallFrameSchema,
   ErrorBodySchema,
   IngestAcceptedSchema,
+  IssueListSchema,
   IssueSchema,
+  IssueStateAnswerSchema,
+  IssueStateChangeBody,
+  IssueStateSchema,
   ProgramsSchema,
   RatesSchema,
   WindowRangeSchema,
@@ -127,6 +131,9 @@ function componentSchemas(): Record<string, JsonObject> {
     CallFrameSchema,
     ProgramsSchema,
     IngestAcceptedSchema,
+    IssueStateSchema,
+    IssueStateAnswerSchema,
+    IssueListSchema,
     ...questionSchemas,
     ...alertSchemas,
   ]) {
@@ -135,6 +142,7 @@ function componentSchemas(): Record<string, JsonObject> {
   }
   registry.add(ingestBodySchema, { id: "IngestBody" });
   registry.add(AlertRuleInputSchema, { id: "AlertRuleInput" });
+  registry.add(IssueStateChangeBody, { id: "IssueStateChange" });
   const out = z.toJSONSchema(registry, {
     target: "draft-2020-12",
     io: "output",
@@ -272,6 +280,7 @@ function operations(options: { slack: boolean }): Operation[] {
     security: [{ apiKey: [] }],
   });
   ops.push(...alertOperations());
+  ops.push(...issueOperations());
   ops.push({
     method: "post",
     path: "/mcp",
@@ -425,6 +434,7 @@ function operations(options: { slack: boolean }): Operation[] {
     ["/tx/{sig}", "One signature's story (and drop diagnosis)"],
     ["/w/{program}/{wallet}", "One wallet's attempts at a program"],
     ["/i/{fingerprint}", "One issue: events over time, who hits it, a recent event's call stack and logs, examples"],
+    ["/issues/{program}", "A program's issues for triage, with their states (needs a key)"],
   ];
   for (const [path, summary] of pages)
     ops.push({
@@ -578,6 +588,81 @@ function alertOperations(): Operation[] {
       changes,
       { parameters: [id] },
     ),
+  ];
+}
+
+/** Issue triage (docs/api.md#issue-states): an account's issue list and issue states; every operation needs a key. */
+function issueOperations(): Operation[] {
+  const reads: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "internal"];
+  const query = (name: string, description: string, schema: JsonObject) => ({
+    name,
+    in: "query",
+    required: false,
+    description,
+    schema,
+  });
+  const answer = (schema: string, description: string) => ({
+    "200": { description, content: { "application/json": { schema: { $ref: REF(schema) } } } },
+  });
+  return [
+    {
+      method: "get",
+      path: "/v1/issues/{program}",
+      operationId: "issue_list",
+      summary: "A program's issues, for triage",
+      description:
+        "The key's account's issues of the program with their state now, events and wallets affected in the window, first and last seen. " +
+        "Resolved and ignored issues are left out unless `state` says otherwise. A read or admin key of the account (an ingest key: 403).\n\nMCP tool twin: `issue_list`.",
+      tags: ["Issues"],
+      parameters: [
+        parameter("program", "path"),
+        parameter("window", "query"),
+        query("state", "open (default: unresolved and regressed), all, or one state", {
+          type: "string",
+          enum: ["open", "all", "unresolved", "resolved", "resolved_next_release", "ignored", "regressed"],
+        }),
+        query("sort", "events (default) or wallets affected, most first", {
+          type: "string",
+          enum: ["events", "wallets"],
+        }),
+        query("instruction", "only issues of this instruction", { type: "string", maxLength: 200 }),
+        query("error", "only issues with this error name, code or drop class", { type: "string", maxLength: 200 }),
+        query("since", "only issues first seen at or after this time (Unix ms)", { type: "integer", minimum: 0 }),
+        parameter("limit", "query"),
+        parameter("cursor", "query"),
+      ],
+      responses: { ...answer("IssueList", "A page of issues"), ...errorResponses(reads) },
+      security: [{ apiKey: [] }],
+    },
+    {
+      method: "get",
+      path: "/v1/issue/{fingerprint}/state",
+      operationId: "issue_state",
+      summary: "An issue's state and its history",
+      description:
+        "The issue's state in the key's account now (derived from what was set and the events and deploys since) and every change, who made it and when. A read or admin key; 404 when the account has no event of the issue.",
+      tags: ["Issues"],
+      parameters: [parameter("fingerprint", "path")],
+      responses: { ...answer("IssueStateAnswer", "The state and its history"), ...errorResponses(reads) },
+      security: [{ apiKey: [] }],
+    },
+    {
+      method: "post",
+      path: "/v1/issue/{fingerprint}/state",
+      operationId: "set_issue_state",
+      summary: "Resolve, ignore, reopen or assign an issue",
+      description:
+        "Sets the issue's state in the key's account (resolved, resolved_next_release, ignored with `ignoreUntilEvents` and/or `ignoreUntilAt`, unresolved) and/or its assignee (null unassigns), recorded in its history. " +
+        "Admin key (txr_live_…) only: a read or ingest key is a 403. Body at most 4 KiB.",
+      tags: ["Issues"],
+      parameters: [parameter("fingerprint", "path")],
+      requestBody: { required: true, content: { "application/json": { schema: { $ref: REF("IssueStateChange") } } } },
+      responses: {
+        ...answer("IssueStateAnswer", "The state now and its history"),
+        ...errorResponses([...reads, "payload_too_large"]),
+      },
+      security: [{ apiKey: [] }],
+    },
   ];
 }
 

@@ -44,7 +44,8 @@ export type ParamName =
   | "segment"
   | "limit"
   | "cursor"
-  | "scope";
+  | "scope"
+  | "state";
 /** Raw arguments, as a route reads them from its path and query string (absent: undefined or null). */
 export type QuestionArgs = Partial<Record<ParamName, string | null>>;
 
@@ -91,6 +92,11 @@ export const PARAMS: Record<ParamName, ParamSpec> = {
   scope: {
     description: "public (default): all accounts; account: only the calling key's account (needs a key).",
     enum: ["public", "account"],
+  },
+  state: {
+    description:
+      "With scope=account: open (default) leaves out issues the account resolved or ignored; all lists every issue.",
+    enum: ["open", "all"],
   },
 };
 
@@ -268,14 +274,19 @@ export const QUESTIONS: Question[] = [
     name: "top_issues",
     path: "/v1/top-issues/:program",
     pathParams: ["program"],
-    queryParams: ["window", "segment", "limit", "scope"],
+    queryParams: ["window", "segment", "limit", "scope", "state"],
     summary: "A program's most frequent failures",
     description:
       "The program's most frequent failure issues (failures grouped by fingerprint: instruction, error, drop class) in a window, ranked by count and split by payer segment (human, mixed, bot by bot-likelihood score), with wallets affected, share, first/last seen and a sample signature. Use for 'what are our users hitting most'.",
     response: TopIssuesSchema,
     errors: analyticErrors,
     answer: (deps, args, accountId) =>
-      topIssues(deps.ctx, { ...base(args, accountId), segment: args.segment ?? null, limit: args.limit ?? null }),
+      topIssues(deps.ctx, {
+        ...base(args, accountId),
+        segment: args.segment ?? null,
+        limit: args.limit ?? null,
+        state: args.state ?? null,
+      }),
   },
   {
     name: "issue",
@@ -353,6 +364,7 @@ export const QUESTIONS: Question[] = [
           rpcLabel: "helius",
         },
       ],
+      state: null,
     },
     errors: analyticErrors,
     answer: (deps, args, accountId) =>

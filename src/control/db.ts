@@ -154,6 +154,17 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE IF NOT EXISTS account_program_days (
      account_id TEXT NOT NULL, day INTEGER NOT NULL, program TEXT NOT NULL,
      PRIMARY KEY (account_id, day, program)) WITHOUT ROWID;`,
+  // 14: each account's triage of its issues (src/control/issue-states.ts, docs/api.md#issue-states): the state
+  // an admin key set, its assignee, and every change with who made it, numbered per issue.
+  `CREATE TABLE IF NOT EXISTS issue_states (
+     account_id TEXT NOT NULL, fingerprint TEXT NOT NULL, program TEXT NOT NULL, state TEXT NOT NULL,
+     ignore_until_events INTEGER, ignore_until_at INTEGER, assignee TEXT, changed_at INTEGER NOT NULL,
+     changed_by TEXT NOT NULL, PRIMARY KEY (account_id, fingerprint)) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS issue_states_by_program ON issue_states (account_id, program);
+   CREATE TABLE IF NOT EXISTS issue_state_history (
+     account_id TEXT NOT NULL, fingerprint TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
+     actor TEXT NOT NULL, change TEXT NOT NULL, detail TEXT NOT NULL,
+     PRIMARY KEY (account_id, fingerprint, seq)) WITHOUT ROWID;`,
 ];
 
 /**
@@ -174,6 +185,7 @@ export const MIGRATION_SUMMARIES: string[] = [
   "resolver queue moved out; issue attempts per hour",
   "api_keys scope may be ingest",
   "distinct programs per account and day (ingest quota)",
+  "issue states, assignees and their history",
 ];
 
 /** The highest control schema this build knows: a database above it was written by a newer txray. */

@@ -18,6 +18,7 @@ export {
   sqliteControlDb,
 } from "./db";
 export * from "./ingest-nodes";
+export * from "./issue-states";
 export * from "./jobs";
 export * from "./keys";
 export * from "./lake-watermark";

@@ -11,6 +11,15 @@ import { type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelco
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import {
+  actorOfPrincipal,
+  changeIssueState,
+  type IssueListResponse,
+  IssueListSchema,
+  type IssueStateAnswer,
+  IssueStateAnswerSchema,
+  issueList,
+} from "../analytics/queries";
+import {
   accountForScope,
   PARAMS,
   QUESTIONS,
@@ -20,6 +29,7 @@ import {
   summarize,
   summaryText,
 } from "../contract";
+import { authenticate, type Principal, scopeCanAdmin, scopeCanRead } from "../control";
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
 import { VERSION } from "../shared/version";
@@ -28,7 +38,8 @@ import { toolJsonSchema } from "./json-schema";
 const INSTRUCTIONS =
   "txray answers why Solana transactions of a program fail, drop or land: per signature (why, diagnose_drop) and per program " +
   "(baseline, top_issues, release_diff, cu_headroom, provider_report, wallet_history), and per issue (issue: a fingerprint from top_issues, why or release_diff, " +
-  "with its call stack and logs). Program ids, wallets and signatures are base58. " +
+  "with its call stack and logs). With a key of the account: issue_list (triage) and set_issue_state (admin key). " +
+  "Program ids, wallets and signatures are base58. " +
   "Analytical answers come from tables rebuilt every few minutes; status tells how fresh they are.";
 
 /** A question's input schema: documented types, validated by the query layer (see header). */
@@ -166,10 +177,158 @@ export function createMcpServer(deps: QuestionDeps, key: string | null, client =
       },
     );
   }
+  const triage = registerTriageTools(server, deps, key);
   // The SDK lists the zod schemas converted to draft-07; this answers with the portable ones. The
   // zod schemas above still validate calls and answers.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: QUESTIONS.map((question) => schemasOf(question).definition),
+    tools: [...QUESTIONS.map((question) => schemasOf(question).definition), ...triage],
   }));
   return server;
+}
+
+/** A described tool argument that accepts anything (the query layer validates, as for the routes). */
+const argument = (type: "string" | "integer", description: string, values?: readonly string[]) =>
+  z
+    .unknown()
+    .optional()
+    .meta({ type, description, ...(values ? { enum: [...values] } : {}) });
+
+/** An argument as a route's query string would carry it. */
+const asText = (value: unknown): string | null =>
+  value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value);
+
+/**
+ * The triage tools (docs/api.md#issue-states), twins of GET /v1/issues/{program} and POST
+ * /v1/issue/{fingerprint}/state: they act for the key the client presented (none over stdio: 401),
+ * a read key lists, only an admin key changes a state.
+ */
+function registerTriageTools(server: McpServer, deps: QuestionDeps, key: string | null): Tool[] {
+  const definitions: Tool[] = [];
+  /** Registers a tool and keeps its portable definition for the tool list. */
+  const register = (
+    name: string,
+    config: {
+      title: string;
+      description: string;
+      inputSchema: z.ZodObject;
+      outputSchema: z.ZodObject;
+      annotations: NonNullable<Tool["annotations"]>;
+    },
+    handler: (input: Record<string, unknown>) => Promise<CallToolResult>,
+  ) => {
+    server.registerTool(name, config, handler);
+    definitions.push({
+      name,
+      title: config.title,
+      description: config.description,
+      inputSchema: toolJsonSchema(config.inputSchema, "input") as Tool["inputSchema"],
+      outputSchema: toolJsonSchema(config.outputSchema, "output") as Tool["outputSchema"],
+      annotations: config.annotations,
+    });
+  };
+  const principal = (admin: boolean): Principal => {
+    if (key === null) throw new TxrayError("unauthorized", "missing API key: send it as Authorization: Bearer <key>");
+    const found = authenticate(deps.ctx.control, key);
+    if (!found) throw new TxrayError("unauthorized", "invalid or revoked API key");
+    if (!scopeCanRead(found.scope) || (admin && !scopeCanAdmin(found.scope)))
+      throw new TxrayError(
+        "forbidden",
+        admin ? "only an admin key (txr_live_…) changes an issue's state" : "an ingest key reads nothing",
+      );
+    return found;
+  };
+  const run = async <T extends IssueListResponse | IssueStateAnswer>(
+    answer: () => Promise<T>,
+    text: (answer: T) => string,
+  ): Promise<CallToolResult> => {
+    try {
+      const result = await answer();
+      return { structuredContent: result, content: [{ type: "text", text: text(result) }] };
+    } catch (error) {
+      return toolError(error, deps);
+    }
+  };
+  const stateText = (answer: IssueStateAnswer) =>
+    `${answer.fingerprint}: ${answer.state.state}${answer.state.assignee ? `, assigned to ${answer.state.assignee}` : ""} (${answer.history.length} change${answer.history.length === 1 ? "" : "s"})`;
+  register(
+    "issue_list",
+    {
+      title: "A program's issues, for triage",
+      description:
+        "The calling key's account's failure issues of a program with their triage state (unresolved, regressed, resolved, resolved_next_release, ignored), events and wallets affected in the window, first and last seen. " +
+        "By default only open issues (unresolved and regressed); filter by state, instruction, error (name, code or drop class) or first seen since; sort by events or wallets; paginate with cursor. Needs a read or admin key.",
+      inputSchema: z
+        .object({
+          program: argument("string", PARAMS.program.description),
+          window: argument("string", PARAMS.window.description, PARAMS.window.enum),
+          state: argument("string", "open (default), all, or one state", [
+            "open",
+            "all",
+            "unresolved",
+            "resolved",
+            "resolved_next_release",
+            "ignored",
+            "regressed",
+          ]),
+          sort: argument("string", "events (default) or wallets", ["events", "wallets"]),
+          instruction: argument("string", "only issues of this instruction"),
+          error: argument("string", "only issues with this error name, code or drop class"),
+          since: argument("integer", "only issues first seen at or after this time (Unix ms)"),
+          limit: argument("integer", PARAMS.limit.description),
+          cursor: argument("string", PARAMS.cursor.description),
+        })
+        .meta({ required: ["program"] }),
+      outputSchema: z.looseObject(IssueListSchema.shape),
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input: Record<string, unknown>) =>
+      run(
+        () =>
+          issueList(deps.ctx, {
+            program: asText(input.program) ?? "",
+            accountId: principal(false).accountId,
+            window: asText(input.window),
+            state: asText(input.state),
+            sort: asText(input.sort),
+            instruction: asText(input.instruction),
+            error: asText(input.error),
+            since: asText(input.since),
+            limit: asText(input.limit),
+            cursor: asText(input.cursor),
+          }),
+        (answer) =>
+          `${answer.items.length} ${answer.state} issue${answer.items.length === 1 ? "" : "s"} of ${answer.program} (${answer.window.name})` +
+          answer.items
+            .slice(0, 10)
+            .map((item) => `\n- ${item.title} [${item.state.state}]: ${item.count} events, ${item.wallets} wallets`)
+            .join(""),
+      ),
+  );
+  register(
+    "set_issue_state",
+    {
+      title: "Resolve, ignore, reopen or assign an issue",
+      description:
+        "Sets an issue's triage state in the calling key's account: resolved, resolved_next_release (fixed by the program's next deploy), ignored (optionally until ignoreUntilEvents more events or until ignoreUntilAt, Unix ms) or unresolved; and/or its assignee (null unassigns). " +
+        "Recorded in the issue's history with the key's id. Needs an admin key.",
+      inputSchema: z
+        .object({
+          fingerprint: argument("string", PARAMS.fingerprint.description),
+          state: argument("string", "the new state", ["unresolved", "resolved", "resolved_next_release", "ignored"]),
+          ignoreUntilEvents: argument("integer", "with ignored: until this many more events"),
+          ignoreUntilAt: argument("integer", "with ignored: until this time (Unix ms)"),
+          assignee: argument("string", "who works on it (1–100 characters); null unassigns"),
+        })
+        .meta({ required: ["fingerprint"] }),
+      outputSchema: z.looseObject(IssueStateAnswerSchema.shape),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (input: Record<string, unknown>) =>
+      run(() => {
+        const caller = principal(true);
+        const { fingerprint, ...change } = input;
+        return changeIssueState(deps.ctx, caller.accountId, actorOfPrincipal(caller), fingerprint, change);
+      }, stateText),
+  );
+  return definitions;
 }

@@ -8,6 +8,7 @@ import { classify, programName, short } from "./format";
 import { watchFreshness } from "./freshness";
 import { homePage } from "./pages/home";
 import { issuePage } from "./pages/issue";
+import { issuesPage } from "./pages/issues";
 import { programPage } from "./pages/program";
 import { txPage } from "./pages/tx";
 import { walletPage } from "./pages/wallet";
@@ -22,6 +23,7 @@ const ROUTES: [RegExp, Page, string[], string][] = [
   [/^\/tx\/([^/]+)\/?$/, txPage, ["sig"], "Transaction"],
   [/^\/w\/([^/]+)\/([^/]+)\/?$/, walletPage, ["program", "wallet"], "Wallet"],
   [/^\/i\/([^/]+)\/?$/, issuePage, ["fingerprint"], "Issue"],
+  [/^\/issues\/([^/]+)\/?$/, issuesPage, ["program"], "Issues"],
 ];
 
 const main = document.getElementById("main")!;

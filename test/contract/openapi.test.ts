@@ -426,6 +426,14 @@ describe("every documented operation, asked for real", () => {
       expect((await ask("delete", "/v1/alerts/{id}", `/v1/alerts/${created.body.id}`, { headers: key })).status).toBe(
         200,
       );
+      expect((await ask("get", "/v1/issues/{program}", `/v1/issues/${program}?limit=2`, { headers: key })).status).toBe(
+        200,
+      );
+      const issueState = `/v1/issue/${fingerprint}/state`;
+      expect(
+        (await ask("post", "/v1/issue/{fingerprint}/state", issueState, json({ state: "resolved" }, key))).status,
+      ).toBe(200);
+      expect((await ask("get", "/v1/issue/{fingerprint}/state", issueState, { headers: key })).status).toBe(200);
     } finally {
       receiver.stop(true);
     }
@@ -456,6 +464,7 @@ describe("every documented operation, asked for real", () => {
       ["/tx/{sig}", `/tx/${sigs.failed}`],
       ["/w/{program}/{wallet}", `/w/${program}/${wallet}`],
       ["/i/{fingerprint}", `/i/${fingerprint}`],
+      ["/issues/{program}", `/issues/${program}`],
     ];
     let index = "";
     for (const [path, url] of pages) index = (await ask("get", path, url)).body;

@@ -171,7 +171,8 @@ describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
 
   test("lists every tool with descriptions and input/output schemas", async () => {
     const { tools } = await client().listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
+    const triage = ["issue_list", "set_issue_state"]; // docs/api.md#issue-states
+    expect(tools.map((t) => t.name).sort()).toEqual([...QUESTIONS.map((q) => q.name), ...triage].sort());
     expect(tools.map((t) => t.name)).toEqual(
       expect.arrayContaining([
         "why",
@@ -188,7 +189,7 @@ describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(80);
       expect(tool.outputSchema?.type).toBe("object");
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.annotations?.readOnlyHint).toBe(tool.name !== "set_issue_state"); // the one tool that writes
     }
     const wallet = tools.find((t) => t.name === "wallet_history")!;
     expect(wallet.inputSchema.required).toEqual(["program", "wallet"]);

@@ -4,8 +4,18 @@
 // its rate changes (the same test on the periods' counts), in the direction of a regression. One deploy
 // gets many tests at once, so each must pass alpha divided by their number (Bonferroni): the chance
 // of any false alarm per deploy stays at most alpha.
+// Issue states (docs/api.md#issue-states) come first: an issue the account resolved that is
+// regressed now is one finding, named by the resolve it broke, so it fires once for that resolve
+// however long it stays regressed; an issue the account triaged (resolved, ignored) gets no
+// statistical finding, which would repeat or contradict that.
 
-import { type ReleaseDiffResponse, releaseDiff, topIssues } from "../../analytics/queries";
+import {
+  type IssueState,
+  programIssueStates,
+  type ReleaseDiffResponse,
+  releaseDiff,
+  topIssues,
+} from "../../analytics/queries";
 import { TxrayError } from "../../shared/errors";
 import type { Rates } from "../../shared/stats";
 import { formatPValue } from "../../shared/wording";
@@ -26,6 +36,52 @@ const RATES = [
 ] as const;
 
 export const regression: Condition<"regression"> = async (ctx, rule) => {
+  const states = await programIssueStates(ctx, rule.accountId, rule.program);
+  const regressed = [...states].filter(([, state]) => state.state === "regressed");
+  const stateFindings = regressed.length > 0 ? await regressedIssueFindings(ctx, rule, regressed) : [];
+  return [...stateFindings, ...(await releaseFindings(ctx, rule, states))];
+};
+
+/** One finding per issue the account resolved that is regressed now. */
+async function regressedIssueFindings(
+  ctx: Parameters<Condition<"regression">>[0],
+  rule: Parameters<Condition<"regression">>[1],
+  regressed: [string, IssueState][],
+): Promise<Finding[]> {
+  const known = issuesByFingerprint(
+    (await topIssues(ctx, { program: rule.program, window: "30d", accountId: rule.accountId, limit: 500 })).segments,
+  );
+  return regressed.map(([fingerprint, state]): Finding => {
+    const issue = known.get(fingerprint);
+    const resolvedAt = state.release?.deployedAt ?? state.changedAt!;
+    const sample = issue?.sampleSig ?? null;
+    return {
+      subject: `issue:${fingerprint}:resolved:${state.changedAt}`,
+      title: `Regressed: ${issue?.title ?? fingerprint}`, // docs/api.md#issue-titles
+      lines: [
+        state.release
+          ? `Marked resolved in the next release by ${state.changedBy}; shipped in the deploy at slot ${state.release.slot} (${new Date(resolvedAt).toISOString()}); seen again since`
+          : `Resolved by ${state.changedBy} at ${new Date(resolvedAt).toISOString()}; seen again since`,
+        ...(issue
+          ? [`${formatCount(issue.count)} in the last 30 days · last seen ${new Date(issue.lastSeen).toISOString()}`]
+          : []),
+      ],
+      data: { kind: "issue_state", fingerprint, state: { ...state }, title: issue?.title ?? null, sampleSig: sample },
+      links: {
+        program: programPath(rule.program),
+        issue: issuePath(fingerprint),
+        ...(sample ? { example: transactionPath(sample) } : {}),
+      },
+    };
+  });
+}
+
+/** release-diff's significant regressions after the latest deploy, but for issues the account triaged. */
+async function releaseFindings(
+  ctx: Parameters<Condition<"regression">>[0],
+  rule: Parameters<Condition<"regression">>[1],
+  states: Map<string, IssueState>,
+): Promise<Finding[]> {
   const { window, alpha, minCount, minAttempts } = rule.params;
   let diff: ReleaseDiffResponse;
   try {
@@ -53,6 +109,7 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
 
   const regressed = diff.issues.filter(
     (issue) =>
+      (states.get(issue.fingerprint)?.stored ?? "unresolved") === "unresolved" &&
       (issue.status === "new" || issue.status === "regressed") &&
       issue.delta > 0 &&
       issue.postCount >= minCount &&
@@ -105,4 +162,4 @@ export const regression: Condition<"regression"> = async (ctx, rule) => {
     });
   }
   return findings;
-};
+}

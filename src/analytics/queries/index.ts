@@ -13,6 +13,31 @@ export {
   type IssueDetailResponse,
   issueDetail,
 } from "./issue-detail";
+export {
+  ISSUE_SORTS,
+  ISSUE_STATE_FILTERS,
+  type IssueListItem,
+  type IssueListParams,
+  type IssueListResponse,
+  issueList,
+} from "./issue-list";
+export {
+  ASSIGNEE_MAX_LENGTH,
+  actorOfPrincipal,
+  changeIssueState,
+  deriveIssueState,
+  HIDDEN_STATES,
+  ISSUE_STATES,
+  type IssueFacts,
+  type IssueState,
+  type IssueStateAnswer,
+  IssueStateChangeBody,
+  type IssueStateChangeInput,
+  type IssueStateName,
+  issueStateAnswer,
+  issueStateNow,
+  programIssueStates,
+} from "./issue-state";
 export { type ProviderReportResponse, providerReport, providerReportAnswers } from "./provider-report";
 export {
   MAX_RECENT_MINUTES,

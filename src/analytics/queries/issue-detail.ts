@@ -21,14 +21,14 @@ import { sqlFile } from "../sql";
 import { WINDOWS, type WindowName } from "../windows";
 import { type AttemptEvidence, evidenceBySignature } from "./attempt-evidence";
 import { answerKey, parseParams, scopeKey, type WindowRange, windowName, windowRange } from "./common";
+import { FINGERPRINT_PATTERN, type IssueState, issueStateNow } from "./issue-state";
 import { SEGMENTS } from "./top-issues";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 export const MAX_EXAMPLES = 20;
 
-/** Fingerprints of any grouping version (`v1:` today, docs/architecture.md "Outcomes, drops and issues"). */
-export const FINGERPRINT_PATTERN = /^v[1-9][0-9]*:[0-9a-f]{16}$/;
+export { FINGERPRINT_PATTERN };
 
 export type Slice = { key: string | null; count: number; share: number };
 /** Counts per bucket from `since`, one bucket per `stepMs` (UTC hours or days), oldest first. */
@@ -78,6 +78,8 @@ export type IssueDetailResponse = {
   breakdowns: { providers: Slice[]; walletAdapters: Slice[]; instructions: Slice[]; segments: Slice[] };
   representative: RepresentativeEvent | null;
   examples: IssueExample[];
+  /** With scope=account: the issue's state in that account (docs/api.md#issue-states); else null. */
+  state: IssueState | null;
 };
 
 const issueParams = z.object({
@@ -112,9 +114,12 @@ export async function issueDetail(
 ): Promise<IssueDetailResponse> {
   const params = parseParams(issueParams, input);
   const tables = await servingTables(ctx);
-  return tables.cached(answerKey("issue", params), () =>
+  const detail = await tables.cached(answerKey("issue", params), () =>
     computeIssueDetail(ctx, deps, tables, params.fingerprint, params.window, scopeKey(params.accountId)),
   );
+  // The state changes between builds: read on every request, never cached with the answer.
+  const state = params.accountId === null ? null : await issueStateNow(ctx, params.accountId, params.fingerprint);
+  return { ...detail, state };
 }
 
 async function computeIssueDetail(
@@ -124,7 +129,7 @@ async function computeIssueDetail(
   fingerprint: string,
   window: WindowName,
   scope: string,
-): Promise<IssueDetailResponse> {
+): Promise<Omit<IssueDetailResponse, "state">> {
   const range = windowRange(tables, window);
   const until = tables.clock;
   const since = (name: WindowName) => until - WINDOWS[name];

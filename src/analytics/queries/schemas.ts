@@ -12,6 +12,8 @@ import type { CuHeadroomResponse } from "./cu-headroom";
 import type { DiagnoseDropAnswer } from "./diagnose-drop";
 import type { EcosystemResponse } from "./ecosystem";
 import type { IssueDetailResponse } from "./issue-detail";
+import type { IssueListResponse } from "./issue-list";
+import type { IssueStateAnswer } from "./issue-state";
 import type { ProviderReportResponse } from "./provider-report";
 import type { ReleaseDiffResponse } from "./release-diff";
 import type { TopIssuesResponse } from "./top-issues";
@@ -440,6 +442,26 @@ const seriesSchema = z.looseObject({
   counts: z.array(count).describe("attempts per bucket, oldest first; the last bucket holds the build's clock"),
 });
 
+const storedIssueState = z.enum(["unresolved", "resolved", "resolved_next_release", "ignored"]);
+export const IssueStateSchema = z
+  .looseObject({
+    state: z
+      .enum(["unresolved", "resolved", "resolved_next_release", "ignored", "regressed"])
+      .describe("the state now, derived from the stored one and the events since (docs/api.md#issue-states)"),
+    stored: storedIssueState.describe("what an admin key last set (unresolved when nobody did)"),
+    changedAt: ms.nullable(),
+    changedBy: z.string().nullable().describe("`key <id> (<account>)` or the surface's user; never a key"),
+    assignee: z.string().nullable(),
+    ignoreUntilEvents: count.nullable(),
+    ignoreUntilAt: ms.nullable(),
+    eventsSinceChange: count.nullable().describe("events received after the change (a lower bound past 20)"),
+    release: z
+      .looseObject({ slot: count, deployedAt: ms })
+      .nullable()
+      .describe("resolved_next_release: the deploy that shipped the fix, once observed"),
+  })
+  .meta({ id: "IssueState", description: "An issue's triage state in the key's account." });
+
 export const IssueDetailSchema = z
   .looseObject({
     fingerprint: z.string(),
@@ -496,11 +518,59 @@ export const IssueDetailSchema = z
     examples: z.array(
       z.looseObject({ sig: z.string(), sentAt: ms, receivedAt: ms, payer: z.string(), rpcLabel: z.string() }),
     ),
+    state: IssueStateSchema.nullable().describe("with scope=account: the issue's state in the key's account"),
   })
   .meta({
     id: "IssueDetail",
     description: "One issue: identity, when, how often, for whom, a representative event with its logs and call stack.",
   });
+
+export const IssueStateAnswerSchema = z
+  .looseObject({
+    fingerprint: z.string(),
+    program: z.string(),
+    state: IssueStateSchema,
+    history: z
+      .array(
+        z.looseObject({
+          at: ms,
+          actor: z.string(),
+          change: z.enum(["state", "assignee"]),
+          from: z.unknown(),
+          to: z.unknown(),
+        }),
+      )
+      .describe("every change, oldest first"),
+  })
+  .meta({ id: "IssueStateAnswer", description: "An issue's state in the key's account and who changed what, when." });
+
+export const IssueListSchema = z
+  .looseObject({
+    program: z.string(),
+    window: WindowRangeSchema,
+    state: z.string().describe("the state filter applied: open (default), all, or one state"),
+    sort: z.enum(["events", "wallets"]),
+    items: z.array(
+      z.looseObject({
+        fingerprint: z.string(),
+        title,
+        outcome: z.string(),
+        failingProgram: z.string().nullable(),
+        instruction: z.string().nullable(),
+        errCode: z.number().int().nullable(),
+        errName: z.string().nullable(),
+        dropClass: z.string().nullable(),
+        count: count.describe("events in the window"),
+        wallets: count.describe("distinct payers hit in the window"),
+        botShare: share,
+        firstSeen: ms,
+        lastSeen: ms,
+        state: IssueStateSchema,
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "IssueList", description: "An account's issues of a program for triage, one page." });
 
 export const IngestAcceptedSchema = z.looseObject({ accepted: count }).meta({ id: "IngestAccepted" });
 
@@ -516,6 +586,8 @@ export type ProviderReportBody = z.infer<typeof ProviderReportSchema>;
 export type StatusBody = z.infer<typeof StatusSchema>;
 export type EcosystemBody = z.infer<typeof EcosystemSchema>;
 export type IssueDetailBody = z.infer<typeof IssueDetailSchema>;
+export type IssueStateAnswerBody = z.infer<typeof IssueStateAnswerSchema>;
+export type IssueListBody = z.infer<typeof IssueListSchema>;
 
 // Static conformance: each query function's answer type fits its documented schema.
 type Fits<A, B> = A extends B ? true : never;
@@ -530,4 +602,6 @@ export const CONFORMS: [
   Fits<ProviderReportResponse, ProviderReportBody>,
   Fits<EcosystemResponse, EcosystemBody>,
   Fits<IssueDetailResponse, IssueDetailBody>,
-] = [true, true, true, true, true, true, true, true, true, true];
+  Fits<IssueStateAnswer, IssueStateAnswerBody>,
+  Fits<IssueListResponse, IssueListBody>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true];

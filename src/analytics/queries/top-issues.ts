@@ -2,7 +2,8 @@
 // payerBotScore), ranked by count in the window; plus issueSummary for the why route. Public
 // answers (every segment, MAX_LIMIT issues each) are precomputed by the tables job
 // (topIssuesAnswers); a request takes the head of each list. Account-scoped ones are computed on
-// request by the same function and cached per serving version.
+// request by the same function and cached per serving version. An account-scoped answer leaves out
+// the issues the account resolved or ignored (their state now: issue-state.ts), unless `state=all`.
 
 import { z } from "zod";
 import type { Context } from "../../context";
@@ -26,6 +27,7 @@ import {
   windowFilter,
   windowRange,
 } from "./common";
+import { HIDDEN_STATES, programIssueStates } from "./issue-state";
 
 export const SEGMENTS = ["human", "mixed", "bot"] as const;
 export type Segment = (typeof SEGMENTS)[number];
@@ -60,8 +62,13 @@ export type TopIssuesResponse = {
 const topIssuesParams = baseParams.extend({
   segment: z.enum(SEGMENTS, { message: "expected human, mixed or bot" }).nullish(),
   limit: z.union([z.number().int().min(1).max(500), z.string()]).nullish(),
+  state: z.enum(["open", "all"], { message: "expected open or all" }).nullish(),
 });
-export type TopIssuesParams = BaseParams & { segment?: string | null; limit?: string | number | null };
+export type TopIssuesParams = BaseParams & {
+  segment?: string | null;
+  limit?: string | number | null;
+  state?: string | null;
+};
 
 type IssueRow = {
   program: string;
@@ -100,8 +107,28 @@ const ISSUES_SQL = `
   ORDER BY i.program, i.win, i.segment, i.count DESC, i.fingerprint`;
 
 export async function topIssues(ctx: Context, input: TopIssuesParams): Promise<TopIssuesResponse> {
-  const params = parseParams(topIssuesParams, input);
+  const { state, ...params } = parseParams(topIssuesParams, input);
   const limit = typeof params.limit === "number" ? params.limit : parseLimit(params.limit);
+  if (params.accountId === null || state === "all") return rankedIssues(ctx, params, limit);
+  const states = await programIssueStates(ctx, params.accountId, params.program);
+  const hidden = new Set(
+    [...states].filter(([, s]) => HIDDEN_STATES.includes(s.state)).map(([fingerprint]) => fingerprint),
+  );
+  if (hidden.size === 0) return rankedIssues(ctx, params, limit);
+  const full = await rankedIssues(ctx, params, MAX_LIMIT);
+  const open = (list: Issue[]) => list.filter((issue) => !hidden.has(issue.fingerprint)).slice(0, limit);
+  return {
+    ...full,
+    segments: { human: open(full.segments.human), mixed: open(full.segments.mixed), bot: open(full.segments.bot) },
+  };
+}
+
+/** Every issue of the answer, ranked, each list at most `limit` long. */
+async function rankedIssues(
+  ctx: Context,
+  params: Omit<z.output<typeof topIssuesParams>, "state">,
+  limit: number,
+): Promise<TopIssuesResponse> {
   const segment = params.segment ?? null;
   const tables = await servingTables(ctx);
   requireKnownProgram(tables, params.program);

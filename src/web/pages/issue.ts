@@ -2,14 +2,17 @@
 // error and message, failing program), since when (first seen, the deploy it followed), how often
 // (counts, events over time with the deploys marked), for whom (wallets, providers, wallet adapters,
 // segments), and a representative event with its call stack and logs; examples open their story.
+// With a key, its triage (docs/api.md#issue-states): the state in the key's account, who changed
+// what, and (with an admin key) buttons to resolve, ignore, reopen or assign it.
 
-import { api, enc } from "../api";
+import { ApiError, api, enc, settings } from "../api";
 import { seriesPlot, shareBars } from "../charts";
-import { h, link, section } from "../dom";
+import { failure, h, link, replace, section } from "../dom";
 import { ago, num, pct, programName, short, when } from "../format";
 import type { IssueDetail } from "../types";
 import { badge, card, outcomeBadge, table, tile, windowOf, windowSwitch } from "./common";
 import { callStackView, logsView } from "./evidence";
+import { type IssueStateView, stateBadge } from "./issues";
 
 const SEGMENT_LABEL: Record<string, string> = { human: "Humans", mixed: "Mixed", bot: "Bots" };
 
@@ -28,9 +31,134 @@ export function issuePage(
     () => api<IssueDetail>(`issue/${enc(params.fingerprint)}`, { window }, { signal }),
     (issue) => {
       document.title = `${issue.title} · txray`;
-      return render(issue, window);
+      const triage = h("section", { class: "card triage", "aria-labelledby": "triage-title" });
+      if (settings.key) void triagePanel(triage, params.fingerprint, signal);
+      const [head, ...rest] = render(issue, window);
+      return [head, settings.key ? triage : null, ...rest];
     },
   );
+}
+
+type IssueStateAnswer = {
+  fingerprint: string;
+  program: string;
+  state: IssueStateView;
+  history: { at: number; actor: string; change: string; from: unknown; to: unknown }[];
+};
+
+/** POST /v1/issue/{fingerprint}/state with the stored key; the server's error as an ApiError. */
+async function changeState(fingerprint: string, change: Record<string, unknown>): Promise<IssueStateAnswer> {
+  const response = await fetch(`/v1/issue/${enc(fingerprint)}/state`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", "x-api-key": settings.key },
+    body: JSON.stringify(change),
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+    throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? "", null);
+  }
+  return body as IssueStateAnswer;
+}
+
+/** The issue's state in the key's account, its history and the controls that change it. */
+async function triagePanel(target: HTMLElement, fingerprint: string, signal: AbortSignal): Promise<void> {
+  const show = (answer: IssueStateAnswer, problem: unknown = null) => replace(target, view(answer, problem));
+  const view = (answer: IssueStateAnswer, problem: unknown = null) => {
+    const { state } = answer;
+    const act = (label: string, change: Record<string, unknown>) =>
+      h(
+        "button",
+        {
+          type: "button",
+          "data-state-action": label,
+          onclick: () =>
+            void changeState(fingerprint, change).then(
+              (next) => show(next),
+              (error) => show(answer, error),
+            ),
+        },
+        label,
+      );
+    const assignee = h("input", {
+      name: "assignee",
+      value: state.assignee ?? "",
+      maxlength: 100,
+      size: 18,
+      "aria-label": "Assignee",
+    });
+    const detail = [
+      state.state !== state.stored ? `set ${state.stored.replaceAll("_", " ")}` : null,
+      state.changedBy ? `by ${state.changedBy}` : null,
+      state.changedAt ? ago(state.changedAt) : null,
+      state.ignoreUntilEvents !== null ? `until ${num(state.ignoreUntilEvents)} more events` : null,
+      state.ignoreUntilAt !== null ? `until ${when(state.ignoreUntilAt)}` : null,
+      state.release ? `shipped in the deploy at slot ${num(state.release.slot)}` : null,
+    ].filter(Boolean);
+    return [
+      h("h2", { id: "triage-title" }, "Triage"),
+      h(
+        "p",
+        { class: "triage-state" },
+        stateBadge(state.state),
+        detail.length ? h("span", { class: "dim" }, ` ${detail.join(" · ")}`) : null,
+        state.assignee ? h("span", {}, ` · assigned to ${state.assignee}`) : null,
+      ),
+      h(
+        "div",
+        { class: "triage-actions" },
+        act("Resolve", { state: "resolved" }),
+        act("Resolve in next release", { state: "resolved_next_release" }),
+        act("Ignore", { state: "ignored" }),
+        act("Ignore until 100 more events", { state: "ignored", ignoreUntilEvents: 100 }),
+        act("Unresolve", { state: "unresolved" }),
+      ),
+      h(
+        "form",
+        {
+          class: "triage-assign",
+          onsubmit: (event: Event) => {
+            event.preventDefault();
+            const name = assignee.value.trim();
+            void changeState(fingerprint, { assignee: name === "" ? null : name }).then(
+              (next) => show(next),
+              (error) => show(answer, error),
+            );
+          },
+        },
+        assignee,
+        h("button", { type: "submit" }, "Assign"),
+      ),
+      problem ? failure(problem) : null,
+      answer.history.length
+        ? h(
+            "details",
+            { class: "triage-history" },
+            h("summary", {}, `History (${answer.history.length})`),
+            h(
+              "ol",
+              {},
+              answer.history.map((entry) =>
+                h("li", {}, `${when(entry.at)} · ${entry.actor}: ${entry.change} → ${historyValue(entry.to)}`),
+              ),
+            ),
+          )
+        : null,
+    ];
+  };
+  await section(
+    target,
+    "the triage",
+    () => api<IssueStateAnswer>(`issue/${enc(fingerprint)}/state`, {}, { scoped: false, signal }),
+    (answer) => view(answer),
+  );
+}
+
+function historyValue(value: unknown): string {
+  if (value === null) return "none";
+  if (typeof value === "object" && value !== null && "state" in value)
+    return String((value as { state: string }).state).replaceAll("_", " ");
+  return String(value);
 }
 
 function render(issue: IssueDetail, window: string) {
@@ -67,7 +195,15 @@ function render(issue: IssueDetail, window: string) {
       h(
         "div",
         {},
-        h("p", { class: "crumb" }, link("/", "Programs"), " / ", link(`/p/${enc(issue.program)}`, program), " / issue"),
+        h(
+          "p",
+          { class: "crumb" },
+          link("/", "Programs"),
+          " / ",
+          link(`/p/${enc(issue.program)}`, program),
+          " / ",
+          settings.key ? link(`/issues/${enc(issue.program)}`, "issues") : "issue",
+        ),
         h("h1", { class: "issue-title" }, issue.title),
         h(
           "p",
