@@ -375,6 +375,8 @@ describe("the MCP tools", () => {
       new Request("http://127.0.0.1/mcp", {
         method: "POST",
         headers: {
+          // A real client always names the host (HTTP/1.1); /mcp refuses a request that does not.
+          host: "127.0.0.1",
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
           ...(key ? { authorization: `Bearer ${key}` } : {}),

@@ -155,7 +155,9 @@ describe("the MCP Inspector CLI", () => {
         warnings: [],
       });
       const tools = list.answer.result.tools as { name: string }[];
-      expect(tools.map((tool) => tool.name).sort()).toEqual(QUESTIONS.map((q) => q.name).sort());
+      expect(tools.map((tool) => tool.name).sort()).toEqual(
+        [...QUESTIONS.map((q) => q.name), "issue_list", "set_issue_state"].sort(),
+      );
     }
     expect(stdioList.answer.result.tools).toEqual(httpList.answer.result.tools);
     expect({ code: httpCall.code, isError: httpCall.answer.result.isError ?? false }).toEqual({
