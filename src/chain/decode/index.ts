@@ -110,6 +110,7 @@ export {
   type DetailAccount,
   type DetailInstruction,
   type DetailTokenBalance,
+  type DetailTopInstruction,
   LAMPORTS_PER_SIGNATURE,
   type TransactionDetails,
   transactionDetails,

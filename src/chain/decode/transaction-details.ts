@@ -3,7 +3,8 @@
 // lookup table), each account's SOL balance before and after, token balance changes by account,
 // owner and mint, the fee and its priority part, compute used, requested and the cost units the
 // scheduler charged, the recent blockhash, and the instructions numbered as Solana Explorer numbers
-// them (#1, #2 top level; #2.1, #2.2 the instructions #2 invoked, in order, whatever their depth),
+// them (1, 2 at top level; 2.1, 2.2 the instructions the second one invoked, in order, whatever
+// their depth),
 // each named and, where an IDL is registered for its program, with its arguments decoded.
 // Reads json, jsonParsed and base64/base58 `getTransaction` results, legacy or v0. Pure.
 
@@ -49,7 +50,7 @@ export type DetailTokenBalance = {
 };
 
 export type DetailInstruction = {
-  /** As Solana Explorer numbers it: "3" (top level), "3.2" (the second instruction #3 invoked). */
+  /** As Solana Explorer numbers it: "3" (top level), "3.2" (the second instruction the third one invoked). */
   number: string;
   programId: string | null;
   programName: string | null;
@@ -64,8 +65,10 @@ export type DetailInstruction = {
   argsSource: "idl" | "rpc" | null;
   /** The top-level instruction the transaction error names (meta.err InstructionError). */
   failed: boolean;
-  inner: DetailInstruction[];
 };
+
+/** A top-level instruction, with the instructions it invoked. */
+export type DetailTopInstruction = DetailInstruction & { inner: DetailInstruction[] };
 
 export type TransactionDetails = {
   version: "legacy" | number | null;
@@ -84,7 +87,7 @@ export type TransactionDetails = {
     priorityLamports: number;
   };
   compute: { used: number | null; requested: number | null; costUnits: number | null };
-  instructions: DetailInstruction[];
+  instructions: DetailTopInstruction[];
   logs: string[] | null;
 };
 
@@ -394,7 +397,6 @@ function describe(ix: RawInstruction, number: string, idls: IdlRegistry, failed:
     args,
     argsSource,
     failed,
-    inner: [],
   };
 }
 
@@ -420,7 +422,10 @@ export function transactionDetails(input: unknown, idls: IdlRegistry): Transacti
     : accountsOf(message, meta, loadedWritable, loadedReadonly);
   const topLevel = message?.instructions ?? [];
   const failing = failingIndex(meta.err);
-  const instructions = topLevel.map((ix, i) => describe(ix, String(i + 1), idls, failing === i));
+  const instructions: DetailTopInstruction[] = topLevel.map((ix, i) => ({
+    ...describe(ix, String(i + 1), idls, failing === i),
+    inner: [],
+  }));
   const keys = accounts.map((a) => a.address);
   if (Array.isArray(meta.innerInstructions)) {
     for (const group of meta.innerInstructions) {
