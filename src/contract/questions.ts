@@ -22,7 +22,9 @@ import {
   releaseDiff,
   StatusSchema,
   TopIssuesSchema,
+  TransactionSchema,
   topIssues,
+  transaction,
   WalletHistorySchema,
   WhySchema,
   walletHistory,
@@ -203,9 +205,27 @@ export const QUESTIONS: Question[] = [
         solscan:
           "https://solscan.io/tx/58FymHW9QzxHd8hS4Xb7cJxtnr7YkRGq2vZ3NXpFwVYm6Vz7GjM6qk4x4p3o9H1Z2UfR6bnmqv3mJg2sXLQ9aBcD",
       },
+      fee: 5146,
+      cuPriceMicroLamports: 1000,
+      priorityFee: 146,
+      costUnits: null,
+      outsideSample: false,
     },
     errors: ["bad_request", "not_found", "pending", "rate_limited", "unavailable", "internal"],
     answer: (deps, args, _accountId, client) => why(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "", client }),
+  },
+  {
+    name: "transaction",
+    path: "/v1/tx/:sig",
+    pathParams: ["sig"],
+    queryParams: [],
+    summary: "Everything the chain recorded about a transaction",
+    description:
+      "One landed Solana transaction as a block explorer shows it: its accounts (signer, writable, loaded from an address lookup table), SOL and token balance changes, fee and priority fee, compute used, requested and cost units, recent blockhash and the envelope's last valid block height, finality, instructions numbered as Solana Explorer numbers them (#3, #3.1) with arguments decoded by registered IDLs, logs and the raw JSON. Use `why` for the decoded failure story; this for the full record.",
+    response: TransactionSchema,
+    errors: ["bad_request", "not_found", "rate_limited", "unavailable", "internal"],
+    answer: (deps, args, _accountId, client) =>
+      transaction(deps.ctx, deps.chain.whyDeps(), { sig: args.sig ?? "", client }),
   },
   {
     name: "diagnose_drop",

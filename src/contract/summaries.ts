@@ -12,6 +12,7 @@ import type {
   ReleaseDiffBody,
   StatusBody,
   TopIssuesBody,
+  TransactionBody,
   WalletHistoryBody,
   WhyBody,
 } from "../analytics/queries";
@@ -32,7 +33,7 @@ function why(a: WhyBody): Summary {
     // A success decided from its status alone has no compute units (docs/api.md#get-v1whysig).
     const compute =
       a.cuUsed === null
-        ? "compute units not fetched (decided from its status)"
+        ? "compute units not fetched (decided from its status; the chain could not be asked now)"
         : `${num(a.cuUsed)} CU used of ${num(a.cuRequested)} requested`;
     lines.push(`Landed in slot ${num(a.slot)}; ${compute}.`);
   } else if (a.outcome === "dropped")
@@ -56,6 +57,23 @@ function why(a: WhyBody): Summary {
       `Issue ${a.issue.fingerprint} "${a.issue.title}": ${num(a.issue.count7d)} time(s) in 7 days, first seen ${when(a.issue.firstSeen)}.`,
     );
   return { title: `why ${short(a.sig)}`, lines };
+}
+
+function transaction(a: TransactionBody): Summary {
+  const changed = a.tokenBalances.filter((t) => t.change !== "0");
+  return {
+    title: `tx ${short(a.sig)}`,
+    lines: [
+      `${a.outcome} in slot ${num(a.slot)} (${a.confirmationStatus ?? "confirmed at least"}); fee ${num(a.fee.lamports)} lamports, priority ${num(a.fee.priorityLamports)}.`,
+      `Compute: ${num(a.compute.used)} used of ${num(a.compute.requested)} requested; cost units ${num(a.compute.costUnits)}.`,
+      `${a.accounts.length} accounts (${a.accounts.filter((x) => x.source === "lookupTable").length} from lookup tables), ${a.instructions.length} instructions.`,
+      ...a.instructions.map(
+        (ix) =>
+          `#${ix.number} ${ix.programName ?? short(ix.programId)} ${ix.name ?? "?"}${ix.failed ? " (failed)" : ""}`,
+      ),
+      ...changed.map((t) => `Token ${short(t.mint)} of ${short(t.owner)}: ${t.uiChange}`),
+    ],
+  };
 }
 
 function diagnoseDrop(a: DiagnoseDropBody): Summary {
@@ -202,6 +220,7 @@ function ecosystemSummary(a: EcosystemBody): Summary {
 const SUMMARIES: Record<string, (answer: any) => Summary> = {
   ecosystem: ecosystemSummary,
   why,
+  transaction,
   diagnose_drop: diagnoseDrop,
   baseline,
   release_diff: releaseDiff,

@@ -164,6 +164,63 @@ export type Why = {
   logs?: string[] | null;
   callStack?: CallFrame[] | null;
   links?: { solanaExplorer: string; solscan: string } | null;
+  fee?: number | null;
+  cuPriceMicroLamports?: number | null;
+  priorityFee?: number | null;
+  costUnits?: number | null;
+  outsideSample?: boolean;
+};
+export type TxInstruction = {
+  number: string;
+  programId: string | null;
+  programName: string | null;
+  name: string | null;
+  stackHeight: number | null;
+  accounts: string[];
+  data: string | null;
+  args: Record<string, unknown> | null;
+  argsSource: "idl" | "rpc" | null;
+  failed: boolean;
+};
+/** GET /v1/tx/{sig} (docs/api.md#get-v1txsig). */
+export type TxRecord = {
+  sig: string;
+  outcome: string;
+  err: unknown;
+  slot: number | null;
+  blockTime: number | null;
+  confirmationStatus: string | null;
+  version: "legacy" | number | null;
+  signatures: string[];
+  recentBlockhash: string | null;
+  lastValidBlockHeight: number | null;
+  accounts: {
+    index: number;
+    address: string;
+    signer: boolean;
+    writable: boolean;
+    source: "transaction" | "lookupTable";
+    lookupTable: string | null;
+    preLamports: number | null;
+    postLamports: number | null;
+    changeLamports: number | null;
+  }[];
+  tokenBalances: {
+    accountIndex: number;
+    account: string | null;
+    owner: string | null;
+    mint: string;
+    decimals: number;
+    pre: string | null;
+    post: string | null;
+    change: string;
+    uiChange: string;
+  }[];
+  fee: { lamports: number | null; baseLamports: number; cuPriceMicroLamports: number; priorityLamports: number };
+  compute: { used: number | null; requested: number | null; costUnits: number | null };
+  instructions: (TxInstruction & { inner: TxInstruction[] })[];
+  logs: string[] | null;
+  raw: unknown;
 };
 export type Slice = { key: string | null; count: number; share: number };
 export type Series = { since: number; stepMs: number; counts: number[] };

@@ -1,7 +1,8 @@
 // why/{sig} on demand (issue 22): an attempt txray holds but has not resolved is asked of the chain at
 // once and decided by the resolver's rules, so the answer is what the resolver records later, once;
-// a success outside the sample is answered from its status (no compute units, its instruction named
-// from the envelope's ixPrefix, its limit from cuLimit). Chain look-ups are limited per client.
+// a success outside the sample is decided from its status (its instruction named from the envelope's
+// ixPrefix), and its compute, fee and logs come from its transaction, fetched on demand and kept.
+// Chain look-ups are limited per client.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadIdls } from "../../src/chain/idl";
 import { createRpcClient } from "../../src/chain/rpc";
@@ -74,8 +75,15 @@ test("an attempt still in the spool is answered from the chain at once, as the r
     slot: success.result.slot,
     blockTime: success.result.blockTime * 1000,
     instruction: "Transfer",
-    cuRequested: 300_000,
-    cuUsed: null,
+    // Outside the success sample: compute, fee and logs from the transaction fetched on demand.
+    outsideSample: true,
+    cuUsed: success.result.meta.computeUnitsConsumed,
+    cuRequested: 332_000, // its SetComputeUnitLimit (the envelope's cuLimit said 300,000)
+    fee: success.result.meta.fee,
+    cuPriceMicroLamports: 97_440,
+    priorityFee: 32_351,
+    costUnits: success.result.meta.costUnits,
+    logs: success.result.meta.logMessages,
     ixPath: null,
     errName: null,
     issue: null,

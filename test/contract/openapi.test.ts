@@ -212,6 +212,7 @@ describe("real answers validate against the documented schemas", () => {
       ["why", `/v1/why/${sigs.landed}`],
       ["why", `/v1/why/${sigs.dropped}`],
       ["why", `/v1/why/${sigs.chain}`],
+      ["transaction", `/v1/tx/${sigs.chain}`],
       ["diagnose_drop", `/v1/diagnose-drop/${sigs.dropped}`],
       ["diagnose_drop", `/v1/diagnose-drop/${sigs.landed}`],
       ["status", `/v1/status`],
@@ -392,6 +393,7 @@ describe("every documented operation, asked for real", () => {
     try {
       for (const [path, url] of [
         ["/v1/why/{sig}", `/v1/why/${sigs.failed}`],
+        ["/v1/tx/{sig}", `/v1/tx/${sigs.chain}`],
         ["/v1/diagnose-drop/{sig}", `/v1/diagnose-drop/${sigs.dropped}`],
         ["/v1/baseline/{program}", `/v1/baseline/${program}`],
         ["/v1/release-diff/{program}", `/v1/release-diff/${program}`],

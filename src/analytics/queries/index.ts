@@ -66,6 +66,7 @@ export {
   topIssues,
   topIssuesAnswers,
 } from "./top-issues";
+export { type ChainFigures, type TransactionAnswer, type TransactionDeps, transaction } from "./transaction";
 export { type WalletHistoryParams, type WalletHistoryResponse, walletHistory } from "./wallet-history";
 export {
   attemptsBySig,

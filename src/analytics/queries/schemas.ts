@@ -17,6 +17,7 @@ import type { IssueStateAnswer } from "./issue-state";
 import type { ProviderReportResponse } from "./provider-report";
 import type { ReleaseDiffResponse } from "./release-diff";
 import type { TopIssuesResponse } from "./top-issues";
+import type { ChainFigures, TransactionAnswer } from "./transaction";
 import type { WalletHistoryResponse } from "./wallet-history";
 import type { WhyAnswer } from "./why";
 
@@ -119,10 +120,96 @@ export const WhySchema = z
       .looseObject({ solanaExplorer: z.string(), solscan: z.string() })
       .nullable()
       .describe("the transaction on public explorers; null when EXPLORER_CLUSTER is off"),
+    fee: count.nullable().describe("meta.fee in lamports, when txray holds the transaction"),
+    cuPriceMicroLamports: count
+      .nullable()
+      .describe("the SetComputeUnitPrice paid, µlamports per compute unit (0 without one)"),
+    priorityFee: count.nullable().describe("ceil(cuPriceMicroLamports × requested compute units / 1e6) lamports"),
+    costUnits: count.nullable().describe("meta.costUnits (the scheduler's cost); null where the RPC does not give it"),
+    outsideSample: z
+      .boolean()
+      .describe(
+        "a success decided from its status alone (outside the success sample): its compute, fee and logs are fetched on demand, null when the chain cannot be asked now",
+      ),
   })
   .meta({
     id: "Why",
     description: "The decoded failure story of a signature; every field present, null where it does not apply.",
+  });
+
+const lamports = z.number().int().nullable();
+const TxInstructionFields = {
+  number: z.string().describe('as Solana Explorer numbers it: "3" top level, "3.2" the second instruction #3 invoked'),
+  programId: z.string().nullable(),
+  programName: z.string().nullable(),
+  name: z.string().nullable(),
+  stackHeight: z.number().int().nullable().describe("invoke depth: 1 at top level"),
+  accounts: z.array(z.string()),
+  data: z.string().nullable().describe("instruction data, base58; null when the RPC returned it parsed"),
+  args: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("arguments decoded by the program's IDL, or parsed by the RPC"),
+  argsSource: z.enum(["idl", "rpc"]).nullable(),
+  failed: z.boolean().describe("the top-level instruction meta.err names"),
+};
+
+export const TransactionSchema = z
+  .looseObject({
+    sig: z.string(),
+    outcome: z.enum(["landed", "failed_onchain"]),
+    err: z.unknown().describe("meta.err as the chain reported it; null on success"),
+    slot: z.number().int().nullable(),
+    blockTime: ms.nullable(),
+    confirmationStatus: z.enum(["processed", "confirmed", "finalized"]).nullable(),
+    version: z.union([z.literal("legacy"), z.number().int()]).nullable(),
+    signatures: z.array(z.string()),
+    recentBlockhash: z.string().nullable(),
+    lastValidBlockHeight: z.number().int().nullable().describe("from the envelope txray took in, when it did"),
+    accounts: z.array(
+      z.looseObject({
+        index: count,
+        address: z.string(),
+        signer: z.boolean(),
+        writable: z.boolean(),
+        source: z.enum(["transaction", "lookupTable"]),
+        lookupTable: z.string().nullable(),
+        preLamports: lamports,
+        postLamports: lamports,
+        changeLamports: lamports,
+      }),
+    ),
+    tokenBalances: z.array(
+      z.looseObject({
+        accountIndex: count,
+        account: z.string().nullable(),
+        owner: z.string().nullable(),
+        mint: z.string(),
+        programId: z.string().nullable(),
+        decimals: count,
+        pre: z.string().nullable().describe("raw amount (base units) before; null when the account had none"),
+        post: z.string().nullable(),
+        change: z.string().describe("post − pre, raw amount"),
+        uiChange: z.string().describe("the change in whole tokens"),
+      }),
+    ),
+    fee: z.looseObject({
+      lamports,
+      baseLamports: count,
+      cuPriceMicroLamports: count,
+      priorityLamports: count,
+    }),
+    compute: z.looseObject({ used: lamports, requested: lamports, costUnits: lamports }),
+    instructions: z.array(
+      z.looseObject({ ...TxInstructionFields, inner: z.array(z.looseObject(TxInstructionFields)) }),
+    ),
+    logs: z.array(z.string()).nullable(),
+    raw: z.unknown().describe("the getTransaction result as the RPC returned it"),
+    links: z.looseObject({ solanaExplorer: z.string(), solscan: z.string() }).nullable(),
+  })
+  .meta({
+    id: "Transaction",
+    description: "Everything the chain recorded about one transaction, laid out as an explorer shows it.",
   });
 
 export const DiagnoseDropSchema = z
@@ -576,6 +663,7 @@ export const IngestAcceptedSchema = z.looseObject({ accepted: count }).meta({ id
 
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export type WhyBody = z.infer<typeof WhySchema>;
+export type TransactionBody = z.infer<typeof TransactionSchema>;
 export type DiagnoseDropBody = z.infer<typeof DiagnoseDropSchema>;
 export type BaselineBody = z.infer<typeof BaselineSchema>;
 export type ReleaseDiffBody = z.infer<typeof ReleaseDiffSchema>;
@@ -592,7 +680,8 @@ export type IssueListBody = z.infer<typeof IssueListSchema>;
 // Static conformance: each query function's answer type fits its documented schema.
 type Fits<A, B> = A extends B ? true : never;
 export const CONFORMS: [
-  Fits<WhyAnswer, WhyBody>,
+  Fits<WhyAnswer & ChainFigures, WhyBody>,
+  Fits<TransactionAnswer, TransactionBody>,
   Fits<DiagnoseDropAnswer, DiagnoseDropBody>,
   Fits<BaselineResponse, BaselineBody>,
   Fits<ReleaseDiffResponse, ReleaseDiffBody>,
@@ -604,4 +693,4 @@ export const CONFORMS: [
   Fits<IssueDetailResponse, IssueDetailBody>,
   Fits<IssueStateAnswer, IssueStateAnswerBody>,
   Fits<IssueListResponse, IssueListBody>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true];

@@ -36,6 +36,7 @@ import type { ExplorerLinks } from "../../shared/explorer-links";
 import { issueTitle } from "../../shared/issue-title";
 import { describeError } from "../../shared/logger";
 import { evidenceByAttempt } from "./attempt-evidence";
+import { type ChainFigures, withChainFigures } from "./transaction";
 import { pendingError, unresolvedAttempt } from "./unresolved-attempt";
 
 export type WhyDeps = {
@@ -200,7 +201,15 @@ export function issueRef(ctx: Context, fingerprint: string | null, seenAt: numbe
   return { fingerprint, count7d: counts.count, firstSeen: counts.firstSeen ?? seenAt ?? ctx.clock() };
 }
 
-export async function why(ctx: Context, deps: WhyDeps, params: { sig: string; client?: string }): Promise<WhyAnswer> {
+export async function why(
+  ctx: Context,
+  deps: WhyDeps,
+  params: { sig: string; client?: string },
+): Promise<WhyAnswer & ChainFigures> {
+  return withChainFigures(ctx, deps, params.client ?? "local", await whyStory(ctx, deps, params));
+}
+
+async function whyStory(ctx: Context, deps: WhyDeps, params: { sig: string; client?: string }): Promise<WhyAnswer> {
   const sig = requireSignature(params.sig);
   const client = params.client ?? "local";
   const attempts = attemptsBySig(ctx, sig);

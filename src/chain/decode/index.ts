@@ -106,6 +106,15 @@ export { normalizeErrorText, type PreflightEvidence, readPreflightError } from "
 export { BUILTIN_PROGRAMS, PROGRAM_NAMES, programName, SYSTEM_PROGRAM } from "./program-ids";
 export { committedWithFee, type TransactionErrorStage, transactionErrorStage } from "./runtime-errors";
 export { type DecodedStory, DecodedStorySchema, EMPTY_STORY } from "./story";
+export {
+  type DetailAccount,
+  type DetailInstruction,
+  type DetailTokenBalance,
+  type DetailTopInstruction,
+  LAMPORTS_PER_SIGNATURE,
+  type TransactionDetails,
+  transactionDetails,
+} from "./transaction-details";
 export { describeTransactionError, type TransactionErrorInfo } from "./tx-error";
 
 export interface DecodeOptions {

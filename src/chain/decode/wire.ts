@@ -1,20 +1,33 @@
 // Reads the message of a serialized transaction (what `getTransaction` returns with encoding
-// "base64"/"base58": `[data, encoding]`), legacy or v0, far enough for the decoder: static account
-// keys and each instruction's program index and data. Address-table keys are not here; they come from
-// `meta.loadedAddresses` (writable first, then readonly), exactly as for the json encoding.
+// "base64"/"base58": `[data, encoding]`), legacy or v0: the header, static account keys, the recent
+// blockhash, each instruction's program index, account indexes and data, and the address-table
+// look-ups. Address-table keys are not here; they come from `meta.loadedAddresses` (writable first,
+// then readonly), exactly as for the json encoding.
 
 import { encodeBase58 } from "../../shared/base58";
 import { TxrayError } from "../../shared/errors";
 
 export interface WireInstruction {
   programIdIndex: number;
+  /** Indexes into the message's keys (static, then loaded writable, then loaded readonly). */
+  accounts: number[];
   data: Uint8Array;
+}
+
+export interface WireAddressTableLookup {
+  accountKey: string;
+  writableIndexes: number[];
+  readonlyIndexes: number[];
 }
 
 export interface WireMessage {
   version: "legacy" | number;
+  /** numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts. */
+  header: [number, number, number];
   staticAccountKeys: string[];
+  recentBlockhash: string;
   instructions: WireInstruction[];
+  addressTableLookups: WireAddressTableLookup[];
 }
 
 class Reader {
@@ -58,18 +71,28 @@ export function decodeWireTransaction(bytes: Uint8Array): WireMessage {
   reader.take(signatureCount * 64);
   let version: "legacy" | number = "legacy";
   if (reader.peek() & 0x80) version = reader.u8() & 0x7f;
-  reader.take(3); // header: required signatures, readonly signed, readonly unsigned
+  const header: [number, number, number] = [reader.u8(), reader.u8(), reader.u8()];
   const keyCount = reader.shortVec();
   const staticAccountKeys: string[] = [];
   for (let i = 0; i < keyCount; i++) staticAccountKeys.push(encodeBase58(reader.take(32)));
-  reader.take(32); // recent blockhash
+  const recentBlockhash = encodeBase58(reader.take(32));
   const instructionCount = reader.shortVec();
   const instructions: WireInstruction[] = [];
   for (let i = 0; i < instructionCount; i++) {
     const programIdIndex = reader.u8();
-    reader.take(reader.shortVec()); // account indexes
+    const accounts = [...reader.take(reader.shortVec())];
     const data = reader.take(reader.shortVec());
-    instructions.push({ programIdIndex, data });
+    instructions.push({ programIdIndex, accounts, data });
   }
-  return { version, staticAccountKeys, instructions };
+  const addressTableLookups: WireAddressTableLookup[] = [];
+  if (version !== "legacy") {
+    const lookupCount = reader.shortVec();
+    for (let i = 0; i < lookupCount; i++) {
+      const accountKey = encodeBase58(reader.take(32));
+      const writableIndexes = [...reader.take(reader.shortVec())];
+      const readonlyIndexes = [...reader.take(reader.shortVec())];
+      addressTableLookups.push({ accountKey, writableIndexes, readonlyIndexes });
+    }
+  }
+  return { version, header, staticAccountKeys, recentBlockhash, instructions, addressTableLookups };
 }

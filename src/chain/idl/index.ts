@@ -1,6 +1,7 @@
 // Public surface of the IDL module: parse Anchor (legacy and ≥0.30 spec) and Shank IDLs, keep them
 // in a registry keyed by program id, store them on disk, and fetch the Anchor IDL account on chain.
 
+export { decodeInstructionArgs } from "./borsh";
 export { splitIdentifierWords, toSnakeCase, toUpperCamelCase } from "./case";
 export { IDL_DIR_NAME, idlDirectory, idlFilePath, loadIdls, saveIdl } from "./idl-files";
 export {

@@ -1,6 +1,7 @@
 // Reads the three IDL dialects found on mainnet into one small shape the decoder needs: instruction
 // discriminators (to name an instruction from its data) and error codes (to name a custom program
-// error). Everything else in an IDL (accounts, types, events) is ignored on purpose.
+// error), plus each instruction's declared arguments and the IDL's type definitions as written, for
+// the transaction page's decoded arguments (borsh.ts). Accounts and events are ignored on purpose.
 //
 // Dialects (docs/solana.md, "Anchor and IDLs"):
 // - Anchor ≥ 0.30 "spec" IDL (`metadata.spec`): snake_case names, explicit 8-byte `discriminator`s,
@@ -27,6 +28,8 @@ export interface ParsedIdlInstruction {
   /** UpperCamelCase, as Anchor logs it in `Program log: Instruction: <displayName>`. */
   displayName: string;
   discriminator: Uint8Array;
+  /** The arguments as the IDL declares them (`{ name, type }`), read by borsh.ts; empty when none. */
+  args: unknown[];
 }
 
 export interface ParsedIdlError {
@@ -42,6 +45,8 @@ export interface ParsedIdl {
   format: IdlFormat;
   instructions: ParsedIdlInstruction[];
   errors: ParsedIdlError[];
+  /** The IDL's `types` as written (struct and enum definitions the arguments refer to). */
+  types: unknown[];
 }
 
 const byte = z.number().int().min(0).max(255);
@@ -56,6 +61,7 @@ const instructionSchema = z.object({
   name: z.string().min(1),
   discriminator: z.array(byte).min(1).max(32).optional(),
   discriminant: z.object({ type: z.string(), value: z.number().int().min(0) }).optional(),
+  args: z.array(z.unknown()).optional(),
 });
 
 const idlSchema = z.object({
@@ -72,6 +78,7 @@ const idlSchema = z.object({
     .optional(),
   instructions: z.array(instructionSchema),
   errors: z.array(errorSchema).optional(),
+  types: z.array(z.unknown()).optional(),
 });
 
 type RawIdl = z.infer<typeof idlSchema>;
@@ -147,6 +154,7 @@ export function parseIdl(json: unknown): ParsedIdl {
     name: ix.name,
     displayName: toUpperCamelCase(ix.name),
     discriminator: discriminatorFor(ix, position, format),
+    args: ix.args ?? [],
   }));
   const errors = (raw.errors ?? []).map((e) => ({ code: e.code, name: e.name, msg: e.msg ?? null }));
   return {
@@ -155,5 +163,6 @@ export function parseIdl(json: unknown): ParsedIdl {
     format,
     instructions,
     errors,
+    types: raw.types ?? [],
   };
 }

@@ -25,4 +25,5 @@ export {
   resolvedValue,
 } from "./signatures";
 export { openAttemptIds } from "./state";
+export { type KeptTransaction, keptTransaction, signatureStatus } from "./transaction-details";
 export * from "./types";

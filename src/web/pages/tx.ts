@@ -1,14 +1,16 @@
 // `/tx/{sig}`: the why story as a card that shows what means something for its outcome (a landed
 // transaction: where and for how much compute; a failure: the error, where it happened in plain
 // words, the call stack and the logs; a drop: its drop story, not empty error rows), the grouped
-// issue with a link to its page, and links to the public explorers when the chain has them.
+// issue with a link to its page, and links to the public explorers when the chain has them. Below it,
+// for a transaction that reached the chain, everything the chain recorded (tx-record.ts).
 
 import { api, enc } from "../api";
 import { h, link, section } from "../dom";
 import { ago, dropLabel, failurePlace, num, pct, programName, short, when } from "../format";
-import type { DiagnoseDrop, Why } from "../types";
+import type { DiagnoseDrop, TxRecord, Why } from "../types";
 import { badge, outcomeBadge } from "./common";
 import { callStackView, logsView } from "./evidence";
+import { sol, txRecordView } from "./tx-record";
 
 export function txPage(main: HTMLElement, params: { sig: string }, _query: URLSearchParams, signal: AbortSignal): void {
   const body = h("div", { class: "tx-body" });
@@ -39,7 +41,15 @@ export function txPage(main: HTMLElement, params: { sig: string }, _query: URLSe
           () => api<DiagnoseDrop>(`diagnose-drop/${enc(params.sig)}`, {}, { scoped: false, signal }),
           renderDrop,
         );
-      return [story(why), drop];
+      const record = h("div");
+      if (why.outcome === "landed" || why.outcome === "failed_onchain")
+        void section(
+          record,
+          "what the chain recorded",
+          () => api<TxRecord>(`tx/${enc(params.sig)}`, {}, { scoped: false, signal }),
+          txRecordView,
+        );
+      return [story(why), drop, record];
     },
   );
 }
@@ -119,6 +129,17 @@ function story(why: Why): HTMLElement {
             why.computeExceeded ? badge("budget exceeded", "bad") : null,
           ]
         : null,
+      why.fee !== null && why.fee !== undefined
+        ? [
+            "Fee",
+            `${sol(why.fee)} SOL`,
+            h(
+              "span",
+              { class: "dim" },
+              ` · priority ${num(why.priorityFee)} lamports at ${num(why.cuPriceMicroLamports)} µlamports/CU`,
+            ),
+          ]
+        : null,
       why.rpcLabel ? ["Provider", why.rpcLabel] : null,
       why.payer
         ? [
@@ -165,6 +186,15 @@ function story(why: Why): HTMLElement {
       : null,
     why.source === "chain"
       ? h("p", { class: "dim" }, "txray never received telemetry for this signature: decoded from the chain on demand.")
+      : null,
+    why.outsideSample
+      ? h(
+          "p",
+          { class: "dim sample-note" },
+          why.cuUsed !== null
+            ? "Outside the success sample: txray decided this success from its status; its compute, fee and logs were fetched from the chain on demand."
+            : "Outside the success sample: txray decided this success from its status; its compute, fee and logs are fetched on demand, and the chain could not be asked now. Reload in a minute.",
+        )
       : null,
   );
 }
