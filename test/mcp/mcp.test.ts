@@ -79,6 +79,7 @@ function cases() {
     { tool: "why", args: { sig: sigs.failed }, path: `/v1/why/${sigs.failed}` },
     { tool: "why", args: { sig: sigs.landed }, path: `/v1/why/${sigs.landed}` },
     { tool: "why", args: { sig: sigs.chain }, path: `/v1/why/${sigs.chain}` },
+    { tool: "transaction", args: { sig: sigs.chain }, path: `/v1/tx/${sigs.chain}` },
     { tool: "diagnose_drop", args: { sig: sigs.dropped }, path: `/v1/diagnose-drop/${sigs.dropped}` },
     { tool: "diagnose_drop", args: { sig: sigs.failed }, path: `/v1/diagnose-drop/${sigs.failed}` },
     { tool: "baseline", args: { program }, path: `/v1/baseline/${program}` },
@@ -205,9 +206,16 @@ describe.each([["stdio"], ["http"]])("MCP over %s", (transport) => {
       expect({ path, status: route.status }).toEqual({ path, status: 200 });
       const result = await client().callTool({ name: tool, arguments: args });
       expect({ tool, isError: result.isError ?? false }).toEqual({ tool, isError: false });
-      // Status measures disk use per process (cached 30 s): over stdio the tool runs in another process.
+      // Status measures disk use per process (cached 30 s), and each process's chain reading includes its
+      // own latest requests: over stdio the tool runs in another process.
       const sameAnswer = (body: any) =>
-        tool === "status" && body?.disk ? { ...body, disk: { ...body.disk, measuredAt: 0 } } : body;
+        tool === "status" && body?.disk
+          ? {
+              ...body,
+              disk: { ...body.disk, measuredAt: 0 },
+              chain: body.chain && { ...body.chain, lastOkAt: 0, since: 0 },
+            }
+          : body;
       expect(sameAnswer(result.structuredContent)).toEqual(sameAnswer(route.body));
       const text = (result.content as { type: string; text: string }[])[0];
       expect(text.type).toBe("text");
