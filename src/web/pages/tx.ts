@@ -81,6 +81,20 @@ function headline(why: Why): string {
   }
 }
 
+/**
+ * Compute used against the requested limit. Where the telemetry has no limit (a preflight without a
+ * SetComputeUnitLimit the SDK saw), the logs still say what the first metered instruction could use:
+ * that figure is named for what it is, never shown as "requested" nor left as a dash.
+ */
+export function computeText(why: Why): string {
+  const used = `${num(why.cuUsed)} used`;
+  if (why.cuRequested !== null) return `${used} of ${num(why.cuRequested)} requested`;
+  const first = why.callStack?.find((frame) => frame.depth === 1 && frame.computeLimit !== null);
+  return first
+    ? `${used} of ${num(first.computeLimit)} available to its first metered instruction`
+    : `${used} (requested limit unknown)`;
+}
+
 function story(why: Why): HTMLElement {
   const program = why.program;
   const failed = why.outcome === "failed_onchain" || why.outcome === "preflight";
@@ -123,11 +137,7 @@ function story(why: Why): HTMLElement {
         ? ["Raised by", programLink(why.failingProgram!), why.failingInstruction ? ` ${why.failingInstruction}` : null]
         : null,
       why.outcome !== "dropped" && why.cuUsed !== null
-        ? [
-            "Compute",
-            `${num(why.cuUsed)} used of ${num(why.cuRequested)} requested`,
-            why.computeExceeded ? badge("budget exceeded", "bad") : null,
-          ]
+        ? ["Compute", computeText(why), why.computeExceeded ? badge("budget exceeded", "bad") : null]
         : null,
       why.fee !== null && why.fee !== undefined
         ? [
