@@ -91,6 +91,14 @@ export const SETTINGS = {
     schema: positiveInt.default(600),
     doc: "Requests per minute per client IP on the public read routes.",
   },
+  PUBLIC_MAX_ACCOUNT_SHARE: {
+    schema: z.coerce.number().gt(0).max(1).default(0.5),
+    doc: "Public figures: largest share of a program's public sample one account may carry, where more than 1 ÷ this many accounts report it (docs/serving.md#public-figures); `1` = no cap. A deployment whose data holds one account is never weighted.",
+  },
+  PUBLIC_UNCONFIRMED_PER_CONFIRMED: {
+    schema: z.coerce.number().min(0).default(1),
+    doc: "Public figures and the Landing Score: drops and preflight failures (outcomes the chain cannot confirm) one account may count per send of it the chain confirmed for the program (landed or failed on chain); beyond it they are scaled down (docs/serving.md#public-figures).",
+  },
   TRUSTED_PROXY_HEADER: {
     schema: z
       .string()
