@@ -79,7 +79,7 @@ type ProviderSends = { sends: number; dropped: number; accounts: number };
  * everyone; otherwise the resolver's hourly counts (control migration 4: not a scan per request),
  * fresh to the last resolve run, all of them the one account's.
  */
-async function providerSends7d(ctx: Context, rpcHash: string): Promise<ProviderSends> {
+export async function providerSends7d(ctx: Context, rpcHash: string): Promise<ProviderSends> {
   const weighted = await weightedProviderSends(ctx, rpcHash);
   if (weighted) return weighted;
   const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);

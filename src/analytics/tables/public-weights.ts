@@ -56,7 +56,9 @@ export function accountWeights(
 ): AccountWeight[] {
   const limited = accounts.map(({ confirmed, unconfirmed }) => {
     const unconfirmedWeight =
-      unconfirmed === 0 ? 1 : Math.min(1, (trust.unconfirmedPerConfirmed * confirmed) / unconfirmed);
+      unconfirmed === 0 || !Number.isFinite(trust.unconfirmedPerConfirmed)
+        ? 1
+        : Math.min(1, (trust.unconfirmedPerConfirmed * confirmed) / unconfirmed);
     return { unconfirmedWeight, counted: confirmed + unconfirmed * unconfirmedWeight };
   });
   const contributing = limited.filter((a) => a.counted > 0).length;
