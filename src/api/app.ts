@@ -28,6 +28,7 @@ import type { Spool } from "../spool";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { errorResponse, json } from "./http";
 import { alertRoutes } from "./routes/alerts";
+import { publicRequestCost } from "../analytics/queries";
 import { analyticsRoutes } from "./routes/analytics";
 import { handleIngest, type IngestDeps } from "./routes/ingest";
 import { listPrograms } from "./routes/programs";
@@ -102,7 +103,10 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       params?: Record<string, string>;
     }) => {
       const client = clientIp(request, server);
-      const rate = publicBuckets.take(client);
+      const rate = publicBuckets.take(
+        client,
+        await publicRequestCost(ctx, new URL(request.url), config.PUBLIC_LAKE_READ_COST),
+      );
       if (!rate.allowed)
         return errorResponse(
           new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, {

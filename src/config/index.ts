@@ -91,6 +91,10 @@ export const SETTINGS = {
     schema: positiveInt.default(600),
     doc: "Requests per minute per client IP on the public read routes.",
   },
+  PUBLIC_LAKE_READ_COST: {
+    schema: positiveInt.default(10),
+    doc: "Requests of the public limit (`PUBLIC_RATE_PER_MINUTE`) that one wallet page reading the lake counts for (one the serving version has not answered yet; an account-scoped one always); a cached page and every other request count 1.",
+  },
   PUBLIC_MAX_ACCOUNT_SHARE: {
     schema: z.coerce.number().gt(0).max(1).default(0.5),
     doc: "Public figures: largest share of a program's public sample one account may carry, where more than 1 ÷ this many accounts report it (docs/serving.md#public-figures); `1` = no cap. A deployment whose data holds one account is never weighted.",

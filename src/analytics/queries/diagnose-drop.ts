@@ -95,8 +95,8 @@ async function weightedProviderSends(ctx: Context, rpcHash: string): Promise<Pro
     return null; // no version yet
   }
   return tables.cached(`diagnose-drop-provider:${rpcHash}`, async () => {
-    const [meta] = await tables.all<{ value: string }>("SELECT value FROM meta WHERE key = 'publicWeighted'");
-    if (meta?.value !== "true") return null;
+    const [trust] = await tables.all<{ weighted: boolean }>("SELECT weighted FROM public_trust");
+    if (!trust?.weighted) return null;
     const [row] = await tables.all<{ attempts: number; dropped: number; accounts: number }>(
       "SELECT attempts, dropped, accounts FROM provider_totals WHERE rpc_hash = $1 AND win = '7d'",
       [rpcHash],

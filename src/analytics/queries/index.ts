@@ -41,7 +41,12 @@ export {
   topIssues,
   topIssuesAnswers,
 } from "./top-issues";
-export { type WalletHistoryParams, type WalletHistoryResponse, walletHistory } from "./wallet-history";
+export {
+  publicRequestCost,
+  type WalletHistoryParams,
+  type WalletHistoryResponse,
+  walletHistory,
+} from "./wallet-history";
 export {
   attemptsBySig,
   type IssueRef,

@@ -223,7 +223,9 @@ export async function writeServingTables(
     CREATE TABLE ${t}.issue_examples AS SELECT * FROM issue_examples;
     ${recentServingTablesSql(t, info.clock)};
     CREATE TABLE ${t}.meta AS SELECT * FROM (VALUES ('version', '${info.version}'), ('clock', '${info.clock}'), ('schema', '${info.schema}'),
-      ('botScoreVersion', '${info.botScoreVersion}'), ('accounts', '${trust.accounts}'), ('publicWeighted', '${trust.weighted}')) v(key, value)`);
+      ('botScoreVersion', '${info.botScoreVersion}')) v(key, value);
+    -- Whether the public rows are weighted (public-weights.ts): the data's accounts, and the answer.
+    CREATE TABLE ${t}.public_trust AS SELECT ${trust.accounts}::INTEGER AS accounts, ${trust.weighted} AS weighted`);
   for (const table of [
     "land_scoped",
     "land_quantiles",

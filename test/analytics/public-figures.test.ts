@@ -2,7 +2,9 @@
 // 200 drops of a program that the chain never saw (random signatures) and no send of it the chain
 // confirmed there. The program's public baseline, provider report, diagnose-drop's provider figure
 // and Landing Score row stay where the other accounts' real traffic puts them; the forging account's
-// own view shows its drops.
+// own view shows its drops. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
+// a wallet page the serving version has not answered yet reads the lake and takes that many
+// requests of the client's budget; the same page again, from the version's cache, takes one.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generateLake } from "../../devkit/generate";
@@ -13,6 +15,7 @@ import { freshServingTables } from "../../src/analytics/serving/reader";
 import { accountWeights, shareCeiling } from "../../src/analytics/tables/public-weights";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { createAccountKey } from "../../src/control";
+import { startServer } from "../../src/server";
 import { readJson, type ScoreContext, scoreContext } from "./landing-score-support";
 import { END_MS } from "./support";
 
@@ -36,7 +39,7 @@ const landingRow = async () => {
 };
 
 beforeAll(async () => {
-  ctx = await scoreContext(END_MS);
+  ctx = await scoreContext(END_MS, { PUBLIC_RATE_PER_MINUTE: "20", PUBLIC_LAKE_READ_COST: "10" });
   const accounts = ["team-a", "team-b", "forger"].map(
     (name) => createAccountKey(ctx.control, name, "ingest", END_MS).record.accountId,
   );
@@ -86,6 +89,30 @@ beforeAll(async () => {
   await freshServingTables(ctx);
 }, 30_000);
 afterAll(() => ctx.dispose());
+
+test("a wallet page read from the lake costs PUBLIC_LAKE_READ_COST requests, the cached page one", async () => {
+  const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
+  try {
+    const get = async (path: string) => {
+      const response = await fetch(`${server.url}${path}`);
+      await response.arrayBuffer();
+      return { status: response.status, remaining: response.headers.get("ratelimit-remaining") };
+    };
+    const payers = await ctx.duck.all<{ payer: string }>(
+      `SELECT DISTINCT payer FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}') ORDER BY payer LIMIT 2`,
+    );
+    const [page, other] = payers.map(({ payer }) => `/v1/wallet/${program}/${payer}?window=1d`);
+    expect(await get(page)).toEqual({ status: 200, remaining: "10" });
+    expect(await get(page)).toEqual({ status: 200, remaining: "9" });
+    // Another wallet reads the lake: 10 requests, and 9 are left.
+    expect((await get(other)).status).toBe(429);
+    expect(await get("/v1/status")).toEqual({ status: 200, remaining: "8" });
+    // A malformed page reads nothing and costs one.
+    expect(await get("/v1/wallet/abc/def")).toEqual({ status: 400, remaining: "7" });
+  } finally {
+    await server.stop();
+  }
+});
 
 test("an account with no chain-confirmed send for the program moves none of its public figures", async () => {
   const after = await publicViews();
