@@ -56,6 +56,9 @@ async function serve(dataDir: string): Promise<void> {
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
+    // 32 wallet pages at once each read the lake: on a loaded host one waits longer than Bun's
+    // default 10 s for its turn, and a reset connection ended the run.
+    idleTimeout: 255,
     routes: {
       "/ceiling/:bytes": (request) => {
         const bytes = Number(request.params.bytes);

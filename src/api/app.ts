@@ -4,6 +4,7 @@
 // app.handle(request) or serve it on a free loopback port.
 
 import { Elysia } from "elysia";
+import { publicRequestCost } from "../analytics/queries";
 import { parseRoles } from "../config";
 import type { Context } from "../context";
 import {
@@ -102,7 +103,10 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       params?: Record<string, string>;
     }) => {
       const client = clientIp(request, server);
-      const rate = publicBuckets.take(client);
+      const rate = publicBuckets.take(
+        client,
+        await publicRequestCost(ctx, new URL(request.url), config.PUBLIC_LAKE_READ_COST),
+      );
       if (!rate.allowed)
         return errorResponse(
           new TxrayError("rate_limited", `rate limit exceeded; retry in ${rate.retryAfterSeconds}s`, {

@@ -101,6 +101,21 @@ export const SETTINGS = {
     schema: positiveInt.default(600),
     doc: "Requests per minute per client IP on the public read routes.",
   },
+  PUBLIC_LAKE_READ_COST: {
+    schema: positiveInt.default(10),
+    doc: "Requests of the public limit (`PUBLIC_RATE_PER_MINUTE`) that one wallet page reading the lake counts for (one the serving version has not answered yet; an account-scoped one always); a cached page and every other request count 1.",
+  },
+  PUBLIC_MAX_ACCOUNT_SHARE: {
+    schema: z.coerce.number().gt(0).max(1).default(0.5),
+    doc: "Public figures: largest share of a program's public sample one account may carry, where more than 1 ÷ this many accounts report it (docs/serving.md#public-figures); `1` = no cap. A deployment whose data holds one account is never weighted.",
+  },
+  PUBLIC_UNCONFIRMED_PER_CONFIRMED: {
+    schema: z
+      .union([z.literal("off"), z.coerce.number().min(0)])
+      .default(1)
+      .transform((limit) => (limit === "off" ? Number.POSITIVE_INFINITY : limit)),
+    doc: "Public figures and the Landing Score: drops and preflight failures (outcomes the chain cannot confirm) one account may count per send of it the chain confirmed for the program (landed or failed on chain); beyond it they are scaled down (docs/serving.md#public-figures); `off` = no limit.",
+  },
   TRUSTED_PROXY_HEADER: {
     schema: z
       .string()
@@ -190,8 +205,8 @@ export const SETTINGS = {
     doc: "Landing Score: fewest accounts that must have reported a program's sampled sends for it to be listed.",
   },
   LANDING_SCORE_MAX_ACCOUNT_SHARE: {
-    schema: z.coerce.number().gt(0).max(1).default(1),
-    doc: "Landing Score: largest share of a program's sampled sends one account may carry (its sends are down-weighted to it); `1` = off.",
+    schema: z.coerce.number().gt(0).max(1).optional(),
+    doc: "Landing Score: largest share of a program's sampled sends one account may carry (its sends are down-weighted to it), on every program; `1` = off. Unset: `PUBLIC_MAX_ACCOUNT_SHARE`, where more than 1 ÷ it accounts report a program, and nothing in a window whose sends come from one account (docs/publishing.md).",
   },
   SLACK_SIGNING_SECRET: {
     schema: z.string().min(1).optional(),

@@ -259,7 +259,7 @@ export const QUESTIONS: Question[] = [
           value: 0.02,
         },
       ],
-      provider: { rpcLabel: "charlie", rpcHash: "a1b2c3d4e5f60718", dropRate: 0.41, sends7d: 1204 },
+      provider: { rpcLabel: "charlie", rpcHash: "a1b2c3d4e5f60718", dropRate: 0.41, sends7d: 1204, accounts: 3 },
       advice:
         "This provider is not getting transactions to leaders as often as others: send through a second provider or a staked/landing service, and rebroadcast until lastValidBlockHeight.",
     },

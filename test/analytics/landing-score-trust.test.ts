@@ -81,7 +81,13 @@ async function score(settings: {
   LANDING_SCORE_MIN_ACCOUNTS?: number;
   LANDING_SCORE_MAX_ACCOUNT_SHARE?: number;
 }): Promise<Snapshot> {
-  Object.assign(ctx.config, { LANDING_SCORE_MIN_ACCOUNTS: 1, LANDING_SCORE_MAX_ACCOUNT_SHARE: 1, ...settings });
+  // The account settings alone: the limit of drops by confirmed sends has its own test (public-weights.test.ts).
+  Object.assign(ctx.config, {
+    LANDING_SCORE_MIN_ACCOUNTS: 1,
+    LANDING_SCORE_MAX_ACCOUNT_SHARE: 1,
+    PUBLIC_UNCONFIRMED_PER_CONFIRMED: Number.POSITIVE_INFINITY,
+    ...settings,
+  });
   await runLandingScore(ctx, { date: DATE });
   return readJson(`${ctx.dir}/${DATE}.json`);
 }

@@ -20,7 +20,15 @@ import { daysBetween, type ScoreWindow, scoreWindow } from "./window";
 export type ScoreOptions = {
   date: string;
   minimumAccounts: number;
-  maxAccountShare: number;
+  /**
+   * LANDING_SCORE_MAX_ACCOUNT_SHARE: a cap on every program. Unset: the public figures' cap
+   * (`publicMaxAccountShare`), only where more than 1 ÷ that many accounts report a program.
+   */
+  maxAccountShare: number | undefined;
+  /** PUBLIC_MAX_ACCOUNT_SHARE (default 1: none). */
+  publicMaxAccountShare?: number;
+  /** PUBLIC_UNCONFIRMED_PER_CONFIRMED: drops one account may count per confirmed send (default: no limit). */
+  unconfirmedPerConfirmed?: number;
   names: ProgramNames;
   /** Methodology parameters; tests lower them to exercise sampling on small lakes. */
   maxSampledSends?: number;
@@ -35,7 +43,12 @@ export type ScoreDetails = {
   belowMinimumSends: number;
   belowMinimumAccounts: number;
   cappedAccounts: number;
+  /** Accounts whose drops of a program were limited by their confirmed sends there. */
+  dropLimitedAccounts: number;
 };
+
+/** How the poisoning guard applies in one run (docs/publishing.md, "Poisoning"). */
+type Guard = { maxAccountShare: number; capEveryProgram: boolean; unconfirmedPerConfirmed: number };
 
 type Cell = { program: string; account_id: string; rpc_label: string; outcome: string; sends: number };
 type Tally = {
@@ -56,10 +69,15 @@ export async function computeLandingScore(
   const window = scoreWindow(options.date);
   // Compaction may swap a listed part away between the listing and DuckDB opening it; the swapped
   // partition holds the same rows, so the whole read is made again over a fresh listing.
-  const read = await readAgainAfterSwap(() =>
-    readSampledCells(paths, connect, window, maxSampledSends, options.maxAccountShare),
-  );
+  const guard: Guard = {
+    maxAccountShare: options.maxAccountShare ?? options.publicMaxAccountShare ?? 1,
+    capEveryProgram: options.maxAccountShare !== undefined,
+    unconfirmedPerConfirmed: options.unconfirmedPerConfirmed ?? Number.POSITIVE_INFINITY,
+  };
+  const read = await readAgainAfterSwap(() => readSampledCells(paths, connect, window, maxSampledSends, guard));
   const { cells, rates } = read;
+  // A window whose sample holds one account is that account's own data: nothing is weighted.
+  const maxAccountShare = read.singleAccount && !guard.capEveryProgram ? 1 : guard.maxAccountShare;
   const details: ScoreDetails = {
     ...read.details,
     countedSends: 0,
@@ -114,11 +132,13 @@ export async function computeLandingScore(
       maxSampledSends,
       minimumSends,
       minimumAccounts: options.minimumAccounts,
-      maxAccountShare: options.maxAccountShare,
+      maxAccountShare,
+      capEveryProgram: guard.capEveryProgram,
+      unconfirmedPerConfirmed: read.singleAccount ? Number.POSITIVE_INFINITY : guard.unconfirmedPerConfirmed,
     }),
     minimumSends,
     sampling: { method: "md5(attempt_id) < sampleRate * 2^64", maxSampledSends },
-    trust: { minimumAccounts: options.minimumAccounts, maxAccountShare: options.maxAccountShare },
+    trust: { minimumAccounts: options.minimumAccounts, maxAccountShare },
     programs: rows.map((row, k) => ({ rank: k + 1, ...row })),
   };
   return { snapshot, details };
@@ -127,7 +147,9 @@ export async function computeLandingScore(
 type SampledCells = {
   cells: Cell[];
   rates: Map<string, number>;
-  details: Pick<ScoreDetails, "programsWithSends" | "sampledSends" | "cappedAccounts">;
+  /** Whether the window's sampled sends come from one account (or none). */
+  singleAccount: boolean;
+  details: Pick<ScoreDetails, "programsWithSends" | "sampledSends" | "cappedAccounts" | "dropLimitedAccounts">;
 };
 
 /** Lists the window's parts, then samples, joins and caps them in DuckDB: the per-cell send counts. */
@@ -136,13 +158,14 @@ async function readSampledCells(
   connect: () => Promise<DuckDBConnection>,
   window: ScoreWindow,
   maxSampledSends: number,
-  maxAccountShare: number,
+  guard: Guard,
 ): Promise<SampledCells> {
   const files = windowFiles(paths, window);
   const result: SampledCells = {
     cells: [],
     rates: new Map(),
-    details: { programsWithSends: 0, sampledSends: 0, cappedAccounts: 0 },
+    singleAccount: true,
+    details: { programsWithSends: 0, sampledSends: 0, cappedAccounts: 0, dropLimitedAccounts: 0 },
   };
   if (files.envelopes.length === 0) return result;
   const connection = await connect();
@@ -170,23 +193,23 @@ async function readSampledCells(
       scoreSql("sampled_sends", { envelopeFiles: files.envelopes, resolutionFiles: files.resolutions, ...window }),
     );
     await connection.run(scoreSql("uncapped_sends"));
-    const sampled = await all<Cell>(scoreSql("send_cells"));
+    let sampled = await all<Cell>(scoreSql("send_cells"));
     result.details.sampledSends = sampled.reduce((sum, c) => sum + c.sends, 0);
-    const caps = accountCaps(sampled, maxAccountShare);
+    result.singleAccount = new Set(sampled.map((c) => c.account_id)).size <= 1;
+    if (result.singleAccount) return { ...result, cells: sampled };
+    const dropCaps = accountDropCaps(sampled, guard.unconfirmedPerConfirmed);
+    result.details.dropLimitedAccounts = dropCaps.length;
+    if (dropCaps.length > 0) {
+      await appendCaps(connection, "drop_caps", dropCaps);
+      await connection.run(scoreSql("limited_drops"));
+      await connection.run(scoreSql("uncapped_sends"));
+      sampled = await all<Cell>(scoreSql("send_cells"));
+    }
+    const caps = accountCaps(sampled, guard.maxAccountShare, guard.capEveryProgram);
     result.details.cappedAccounts = caps.length;
     result.cells = sampled;
     if (caps.length > 0) {
-      await connection.run(
-        "CREATE OR REPLACE TEMP TABLE account_caps (program VARCHAR, account_id VARCHAR, keep BIGINT)",
-      );
-      const capAppender = await connection.createAppender("account_caps");
-      for (const cap of caps) {
-        capAppender.appendVarchar(cap.program);
-        capAppender.appendVarchar(cap.account);
-        capAppender.appendBigInt(BigInt(cap.keep));
-        capAppender.endRow();
-      }
-      capAppender.closeSync();
+      await appendCaps(connection, "account_caps", caps);
       await connection.run(scoreSql("capped_sends"));
       result.cells = await all<Cell>(scoreSql("send_cells"));
     }
@@ -213,8 +236,46 @@ function windowFiles(paths: DataPaths, window: ScoreWindow) {
   return { envelopes: pick("envelopes", envelopeDays), resolutions: pick("resolutions", resolutionDays) };
 }
 
-/** Accounts above their program's ceiling, with how many sends each keeps. */
-function accountCaps(cells: Cell[], maxShare: number): { program: string; account: string; keep: number }[] {
+type Cap = { program: string; account: string; keep: number };
+
+/** A temp table (program, account_id, keep) of the caps. */
+async function appendCaps(connection: DuckDBConnection, table: string, caps: Cap[]): Promise<void> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${table} (program VARCHAR, account_id VARCHAR, keep BIGINT)`);
+  const appender = await connection.createAppender(table);
+  for (const cap of caps) {
+    appender.appendVarchar(cap.program);
+    appender.appendVarchar(cap.account);
+    appender.appendBigInt(BigInt(cap.keep));
+    appender.endRow();
+  }
+  appender.closeSync();
+}
+
+/** Accounts with more sampled drops of a program than their confirmed sends there allow, with how many each keeps. */
+function accountDropCaps(cells: Cell[], unconfirmedPerConfirmed: number): Cap[] {
+  if (!Number.isFinite(unconfirmedPerConfirmed)) return [];
+  const perAccount = new Map<string, { program: string; account: string; confirmed: number; dropped: number }>();
+  for (const c of cells) {
+    const key = `${c.program}|${c.account_id}`;
+    const counts = perAccount.get(key) ?? { program: c.program, account: c.account_id, confirmed: 0, dropped: 0 };
+    if (c.outcome === "dropped") counts.dropped += c.sends;
+    else counts.confirmed += c.sends;
+    perAccount.set(key, counts);
+  }
+  const caps: Cap[] = [];
+  for (const { program, account, confirmed, dropped } of perAccount.values()) {
+    const keep = Math.floor(unconfirmedPerConfirmed * confirmed);
+    if (dropped > keep) caps.push({ program, account, keep });
+  }
+  return caps;
+}
+
+/**
+ * Accounts above their program's ceiling, with how many sends each keeps: on every program, or
+ * (capEveryProgram false) only where more than 1 ÷ maxShare accounts report it (fewer could only be
+ * made equal).
+ */
+function accountCaps(cells: Cell[], maxShare: number, capEveryProgram: boolean): Cap[] {
   if (maxShare >= 1) return [];
   const perProgram = new Map<string, Map<string, number>>();
   for (const c of cells) {
@@ -222,8 +283,9 @@ function accountCaps(cells: Cell[], maxShare: number): { program: string; accoun
     accounts.set(c.account_id, (accounts.get(c.account_id) ?? 0) + c.sends);
     perProgram.set(c.program, accounts);
   }
-  const caps: { program: string; account: string; keep: number }[] = [];
+  const caps: Cap[] = [];
   for (const [program, accounts] of perProgram) {
+    if (!capEveryProgram && accounts.size * maxShare <= 1) continue;
     for (const [account, keep] of accountKeep(accounts, maxShare)) {
       if (keep < accounts.get(account)!) caps.push({ program, account, keep });
     }

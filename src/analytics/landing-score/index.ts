@@ -36,6 +36,8 @@ export async function runLandingScore(
       date,
       minimumAccounts: ctx.config.LANDING_SCORE_MIN_ACCOUNTS,
       maxAccountShare: ctx.config.LANDING_SCORE_MAX_ACCOUNT_SHARE,
+      publicMaxAccountShare: ctx.config.PUBLIC_MAX_ACCOUNT_SHARE,
+      unconfirmedPerConfirmed: ctx.config.PUBLIC_UNCONFIRMED_PER_CONFIRMED,
       // Well-known programs read by the names the web app shows; snapshots/programs.json names the rest (and wins).
       names: { ...PROGRAM_NAMES, ...readProgramNames(ctx.config.snapshotsDir) },
       maxSampledSends: options.maxSampledSends,

@@ -31,8 +31,12 @@ export type BaselineResponse = {
   window: WindowRange;
   rates: Rates;
   ecosystem: Rates;
-  providers: ({ rpcLabel: string; rpcHash: string } & Rates)[];
+  providers: ({ rpcLabel: string; rpcHash: string; accounts: number } & Rates)[];
   pending: number;
+  /** How many accounts the rates count (public: those whose weighted outcomes count; docs/serving.md#public-figures). */
+  accounts: number;
+  /** How many accounts the ecosystem's rates count. */
+  ecosystemAccounts: number;
 };
 
 type ProviderCountRow = CountRow & {
@@ -41,13 +45,18 @@ type ProviderCountRow = CountRow & {
   rpc_label: string;
   rpc_hash: string;
   pending: number;
+  accounts: number;
 };
 
 const PROVIDER_COUNTS_SQL = `
-  SELECT program, win, rpc_label, rpc_hash, ${SUM_COUNTS}, coalesce(sum(pending), 0) AS pending FROM rates
+  SELECT program, win, rpc_label, rpc_hash, ${SUM_COUNTS}, coalesce(sum(pending), 0) AS pending, coalesce(sum(accounts), 0) AS accounts FROM rates
   WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
   GROUP BY program, win, rpc_label, rpc_hash`;
 const ECOSYSTEM_SQL = `SELECT win, ${SUM_COUNTS} FROM rates WHERE scope = '*' GROUP BY win`;
+const ACCOUNTS_SQL = `
+  SELECT program, win, accounts FROM rate_accounts
+  WHERE ((scope = $1 AND ($2::VARCHAR IS NULL OR program = $2)) OR (scope = '*' AND program = '*'))
+    AND ($3::VARCHAR IS NULL OR win = $3)`;
 
 export async function baseline(ctx: Context, input: BaseParams): Promise<BaselineResponse> {
   const params = parseParams(baseParams, input);
@@ -78,13 +87,25 @@ export async function baselineAnswers(
     windowFilter(windows),
   ]);
   const ecosystemRows = await source.all<CountRow & { win: string }>(ECOSYSTEM_SQL);
+  const accountRows = await source.all<{ program: string; win: string; accounts: number }>(ACCOUNTS_SQL, [
+    scope,
+    programFilter(programs),
+    windowFilter(windows),
+  ]);
+  const accountsOf = (program: string, window: string) =>
+    Number(accountRows.find((row) => row.program === program && row.win === window)?.accounts ?? 0);
   const byProgramWindow = groupRows(providerRows, (row) => answerSlot(row.program, row.win));
   const answers = new Map<string, BaselineResponse>();
   for (const program of programs) {
     for (const window of windows) {
       const rows = byProgramWindow.get(answerSlot(program, window)) ?? [];
       const providers = rows
-        .map((row) => ({ rpcLabel: row.rpc_label, rpcHash: row.rpc_hash, ...rates(countsOf(row)) }))
+        .map((row) => ({
+          rpcLabel: row.rpc_label,
+          rpcHash: row.rpc_hash,
+          accounts: Number(row.accounts),
+          ...rates(countsOf(row)),
+        }))
         .sort((a, b) => b.attempts - a.attempts || a.rpcLabel.localeCompare(b.rpcLabel));
       const total = countsOf({
         landed: sum(rows, "landed"),
@@ -99,6 +120,8 @@ export async function baselineAnswers(
         ecosystem: rates(countsOf(ecosystemRows.find((row) => row.win === window))),
         providers,
         pending: sum(rows, "pending"),
+        accounts: accountsOf(program, window),
+        ecosystemAccounts: accountsOf("*", window),
       });
     }
   }

@@ -6,6 +6,7 @@ import { DROP_ADVICE, type DropClass, type Evidence, type Outcome } from "../../
 import type { Context } from "../../context";
 import { providerSendsSince } from "../../control";
 import { notFound } from "../../shared/errors";
+import { servingTables } from "../serving/reader";
 import { pendingError, unresolvedAttempt } from "./unresolved-attempt";
 import { attemptsBySig, requireSignature } from "./why";
 
@@ -15,7 +16,7 @@ export type DiagnoseDropAnswer = {
   dropClass: string | null;
   confidence: number | null;
   evidence: Evidence[];
-  provider: { rpcLabel: string; rpcHash: string; dropRate: number; sends7d: number };
+  provider: { rpcLabel: string; rpcHash: string; dropRate: number; sends7d: number; accounts: number };
   advice: string;
 };
 
@@ -35,10 +36,7 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
     if (await unresolvedAttempt(ctx, sig, attempts)) throw pendingError(ctx);
     throw notFound("txray has no attempt with this signature");
   }
-  // The provider's resolved sends in the hours of the last 7 days (control migration 4: hourly counts, not a scan per
-  // request).
-  const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);
-  const provider = providerSendsSince(ctx.control, stored.rpcHash, since);
+  const provider = await providerSends7d(ctx, stored.rpcHash);
   const base = {
     sig,
     outcome: stored.outcome,
@@ -47,6 +45,7 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
       rpcHash: stored.rpcHash,
       dropRate: provider.sends > 0 ? provider.dropped / provider.sends : 0,
       sends7d: provider.sends,
+      accounts: provider.accounts,
     },
   };
   if (stored.outcome !== "dropped" || !stored.drop) {
@@ -69,4 +68,43 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
     evidence: stored.drop.evidence,
     advice: DROP_ADVICE[stored.drop.dropClass as DropClass] ?? DROP_ADVICE.expired_blockhash,
   };
+}
+
+type ProviderSends = { sends: number; dropped: number; accounts: number };
+
+/**
+ * The provider's resolved sends of the last 7 days. Where the serving version weights public figures
+ * (a deployment with several accounts: docs/serving.md#public-figures), its public 7-day sends over
+ * every program, so that one account's reports the chain cannot confirm do not blame a provider for
+ * everyone; otherwise the resolver's hourly counts (control migration 4: not a scan per request),
+ * fresh to the last resolve run, all of them the one account's.
+ */
+export async function providerSends7d(ctx: Context, rpcHash: string): Promise<ProviderSends> {
+  const weighted = await weightedProviderSends(ctx, rpcHash);
+  if (weighted) return weighted;
+  const since = Math.floor((ctx.clock() - 7 * 86_400_000) / 3_600_000);
+  const counts = providerSendsSince(ctx.control, rpcHash, since);
+  return { ...counts, accounts: counts.sends > 0 ? 1 : 0 };
+}
+
+async function weightedProviderSends(ctx: Context, rpcHash: string): Promise<ProviderSends | null> {
+  let tables: Awaited<ReturnType<typeof servingTables>>;
+  try {
+    tables = await servingTables(ctx);
+  } catch {
+    return null; // no version yet
+  }
+  return tables.cached(`diagnose-drop-provider:${rpcHash}`, async () => {
+    const [trust] = await tables.all<{ weighted: boolean }>("SELECT weighted FROM public_trust");
+    if (!trust?.weighted) return null;
+    const [row] = await tables.all<{ attempts: number; dropped: number; accounts: number }>(
+      "SELECT attempts, dropped, accounts FROM provider_totals WHERE rpc_hash = $1 AND win = '7d'",
+      [rpcHash],
+    );
+    return {
+      sends: Number(row?.attempts ?? 0),
+      dropped: Number(row?.dropped ?? 0),
+      accounts: Number(row?.accounts ?? 0),
+    };
+  });
 }

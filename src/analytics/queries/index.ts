@@ -67,7 +67,12 @@ export {
   topIssuesAnswers,
 } from "./top-issues";
 export { type ChainFigures, type TransactionAnswer, type TransactionDeps, transaction } from "./transaction";
-export { type WalletHistoryParams, type WalletHistoryResponse, walletHistory } from "./wallet-history";
+export {
+  publicRequestCost,
+  type WalletHistoryParams,
+  type WalletHistoryResponse,
+  walletHistory,
+} from "./wallet-history";
 export {
   attemptsBySig,
   type IssueRef,

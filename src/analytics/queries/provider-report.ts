@@ -33,6 +33,8 @@ export type ProviderRow = {
   ci95: Interval;
   expiredShare: number;
   timeToLandMs: { p50: number | null; p95: number | null };
+  /** How many accounts the provider's sends count (public: weighted, docs/serving.md#public-figures). */
+  accounts: number;
 };
 export type ProviderReportResponse = { program: string; window: WindowRange; providers: ProviderRow[] };
 
@@ -45,10 +47,11 @@ type ProviderCountRow = {
   dropped: number;
   expired: number;
   land_quantiles: number[] | null;
+  accounts: number;
 };
 
 const PROVIDERS_SQL = `
-  SELECT program, win, rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles FROM providers
+  SELECT program, win, rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles, accounts FROM providers
   WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
   ORDER BY program, win, attempts DESC, rpc_label`;
 
@@ -96,6 +99,7 @@ export async function providerReportAnswers(
           ci95: wilson(row.dropped, row.attempts),
           expiredShare: ratio(row.expired, row.dropped),
           timeToLandMs: { p50: row.land_quantiles?.[0] ?? null, p95: row.land_quantiles?.[1] ?? null },
+          accounts: Number(row.accounts),
         })),
       });
     }

@@ -225,7 +225,13 @@ export const DiagnoseDropSchema = z
         value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
       }),
     ),
-    provider: z.looseObject({ rpcLabel: z.string(), rpcHash: z.string(), dropRate: share, sends7d: count }),
+    provider: z.looseObject({
+      rpcLabel: z.string(),
+      rpcHash: z.string(),
+      dropRate: share,
+      sends7d: count,
+      accounts: count,
+    }),
     advice: z.string(),
   })
   .meta({ id: "DiagnoseDrop" });
@@ -236,8 +242,10 @@ export const BaselineSchema = z
     window: WindowRangeSchema,
     rates: RatesSchema,
     ecosystem: RatesSchema,
-    providers: z.array(RatesSchema.extend({ rpcLabel: z.string(), rpcHash: z.string() })),
+    providers: z.array(RatesSchema.extend({ rpcLabel: z.string(), rpcHash: z.string(), accounts: count })),
     pending: count,
+    accounts: count.describe("accounts the rates count (public: docs/serving.md#public-figures)"),
+    ecosystemAccounts: count,
   })
   .meta({ id: "Baseline" });
 
@@ -387,6 +395,7 @@ export const ProviderReportSchema = z
         ci95: interval,
         expiredShare: share,
         timeToLandMs: z.looseObject({ p50: z.number().nullable(), p95: z.number().nullable() }),
+        accounts: count,
       }),
     ),
   })

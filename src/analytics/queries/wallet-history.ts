@@ -75,7 +75,7 @@ export async function walletHistory(ctx: Context, input: WalletHistoryParams): P
   const tables = await servingTables(ctx);
   requireKnownProgram(tables, params.program);
   const window = windowRange(tables, params.window);
-  return tables.cached(answerKey("wallet", { ...params, limit }), () =>
+  return tables.cached(walletAnswerKey(params, limit), () =>
     walletPage(ctx, {
       program: params.program,
       wallet: params.wallet,
@@ -85,6 +85,46 @@ export async function walletHistory(ctx: Context, input: WalletHistoryParams): P
       position,
     }),
   );
+}
+
+const walletAnswerKey = (params: z.output<typeof walletParams>, limit: number) =>
+  answerKey("wallet", { ...params, limit });
+
+const WALLET_PATH = /^\/v1\/wallet\/([^/]+)\/([^/]+)$/;
+
+/**
+ * Tokens of the public rate limit a request takes (PUBLIC_LAKE_READ_COST, docs/api.md#limits): a
+ * public wallet page the serving version has not answered yet reads the lake (a DuckDB scan of the
+ * payer's window, ~100–300 ms of CPU), so it takes `lakeReadCost`; an account-scoped page too (its
+ * account is known only once its key is checked); every other request, and a cached page, 1. A
+ * request the route will refuse (a malformed address or window) takes 1: it reads nothing.
+ */
+export async function publicRequestCost(ctx: Context, url: URL, lakeReadCost: number): Promise<number> {
+  const match = WALLET_PATH.exec(url.pathname);
+  if (!match || lakeReadCost <= 1) return 1;
+  if (url.searchParams.get("scope") === "account") return lakeReadCost;
+  let params: z.output<typeof walletParams>;
+  let limit: number;
+  try {
+    params = parseParams(walletParams, {
+      program: decodeURIComponent(match[1]),
+      wallet: decodeURIComponent(match[2]),
+      window: url.searchParams.get("window"),
+      limit: url.searchParams.get("limit"),
+      cursor: url.searchParams.get("cursor"),
+      accountId: null,
+    });
+    limit = typeof params.limit === "number" ? params.limit : parseLimit(params.limit);
+  } catch {
+    return 1;
+  }
+  let tables: Awaited<ReturnType<typeof servingTables>>;
+  try {
+    tables = await servingTables(ctx);
+  } catch {
+    return 1; // no version yet: the route answers 503 without reading
+  }
+  return tables.hasAnswer(walletAnswerKey(params, limit)) ? 1 : lakeReadCost;
 }
 
 export type WalletPageQuery = {

@@ -119,6 +119,11 @@ export class ServingTables {
    * Memoises an answer for this version (bounded; least recently used goes first); the answer is shared, never to be
    * mutated.
    */
+  /** Whether the answer to `key` is cached in this version (asking it costs a map lookup, not a query). */
+  hasAnswer(key: string): boolean {
+    return this.answers.has(key);
+  }
+
   cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.answers.get(key);
     if (hit) {

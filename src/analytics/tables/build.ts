@@ -25,6 +25,7 @@ import type { ApplyContext } from "./apply";
 import type { Repair } from "./edges";
 import { deployFiles, type LakePart, listLakeParts, newestReceivedAt, partsToCount, takenInLake } from "./intake";
 import { planRanges, planRefresh, programsOf, rebuildReason, refreshClock, stateRebuildReason } from "./plan";
+import type { PublicTrust } from "./public-weights";
 import { dayOf } from "./ranges";
 import { openState } from "./state";
 import {
@@ -274,7 +275,9 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     recordLakeTakenBefore(ctx.control, Math.min(listedAt, plan.deferredFrom ?? Number.POSITIVE_INFINITY));
 
     // The version: the serving database and its answers.
-    await step("serving", () => writeServing(state, servingFile(ctx.paths, version), { version, clock }));
+    await step("serving", () =>
+      writeServing(state, servingFile(ctx.paths, version), { version, clock }, publicTrust(ctx.config)),
+    );
     const answers = await step("answers", () =>
       writeVersionAnswers(state, clock, answersFile(ctx.paths.tables, version)),
     );
@@ -305,4 +308,12 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   fault("tables:after-build");
   publishVersion(ctx.paths, { version, clock: result.clock, builtAt: Date.now() });
   return { ...result, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The public figures' weighting settings (public-weights.ts). */
+function publicTrust(config: Context["config"]): PublicTrust {
+  return {
+    maxAccountShare: config.PUBLIC_MAX_ACCOUNT_SHARE,
+    unconfirmedPerConfirmed: config.PUBLIC_UNCONFIRMED_PER_CONFIRMED,
+  };
 }

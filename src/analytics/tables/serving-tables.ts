@@ -6,6 +6,7 @@
 import { sketchQuantilesSql } from "../serving/sketch";
 import { sqlFile } from "../sql";
 import { issueServingTablesSql } from "./issues";
+import { type PublicTrust, writePublicWeights } from "./public-weights";
 import { mergeRangesSql } from "./ranges";
 import { recentServingTablesSql } from "./recent";
 import { rollup } from "./rollups";
@@ -15,6 +16,16 @@ import type { StateDb } from "./state";
 export type RangeKind = "window" | "trend" | "all" | "release";
 
 const SCOPE = "CASE WHEN grouping(account_id) = 1 THEN '*' ELSE account_id END AS scope";
+/** Accounts whose weighted outcomes count in a group (w: the weights of confirmed and unconfirmable outcomes). */
+const COUNTED_ACCOUNTS = (confirmed: string, unconfirmed: string) =>
+  `count(DISTINCT account_id) FILTER (WHERE (landed + failed_onchain) * ${confirmed} + (dropped + preflight) * ${unconfirmed} > 0)`;
+/** The public outcome counts: each account's rows weighted (public-weights.ts), rounded to whole attempts. */
+const PUBLIC_OUTCOMES = `round(sum(landed * w_confirmed))::BIGINT AS landed, round(sum(failed_onchain * w_confirmed))::BIGINT AS failed_onchain,
+  round(sum(dropped * w_unconfirmed))::BIGINT AS dropped, round(sum(preflight * w_unconfirmed))::BIGINT AS preflight`;
+/** Resolved sends weighted: those that landed or failed on chain as confirmed, drops as unconfirmable. */
+const WEIGHTED_SENDS = "((sends - sends_dropped) * w_confirmed + sends_dropped * w_unconfirmed)";
+const PUBLIC_SENDS = `round(sum(${WEIGHTED_SENDS}))::BIGINT AS attempts, round(sum(sends_dropped * w_unconfirmed))::BIGINT AS dropped,
+  round(sum(expired * w_unconfirmed))::BIGINT AS expired`;
 /** Group sets of one scope per account and the public '*'. */
 const scoped = (keys: string[]) =>
   `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
@@ -66,16 +77,43 @@ async function mergeRanges(state: StateDb): Promise<void> {
 export async function writeServingTables(
   state: StateDb,
   target: string,
-  info: { clock: number; version: number; schema: number; botScoreVersion: string; since7d: number },
+  info: {
+    clock: number;
+    version: number;
+    schema: number;
+    botScoreVersion: string;
+    since7d: number;
+    trust: PublicTrust;
+  },
 ): Promise<void> {
   await mergeRanges(state);
+  const trust = await writePublicWeights(state, info.trust);
   const t = target;
   await state.run(`
     CREATE TABLE ${t}.windows AS SELECT win, since, until, length_ms FROM windows_def;
+    CREATE OR REPLACE TEMP TABLE r_outcomes_weighted AS
+      SELECT o.*, coalesce(w.w_confirmed, 1) AS w_confirmed, coalesce(w.w_unconfirmed, 1) AS w_unconfirmed
+      FROM r_outcomes o LEFT JOIN public_weights w USING (range, program, account_id);
     CREATE TABLE ${t}.rates AS
-      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
-        sum(dropped)::BIGINT AS dropped, sum(preflight)::BIGINT AS preflight, sum(pending)::BIGINT AS pending
-      FROM r_outcomes WHERE kind = 'window' ${scoped(["program", "win", "rpc_label", "rpc_hash"])};
+      SELECT program, account_id AS scope, win, rpc_label, rpc_hash, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
+        sum(dropped)::BIGINT AS dropped, sum(preflight)::BIGINT AS preflight, sum(pending)::BIGINT AS pending,
+        ${COUNTED_ACCOUNTS("1", "1")} AS accounts
+      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, account_id, win, rpc_label, rpc_hash
+      UNION ALL
+      SELECT program, '*', win, rpc_label, rpc_hash, ${PUBLIC_OUTCOMES}, sum(pending)::BIGINT,
+        ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
+      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win, rpc_label, rpc_hash;
+    -- How many accounts a figure counts (the providers' rows cannot be summed for it): per program and
+    -- window, and for the whole ecosystem (program '*').
+    CREATE TABLE ${t}.rate_accounts AS
+      SELECT program, account_id AS scope, win, ${COUNTED_ACCOUNTS("1", "1")} AS accounts
+      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, account_id, win
+      UNION ALL
+      SELECT program, '*', win, ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
+      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win
+      UNION ALL
+      SELECT '*', '*', win, ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
+      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY win;
     CREATE OR REPLACE TEMP TABLE land_scoped AS
       SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
     CREATE OR REPLACE TEMP TABLE land_quantiles AS ${sketchQuantilesSql(
@@ -88,10 +126,18 @@ export async function writeServingTables(
     )};
     CREATE TABLE ${t}.providers AS
       SELECT o.*, CASE WHEN q.p50 IS NOT NULL THEN [q.p50, q.p95] END AS land_quantiles
-      FROM (SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, sum(sends)::BIGINT AS attempts, sum(sends_dropped)::BIGINT AS dropped, sum(expired)::BIGINT AS expired
-            FROM r_outcomes WHERE kind = 'window' ${scoped(["program", "win", "rpc_label", "rpc_hash"])}) o
+      FROM (SELECT program, account_id AS scope, win, rpc_label, rpc_hash, sum(sends)::BIGINT AS attempts, sum(sends_dropped)::BIGINT AS dropped,
+              sum(expired)::BIGINT AS expired, count(DISTINCT account_id) FILTER (WHERE sends > 0) AS accounts
+            FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, account_id, win, rpc_label, rpc_hash
+            UNION ALL
+            SELECT program, '*', win, rpc_label, rpc_hash, ${PUBLIC_SENDS}, count(DISTINCT account_id) FILTER (WHERE ${WEIGHTED_SENDS} > 0)
+            FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win, rpc_label, rpc_hash) o
       LEFT JOIN land_quantiles q USING (program, scope, win, rpc_label, rpc_hash)
       WHERE o.attempts > 0;
+    -- A provider's public sends over every program (diagnose-drop's provider figure).
+    CREATE TABLE ${t}.provider_totals AS
+      SELECT rpc_hash, win, ${PUBLIC_SENDS}, count(DISTINCT account_id) FILTER (WHERE ${WEIGHTED_SENDS} > 0) AS accounts
+      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY rpc_hash, win;
     CREATE OR REPLACE TEMP TABLE cu_used_scoped AS
       SELECT program, ${SCOPE}, kind, win, day, slot, period, instruction, bucket, sum(n) AS n FROM r_cu_used
       ${scoped(["program", "kind", "win", "day", "slot", "period", "instruction", "bucket"])};
@@ -130,10 +176,14 @@ export async function writeServingTables(
     CREATE TABLE ${t}.deploys AS SELECT * FROM deploys;
     CREATE TABLE ${t}.release_periods AS SELECT * FROM release_periods;
     CREATE TABLE ${t}.release_rates AS
-      SELECT program, slot, win, period, ${SCOPE}, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
-        sum(dropped)::BIGINT AS dropped, sum(preflight)::BIGINT AS preflight
-      FROM r_outcomes WHERE kind = 'release' ${scoped(["program", "slot", "win", "period"])}
-      HAVING sum(landed + failed_onchain + dropped + preflight) > 0;
+      SELECT * FROM (
+        SELECT program, slot, win, period, account_id AS scope, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
+          sum(dropped)::BIGINT AS dropped, sum(preflight)::BIGINT AS preflight
+        FROM r_outcomes_weighted WHERE kind = 'release' GROUP BY program, slot, win, period, account_id
+        UNION ALL
+        SELECT program, slot, win, period, '*', ${PUBLIC_OUTCOMES}
+        FROM r_outcomes_weighted WHERE kind = 'release' GROUP BY program, slot, win, period
+      ) WHERE landed + failed_onchain + dropped + preflight > 0;
     CREATE TABLE ${t}.release_issues AS
       SELECT r.program, r.slot, r.win, r.scope, r.fingerprint, i.instruction, i.err_name, i.outcome, i.failing_program, i.err_code, i.drop_class,
         r.pre_count, r.post_count
@@ -173,7 +223,9 @@ export async function writeServingTables(
     CREATE TABLE ${t}.issue_examples AS SELECT * FROM issue_examples;
     ${recentServingTablesSql(t, info.clock)};
     CREATE TABLE ${t}.meta AS SELECT * FROM (VALUES ('version', '${info.version}'), ('clock', '${info.clock}'), ('schema', '${info.schema}'),
-      ('botScoreVersion', '${info.botScoreVersion}')) v(key, value)`);
+      ('botScoreVersion', '${info.botScoreVersion}')) v(key, value);
+    -- Whether the public rows are weighted (public-weights.ts): the data's accounts, and the answer.
+    CREATE TABLE ${t}.public_trust AS SELECT ${trust.accounts}::INTEGER AS accounts, ${trust.weighted} AS weighted`);
   for (const table of [
     "land_scoped",
     "land_quantiles",
@@ -183,6 +235,8 @@ export async function writeServingTables(
     "cu_requested_quantiles",
     "cu_scoped",
     "issue_window_bounds",
+    "r_outcomes_weighted",
+    "public_weights",
   ]) {
     await state.run(`DROP TABLE IF EXISTS ${table}`);
   }

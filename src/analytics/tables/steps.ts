@@ -32,6 +32,7 @@ import { applyIssueDeparturesSql } from "./issues";
 import { scorePayers } from "./payers";
 import { dayNumber, type RangePlan, RETENTION_DAYS, type ReleasePeriod, type StateFacts } from "./plan";
 import { writeAnswers } from "./precompute-answers";
+import { type PublicTrust, UNWEIGHTED } from "./public-weights";
 import { writeRangeParts } from "./ranges";
 import { forgetRecentSql } from "./recent";
 import { ROLLUPS, unitTable } from "./rollups";
@@ -464,7 +465,12 @@ export async function recordParts(
 }
 
 /** The version's serving database (`file`, attached as serving_new) with the figures merged at the clock. */
-export async function writeServing(state: StateDb, file: string, version: { version: number; clock: number }) {
+export async function writeServing(
+  state: StateDb,
+  file: string,
+  version: { version: number; clock: number },
+  trust: PublicTrust = UNWEIGHTED,
+) {
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });
   await state.run(`ATTACH ${sqlString(file)} AS serving_new`);
@@ -474,6 +480,7 @@ export async function writeServing(state: StateDb, file: string, version: { vers
     schema: SERVING_SCHEMA,
     botScoreVersion: BOT_SCORE_VERSION,
     since7d: version.clock - WINDOWS["7d"],
+    trust,
   });
 }
 

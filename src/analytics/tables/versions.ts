@@ -5,7 +5,7 @@
 export const STATE_SCHEMA = 11;
 
 /** The serving tables of a version (serving-tables.ts), recorded in the version and its pointer; readers check it. */
-export const SERVING_SCHEMA = 7;
+export const SERVING_SCHEMA = 8;
 
 /** The payer bot score's features and weights (payers.ts; docs/api.md#payerbotscore--version-bot-v2). */
 export const BOT_SCORE_VERSION = "bot-v2";
