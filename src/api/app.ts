@@ -10,6 +10,7 @@ import type { Context } from "../context";
 import {
   bearerTokenMatches,
   chainAccess,
+  duckdbMemoryBytes,
   METRICS_CONTENT_TYPE,
   metricsText,
   readiness,
@@ -159,13 +160,14 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   };
   /** The operator's routes: never rate limited; /metrics asks for METRICS_TOKEN when it is set. */
   const metricsToken = config.METRICS_TOKEN;
-  const operatorRoute = (answer: (request: Request) => Response) => (input: { request: Request }) => {
-    try {
-      return answer(input.request);
-    } catch (error) {
-      return errorResponse(error, ctx.logger);
-    }
-  };
+  const operatorRoute =
+    (answer: (request: Request) => Response | Promise<Response>) => async (input: { request: Request }) => {
+      try {
+        return await answer(input.request);
+      } catch (error) {
+        return errorResponse(error, ctx.logger);
+      }
+    };
 
   // A declared body above every route's limit is refused before routing, whatever the path or
   // method (src/server/index.ts sets no limit at Bun's layer: its 413 would have no body).
@@ -205,7 +207,7 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
     )
     .get(
       "/metrics",
-      operatorRoute((request) => {
+      operatorRoute(async (request) => {
         if (metricsToken !== undefined) {
           if (!bearerTokenMatches(request.headers.get("authorization"), metricsToken))
             return errorResponse(
@@ -214,7 +216,9 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
               { "www-authenticate": 'Bearer realm="metrics"' },
             );
         }
-        return new Response(metricsText(ctx, spool), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+        return new Response(metricsText(ctx, spool, { duckdbBytes: await duckdbMemoryBytes(ctx) }), {
+          headers: { "content-type": METRICS_CONTENT_TYPE },
+        });
       }),
     )
     .get(

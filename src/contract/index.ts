@@ -13,6 +13,7 @@ export { chainAccess } from "./chain-access";
 export { type Readiness, readiness } from "./health";
 export {
   bearerTokenMatches,
+  duckdbMemoryBytes,
   METRICS_CONTENT_TYPE,
   metricsText,
   renderFamilies,

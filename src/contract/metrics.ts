@@ -7,7 +7,8 @@
 // Label values are route patterns, job names and status codes: never a path, a signature or a key.
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context, OwnedPart } from "../context";
+import { chainRequestCounts } from "../chain/rpc";
+import type { Context, OwnedPart, TimerHandle } from "../context";
 import { lakeRowCount } from "../control";
 import { reusedFor } from "../shared/reuse";
 import type { Spool } from "../spool";
@@ -229,8 +230,9 @@ export const SERVER_METRICS: OwnedPart<ServerMetrics> = { name: "server metrics"
 export function metricsText(
   ctx: Context,
   spool: Pick<Spool, "backlogBytes"> | null,
-  memory: () => { rss: number } = () => process.memoryUsage(),
+  measured: { duckdbBytes?: number | null; memory?: () => { rss: number } } = {},
 ): string {
+  const memory = measured.memory ?? (() => process.memoryUsage());
   const counted = ctx.own(SERVER_METRICS);
   const status = counted.statusFor("status", ctx.clock(), () => serviceStatus(ctx, spool), lakeRowCount(ctx.control));
   const gauge = (name: string, help: string, value: number | null, labels: Labels = {}) => {
@@ -308,6 +310,36 @@ export function metricsText(
   for (const part of ["lake", "spool", "tables", "control", "idl", "retired", "staging"] as const)
     diskBytes.set(status.disk[`${part}Bytes`], { part });
   const resident = gauge("process_resident_memory_bytes", "Resident memory of this process, in bytes.", memory().rss);
+  const duckdbMemory = gauge(
+    "txray_duckdb_memory_bytes",
+    "Memory this process's DuckDB instance holds (duckdb_memory()), in bytes; absent when it did not answer in time.",
+    measured.duckdbBytes ?? null,
+  );
+  const flushAge = gauge(
+    "txray_lake_last_flush_age_seconds",
+    "Time since the latest flush of a spool segment into the lake (absent before the first).",
+    status.lake.lastFlushAt === null ? null : Math.max(0, ctx.clock() - status.lake.lastFlushAt) / 1000,
+  );
+  const rpcRequests = new Counter(
+    "txray_rpc_requests_total",
+    "Solana RPC HTTP requests by source (resolve, deploys, why), JSON-RPC method (a batch's first) and result (ok or the failure's kind), since each process started.",
+    ["source", "method", "result"],
+  );
+  for (const { source, method, result, count } of chainRequestCounts(ctx))
+    rpcRequests.inc({ source, method, result }, count);
+  const alertDeliveries = new Gauge(
+    "txray_alert_deliveries_last24h",
+    "Alert deliveries created in the last 24 hours, by outcome (sent, failed, summarized by the flood cap).",
+    ["result"],
+  );
+  const alertsPending = gauge(
+    "txray_alert_deliveries_pending",
+    "Alert deliveries waiting to be sent or retried.",
+    status.alerts?.pending ?? null,
+  );
+  if (status.alerts)
+    for (const result of ["sent", "failed", "summarized"] as const)
+      alertDeliveries.set(status.alerts.last24h[result], { result });
   return renderFamilies([
     counted.ingestEnvelopes,
     counted.ingestRejected,
@@ -327,5 +359,27 @@ export function metricsText(
     jobFailures,
     diskBytes,
     resident,
+    duckdbMemory,
+    flushAge,
+    rpcRequests,
+    alertDeliveries,
+    alertsPending,
   ]);
+}
+
+/** The DuckDB instance's memory (duckdb_memory()), or null when it does not answer within a second (a busy pool). */
+export async function duckdbMemoryBytes(ctx: Context): Promise<number | null> {
+  const query = ctx.duck
+    .all<{ bytes: bigint | number | null }>("SELECT sum(memory_usage_bytes)::BIGINT AS bytes FROM duckdb_memory()")
+    .then((rows) => (rows[0]?.bytes === null || rows[0]?.bytes === undefined ? null : Number(rows[0].bytes)))
+    .catch(() => null);
+  let timer: TimerHandle | null = null;
+  const late = new Promise<null>((resolve) => {
+    timer = ctx.timers.set(() => resolve(null), 1_000);
+  });
+  try {
+    return await Promise.race([query, late]);
+  } finally {
+    if (timer) ctx.timers.clear(timer);
+  }
 }

@@ -3,6 +3,7 @@
 // named cause and recovering, and none of them rate limited.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync } from "node:fs";
+import { chainHealth } from "../../src/chain/rpc";
 import { flushJob } from "../../src/jobs/flush";
 import { runJob } from "../../src/jobs/run";
 import { makeEnvelope, randomAddress, randomSignature } from "../helpers/envelopes";
@@ -88,6 +89,9 @@ describe("GET /metrics", () => {
     expect((await t.ingest("{not json")).status).toBe(400);
     expect((await fetch(`${t.url}/v1/top-issues/${program}?key=${key}`)).status).toBeOneOf([200, 404, 429]);
     expect((await fetch(`${t.url}/no/such/${sig}`)).status).toBe(404);
+    // The resolver's thread records its RPC outcomes in the control database; /metrics counts them.
+    chainHealth(t.ctx, "resolve").note({ ok: false, failure: "timeout", method: "getSignatureStatuses" });
+    chainHealth(t.ctx, "resolve").note({ ok: true, method: "getSignatureStatuses" });
     const after = await scrape();
 
     const expected: Record<string, string> = {
@@ -107,6 +111,12 @@ describe("GET /metrics", () => {
       txray_job_consecutive_failures: "gauge",
       txray_disk_bytes: "gauge",
       process_resident_memory_bytes: "gauge",
+      txray_duckdb_memory_bytes: "gauge",
+      txray_rpc_requests_total: "counter",
+      txray_alert_deliveries_last24h: "gauge",
+      txray_alert_deliveries_pending: "gauge",
+      txray_chain_unreachable: "gauge",
+      txray_chain_failures_last_minute: "gauge",
     };
     for (const [name, type] of Object.entries(expected)) {
       const family = after.families.get(name);
@@ -121,6 +131,14 @@ describe("GET /metrics", () => {
     expect(value(rejected, { status: "400" })).toBe(1);
     expect(value(after.families.get("txray_spool_backlog_bytes"))).toBeGreaterThan(0);
     expect(value(after.families.get("process_resident_memory_bytes"))).toBeGreaterThan(1e6);
+    // An idle DuckDB holds nothing (0): the figure is there, answered in time.
+    expect(after.families.get("txray_duckdb_memory_bytes")!.samples).toHaveLength(1);
+    const rpc = after.families.get("txray_rpc_requests_total");
+    const rpcBefore = before.families.get("txray_rpc_requests_total");
+    for (const result of ["timeout", "ok"]) {
+      const labels = { source: "resolve", method: "getSignatureStatuses", result };
+      expect(value(rpc, labels) - value(rpcBefore, labels)).toBe(1);
+    }
 
     const durations = after.families.get("txray_http_request_duration_seconds")!;
     const count = (labels: Record<string, string>) =>

@@ -75,7 +75,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     }
   }
 
-  async function post(body: unknown): Promise<unknown> {
+  /** `method`: the JSON-RPC method the request carries (a batch's first), for the outcome's counts. */
+  async function post(body: unknown, method: string): Promise<unknown> {
     const deadline = options.deadlineMs === undefined ? Number.POSITIVE_INFINITY : clock() + options.deadlineMs;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | null = null;
@@ -92,20 +93,20 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         );
         if (response.ok) {
           const reply = await response.json().catch((error: unknown) => {
-            options.onOutcome?.({ ok: false, failure: failureOf(error, null) });
+            options.onOutcome?.({ ok: false, failure: failureOf(error, null), method });
             throw new RpcError(`unreadable answer from ${redact(options.url)}`, null);
           });
-          options.onOutcome?.({ ok: true });
+          options.onOutcome?.({ ok: true, method });
           return reply;
         }
-        options.onOutcome?.({ ok: false, failure: failureOf(null, response.status) });
+        options.onOutcome?.({ ok: false, failure: failureOf(null, response.status), method });
         failure = `HTTP ${response.status}`;
         retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
         if (response.status !== 429 && response.status < 500)
           throw new RpcError(`${failure} from ${redact(options.url)}`, null);
       } catch (error) {
         if (error instanceof RpcError) throw error;
-        options.onOutcome?.({ ok: false, failure: failureOf(error, null) });
+        options.onOutcome?.({ ok: false, failure: failureOf(error, null), method });
         failure = error instanceof Error ? error.message : String(error);
       }
       const delay = Math.min(retryAfterMs ?? backoffMs * 2 ** attempt * (0.5 + Math.random()), 30_000);
@@ -125,7 +126,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   return {
     async call<T>(method: string, params: unknown[] = []) {
       stats.calls++;
-      const reply = (await post({ jsonrpc: "2.0", id: nextId++, method, params })) as Parameters<typeof unwrap>[0];
+      const reply = (await post({ jsonrpc: "2.0", id: nextId++, method, params }, method)) as Parameters<
+        typeof unwrap
+      >[0];
       const value = unwrap(reply);
       if (value instanceof RpcError) throw value;
       return value as T;
@@ -137,6 +140,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       nextId += calls.length;
       const replies = (await post(
         calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params })),
+        calls[0].method,
       )) as unknown;
       if (!Array.isArray(replies)) {
         const single = unwrap(replies as Parameters<typeof unwrap>[0]);

@@ -12,7 +12,8 @@ import { readChainHealthRecords, writeChainHealthRecord } from "../../control";
 /** A failure's kind, short and free of URLs (an RPC URL may carry an API key). */
 export type ChainFailure = "timeout" | "connection" | "http_429" | "http_5xx" | "http_4xx" | "bad_reply";
 
-export type ChainOutcome = { ok: true } | { ok: false; failure: ChainFailure };
+/** How one HTTP request ended; `method`: the JSON-RPC method it carried (a batch's first), for the counts. */
+export type ChainOutcome = ({ ok: true } | { ok: false; failure: ChainFailure }) & { method?: string };
 
 /** One source's record, as kept in the control database. */
 export type ChainHealthRecord = {
@@ -24,6 +25,11 @@ export type ChainHealthRecord = {
   lastError: ChainFailure | null;
   /** Times of its failures within the last minute (the newest FAILURES_KEPT). */
   failures: number[];
+  /**
+   * Requests since this context started, by `method result` (result: `ok` or a ChainFailure): the
+   * counters /metrics shows. Methods are the few txray calls, so the keys stay few.
+   */
+  requests?: Record<string, number>;
 };
 
 /** What /v1/status shows (`chain`), merged over the sources. */
@@ -62,7 +68,11 @@ export class ChainHealth {
       failures.push(at);
       if (failures.length > FAILURES_KEPT) failures.splice(0, failures.length - FAILURES_KEPT);
     }
+    const requests = { ...previous?.requests };
+    const key = `${outcome.method ?? "unknown"} ${outcome.ok ? "ok" : outcome.failure}`;
+    requests[key] = (requests[key] ?? 0) + 1;
     this.record = {
+      requests,
       reachable: outcome.ok,
       since: changed ? at : previous.since,
       lastOkAt: outcome.ok ? at : (previous?.lastOkAt ?? null),
@@ -109,11 +119,8 @@ export function chainHealth(ctx: Context, source: string): ChainHealth {
   return health;
 }
 
-/**
- * The chain's reachability over every source's record (this context's and those kept in the control database), or
- * over one source's.
- */
-export function chainReading(ctx: Context, onlySource?: string): ChainReading {
+/** Each source's record: those kept in the control database, this context's own newer ones over them. */
+function sourceRecords(ctx: Context): Map<string, ChainHealthRecord> {
   const records = new Map<string, ChainHealthRecord>();
   try {
     for (const [source, record] of readChainHealthRecords(ctx.control))
@@ -125,11 +132,31 @@ export function chainReading(ctx: Context, onlySource?: string): ChainReading {
     const record = health.current();
     if (record) records.set(source, record);
   }
+  return records;
+}
+
+/**
+ * The chain's reachability over every source's record (this context's and those kept in the control database), or
+ * over one source's.
+ */
+export function chainReading(ctx: Context, onlySource?: string): ChainReading {
+  const records = sourceRecords(ctx);
   if (onlySource !== undefined) {
     const one = records.get(onlySource);
     return mergeReadings(one ? [one] : [], ctx.clock());
   }
   return mergeReadings([...records.values()], ctx.clock());
+}
+
+/** RPC requests by source, method and result (ok or a failure's kind), over every source's record: /metrics's counters. */
+export function chainRequestCounts(ctx: Context): { source: string; method: string; result: string; count: number }[] {
+  const records = sourceRecords(ctx);
+  return [...records].flatMap(([source, record]) =>
+    Object.entries(record.requests ?? {}).map(([key, count]) => {
+      const [method, result] = key.split(" ");
+      return { source, method, result, count };
+    }),
+  );
 }
 
 /** The latest outcome of any source decides; `since` is when the merged state began. */

@@ -94,3 +94,22 @@ test("never more requests in flight than the concurrency limit", async () => {
   await Promise.all(Array.from({ length: 12 }, (_, i) => rpc.call("x", [i])));
   expect(maxInFlight).toBe(2);
 });
+
+test("each request's outcome names its JSON-RPC method (a batch's first) and its result", async () => {
+  mode = "500-twice";
+  failures = 0;
+  const outcomes: unknown[] = [];
+  const client = createRpcClient({ url, sleep: noSleep, onOutcome: (outcome) => outcomes.push(outcome) });
+  await client.call("getBlockHeight");
+  mode = "ok";
+  await client.batch([
+    { method: "getTransaction", params: [] },
+    { method: "getTransaction", params: [] },
+  ]);
+  expect(outcomes).toEqual([
+    { ok: false, failure: "http_5xx", method: "getBlockHeight" },
+    { ok: false, failure: "http_5xx", method: "getBlockHeight" },
+    { ok: true, method: "getBlockHeight" },
+    { ok: true, method: "getTransaction" },
+  ]);
+});
