@@ -83,6 +83,10 @@ export const SETTINGS = {
     doc: "Envelopes per second each key may ingest (token bucket refill).",
   },
   INGEST_BURST: { schema: positiveInt.default(200_000), doc: "Token bucket size per key, in envelopes." },
+  INGEST_UNAUTHENTICATED_PER_MINUTE: {
+    schema: positiveInt.default(60),
+    doc: "Ingest requests per minute per client IP without a key that authenticates in `x-api-key` (a key in the body, none, or a bad one); the IP's further such requests get 429 before their body is read. A batch whose body key authenticates gives its request back.",
+  },
   ACCOUNT_PROGRAMS_PER_DAY: {
     schema: z.coerce.number().int().min(0).default(100),
     doc: "Distinct programs each account's envelopes may name per UTC day; a batch naming one more is refused whole (429); `0` = no limit.",
