@@ -44,7 +44,7 @@ import {
   unknownDrop,
 } from "./drops";
 import { intakeNewSegments } from "./intake";
-import { capExpiry, type OpenAttempt, openAttempt } from "./open-attempts";
+import { capExpiry, type OpenAttempt, openAttempt, withinProgramBudget } from "./open-attempts";
 import {
   dropped,
   isConfirmed,
@@ -64,6 +64,8 @@ export type ResolveOptions = {
   idls: IdlRegistry;
   /** Most due attempts looked up per run. */
   maxAttempts?: number;
+  /** Most distinct programs a round looks up and records (MAX_PROGRAMS_PER_ROUND). */
+  maxPrograms?: number;
   /** JSON-RPC calls per HTTP request (SOLANA_RPC_BATCH_CALLS). */
   batchCalls?: number;
   /** Share of landed successes whose transaction is fetched (RESOLVE_SAMPLE_RATE). */
@@ -123,6 +125,11 @@ export const DEFAULT_SAMPLE_RATE = 1 / 32;
  * beyond it waits for the next run (`backlog`: moments later).
  */
 const MAX_ATTEMPTS_PER_RUN = 200_000;
+/**
+ * Distinct programs a round looks up and records (open-attempts.ts withinProgramBudget): its recording writes a lake
+ * partition per program at once, ~0.3 MB of DuckDB's memory each (3,000 of them exhausted the default 1 GB).
+ */
+export const MAX_PROGRAMS_PER_ROUND = 250;
 const DEFAULT_BATCH_CALLS = 10;
 const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
@@ -206,7 +213,9 @@ async function run(
       addStep(steps, "intake", lap());
       checkStop(options.signal);
 
-      const due = state.open.takeDue(now, maxAttempts);
+      const popped = state.open.takeDue(now, maxAttempts);
+      const { taken: due, deferred } = withinProgramBudget(popped, options.maxPrograms ?? MAX_PROGRAMS_PER_ROUND);
+      for (const attempt of deferred) state.open.reschedule(attempt, now);
       const resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
       checkStop(options.signal);
       if (resolutions.length > 0) fault("resolve:after-read");
@@ -236,7 +245,7 @@ async function run(
       intake.attempts += taken.attempts;
       intake.chunksReadByDay += taken.chunksReadByDay;
       for (const r of resolutions) resolved[r.outcome]++;
-      backlog = due.length === maxAttempts || taken.more;
+      backlog = popped.length === maxAttempts || taken.more || deferred.length > 0;
       // Another round while envelopes keep arriving, within the run's time: its intake and look-ups
       // overlap this round's recording (DuckDB's staging, the index thread, the syncs).
       const another = (taken.attempts > 0 || backlog) && performance.now() < roundsUntil && !options.signal?.aborted;
