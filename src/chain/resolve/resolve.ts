@@ -43,6 +43,7 @@ import {
   SendColumns,
   unknownDrop,
 } from "./drops";
+import { CALLS_PER_ROUND_WITH_SENDS, callBudgetOf, withinCallBudget } from "./call-budget";
 import { intakeNewSegments } from "./intake";
 import { capExpiry, type OpenAttempt, openAttempt, withinProgramBudget } from "./open-attempts";
 import {
@@ -214,9 +215,23 @@ async function run(
       checkStop(options.signal);
 
       const popped = state.open.takeDue(now, maxAttempts);
-      const { taken: due, deferred } = withinProgramBudget(popped, options.maxPrograms ?? MAX_PROGRAMS_PER_ROUND);
+      const byPrograms = withinProgramBudget(popped, options.maxPrograms ?? MAX_PROGRAMS_PER_ROUND);
+      const budget = callBudgetOf(ctx, now);
+      const { taken: due, deferred: unaffordable } = budget
+        ? withinCallBudget(byPrograms.taken, budget.available(now))
+        : { taken: byPrograms.taken, deferred: [] };
+      const deferred = byPrograms.deferred;
       for (const attempt of deferred) state.open.reschedule(attempt, now);
-      const resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
+      // Sends the budget cannot pay for are due again once it can pay for a round's look-up: no run spins meanwhile.
+      const affordableAt = budget ? now + Math.max(1, budget.msUntil(CALLS_PER_ROUND_WITH_SENDS, now)) : now;
+      for (const attempt of unaffordable) state.open.reschedule(attempt, affordableAt);
+      const callsBefore = options.rpc.stats().calls;
+      let resolutions: Resolution[];
+      try {
+        resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
+      } finally {
+        budget?.spend(options.rpc.stats().calls - callsBefore);
+      }
       checkStop(options.signal);
       if (resolutions.length > 0) fault("resolve:after-read");
 
