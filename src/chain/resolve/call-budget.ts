@@ -5,7 +5,7 @@
 // charged after the fact, so the budget may go below zero and later rounds wait until it refills: the
 // average stays within the rate whatever the round's mix.
 
-import type { Context } from "../../context";
+import type { Context, OwnedPart } from "../../context";
 import type { OpenAttempt } from "./open-attempts";
 
 /** Bursts of up to this many seconds of the rate (a round after a quiet spell looks up its backlog at once). */
@@ -44,21 +44,21 @@ export class CallBudget {
   }
 }
 
-const budgets = new WeakMap<Context, CallBudget>();
+/** The process's budget, one per context: it holds across runs (a run that fails keeps what it spent). */
+const CALL_BUDGET: OwnedPart<{ budget: CallBudget | null }> = {
+  name: "resolver call budget",
+  make: () => ({ budget: null }),
+};
 
 /** The process's budget for this context; null when RESOLVE_RPC_CALLS_PER_SECOND is 0 (no limit). */
 export function callBudgetOf(ctx: Context, now: number): CallBudget | null {
   const perSecond = ctx.config.RESOLVE_RPC_CALLS_PER_SECOND;
   if (perSecond === 0) return null;
-  let budget = budgets.get(ctx);
-  if (!budget) budgets.set(ctx, (budget = new CallBudget(perSecond, now)));
-  return budget;
+  const kept = ctx.own(CALL_BUDGET);
+  kept.budget ??= new CallBudget(perSecond, now);
+  return kept.budget;
 }
 
-/**
- * The due attempts a round can afford with `calls`: every preflight (no chain read), and the sends whose status calls
- * fit beside the block-height call, granted round-robin across accounts; the other sends are `deferred`.
- */
 /** The fewest calls a round with sends makes: the block height and one call of statuses. */
 export const CALLS_PER_ROUND_WITH_SENDS = 2;
 
