@@ -139,7 +139,7 @@ export const SETTINGS = {
     doc: "`on`: the scheduler's resolve runs happen on a thread of their own, with the resolver's memory kept there, so ingest and reads do not share a thread with it; `off`: on the main thread.",
   },
   RESOLVE_RPC_CALLS_PER_SECOND: {
-    schema: z.coerce.number().int().min(0).default(5_000),
+    schema: z.coerce.number().min(0).default(5_000),
     doc: "JSON-RPC calls per second the resolver may make to SOLANA_RPC_URL on average (each call of a batch counts; bursts up to 10 s of it); beyond it, due sends wait for a later round, shared round-robin across accounts. `0` = no limit. `why`'s look-ups have their own budgets (WHY_CHAIN_PER_MINUTE, WHY_CHAIN_LOOKUPS_PER_MINUTE).",
   },
   RESOLVE_SAMPLE_RATE: {

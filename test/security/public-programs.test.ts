@@ -19,7 +19,7 @@ const chain = { blockHeight: HEIGHT };
 const clock = advancingClock();
 const failedRoute = recordedTransaction("19_"); // a failed Jupiter route on mainnet
 const realProgram = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
-const junk = Array.from({ length: 20 }, randomAddress);
+const junk = Array.from({ length: 5 }, randomAddress);
 let rpc: ReturnType<typeof startRecordedRpc>;
 let t: TestServer;
 

@@ -3,7 +3,7 @@
 // writes at once), granted round-robin across accounts. With the program quota lifted, 3,000 programs
 // from one key used to run every later resolve run out of DuckDB memory; now the other account's sends
 // are decided by the second run and the flood drains a round's share at a time. The lake test runs at a
-// tenth of the scale (a round of 10 programs, a flood of 100: the flush of 3,000 partitions alone takes
+// smaller scale (a round of 5 programs, a flood of 40: the flush of 3,000 partitions alone takes
 // tens of seconds here); `bun run bench flood` runs 30,000 at the real share and reports the memory.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadIdls } from "../../../src/chain/idl";
@@ -19,8 +19,8 @@ import { startRecordedRpc } from "../../helpers/recorded-rpc";
 import { type TestServer, testServer } from "../../helpers/server";
 
 const HEIGHT = 300_000_000;
-const FLOOD = 100;
-const SHARE = 10;
+const FLOOD = 40;
+const SHARE = 5;
 const chain = { blockHeight: HEIGHT };
 const clock = advancingClock();
 const honestProgram = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
@@ -32,8 +32,8 @@ beforeAll(async () => {
   t = await testServer({ SOLANA_RPC_URL: rpc.url, ACCOUNT_PROGRAMS_PER_DAY: "0" }, { clock });
   const flood = createAccountKey(t.ctx.control, "flood", "ingest", Date.now()).key;
   const honest = createAccountKey(t.ctx.control, "honest", "ingest", Date.now()).key;
-  for (let sent = 0; sent < FLOOD; sent += 50) {
-    const envelopes = Array.from({ length: 50 }, () =>
+  for (let sent = 0; sent < FLOOD; sent += 20) {
+    const envelopes = Array.from({ length: 20 }, () =>
       makeEnvelope({ program: randomAddress(), lastValidBlockHeight: 1e12, sentAt: clock() }),
     );
     expect((await t.ingest({ envelopes }, { "x-api-key": flood })).status).toBe(202);
