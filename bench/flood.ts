@@ -108,7 +108,7 @@ for (;;) {
     honestDecidedAfterSeconds = (clock() - startedAt) / 1000;
   }
   console.error(
-    `run ${runs}: ${JSON.stringify(summary.resolved)} open ${summary.stillPending} backlog ${summary.backlog}`,
+    `run ${runs}: ${JSON.stringify(summary.resolved)} open ${summary.stillPending} backlog ${summary.backlog}, rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`,
   );
   if (summary.stillPending === 0 && !summary.backlog) break;
   if (runs > 1_000) break;
