@@ -72,6 +72,12 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
       : (request) => prepareBatch(request, inProcess),
     spool: spool!,
     buckets: ingestBuckets,
+    unauthenticated: new TokenBuckets(
+      config.INGEST_UNAUTHENTICATED_PER_MINUTE,
+      config.INGEST_UNAUTHENTICATED_PER_MINUTE / 60,
+      ctx.clock,
+    ),
+    principal: inProcess.principal,
     quota: new ProgramQuota(ctx.control, config.ACCOUNT_PROGRAMS_PER_DAY),
     clock: ctx.clock,
     maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
@@ -240,11 +246,11 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
   if (allows("ingest") && spool) {
     app.post(
       "/v1/ingest",
-      async ({ request }) => {
+      async ({ request, server }) => {
         let response: Response;
         let accepted = 0;
         try {
-          ({ response, accepted } = await handleIngest(request, ingestDeps));
+          ({ response, accepted } = await handleIngest(request, ingestDeps, clientIp(request, server)));
         } catch (error) {
           response = errorResponse(error, ctx.logger);
         }

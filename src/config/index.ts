@@ -93,6 +93,10 @@ export const SETTINGS = {
     doc: "Envelopes per second each key may ingest (token bucket refill).",
   },
   INGEST_BURST: { schema: positiveInt.default(200_000), doc: "Token bucket size per key, in envelopes." },
+  INGEST_UNAUTHENTICATED_PER_MINUTE: {
+    schema: positiveInt.default(60),
+    doc: "Ingest requests per minute per client IP without a key that authenticates in `x-api-key` (a key in the body, none, or a bad one); the IP's further such requests get 429 before their body is read. A batch whose body key authenticates gives its request back.",
+  },
   ACCOUNT_PROGRAMS_PER_DAY: {
     schema: z.coerce.number().int().min(0).default(100),
     doc: "Distinct programs each account's envelopes may name per UTC day; a batch naming one more is refused whole (429); `0` = no limit.",
@@ -158,6 +162,10 @@ export const SETTINGS = {
   RESOLVE_THREAD: {
     schema: onOff.default("on"),
     doc: "`on`: the scheduler's resolve runs happen on a thread of their own, with the resolver's memory kept there, so ingest and reads do not share a thread with it; `off`: on the main thread.",
+  },
+  RESOLVE_RPC_CALLS_PER_SECOND: {
+    schema: z.coerce.number().min(0).default(5_000),
+    doc: "JSON-RPC calls per second the resolver may make to SOLANA_RPC_URL on average (each call of a batch counts; bursts up to 10 s of it); beyond it, due sends wait for a later round, shared round-robin across accounts. `0` = no limit. `why`'s look-ups have their own budgets (WHY_CHAIN_PER_MINUTE, WHY_CHAIN_LOOKUPS_PER_MINUTE).",
   },
   RESOLVE_SAMPLE_RATE: {
     schema: z.coerce

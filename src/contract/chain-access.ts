@@ -52,8 +52,13 @@ export function chainAccess(ctx: Context) {
   const inAll = ctx.config.WHY_CHAIN_LOOKUPS_PER_MINUTE;
   const neverIngestedBudget = new TokenBuckets(inAll, inAll / 60, ctx.clock, 1);
   const mayAskChain = (client: string, neverIngested: boolean) => {
-    const own = perClient[surfaceOf(client)].take(client);
-    return own.allowed && neverIngested ? neverIngestedBudget.take("all") : own;
+    const budget = perClient[surfaceOf(client)];
+    const own = budget.take(client);
+    if (!own.allowed || !neverIngested) return own;
+    const inAllDecision = neverIngestedBudget.take("all");
+    // No look-up happens: the client keeps its own budget.
+    if (!inAllDecision.allowed) budget.refund(client);
+    return inAllDecision;
   };
   const recentAnswers = new RecentAnswers(ANSWER_REUSE_MS);
   const cluster = explorerCluster(ctx.config.EXPLORER_CLUSTER, ctx.config.SOLANA_RPC_URL);

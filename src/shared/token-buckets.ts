@@ -55,6 +55,12 @@ export class TokenBuckets {
     };
   }
 
+  /** Gives back tokens a take spent on work that did not happen (never above the capacity). */
+  refund(id: string, cost = 1): void {
+    const bucket = this.buckets.get(id) ?? this.overflow;
+    if (bucket) bucket.tokens = Math.min(this.capacity, bucket.tokens + cost);
+  }
+
   private refilled(bucket: Bucket, now: number): number {
     return Math.min(this.capacity, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.refillPerSecond);
   }

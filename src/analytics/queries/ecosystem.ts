@@ -1,6 +1,6 @@
 // ecosystem: the public overview every visitor sees first (the web app's home page without a key):
-// the ecosystem's outcome rates in the window and the programs txray has public data for, busiest
-// first, each with its own rates. Read from the serving tables' `rates` and `programs` (public scope
+// the ecosystem's outcome rates in the window and the programs txray has public data for and has seen
+// on the chain, busiest first, each with its own rates. Read from the serving tables' `rates` and `programs` (public scope
 // only: no account's data is singled out), memoised per serving version.
 
 import { z } from "zod";
@@ -25,10 +25,16 @@ export type EcosystemParams = { window?: string | null; limit?: string | null };
 
 const params = z.object({ window: windowName, limit: z.string().nullish() });
 
+/**
+ * A program is listed (and counted in the ecosystem's rates) only once txray has seen it on the chain: an attempt of it
+ * landed or failed on chain in any window. Anyone holding a browser's ingest key can name made-up programs in
+ * envelopes; those only ever drop or fail preflight, so they never reach the public list.
+ */
 const PROGRAM_RATES_SQL = `
   SELECT r.program, ${SUM_COUNTS}, max(p.last_seen) AS last_seen
   FROM rates r LEFT JOIN programs p ON p.program = r.program AND p.scope = '*'
   WHERE r.scope = '*' AND r.win = $1
+    AND r.program IN (SELECT program FROM rates WHERE scope = '*' GROUP BY program HAVING sum(landed + failed_onchain) > 0)
   GROUP BY r.program`;
 
 export async function ecosystem(ctx: Context, input: EcosystemParams): Promise<EcosystemResponse> {

@@ -11,6 +11,7 @@
 // millions of envelopes (a server that fell behind) is taken over several runs instead of being
 // held in memory at once while ingest waits.
 
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../../context";
 import { type AwaitingSegment, segmentsAwaitingIntake } from "../../control";
@@ -203,22 +204,58 @@ async function readFlushedParts(
   segments: AwaitingSegment[],
   sig?: string,
 ): Promise<EnvelopeColumns | null> {
-  const globs = new Set<string>();
+  const wanted: { day: string; prefix: string }[] = [];
   for (const s of segments) {
     if (s.flushBatch === null || !PLAIN_NAME.test(s.flushBatch)) return null;
-    for (const day of s.days)
-      globs.add(join(ctx.paths.dataset("envelopes"), "program=*", `day=${day}`, `part-${s.flushBatch}-*.parquet`));
+    for (const day of s.days) wanted.push({ day, prefix: `part-${s.flushBatch}-` });
   }
+  const files = flushedFiles(ctx.paths.dataset("envelopes"), wanted);
+  if (files.length === 0) return null;
   const expected = segments.reduce((sum, s) => sum + s.rows, 0);
   try {
     const bySig = sig === undefined ? "" : ` AND sig = ${sqlString(sig)}`;
-    const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${[...globs].map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}${bySig}`;
-    const columns = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
-    return sig !== undefined || columns.attempt_id.length === expected ? columns : null;
+    // A few hundred files per read: DuckDB holds every file of a read open with its metadata, and a flush
+    // naming 30,000 programs wrote a part in each of 30,000 partitions.
+    let columns: EnvelopeColumns | null = null;
+    for (let i = 0; i < files.length; i += FILES_PER_READ) {
+      const group = files.slice(i, i + FILES_PER_READ);
+      const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${group.map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}${bySig}`;
+      const read = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
+      columns = columns === null ? read : appendColumns(columns, read);
+    }
+    return sig !== undefined || columns!.attempt_id.length === expected ? columns : null;
   } catch (error) {
     if (isPartGone(error)) return null;
     throw error;
   }
+}
+
+/** Files a single read of flushed parts takes at most. */
+const FILES_PER_READ = 256;
+
+/** The parts named `<prefix>…parquet` in each wanted day of every program's partitions. */
+function flushedFiles(root: string, wanted: { day: string; prefix: string }[]): string[] {
+  if (!existsSync(root)) return [];
+  const byDay = new Map<string, string[]>();
+  for (const { day, prefix } of wanted) byDay.set(day, [...(byDay.get(day) ?? []), prefix]);
+  const files: string[] = [];
+  for (const program of readdirSync(root)) {
+    if (!program.startsWith("program=")) continue;
+    for (const [day, prefixes] of byDay) {
+      const dir = join(root, program, `day=${day}`);
+      if (!existsSync(dir)) continue;
+      for (const name of readdirSync(dir))
+        if (name.endsWith(".parquet") && prefixes.some((prefix) => name.startsWith(prefix)))
+          files.push(join(dir, name));
+    }
+  }
+  return files;
+}
+
+function appendColumns(into: EnvelopeColumns, more: EnvelopeColumns): EnvelopeColumns {
+  for (const key of Object.keys(into) as (keyof EnvelopeColumns)[])
+    (into[key] as unknown[]) = (into[key] as unknown[]).concat(more[key] as unknown[]);
+  return into;
 }
 
 /** The segments' rows wherever they are in their days' partitions (compacted or not). */

@@ -171,3 +171,44 @@ export function expiryOf(attempt: OpenAttempt): number {
 /** Whether the cap, not the client's lastValidBlockHeight, decides the attempt's expiry. */
 export const cappedExpiry = (attempt: OpenAttempt): boolean =>
   attempt.expiryCap !== null && attempt.expiryCap !== undefined && attempt.expiryCap < attempt.lastValidBlockHeight;
+
+/**
+ * Due attempts of at most `maxPrograms` distinct programs, the rest `deferred` (still due: the next round takes them).
+ * Every program is a partition a round's recording writes at once (DuckDB holds a Parquet writer per partition), so a
+ * round's programs are bounded whatever envelopes name: 3,000 made-up programs in one recording ran DuckDB out of
+ * memory. Programs are granted round-robin across accounts, each account's in the order its attempts came due, so
+ * an account naming thousands of programs takes one share of a round and every other account's programs go in the
+ * same round.
+ */
+export function withinProgramBudget(
+  due: OpenAttempt[],
+  maxPrograms: number,
+): { taken: OpenAttempt[]; deferred: OpenAttempt[] } {
+  const programsByAccount = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const attempt of due) {
+    if (seen.has(attempt.program)) continue;
+    seen.add(attempt.program);
+    let programs = programsByAccount.get(attempt.accountId);
+    if (!programs) programsByAccount.set(attempt.accountId, (programs = []));
+    programs.push(attempt.program);
+  }
+  if (seen.size <= maxPrograms) return { taken: due, deferred: [] };
+  // A program several accounts name is listed under the first to name it: granted once, it takes all their attempts.
+  const granted = new Set<string>();
+  const queues = [...programsByAccount.values()];
+  for (let turn = 0; granted.size < maxPrograms; turn++) {
+    let any = false;
+    for (const programs of queues) {
+      if (turn >= programs.length) continue;
+      any = true;
+      granted.add(programs[turn]);
+      if (granted.size === maxPrograms) break;
+    }
+    if (!any) break;
+  }
+  const taken: OpenAttempt[] = [];
+  const deferred: OpenAttempt[] = [];
+  for (const attempt of due) (granted.has(attempt.program) ? taken : deferred).push(attempt);
+  return { taken, deferred };
+}

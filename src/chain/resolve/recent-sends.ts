@@ -133,8 +133,12 @@ export async function readResolvedSends(
   payerPrograms?: { payer: string; program: string }[],
 ): Promise<SendRow[]> {
   const dayMs = 86_400_000;
-  const envelopeFiles = partsOfDays(ctx.paths, "envelopes", daysBetween(from - dayMs, to + dayMs));
-  const resolutionFiles = partsOfDays(ctx.paths, "resolutions", daysBetween(from, ctx.clock() + dayMs));
+  // Only the pairs' programs' partitions when pairs are asked for: a day may hold thousands of programs.
+  const programs = payerPrograms ? new Set(payerPrograms.map((p) => p.program)) : null;
+  const ofPrograms = (files: string[]) =>
+    programs === null ? files : files.filter((f) => programs.has(/[/\\]program=([^/\\]+)[/\\]/.exec(f)?.[1] ?? ""));
+  const envelopeFiles = ofPrograms(partsOfDays(ctx.paths, "envelopes", daysBetween(from - dayMs, to + dayMs)));
+  const resolutionFiles = ofPrograms(partsOfDays(ctx.paths, "resolutions", daysBetween(from, ctx.clock() + dayMs)));
   if (envelopeFiles.length === 0 || resolutionFiles.length === 0 || payerPrograms?.length === 0) return [];
   const list = (files: string[]) => `[${files.map(sqlString).join(", ")}]`;
   // Base58 payers and programs hold no '/': the pair as one string.

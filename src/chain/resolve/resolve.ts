@@ -35,6 +35,7 @@ import { yieldToEventLoop } from "../../shared/pause";
 import { checkStop, stoppableSleep } from "../../shared/stop";
 import type { IdlRegistry } from "../idl";
 import { chainHealth, type RpcClient } from "../rpc";
+import { CALLS_PER_ROUND_WITH_SENDS, callBudgetOf, withinCallBudget } from "./call-budget";
 import { blockHeight, type SignatureStatus, signatureStatuses, transactions } from "./chain-reads";
 import {
   classifyDropsFrom,
@@ -51,7 +52,7 @@ import {
 } from "./drops";
 import { intakeNewSegments } from "./intake";
 import { implausibleExpiryDrop } from "./lifetime";
-import { capExpiry, cappedExpiry, expiryOf, type OpenAttempt, openAttempt } from "./open-attempts";
+import { capExpiry, cappedExpiry, expiryOf, type OpenAttempt, openAttempt, withinProgramBudget } from "./open-attempts";
 import {
   dropped,
   isConfirmed,
@@ -71,6 +72,8 @@ export type ResolveOptions = {
   idls: IdlRegistry;
   /** Most due attempts looked up per run. */
   maxAttempts?: number;
+  /** Most distinct programs a round looks up and records (MAX_PROGRAMS_PER_ROUND). */
+  maxPrograms?: number;
   /** JSON-RPC calls per HTTP request (SOLANA_RPC_BATCH_CALLS). */
   batchCalls?: number;
   /** Share of landed successes whose transaction is fetched (RESOLVE_SAMPLE_RATE). */
@@ -130,6 +133,11 @@ export const DEFAULT_SAMPLE_RATE = 1 / 32;
  * beyond it waits for the next run (`backlog`: moments later).
  */
 const MAX_ATTEMPTS_PER_RUN = 200_000;
+/**
+ * Distinct programs a round looks up and records (open-attempts.ts withinProgramBudget): its recording writes a lake
+ * partition per program at once, ~0.3 MB of DuckDB's memory each (3,000 of them exhausted the default 1 GB).
+ */
+export const MAX_PROGRAMS_PER_ROUND = 250;
 const DEFAULT_BATCH_CALLS = 10;
 const RECHECK_DELAY_MS = 2_000;
 const CHECKPOINT_MS = 30_000;
@@ -214,8 +222,24 @@ async function run(
       addStep(steps, "intake", lap());
       checkStop(options.signal);
 
-      const due = state.open.takeDue(now, maxAttempts);
-      const resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
+      const popped = state.open.takeDue(now, maxAttempts);
+      const byPrograms = withinProgramBudget(popped, options.maxPrograms ?? MAX_PROGRAMS_PER_ROUND);
+      const budget = callBudgetOf(ctx, now);
+      const { taken: due, deferred: unaffordable } = budget
+        ? withinCallBudget(byPrograms.taken, budget.available(now))
+        : { taken: byPrograms.taken, deferred: [] };
+      const deferred = byPrograms.deferred;
+      for (const attempt of deferred) state.open.reschedule(attempt, now);
+      // Sends the budget cannot pay for are due again once it can pay for a round's look-up: no run spins meanwhile.
+      const affordableAt = budget ? now + Math.max(1, budget.msUntil(CALLS_PER_ROUND_WITH_SENDS, now)) : now;
+      for (const attempt of unaffordable) state.open.reschedule(attempt, affordableAt);
+      const callsBefore = options.rpc.stats().calls;
+      let resolutions: Resolution[];
+      try {
+        resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
+      } finally {
+        budget?.spend(options.rpc.stats().calls - callsBefore);
+      }
       checkStop(options.signal);
       if (resolutions.length > 0) fault("resolve:after-read");
 
@@ -244,7 +268,7 @@ async function run(
       intake.attempts += taken.attempts;
       intake.chunksReadByDay += taken.chunksReadByDay;
       for (const r of resolutions) resolved[r.outcome]++;
-      backlog = due.length === maxAttempts || taken.more;
+      backlog = popped.length === maxAttempts || taken.more || deferred.length > 0;
       // Another round while envelopes keep arriving, within the run's time: its intake and look-ups
       // overlap this round's recording (DuckDB's staging, the index thread, the syncs).
       const another = (taken.attempts > 0 || backlog) && performance.now() < roundsUntil && !options.signal?.aborted;
