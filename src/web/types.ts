@@ -18,7 +18,7 @@ export type Window = { name?: string; since: number; until: number };
 export type Ecosystem = {
   window: Window;
   rates: Rates;
-  programs: { program: string; attempts: number; lastSeen: number | null; rates: Rates }[];
+  programs: { program: string; name?: string | null; attempts: number; lastSeen: number | null; rates: Rates }[];
 };
 export type ProgramsPage = {
   items: { program: string; attempts: number; lastSeen: number }[];

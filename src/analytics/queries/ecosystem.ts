@@ -4,6 +4,8 @@
 // only: no account's data is singled out), memoised per serving version.
 
 import { z } from "zod";
+import { PROGRAM_NAMES } from "../../chain/decode";
+import { loadIdls } from "../../chain/idl";
 import type { Context } from "../../context";
 import { parseLimit } from "../../shared/pagination";
 import { type Rates, rates } from "../../shared/stats";
@@ -19,7 +21,14 @@ import {
   windowRange,
 } from "./common";
 
-export type EcosystemProgram = { program: string; attempts: number; lastSeen: number | null; rates: Rates };
+export type EcosystemProgram = {
+  program: string;
+  /** A display name: a well-known program's, else the name its registered IDL declares; null when neither. */
+  name: string | null;
+  attempts: number;
+  lastSeen: number | null;
+  rates: Rates;
+};
 export type EcosystemResponse = { window: WindowRange; rates: Rates; programs: EcosystemProgram[] };
 export type EcosystemParams = { window?: string | null; limit?: string | null };
 
@@ -45,11 +54,13 @@ export async function ecosystem(ctx: Context, input: EcosystemParams): Promise<E
     const rows = await tables.all<CountRow & { program: string; last_seen: number | null }>(PROGRAM_RATES_SQL, [
       parsed.window,
     ]);
+    const idls = loadIdls(ctx.paths.root);
     const programs = rows
       .map((row) => {
         const programRates = rates(countsOf(row));
         return {
           program: row.program,
+          name: PROGRAM_NAMES[row.program] ?? idls.get(row.program)?.name ?? null,
           attempts: programRates.attempts,
           lastSeen: row.last_seen === null ? null : Number(row.last_seen),
           rates: programRates,

@@ -526,7 +526,16 @@ export const EcosystemSchema = z
     window: WindowRangeSchema,
     rates: RatesSchema,
     programs: z.array(
-      z.looseObject({ program: z.string(), attempts: count, lastSeen: ms.nullable(), rates: RatesSchema }),
+      z.looseObject({
+        program: z.string(),
+        name: z
+          .string()
+          .nullable()
+          .describe("a well-known program's name, else the name its registered IDL declares; null when neither"),
+        attempts: count,
+        lastSeen: ms.nullable(),
+        rates: RatesSchema,
+      }),
     ),
   })
   .meta({ id: "Ecosystem" });

@@ -68,8 +68,8 @@ export function homePage(
               h(
                 "span",
                 {},
-                link(`/p/${enc(row.program)}?window=${window}`, programName(row.program) ?? short(row.program, 6)),
-                programName(row.program) ? h("small", { class: "mono dim" }, ` ${short(row.program, 4)}`) : null,
+                link(`/p/${enc(row.program)}?window=${window}`, nameOf(row) ?? short(row.program, 6)),
+                nameOf(row) ? h("small", { class: "mono dim" }, ` ${short(row.program, 4)}`) : null,
               ),
               resolvedOr(row.attempts, num(row.attempts)),
               row.rates ? resolvedOr(row.rates.attempts, pct(row.rates.landingRate)) : "–",
@@ -87,6 +87,8 @@ export function homePage(
 
 type ProgramRow = {
   program: string;
+  /** The server's display name (well-known program or its IDL's), when the public list has the program. */
+  name?: string | null;
   attempts: number;
   lastSeen: number | null;
   rates: Ecosystem["programs"][number]["rates"] | null;
@@ -100,8 +102,15 @@ async function loadPrograms(eco: Promise<Ecosystem>, signal: AbortSignal): Promi
   }
   const mine = await api<ProgramsPage>("programs", { limit: 500 }, { scoped: false, signal });
   const byProgram = new Map((publicRows ?? []).map((row) => [row.program, row]));
-  return mine.items.map((item) => ({ ...item, rates: byProgram.get(item.program)?.rates ?? null }));
+  return mine.items.map((item) => ({
+    ...item,
+    name: byProgram.get(item.program)?.name ?? null,
+    rates: byProgram.get(item.program)?.rates ?? null,
+  }));
 }
+
+/** The server's display name, else the app's table of well-known programs. */
+const nameOf = (row: ProgramRow) => row.name ?? programName(row.program);
 
 function landingScoreCard(snapshot: LandingScore): HTMLElement {
   return card(
