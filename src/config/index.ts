@@ -187,7 +187,10 @@ export const SETTINGS = {
     schema: positiveInt.default(600),
     doc: "Chain look-ups `why` may make per minute in all, from every client and surface together, for signatures txray never ingested; beyond it, 429 with Retry-After.",
   },
-  DEPLOYS_INTERVAL_MS: { schema: milliseconds.default(300_000), doc: "Scheduler: detect program deploys." },
+  DEPLOYS_INTERVAL_MS: {
+    schema: milliseconds.default(5_000),
+    doc: "Scheduler: detect program deploys (one `getMultipleAccounts` of the programs' ProgramData headers a run; program accounts and missing IDLs every 5 minutes).",
+  },
   TABLES_INTERVAL_MS: {
     schema: milliseconds.default(30_000),
     doc: "Scheduler: refresh the serving tables from what arrived in the lake (docs/serving.md).",

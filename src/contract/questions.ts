@@ -315,7 +315,7 @@ export const QUESTIONS: Question[] = [
     queryParams: ["window", "scope"],
     summary: "Everything about one issue",
     description:
-      "One failure issue (a fingerprint from top_issues, why or release_diff) on one page: its title, program, instruction, failing program and instruction, error code, name and message, first and last seen and the deploy it first appeared after, counts per window with an hourly (7 days) and daily (30 days) series and the program's deploys, distinct wallets, breakdowns by RPC provider, wallet adapter, instruction and bot segment, the newest example signatures, and a representative recent event with its call stack (the failing frame marked) and program logs. Use it to answer what broke, where, since when, for whom.",
+      "One failure issue (a fingerprint from top_issues, why or release_diff) on one page: its title, program, instruction, failing program and instruction, error code, name and message, first and last seen and the deploy it first appeared after, counts per window with a per-minute (24 hours), hourly (7 days) and daily (30 days) series and the program's deploys, distinct wallets, breakdowns by RPC provider, wallet adapter, instruction and bot segment, the newest example signatures, and a representative recent event with its call stack (the failing frame marked) and program logs. Use it to answer what broke, where, since when, for whom.",
     response: IssueDetailSchema,
     example: {
       fingerprint: "v1:5b0c2e8a91d3f4c7",
@@ -337,6 +337,7 @@ export const QUESTIONS: Question[] = [
       wallets: 97,
       botShare: 0.18,
       series: {
+        minute: { since: 1763611140000, stepMs: 60000, counts: [0, 1, 3] },
         hourly: { since: 1763092800000, stepMs: 3600000, counts: [2, 0, 5] },
         daily: { since: 1761091200000, stepMs: 86400000, counts: [30, 28, 41] },
       },

@@ -87,12 +87,19 @@ export const SCHEDULES: readonly JobSchedule[] = [
     // The resolver's JavaScript needs most of a core at 20,000 envelopes/s: a thread of its own.
     runsIn: { setting: "RESOLVE_THREAD", where: "thread" },
   },
+  // A watch of the ProgramData headers every few seconds: one getMultipleAccounts call a run (src/jobs/deploys.ts).
   { job: deploysJob, every: { setting: "DEPLOYS_INTERVAL_MS" } },
   // The tables job's DuckDB threads yield to everything else on a busy machine: a child process at a
-  // lower priority.
+  // lower priority. Besides its interval, a refresh starts as soon as the resolver decided failures
+  // (a new issue is on the tables, and alerts evaluated, seconds after it) and as soon as a deploy is
+  // recorded (the release periods the regression alert tests move): docs/alerts.md#evaluation-and-freshness.
   {
     job: tablesJob,
     every: { setting: "TABLES_INTERVAL_MS" },
+    after: [
+      { job: resolveJob.name, when: (details) => failuresDecided(details) > 0 },
+      { job: deploysJob.name, when: (details) => Number(details.recorded ?? 0) > 0 },
+    ],
     runsIn: { setting: "TABLES_PROCESS", where: "child-process" },
   },
   // So do compaction's merges (at 10,000 envelopes/s in the server they raise the resolver's lag to
@@ -109,6 +116,12 @@ export const SCHEDULES: readonly JobSchedule[] = [
   // Alerts read the serving tables: evaluated right after each build; the interval sends retries.
   { job: alertsJob, every: { setting: "ALERTS_INTERVAL_MS" }, after: [{ job: tablesJob.name }] },
 ];
+
+/** Attempts a resolve run decided as failed (on chain, dropped, in preflight), from its details. */
+export function failuresDecided(details: Record<string, unknown>): number {
+  const resolved = (details.resolved ?? {}) as Record<string, unknown>;
+  return ["failed_onchain", "dropped", "preflight"].reduce((sum, outcome) => sum + Number(resolved[outcome] ?? 0), 0);
+}
 
 /** Where `entry`'s runs happen under `config`. */
 export function runsIn(entry: JobSchedule, config: Config): RunsIn {

@@ -8,6 +8,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { h } from "./dom";
 import { pct } from "./format";
+import { DEFAULT_MARKER_LAYOUT, layoutMarkerLabels } from "./marker-layout";
 import type { Rates } from "./types";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -253,11 +254,14 @@ export function cuTrendPlot(
 }
 
 export type Marker = { at: number; label: string };
+/** Height of a row of marker labels. */
+const MARKER_ROW_PX = 11;
 
 /**
- * Events over time: one bar per bucket (an hour or a day), the deploys as dashed vertical markers
- * with their slot. SVG, like the forest plots: crisp, small, and read out by screen readers (the
- * label sums the series and names the busiest bucket and every marker).
+ * Events over time: one bar per bucket (a minute, an hour or a day), the deploys as dashed vertical
+ * markers with their slot, labels never overlapping (marker-layout.ts). SVG, like the forest plots:
+ * crisp, small, and read out by screen readers (the label sums the series and names the busiest
+ * bucket and every marker).
  */
 export function seriesPlot(
   title: string,
@@ -269,22 +273,29 @@ export function seriesPlot(
   const height = 170;
   const left = 36;
   const right = 8;
-  const top = 14;
   const bottom = 24;
   const n = series.counts.length;
   const max = Math.max(1, ...series.counts);
   const ceiling = niceCount(max);
   const until = series.since + n * series.stepMs;
   const x = (t: number) => left + ((t - series.since) / (until - series.since)) * (width - left - right);
+  const shown = markers.filter((marker) => marker.at >= series.since && marker.at <= until);
+  // Labels staggered on rows, and merged into a count where they would still overlap.
+  const labels = layoutMarkerLabels(
+    shown.map((marker) => ({ x: x(marker.at), label: marker.label })),
+    { ...DEFAULT_MARKER_LAYOUT, left, right: width - right },
+  );
+  // Room above the bars for every row of labels used.
+  const top = 14 + MARKER_ROW_PX * Math.max(0, ...labels.map((placed) => placed.row));
   const y = (v: number) => height - bottom - (v / ceiling) * (height - top - bottom);
   const barWidth = Math.max(1, (width - left - right) / n - (n > 60 ? 0.5 : 2));
   const busiest = series.counts.indexOf(Math.max(...series.counts));
   const total = series.counts.reduce((a, b) => a + b, 0);
-  const unit = series.stepMs >= 86_400_000 ? "day" : "hour";
+  const unit = series.stepMs >= 86_400_000 ? "day" : series.stepMs >= 3_600_000 ? "hour" : "minute";
   const stamp = (t: number) =>
     new Date(t)
       .toISOString()
-      .slice(0, unit === "day" ? 10 : 13)
+      .slice(0, unit === "day" ? 10 : unit === "hour" ? 13 : 16)
       .replace("T", " ") + (unit === "hour" ? ":00" : "");
   const summary =
     `${total} events, per ${unit}` +
@@ -329,29 +340,28 @@ export function seriesPlot(
           class: "tick",
           "text-anchor": i === 0 ? "start" : i === n - 1 ? "end" : "middle",
         },
-        unit === "day" ? stamp(t).slice(5) : `${stamp(t).slice(5, 13)}h`,
+        unit === "day" ? stamp(t).slice(5) : unit === "hour" ? `${stamp(t).slice(5, 13)}h` : stamp(t).slice(11, 16),
       ),
     );
   }
-  for (const marker of markers) {
-    if (marker.at < series.since || marker.at > until) continue;
+  for (const marker of shown) {
     const mx = x(marker.at);
-    svg.appendChild(s("line", { x1: mx, x2: mx, y1: top - 4, y2: height - bottom, class: "marker" }));
-    const nearRight = mx > width - 90;
+    svg.appendChild(s("line", { x1: mx, x2: mx, y1: 10, y2: height - bottom, class: "marker" }));
+  }
+  for (const placed of labels)
     svg.appendChild(
       s(
         "text",
-        {
-          x: nearRight ? mx - 4 : mx + 4,
-          y: top + 4,
-          class: "marker-label",
-          "text-anchor": nearRight ? "end" : "start",
-        },
-        marker.label,
+        { x: placed.from, y: 18 + placed.row * MARKER_ROW_PX, class: "marker-label", "text-anchor": "start" },
+        placed.label,
       ),
     );
-  }
-  return h("figure", { class: "plot", "data-plot": "ready" }, h("figcaption", {}, title), svg);
+  return h(
+    "figure",
+    { class: "plot", "data-plot": "ready", "data-since": String(series.since), "data-until": String(until) },
+    h("figcaption", {}, title),
+    svg,
+  );
 }
 
 function niceCount(value: number): number {

@@ -243,7 +243,8 @@ export type IssueDetail = {
   counts: { "1d": number; "7d": number; "30d": number };
   wallets: number;
   botShare: number;
-  series: { hourly: Series; daily: Series };
+  /** `minute`: the last 24 hours (absent from servers before it). */
+  series: { minute?: Series; hourly: Series; daily: Series };
   deploys: { slot: number; deployedAt: number }[];
   breakdowns: { providers: Slice[]; walletAdapters: Slice[]; instructions: Slice[]; segments: Slice[] };
   representative: {

@@ -1,6 +1,6 @@
 // GET /v1/issue/{fingerprint} on a generated world, against numbers computed here in TypeScript from
 // the lake's rows (not by re-running the serving SQL): counts per window, first and last seen,
-// wallets, the hourly and daily series, every breakdown (segments from the bot score computed
+// wallets, the per-minute (last day), hourly and daily series, every breakdown (segments from the bot score computed
 // independently), the examples, the deploy it followed; scope=account isolation; bad input.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -8,6 +8,7 @@ import { IssueDetailSchema } from "../../src/analytics/queries";
 import { issueTitle } from "../../src/shared/issue-title";
 import { DAY, END_MS, get, inWindow, makeWorld, type Row, referenceBotScore, segmentOf, type World } from "./support";
 
+const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const WINDOWS = { "1d": DAY, "7d": 7 * DAY, "30d": 30 * DAY } as const;
 let world: World;
@@ -88,6 +89,12 @@ function expected(fingerprint: string, mine: Row[], window: keyof typeof WINDOWS
       ? inSelected.filter((r) => segments.get(r.payer) === "bot").length / inSelected.length
       : 0,
     series: {
+      // Whole minutes from the one that holds the clock − 1 day, as recent activity counts them.
+      minute: {
+        since: Math.floor((END_MS - DAY) / MINUTE) * MINUTE,
+        stepMs: MINUTE,
+        counts: buckets(mine, Math.floor((END_MS - DAY) / MINUTE) * MINUTE, MINUTE),
+      },
       hourly: {
         since: Math.floor((END_MS - 7 * DAY) / HOUR) * HOUR,
         stepMs: HOUR,
@@ -141,6 +148,7 @@ describe("GET /v1/issue/{fingerprint}", () => {
     const picked = [issues[0], issues[Math.floor(issues.length / 2)], issues.at(-1)!];
     const drop = issues.find(([, rows]) => rows[0].outcome === "dropped");
     if (drop) picked.push(drop);
+    let lastDayMinutes = 0;
     for (const [fingerprint, mine] of picked) {
       for (const window of ["1d", "7d", "30d"] as const) {
         const { status, body } = await get(world, `/v1/issue/${fingerprint}?window=${window}`);
@@ -150,8 +158,10 @@ describe("GET /v1/issue/{fingerprint}", () => {
         expectAnswer(body, expected(fingerprint, mine, window));
         expect(body.series.hourly.counts.reduce((a: number, b: number) => a + b, 0)).toBe(body.counts["7d"]);
         expect(body.series.daily.counts.reduce((a: number, b: number) => a + b, 0)).toBe(body.counts["30d"]);
+        lastDayMinutes += body.series.minute.counts.filter((n: number) => n > 0).length;
       }
     }
+    expect(lastDayMinutes).toBeGreaterThan(0); // the minute series were compared with attempts in them
   });
 
   test("agrees with top-issues on the same fingerprint: title, counts, wallets, first and last seen", async () => {

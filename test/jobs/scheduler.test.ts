@@ -182,6 +182,21 @@ test("the registry runs the alerts job after every tables build and on its own i
   expect(entry).toMatchObject({ intervalMs: 7000, after: [{ job: "tables" }] });
 });
 
+test("the registry wakes the tables job after a resolve run that decided failures and after a recorded deploy", async () => {
+  const { schedule } = await import("../../src/jobs/registry");
+  const { loadConfig } = await import("../../src/config");
+  const entry = schedule(loadConfig({})).find((e) => e.job.name === "tables") as {
+    after?: { job: string; when?: (details: Record<string, unknown>) => boolean }[];
+  };
+  const wakes = (job: string, details: Record<string, unknown>) =>
+    (entry.after ?? []).some((after) => after.job === job && (after.when?.(details) ?? true));
+  expect(wakes("resolve", { resolved: { landed: 40, failed_onchain: 1, dropped: 0, preflight: 0 } })).toBe(true);
+  expect(wakes("resolve", { resolved: { landed: 0, failed_onchain: 0, dropped: 0, preflight: 2 } })).toBe(true);
+  expect(wakes("resolve", { resolved: { landed: 40, failed_onchain: 0, dropped: 0, preflight: 0 } })).toBe(false);
+  expect(wakes("deploys", { recorded: 1 })).toBe(true);
+  expect(wakes("deploys", { recorded: 0 })).toBe(false);
+});
+
 test("a run that reports new data wakes the job it feeds, whatever that job's interval", async () => {
   const time = manualTime();
   const ctx = await testContext({}, time);

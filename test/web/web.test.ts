@@ -216,12 +216,18 @@ describe("issue page", () => {
     expect(await page.locator(".err-message").first().textContent()).toBe(
       "This release does not understand the instruction it was sent",
     );
-    // The plot: one bar per busy hour, the redeploy as a marker, all described for screen readers.
+    // The plot: one bar per busy minute from a little before the deploy that introduced the issue, the
+    // deploys of that span as markers, all described for screen readers.
     expect(await page.locator("svg.series rect.bar").count()).toBeGreaterThan(0);
+    const plot = page.locator("section[aria-labelledby=series-title] figure");
+    expect(await plot.locator("figcaption").textContent()).toContain("per minute");
+    const shown = {
+      since: Number(await plot.getAttribute("data-since")),
+      until: Number(await plot.getAttribute("data-until")),
+    };
+    expect(shown.since).toBeLessThanOrEqual(issue.introducedBy.deployedAt);
     expect(await page.locator("svg.series line.marker").count()).toBe(
-      issue.deploys.filter(
-        (d: any) => d.deployedAt >= issue.series.hourly.since + (issue.series.hourly.counts.length - 25) * 3_600_000,
-      ).length,
+      issue.deploys.filter((d: any) => d.deployedAt >= shown.since && d.deployedAt <= shown.until).length,
     );
     expect(await page.locator("svg.series").getAttribute("aria-label")).toContain(`${issue.counts["1d"]} events`);
     expect(await page.locator("section[aria-labelledby=series-title]").textContent()).toContain(

@@ -1,12 +1,13 @@
 // issue/{fingerprint} (docs/api.md#get-v1issuefingerprint): everything about one issue on one page,
 // the way an error tracker's issue page answers "what broke, where, since when, for whom": its
 // identity and title, first/last seen and the deploy it followed, counts per window, a time series
-// (hourly over 7 days, daily over 30) with the program's deploys, distinct wallets, breakdowns by
+// (per minute over the last day, hourly over 7 days, daily over 30) with the program's deploys, distinct wallets, breakdowns by
 // provider, wallet adapter, instruction and payer segment, the newest examples, and a representative
 // event with its program logs and call stack (from the lake). Same scope and window rules as
 // top-issues. It reads what the tables job merges from its units for it (`issue_series`,
 // `issue_breakdowns`, `issue_examples`) and the issue tables top-issues reads (`issue_totals`,
-// `issues`, `issue_lifetimes`), plus `deploys` (sql/issue_detail_*.sql);
+// `issues`, `issue_lifetimes`), the per-minute `recent_issues` of the last day, plus `deploys`
+// (sql/issue_detail_*.sql);
 // test/analytics/issue-detail.test.ts computes the answers apart from the lake's rows.
 
 import { z } from "zod";
@@ -24,6 +25,7 @@ import { answerKey, parseParams, scopeKey, type WindowRange, windowName, windowR
 import { FINGERPRINT_PATTERN, type IssueState, issueStateNow } from "./issue-state";
 import { SEGMENTS } from "./top-issues";
 
+export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 export const MAX_EXAMPLES = 20;
@@ -31,7 +33,7 @@ export const MAX_EXAMPLES = 20;
 export { FINGERPRINT_PATTERN };
 
 export type Slice = { key: string | null; count: number; share: number };
-/** Counts per bucket from `since`, one bucket per `stepMs` (UTC hours or days), oldest first. */
+/** Counts per bucket from `since`, one bucket per `stepMs` (UTC minutes, hours or days), oldest first. */
 export type Series = { since: number; stepMs: number; counts: number[] };
 export type IssueExample = { sig: string; sentAt: number; receivedAt: number; payer: string; rpcLabel: string };
 export type RepresentativeEvent = {
@@ -73,7 +75,8 @@ export type IssueDetailResponse = {
   counts: Record<WindowName, number>;
   wallets: number;
   botShare: number;
-  series: { hourly: Series; daily: Series };
+  /** `minute`: the last 24 hours (1,441 buckets, the current minute's included); `hourly`: 7 days; `daily`: 30 days. */
+  series: { minute: Series; hourly: Series; daily: Series };
   deploys: { slot: number; deployedAt: number }[];
   breakdowns: { providers: Slice[]; walletAdapters: Slice[]; instructions: Slice[]; segments: Slice[] };
   representative: RepresentativeEvent | null;
@@ -136,13 +139,20 @@ async function computeIssueDetail(
   const events = await tables.all<EventRow>(sqlFile("issue_detail_events"), [scope, fingerprint, range.since, until]);
   if (events.length === 0) throw notFound(`issue ${fingerprint}: no attempts of it in this scope`);
   const newest = events[0];
-  const [facts, [lifetime], deployRows] = await Promise.all([
+  const firstMinute = Math.floor(since("1d") / MINUTE_MS);
+  const [facts, [lifetime], deployRows, minuteRows] = await Promise.all([
     tables.all<FactRow>(sqlFile("issue_detail_facts"), [scope, fingerprint, window]),
     tables.all<{ first_seen: number | null; last_seen: number | null }>(sqlFile("issue_detail_lifetime"), [
       scope,
       fingerprint,
     ]),
     tables.all<{ slot: number; effective_at: number }>(sqlFile("issue_detail_deploys"), [newest.program]),
+    tables.all<{ minute: number; count: number }>(sqlFile("issue_detail_minutes"), [
+      scope,
+      fingerprint,
+      newest.program,
+      firstMinute,
+    ]),
   ]);
   const retained = events.map((e) => e.received_at);
   const firstSeen = lifetime?.first_seen ?? Math.min(...retained);
@@ -183,6 +193,19 @@ async function computeIssueDetail(
     wallets: selected?.wallets ?? 0,
     botShare: ratio(selected?.bots ?? 0, selected?.count ?? 0),
     series: {
+      minute: series(
+        minuteRows.map((row) => ({
+          kind: "minute",
+          key: String(row.minute),
+          count: Number(row.count),
+          wallets: null,
+          bots: null,
+        })),
+        "minute",
+        firstMinute * MINUTE_MS,
+        until,
+        MINUTE_MS,
+      ),
       hourly: series(facts, "hour", since("7d"), until, HOUR_MS),
       daily: series(facts, "day", since("30d"), until, DAY_MS),
     },
@@ -218,7 +241,10 @@ async function computeIssueDetail(
 function series(facts: FactRow[], kind: string, since: number, until: number, stepMs: number): Series {
   const first = Math.floor(since / stepMs);
   const counts = new Array<number>(Math.floor(until / stepMs) - first + 1).fill(0);
-  for (const f of facts) if (f.kind === kind) counts[Number(f.key) - first] += f.count;
+  for (const f of facts) {
+    const i = Number(f.key) - first;
+    if (f.kind === kind && i >= 0 && i < counts.length) counts[i] += f.count;
+  }
   return { since: first * stepMs, stepMs, counts };
 }
 

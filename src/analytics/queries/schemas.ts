@@ -590,7 +590,7 @@ export const IssueDetailSchema = z
     counts: z.looseObject({ "1d": count, "7d": count, "30d": count }),
     wallets: count.describe("distinct payers in the window"),
     botShare: share,
-    series: z.looseObject({ hourly: seriesSchema, daily: seriesSchema }),
+    series: z.looseObject({ minute: seriesSchema, hourly: seriesSchema, daily: seriesSchema }),
     deploys: z
       .array(z.looseObject({ slot: count, deployedAt: ms }))
       .describe("the program's deploys in the last 30 days"),

@@ -1,7 +1,7 @@
 // Public surface of deploy detection (src/jobs/deploys.ts, tests).
 
 export { type DeployRecord, latestRecordedSlot, recordDeploy } from "./deploy-records";
-export { type DetectDeps, type DetectResult, detectDeploys } from "./detect";
+export { type DetectDeps, type DetectOptions, type DetectResult, detectDeploys } from "./detect";
 export {
   decodeProgramData,
   PROGRAM_DATA_HEADER_BYTES,

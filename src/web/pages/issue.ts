@@ -9,7 +9,7 @@ import { ApiError, api, enc, settings } from "../api";
 import { seriesPlot, shareBars } from "../charts";
 import { failure, h, link, replace, section } from "../dom";
 import { ago, num, pct, programName, short, when } from "../format";
-import type { IssueDetail } from "../types";
+import type { IssueDetail, Series } from "../types";
 import { badge, card, outcomeBadge, table, tile, windowOf, windowSwitch } from "./common";
 import { callStackView, logsView } from "./evidence";
 import { type IssueStateView, stateBadge } from "./issues";
@@ -186,8 +186,7 @@ function render(issue: IssueDetail, window: string) {
       ],
     ]);
   if (issue.errCode !== null) facts.push(["Error code", [`${issue.errCode} (0x${issue.errCode.toString(16)})`]]);
-  const hourly = window === "30d" ? null : window === "1d" ? lastBuckets(issue.series.hourly, 25) : issue.series.hourly;
-  const series = hourly ?? issue.series.daily;
+  const events = eventsSeries(issue, window);
   return [
     h(
       "div",
@@ -234,8 +233,8 @@ function render(issue: IssueDetail, window: string) {
       "Events over time",
       "series-title",
       seriesPlot(
-        `Events per ${hourly ? "hour" : "day"}${issue.deploys.length ? ", deploys marked" : ""}`,
-        series,
+        `Events per ${events.unit}${issue.deploys.length ? ", deploys marked" : ""}`,
+        events.series,
         issue.deploys.map((d) => ({ at: d.deployedAt, label: `deploy ${num(d.slot)}` })),
       ),
     ),
@@ -300,8 +299,28 @@ function render(issue: IssueDetail, window: string) {
   ];
 }
 
+/** Fewest minutes the 1d chart shows: a six-minute-old issue is six bars, not a sliver of a day. */
+const MIN_CHART_MINUTES = 30;
+
+/**
+ * The events chart's buckets: per day for 30d, per hour for 7d; for 1d per minute, from a little
+ * before the issue was first seen (or the deploy that introduced it) to now, at least
+ * MIN_CHART_MINUTES and at most the day (per hour, the last 25, from a server without minutes).
+ */
+function eventsSeries(issue: IssueDetail, window: string): { series: Series; unit: "minute" | "hour" | "day" } {
+  if (window === "30d") return { series: issue.series.daily, unit: "day" };
+  if (window === "7d") return { series: issue.series.hourly, unit: "hour" };
+  const minute = issue.series.minute;
+  if (!minute) return { series: lastBuckets(issue.series.hourly, 25), unit: "hour" };
+  const end = minute.since + minute.counts.length * minute.stepMs;
+  const start = Math.min(issue.firstSeen, issue.introducedBy?.deployedAt ?? issue.firstSeen);
+  const minutes = Math.ceil((end - start) / minute.stepMs);
+  const shown = Math.min(minute.counts.length, Math.max(MIN_CHART_MINUTES, Math.ceil(minutes * 1.2) + 1));
+  return { series: lastBuckets(minute, shown), unit: "minute" };
+}
+
 /** The newest `n` buckets of a series. */
-function lastBuckets(series: IssueDetail["series"]["hourly"], n: number) {
+function lastBuckets(series: Series, n: number): Series {
   const skip = Math.max(0, series.counts.length - n);
   return { since: series.since + skip * series.stepMs, stepMs: series.stepMs, counts: series.counts.slice(skip) };
 }

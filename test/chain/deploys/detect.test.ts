@@ -14,7 +14,7 @@ import {
 } from "../../../src/chain/deploys";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { addProgramCounts } from "../../../src/control";
-import { deploysJob } from "../../../src/jobs/deploys";
+import { deploysJob, FULL_LOOK_MS } from "../../../src/jobs/deploys";
 import { runJob } from "../../../src/jobs/run";
 import { decodeBase58, encodeBase58 } from "../../../src/shared/base58";
 import { testContext } from "../../helpers/context";
@@ -56,6 +56,8 @@ describe("against a fake RPC", () => {
   const programData = address();
   const authority = address();
   const state = { slot: 1_000, blockTimes: new Map<number, number | null>([[1_000, 1_700_000_000]]) };
+  /** Every call the fake answered: its method and, for getMultipleAccounts, the keys and the data slice asked for. */
+  const calls: { method: string; keys?: string[]; dataSlice?: unknown }[] = [];
   let server: ReturnType<typeof Bun.serve>;
   beforeAll(() => {
     server = Bun.serve({
@@ -64,6 +66,11 @@ describe("against a fake RPC", () => {
       async fetch(request) {
         const body = (await request.json()) as { id: number; method: string; params: any[] };
         const reply = (result: unknown) => Response.json({ jsonrpc: "2.0", id: body.id, result });
+        calls.push(
+          body.method === "getMultipleAccounts"
+            ? { method: body.method, keys: body.params[0], dataSlice: body.params[1]?.dataSlice }
+            : { method: body.method },
+        );
         if (body.method === "getMultipleAccounts") {
           const value = (body.params[0] as string[]).map((key) => {
             if (key === program)
@@ -134,6 +141,40 @@ describe("against a fake RPC", () => {
         ["detected_at", "BIGINT"],
         ["authority", "VARCHAR"],
       ]);
+    } finally {
+      ctx.dispose();
+    }
+  });
+  test("between full looks the deploys job watches only the ProgramData headers: one call a run", async () => {
+    let now = 1_764_000_000_000;
+    const ctx = await testContext({ SOLANA_RPC_URL: `http://127.0.0.1:${server.port}` });
+    (ctx as { clock: () => number }).clock = () => now;
+    try {
+      addProgramCounts(ctx.control, [
+        { accountId: "acc_test", program, attempts: 1, lastSeen: 1 },
+        { accountId: "acc_test", program: immutable, attempts: 1, lastSeen: 1 },
+      ]);
+      state.slot = 3_000;
+      state.blockTimes.set(3_000, 1_763_900_000);
+      state.blockTimes.set(4_000, 1_763_999_000);
+      const first = await runJob(ctx, deploysJob);
+      expect(first.details).toMatchObject({ fullLook: true, recorded: 1, skipped: 1 });
+      calls.length = 0;
+      now += 5_000;
+      state.slot = 4_000; // a redeploy
+      const watch = await runJob(ctx, deploysJob);
+      expect(watch.details).toMatchObject({ fullLook: false, recorded: 1, skipped: 1 });
+      expect(latestRecordedSlot(ctx.paths, program)).toBe(4_000);
+      expect(calls).toEqual([
+        { method: "getMultipleAccounts", keys: [programData], dataSlice: { offset: 0, length: 45 } },
+        { method: "getBlockTime" },
+        { method: "getAccountInfo" }, // the redeployed program's IDL
+      ]);
+      calls.length = 0;
+      now += FULL_LOOK_MS;
+      const full = await runJob(ctx, deploysJob);
+      expect(full.details).toMatchObject({ fullLook: true, recorded: 0 });
+      expect(calls[0]).toEqual({ method: "getMultipleAccounts", keys: [program, immutable], dataSlice: undefined });
     } finally {
       ctx.dispose();
     }
