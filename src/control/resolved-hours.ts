@@ -12,7 +12,9 @@ export type IssueHour = { fingerprint: string; hour: number; attempts: number; f
 
 /**
  * The commit of a resolve run's batch: the hourly counts grow, the segments the run took in are
- * marked taken at its time, and the batch is marked committed, all or nothing.
+ * marked taken at its time, and the batch is marked committed, all or nothing. Returns how many of
+ * the batch's issues had no attempt counted before (new issues: the scheduler refreshes the tables at
+ * once for them, so the new-issue alert follows within seconds).
  */
 export function commitResolutionBatch(
   db: ControlDb,
@@ -20,7 +22,7 @@ export function commitResolutionBatch(
   providers: ProviderHour[],
   issues: IssueHour[],
   taken: { segments: string[]; at: number } = { segments: [], at: 0 },
-): void {
+): number {
   const providerHour = db.query(
     `INSERT INTO provider_hours (rpc_hash, hour, sends, dropped) VALUES (?, ?, ?, ?)
      ON CONFLICT (rpc_hash, hour) DO UPDATE SET sends = provider_hours.sends + excluded.sends, dropped = provider_hours.dropped + excluded.dropped`,
@@ -29,12 +31,16 @@ export function commitResolutionBatch(
     `INSERT INTO issue_hours (fingerprint, hour, attempts, first_seen) VALUES (?, ?, ?, ?)
      ON CONFLICT (fingerprint, hour) DO UPDATE SET attempts = issue_hours.attempts + excluded.attempts, first_seen = CASE WHEN excluded.first_seen < issue_hours.first_seen THEN excluded.first_seen ELSE issue_hours.first_seen END`,
   );
+  const known = db.query<{ one: number }, [string]>("SELECT 1 AS one FROM issue_hours WHERE fingerprint = ? LIMIT 1");
+  let newIssues = 0;
   db.transaction(() => {
+    for (const fingerprint of new Set(issues.map((h) => h.fingerprint))) if (!known.get(fingerprint)) newIssues++;
     for (const h of providers) providerHour.run(h.rpcHash, h.hour, h.sends, h.dropped);
     for (const h of issues) issueHour.run(h.fingerprint, h.hour, h.attempts, h.firstSeen);
     markSegmentsTaken(db, taken.segments, taken.at);
     db.query("UPDATE resolution_batches SET committed = 1 WHERE batch = ?").run(batch);
   }).immediate();
+  return newIssues;
 }
 
 /** A provider's resolved sends and drops in the hours from `fromHour` (hours since the epoch). */

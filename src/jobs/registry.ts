@@ -90,14 +90,16 @@ export const SCHEDULES: readonly JobSchedule[] = [
   // A watch of the ProgramData headers every few seconds: one getMultipleAccounts call a run (src/jobs/deploys.ts).
   { job: deploysJob, every: { setting: "DEPLOYS_INTERVAL_MS" } },
   // The tables job's DuckDB threads yield to everything else on a busy machine: a child process at a
-  // lower priority. Besides its interval, a refresh starts as soon as the resolver decided failures
-  // (a new issue is on the tables, and alerts evaluated, seconds after it) and as soon as a deploy is
-  // recorded (the release periods the regression alert tests move): docs/alerts.md#evaluation-and-freshness.
+  // lower priority. Besides its interval, a refresh starts as soon as the resolver counted a failure of
+  // an issue it never saw before (the new issue is on the tables, and alerts evaluated, seconds after
+  // it) and as soon as a deploy is recorded (the release periods the regression alert tests move):
+  // docs/alerts.md#evaluation-and-freshness. Failures of known issues wait for the interval, so a
+  // program that fails all the time does not keep the tables job refreshing back to back.
   {
     job: tablesJob,
     every: { setting: "TABLES_INTERVAL_MS" },
     after: [
-      { job: resolveJob.name, when: (details) => failuresDecided(details) > 0 },
+      { job: resolveJob.name, when: (details) => Number(details.newIssues ?? 0) > 0 },
       { job: deploysJob.name, when: (details) => Number(details.recorded ?? 0) > 0 },
     ],
     runsIn: { setting: "TABLES_PROCESS", where: "child-process" },
@@ -116,12 +118,6 @@ export const SCHEDULES: readonly JobSchedule[] = [
   // Alerts read the serving tables: evaluated right after each build; the interval sends retries.
   { job: alertsJob, every: { setting: "ALERTS_INTERVAL_MS" }, after: [{ job: tablesJob.name }] },
 ];
-
-/** Attempts a resolve run decided as failed (on chain, dropped, in preflight), from its details. */
-export function failuresDecided(details: Record<string, unknown>): number {
-  const resolved = (details.resolved ?? {}) as Record<string, unknown>;
-  return ["failed_onchain", "dropped", "preflight"].reduce((sum, outcome) => sum + Number(resolved[outcome] ?? 0), 0);
-}
 
 /** Where `entry`'s runs happen under `config`. */
 export function runsIn(entry: JobSchedule, config: Config): RunsIn {

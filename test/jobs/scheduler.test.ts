@@ -182,7 +182,7 @@ test("the registry runs the alerts job after every tables build and on its own i
   expect(entry).toMatchObject({ intervalMs: 7000, after: [{ job: "tables" }] });
 });
 
-test("the registry wakes the tables job after a resolve run that decided failures and after a recorded deploy", async () => {
+test("the registry wakes the tables job after a resolve run that saw a new issue and after a recorded deploy", async () => {
   const { schedule } = await import("../../src/jobs/registry");
   const { loadConfig } = await import("../../src/config");
   const entry = schedule(loadConfig({})).find((e) => e.job.name === "tables") as {
@@ -190,8 +190,11 @@ test("the registry wakes the tables job after a resolve run that decided failure
   };
   const wakes = (job: string, details: Record<string, unknown>) =>
     (entry.after ?? []).some((after) => after.job === job && (after.when?.(details) ?? true));
-  expect(wakes("resolve", { resolved: { landed: 40, failed_onchain: 1, dropped: 0, preflight: 0 } })).toBe(true);
-  expect(wakes("resolve", { resolved: { landed: 0, failed_onchain: 0, dropped: 0, preflight: 2 } })).toBe(true);
+  const failures = { landed: 40, failed_onchain: 1, dropped: 3, preflight: 2 };
+  expect(wakes("resolve", { resolved: failures, newIssues: 1 })).toBe(true);
+  // Failures of issues already known wait for the interval: a program failing all the time does not
+  // keep the tables job refreshing back to back.
+  expect(wakes("resolve", { resolved: failures, newIssues: 0 })).toBe(false);
   expect(wakes("resolve", { resolved: { landed: 40, failed_onchain: 0, dropped: 0, preflight: 0 } })).toBe(false);
   expect(wakes("deploys", { recorded: 1 })).toBe(true);
   expect(wakes("deploys", { recorded: 0 })).toBe(false);

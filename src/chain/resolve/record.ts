@@ -113,7 +113,7 @@ export async function recordRun(
   ctx: Context,
   { resolutions, open, segments }: RunRecord,
   now: number,
-  options: { beforeCommit?: () => void; recordingMs?: Record<string, number> } = {},
+  options: { beforeCommit?: () => void; recordingMs?: Record<string, number>; newIssues?: { count: number } } = {},
 ): Promise<void> {
   let mark = performance.now();
   const phase = (name: string) => {
@@ -189,7 +189,10 @@ export async function recordRun(
       "resolutions",
       batch,
       parts,
-      () => commitResolutionBatch(ctx.control, batch, providers, issues, { segments, at: now }),
+      () => {
+        const fresh = commitResolutionBatch(ctx.control, batch, providers, issues, { segments, at: now });
+        if (options.newIssues) options.newIssues.count += fresh;
+      },
       () => {
         fault("resolve:after-rename");
         options.beforeCommit?.();

@@ -123,6 +123,8 @@ export type ResolveSummary = {
   recordingMs: Record<string, number>;
   /** Rounds the run made (roundsForMs). */
   rounds: number;
+  /** Issues (fingerprints) the run counted attempts of for the first time: the tables job refreshes at once for them. */
+  newIssues: number;
 };
 
 export const DEFAULT_SAMPLE_RATE = 1 / 32;
@@ -199,6 +201,7 @@ async function run(
   let recording: Promise<void> | null = null;
   /** Where the recordings' time went (record.ts), beside the steps: they overlap the next round's. */
   const recordingMs: Record<string, number> = {};
+  const newIssues = { count: 0 };
   let recordingSegments = new Set<string>();
   const recorded = async () => {
     const pending = recording;
@@ -255,6 +258,7 @@ async function run(
       const recordingNow = recordRun(ctx, { resolutions, open: unindexed, segments: taken.names }, now, {
         beforeCommit: options.beforeCommit,
         recordingMs,
+        newIssues,
       });
       recordingNow.catch(() => {}); // awaited by the next round or at the end; a failure meanwhile is not unhandled
       recording = recordingNow;
@@ -302,6 +306,7 @@ async function run(
         stepsMs: steps,
         recordingMs,
         rounds,
+        newIssues: newIssues.count,
       };
     }
   } catch (error) {
@@ -327,16 +332,19 @@ export async function resolveSettled(
   const resolved: Record<string, number> = { landed: 0, failed_onchain: 0, dropped: 0, preflight: 0 };
   const intake = { segments: 0, attempts: 0, chunksReadByDay: 0 };
   let discardedBatches = 0;
+  let newIssues = 0;
   let runs = 0;
   for (;;) {
     const last = await resolvePending(ctx, options);
     runs++;
     discardedBatches += last.discardedBatches;
+    newIssues += last.newIssues;
     for (const [outcome, n] of Object.entries(last.resolved)) resolved[outcome] = (resolved[outcome] ?? 0) + n;
     for (const key of ["segments", "attempts", "chunksReadByDay"] as const) intake[key] += last.intake[key];
     const settled =
       !last.backlog && (last.stillPending === 0 || last.nextRunInMs === null || last.nextRunInMs > settleMs);
-    if (settled || Date.now() - started > maxMs) return { ...last, intake, resolved, discardedBatches, runs };
+    if (settled || Date.now() - started > maxMs)
+      return { ...last, intake, resolved, discardedBatches, newIssues, runs };
     if (!last.backlog) await stoppableSleep(Math.max(1, last.nextRunInMs ?? 0), options.signal);
   }
 }
