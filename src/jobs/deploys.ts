@@ -26,7 +26,7 @@ export const deploysJob: Job = {
       ctx.paths.root,
       rpc,
       programs,
-      new Set(result.recorded.map((deploy) => deploy.program)),
+      new Map(result.recorded.map((deploy) => [deploy.program, deploy.slot])),
     );
     return {
       programs: result.programs,

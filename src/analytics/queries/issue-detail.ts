@@ -266,7 +266,8 @@ function representativeEvent(event: EventRow, evidence: AttemptEvidence | null):
  * what the representative event's logs say (an Anchor error line, a native `Error:` log, the
  * runtime's `failed:` text).
  */
-function errorMessage(idls: IdlRegistry, event: EventRow, evidence: AttemptEvidence | null): string | null {
+function errorMessage(registry: IdlRegistry, event: EventRow, evidence: AttemptEvidence | null): string | null {
+  const idls = registry.atSlot(evidence?.slot); // the IDL in force when the representative event failed
   if (event.err_code !== null && event.failing_program !== null) {
     const known = customErrorMessage(event.failing_program, event.err_code, idls);
     if (known) return known;
