@@ -1,8 +1,8 @@
 // Job: detect program deploys (ProgramData slot changes) of every tracked program over
 // SOLANA_RPC_URL and record them in the lake (src/chain/deploys); fetch the on-chain Anchor IDL of
-// programs that have none yet or were just redeployed.
+// programs that have none yet or were just redeployed, and each deploy's verified-build source.
 
-import { detectDeploys } from "../chain/deploys";
+import { deploysToSource, detectDeploys, refreshDeploySources } from "../chain/deploys";
 import { refreshOnchainIdls } from "../chain/idl";
 import { chainHealth, createRpcClient } from "../chain/rpc";
 import { trackedPrograms } from "../control";
@@ -28,6 +28,12 @@ export const deploysJob: Job = {
       programs,
       new Map(result.recorded.map((deploy) => [deploy.program, deploy.slot])),
     );
+    const sources = await refreshDeploySources(
+      ctx.paths.root,
+      rpc,
+      deploysToSource(ctx.paths, programs, result.recorded),
+      ctx.clock(),
+    );
     return {
       programs: result.programs,
       upgradeable: result.upgradeable,
@@ -35,6 +41,7 @@ export const deploysJob: Job = {
       baselines: result.baselines.length,
       skipped: result.skipped.length,
       idlsFetched: idls.fetched.length,
+      sourcesFound: sources.found,
       rpc: rpc.stats(),
     };
   },

@@ -155,6 +155,12 @@ export const BaselineSchema = z
   .meta({ id: "Baseline" });
 
 const periodSchema = z.looseObject({ since: ms, until: ms });
+const deploySource = z
+  .looseObject({ repository: z.string(), commit: z.string() })
+  .nullable()
+  .describe(
+    "the repository and commit named by the deploy's verified-build record (OtterSec verify program); null without one",
+  );
 const rateChange = z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() });
 export const ReleaseDiffSchema = z
   .looseObject({
@@ -166,8 +172,16 @@ export const ReleaseDiffSchema = z
       detectedAt: ms.nullable(),
       effectiveAt: ms,
       authority: z.string().nullable(),
+      source: deploySource.optional(),
     }),
-    previousDeploy: z.looseObject({ slot: count, deployedAt: ms }).nullable(),
+    previousDeploy: z.looseObject({ slot: count, deployedAt: ms, source: deploySource.optional() }).nullable(),
+    compareUrl: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "the commits between the previous deploy's source and this one's (GitHub compare view), when both are known",
+      ),
     periods: z.looseObject({ pre: periodSchema, post: periodSchema }),
     pre: RatesSchema,
     post: RatesSchema,
