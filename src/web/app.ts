@@ -1,6 +1,7 @@
 // The txray web app: a client of the /v1 HTTP API (it imports nothing from the server). Client-side
 // routing over stable URLs the server answers with this app: /, /p/{program}, /tx/{sig},
-// /w/{program}/{wallet}, /i/{fingerprint}, /issues/{program}, /alerts. The search box takes a signature, a program or a wallet.
+// /w/{program}/{wallet}, /i/{fingerprint}, /issues/{program}, /alerts. The search box takes a
+// signature, a program or a wallet.
 
 import { ApiError, api, enc, settings } from "./api";
 import { empty, failure, h, link, loading, replace } from "./dom";
