@@ -493,7 +493,13 @@ export const IssueDetailSchema = z
     firstSeen: ms,
     lastSeen: ms,
     introducedBy: z
-      .looseObject({ slot: count, deployedAt: ms })
+      .looseObject({
+        slot: count,
+        deployedAt: ms,
+        previousSlot: count.nullable().optional().describe("the deploy before it"),
+        source: deploySource.optional(),
+        compareUrl: z.string().nullable().optional().describe("the commits between the previous deploy and this one"),
+      })
       .nullable()
       .describe("the program's last deploy before firstSeen"),
     counts: z.looseObject({ "1d": count, "7d": count, "30d": count }),
@@ -501,7 +507,7 @@ export const IssueDetailSchema = z
     botShare: share,
     series: z.looseObject({ hourly: seriesSchema, daily: seriesSchema }),
     deploys: z
-      .array(z.looseObject({ slot: count, deployedAt: ms }))
+      .array(z.looseObject({ slot: count, deployedAt: ms, source: deploySource.optional() }))
       .describe("the program's deploys in the last 30 days"),
     breakdowns: z.looseObject({
       providers: z.array(sliceSchema),
