@@ -126,6 +126,7 @@ export class IdlRegistry {
     return (this.byProgram.get(programId) ?? []).map(({ fromSlot, idl }) => ({ fromSlot, idl }));
   }
 
+  /** Whether `programId` has any IDL, whatever the slot of this view. */
   has(programId: string): boolean {
     return this.byProgram.has(programId);
   }
