@@ -18,6 +18,7 @@ export const PAGE_PATHS = [
   "/w/:program/:wallet",
   "/i/:fingerprint",
   "/issues/:program",
+  "/alerts",
 ] as const;
 export const ASSET_PREFIX = "/assets/";
 export const LANDING_SCORE_PREFIX = "/landing-score/";

@@ -41,8 +41,9 @@ const USAGE = `usage: txray <command>
   jobs run tables --full  rebuild every serving unit instead of reusing the previous build's
   jobs run landing-score [--date YYYY-MM-DD]
                           publish the Landing Score for a date (default: the last complete UTC day)
-  idl add <program> <file>
+  idl add <program> <file> [--from-slot <slot>]
                           register an Anchor (legacy or >= 0.30) or Shank IDL for decoding a program
+                          (from <slot> on; without it, it replaces the IDL in force now)
   idl fetch <program>     fetch the program's on-chain Anchor IDL over SOLANA_RPC_URL and register it
   backup <dir>            copy a running instance consistently into <dir> (absent or empty), with the
                           SHA-256 of every file in <dir>/backup.json, written last; prints that manifest
@@ -257,11 +258,11 @@ async function jobsRun(args: string[], config: ReturnType<typeof loadConfig>, io
 }
 
 async function idlAdd(args: string[], dataDir: string, io: Io): Promise<number> {
-  const { positionals } = parse(args, {});
+  const { positionals, values } = parse(args, { "from-slot": { type: "string" } });
   const [program, file] = positionals;
-  if (!program || !file) throw new UsageError("idl add needs <program> <file>");
-  const { saveIdlFile } = await import("./idl");
-  const summary = saveIdlFile(dataDir, program, file);
+  if (!program || !file) throw new UsageError("idl add needs <program> <file> [--from-slot <slot>]");
+  const { parseFromSlot, saveIdlFile } = await import("./idl");
+  const summary = saveIdlFile(dataDir, program, file, parseFromSlot(values["from-slot"] as string | undefined));
   io.stdout(`${summary}\n`);
   return 0;
 }

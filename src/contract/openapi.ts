@@ -435,6 +435,7 @@ function operations(options: { slack: boolean }): Operation[] {
     ["/w/{program}/{wallet}", "One wallet's attempts at a program"],
     ["/i/{fingerprint}", "One issue: events over time, who hits it, a recent event's call stack and logs, examples"],
     ["/issues/{program}", "A program's issues for triage, with their states (needs a key)"],
+    ["/alerts", "The account's alert rules: list, add, send a test, remove (needs a key; an admin key to change)"],
   ];
   for (const [path, summary] of pages)
     ops.push({

@@ -1,12 +1,13 @@
 // Job: detect program deploys (ProgramData slot changes) of every tracked program over
 // SOLANA_RPC_URL and record them in the lake (src/chain/deploys); fetch the on-chain Anchor IDL of
-// programs that have none yet or were just redeployed. It runs every few seconds (DEPLOYS_INTERVAL_MS)
-// as a watch: one getMultipleAccounts of the ProgramData headers (45 bytes each, 100 programs a call),
-// so a deploy is recorded within seconds and the tables job, woken by it, dates the release for the
-// regression alert. Every FULL_LOOK_MS it also reads the program accounts again and asks for the IDLs
-// of programs that have none: those cost a call per program and change rarely.
+// programs that have none yet or were just redeployed, and each deploy's verified-build source. It
+// runs every few seconds (DEPLOYS_INTERVAL_MS) as a watch: one getMultipleAccounts of the ProgramData
+// headers (45 bytes each, 100 programs a call), so a deploy is recorded within seconds and the tables
+// job, woken by it, dates the release for the regression alert. Every FULL_LOOK_MS it also reads the
+// program accounts again, asks for the IDLs of programs that have none and for the verified-build
+// records not found yet: those cost a call per program and change rarely.
 
-import { detectDeploys } from "../chain/deploys";
+import { deploysToSource, detectDeploys, refreshDeploySources } from "../chain/deploys";
 import { refreshOnchainIdls } from "../chain/idl";
 import { chainHealth, createRpcClient } from "../chain/rpc";
 import type { OwnedPart } from "../context";
@@ -40,8 +41,17 @@ export const deploysJob: Job = {
       ctx.paths.root,
       rpc,
       full ? programs : programs.filter((program) => redeployed.has(program)),
-      redeployed,
+      new Map(result.recorded.map((deploy) => [deploy.program, deploy.slot])),
     );
+    const sources =
+      full || result.recorded.length > 0
+        ? await refreshDeploySources(
+            ctx.paths.root,
+            rpc,
+            deploysToSource(ctx.paths, programs, result.recorded),
+            ctx.clock(),
+          )
+        : { found: 0 };
     if (full) lastFull.at = now;
     return {
       programs: result.programs,
@@ -51,6 +61,7 @@ export const deploysJob: Job = {
       skipped: result.skipped.length,
       idlsFetched: idls.fetched.length,
       fullLook: full,
+      sourcesFound: sources.found,
       rpc: rpc.stats(),
     };
   },

@@ -1,11 +1,13 @@
 // The txray web app: a client of the /v1 HTTP API (it imports nothing from the server). Client-side
 // routing over stable URLs the server answers with this app: /, /p/{program}, /tx/{sig},
-// /w/{program}/{wallet}, /i/{fingerprint}. The search box takes a signature, a program or a wallet.
+// /w/{program}/{wallet}, /i/{fingerprint}, /issues/{program}, /alerts. The search box takes a
+// signature, a program or a wallet.
 
 import { ApiError, api, enc, settings } from "./api";
 import { empty, failure, h, link, loading, replace } from "./dom";
 import { classify, programName, short } from "./format";
 import { watchFreshness } from "./freshness";
+import { alertsPage } from "./pages/alerts";
 import { homePage } from "./pages/home";
 import { issuePage } from "./pages/issue";
 import { issuesPage } from "./pages/issues";
@@ -24,6 +26,7 @@ const ROUTES: [RegExp, Page, string[], string][] = [
   [/^\/w\/([^/]+)\/([^/]+)\/?$/, walletPage, ["program", "wallet"], "Wallet"],
   [/^\/i\/([^/]+)\/?$/, issuePage, ["fingerprint"], "Issue"],
   [/^\/issues\/([^/]+)\/?$/, issuesPage, ["program"], "Issues"],
+  [/^\/alerts\/?$/, alertsPage, [], "Alert rules"],
 ];
 
 const main = document.getElementById("main")!;

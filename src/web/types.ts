@@ -85,11 +85,13 @@ export type Deploy = {
   detectedAt?: number;
   effectiveAt?: number;
   authority?: string | null;
+  source?: { repository: string; commit: string } | null;
 };
 export type ReleaseDiff = {
   program: string;
   deploy: Deploy;
   previousDeploy: Deploy | null;
+  compareUrl?: string | null;
   pre: Rates;
   post: Rates;
   rateChanges?: Partial<Record<"landingRate" | "failureRate" | "dropRate" | "preflightRate", RateChange>>;
@@ -239,7 +241,12 @@ export type IssueDetail = {
   window: Window;
   firstSeen: number;
   lastSeen: number;
-  introducedBy: { slot: number; deployedAt: number } | null;
+  introducedBy: {
+    slot: number;
+    deployedAt: number;
+    source?: { repository: string; commit: string } | null;
+    compareUrl?: string | null;
+  } | null;
   counts: { "1d": number; "7d": number; "30d": number };
   wallets: number;
   botShare: number;

@@ -7,11 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AlertPayload, createRule, runAlerts } from "../../src/alerts";
 import { baseline, cuHeadroom, providerReport, releaseDiff, topIssues } from "../../src/analytics/queries";
+import { OTTERSEC_SIGNERS, refreshDeploySources, verificationRecordAddress } from "../../src/chain/deploys";
 import { loadConfig } from "../../src/config";
 import { type Context, createContext } from "../../src/context";
 import { authenticate, deliveryLog } from "../../src/control";
 import { silentLogger } from "../../src/shared/logger";
 import { twoProportionPValue } from "../../src/shared/stats";
+import { accountsRpc, verificationRecord } from "../chain/deploys/verified-records";
 import { type AnswersWorld, END_MS, makeAnswersWorld } from "../helpers/answers-world";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
 
@@ -52,6 +54,26 @@ beforeAll(async () => {
   add("landing_rate", { windowMinutes: 1440, threshold: 0.99, baseline: false, minAttempts: 10 });
   add("landing_rate", { windowMinutes: 1440 }, "landing_rate_baseline"); // the generated last day lands far less than the 6 before
   add("new_issue", { withinMinutes: 1440 });
+  // Both sides of the regressing deploy have verified-build records naming their commits.
+  const release = await releaseDiff(ctx, { program: world.program, accountId, window: "30d" });
+  const records = new Map<string, Uint8Array>();
+  const signer = OTTERSEC_SIGNERS[0];
+  for (const [slot, commit] of [
+    [release.previousDeploy!.slot, "0a1b2c3"],
+    [release.deploy.slot, "4d5e6f7"],
+  ] as const) {
+    const repository = "https://github.com/acme/vault";
+    records.set(
+      verificationRecordAddress(signer, world.program),
+      verificationRecord({ program: world.program, signer, repository, commit, deployedSlot: slot }),
+    );
+    await refreshDeploySources(
+      ctx.paths.root,
+      accountsRpc(records),
+      [{ program: world.program, slot, authority: null }],
+      END_MS,
+    );
+  }
   const summary = await runAlerts(ctx, { effects: { fetch: globalThis.fetch, clock: () => END_MS, random: () => 1 } });
   expect(summary).toMatchObject({ failedRules: 0, gaveUp: 0, failed: 0, retrying: 0 });
   for (const request of receiver.received) {
@@ -145,6 +167,12 @@ describe("what fires is what the condition says of the account's answers", () =>
       });
       expect(alert.data).toMatchObject({ tests: m, preAttempts: diff.pre.attempts, postAttempts: diff.post.attempts });
       expect(alert.links.issue).toEndWith(`/i/${encodeURIComponent(issue.fingerprint)}`);
+    }
+    for (const alert of fired) {
+      expect(alert.text).toContain(
+        "Source: https://github.com/acme/vault at 0a1b2c3...4d5e6f7 (https://github.com/acme/vault/compare/0a1b2c3...4d5e6f7)",
+      );
+      expect(alert.data).toMatchObject({ compareUrl: "https://github.com/acme/vault/compare/0a1b2c3...4d5e6f7" });
     }
   });
 

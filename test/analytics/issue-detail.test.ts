@@ -5,7 +5,9 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IssueDetailSchema } from "../../src/analytics/queries";
+import { OTTERSEC_SIGNERS, refreshDeploySources, verificationRecordAddress } from "../../src/chain/deploys";
 import { issueTitle } from "../../src/shared/issue-title";
+import { accountsRpc, verificationRecord } from "../chain/deploys/verified-records";
 import { DAY, END_MS, get, inWindow, makeWorld, type Row, referenceBotScore, segmentOf, type World } from "./support";
 
 const MINUTE = 60_000;
@@ -180,10 +182,44 @@ describe("GET /v1/issue/{fingerprint}", () => {
     const regression = world.generated.deploys.find((d) => d.regression)!;
     const stale = world.rows.find((r) => r.program === regression.program && r.err_name === "StaleOracle")!;
     const { body } = await get(world, `/v1/issue/${stale.fingerprint}?window=30d`);
-    expect(body.introducedBy).toEqual({ slot: regression.slot, deployedAt: regression.deployedAt });
+    const previous = world.generated.deploys
+      .filter((d) => d.program === regression.program && d.slot < regression.slot)
+      .sort((a, b) => b.slot - a.slot)[0];
+    expect(body.introducedBy).toEqual({
+      slot: regression.slot,
+      deployedAt: regression.deployedAt,
+      previousSlot: previous?.slot ?? null,
+      source: null,
+      compareUrl: null,
+    });
     expect(body.firstSeen).toBeGreaterThanOrEqual(regression.deployedAt);
     expect(body.deploys.map((d: any) => d.slot)).toContain(regression.slot);
     expect(body.title).toBe(`StaleOracle in ${stale.instruction}`);
+
+    // With verified-build records for both deploys, the page names the commit and links the range.
+    const signer = OTTERSEC_SIGNERS[0];
+    const records = new Map<string, Uint8Array>();
+    for (const [deploy, commit] of [
+      [previous, "0a1b2c3"],
+      [regression, "4d5e6f7"],
+    ] as const) {
+      records.set(
+        verificationRecordAddress(signer, deploy.program),
+        verificationRecord({
+          program: deploy.program,
+          signer,
+          repository: "https://github.com/acme/vault",
+          commit,
+          deployedSlot: deploy.slot,
+        }),
+      );
+      const deploys = [{ program: deploy.program, slot: deploy.slot, authority: null }];
+      await refreshDeploySources(world.ctx.paths.root, accountsRpc(records), deploys, END_MS);
+    }
+    const sourced = (await get(world, `/v1/issue/${stale.fingerprint}?window=30d`)).body;
+    expect(sourced.introducedBy.source).toEqual({ repository: "https://github.com/acme/vault", commit: "4d5e6f7" });
+    expect(sourced.introducedBy.compareUrl).toBe("https://github.com/acme/vault/compare/0a1b2c3...4d5e6f7");
+    expect(sourced.deploys.find((d: any) => d.slot === regression.slot).source.commit).toBe("4d5e6f7");
   });
 
   test("scope=account: the key's account's attempts only; another account cannot see an issue it never had", async () => {

@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { syntheticAddress } from "../../devkit/generate";
 import { issueSummary, payerBotScore } from "../../src/analytics/queries";
+import { OTTERSEC_SIGNERS, refreshDeploySources, verificationRecordAddress } from "../../src/chain/deploys";
 import { wilson } from "../../src/shared/stats";
+import { accountsRpc, verificationRecord } from "../chain/deploys/verified-records";
 import { randomAddress } from "../helpers/envelopes";
 import {
   DAY,
@@ -285,7 +287,8 @@ describe("release-diff", () => {
     const previous = world.generated.deploys
       .filter((d) => d.program === regression.program && d.slot < regression.slot)
       .sort((a, b) => b.slot - a.slot)[0];
-    expect(body.previousDeploy).toEqual({ slot: previous.slot, deployedAt: previous.deployedAt });
+    expect(body.previousDeploy).toEqual({ slot: previous.slot, deployedAt: previous.deployedAt, source: null });
+    expect([body.deploy.source, body.compareUrl]).toEqual([null, null]); // no verified-build record
     const t = regression.deployedAt;
     const preStart = Math.max(t - 7 * DAY, previous.deployedAt);
     const postEnd = Math.min(t + 7 * DAY, END_MS + 1);
@@ -348,6 +351,40 @@ describe("release-diff", () => {
     expect(stale.errCode).toBe(topByFingerprint.get(stale.fingerprint).errCode);
     // Both kinds of identity are exercised: a custom error code and a drop class.
     expect(diff.issues.some((i: any) => i.dropClass !== null)).toBe(true);
+  });
+  test("a deploy with a verified-build record names its repository and commit, and links the range", async () => {
+    const regression = world.generated.deploys.find((d) => d.regression)!;
+    const previous = world.generated.deploys
+      .filter((d) => d.program === regression.program && d.slot < regression.slot)
+      .sort((a, b) => b.slot - a.slot)[0];
+    const signer = OTTERSEC_SIGNERS[0];
+    const accounts = new Map<string, Uint8Array>();
+    const rpc = accountsRpc(accounts);
+    for (const [deploy, commit] of [
+      [previous, "0a1b2c3"],
+      [regression, "4d5e6f7"],
+    ] as const) {
+      accounts.set(
+        verificationRecordAddress(signer, deploy.program),
+        verificationRecord({
+          program: deploy.program,
+          signer,
+          repository: "https://github.com/acme/vault",
+          commit,
+          deployedSlot: deploy.slot,
+        }),
+      );
+      await refreshDeploySources(
+        world.ctx.paths.root,
+        rpc,
+        [{ program: deploy.program, slot: deploy.slot, authority: null }],
+        END_MS,
+      );
+    }
+    const { body } = await get(world, `/v1/release-diff/${regression.program}?window=7d`);
+    expect(body.deploy.source).toEqual({ repository: "https://github.com/acme/vault", commit: "4d5e6f7" });
+    expect(body.previousDeploy.source).toEqual({ repository: "https://github.com/acme/vault", commit: "0a1b2c3" });
+    expect(body.compareUrl).toBe("https://github.com/acme/vault/compare/0a1b2c3...4d5e6f7");
   });
   test("?deploy=<slot> selects an older deploy; unknown slot is 404", async () => {
     const older = world.generated.deploys.find((d) => d.program === program && !d.regression)!;

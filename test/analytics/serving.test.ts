@@ -11,7 +11,7 @@ import { baselineAnswers } from "../../src/analytics/queries/baseline";
 import { type AnswerScope, answerSlot, type RowSource, windowRange } from "../../src/analytics/queries/common";
 import { cuHeadroomAnswers } from "../../src/analytics/queries/cu-headroom";
 import { providerReportAnswers } from "../../src/analytics/queries/provider-report";
-import { releaseDiffAnswers } from "../../src/analytics/queries/release-diff";
+import { type ReleaseDiffResponse, releaseDiffAnswers, withSources } from "../../src/analytics/queries/release-diff";
 import { SEGMENTS, topIssuesAnswers } from "../../src/analytics/queries/top-issues";
 import { type Position, type WalletPageQuery, walletPage } from "../../src/analytics/queries/wallet-history";
 import { readPointer } from "../../src/analytics/serving/pointer";
@@ -98,7 +98,9 @@ describe("precomputed answers", () => {
     const withDeploy = world.generated.deploys[0].program;
     const latest = Math.max(...world.generated.deploys.filter((d) => d.program === withDeploy).map((d) => d.slot));
     const { body } = await get(world, `/v1/release-diff/${withDeploy}?window=7d`);
-    expect(body).toEqual(tables.precomputed("release-diff", withDeploy, "7d"));
+    // The precomputed answer, with each deploy's verified-build source read when answering.
+    const precomputed = tables.precomputed<ReleaseDiffResponse>("release-diff", withDeploy, "7d")!;
+    expect(body).toEqual(withSources(world.ctx.paths.root, precomputed));
     expect((await get(world, `/v1/release-diff/${withDeploy}?window=7d&deploy=${latest}`)).body).toEqual(body);
     const withoutDeploy = world.generated.programs.find((p) => !world.generated.deploys.some((d) => d.program === p));
     if (withoutDeploy) {

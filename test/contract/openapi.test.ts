@@ -467,6 +467,7 @@ describe("every documented operation, asked for real", () => {
       ["/w/{program}/{wallet}", `/w/${program}/${wallet}`],
       ["/i/{fingerprint}", `/i/${fingerprint}`],
       ["/issues/{program}", `/issues/${program}`],
+      ["/alerts", "/alerts"],
     ];
     let index = "";
     for (const [path, url] of pages) index = (await ask("get", path, url)).body;

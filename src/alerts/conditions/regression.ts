@@ -76,6 +76,18 @@ async function regressedIssueFindings(
   });
 }
 
+/**
+ * The code the deploy shipped, from its verified-build record: the repository and commit, the range
+ * since the previous deploy's commit and its compare link when both are known; null without a record.
+ */
+function sourceLine(diff: ReleaseDiffResponse): string | null {
+  const source = diff.deploy.source;
+  if (!source) return null;
+  const previous = diff.previousDeploy?.source;
+  const range = previous && previous.commit !== source.commit ? `${previous.commit}...${source.commit}` : source.commit;
+  return `Source: ${source.repository} at ${range}${diff.compareUrl ? ` (${diff.compareUrl})` : ""}`;
+}
+
 /** release-diff's significant regressions after the latest deploy, but for issues the account triaged. */
 async function releaseFindings(
   ctx: Parameters<Condition<"regression">>[0],
@@ -95,8 +107,10 @@ async function releaseFindings(
   const tests = diff.issues.length + RATES.length;
   const level = alpha / tests;
   const deployed = `deploy at slot ${deploy.slot}`;
+  const shipped = sourceLine(diff);
   const evidence = {
     deploy,
+    ...(diff.compareUrl ? { previousDeploy: diff.previousDeploy, compareUrl: diff.compareUrl } : {}),
     periods: diff.periods,
     window,
     alpha,
@@ -130,6 +144,7 @@ async function releaseFindings(
       lines: [
         `${issue.status === "new" ? "New" : "Regressed"} since the ${deployed}: ${formatCount(issue.preCount)} of ${formatCount(pre.attempts)} attempts before, ${formatCount(issue.postCount)} of ${formatCount(post.attempts)} after`,
         `${percent(issue.preRate)} → ${percent(issue.postRate)} (${formatPValue(issue.pValue)}; alert level ${alpha} / ${tests} tests)`,
+        ...(shipped ? [shipped] : []),
       ],
       data: { ...evidence, kind: "issue", issue: { ...issue }, sampleSig: sample },
       links: {
@@ -150,6 +165,7 @@ async function releaseFindings(
       lines: [
         `${formatCount(before)} of ${formatCount(pre.attempts)} attempts before the deploy, ${formatCount(after)} of ${formatCount(post.attempts)} after`,
         `${percent(pre[rate.name])} → ${percent(post[rate.name])} (${formatPValue(pValue)}; alert level ${alpha} / ${tests} tests)`,
+        ...(shipped ? [shipped] : []),
       ],
       data: {
         ...evidence,

@@ -12,6 +12,7 @@
 
 import { z } from "zod";
 import { type CallFrame, callStack, customErrorMessage, decodeSimulation } from "../../chain/decode";
+import { compareUrl, type DeploySource, deploySource } from "../../chain/deploys";
 import type { IdlRegistry } from "../../chain/idl";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
@@ -70,14 +71,23 @@ export type IssueDetailResponse = {
   window: WindowRange;
   firstSeen: number;
   lastSeen: number;
-  /** The program's last deploy before the issue was first seen. */
-  introducedBy: { slot: number; deployedAt: number } | null;
+  /**
+   * The program's last deploy before the issue was first seen; `previousSlot` is the deploy before
+   * it, `source` its verified-build source and `compareUrl` the commits between the two.
+   */
+  introducedBy: {
+    slot: number;
+    deployedAt: number;
+    previousSlot: number | null;
+    source?: DeploySource | null;
+    compareUrl?: string | null;
+  } | null;
   counts: Record<WindowName, number>;
   wallets: number;
   botShare: number;
   /** `minute`: the last 24 hours (1,441 buckets, the current minute's included); `hourly`: 7 days; `daily`: 30 days. */
   series: { minute: Series; hourly: Series; daily: Series };
-  deploys: { slot: number; deployedAt: number }[];
+  deploys: { slot: number; deployedAt: number; source?: DeploySource | null }[];
   breakdowns: { providers: Slice[]; walletAdapters: Slice[]; instructions: Slice[]; segments: Slice[] };
   representative: RepresentativeEvent | null;
   examples: IssueExample[];
@@ -122,7 +132,31 @@ export async function issueDetail(
   );
   // The state changes between builds: read on every request, never cached with the answer.
   const state = params.accountId === null ? null : await issueStateNow(ctx, params.accountId, params.fingerprint);
-  return { ...detail, state };
+  return { ...withDeploySources(ctx.paths.root, detail), state };
+}
+
+/**
+ * The deploys with their verified-build source (read when answering, as a record may be found after
+ * the build), and the introducing deploy's compare link from the deploy before it.
+ */
+function withDeploySources<T extends Pick<IssueDetailResponse, "program" | "introducedBy" | "deploys">>(
+  dataDir: string,
+  detail: T,
+): T {
+  const sourced = (deploy: { slot: number; deployedAt: number }) => ({
+    ...deploy,
+    source: deploySource(dataDir, detail.program, deploy.slot),
+  });
+  const introduced = detail.introducedBy;
+  if (introduced === null) return { ...detail, deploys: detail.deploys.map(sourced) };
+  const source = deploySource(dataDir, detail.program, introduced.slot);
+  const previousSource =
+    introduced.previousSlot === null ? null : deploySource(dataDir, detail.program, introduced.previousSlot);
+  return {
+    ...detail,
+    introducedBy: { ...introduced, source, compareUrl: compareUrl(previousSource, source) },
+    deploys: detail.deploys.map(sourced),
+  };
 }
 
 async function computeIssueDetail(
@@ -160,7 +194,9 @@ async function computeIssueDetail(
   const windows = new Map(facts.filter((f) => f.kind === "window").map((f) => [f.key as WindowName, f]));
   const selected = windows.get(window);
   const deploys = deployRows.map((d) => ({ slot: d.slot, deployedAt: d.effective_at }));
-  const introducedBy = deploys.filter((d) => d.deployedAt <= firstSeen).at(-1) ?? null;
+  const before = deploys.filter((d) => d.deployedAt <= firstSeen);
+  const introducedBy =
+    before.length === 0 ? null : { ...before[before.length - 1], previousSlot: before.at(-2)?.slot ?? null };
   const evidence =
     newest.sig !== null && newest.outcome !== "dropped"
       ? await evidenceBySignature(ctx, { program: newest.program, sig: newest.sig, receivedAt: newest.received_at })
@@ -292,7 +328,8 @@ function representativeEvent(event: EventRow, evidence: AttemptEvidence | null):
  * what the representative event's logs say (an Anchor error line, a native `Error:` log, the
  * runtime's `failed:` text).
  */
-function errorMessage(idls: IdlRegistry, event: EventRow, evidence: AttemptEvidence | null): string | null {
+function errorMessage(registry: IdlRegistry, event: EventRow, evidence: AttemptEvidence | null): string | null {
+  const idls = registry.atSlot(evidence?.slot); // the IDL in force when the representative event failed
   if (event.err_code !== null && event.failing_program !== null) {
     const known = customErrorMessage(event.failing_program, event.err_code, idls);
     if (known) return known;

@@ -4,9 +4,12 @@
 // p-value and a status; per instruction: on-chain failure rate and CU p95 before/after. Public
 // answers for each program's latest deploy are precomputed by the tables job (releaseDiffAnswers);
 // account-scoped ones and `?deploy=` are computed on request by the same function and cached per
-// serving version.
+// serving version. Each deploy's source (repository and commit, from its verified-build record,
+// src/chain/deploys/verified-build.ts) is read from its cache when answering, so a record found after
+// the tables were built shows at once.
 
 import { z } from "zod";
+import { compareUrl, type DeploySource, deploySource } from "../../chain/deploys";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
 import { issueTitle } from "../../shared/issue-title";
@@ -67,6 +70,8 @@ export type DeployRef = {
   detectedAt: number | null;
   effectiveAt: number;
   authority: string | null;
+  /** The repository and commit its verified-build record names; null without one (or before it is read). */
+  source?: DeploySource | null;
 };
 /** A rate's change across the deploy: post − pre, its two-sided two-proportion p-value, and p < RELEASE_ALPHA. */
 export type RateChange = { delta: number; pValue: number; significant: boolean };
@@ -75,7 +80,9 @@ export type ReleaseDiffResponse = {
   program: string;
   window: string;
   deploy: DeployRef;
-  previousDeploy: { slot: number; deployedAt: number } | null;
+  previousDeploy: { slot: number; deployedAt: number; source?: DeploySource | null } | null;
+  /** The commits between the previous deploy's source and this one's (GitHub compare view), when both are known. */
+  compareUrl?: string | null;
   periods: { pre: { since: number; until: number }; post: { since: number; until: number } };
   pre: Rates;
   post: Rates;
@@ -200,18 +207,32 @@ export async function releaseDiff(ctx: Context, input: ReleaseDiffParams): Promi
   if (params.accountId === null && slot === null) {
     const precomputed = tables.precomputed<ReleaseDiffResponse>("release-diff", params.program, params.window);
     if (precomputed === null) throw missing();
-    if (precomputed) return precomputed;
+    if (precomputed) return withSources(ctx.paths.root, precomputed);
   }
-  return tables.cached(answerKey("release-diff", { ...params, deploy: slot }), async () => {
+  const answer = await tables.cached(answerKey("release-diff", { ...params, deploy: slot }), async () => {
     const answers = await releaseDiffAnswers(
       tables,
       { scope: scopeKey(params.accountId), programs: [params.program], windows: [params.window] },
       slot,
     );
-    const answer = answers.get(answerSlot(params.program, params.window));
-    if (!answer) throw missing();
-    return answer;
+    const found = answers.get(answerSlot(params.program, params.window));
+    if (!found) throw missing();
+    return found;
   });
+  return withSources(ctx.paths.root, answer);
+}
+
+/** The answer with each deploy's source and the compare link between them (a copy: answers are shared). */
+export function withSources(dataDir: string, answer: ReleaseDiffResponse): ReleaseDiffResponse {
+  const source = deploySource(dataDir, answer.program, answer.deploy.slot);
+  const previous = answer.previousDeploy;
+  const previousSource = previous ? deploySource(dataDir, answer.program, previous.slot) : null;
+  return {
+    ...answer,
+    deploy: { ...answer.deploy, source },
+    previousDeploy: previous ? { ...previous, source: previousSource } : null,
+    compareUrl: compareUrl(previousSource, source),
+  };
 }
 
 /**

@@ -250,6 +250,12 @@ export const BaselineSchema = z
   .meta({ id: "Baseline" });
 
 const periodSchema = z.looseObject({ since: ms, until: ms });
+const deploySource = z
+  .looseObject({ repository: z.string(), commit: z.string() })
+  .nullable()
+  .describe(
+    "the repository and commit named by the deploy's verified-build record (OtterSec verify program); null without one",
+  );
 const rateChange = z.looseObject({ delta: z.number(), pValue: z.number(), significant: z.boolean() });
 export const ReleaseDiffSchema = z
   .looseObject({
@@ -261,8 +267,16 @@ export const ReleaseDiffSchema = z
       detectedAt: ms.nullable(),
       effectiveAt: ms,
       authority: z.string().nullable(),
+      source: deploySource.optional(),
     }),
-    previousDeploy: z.looseObject({ slot: count, deployedAt: ms }).nullable(),
+    previousDeploy: z.looseObject({ slot: count, deployedAt: ms, source: deploySource.optional() }).nullable(),
+    compareUrl: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "the commits between the previous deploy's source and this one's (GitHub compare view), when both are known",
+      ),
     periods: z.looseObject({ pre: periodSchema, post: periodSchema }),
     pre: RatesSchema,
     post: RatesSchema,
@@ -584,7 +598,13 @@ export const IssueDetailSchema = z
     firstSeen: ms,
     lastSeen: ms,
     introducedBy: z
-      .looseObject({ slot: count, deployedAt: ms })
+      .looseObject({
+        slot: count,
+        deployedAt: ms,
+        previousSlot: count.nullable().optional().describe("the deploy before it"),
+        source: deploySource.optional(),
+        compareUrl: z.string().nullable().optional().describe("the commits between the previous deploy and this one"),
+      })
       .nullable()
       .describe("the program's last deploy before firstSeen"),
     counts: z.looseObject({ "1d": count, "7d": count, "30d": count }),
@@ -592,7 +612,7 @@ export const IssueDetailSchema = z
     botShare: share,
     series: z.looseObject({ minute: seriesSchema, hourly: seriesSchema, daily: seriesSchema }),
     deploys: z
-      .array(z.looseObject({ slot: count, deployedAt: ms }))
+      .array(z.looseObject({ slot: count, deployedAt: ms, source: deploySource.optional() }))
       .describe("the program's deploys in the last 30 days"),
     breakdowns: z.looseObject({
       providers: z.array(sliceSchema),

@@ -120,6 +120,15 @@ export { describeTransactionError, type TransactionErrorInfo } from "./tx-error"
 export interface DecodeOptions {
   /** The tracked program: its first top-level instruction is the main one when nothing failed. */
   program?: string | null;
+  /** The slot the transaction ran in: its programs' errors are named by the IDLs in force then. */
+  slot?: number | null;
+}
+
+/** The `slot` of a getTransaction result (bare or in its JSON-RPC envelope), when it has one. */
+function slotOf(tx: unknown): number | null {
+  const value = tx as { slot?: unknown; result?: { slot?: unknown } } | null;
+  const slot = value?.slot ?? value?.result?.slot;
+  return typeof slot === "number" ? slot : null;
 }
 
 export interface SimulationInput {
@@ -155,7 +164,8 @@ export function decodeTransactionWithPrefix(
   options: DecodeOptions = {},
 ): { story: DecodedStory; target: { prefix: string; index: number } | null } {
   const normalized = normalizeTransaction(tx);
-  const story = buildStory({ ...normalized, focusProgram: options.program ?? null }, idls);
+  const slot = options.slot ?? slotOf(tx);
+  const story = buildStory({ ...normalized, focusProgram: options.program ?? null, slot }, idls);
   return { story, target: options.program ? instructionPrefixOf(normalized.message, options.program) : null };
 }
 
@@ -175,6 +185,7 @@ export function decodeSimulation(
       inner: normalizeInnerInstructions(simulation.innerInstructions, message?.accountKeys ?? []),
       cuUsed: typeof simulation.unitsConsumed === "number" ? simulation.unitsConsumed : null,
       focusProgram: options.program ?? null,
+      slot: options.slot ?? null,
     },
     idls,
   );

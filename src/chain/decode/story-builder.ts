@@ -28,6 +28,8 @@ export interface StoryEvidence {
   cuUsed: number | null;
   /** Program whose instruction is the "main" one when nothing failed (the tracked program). */
   focusProgram: string | null;
+  /** Slot the transaction ran in (null or absent: unknown, the newest IDLs apply). */
+  slot?: number | null;
 }
 
 const COMPUTE_EXCEEDED = "ComputationalBudgetExceeded";
@@ -244,8 +246,12 @@ function describeInstructionFailure(ctx: Context, story: DecodedStory, info: Tra
   story.errorKey = `InstructionError:${variant ?? "Unknown"}`;
 }
 
-/** Builds the story. `idls` names custom errors and instructions of programs with an IDL. */
-export function buildStory(evidence: StoryEvidence, idls: IdlRegistry): DecodedStory {
+/**
+ * Builds the story. `idls` names custom errors and instructions of programs with an IDL: the
+ * versions in force at `evidence.slot` when it is known.
+ */
+export function buildStory(evidence: StoryEvidence, registry: IdlRegistry): DecodedStory {
+  const idls = typeof evidence.slot === "number" ? registry.atSlot(evidence.slot) : registry;
   const trace = evidence.logs ? parseLogs(evidence.logs) : null;
   const instructions = evidence.message?.instructions ?? null;
   const ctx: Context = { evidence, idls, trace, instructions, frameByIndex: alignTopFrames(trace, instructions) };

@@ -8,3 +8,18 @@ export {
   programDataAddressOf,
   UPGRADEABLE_LOADER_ID,
 } from "./loader-state";
+export {
+  compareUrl,
+  type DeploySource,
+  type DeployToSource,
+  decodeVerificationRecord,
+  deploySource,
+  deploysToSource,
+  fetchDeploySource,
+  OTTER_VERIFY_PROGRAM_ID,
+  OTTERSEC_SIGNERS,
+  refreshDeploySources,
+  VERIFIED_BUILDS_DIR_NAME,
+  type VerificationRecord,
+  verificationRecordAddress,
+} from "./verified-build";

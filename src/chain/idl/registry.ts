@@ -2,6 +2,11 @@
 // when added, so the resolver's per-transaction look-ups are map hits: an error by (program, code)
 // and an instruction by the leading bytes of its data. Error codes are only meaningful per program
 // (Anchor's 6000+ collide across programs), hence the program id in every look-up.
+//
+// A program keeps every IDL it had, each with the slot from which it applies: a release may rename
+// or renumber errors, and a failure is named by the IDL in force when it happened. `atSlot(slot)`
+// gives a view that answers for that slot; the registry itself (and a view at an unknown slot)
+// answers with the newest IDL. Before its first version's slot a program has no IDL.
 
 import { isBase58Address } from "../../shared/base58";
 import { TxrayError } from "../../shared/errors";
@@ -39,30 +44,89 @@ function indexIdl(idl: ParsedIdl): IndexedIdl {
   return { idl, errorsByCode, instructionsByLength };
 }
 
-export class IdlRegistry {
-  private readonly byProgram = new Map<string, IndexedIdl>();
-  /** Files `loadIdls` skipped, with the reason (a bad IDL never stops the resolver). */
-  readonly skipped: { file: string; reason: string }[] = [];
+/** One IDL of a program and the first slot it applies to (0: from the program's beginning). */
+export interface IdlVersion {
+  fromSlot: number;
+  idl: ParsedIdl;
+}
 
-  /** Registers `idl` for `programId` (replacing any earlier one). */
-  set(programId: string, idl: ParsedIdl): this {
+interface IndexedVersion extends IndexedIdl {
+  fromSlot: number;
+}
+
+export class IdlRegistry {
+  /** Versions per program, ascending by `fromSlot`. */
+  private readonly byProgram: Map<string, IndexedVersion[]>;
+  /** The slot this view answers for; null: the newest IDL. */
+  readonly slot: number | null;
+  /** Files `loadIdls` skipped, with the reason (a bad IDL never stops the resolver). */
+  readonly skipped: { file: string; reason: string }[];
+
+  constructor() {
+    this.byProgram = new Map();
+    this.slot = null;
+    this.skipped = [];
+  }
+
+  /**
+   * A view of the same IDLs answering with the version in force at `slot` (null or a non-integer:
+   * the newest). Later `set`s on either are seen by both.
+   */
+  atSlot(slot: number | null | undefined): IdlRegistry {
+    const at = typeof slot === "number" && Number.isSafeInteger(slot) && slot >= 0 ? slot : null;
+    if (at === this.slot) return this;
+    const view = Object.create(IdlRegistry.prototype) as IdlRegistry;
+    Object.assign(view, { byProgram: this.byProgram, slot: at, skipped: this.skipped });
+    return view;
+  }
+
+  /**
+   * Registers `idl` for `programId` from `fromSlot` on (0 by default: from the beginning), replacing
+   * a version that starts at the same slot and keeping the others.
+   */
+  set(programId: string, idl: ParsedIdl, fromSlot = 0): this {
     if (!isBase58Address(programId)) throw new TxrayError("bad_request", `idl: invalid program id ${programId}`);
-    this.byProgram.set(programId, indexIdl(idl));
+    if (!Number.isSafeInteger(fromSlot) || fromSlot < 0) {
+      throw new TxrayError("bad_request", `idl: fromSlot must be a slot number, got ${fromSlot}`);
+    }
+    const versions = (this.byProgram.get(programId) ?? []).filter((version) => version.fromSlot !== fromSlot);
+    versions.push({ ...indexIdl(idl), fromSlot });
+    versions.sort((a, b) => a.fromSlot - b.fromSlot);
+    this.byProgram.set(programId, versions);
     return this;
   }
 
   /** Registers an IDL under the program id it declares itself. */
-  add(idl: ParsedIdl): this {
+  add(idl: ParsedIdl, fromSlot = 0): this {
     if (idl.programId === null) {
       throw new TxrayError("bad_request", `idl ${idl.name}: declares no program id; use set(programId, idl)`);
     }
-    return this.set(idl.programId, idl);
+    return this.set(idl.programId, idl, fromSlot);
+  }
+
+  /** The version of `programId` in force at this view's slot. */
+  private current(programId: string): IndexedVersion | undefined {
+    const versions = this.byProgram.get(programId);
+    if (!versions || versions.length === 0) return undefined;
+    if (this.slot === null) return versions[versions.length - 1];
+    let found: IndexedVersion | undefined;
+    for (const version of versions) {
+      if (version.fromSlot > this.slot) break;
+      found = version;
+    }
+    return found;
   }
 
   get(programId: string): ParsedIdl | undefined {
-    return this.byProgram.get(programId)?.idl;
+    return this.current(programId)?.idl;
   }
 
+  /** Every IDL of `programId` with the slot it applies from, oldest first. */
+  versions(programId: string): IdlVersion[] {
+    return (this.byProgram.get(programId) ?? []).map(({ fromSlot, idl }) => ({ fromSlot, idl }));
+  }
+
+  /** Whether `programId` has any IDL, whatever the slot of this view. */
   has(programId: string): boolean {
     return this.byProgram.has(programId);
   }
@@ -77,12 +141,12 @@ export class IdlRegistry {
 
   /** The IDL's error for `code` raised by `programId`. */
   errorFor(programId: string, code: number): ParsedIdlError | undefined {
-    return this.byProgram.get(programId)?.errorsByCode.get(code);
+    return this.current(programId)?.errorsByCode.get(code);
   }
 
   /** The instruction whose discriminator prefixes `data` (longest discriminator first). */
   instructionFor(programId: string, data: Uint8Array): ParsedIdlInstruction | undefined {
-    const indexed = this.byProgram.get(programId);
+    const indexed = this.current(programId);
     if (!indexed) return undefined;
     for (const { length, byHex } of indexed.instructionsByLength) {
       if (data.length < length) continue;

@@ -73,7 +73,9 @@ export function landedFromStatus(
   const instruction =
     prefix === null
       ? null
-      : (instructionNameFromPrefix(attempt.program, prefix, idls) ?? names?.get(attempt.program, prefix) ?? null);
+      : (instructionNameFromPrefix(attempt.program, prefix, idls.atSlot(status.slot)) ??
+        names?.get(attempt.program, prefix) ??
+        null);
   const story: DecodedStory = {
     ...EMPTY_STORY,
     topLevelProgram: attempt.program,
@@ -118,7 +120,10 @@ export function resolveFromTransaction(
   names: LearnedNames | null = null,
 ): Resolution {
   const json = tx as TransactionJson;
-  const { story, target } = decodeTransactionWithPrefix(tx, idls, { program: attempt.program });
+  const { story, target } = decodeTransactionWithPrefix(tx, idls, {
+    program: attempt.program,
+    slot: json.slot ?? status?.slot ?? null,
+  });
   const err = json.meta?.err ?? status?.err ?? null;
   const landed = isSuccess(err);
   const ixPrefix = attempt.ixPrefix ?? target?.prefix ?? null;

@@ -11,6 +11,7 @@ import { failure, h, link, replace, section } from "../dom";
 import { ago, num, pct, programName, short, when } from "../format";
 import type { IssueDetail, Series } from "../types";
 import { badge, card, outcomeBadge, table, tile, windowOf, windowSwitch } from "./common";
+import { deploySourceLine } from "./deploy-source";
 import { callStackView, logsView } from "./evidence";
 import { type IssueStateView, stateBadge } from "./issues";
 
@@ -173,6 +174,8 @@ function render(issue: IssueDetail, window: string) {
         ? [
             `the deploy at slot ${num(issue.introducedBy.slot)}`,
             h("span", { class: "dim" }, ` · ${when(issue.introducedBy.deployedAt)}`),
+            issue.introducedBy.source ? " · " : null,
+            deploySourceLine(issue.introducedBy.source, issue.introducedBy.compareUrl),
           ]
         : ["no deploy observed before it"],
     ],

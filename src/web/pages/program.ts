@@ -8,6 +8,7 @@ import { empty, failure, h, link, loading, replace, section } from "../dom";
 import { ago, num, pct, programName, pValue, short, when } from "../format";
 import type { Baseline, CuHeadroom, Deploy, ProviderReport, ReleaseDiff, Segment, TopIssues } from "../types";
 import { badge, card, outcomeBadge, rateTiles, table, tile, windowOf, windowSwitch } from "./common";
+import { deploySourceLine } from "./deploy-source";
 
 export function programPage(
   main: HTMLElement,
@@ -276,7 +277,13 @@ function renderRelease(data: ReleaseDiff, deploys: Deploy[], pick: (slot: number
       return option;
     }),
   );
-  const head = h("div", { class: "picker" }, h("label", { for: "deploy-picker" }, "Deploy"), picker);
+  const head = h(
+    "div",
+    { class: "picker" },
+    h("label", { for: "deploy-picker" }, "Deploy"),
+    picker,
+    deploySourceLine(data.deploy.source, data.compareUrl),
+  );
   const period = (rates: ReleaseDiff["pre"]) => `${num(rates.attempts)} resolved attempts`;
   if (data.pre.attempts === 0 || data.post.attempts === 0) {
     const side = data.post.attempts === 0 ? "after" : "before";
