@@ -169,6 +169,8 @@ describe("against a fake RPC", () => {
         { method: "getMultipleAccounts", keys: [programData], dataSlice: { offset: 0, length: 45 } },
         { method: "getBlockTime" },
         { method: "getAccountInfo" }, // the redeployed program's IDL
+        // the new deploy's verified-build records (verified-build.ts: its authority's and the verifiers')
+        { method: "getMultipleAccounts", keys: expect.any(Array), dataSlice: undefined },
       ]);
       calls.length = 0;
       now += FULL_LOOK_MS;
