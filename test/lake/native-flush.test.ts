@@ -163,6 +163,25 @@ describe.skipIf(writer === null)("native flush writer", () => {
         );
       expect(await schema(join(work, "native-same"))).toEqual(await schema(duck.staging));
 
+      // The footer's statistics as older readers want them: legacy min/max beside min_value/max_value
+      // and a null count, for every column including the list's leaf; per partition, DuckDB's bounds.
+      const footerStats = (dir: string) =>
+        ctx.duck.all(
+          `SELECT regexp_extract(file_name, 'program=[^/]+/day=[^/]+') AS partition, path_in_schema,
+             min(stats_min) AS legacy_min, max(stats_max) AS legacy_max, min(stats_min_value) AS min_value,
+             max(stats_max_value) AS max_value, sum(stats_null_count) AS nulls, count(*) - count(stats_null_count) AS without_count
+           FROM parquet_metadata('${join(dir, "**", "*.parquet")}') GROUP BY ALL ORDER BY ALL`,
+        );
+      const nativeStats = await footerStats(join(work, "native-same"));
+      expect(nativeStats).toEqual(await footerStats(duck.staging));
+      const logStats = nativeStats.filter((row) => row.path_in_schema === "simulation_logs, list, element");
+      expect(logStats.length).toBeGreaterThan(0);
+      expect(
+        logStats.every((row) => row.legacy_max !== null && row.min_value !== null && row.without_count === 0),
+      ).toBe(true);
+      // Null and empty lists are the leaf's nulls.
+      expect(logStats.some((row) => Number(row.nulls) > 0)).toBe(true);
+
       // The counts flush records come with the pass and match the rows.
       const expected = await ctx.duck.all<{
         segment: string;

@@ -255,7 +255,7 @@ class PartFile {
         uncompressedBytes,
         compressedBytes,
         values: Number(slot[4]),
-        nulls: this.leaves[column].list ? null : Number(slot[5]),
+        nulls: Number(slot[5]),
         min: hasStats ? view(slot[7], slot[8]).slice() : null,
         max: hasStats ? view(slot[9], slot[10]).slice() : null,
       });

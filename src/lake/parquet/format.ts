@@ -41,7 +41,8 @@ export type ChunkMeta = {
   uncompressedBytes: number;
   compressedBytes: number;
   values: number;
-  nulls: number | null;
+  /** Leaf-level nulls: null values, and for a list its null and empty lists. */
+  nulls: number;
   min: Uint8Array | null;
   max: Uint8Array | null;
 };
@@ -90,12 +91,15 @@ export function fileFooter(
             .i64(6, chunk.uncompressedBytes)
             .i64(7, chunk.compressedBytes)
             .i64(9, chunk.offset);
-          if (chunk.nulls !== null || chunk.min !== null) {
-            m.struct(12, (s) => {
-              if (chunk.nulls !== null) s.i64(3, chunk.nulls);
-              if (chunk.max !== null && chunk.min !== null) s.binary(5, chunk.max).binary(6, chunk.min);
-            });
-          }
+          // Statistics: the legacy max/min (fields 1, 2) that older readers (parquet-mr before 1.10,
+          // Hive, older Spark) read, null_count, and max_value/min_value, with the same bounds in
+          // both. As in DuckDB's files, an empty legacy bound is left out.
+          m.struct(12, (s) => {
+            if (chunk.max !== null && chunk.max.length > 0) s.binary(1, chunk.max);
+            if (chunk.min !== null && chunk.min.length > 0) s.binary(2, chunk.min);
+            s.i64(3, chunk.nulls);
+            if (chunk.max !== null && chunk.min !== null) s.binary(5, chunk.max).binary(6, chunk.min);
+          });
         });
       },
     );
