@@ -157,11 +157,28 @@ describe.skipIf(writer === null)("native flush writer", () => {
         new Set([JSON.stringify(["Program log: Instruction: Swap", ""])]),
       );
 
+      // The same tree and types; an instant is a UTC TIMESTAMP in both, of milliseconds in the native
+      // writer's parts and of microseconds in DuckDB's (its writer has no UTC milliseconds).
       const schema = (dir: string) =>
         ctx.duck.all(
-          `SELECT DISTINCT name, type, repetition_type, num_children, converted_type FROM parquet_schema('${join(dir, "**", "*.parquet")}') ORDER BY ALL`,
+          `SELECT DISTINCT name, type, repetition_type, num_children, regexp_replace(converted_type, '^TIMESTAMP_MI(LLI|CRO)S$', 'TIMESTAMP') AS converted,
+             regexp_replace(logical_type, 'unit=.*$', 'unit') AS logical
+           FROM parquet_schema('${join(dir, "**", "*.parquet")}') ORDER BY ALL`,
         );
       expect(await schema(join(work, "native-same"))).toEqual(await schema(duck.staging));
+      const instants = await ctx.duck.all(
+        `SELECT DISTINCT name, converted_type, logical_type FROM parquet_schema('${join(work, "native-same", "**", "*.parquet")}')
+         WHERE logical_type LIKE 'TimestampType%' ORDER BY name`,
+      );
+      const millisUtc =
+        "TimestampType(isAdjustedToUTC=1, unit=TimeUnit(MILLIS=MilliSeconds(), MICROS=<null>, NANOS=<null>))";
+      expect(instants).toEqual(
+        ["received_at", "sent_at"].map((name) => ({
+          name,
+          converted_type: "TIMESTAMP_MILLIS",
+          logical_type: millisUtc,
+        })),
+      );
 
       // The footer's statistics as older readers want them: legacy min/max beside min_value/max_value
       // and a null count, for every column including the list's leaf; per partition, DuckDB's bounds.

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { join } from "node:path";
 import { type Duck, sqlString } from "../../lake/duckdb";
 import type { DataPaths } from "../../lake/paths";
-import { DEPLOY_COLUMNS } from "../../lake/schema";
+import { DEPLOY_COLUMNS, inputType, storedSql } from "../../lake/schema";
 
 export type DeployRecord = {
   program: string;
@@ -42,7 +42,9 @@ export async function recordDeploy(paths: DataPaths, duck: Duck, deploy: DeployR
     detected_at: value(deploy.detectedAt),
     authority: value(deploy.authority),
   };
-  const select = DEPLOY_COLUMNS.map((c) => `CAST(${values[c.name]} AS ${c.type}) AS ${c.name}`).join(", ");
+  const select = DEPLOY_COLUMNS.map(
+    (c) => `${storedSql(c, `CAST(${values[c.name]} AS ${inputType(c)})`)} AS ${c.name}`,
+  ).join(", ");
   try {
     await duck.run(`COPY (SELECT ${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`);
     renameSync(temp, target);

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { Context } from "../../context";
 import { type AwaitingSegment, segmentsAwaitingIntake } from "../../control";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { readLakeSql } from "../../lake/schema";
 import { stringInterner } from "../../shared/intern";
 import { yieldToEventLoop } from "../../shared/pause";
 import type { SpoolColumn } from "../../spool";
@@ -212,7 +213,7 @@ async function readFlushedParts(
   const expected = segments.reduce((sum, s) => sum + s.rows, 0);
   try {
     const bySig = sig === undefined ? "" : ` AND sig = ${sqlString(sig)}`;
-    const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${[...globs].map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}${bySig}`;
+    const sql = `SELECT ${ENVELOPE_COLUMNS} FROM ${readLakeSql("envelopes", `[${[...globs].map(sqlString).join(", ")}]`, HIVE)} WHERE ${segmentFilter(segments)}${bySig}`;
     const columns = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
     return sig !== undefined || columns.attempt_id.length === expected ? columns : null;
   } catch (error) {
@@ -223,7 +224,7 @@ async function readFlushedParts(
 
 /** The segments' rows wherever they are in their days' partitions (compacted or not). */
 async function readDays(ctx: Context, segments: AwaitingSegment[], days: string[]): Promise<EnvelopeColumns> {
-  const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, ${HIVE})
+  const sql = `SELECT ${ENVELOPE_COLUMNS} FROM ${readLakeSql("envelopes", sqlString(ctx.paths.datasetGlob("envelopes")), HIVE)}
      WHERE day IN (${days.map(sqlString).join(", ")}) AND ${segmentFilter(segments)}`;
   return await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
 }

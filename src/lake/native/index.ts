@@ -26,7 +26,7 @@ import {
   type RowGroupMeta,
 } from "../parquet/format";
 import type { StagedPart } from "../publish";
-import { type Column, ENVELOPE_COLUMNS } from "../schema";
+import { type Column, ENVELOPE_COLUMNS, INSTANT } from "../schema";
 
 const SOURCE = join(import.meta.dir, "pages.c");
 
@@ -320,6 +320,7 @@ function kindOf(column: Column): number {
     case "VARCHAR[]":
       return Kind.logs;
     case "BIGINT":
+    case INSTANT: // Unix milliseconds, as the spool holds them
       return Kind.int64;
     case "INTEGER":
       return Kind.int32;
