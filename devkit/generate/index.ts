@@ -154,7 +154,7 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
     }
     deployAppender.closeSync();
     await connection.run(
-      `COPY (${storedRowsSql("deploys", "SELECT * FROM gen_deploys")}) TO ${sqlString(paths.dataset("deploys"))} (FORMAT parquet, PARTITION_BY (program), FILENAME_PATTERN 'part-gen${seed}-{i}', OVERWRITE_OR_IGNORE)`,
+      `COPY (${storedRowsSql("deploys", "SELECT *, strftime(make_timestamp(detected_at * 1000), '%Y-%m-%d') AS day FROM gen_deploys")}) TO ${sqlString(paths.dataset("deploys"))} (FORMAT parquet, PARTITION_BY (program, day), FILENAME_PATTERN 'part-gen${seed}-{i}', OVERWRITE_OR_IGNORE)`,
     );
 
     return await finish(connection, world, options, { programs, accounts, deploys, started });

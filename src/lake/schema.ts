@@ -121,7 +121,10 @@ export const RESOLUTION_COLUMNS: Column[] = [
  */
 export const payerBucketSql = (payer: string) => `(md5_number_lower(${payer}) >> 48)::USMALLINT`;
 
-/** data/lake/deploys/program=<base58>/part-*.parquet — one row per observed deploy. */
+/**
+ * data/lake/deploys/program=<base58>/day=<YYYY-MM-DD>/part-<slot>.parquet — one row per observed deploy (day = UTC date
+ * of detected_at, since version 5: every dataset has the same two partition levels).
+ */
 export const DEPLOY_COLUMNS: Column[] = [
   { name: "slot", type: "BIGINT", doc: "ProgramData's last-modified slot." },
   {
@@ -136,7 +139,7 @@ export const DEPLOY_COLUMNS: Column[] = [
 export const DATASETS = {
   envelopes: { columns: ENVELOPE_COLUMNS, partitions: ["program", "day"] },
   resolutions: { columns: RESOLUTION_COLUMNS, partitions: ["program", "day"] },
-  deploys: { columns: DEPLOY_COLUMNS, partitions: ["program"] },
+  deploys: { columns: DEPLOY_COLUMNS, partitions: ["program", "day"] },
 } as const;
 
 export type DatasetName = keyof typeof DATASETS;

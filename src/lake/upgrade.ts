@@ -3,14 +3,16 @@
 // read_parquet (it casts every file to one type and BIGINT → TIMESTAMP WITH TIME ZONE is no cast it
 // has), so a lake is either all version 4 or all version 5: every part whose instant columns are bare
 // INT64 is rewritten with them as TIMESTAMP (UTC), same name, same rows in the same order, same row
-// group size. `lake/.version` records that the lake is done, so a process start reads one small file.
+// group size. Deploy parts move from program=<p>/ into program=<p>/day=<UTC day of detected_at>/, so
+// every dataset has the same partition levels. `lake/.version` records that the lake is done, so a
+// process start reads one small file.
 
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type ControlDb, withLease } from "../control";
 import type { Logger } from "../shared/logger";
 import { type Duck, sqlString } from "./duckdb";
-import type { DataPaths } from "./paths";
+import { type DataPaths, utcDay } from "./paths";
 import { rowGroupLimits } from "./publish";
 import { DATASETS, type DatasetName, instantColumns, instantSql, LAKE_VERSION } from "./schema";
 
@@ -27,18 +29,19 @@ export function recordedLakeVersion(paths: DataPaths): number {
   return Number.isInteger(version) ? version : 4;
 }
 
-/** Upgrades the lake when it records an older version; the number of parts rewritten. */
+/** Upgrades the lake when it records an older version; the number of parts rewritten or moved. */
 export async function upgradeLake({ paths, duck, control, logger }: LakeUpgrade): Promise<number> {
   if (recordedLakeVersion(paths) >= LAKE_VERSION) return 0;
-  let rewritten = 0;
+  let changed = 0;
   for (const dataset of Object.keys(DATASETS) as DatasetName[]) {
     for (const part of await partsWithIntegerInstants(duck, paths, dataset)) {
-      if (await rewriteWithInstants(duck, control, part)) rewritten++;
+      if (await rewriteWithInstants(duck, control, part)) changed++;
     }
   }
+  changed += await partitionDeploysByDay(duck, control, paths);
   writeFileSync(lakeVersionFile(paths), `${LAKE_VERSION}\n`);
-  if (rewritten > 0) logger?.info("lake upgraded", { version: LAKE_VERSION, partsRewritten: rewritten });
-  return rewritten;
+  if (changed > 0) logger?.info("lake upgraded", { version: LAKE_VERSION, partsRewrittenOrMoved: changed });
+  return changed;
 }
 
 type OldPart = { file: string; columns: string[]; rowGroupRows: number };
@@ -101,4 +104,32 @@ async function hasIntegerInstants(duck: Duck, part: OldPart): Promise<boolean> {
      WHERE name IN (${part.columns.map(sqlString).join(", ")}) AND type = 'INT64' AND logical_type IS NULL`,
   );
   return row.n > 0;
+}
+
+/**
+ * Moves each deploy part written directly under its program's directory (before version 5) into the
+ * day partition of its detection time; a part of the same name already there is the same deploy
+ * recorded again, and the older copy goes.
+ */
+async function partitionDeploysByDay(duck: Duck, control: ControlDb, paths: DataPaths): Promise<number> {
+  const root = paths.dataset("deploys");
+  if (!existsSync(root)) return 0;
+  let moved = 0;
+  for (const program of readdirSync(root).filter((name) => name.startsWith("program="))) {
+    for (const name of readdirSync(join(root, program)).filter((file) => file.endsWith(".parquet"))) {
+      const file = join(root, program, name);
+      const [row] = await duck.all<{ at: number | null }>(
+        `SELECT min(epoch_ms(detected_at)) AS at FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`,
+      );
+      const dir = join(root, program, `day=${utcDay(row?.at ?? statSync(file).mtimeMs)}`);
+      await withLease(control, "lake", () => {
+        if (!existsSync(file)) return;
+        mkdirSync(dir, { recursive: true });
+        if (existsSync(join(dir, name))) rmSync(file);
+        else renameSync(file, join(dir, name));
+      });
+      moved++;
+    }
+  }
+  return moved;
 }

@@ -37,7 +37,7 @@ let nativeWritten = false;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "txray-reading-"));
   const dataDir = join(work, "data");
-  await generateLake({ dataDir, envelopes: 400, programs: 2, days: 2, endMs: END_MS, threads: 1 });
+  await generateLake({ dataDir, envelopes: 200, programs: 1, days: 2, endMs: END_MS, threads: 1 });
   lake = join(dataDir, "lake");
   // A flush part of the native writer beside the generator's (DuckDB's) parts.
   const native = buildNativeFlushWriter() === null ? loadNativeFlushWriter() : null;
@@ -87,9 +87,17 @@ test("the DuckDB recipe reads every instant as TIMESTAMP WITH TIME ZONE, with tx
   expect(nativeWritten || buildNativeFlushWriter() !== null).toBe(true); // the native part is there where it can be built
   const { duck: recipe, results } = await runDuckRecipe(lake);
   try {
-    const [parts, outcomes] = results.filter((rows) => rows.length > 0 && !("Count" in rows[0]));
+    const [parts, perDataset, outcomes] = results.filter((rows) => rows.length > 0 && !("Count" in rows[0]));
     const files = readdirSync(lake, { recursive: true }).filter((name) => String(name).endsWith(".parquet"));
     expect(parts.length).toBe(files.length); // the whole lake's footers, every dataset
+    // The glob over the whole lake reads every dataset's rows (every dataset has a day level).
+    const total = (
+      await duck.all<{ n: number }>(
+        `SELECT sum(num_rows) AS n FROM parquet_file_metadata(${sqlString(`${lake}/**/*.parquet`)})`,
+      )
+    )[0].n;
+    expect(new Set(perDataset.map((row) => row.dataset))).toEqual(new Set(DATASET_NAMES));
+    expect(perDataset.reduce((sum, row) => sum + Number(row.rows), 0)).toBe(total);
     expect(outcomes.length).toBeGreaterThan(0);
     expect(outcomes.every((row) => typeof row.median_time_to_outcome === "object")).toBe(true); // an interval
     for (const dataset of DATASET_NAMES) {
@@ -156,18 +164,26 @@ test("the hyparquet recipe returns every instant as a Date, with txray's numbers
 });
 
 test("a lake of layout version 4 is rewritten in place when a context opens it: same rows and order", async () => {
-  // The same lake as version 4 wrote it: instants as bare INT64 Unix ms, no version file.
+  // The same lake as version 4 wrote it: instants as bare INT64 Unix ms, deploys without a day
+  // level, no version file.
   const old = join(work, "old");
   for (const part of readdirSync(lake, { recursive: true }).map(String)) {
     if (!part.endsWith(".parquet")) continue;
     const dataset = part.split("/")[0] as DatasetName;
-    mkdirSync(join(old, "lake", part, ".."), { recursive: true });
+    // Version 4 had no day level for deploys; its parts were named by slot, unique per program.
+    const oldPart = dataset === "deploys" ? part.replace(/\/day=([^/]+)\//, "/part-$1-") : part;
+    mkdirSync(join(old, "lake", oldPart, ".."), { recursive: true });
     const millis = instantColumns(dataset).map((name) => `epoch_ms(${name}) AS ${name}`);
     await duck.run(
       `COPY (SELECT * REPLACE (${millis.join(", ")}) FROM read_parquet(${sqlString(join(lake, part))}, hive_partitioning = false))
-       TO ${sqlString(join(old, "lake", part))} (FORMAT parquet, COMPRESSION zstd)`,
+       TO ${sqlString(join(old, "lake", oldPart))} (FORMAT parquet, COMPRESSION zstd)`,
     );
   }
+  const flatDeploys = readdirSync(join(old, "lake", "deploys"), { recursive: true })
+    .map(String)
+    .filter((path) => /^program=[^/]+\/part-[^/]+\.parquet$/.test(path));
+  expect(flatDeploys.length).toBeGreaterThan(0);
+
   const integers = await duck.all(
     `SELECT DISTINCT type, logical_type FROM parquet_schema(${sqlString(join(old, "lake", "**", "*.parquet"))}) WHERE name = 'received_at'`,
   );
@@ -182,6 +198,13 @@ test("a lake of layout version 4 is rewritten in place when a context opens it: 
   const ctx = await testContext({}, { files: readDirectory(old) });
   try {
     expect(readFileSync(lakeVersionFile(ctx.paths), "utf8").trim()).toBe(String(LAKE_VERSION));
+    // Deploy parts moved into the day partition of their detection, as this version writes them.
+    const deployDays = await duck.all<{ path_day: string; detected_day: string }>(
+      `SELECT regexp_extract(filename, '/day=([^/]+)/', 1) AS path_day, strftime(min(detected_at) AT TIME ZONE 'UTC', '%Y-%m-%d') AS detected_day
+       FROM read_parquet(${sqlString(join(ctx.paths.lake, "deploys", "**", "*.parquet"))}, filename = true, hive_partitioning = false) GROUP BY filename`,
+    );
+    expect(deployDays.length).toBe(flatDeploys.length);
+    expect(deployDays.every((file) => file.path_day === file.detected_day)).toBe(true);
     expect(await order(ctx.paths.lake)).toEqual(before);
     const { duck: recipe, results } = await runDuckRecipe(ctx.paths.lake);
     recipe.close();

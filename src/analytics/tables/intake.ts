@@ -9,8 +9,8 @@
 // parts are read again, keeping the envelopes of spool segments not taken in yet and the
 // resolutions of attempts still waiting for one (applying those is idempotent).
 
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { statSync } from "node:fs";
+import { basename } from "node:path";
 import { isCompactedPart } from "../../lake/compact";
 import { sqlString } from "../../lake/duckdb";
 import { listPartitions } from "../../lake/partitions";
@@ -472,15 +472,7 @@ export async function envelopeSegments(state: StateDb, files: string[]): Promise
   return out;
 }
 
-/** Every deploy part file (data/lake/deploys/program=<p>/part-*.parquet). */
+/** Every deploy part file (data/lake/deploys/program=<p>/day=<d>/part-*.parquet). */
 export function deployFiles(paths: DataPaths): string[] {
-  const root = paths.dataset("deploys");
-  if (!existsSync(root)) return [];
-  const files: string[] = [];
-  for (const programDir of readdirSync(root)) {
-    if (!programDir.startsWith("program=")) continue;
-    for (const name of readdirSync(join(root, programDir)))
-      if (name.endsWith(".parquet")) files.push(join(root, programDir, name));
-  }
-  return files.sort();
+  return [...listPartitions(paths.dataset("deploys")).values()].flatMap((days) => [...days.values()].flat()).sort();
 }
