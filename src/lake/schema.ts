@@ -179,6 +179,11 @@ export function storedRowsSql(dataset: DatasetName, selectSql: string): string {
  * stored type. `source` is SQL: a quoted glob or a list of quoted files.
  */
 export function readLakeSql(dataset: DatasetName, source: string, options = ""): string {
-  const millis = instantColumns(dataset).map((name) => `epoch_ms(${name}) AS ${name}`);
-  return `(SELECT * REPLACE (${millis.join(", ")}) FROM read_parquet(${source}${options ? `, ${options}` : ""}))`;
+  // COLUMNS, not REPLACE: files without some instant column (read with union_by_name, or a test's
+  // partial part) still read; each instant keeps its name, after the other columns.
+  const instants = `[${instantColumns(dataset)
+    .map((name) => `'${name}'`)
+    .join(", ")}]`;
+  return `(SELECT COLUMNS(c -> NOT list_contains(${instants}, c)), epoch_ms(COLUMNS(c -> list_contains(${instants}, c)))
+    FROM read_parquet(${source}${options ? `, ${options}` : ""}))`;
 }

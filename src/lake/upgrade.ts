@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join } from "node:path";
 import { type ControlDb, withLease } from "../control";
 import type { Logger } from "../shared/logger";
-import { type Duck, sqlString } from "./duckdb";
+import { type Duck, readLake, sqlString } from "./duckdb";
 import { type DataPaths, utcDay } from "./paths";
 import { rowGroupLimits } from "./publish";
 import { DATASETS, type DatasetName, instantColumns, instantSql, LAKE_VERSION } from "./schema";
@@ -52,7 +52,8 @@ async function partsWithIntegerInstants(duck: Duck, paths: DataPaths, dataset: D
   const instants = instantColumns(dataset).map(sqlString).join(", ");
   const glob = sqlString(paths.datasetGlob(dataset));
   try {
-    return await duck.all<OldPart>(
+    return await readLake<OldPart>(
+      duck,
       `SELECT s.file_name AS file, list(s.name ORDER BY s.name) AS columns, any_value(m.rows) AS "rowGroupRows"
        FROM parquet_schema(${glob}) s
        JOIN (SELECT file_name, max(row_group_num_rows) AS rows FROM parquet_metadata(${glob}) GROUP BY file_name) m USING (file_name)
