@@ -20,9 +20,9 @@ async function scanSeconds(ctx: Context, days?: { from: string; to: string }): P
   const duck = await openDuck();
   const where = days ? `WHERE day BETWEEN '${days.from}' AND '${days.to}'` : "";
   const started = performance.now();
-  await duck.all(`SELECT count(*), sum(length(attempt_id)), max(account_id), max(program), sum(received_at), max(rpc_label), max(kind)
+  await duck.all(`SELECT count(*), sum(length(attempt_id)), max(account_id), max(program), sum(epoch_ms(received_at)), max(rpc_label), max(kind)
     FROM read_parquet('${ctx.paths.lake}/envelopes/**/*.parquet', ${HIVE}) ${where}`);
-  await duck.all(`SELECT count(*), sum(length(attempt_id)), max(outcome), sum(resolved_at), max(program)
+  await duck.all(`SELECT count(*), sum(length(attempt_id)), max(outcome), sum(epoch_ms(resolved_at)), max(program)
     FROM read_parquet('${ctx.paths.lake}/resolutions/**/*.parquet', ${HIVE}) ${where}`);
   const seconds = (performance.now() - started) / 1000;
   duck.close();

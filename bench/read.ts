@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   const wallets = await ctx.duck.all<{ program: string; payer: string }>(
     `SELECT program, payer FROM (
        SELECT DISTINCT program::VARCHAR AS program, payer FROM read_parquet('${ctx.paths.dataset("envelopes")}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})
-       WHERE received_at BETWEEN ${tables.clock - 7 * 86_400_000} AND ${tables.clock}
+       WHERE epoch_ms(received_at) BETWEEN ${tables.clock - 7 * 86_400_000} AND ${tables.clock}
      ) ORDER BY hash(payer), program LIMIT 500`,
   );
   const programs = generated.programs;

@@ -63,11 +63,11 @@ export async function fullScanSeconds(ctx: Context): Promise<number> {
   const started = performance.now();
   const lake = ctx.paths.lake;
   const hive = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}";
-  await duck.all(`SELECT count(*), sum(length(attempt_id)), max(account_id), max(program), max(day), sum(received_at), sum(sent_at),
+  await duck.all(`SELECT count(*), sum(length(attempt_id)), max(account_id), max(program), max(day), sum(epoch_ms(received_at)), sum(epoch_ms(sent_at)),
       sum(length(sig)), max(payer), max(rpc_label), max(rpc_hash), max(wallet_adapter), max(kind)
     FROM read_parquet('${lake}/envelopes/**/*.parquet', ${hive})`);
   await duck.all(`SELECT count(*), sum(length(attempt_id)), max(outcome), max(drop_class), max(instruction), sum(err_code), max(err_name),
-      max(failing_program), max(fingerprint), sum(cu_used), sum(cu_requested), bool_or(compute_exceeded), sum(block_time)
+      max(failing_program), max(fingerprint), sum(cu_used), sum(cu_requested), bool_or(compute_exceeded), sum(epoch_ms(block_time))
     FROM read_parquet('${lake}/resolutions/**/*.parquet', ${hive})`);
   const seconds = (performance.now() - started) / 1000;
   duck.close();

@@ -11,6 +11,7 @@ import { DEFAULT_SAMPLE_RATE } from "../../src/chain/resolve";
 import { addProgramCounts, type ControlDb } from "../../src/control";
 import { openDuck, sqlString } from "../../src/lake/duckdb";
 import { dataPaths } from "../../src/lake/paths";
+import { storedRowsSql } from "../../src/lake/schema";
 import { type SyntheticDeploy, syntheticAddress, syntheticDeploys } from "./catalog";
 import { attemptsViewSql, envelopesSelectSql, resolutionsSelectSql, type WorldParams, worldSetupSql } from "./sql";
 
@@ -130,10 +131,10 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
       const prefix = `part-gen${seed}${variant === 0 ? "" : `v${variant}`}${chunks === 1 ? "" : `c${chunk}`}`;
       const rows = chunks === 1 ? "" : ` WHERE i >= ${chunk * chunkRows} AND i < ${(chunk + 1) * chunkRows}`;
       await connection.run(
-        `COPY (${envelopesSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(prefix)})`,
+        `COPY (${storedRowsSql("envelopes", `${envelopesSelectSql(world)}${rows}`)}) TO ${sqlString(paths.dataset("envelopes"))} (${copyOptions(prefix)})`,
       );
       await connection.run(
-        `COPY (${resolutionsSelectSql(world)}${rows}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(prefix)})`,
+        `COPY (${storedRowsSql("resolutions", `${resolutionsSelectSql(world)}${rows}`)}) TO ${sqlString(paths.dataset("resolutions"))} (${copyOptions(prefix)})`,
       );
     }
     if (options.append) return await finish(connection, world, options, { programs, accounts, deploys: [], started });
@@ -153,7 +154,7 @@ export async function generateLake(options: GenerateOptions): Promise<GenerateRe
     }
     deployAppender.closeSync();
     await connection.run(
-      `COPY gen_deploys TO ${sqlString(paths.dataset("deploys"))} (FORMAT parquet, PARTITION_BY (program), FILENAME_PATTERN 'part-gen${seed}-{i}', OVERWRITE_OR_IGNORE)`,
+      `COPY (${storedRowsSql("deploys", "SELECT *, strftime(make_timestamp(detected_at * 1000), '%Y-%m-%d') AS day FROM gen_deploys")}) TO ${sqlString(paths.dataset("deploys"))} (FORMAT parquet, PARTITION_BY (program, day), FILENAME_PATTERN 'part-gen${seed}-{i}', OVERWRITE_OR_IGNORE)`,
     );
 
     return await finish(connection, world, options, { programs, accounts, deploys, started });

@@ -11,6 +11,7 @@ import { type ControlDb, openControlDb, serverSecret } from "../control";
 import { type Duck, duckInstanceOptions, openDuck } from "../lake/duckdb";
 import { buildNativeFlushWriter, loadNativeFlushWriter, type NativeFlushWriter } from "../lake/native";
 import { type DataPaths, dataPaths } from "../lake/paths";
+import { upgradeLake } from "../lake/upgrade";
 import { configureFault } from "../shared/fault";
 import { createLogger, type Logger } from "../shared/logger";
 import { CursorCodec } from "../shared/pagination";
@@ -81,6 +82,7 @@ export async function createContext(config: Config, effects: Effects = {}): Prom
       join(paths.duckTemp, `${hostname()}-${process.pid}-${thread}${purpose}`),
     );
   const duck = await openDuck(":memory:", duckOptions("jobs"));
+  await upgradeLake({ paths, duck, control, logger }); // the lake in one layout version before anything reads it
   let writer: NativeFlushWriter | null | undefined;
   const signatures = new SignatureIndex(paths.signatureIndex);
   const owned = new Map<OwnedPart<unknown>, unknown>();

@@ -51,7 +51,15 @@ import { type Duck, sqlString } from "./duckdb";
 import type { NativeFlushWriter, StagedGroup } from "./native";
 import type { DataPaths } from "./paths";
 import { publishStaged, type StagedPart, stagePartitioned } from "./publish";
-import { duckdbColumnsStruct, ENVELOPE_COLUMNS } from "./schema";
+import {
+  duckdbColumnsStruct,
+  ENVELOPE_COLUMNS,
+  INSTANT,
+  inputType,
+  instantSql,
+  readLakeSql,
+  storedSql,
+} from "./schema";
 import { sweepStaging } from "./staging";
 
 export type FlushDeps = {
@@ -93,7 +101,7 @@ const LEGACY_LINE_COLUMNS: Record<string, string> = {
 };
 
 const columnType = (name: string) =>
-  name === "program" ? "VARCHAR" : ENVELOPE_COLUMNS.find((c) => c.name === name)!.type;
+  name === "program" ? "VARCHAR" : inputType(ENVELOPE_COLUMNS.find((c) => c.name === name)!);
 /** Every spool column is read as text where the line may hold an encoded value, else in its lake type. */
 const spoolCsvColumns =
   "{" +
@@ -112,7 +120,8 @@ function decodedColumn(name: string): string {
     return `CASE WHEN simulation_logs = '[]' THEN []::VARCHAR[] ELSE from_json(simulation_logs, '["VARCHAR"]') END AS simulation_logs`;
   if (SPOOL_TEXT_COLUMNS.has(name))
     return `CASE WHEN starts_with(${name}, '"') THEN json_extract_string(${name}, '$') ELSE ${name} END AS ${name}`;
-  return name;
+  const column = ENVELOPE_COLUMNS.find((c) => c.name === name)!;
+  return column.type === INSTANT ? `${instantSql(name)} AS ${name}` : name;
 }
 
 /** Rows of the lake's envelope columns plus `program` and `day`, from sealed segments of both spool formats. */
@@ -134,7 +143,7 @@ export function spoolRowsSql(files: { tsv: string[]; ndjson: string[] }): string
       { name: "program", type: "VARCHAR", doc: "" },
     ]);
     selects.push(
-      `SELECT ${ENVELOPE_COLUMNS.map((c) => (c.name === "spool_segment" ? SEGMENT_OF_FILENAME : `${LEGACY_LINE_COLUMNS[c.name]} AS ${c.name}`)).join(", ")},
+      `SELECT ${ENVELOPE_COLUMNS.map((c) => (c.name === "spool_segment" ? SEGMENT_OF_FILENAME : `${storedSql(c, LEGACY_LINE_COLUMNS[c.name])} AS ${c.name}`)).join(", ")},
          program, ${dayOfReceipt("receivedAt")}
        FROM read_json([${files.ndjson.map(sqlString).join(", ")}], format = 'newline_delimited', columns = ${legacyColumns}, filename = true)`,
     );
@@ -397,7 +406,7 @@ async function duckdbStage(
   );
   const groups = await deps.duck.all<StagedGroup>(
     `SELECT spool_segment AS segment, day, account_id AS "accountId", program, count(*) AS attempts, max(received_at) AS "lastSeen"
-     FROM read_parquet(${sqlString(join(staging, "**", "*.parquet"))}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR})
+     FROM ${readLakeSql("envelopes", sqlString(join(staging, "**", "*.parquet")), "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}")}
      GROUP BY ALL`,
   );
   return { staging, parts, groups };

@@ -5,7 +5,15 @@
 
 import { ENVELOPE_FIELDS } from "../shared/envelope-fields";
 
-export const LAKE_VERSION = 4;
+export const LAKE_VERSION = 5;
+
+/**
+ * The type of a column holding an instant (version 5): a Parquet TIMESTAMP adjusted to UTC, which
+ * DuckDB reads as TIMESTAMP WITH TIME ZONE and other readers as a time. Writers take such a column's
+ * input as Unix milliseconds (BIGINT) and txray's own readers get Unix milliseconds back
+ * (readLakeSql), so the numbers inside txray are those of version 4.
+ */
+export const INSTANT = "TIMESTAMPTZ";
 
 export type Column = { name: string; type: string; doc: string };
 
@@ -22,7 +30,7 @@ export const ENVELOPE_COLUMNS: Column[] = [
     doc: "Server-assigned id of the attempt (UUIDv7); unique, stable across re-flushes.",
   },
   { name: "account_id", type: "VARCHAR", doc: "Account whose key ingested the envelope." },
-  { name: "received_at", type: "BIGINT", doc: "Server receive time, Unix ms. `day` is its UTC date." },
+  { name: "received_at", type: INSTANT, doc: "Server receive time (UTC). `day` is its UTC date." },
   {
     name: "spool_segment",
     type: "VARCHAR",
@@ -40,7 +48,7 @@ export const RESOLUTION_COLUMNS: Column[] = [
   { name: "attempt_id", type: "VARCHAR", doc: "Joins envelopes.attempt_id." },
   { name: "account_id", type: "VARCHAR", doc: "Account of the attempt." },
   { name: "outcome", type: "VARCHAR", doc: "`landed`, `failed_onchain`, `dropped` or `preflight`." },
-  { name: "resolved_at", type: "BIGINT", doc: "When the outcome was decided, Unix ms." },
+  { name: "resolved_at", type: INSTANT, doc: "When the outcome was decided (UTC)." },
   {
     name: "slot",
     type: "BIGINT",
@@ -48,8 +56,8 @@ export const RESOLUTION_COLUMNS: Column[] = [
   },
   {
     name: "block_time",
-    type: "BIGINT",
-    doc: "Block time of that slot, Unix ms (second precision): `getBlockTime` of the slot, or the fetched transaction's.",
+    type: INSTANT,
+    doc: "Block time of that slot (UTC, second precision): `getBlockTime` of the slot, or the fetched transaction's.",
   },
   { name: "err", type: "VARCHAR", doc: "`meta.err` as JSON, or the preflight error's TransactionError as JSON." },
   {
@@ -113,27 +121,69 @@ export const RESOLUTION_COLUMNS: Column[] = [
  */
 export const payerBucketSql = (payer: string) => `(md5_number_lower(${payer}) >> 48)::USMALLINT`;
 
-/** data/lake/deploys/program=<base58>/part-*.parquet — one row per observed deploy. */
+/**
+ * data/lake/deploys/program=<base58>/day=<YYYY-MM-DD>/part-<slot>.parquet — one row per observed deploy (day = UTC date
+ * of detected_at, since version 5: every dataset has the same two partition levels).
+ */
 export const DEPLOY_COLUMNS: Column[] = [
   { name: "slot", type: "BIGINT", doc: "ProgramData's last-modified slot." },
   {
     name: "deployed_at",
-    type: "BIGINT",
-    doc: "Block time of that slot, Unix ms (null when the chain has no time for it).",
+    type: INSTANT,
+    doc: "Block time of that slot (UTC; null when the chain has no time for it).",
   },
-  { name: "detected_at", type: "BIGINT", doc: "When txray first saw this slot, Unix ms." },
+  { name: "detected_at", type: INSTANT, doc: "When txray first saw this slot (UTC)." },
   { name: "authority", type: "VARCHAR", doc: "Upgrade authority at detection, null if immutable." },
 ];
 
 export const DATASETS = {
   envelopes: { columns: ENVELOPE_COLUMNS, partitions: ["program", "day"] },
   resolutions: { columns: RESOLUTION_COLUMNS, partitions: ["program", "day"] },
-  deploys: { columns: DEPLOY_COLUMNS, partitions: ["program"] },
+  deploys: { columns: DEPLOY_COLUMNS, partitions: ["program", "day"] },
 } as const;
 
 export type DatasetName = keyof typeof DATASETS;
 
-/** `{a:'VARCHAR', b:'BIGINT'}`: the `columns=` argument of DuckDB's read_json. */
+/** `{a:'VARCHAR', b:'BIGINT'}`: the `columns=` argument of DuckDB's read_json, in writers' input types. */
 export function duckdbColumnsStruct(columns: Column[]): string {
-  return `{${columns.map((c) => `${c.name}: '${c.type}'`).join(", ")}}`;
+  return `{${columns.map((c) => `${c.name}: '${inputType(c)}'`).join(", ")}}`;
+}
+
+/** The type a writer takes a column's values in: an instant as Unix milliseconds. */
+export const inputType = (column: Column) => (column.type === INSTANT ? "BIGINT" : column.type);
+
+/**
+ * Unix milliseconds (a BIGINT expression) as the instant the lake stores. Exact and independent of
+ * DuckDB's TimeZone setting (a cast from TIMESTAMP to TIMESTAMPTZ would read it in that zone).
+ */
+export const instantSql = (milliseconds: string) =>
+  `(TIMESTAMPTZ '1970-01-01 00:00:00+00' + to_milliseconds(${milliseconds}))`;
+
+/** A column's stored value from its input expression (instantSql for an instant, else the input). */
+export const storedSql = (column: Column, input: string) => (column.type === INSTANT ? instantSql(input) : input);
+
+/** The instant columns of a dataset. */
+export const instantColumns = (dataset: DatasetName) =>
+  DATASETS[dataset].columns.filter((c) => c.type === INSTANT).map((c) => c.name);
+
+/** Rows of a dataset's columns (`selectSql`, instants in Unix ms) with the instants as the lake stores them. */
+export function storedRowsSql(dataset: DatasetName, selectSql: string): string {
+  const stored = instantColumns(dataset).map((name) => `${instantSql(name)} AS ${name}`);
+  return `SELECT * REPLACE (${stored.join(", ")}) FROM (${selectSql})`;
+}
+
+/**
+ * A dataset's Parquet parts as txray reads them: read_parquet(`source`, `options`) with every instant
+ * column turned back into Unix milliseconds (BIGINT), as every version before 5 stored it. Every read
+ * of the lake inside txray goes through here, so the numbers it computes with do not depend on the
+ * stored type. `source` is SQL: a quoted glob or a list of quoted files.
+ */
+export function readLakeSql(dataset: DatasetName, source: string, options = ""): string {
+  // COLUMNS, not REPLACE: files without some instant column (read with union_by_name, or a test's
+  // partial part) still read; each instant keeps its name, after the other columns.
+  const instants = `[${instantColumns(dataset)
+    .map((name) => `'${name}'`)
+    .join(", ")}]`;
+  return `(SELECT COLUMNS(c -> NOT list_contains(${instants}, c)), epoch_ms(COLUMNS(c -> list_contains(${instants}, c)))
+    FROM read_parquet(${source}${options ? `, ${options}` : ""}))`;
 }

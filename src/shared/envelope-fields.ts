@@ -17,7 +17,7 @@
 import { CU_LIMIT_MAX, ENVELOPE_LIMITS, IX_PREFIX_BYTES, MAX_RETRIES_MAX } from "./envelope-limits";
 
 /** DuckDB types of the lake columns an envelope field fills. */
-export type LakeType = "VARCHAR" | "BIGINT" | "INTEGER" | "BOOLEAN" | "VARCHAR[]";
+export type LakeType = "VARCHAR" | "BIGINT" | "TIMESTAMPTZ" | "INTEGER" | "BOOLEAN" | "VARCHAR[]";
 
 /** Where a field goes in the lake: a column of envelopes/…/part-*.parquet, or the Hive partition. */
 export type LakeColumn =
@@ -117,7 +117,7 @@ export const ENVELOPE_FIELDS = [
     ...UNIX_MS,
     required: true,
     nullable: false,
-    lake: { column: "sent_at", type: "BIGINT", doc: "Client time of the attempt, Unix ms." },
+    lake: { column: "sent_at", type: "TIMESTAMPTZ", doc: "Client time of the attempt (UTC)." },
     example: 1_763_700_000_000,
   },
   {

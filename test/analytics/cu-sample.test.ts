@@ -55,7 +55,7 @@ async function exactValues(program: string, instruction: string, since: number):
     `SELECT r.cu_used FROM read_parquet('${worlds.exact.paths.datasetGlob("envelopes")}', hive_partitioning = true) e
      JOIN read_parquet('${worlds.exact.paths.datasetGlob("resolutions")}', hive_partitioning = true) r USING (attempt_id)
      WHERE e.program = '${program}' AND r.instruction = '${instruction}' AND r.outcome IN ('landed', 'failed_onchain') AND r.cu_used IS NOT NULL
-       AND e.received_at BETWEEN ${since} AND ${END_MS}`,
+       AND epoch_ms(e.received_at) BETWEEN ${since} AND ${END_MS}`,
   );
   return rows.map((r) => Number(r.cu_used)).sort((a, b) => a - b);
 }
@@ -65,7 +65,7 @@ async function sampledSuccesses(program: string, instruction: string, since: num
   const [row] = await worlds.sampled.duck.all<{ n: number }>(
     `SELECT count(*)::INTEGER AS n FROM read_parquet('${worlds.sampled.paths.datasetGlob("envelopes")}', hive_partitioning = true) e
      JOIN read_parquet('${worlds.sampled.paths.datasetGlob("resolutions")}', hive_partitioning = true) r USING (attempt_id)
-     WHERE e.program = '${program}' AND r.instruction = '${instruction}' AND r.sampled AND e.received_at BETWEEN ${since} AND ${END_MS}`,
+     WHERE e.program = '${program}' AND r.instruction = '${instruction}' AND r.sampled AND epoch_ms(e.received_at) BETWEEN ${since} AND ${END_MS}`,
   );
   return Number(row.n);
 }

@@ -59,12 +59,12 @@ async function rewriteColumn(ctx: Context, dir: string, column: string, expressi
  * (as if clients and server both ran ahead), so none of its times to land can be known.
  */
 async function shiftClocks(ctx: Context, aheadMs: number, unknownProgram: string): Promise<void> {
-  await rewriteColumn(ctx, join(ctx.paths.lake, "envelopes"), "sent_at", `sent_at + ${aheadMs}`);
+  await rewriteColumn(ctx, join(ctx.paths.lake, "envelopes"), "sent_at", `sent_at + to_milliseconds(${aheadMs})`);
   await rewriteColumn(
     ctx,
     join(ctx.paths.lake, "resolutions", `program=${unknownProgram}`),
     "block_time",
-    "block_time - 120000",
+    "block_time - to_milliseconds(120000)",
   );
 }
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { syntheticAddress } from "../../devkit/generate";
 import type { Context } from "../../src/context";
 import { sqlString } from "../../src/lake/duckdb";
+import { instantSql } from "../../src/lake/schema";
 import { testContext } from "../helpers/context";
 
 export type ScoreContext = Context & { dispose(): void; snapshotsDir: string; dir: string };
@@ -76,8 +77,12 @@ export async function writeLake(ctx: Context, attempts: Attempt[]): Promise<void
     resolutions.closeSync();
     const options =
       "FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE, FILENAME_PATTERN 'part-hand-{i}'";
-    await connection.run(`COPY hand_envelopes TO ${sqlString(join(ctx.paths.lake, "envelopes"))} (${options})`);
-    await connection.run(`COPY hand_resolutions TO ${sqlString(join(ctx.paths.lake, "resolutions"))} (${options})`);
+    await connection.run(
+      `COPY (SELECT * REPLACE (${instantSql("received_at")} AS received_at) FROM hand_envelopes) TO ${sqlString(join(ctx.paths.lake, "envelopes"))} (${options})`,
+    );
+    await connection.run(
+      `COPY (SELECT * REPLACE (${instantSql("resolved_at")} AS resolved_at) FROM hand_resolutions) TO ${sqlString(join(ctx.paths.lake, "resolutions"))} (${options})`,
+    );
   } finally {
     connection.closeSync();
   }

@@ -184,7 +184,7 @@ async function lakeRecent(program: string, since: number) {
   const rows = await ctx.duck.all<{ outcome: string; fingerprint: string | null; n: number }>(
     `SELECT r.outcome, r.fingerprint, count(*)::INTEGER AS n
      FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) e JOIN read_parquet('${ctx.paths.datasetGlob("resolutions")}', hive_partitioning = true, union_by_name = true) r USING (attempt_id)
-     WHERE e.program = ${sqlString(program)} AND e.received_at >= ${since} GROUP BY ALL`,
+     WHERE e.program = ${sqlString(program)} AND epoch_ms(e.received_at) >= ${since} GROUP BY ALL`,
   );
   const count = (outcome: string) => rows.filter((r) => r.outcome === outcome).reduce((sum, r) => sum + r.n, 0);
   const issues = new Map<string, number>();

@@ -157,11 +157,47 @@ describe.skipIf(writer === null)("native flush writer", () => {
         new Set([JSON.stringify(["Program log: Instruction: Swap", ""])]),
       );
 
+      // The same tree and types; an instant is a UTC TIMESTAMP in both, of milliseconds in the native
+      // writer's parts and of microseconds in DuckDB's (its writer has no UTC milliseconds).
       const schema = (dir: string) =>
         ctx.duck.all(
-          `SELECT DISTINCT name, type, repetition_type, num_children, converted_type FROM parquet_schema('${join(dir, "**", "*.parquet")}') ORDER BY ALL`,
+          `SELECT DISTINCT name, type, repetition_type, num_children, regexp_replace(converted_type, '^TIMESTAMP_MI(LLI|CRO)S$', 'TIMESTAMP') AS converted,
+             regexp_replace(logical_type, 'unit=.*$', 'unit') AS logical
+           FROM parquet_schema('${join(dir, "**", "*.parquet")}') ORDER BY ALL`,
         );
       expect(await schema(join(work, "native-same"))).toEqual(await schema(duck.staging));
+      const instants = await ctx.duck.all(
+        `SELECT DISTINCT name, converted_type, logical_type FROM parquet_schema('${join(work, "native-same", "**", "*.parquet")}')
+         WHERE logical_type LIKE 'TimestampType%' ORDER BY name`,
+      );
+      const millisUtc =
+        "TimestampType(isAdjustedToUTC=1, unit=TimeUnit(MILLIS=MilliSeconds(), MICROS=<null>, NANOS=<null>))";
+      expect(instants).toEqual(
+        ["received_at", "sent_at"].map((name) => ({
+          name,
+          converted_type: "TIMESTAMP_MILLIS",
+          logical_type: millisUtc,
+        })),
+      );
+
+      // The footer's statistics as older readers want them: legacy min/max beside min_value/max_value
+      // and a null count, for every column including the list's leaf; per partition, DuckDB's bounds.
+      const footerStats = (dir: string) =>
+        ctx.duck.all(
+          `SELECT regexp_extract(file_name, 'program=[^/]+/day=[^/]+') AS partition, path_in_schema,
+             min(stats_min) AS legacy_min, max(stats_max) AS legacy_max, min(stats_min_value) AS min_value,
+             max(stats_max_value) AS max_value, sum(stats_null_count) AS nulls, count(*) - count(stats_null_count) AS without_count
+           FROM parquet_metadata('${join(dir, "**", "*.parquet")}') GROUP BY ALL ORDER BY ALL`,
+        );
+      const nativeStats = await footerStats(join(work, "native-same"));
+      expect(nativeStats).toEqual(await footerStats(duck.staging));
+      const logStats = nativeStats.filter((row) => row.path_in_schema === "simulation_logs, list, element");
+      expect(logStats.length).toBeGreaterThan(0);
+      expect(
+        logStats.every((row) => row.legacy_max !== null && row.min_value !== null && row.without_count === 0),
+      ).toBe(true);
+      // Null and empty lists are the leaf's nulls.
+      expect(logStats.some((row) => Number(row.nulls) > 0)).toBe(true);
 
       // The counts flush records come with the pass and match the rows.
       const expected = await ctx.duck.all<{

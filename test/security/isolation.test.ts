@@ -44,7 +44,7 @@ beforeAll(async () => {
   const rows = await ctx.duck.all<{ program: string; payer: string }>(
     `SELECT program, arg_max(payer, n) AS payer FROM (
        SELECT program, payer, count(*) AS n FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true)
-       WHERE received_at >= ${END_MS - 29 * 86_400_000} AND account_id = '${a.record.accountId}' GROUP BY ALL) GROUP BY program`,
+       WHERE epoch_ms(received_at) >= ${END_MS - 29 * 86_400_000} AND account_id = '${a.record.accountId}' GROUP BY ALL) GROUP BY program`,
   );
   for (const row of rows) walletOf.set(row.program, row.payer);
   server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });

@@ -8,6 +8,7 @@ import type { Context, OwnedPart } from "../../context";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { addDays, partitionFiles } from "../../lake/partitions";
 import { utcDay } from "../../lake/paths";
+import { readLakeSql } from "../../lake/schema";
 
 /**
  * Days after an attempt's receipt day in which its resolution is looked for (most resolve within minutes; the wallet
@@ -112,7 +113,7 @@ async function readEvidence(
     if (where === null) return [];
     return await ctx.duck.all<EvidenceRow>(
       `SELECT outcome, log_messages, err, instruction, ix_path, cpi_depth, failing_program, failing_instruction, err_code, err_name, cu_used, cu_requested, slot, block_time
-       FROM read_parquet([${files.map(sqlString).join(", ")}], union_by_name = true)
+       FROM ${readLakeSql("resolutions", `[${files.map(sqlString).join(", ")}]`, "union_by_name = true")}
        WHERE ${where}
        ORDER BY CASE outcome WHEN 'failed_onchain' THEN 0 WHEN 'landed' THEN 1 WHEN 'preflight' THEN 2 ELSE 3 END, resolved_at DESC
        LIMIT 1`,

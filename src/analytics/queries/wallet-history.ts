@@ -13,7 +13,7 @@ import { filesWithCompleteColumn } from "../../lake/column-presence";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { addDays, partitionFiles } from "../../lake/partitions";
 import { utcDay } from "../../lake/paths";
-import { payerBucketSql } from "../../lake/schema";
+import { payerBucketSql, readLakeSql } from "../../lake/schema";
 import { parseLimit } from "../../shared/pagination";
 import { type Rates, rates } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
@@ -262,7 +262,7 @@ function walletHistorySql(
       : `sent_at < ${query.position.s} OR (sent_at = ${query.position.s} AND attempt_key < ${sqlString(query.position.k)}::UBIGINT)`;
   return `WITH sent AS MATERIALIZED (
       SELECT attempt_id, sent_at, kind, filename AS part, file_row_number AS row_number
-      FROM read_parquet(${list(envelopes)}, union_by_name = true, filename = true, file_row_number = true)
+      FROM ${readLakeSql("envelopes", list(envelopes), "union_by_name = true, filename = true, file_row_number = true")}
       WHERE payer = ${sqlString(query.wallet)} AND received_at BETWEEN ${query.window.since} AND ${query.window.until}${account}
     ),
     attempts AS MATERIALIZED (
@@ -299,7 +299,7 @@ function pageDetailsSql(rows: WalletRow[], wallet: string): string {
   return [...byPart]
     .map(
       ([part, numbers]) =>
-        `SELECT attempt_id, sig, received_at, rpc_label FROM read_parquet(${sqlString(part)}, file_row_number = true) WHERE payer = ${sqlString(wallet)} AND file_row_number IN (${numbers.join(", ")})`,
+        `SELECT attempt_id, sig, received_at, rpc_label FROM ${readLakeSql("envelopes", sqlString(part), "file_row_number = true")} WHERE payer = ${sqlString(wallet)} AND file_row_number IN (${numbers.join(", ")})`,
     )
     .join("\nUNION ALL\n");
 }

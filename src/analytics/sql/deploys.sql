@@ -2,7 +2,7 @@
 -- effect (block time, else detection time) and its neighbours, for release diffs.
 CREATE OR REPLACE TEMP TABLE deploys AS
 WITH raw AS (
-  SELECT program::VARCHAR AS program, slot, min(deployed_at) AS deployed_at, min(detected_at) AS detected_at, any_value(authority) AS authority
+  SELECT program::VARCHAR AS program, slot, min(epoch_ms(deployed_at)) AS deployed_at, min(epoch_ms(detected_at)) AS detected_at, any_value(authority) AS authority
   FROM read_parquet({{deployFiles}}, hive_partitioning = true, hive_types = {'program': 'VARCHAR'}, union_by_name = true)
   GROUP BY program, slot
 )

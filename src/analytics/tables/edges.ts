@@ -11,6 +11,7 @@
 
 import { anyFileHasColumn } from "../../lake/column-presence";
 import { sqlString } from "../../lake/duckdb";
+import { readLakeSql } from "../../lake/schema";
 import type { LakeDisagreement, TakenInLake } from "./intake";
 import { loadPayerHoursSql } from "./payers";
 import { keptHoursFrom, ROLLUPS, unitsOfRowsSql, unitTable } from "./rollups";
@@ -225,7 +226,7 @@ async function loadDaySql(
             (read) => `
     SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
       cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
-    FROM read_parquet([${read.files.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true) ${read.where}`,
+    FROM ${readLakeSql("resolutions", `[${read.files.map(sqlString).join(", ")}]`, `${HIVE}, union_by_name = true`)} ${read.where}`,
           )
           .join(" UNION ALL BY NAME ");
   const late = `SELECT attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
@@ -234,7 +235,7 @@ async function loadDaySql(
     .map(
       (read) => `
       SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind
-      FROM read_parquet([${read.files.map(sqlString).join(", ")}], ${HIVE}) ${read.where}`,
+      FROM ${readLakeSql("envelopes", `[${read.files.map(sqlString).join(", ")}]`, HIVE)} ${read.where}`,
     )
     .join(" UNION ALL ");
   await state.run(`CREATE OR REPLACE TEMP TABLE day_rows AS

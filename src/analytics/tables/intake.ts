@@ -9,13 +9,14 @@
 // parts are read again, keeping the envelopes of spool segments not taken in yet and the
 // resolutions of attempts still waiting for one (applying those is idempotent).
 
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { statSync } from "node:fs";
+import { basename } from "node:path";
 import { isCompactedPart } from "../../lake/compact";
 import { sqlString } from "../../lake/duckdb";
 import { listPartitions } from "../../lake/partitions";
 import type { DataPaths } from "../../lake/paths";
 import { batchOfPart } from "../../lake/publish";
+import { readLakeSql } from "../../lake/schema";
 import type { StateDb } from "./state";
 
 export type Dataset = "envelopes" | "resolutions";
@@ -367,13 +368,13 @@ export async function parquetRows(state: StateDb, files: string[]): Promise<Map<
   return out;
 }
 
-/** The newest received_at in envelope files, from their footers' statistics (null when none). */
+/** The newest received_at in envelope files, from their footers' statistics (Unix ms, or a timestamp since lake version 5; null when none). */
 export async function newestReceivedAt(state: StateDb, files: string[]): Promise<number | null> {
   let newest: number | null = null;
   for (let at = 0; at < files.length; at += 500) {
     const slice = files.slice(at, at + 500);
     const [row] = await state.all<{ newest: number | null }>(
-      `SELECT max(TRY_CAST(stats_max AS BIGINT)) AS newest FROM parquet_metadata([${slice.map(sqlString).join(", ")}]) WHERE path_in_schema = 'received_at'`,
+      `SELECT max(coalesce(TRY_CAST(stats_max AS BIGINT), epoch_ms(TRY_CAST(stats_max AS TIMESTAMPTZ)))) AS newest FROM parquet_metadata([${slice.map(sqlString).join(", ")}]) WHERE path_in_schema = 'received_at'`,
     );
     if (row?.newest !== null && row?.newest !== undefined) newest = Math.max(newest ?? 0, Number(row.newest));
   }
@@ -394,7 +395,7 @@ export function envelopeRowsSql(target: string, files: string[], skipSegments: s
       NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code, NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program,
       NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested, NULL::BOOLEAN AS compute_exceeded,
       NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at, spool_segment, filename
-    FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, filename = true) ${skip}`;
+    FROM ${readLakeSql("envelopes", `[${files.map(sqlString).join(", ")}]`, `${HIVE}, filename = true`)} ${skip}`;
 }
 
 /**
@@ -408,7 +409,7 @@ export function resolutionRowsSql(target: string, files: string[], weighted: boo
     SELECT DISTINCT ON (attempt_key) * FROM (
       SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint,
         cu_used, cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
-      FROM read_parquet([${files.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true))`;
+      FROM ${readLakeSql("resolutions", `[${files.map(sqlString).join(", ")}]`, `${HIVE}, union_by_name = true`)})`;
 }
 
 /**
@@ -442,11 +443,11 @@ export function fullDayRowsSql(envelopeFiles: string[], resolutionFiles: string[
         NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at WHERE false`
       : `SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
         cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
-      FROM read_parquet([${resolutionFiles.map(sqlString).join(", ")}], ${HIVE}, union_by_name = true)`;
+      FROM ${readLakeSql("resolutions", `[${resolutionFiles.map(sqlString).join(", ")}]`, `${HIVE}, union_by_name = true`)}`;
   return `CREATE OR REPLACE TEMP TABLE day_rows AS
     WITH e AS (
       SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind
-      FROM read_parquet([${envelopeFiles.map(sqlString).join(", ")}], ${HIVE})
+      FROM ${readLakeSql("envelopes", `[${envelopeFiles.map(sqlString).join(", ")}]`, HIVE)}
     ), r AS (SELECT DISTINCT ON (attempt_key) * FROM (${resolutions}) WHERE attempt_key IN (SELECT attempt_key FROM e))
     SELECT e.attempt_key, e.program, e.account_id, e.received_at, e.sent_at, e.sig, e.payer, e.rpc_label, e.rpc_hash, e.wallet_adapter, e.kind,
       coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
@@ -471,15 +472,7 @@ export async function envelopeSegments(state: StateDb, files: string[]): Promise
   return out;
 }
 
-/** Every deploy part file (data/lake/deploys/program=<p>/part-*.parquet). */
+/** Every deploy part file (data/lake/deploys/program=<p>/day=<d>/part-*.parquet). */
 export function deployFiles(paths: DataPaths): string[] {
-  const root = paths.dataset("deploys");
-  if (!existsSync(root)) return [];
-  const files: string[] = [];
-  for (const programDir of readdirSync(root)) {
-    if (!programDir.startsWith("program=")) continue;
-    for (const name of readdirSync(join(root, programDir)))
-      if (name.endsWith(".parquet")) files.push(join(root, programDir, name));
-  }
-  return files.sort();
+  return [...listPartitions(paths.dataset("deploys")).values()].flatMap((days) => [...days.values()].flat()).sort();
 }

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import type { Context } from "../../context";
 import { type AwaitingSegment, segmentsAwaitingIntake } from "../../control";
 import { isPartGone, readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { readLakeSql } from "../../lake/schema";
 import { stringInterner } from "../../shared/intern";
 import { yieldToEventLoop } from "../../shared/pause";
 import type { SpoolColumn } from "../../spool";
@@ -219,7 +220,7 @@ async function readFlushedParts(
     let columns: EnvelopeColumns | null = null;
     for (let i = 0; i < files.length; i += FILES_PER_READ) {
       const group = files.slice(i, i + FILES_PER_READ);
-      const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet([${group.map(sqlString).join(", ")}], ${HIVE}) WHERE ${segmentFilter(segments)}${bySig}`;
+      const sql = `SELECT ${ENVELOPE_COLUMNS} FROM ${readLakeSql("envelopes", `[${group.map(sqlString).join(", ")}]`, HIVE)} WHERE ${segmentFilter(segments)}${bySig}`;
       const read = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
       columns = columns === null ? read : appendColumns(columns, read);
     }
@@ -260,7 +261,7 @@ function appendColumns(into: EnvelopeColumns, more: EnvelopeColumns): EnvelopeCo
 
 /** The segments' rows wherever they are in their days' partitions (compacted or not). */
 async function readDays(ctx: Context, segments: AwaitingSegment[], days: string[]): Promise<EnvelopeColumns> {
-  const sql = `SELECT ${ENVELOPE_COLUMNS} FROM read_parquet(${sqlString(ctx.paths.datasetGlob("envelopes"))}, ${HIVE})
+  const sql = `SELECT ${ENVELOPE_COLUMNS} FROM ${readLakeSql("envelopes", sqlString(ctx.paths.datasetGlob("envelopes")), HIVE)}
      WHERE day IN (${days.map(sqlString).join(", ")}) AND ${segmentFilter(segments)}`;
   return await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
 }

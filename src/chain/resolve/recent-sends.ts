@@ -15,6 +15,7 @@
 import type { Context } from "../../context";
 import { daysBetween, partsOfDays } from "../../lake/day-parts";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { readLakeSql } from "../../lake/schema";
 import { type HistoryRow, SendHistory } from "./send-history";
 import type { Outcome, Resolution } from "./types";
 
@@ -146,8 +147,8 @@ export async function readResolvedSends(
     ? ` AND e.payer || '/' || e.program IN (${payerPrograms.map((p) => sqlString(`${p.payer}/${p.program}`)).join(", ")})`
     : "";
   const sql = `SELECT e.sent_at, e.rpc_hash, e.program, r.outcome, e.cu_price_micro_lamports, e.payer, e.sig
-    FROM read_parquet(${list(envelopeFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) e
-    JOIN read_parquet(${list(resolutionFiles)}, hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true) r USING (attempt_id)
+    FROM ${readLakeSql("envelopes", list(envelopeFiles), "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true")} e
+    JOIN ${readLakeSql("resolutions", list(resolutionFiles), "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true")} r USING (attempt_id)
     WHERE e.sent_at BETWEEN ${Math.floor(from)} AND ${Math.ceil(to)} AND r.outcome <> 'preflight'${pairs}`;
   const c = await readAgainAfterSwap(() =>
     ctx.duck.columns<{

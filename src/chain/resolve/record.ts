@@ -30,7 +30,7 @@ import {
 import { sqlString } from "../../lake/duckdb";
 import { utcDay } from "../../lake/paths";
 import { publishStaged, removeBatchParts, stagePartitioned } from "../../lake/publish";
-import { duckdbColumnsStruct, payerBucketSql, RESOLUTION_COLUMNS } from "../../lake/schema";
+import { duckdbColumnsStruct, payerBucketSql, RESOLUTION_COLUMNS, storedSql } from "../../lake/schema";
 import { sweepStaging } from "../../lake/staging";
 import { fault } from "../../shared/fault";
 import { yieldToEventLoop } from "../../shared/pause";
@@ -46,7 +46,7 @@ const readColumns = duckdbColumnsStruct([
   { name: "payer", type: "VARCHAR", doc: "" },
 ]);
 const stagedColumns = RESOLUTION_COLUMNS.map((c) =>
-  c.name === "payer_bucket" ? `${payerBucketSql("payer")} AS payer_bucket` : c.name,
+  c.name === "payer_bucket" ? `${payerBucketSql("payer")} AS payer_bucket` : `${storedSql(c, c.name)} AS ${c.name}`,
 ).join(", ");
 
 /**

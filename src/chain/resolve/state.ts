@@ -23,6 +23,7 @@ import {
   segmentsTakenAfter,
 } from "../../control";
 import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
+import { readLakeSql } from "../../lake/schema";
 import { yieldToEventLoop } from "../../shared/pause";
 import type { IndexEntry } from "../../signature-index";
 import type { DecodedStory } from "../decode";
@@ -169,7 +170,7 @@ async function attemptsResolvedAfter(ctx: Context, through: number): Promise<str
     .filter((dir) => existsSync(dir) && readdirSync(dir).some((name) => name.endsWith(".parquet")))
     .map((dir) => join(dir, "*.parquet"));
   if (dirs.length === 0) return [];
-  const sql = `SELECT attempt_id FROM read_parquet([${dirs.map(sqlString).join(", ")}], union_by_name = true) WHERE resolved_at > ${through}`;
+  const sql = `SELECT attempt_id FROM ${readLakeSql("resolutions", `[${dirs.map(sqlString).join(", ")}]`, "union_by_name = true")} WHERE resolved_at > ${through}`;
   return (await readAgainAfterSwap(() => ctx.duck.columns<{ attempt_id: string[] }>(sql))).attempt_id;
 }
 

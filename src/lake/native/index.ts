@@ -26,7 +26,7 @@ import {
   type RowGroupMeta,
 } from "../parquet/format";
 import type { StagedPart } from "../publish";
-import { type Column, ENVELOPE_COLUMNS } from "../schema";
+import { type Column, ENVELOPE_COLUMNS, INSTANT } from "../schema";
 
 const SOURCE = join(import.meta.dir, "pages.c");
 
@@ -257,7 +257,7 @@ class PartFile {
         uncompressedBytes,
         compressedBytes,
         values: Number(slot[4]),
-        nulls: this.leaves[column].list ? null : Number(slot[5]),
+        nulls: Number(slot[5]),
         min: hasStats ? view(slot[7], slot[8]).slice() : null,
         max: hasStats ? view(slot[9], slot[10]).slice() : null,
       });
@@ -322,6 +322,7 @@ function kindOf(column: Column): number {
     case "VARCHAR[]":
       return Kind.logs;
     case "BIGINT":
+    case INSTANT: // Unix milliseconds, as the spool holds them
       return Kind.int64;
     case "INTEGER":
       return Kind.int32;

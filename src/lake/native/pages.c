@@ -6,7 +6,8 @@
  * (src/lake/parquet/). The segments are mapped read-only and cut into chunks at line ends; threads
  * take chunks in turn and read their lines in order, each line once: split at its tabs, find its
  * partition (program, UTC day of received_at) in the thread's own table, and append every field to
- * that partition's open row group on that thread, with null counts and min/max statistics. A
+ * that partition's open row group on that thread, with null counts and min/max statistics (a list
+ * column's: of its elements, a null or empty list counting as a null). A
  * column's page is compressed as soon as it holds PAGE_BYTES, so the uncompressed bytes of a page
  * stay small and in cache; a row group closes at max_rows rows or max_line_bytes of lines.
  *
@@ -309,7 +310,7 @@ static int flush_page(Column *col, void *cctx) {
 /* The chunk's statistics, PLAIN-encoded (little-endian numbers, raw bytes), min then max. */
 static int keep_bounds(Column *col) {
   col->bounds.n = 0;
-  if (!col->has_stats || col->kind == LOGS) return OK;
+  if (!col->has_stats) return OK;
   if (col->kind == INT64 || col->kind == INT32 || col->kind == BOOL) {
     int width = col->kind == INT64 ? 8 : col->kind == INT32 ? 4 : 1;
     uint8_t le[16];
@@ -504,6 +505,8 @@ static int append(const Segment *segments, Column *col, const uint8_t *s, size_t
     /* levels: list null → def 0; empty → def 1; element → def 3; rep 1 for every element after the first */
     if (is_null(s, n) || (n == 2 && s[0] == '[' && s[1] == ']')) {
       count_level(col);
+      /* Parquet counts a leaf's nulls by level: a null or empty list is one null element */
+      col->null_count++;
       return level(&col->rep, 0) || level(&col->def, is_null(s, n) ? 0 : 1) ? E_MEMORY : OK;
     }
     if (n < 2 || s[0] != '[' || s[n - 1] != ']') return E_VALUE;
@@ -518,6 +521,7 @@ static int append(const Segment *segments, Column *col, const uint8_t *s, size_t
       size_t len = col->values.n - at - 4;
       uint8_t *le = col->values.p + at;
       le[0] = len & 255, le[1] = (len >> 8) & 255, le[2] = (len >> 16) & 255, le[3] = (uint8_t)(len >> 24);
+      text_stats(col, at + 4, len);
       count_level(col);
       if (level(&col->rep, first ? 0 : 1) || level(&col->def, 3)) return E_MEMORY;
       if (p == end) return OK;
@@ -1072,7 +1076,7 @@ int32_t txw_job(Ctx *c, int32_t j, uint8_t *program, int64_t *info, int64_t *out
     o[3] = (int64_t)(intptr_t)col->pages.p;
     o[4] = col->level_count;
     o[5] = col->null_count;
-    o[6] = col->has_stats && col->kind != LOGS;
+    o[6] = col->has_stats;
     o[7] = (int64_t)(intptr_t)col->bounds.p;
     o[8] = (int64_t)col->bound_min_n;
     o[9] = (int64_t)(intptr_t)(col->bounds.p + col->bound_min_n);

@@ -4,11 +4,14 @@
 // the page headers and the footer, shaped like DuckDB's own files: the same schema tree, converted types and
 // statistics, so DuckDB reads either writer's files the same way.
 
-import type { Column } from "../schema";
+import { type Column, INSTANT } from "../schema";
 import { CompactWriter } from "./thrift";
 
 const PhysicalType = { BOOLEAN: 0, INT32: 1, INT64: 2, BYTE_ARRAY: 6 } as const;
-const ConvertedType = { UTF8: 0, LIST: 3, INT_32: 17, INT_64: 18 } as const;
+const ConvertedType = { UTF8: 0, LIST: 3, TIMESTAMP_MILLIS: 9, INT_32: 17, INT_64: 18 } as const;
+/** LogicalType's union member TIMESTAMP, and TimeUnit's MILLIS. */
+const LOGICAL_TIMESTAMP = 8;
+const TIME_UNIT_MILLIS = 1;
 const Repetition = { REQUIRED: 0, OPTIONAL: 1, REPEATED: 2 } as const;
 const Encoding = { PLAIN: 0, RLE: 3 } as const;
 const ZSTD = 6;
@@ -16,13 +19,17 @@ const DATA_PAGE = 0;
 
 export const PARQUET_MAGIC = new TextEncoder().encode("PAR1");
 
-/** One leaf column of a lake dataset: every column is optional; VARCHAR[] is a three-level LIST. */
-export type LeafColumn = { name: string; physical: keyof typeof PhysicalType; list: boolean };
+/**
+ * One leaf column of a lake dataset: every column is optional; VARCHAR[] is a three-level LIST; an
+ * instant is an INT64 of Unix milliseconds with the TIMESTAMP logical type (MILLIS, adjusted to UTC).
+ */
+export type LeafColumn = { name: string; physical: keyof typeof PhysicalType; list: boolean; instant: boolean };
 
 const PHYSICAL: Record<string, LeafColumn["physical"]> = {
   VARCHAR: "BYTE_ARRAY",
   "VARCHAR[]": "BYTE_ARRAY",
   BIGINT: "INT64",
+  [INSTANT]: "INT64",
   INTEGER: "INT32",
   BOOLEAN: "BOOLEAN",
 };
@@ -31,7 +38,7 @@ export function leafColumns(columns: readonly Column[]): LeafColumn[] {
   return columns.map((column) => {
     const physical = PHYSICAL[column.type];
     if (!physical) throw new Error(`parquet: no physical type for ${column.name} ${column.type}`);
-    return { name: column.name, physical, list: column.type.endsWith("[]") };
+    return { name: column.name, physical, list: column.type.endsWith("[]"), instant: column.type === INSTANT };
   });
 }
 
@@ -41,7 +48,8 @@ export type ChunkMeta = {
   uncompressedBytes: number;
   compressedBytes: number;
   values: number;
-  nulls: number | null;
+  /** Leaf-level nulls: null values, and for a list its null and empty lists. */
+  nulls: number;
   min: Uint8Array | null;
   max: Uint8Array | null;
 };
@@ -71,6 +79,12 @@ export function fileFooter(
     w.i32(3, element.repetition).binary(4, element.name);
     if (element.children !== undefined) w.i32(5, element.children);
     if (element.converted !== undefined) w.i32(6, element.converted);
+    if (element.instant)
+      w.struct(10, (logical) =>
+        logical.struct(LOGICAL_TIMESTAMP, (timestamp) =>
+          timestamp.bool(1, true).struct(2, (unit) => unit.struct(TIME_UNIT_MILLIS, () => {})),
+        ),
+      );
   });
   writer.i64(
     3,
@@ -90,12 +104,15 @@ export function fileFooter(
             .i64(6, chunk.uncompressedBytes)
             .i64(7, chunk.compressedBytes)
             .i64(9, chunk.offset);
-          if (chunk.nulls !== null || chunk.min !== null) {
-            m.struct(12, (s) => {
-              if (chunk.nulls !== null) s.i64(3, chunk.nulls);
-              if (chunk.max !== null && chunk.min !== null) s.binary(5, chunk.max).binary(6, chunk.min);
-            });
-          }
+          // Statistics: the legacy max/min (fields 1, 2) that older readers (parquet-mr before 1.10,
+          // Hive, older Spark) read, null_count, and max_value/min_value, with the same bounds in
+          // both. As in DuckDB's files, an empty legacy bound is left out.
+          m.struct(12, (s) => {
+            if (chunk.max !== null && chunk.max.length > 0) s.binary(1, chunk.max);
+            if (chunk.min !== null && chunk.min.length > 0) s.binary(2, chunk.min);
+            s.i64(3, chunk.nulls);
+            if (chunk.max !== null && chunk.min !== null) s.binary(5, chunk.max).binary(6, chunk.min);
+          });
         });
       },
     );
@@ -109,7 +126,14 @@ export function fileFooter(
   return writer.stop().finish();
 }
 
-type SchemaElement = { name: string; repetition: number; type?: number; children?: number; converted?: number };
+type SchemaElement = {
+  name: string;
+  repetition: number;
+  type?: number;
+  children?: number;
+  converted?: number;
+  instant?: boolean;
+};
 
 function schemaElements(leaves: readonly LeafColumn[]): SchemaElement[] {
   const elements: SchemaElement[] = [
@@ -117,8 +141,9 @@ function schemaElements(leaves: readonly LeafColumn[]): SchemaElement[] {
   ];
   for (const leaf of leaves) {
     const type = PhysicalType[leaf.physical];
-    const converted =
-      leaf.physical === "BYTE_ARRAY"
+    const converted = leaf.instant
+      ? ConvertedType.TIMESTAMP_MILLIS
+      : leaf.physical === "BYTE_ARRAY"
         ? ConvertedType.UTF8
         : leaf.physical === "INT32"
           ? ConvertedType.INT_32
@@ -130,7 +155,7 @@ function schemaElements(leaves: readonly LeafColumn[]): SchemaElement[] {
       elements.push({ name: "list", repetition: Repetition.REPEATED, children: 1 });
       elements.push({ name: "element", repetition: Repetition.OPTIONAL, type, converted });
     } else {
-      elements.push({ name: leaf.name, repetition: Repetition.OPTIONAL, type, converted });
+      elements.push({ name: leaf.name, repetition: Repetition.OPTIONAL, type, converted, instant: leaf.instant });
     }
   }
   return elements;

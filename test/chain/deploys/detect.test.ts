@@ -126,19 +126,19 @@ describe("against a fake RPC", () => {
       expect(second.recorded.map((d) => [d.slot, d.deployedAt])).toEqual([[2_000, null]]);
       expect(latestRecordedSlot(ctx.paths, program)).toBe(2_000);
       const rows = await ctx.duck.all(
-        `SELECT slot, deployed_at, authority FROM read_parquet('${ctx.paths.partition("deploys", program)}/*.parquet') ORDER BY slot`,
+        `SELECT slot, deployed_at, authority FROM read_parquet('${ctx.paths.partition("deploys", program)}/*/*.parquet') ORDER BY slot`,
       );
       expect(rows).toEqual([
         { slot: 1_000, deployed_at: 1_700_000_000_000, authority },
         { slot: 2_000, deployed_at: null, authority },
       ]);
       const columns = await ctx.duck.all<{ column_name: string; column_type: string }>(
-        `DESCRIBE SELECT * FROM read_parquet('${ctx.paths.partition("deploys", program)}/*.parquet', hive_partitioning = false)`,
+        `DESCRIBE SELECT * FROM read_parquet('${ctx.paths.partition("deploys", program)}/*/*.parquet', hive_partitioning = false)`,
       );
       expect(columns.map((c) => [c.column_name, c.column_type])).toEqual([
         ["slot", "BIGINT"],
-        ["deployed_at", "BIGINT"],
-        ["detected_at", "BIGINT"],
+        ["deployed_at", "TIMESTAMP WITH TIME ZONE"],
+        ["detected_at", "TIMESTAMP WITH TIME ZONE"],
         ["authority", "VARCHAR"],
       ]);
     } finally {
@@ -206,7 +206,7 @@ describe("against the local chain", () => {
       expect(second.details).toMatchObject({ recorded: 1 });
       expect(latestRecordedSlot(ctx.paths, deployed.programId)).toBe(redeployed.slot);
       const rows = await ctx.duck.all<{ slot: number; deployed_at: number | null }>(
-        `SELECT slot, deployed_at FROM read_parquet('${ctx.paths.partition("deploys", deployed.programId)}/*.parquet') ORDER BY slot`,
+        `SELECT slot, deployed_at FROM read_parquet('${ctx.paths.partition("deploys", deployed.programId)}/*/*.parquet') ORDER BY slot`,
       );
       expect(rows.map((r) => r.slot)).toEqual([deployed.slot, redeployed.slot]);
       expect(typeof rows[1].deployed_at).toBe("number");

@@ -17,6 +17,7 @@ import { RECENT_SENDS_MS, RecentSends } from "../../../src/chain/resolve/recent-
 import { loadNeighbours } from "../../../src/chain/resolve/resolve";
 import { ResolverState } from "../../../src/chain/resolve/state";
 import { sqlString } from "../../../src/lake/duckdb";
+import { instantSql } from "../../../src/lake/schema";
 import { testContext } from "../../helpers/context";
 import { generateRun } from "./drops-reference";
 
@@ -54,9 +55,9 @@ async function writeLake(local: typeof ctx, neighbours: Neighbour[]): Promise<vo
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n"));
   const source = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {attempt_id: 'VARCHAR', sig: 'VARCHAR', program: 'VARCHAR', payer: 'VARCHAR', rpc_hash: 'VARCHAR', sent_at: 'BIGINT', cu_price_micro_lamports: 'BIGINT', outcome: 'VARCHAR'})`;
   const day = "strftime(make_timestamp(sent_at * 1000), '%Y-%m-%d') AS day";
-  await local.duck.run(`COPY (SELECT attempt_id, sig, payer, rpc_hash, sent_at, sent_at AS received_at, cu_price_micro_lamports, program, ${day} FROM ${source})
+  await local.duck.run(`COPY (SELECT attempt_id, sig, payer, rpc_hash, ${instantSql("sent_at")} AS sent_at, ${instantSql("sent_at")} AS received_at, cu_price_micro_lamports, program, ${day} FROM ${source})
     TO ${sqlString(local.paths.dataset("envelopes"))} (FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE)`);
-  await local.duck.run(`COPY (SELECT attempt_id, outcome, sent_at + 1 AS resolved_at, program, ${day} FROM ${source})
+  await local.duck.run(`COPY (SELECT attempt_id, outcome, ${instantSql("sent_at + 1")} AS resolved_at, program, ${day} FROM ${source})
     TO ${sqlString(local.paths.dataset("resolutions"))} (FORMAT parquet, PARTITION_BY (program, day), OVERWRITE_OR_IGNORE)`);
 }
 

@@ -7,13 +7,13 @@ WITH envelopes AS (
   SELECT e.attempt_id, e.program::VARCHAR AS program, e.account_id, coalesce(e.rpc_label, 'unknown') AS rpc_label
   FROM read_parquet({{envelopeFiles}}, hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}) e
   JOIN sample_rates s ON s.program = e.program
-  WHERE e.kind = 'send' AND e.received_at >= {{since}} AND e.received_at < {{until}}
+  WHERE e.kind = 'send' AND epoch_ms(e.received_at) >= {{since}} AND epoch_ms(e.received_at) < {{until}}
     AND (s.threshold IS NULL OR md5(e.attempt_id) < s.threshold)
 ), outcomes AS (
   SELECT r.attempt_id, r.outcome
   FROM read_parquet({{resolutionFiles}}, hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}) r
   JOIN sample_rates s ON s.program = r.program
-  WHERE r.resolved_at < {{resolvedBefore}} AND r.outcome IN ('landed', 'failed_onchain', 'dropped')
+  WHERE epoch_ms(r.resolved_at) < {{resolvedBefore}} AND r.outcome IN ('landed', 'failed_onchain', 'dropped')
     AND (s.threshold IS NULL OR md5(r.attempt_id) < s.threshold)
 )
 SELECT e.program, e.account_id, e.rpc_label, o.outcome, e.attempt_id
