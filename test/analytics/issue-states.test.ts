@@ -22,6 +22,7 @@ import { run } from "../../src/cli/commands";
 import { loadConfig } from "../../src/config";
 import { type Context, createContext } from "../../src/context";
 import { authenticate, createAccountKey, type StoredIssueState } from "../../src/control";
+import { readLakeSql } from "../../src/lake/schema";
 import { silentLogger } from "../../src/shared/logger";
 import { type AnswersWorld, END_MS, makeAnswersWorld } from "../helpers/answers-world";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver";
@@ -185,8 +186,8 @@ describe("changing a state", () => {
     // An issue of the account last seen before a deploy, marked before that deploy: resolved by it.
     const [quietIssue] = await ctx.duck.all<{ fingerprint: string; last_seen: number }>(
       `SELECT r.fingerprint, max(e.received_at) AS last_seen
-       FROM read_parquet('${ctx.paths.lake}/envelopes/**/*.parquet', hive_partitioning = true) e
-       JOIN read_parquet('${ctx.paths.lake}/resolutions/**/*.parquet', hive_partitioning = true) r USING (attempt_id)
+       FROM ${readLakeSql("envelopes", `'${ctx.paths.lake}/envelopes/**/*.parquet'`, "hive_partitioning = true")} e
+       JOIN ${readLakeSql("resolutions", `'${ctx.paths.lake}/resolutions/**/*.parquet'`, "hive_partitioning = true")} r USING (attempt_id)
        WHERE e.program = '${world.program}' AND e.account_id = '${accountId}' AND r.fingerprint IS NOT NULL
        GROUP BY r.fingerprint HAVING max(e.received_at) < ${quiet.effective_at} OR
          (max(e.received_at) < ${regress.effective_at} AND max(e.received_at) > ${quiet.effective_at})

@@ -15,6 +15,7 @@ import { freshServingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { accountWeights, shareCeiling } from "../../src/analytics/tables/public-weights";
 import { createAccountKey } from "../../src/control";
+import { instantSql } from "../../src/lake/schema";
 import { startServer } from "../../src/server";
 import { readJson, type ScoreContext, scoreContext } from "./landing-score-support";
 import { END_MS } from "./support";
@@ -75,13 +76,14 @@ beforeAll(async () => {
   await copy(
     "envelopes",
     `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig,
-       'send' AS kind, 'helius' AS rpc_label, '${helius}' AS rpc_hash, ${sentAt} + k AS received_at, ${sentAt} + k AS sent_at,
+       'send' AS kind, 'helius' AS rpc_label, '${helius}' AS rpc_hash, ${instantSql(`${sentAt} + k`)} AS received_at,
+       ${instantSql(`${sentAt} + k`)} AS sent_at,
        '2025-11-20' AS day)
      FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE program = '${program}' LIMIT ${FORGED})`,
   );
   await copy(
     "resolutions",
-    `SELECT t.* REPLACE ('forged-' || r.k AS attempt_id, '${forger}' AS account_id, ${sentAt} + 90000 + r.k AS resolved_at,
+    `SELECT t.* REPLACE ('forged-' || r.k AS attempt_id, '${forger}' AS account_id, ${instantSql(`${sentAt} + 90000 + r.k`)} AS resolved_at,
        '${program}' AS program, '2025-11-20' AS day)
      FROM (SELECT * FROM ${parquet("resolutions")} WHERE outcome = 'dropped' LIMIT 1) t, range(1, ${FORGED + 1}) r(k)`,
   );
