@@ -181,7 +181,7 @@ function attemptsOf(c: EnvelopeColumns): Attempt[] {
       cuPriceMicroLamports: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]),
       ixPrefix: c.ix_prefix[i] ?? null,
       nonce: c.nonce[i] === true,
-      nonceAccount: c.nonce_account[i] ?? null,
+      nonceAccount: c.nonce_value[i] ? c.nonce_account[i] : null,
       nonceValue: c.nonce_value[i] ?? null,
       preflightError: preflight ? c.preflight_error[i] : null,
       simulationLogs: preflight ? (c.simulation_logs[i] ?? []) : null,
@@ -194,12 +194,13 @@ function attemptsOf(c: EnvelopeColumns): Attempt[] {
  * The columns intake reads. A durable-nonce attempt's blockhash is the nonce it was signed against: kept only for those
  * whose nonce account is known. `withNonceAccount` false: for reads of parts that all predate the nonce_account column.
  */
-const envelopeColumns = (withNonceAccount: boolean) => {
-  const account = withNonceAccount ? "CASE WHEN nonce THEN nonce_account END" : "NULL::VARCHAR";
-  return `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
-  cu_limit, cu_price_micro_lamports, ix_prefix, nonce, ${account} AS nonce_account,
-  CASE WHEN ${account} IS NOT NULL THEN blockhash END AS nonce_value, kind, preflight_error, simulation_logs`;
-};
+const envelopeColumns = (withNonceAccount: boolean) =>
+  `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
+  cu_limit, cu_price_micro_lamports, ix_prefix, nonce, ${
+    withNonceAccount
+      ? "nonce_account, CASE WHEN nonce AND nonce_account IS NOT NULL THEN blockhash END AS nonce_value"
+      : "NULL::VARCHAR AS nonce_account, NULL::VARCHAR AS nonce_value"
+  }, kind, preflight_error, simulation_logs`;
 
 /**
  * A read of envelope columns; again without nonce_account when none of the files read has it (union_by_name knows only
