@@ -214,6 +214,7 @@ export function envelopesSelectSql(p: WorldParams): string {
       CASE WHEN is_bot THEN 'sender' ELSE 'rpc' END AS send_path,
       false AS nonce,
       sent_prefix AS ix_prefix,
+      NULL::VARCHAR AS nonce_account,
       program, strftime(make_timestamp(received_at * 1000), '%Y-%m-%d') AS day
     FROM gen_attempts`;
 }

@@ -206,6 +206,9 @@ export class Recorder {
     if (o.skipPreflight !== undefined) envelope.skipPreflight = o.skipPreflight;
     envelope.sendPath = "rpc";
     if (tx.nonce) envelope.nonce = true;
+    // The nonce account stores its authority, often the payer: under privacy "hash" it stays home.
+    if (tx.nonce && tx.nonceAccount !== undefined && this.options.privacy === "plain")
+      envelope.nonceAccount = tx.nonceAccount;
     const prefix = instructionPrefix(tx, program);
     if (prefix !== undefined) envelope.ixPrefix = prefix;
 

@@ -296,6 +296,23 @@ export const ENVELOPE_FIELDS = [
     },
     example: "66063d1201daebea",
   },
+  {
+    // The account whose stored nonce the transaction's blockhash is (docs/solana.md, "Durable nonces"):
+    // the resolver reads it to judge a durable-nonce send that never reaches the chain.
+    name: "nonceAccount",
+    kind: "base58",
+    bytes: 32,
+    maxLength: 44,
+    message: "expected a base58 32-byte address",
+    required: false,
+    nullable: false,
+    lake: {
+      column: "nonce_account",
+      type: "VARCHAR",
+      doc: "Nonce account of a durable-nonce transaction (base58), when the SDK sent it.",
+    },
+    example: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
+  },
 ] as const satisfies readonly EnvelopeField[];
 
 export type EnvelopeFieldName = (typeof ENVELOPE_FIELDS)[number]["name"];

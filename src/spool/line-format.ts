@@ -1,7 +1,7 @@
 // The spool's line format (version 2): one tab-separated line per accepted envelope, in the order of
 // SPOOL_COLUMNS: the server's columns, then one per envelope field of the field table
 // (src/shared/envelope-fields.ts), which appends new fields at its end. A line written before the
-// table's last field (one column short) is still read: flush pads it with null. Ingest builds every
+// table's last fields (down to OLDEST_SPOOL_LINE_COLUMNS) is still read: flush pads it with null. Ingest builds every
 // line of a batch on its hot path and flush reads them back with DuckDB's CSV reader, which is about
 // twice as fast as its JSON reader on the same rows; both sides are what the ingest and flush speed
 // targets are made of (bench/README.md).
@@ -30,6 +30,12 @@ export type SpoolColumn = (typeof SERVER_COLUMNS)[number] | EnvelopeField["lake"
 
 /** Lake column names in the order a spool line holds them. `program` is also the partition column. */
 export const SPOOL_COLUMNS: readonly SpoolColumn[] = [...SERVER_COLUMNS, ...LINE_FIELDS.map(({ lake }) => lake.column)];
+
+/**
+ * Columns of the shortest line still read: version 2's first lines, written before `ix_prefix` and
+ * `nonce_account` existed (the native flush writer's SPOOL_OLDEST_FIELDS).
+ */
+export const OLDEST_SPOOL_LINE_COLUMNS = SPOOL_COLUMNS.indexOf("ix_prefix");
 
 /** Spool columns holding free text (decoded by flush when they start with `"`). */
 export const SPOOL_TEXT_COLUMNS: ReadonlySet<string> = new Set([
@@ -124,12 +130,12 @@ const { encodeLine, encodeTail, sameTail } = compileLineEncoder();
 
 /**
  * One spool line back into its fields (what `why` reads of an envelope not flushed yet): `\N` is
- * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line one
- * column short (written before the table's last field) has that field null. Null when the line is not one.
+ * null, free text written as a JSON string is decoded, simulation_logs stays JSON text. A line a few
+ * columns short (written before the table's last fields) has those fields null. Null when the line is not one.
  */
 export function decodeSpoolLine(line: string): Record<SpoolColumn, string | null> | null {
   const fields = line.split("\t");
-  if (fields.length !== SPOOL_COLUMNS.length && fields.length !== SPOOL_COLUMNS.length - 1) return null;
+  if (fields.length > SPOOL_COLUMNS.length || fields.length < OLDEST_SPOOL_LINE_COLUMNS) return null;
   const out = {} as Record<SpoolColumn, string | null>;
   try {
     SPOOL_COLUMNS.forEach((column, i) => {

@@ -21,6 +21,20 @@ export function startRecordedRpc(
 ) {
   const bySig = new Map(transactions.map((t) => [t.sig, t.result]));
   let requests = 0;
+  /** A System-owned account of `options.accounts` (read at each call: a test may change it), base64. */
+  const account = (address: string) => {
+    const data = options.accounts?.[address];
+    return data
+      ? {
+          data: [Buffer.from(data).toString("base64"), "base64"],
+          executable: false,
+          lamports: 1,
+          owner: "11111111111111111111111111111111",
+          rentEpoch: 0,
+          space: data.length,
+        }
+      : null;
+  };
   const answer = (call: { id: unknown; method: string; params?: any[] }) => {
     const params = call.params ?? [];
     switch (call.method) {
@@ -40,20 +54,14 @@ export function startRecordedRpc(
             }),
           },
         };
-      case "getAccountInfo": {
-        const data = options.accounts?.[params[0]];
-        const value = data
-          ? {
-              data: [Buffer.from(data).toString("base64"), "base64"],
-              executable: false,
-              lamports: 1,
-              owner: "11111111111111111111111111111111",
-              rentEpoch: 0,
-              space: data.length,
-            }
-          : null;
-        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value } };
-      }
+      case "getAccountInfo":
+        return { jsonrpc: "2.0", id: call.id, result: { context: { slot: 1 }, value: account(params[0]) } };
+      case "getMultipleAccounts":
+        return {
+          jsonrpc: "2.0",
+          id: call.id,
+          result: { context: { slot: 1 }, value: (params[0] as string[]).map(account) },
+        };
       case "getBlockTime": {
         const tx = [...bySig.values()].find((t) => t.slot === params[0]);
         return tx
@@ -75,5 +83,11 @@ export function startRecordedRpc(
       return Response.json(Array.isArray(body) ? body.map(answer) : answer(body));
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, requests: () => requests, stop: () => server.stop(true) };
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    requests: () => requests,
+    /** A transaction that lands now: found by the look-ups from here on. */
+    add: (transaction: { sig: string; result: any }) => bySig.set(transaction.sig, transaction.result),
+    stop: () => server.stop(true),
+  };
 }

@@ -48,8 +48,8 @@ function sdkBatch(random: () => number) {
             maxRetries: 0,
             skipPreflight: random() < 0.5,
             sendPath: "rpc",
-            nonce: false,
             ixPrefix: ["", "02", "0200000040420f00", "e517cb977ae3ad2a"][Math.floor(random() * 4)],
+            ...(i % 3 === 0 ? { nonce: true, nonceAccount: randomAddress() } : { nonce: false }),
           }
         : {};
     const logs =

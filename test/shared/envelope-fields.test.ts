@@ -19,6 +19,7 @@ import { ENVELOPE_FIELDS, type EnvelopeField } from "../../src/shared/envelope-f
 import {
   decodeSpoolLine,
   encodeSpoolBatch,
+  OLDEST_SPOOL_LINE_COLUMNS,
   SPOOL_COLUMNS,
   SPOOL_TEXT_COLUMNS,
   spoolLinePrefix,
@@ -218,6 +219,34 @@ describe("pages.c agrees with the table", () => {
           field: field.name,
           lake: field.example,
         });
+    });
+
+    test("reads lines written before the table's last fields, down to the oldest, with those fields null", async () => {
+      const line = new TextDecoder().decode(encodeSpoolBatch("acc_table", RECEIVED_AT, BATCH, [FULL])).split("\n")[0];
+      const columns = line.split("\t");
+      const shortest = OLDEST_SPOOL_LINE_COLUMNS;
+      const file = join(work, `${newSegmentName("node2", RECEIVED_AT)}.sealed`);
+      writeFileSync(
+        file,
+        Array.from({ length: SPOOL_COLUMNS.length - shortest }, (_, i) =>
+          [...columns.slice(0, 2), `${BATCH}-short${i}`, ...columns.slice(3, shortest + i)].join("\t"),
+        )
+          .map((written) => `${written}\n`)
+          .join(""),
+      );
+      const written = await writer!.write([{ file, name: segmentNameOf(file) }], join(work, "short"), "b2");
+      expect(written === null ? "declined the older lines" : "wrote them").toBe("wrote them");
+      const rows = await ctx.duck.all<Record<string, unknown>>(
+        `SELECT * FROM read_parquet('${join(work, "short", "**", "*.parquet")}', hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}) ORDER BY attempt_id`,
+      );
+      expect(rows.length).toBe(SPOOL_COLUMNS.length - shortest);
+      rows.forEach((row, i) => {
+        for (const [at, column] of SPOOL_COLUMNS.entries()) {
+          if (at < 4) continue;
+          const field = FIELDS.find((f) => lakeColumn(f) === column)!;
+          expect({ column, lake: row[column] }).toEqual({ column, lake: at < shortest + i ? field.example : null });
+        }
+      });
     });
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDuck } from "../../src/lake/duckdb";
 import { spoolRowsSql } from "../../src/lake/flush-spool";
-import { decodeSpoolLine, encodeSpoolBatch } from "../../src/spool/line-format";
+import { decodeSpoolLine, encodeSpoolBatch, SPOOL_COLUMNS } from "../../src/spool/line-format";
 import { makeEnvelope, makePreflightEnvelope } from "../helpers/envelopes";
 
 const dir = mkdtempSync(join(tmpdir(), "txray-spool-line-"));
@@ -24,8 +24,9 @@ test("every field survives the spool, including escaped free text, logs and opti
       maxRetries: 0,
       skipPreflight: true,
       sendPath: "jito-bundle",
-      nonce: false,
+      nonce: true,
       ixPrefix: "e517cb977ae3ad2a",
+      nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
     }),
     makeEnvelope({ ixPrefix: "" }),
     makePreflightEnvelope({
@@ -80,6 +81,7 @@ test("every field survives the spool, including escaped free text, logs and opti
       send_path: e.sendPath ?? null,
       nonce: e.nonce ?? null,
       ix_prefix: e.ixPrefix ?? null,
+      nonce_account: e.nonceAccount ?? null,
       program: e.program,
       day: "2025-11-21",
     });
@@ -93,7 +95,7 @@ test("a spool line never holds a raw tab or newline inside a field, whatever the
   );
   const lines = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1, "b", nasty)).split("\n");
   expect(lines.at(-1)).toBe("");
-  for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(23);
+  for (const line of lines.slice(0, -1)) expect(line.split("\t")).toHaveLength(SPOOL_COLUMNS.length);
 });
 
 test("a batch whose envelopes share, then change, then share again their provider and options encodes each one's own values", async () => {
@@ -124,22 +126,44 @@ test("a batch whose envelopes share, then change, then share again their provide
   );
 });
 
-test("lines written before ix_prefix existed (22 fields) are still read, with ix_prefix null", async () => {
-  const envelopes = [makeEnvelope({ ixPrefix: "02000000" }), makeEnvelope()];
-  const current = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0195-batch", envelopes));
-  // The previous version's bytes: the same lines without their last field.
-  const previous = current
+/** The previous versions' bytes: the same lines without their last `drop` fields. */
+function withoutLastFields(lines: string, drop: number): string {
+  return lines
     .split("\n")
-    .map((line) => (line === "" ? line : line.slice(0, line.lastIndexOf("\t"))))
+    .map((line) => (line === "" ? line : line.split("\t").slice(0, -drop).join("\t")))
     .join("\n");
-  const file = join(dir, "node-0000000000003-abcdef.sealed");
-  writeFileSync(file, previous);
+}
+
+test("lines written before ix_prefix and nonce_account existed (22 and 23 fields) are still read, as null", async () => {
+  const envelopes = [
+    makeEnvelope({ ixPrefix: "02000000", nonce: true, nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku" }),
+    makeEnvelope(),
+  ];
+  const current = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0195-batch", envelopes));
+  const oldest = join(dir, "node-0000000000003-abcdef.sealed");
+  writeFileSync(oldest, withoutLastFields(current, 2));
+  const older = join(dir, "node-0000000000004-abcdef.sealed");
+  writeFileSync(older, withoutLastFields(current.replaceAll("0195-batch", "0196-batch"), 1));
   const duck = await openDuck();
   const rows = await duck.all<Record<string, unknown>>(
-    `SELECT sig, nonce, ix_prefix FROM (${spoolRowsSql({ tsv: [file], ndjson: [] })}) ORDER BY attempt_id`,
+    `SELECT sig, nonce, ix_prefix, nonce_account FROM (${spoolRowsSql({ tsv: [oldest, older], ndjson: [] })}) ORDER BY attempt_id`,
   );
   duck.close();
-  expect(rows).toEqual(envelopes.map((e) => ({ sig: e.sig, nonce: null, ix_prefix: null })));
+  expect(rows).toEqual([
+    ...envelopes.map((e) => ({ sig: e.sig, nonce: e.nonce ?? null, ix_prefix: null, nonce_account: null })),
+    ...envelopes.map((e) => ({
+      sig: e.sig,
+      nonce: e.nonce ?? null,
+      ix_prefix: e.ixPrefix ?? null,
+      nonce_account: null,
+    })),
+  ]);
+  for (const drop of [1, 2]) {
+    const [line] = withoutLastFields(current, drop).split("\n");
+    expect(decodeSpoolLine(line)).toMatchObject({ sig: envelopes[0].sig, nonce: "true", nonce_account: null });
+  }
+  const [tooShort] = withoutLastFields(current, 3).split("\n");
+  expect(decodeSpoolLine(tooShort)).toBeNull();
 });
 
 test("a line read back from the spool gives its fields (why reads envelopes not flushed yet)", () => {

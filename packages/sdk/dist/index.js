@@ -1076,6 +1076,8 @@ class Recorder {
     envelope.sendPath = "rpc";
     if (tx.nonce)
       envelope.nonce = true;
+    if (tx.nonce && tx.nonceAccount !== undefined && this.options.privacy === "plain")
+      envelope.nonceAccount = tx.nonceAccount;
     const prefix = instructionPrefix(tx, program);
     if (prefix !== undefined)
       envelope.ixPrefix = prefix;

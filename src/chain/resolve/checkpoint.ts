@@ -40,6 +40,8 @@ const FIELDS = [
   "cuPriceMicroLamports",
   "ixPrefix",
   "nonce",
+  "nonceAccount",
+  "nonceValue",
   "preflightError",
   "simulationLogs",
   "checks",
@@ -98,6 +100,9 @@ export function readCheckpoint(paths: DataPaths): Checkpoint | null {
     attempt.version = 0;
     // A checkpoint written before expiryCap was kept apart holds the capped value as lastValidBlockHeight.
     attempt.expiryCap ??= null;
+    // Written before durable-nonce attempts carried their nonce account: judged as before, by time.
+    attempt.nonceAccount ??= null;
+    attempt.nonceValue ??= null;
     return attempt;
   });
   return { format: 1, through: raw.through, open, names: raw.names };

@@ -38,6 +38,8 @@ export type EnvelopeColumns = {
   cu_price_micro_lamports: (number | null)[];
   ix_prefix: (string | null)[];
   nonce: (boolean | null)[];
+  nonce_account: (string | null)[];
+  nonce_value: (string | null)[];
   kind: string[];
   preflight_error: (string | null)[];
   simulation_logs: (string[] | null)[];
@@ -143,6 +145,8 @@ export function attemptFromSpoolFields(f: Record<SpoolColumn, string | null>): A
     cuPriceMicroLamports: number(f.cu_price_micro_lamports),
     ixPrefix: f.ix_prefix,
     nonce: f.nonce === "true",
+    nonceAccount: f.nonce === "true" ? f.nonce_account : null,
+    nonceValue: f.nonce === "true" && f.nonce_account !== null ? f.blockhash : null,
     preflightError: f.preflight_error,
     simulationLogs: f.kind === "preflight" ? (JSON.parse(f.simulation_logs ?? "[]") as string[]) : null,
   };
@@ -178,6 +182,8 @@ function attemptsOf(c: EnvelopeColumns): Attempt[] {
       cuPriceMicroLamports: c.cu_price_micro_lamports[i] === null ? null : Number(c.cu_price_micro_lamports[i]),
       ixPrefix: c.ix_prefix[i] ?? null,
       nonce: c.nonce[i] === true,
+      nonceAccount: c.nonce_value[i] ? c.nonce_account[i] : null,
+      nonceValue: c.nonce_value[i] ?? null,
       preflightError: preflight ? c.preflight_error[i] : null,
       simulationLogs: preflight ? (c.simulation_logs[i] ?? []) : null,
     };
@@ -185,9 +191,32 @@ function attemptsOf(c: EnvelopeColumns): Attempt[] {
   return attempts;
 }
 
-const ENVELOPE_COLUMNS = `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
-  cu_limit, cu_price_micro_lamports, ix_prefix, nonce, kind, preflight_error, simulation_logs`;
-// union_by_name: parts flushed before a column existed (ix_prefix, lake version 2) lack it.
+/**
+ * The columns intake reads. A durable-nonce attempt's blockhash is the nonce it was signed against: kept only for those
+ * whose nonce account is known. `withNonceAccount` false: for reads of parts that all predate the nonce_account column.
+ */
+const envelopeColumns = (withNonceAccount: boolean) =>
+  `attempt_id, account_id, program, sig, last_valid_block_height, sent_at, received_at, rpc_hash, rpc_label, payer,
+  cu_limit, cu_price_micro_lamports, ix_prefix, nonce, ${
+    withNonceAccount
+      ? "nonce_account, CASE WHEN nonce AND nonce_account IS NOT NULL THEN blockhash END AS nonce_value"
+      : "NULL::VARCHAR AS nonce_account, NULL::VARCHAR AS nonce_value"
+  }, kind, preflight_error, simulation_logs`;
+
+/**
+ * A read of envelope columns; again without nonce_account when none of the files read has it (union_by_name knows only
+ * the columns some file has: parts flushed before it was appended).
+ */
+async function readEnvelopeColumns(ctx: Context, sql: (columns: string) => string): Promise<EnvelopeColumns> {
+  try {
+    return await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql(envelopeColumns(true))));
+  } catch (error) {
+    if (!/"nonce_account" not found/.test(String(error))) throw error;
+    return await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql(envelopeColumns(false))));
+  }
+}
+
+// union_by_name: parts flushed before a column existed (ix_prefix, lake version 2; nonce_account) lack it.
 const HIVE = "hive_partitioning = true, hive_types = {'program': VARCHAR, 'day': VARCHAR}, union_by_name = true";
 const segmentFilter = (segments: AwaitingSegment[]) =>
   `spool_segment IN (${segments.map((s) => sqlString(s.segment)).join(", ")})`;
@@ -220,8 +249,11 @@ async function readFlushedParts(
     let columns: EnvelopeColumns | null = null;
     for (let i = 0; i < files.length; i += FILES_PER_READ) {
       const group = files.slice(i, i + FILES_PER_READ);
-      const sql = `SELECT ${ENVELOPE_COLUMNS} FROM ${readLakeSql("envelopes", `[${group.map(sqlString).join(", ")}]`, HIVE)} WHERE ${segmentFilter(segments)}${bySig}`;
-      const read = await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
+      const read = await readEnvelopeColumns(
+        ctx,
+        (columns) =>
+          `SELECT ${columns} FROM ${readLakeSql("envelopes", `[${group.map(sqlString).join(", ")}]`, HIVE)} WHERE ${segmentFilter(segments)}${bySig}`,
+      );
       columns = columns === null ? read : appendColumns(columns, read);
     }
     return sig !== undefined || columns!.attempt_id.length === expected ? columns : null;
@@ -261,7 +293,11 @@ function appendColumns(into: EnvelopeColumns, more: EnvelopeColumns): EnvelopeCo
 
 /** The segments' rows wherever they are in their days' partitions (compacted or not). */
 async function readDays(ctx: Context, segments: AwaitingSegment[], days: string[]): Promise<EnvelopeColumns> {
-  const sql = `SELECT ${ENVELOPE_COLUMNS} FROM ${readLakeSql("envelopes", sqlString(ctx.paths.datasetGlob("envelopes")), HIVE)}
-     WHERE day IN (${days.map(sqlString).join(", ")}) AND ${segmentFilter(segments)}`;
-  return await readAgainAfterSwap(() => ctx.duck.columns<EnvelopeColumns>(sql));
+  return await readEnvelopeColumns(
+    ctx,
+    (
+      columns,
+    ) => `SELECT ${columns} FROM ${readLakeSql("envelopes", sqlString(ctx.paths.datasetGlob("envelopes")), HIVE)}
+     WHERE day IN (${days.map(sqlString).join(", ")}) AND ${segmentFilter(segments)}`,
+  );
 }

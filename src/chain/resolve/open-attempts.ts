@@ -11,7 +11,10 @@ export type OpenAttempt = Attempt & {
   /** Status look-ups so far. */
   checks: number;
   nextCheckAt: number;
-  /** Set at the first look-up that found nothing after the blockhash expired (the drop needs a second one). */
+  /**
+   * Set at the first look-up that found nothing after the blockhash expired, or after a durable-nonce attempt's nonce
+   * was seen advanced (the drop needs a second one).
+   */
   expiry: { observedAt: number; height: number } | null;
   /**
    * The chain's height at its first look-up + MAX_BLOCKS_TO_EXPIRY (null before it): the expiry believed in place of a

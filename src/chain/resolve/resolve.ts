@@ -13,7 +13,11 @@
 // (the height at its first look-up + MAX_BLOCKS_TO_EXPIRY) when the client's value is further: a drop
 // the cap decided is `unknown` (lifetime.ts). Times are derived from the block rate measured from the
 // chain's own heights, never from a fixed slot time (slot times change: docs/solana.md).
-// Durable-nonce attempts cannot expire by block height: dropped as `unknown` after NONCE_WAIT_MS.
+// Durable-nonce attempts cannot expire by block height (lifetime.ts). One whose envelope named its nonce
+// account is judged by that account (getMultipleAccounts, within the call budget): a stored nonce other
+// than the one it was signed against, or the account gone, is looked up once more RECHECK_DELAY_MS
+// later, as an expiry is; still not found: dropped `nonce_advanced`. Without the account, or while its
+// nonce still matches, it is dropped `unknown` after NONCE_WAIT_MS.
 // The run then records its resolutions (record.ts) and, every RESOLVE_CHECKPOINT_MS, checkpoints its
 // open attempts (checkpoint.ts). It reports when it should run next (`nextRunInMs`): the scheduler
 // runs it again then, or as soon as flush commits new segments. A scheduled run goes on in rounds
@@ -51,7 +55,7 @@ import {
   unknownDrop,
 } from "./drops";
 import { intakeNewSegments } from "./intake";
-import { implausibleExpiryDrop } from "./lifetime";
+import { implausibleExpiryDrop, nonceAdvancedDrop, readNonceAccounts } from "./lifetime";
 import { capExpiry, cappedExpiry, expiryOf, type OpenAttempt, openAttempt, withinProgramBudget } from "./open-attempts";
 import {
   dropped,
@@ -237,9 +241,12 @@ async function run(
       const affordableAt = budget ? now + Math.max(1, budget.msUntil(CALLS_PER_ROUND_WITH_SENDS, now)) : now;
       for (const attempt of unaffordable) state.open.reschedule(attempt, affordableAt);
       const callsBefore = options.rpc.stats().calls;
+      const callsLeft = budget
+        ? () => budget.available(now) - (options.rpc.stats().calls - callsBefore)
+        : () => Number.POSITIVE_INFINITY;
       let resolutions: Resolution[];
       try {
-        resolutions = await resolveDue(ctx, options, state, due, now, lap, steps);
+        resolutions = await resolveDue(ctx, options, state, due, now, lap, steps, callsLeft);
       } finally {
         budget?.spend(options.rpc.stats().calls - callsBefore);
       }
@@ -358,6 +365,7 @@ async function resolveDue(
   now: number,
   lap: () => number,
   steps: Record<string, number>,
+  callsLeft: () => number = () => Number.POSITIVE_INFINITY,
 ): Promise<Resolution[]> {
   const resolutions: Resolution[] = [];
   const sends: OpenAttempt[] = [];
@@ -391,6 +399,8 @@ async function resolveDue(
   const fetch: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
   const fromStatus: { attempt: OpenAttempt; status: SignatureStatus }[] = [];
   let expired: { attempt: OpenAttempt; heightAtExpiry: number }[] = [];
+  /** Durable-nonce attempts not found whose nonce account is read this round. */
+  const nonceReads: OpenAttempt[] = [];
   for (const attempt of sends) {
     const status = statuses.get(attempt.sig!) ?? null;
     if (attempt.checks === 0) capExpiry(attempt, height);
@@ -399,7 +409,12 @@ async function resolveDue(
       (needsTransaction(attempt, status, sampleRate) ? fetch : fromStatus).push({ attempt, status });
     else if (status !== null)
       state.open.reschedule(attempt, now + 1_000); // processed only: confirmed (or forked out) within about a second
-    else if (attempt.nonce) {
+    else if (attempt.nonce && attempt.nonceAccount && attempt.nonceValue) {
+      // Not found after its nonce was seen advanced (or a first look): the account decides, read below.
+      if (attempt.expiry !== null && now - attempt.expiry.observedAt < recheckDelay)
+        state.open.reschedule(attempt, attempt.expiry.observedAt + recheckDelay);
+      else nonceReads.push(attempt);
+    } else if (attempt.nonce) {
       if (now - attempt.sentAt > NONCE_WAIT_MS)
         resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
       else state.open.reschedule(attempt, now + retryMs(attempt));
@@ -423,6 +438,14 @@ async function resolveDue(
       const untilExpiryMs = msPerBlock === null ? Infinity : (expiryOf(attempt) - height) * msPerBlock + 500;
       state.open.reschedule(attempt, now + Math.min(retryMs(attempt), Math.max(1_000, untilExpiryMs)));
     }
+  }
+
+  if (nonceReads.length > 0) {
+    checkStop(options.signal);
+    resolutions.push(
+      ...(await judgeByNonceAccounts(options.rpc, state, nonceReads, now, height, recheckDelay, callsLeft)),
+    );
+    addStep(steps, "nonces", lap());
   }
 
   if (fromStatus.length > 0) {
@@ -486,6 +509,58 @@ async function resolveDue(
     );
     for (const [i, { attempt }] of expired.entries()) resolutions.push(dropped(attempt, diagnoses[i], now));
     addStep(steps, "drops", lap());
+  }
+  return resolutions;
+}
+
+/** Nonce accounts a getMultipleAccounts call reads (lifetime.ts readNonceAccounts). */
+const NONCE_ACCOUNTS_PER_CALL = 100;
+
+/**
+ * Durable-nonce attempts not found on chain, judged by their nonce accounts (read in calls of up to 100, as many as the
+ * call budget leaves; the others wait for a later round). An advanced nonce (or a closed account) is a drop once a
+ * status look-up made after the advance was seen still finds nothing: the attempt may have advanced it itself, landing
+ * between its look-up and the read. While the nonce still matches, the attempt may land: looked up again, and dropped
+ * `unknown` after NONCE_WAIT_MS as one without its account is.
+ */
+async function judgeByNonceAccounts(
+  rpc: RpcClient,
+  state: ResolverState,
+  attempts: OpenAttempt[],
+  now: number,
+  height: number,
+  recheckDelay: number,
+  callsLeft: () => number,
+): Promise<Resolution[]> {
+  const affordable = Math.max(0, Math.floor(callsLeft())) * NONCE_ACCOUNTS_PER_CALL;
+  const accounts = [...new Set(attempts.map((a) => a.nonceAccount!))].slice(0, affordable);
+  const read = new Set(accounts);
+  let states: Awaited<ReturnType<typeof readNonceAccounts>> | null = null;
+  if (accounts.length > 0)
+    try {
+      states = await readNonceAccounts(rpc, accounts);
+    } catch {
+      states = null; // the chain did not answer: looked up again later, as a status look-up that failed
+    }
+  const resolutions: Resolution[] = [];
+  for (const attempt of attempts) {
+    if (states === null || !read.has(attempt.nonceAccount!)) {
+      state.open.reschedule(attempt, now + retryMs(attempt));
+      continue;
+    }
+    const drop = nonceAdvancedDrop(
+      { nonceAccount: attempt.nonceAccount!, nonceValue: attempt.nonceValue! },
+      states.get(attempt.nonceAccount!) ?? null,
+    );
+    if (drop === null) {
+      attempt.expiry = null;
+      if (now - attempt.sentAt > NONCE_WAIT_MS)
+        resolutions.push(dropped(attempt, unknownDrop(attempt, now - attempt.sentAt), now));
+      else state.open.reschedule(attempt, now + retryMs(attempt));
+    } else if (attempt.expiry === null) {
+      attempt.expiry = { observedAt: now, height };
+      state.open.reschedule(attempt, now + recheckDelay);
+    } else resolutions.push(dropped(attempt, drop, now));
   }
   return resolutions;
 }

@@ -26,6 +26,12 @@ export type Attempt = {
   cuPriceMicroLamports: number | null;
   ixPrefix: string | null;
   nonce: boolean;
+  /**
+   * A durable-nonce attempt whose envelope named its nonce account: that account, and the nonce it was signed against
+   * (the envelope's blockhash). Null or absent otherwise (an attempt imported from the previous version's queue).
+   */
+  nonceAccount?: string | null;
+  nonceValue?: string | null;
   /** kind preflight: the client's error text and simulation logs. */
   preflightError: string | null;
   simulationLogs: string[] | null;

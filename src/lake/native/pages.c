@@ -37,7 +37,10 @@
 #include <emmintrin.h>
 #endif
 
-#define SPOOL_FIELDS 23
+#define SPOOL_FIELDS 24
+/* A line written before the table's last fields (src/spool/line-format.ts) is that much shorter:
+ * its missing fields are null. 22 is the first spool line of version 2. */
+#define SPOOL_OLDEST_FIELDS 22
 #define FIELD_ACCOUNT 0
 #define FIELD_RECEIVED_AT 1
 #define FIELD_PROGRAM 3
@@ -575,8 +578,8 @@ static int append(const Segment *segments, Column *col, const uint8_t *s, size_t
 }
 
 /*
- * Splits the line at `line` (which ends with a newline before `end`) at its tabs into exactly
- * SPOOL_FIELDS fields; *next is the start of the following line. Returns the number of fields
+ * Splits the line at `line` (which ends with a newline before `end`) at its tabs into
+ * at most SPOOL_FIELDS fields; *next is the start of the following line. Returns the number of fields
  * found (SPOOL_FIELDS + 1 means too many). One pass, 16 bytes at a time where SSE2 exists.
  */
 static int split_line(const uint8_t *line, const uint8_t *end, const uint8_t **fields, size_t *lengths, const uint8_t **next) {
@@ -909,7 +912,12 @@ static int encode_chunk(Runner *runner, Lane *lane, const Chunk *chunk) {
   size_t lengths[SPOOL_FIELDS];
   for (const uint8_t *line = chunk->from; line < chunk->to;) {
     const uint8_t *next;
-    if (split_line(line, chunk->to, fields, lengths, &next) != SPOOL_FIELDS) return E_LINE;
+    int found = split_line(line, chunk->to, fields, lengths, &next);
+    if (found < SPOOL_OLDEST_FIELDS || found > SPOOL_FIELDS) return E_LINE;
+    for (int f = found; f < SPOOL_FIELDS; f++) {
+      fields[f] = (const uint8_t *)"\\N";
+      lengths[f] = 2;
+    }
     int64_t received = parse_unsigned(fields[FIELD_RECEIVED_AT], lengths[FIELD_RECEIVED_AT]);
     if (received < 0) return E_LINE;
     int error;

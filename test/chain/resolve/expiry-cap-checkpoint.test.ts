@@ -1,6 +1,7 @@
 // The expiry cap is checkpointed apart from the client's lastValidBlockHeight: a restart keeps both,
 // and the expiry is the lower. A checkpoint written before the cap had a field of its own reads as
-// uncapped (its lastValidBlockHeight already holds the capped value).
+// uncapped (its lastValidBlockHeight already holds the capped value). A durable-nonce attempt keeps
+// its nonce account the same way; a checkpoint written before it was carried reads it as null.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,4 +69,29 @@ test("a checkpoint without the field reads as uncapped", () => {
   const [old] = readCheckpoint(paths)!.open;
   expect(old.expiryCap).toBeNull();
   expect([expiryOf(old), cappedExpiry(old)]).toEqual([1_000_300, false]);
+});
+
+test("a durable-nonce attempt's nonce account and value survive a checkpoint; one written without them reads null", () => {
+  const durable = attempt("durable", 1_000_150);
+  Object.assign(durable, {
+    nonce: true,
+    nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
+    nonceValue: "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N",
+  });
+  writeCheckpoint(paths, { format: 1, through: 5, open: [durable], names: [] });
+  expect(readCheckpoint(paths)!.open[0]).toMatchObject({
+    nonce: true,
+    nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
+    nonceValue: "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N",
+  });
+
+  const raw = JSON.parse(readFileSync(checkpointPath(paths), "utf8"));
+  for (const field of ["nonceAccount", "nonceValue"]) {
+    const at = raw.fields.indexOf(field);
+    raw.fields.splice(at, 1);
+    for (const row of raw.open) row.splice(at, 1);
+  }
+  writeFileSync(checkpointPath(paths), JSON.stringify(raw));
+  const [old] = readCheckpoint(paths)!.open;
+  expect(old).toMatchObject({ nonce: true, nonceAccount: null, nonceValue: null });
 });

@@ -3,6 +3,7 @@
 // once (as an attempt handed to the resolver), and segments are never split. A segment is read from the parts its flush wrote; once
 // compaction has merged those (or for a segment flushed before control migration 6), from its days.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { renameSync } from "node:fs";
 import type { Attempt } from "../../../src/chain/resolve";
 import { intakeNewSegments } from "../../../src/chain/resolve/intake";
 import { markSegmentsTaken, segmentsAwaitingIntake } from "../../../src/control";
@@ -97,3 +98,47 @@ test("segments whose flushed parts were compacted, or whose flush batch is unrec
   expect(mine.length).toBe(100);
   expect(new Set(mine.map((a) => a.sig)).size).toBe(100);
 }, 60_000);
+
+test("a durable-nonce envelope's nonce account and value are taken in; parts flushed before the column read null", async () => {
+  const key = t.key("nonces");
+  const nonceAccount = "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku";
+  const flushOne = async () => {
+    const envelopes = [
+      makeEnvelope({ nonce: true, nonceAccount, blockhash: "GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi" }),
+      makeEnvelope({ nonce: true }),
+      makeEnvelope(),
+    ];
+    expect((await t.ingest({ apiKey: key, envelopes })).status).toBe(202);
+    await t.server.spool!.seal();
+    await flushSpool(t.ctx);
+    return envelopes.map((e) => e.sig!);
+  };
+  const current = await flushOne();
+  taken.length = 0;
+  await intake();
+  const bySig = (sig: string) => taken.find((a) => a.sig === sig)!;
+  expect(current.map((sig) => [bySig(sig).nonceAccount, bySig(sig).nonceValue])).toEqual([
+    [nonceAccount, "GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi"],
+    [null, null],
+    [null, null],
+  ]);
+
+  // The same envelopes in a part written before nonce_account existed (its flushed part rewritten without it).
+  const older = await flushOne();
+  const [segment] = segmentsAwaitingIntake(t.ctx.control);
+  const [part] = new Bun.Glob(`**/part-${segment.flushBatch}-*.parquet`).scanSync({
+    cwd: t.ctx.paths.dataset("envelopes"),
+    absolute: true,
+  });
+  await t.ctx.duck.run(
+    `COPY (SELECT * EXCLUDE (nonce_account) FROM read_parquet('${part}')) TO '${part}.old' (FORMAT parquet)`,
+  );
+  renameSync(`${part}.old`, part);
+  taken.length = 0;
+  await intake();
+  expect(older.map((sig) => [bySig(sig).nonce, bySig(sig).nonceAccount, bySig(sig).nonceValue])).toEqual([
+    [true, null, null],
+    [true, null, null],
+    [false, null, null],
+  ]);
+});

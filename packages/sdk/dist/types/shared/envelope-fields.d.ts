@@ -345,6 +345,20 @@ export declare const ENVELOPE_FIELDS: readonly [{
         readonly doc: "First ≤ 8 data bytes of the targeted top-level instruction, lower-case hex, when the SDK sent it.";
     };
     readonly example: "66063d1201daebea";
+}, {
+    readonly name: "nonceAccount";
+    readonly kind: "base58";
+    readonly bytes: 32;
+    readonly maxLength: 44;
+    readonly message: "expected a base58 32-byte address";
+    readonly required: false;
+    readonly nullable: false;
+    readonly lake: {
+        readonly column: "nonce_account";
+        readonly type: "VARCHAR";
+        readonly doc: "Nonce account of a durable-nonce transaction (base58), when the SDK sent it.";
+    };
+    readonly example: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku";
 }];
 export type EnvelopeFieldName = (typeof ENVELOPE_FIELDS)[number]["name"];
 /** The table's entry of a field by name. */
