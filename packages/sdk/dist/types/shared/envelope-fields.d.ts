@@ -1,5 +1,5 @@
 /** DuckDB types of the lake columns an envelope field fills. */
-export type LakeType = "VARCHAR" | "BIGINT" | "INTEGER" | "BOOLEAN" | "VARCHAR[]";
+export type LakeType = "VARCHAR" | "BIGINT" | "TIMESTAMPTZ" | "INTEGER" | "BOOLEAN" | "VARCHAR[]";
 /** Where a field goes in the lake: a column of envelopes/…/part-*.parquet, or the Hive partition. */
 export type LakeColumn = {
     column: string;
@@ -139,8 +139,8 @@ export declare const ENVELOPE_FIELDS: readonly [{
     readonly nullable: false;
     readonly lake: {
         readonly column: "sent_at";
-        readonly type: "BIGINT";
-        readonly doc: "Client time of the attempt, Unix ms.";
+        readonly type: "TIMESTAMPTZ";
+        readonly doc: "Client time of the attempt (UTC).";
     };
     readonly example: 1763700000000;
 }, {
