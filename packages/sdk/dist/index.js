@@ -736,7 +736,7 @@ function race(promise, deadline) {
 }
 
 // src/sdk/version.ts
-var SDK_VERSION = "txray-js/0.2.0";
+var SDK_VERSION = "txray-js/0.3.0";
 
 // src/shared/base58-encode.ts
 var ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
