@@ -40,6 +40,7 @@ import {
 import { hostname } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { readPointer } from "../analytics/serving/pointer";
+import { VERIFIED_BUILDS_DIR_NAME } from "../chain/deploys";
 import {
   type ControlDb,
   controlDialect,
@@ -134,6 +135,11 @@ export async function backupInstance(deps: BackupDeps, targetDir: string): Promi
             const spool = stageSpool(deps.control, deps.paths.spoolRoot, join(stage, "spool"));
             const servingVersion = stageServing(deps.paths, join(stage, "tables"));
             const idlFiles = linkTree(deps.paths.idl, join(stage, "idl"), (name) => name.endsWith(".json"));
+            // Each deploy's verified-build source: once a later release overwrites the on-chain record,
+            // the cache is the only copy of an older deploy's commit.
+            linkTree(join(deps.paths.root, VERIFIED_BUILDS_DIR_NAME), join(stage, VERIFIED_BUILDS_DIR_NAME), (name) =>
+              name.endsWith(".json"),
+            );
             // The signature index (why, diagnose-drop) and the resolver's checkpoint of its open attempts:
             // both replaced by rename, never modified in place. Read under the lease, the checkpoint holds
             // no commit the control snapshot lacks (src/chain/resolve/checkpoint.ts).

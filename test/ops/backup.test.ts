@@ -137,6 +137,9 @@ test("a restored backup answers every route exactly as the instance did", async 
   expect((await cli(["idl", "add", PROGRAMS.jupiter, idlFile], env)).code).toBe(0);
   mkdirSync(join(root, "snapshots", "landing-score"), { recursive: true });
   writeFileSync(join(root, "snapshots", "landing-score", "latest.json"), '{"sample":true}\n');
+  // A deploy's cached verified-build source: once the on-chain record moves on, the only copy.
+  mkdirSync(join(dataDir, "verified-builds", PROGRAMS.jupiter), { recursive: true });
+  writeFileSync(join(dataDir, "verified-builds", PROGRAMS.jupiter, "300000000.json"), '{"source":null}\n');
 
   const backupDir = join(tempDir("txray-backup-"), "b1");
   const made = await cli(["backup", backupDir], env);
@@ -169,6 +172,9 @@ test("a restored backup answers every route exactly as the instance did", async 
       sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex"),
     }).toEqual(file);
   }
+  expect(files.map((file: { path: string }) => file.path)).toContain(
+    `data/verified-builds/${PROGRAMS.jupiter}/300000000.json`,
+  );
   const spoolFiles = files
     .map((file: { path: string }) => file.path)
     .filter((path: string) => path.startsWith("data/spool/"));
