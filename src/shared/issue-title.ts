@@ -28,3 +28,20 @@ export function issueTitle(parts: TitleParts): string {
       : (OUTCOME_WORDS[parts.outcome] ?? parts.outcome));
   return parts.instruction ? `${error} in ${parts.instruction}` : error;
 }
+
+/** An issue's row as the serving tables store it (snake_case columns): its title. */
+export function issueTitleOfRow(row: {
+  outcome: string;
+  err_name: string | null;
+  err_code: number | bigint | null;
+  drop_class: string | null;
+  instruction: string | null;
+}): string {
+  return issueTitle({
+    outcome: row.outcome,
+    errName: row.err_name,
+    errCode: row.err_code === null ? null : Number(row.err_code),
+    dropClass: row.drop_class,
+    instruction: row.instruction,
+  });
+}

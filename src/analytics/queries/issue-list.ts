@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { badRequest } from "../../shared/errors";
-import { issueTitle } from "../../shared/issue-title";
+import { issueTitleOfRow } from "../../shared/issue-title";
 import { type Page, parseLimit } from "../../shared/pagination";
 import { ratio } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
@@ -176,13 +176,7 @@ export async function issueList(ctx: Context, input: IssueListParams): Promise<I
 function toItem(row: Row, state: IssueState): IssueListItem {
   return {
     fingerprint: row.fingerprint,
-    title: issueTitle({
-      outcome: row.outcome,
-      errName: row.err_name,
-      errCode: row.err_code,
-      dropClass: row.drop_class,
-      instruction: row.instruction,
-    }),
+    title: issueTitleOfRow(row),
     outcome: row.outcome,
     failingProgram: row.failing_program,
     instruction: row.instruction,

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { compareUrl, type DeploySource, deploySource } from "../../chain/deploys";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
-import { issueTitle } from "../../shared/issue-title";
+import { issueTitleOfRow } from "../../shared/issue-title";
 import { type Rates, rates, ratio, twoProportionPValue } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
 import {
@@ -307,13 +307,7 @@ function diffAnswer(
     const pValue = twoProportionPValue(row.pre_count, pre.attempts, row.post_count, post.attempts);
     return {
       fingerprint: row.fingerprint,
-      title: issueTitle({
-        outcome: row.outcome,
-        errName: row.err_name,
-        errCode: row.err_code,
-        dropClass: row.drop_class,
-        instruction: row.instruction,
-      }),
+      title: issueTitleOfRow(row),
       instruction: row.instruction,
       errName: row.err_name,
       outcome: row.outcome,

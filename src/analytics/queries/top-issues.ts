@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Context } from "../../context";
-import { issueTitle } from "../../shared/issue-title";
+import { issueTitleOfRow } from "../../shared/issue-title";
 import { MAX_LIMIT, parseLimit } from "../../shared/pagination";
 import { ratio } from "../../shared/stats";
 import { servingTables } from "../serving/reader";
@@ -187,13 +187,7 @@ function withLimit(full: TopIssuesResponse, segment: Segment | null, limit: numb
 function toIssue(row: IssueRow): Issue {
   return {
     fingerprint: row.fingerprint,
-    title: issueTitle({
-      outcome: row.outcome,
-      errName: row.err_name,
-      errCode: row.err_code,
-      dropClass: row.drop_class,
-      instruction: row.instruction,
-    }),
+    title: issueTitleOfRow(row),
     outcome: row.outcome,
     failingProgram: row.failing_program,
     instruction: row.instruction,
