@@ -73,13 +73,16 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
   const cutoffMs = Date.parse(`${cutoff}T00:00:00Z`);
   const lease = { ttlMs: 30 * 60_000, waitMs: options.leaseWaitMs ?? 30 * 60_000 };
 
+  // job:compact first, then job:tables: a compaction run holds job:compact while its swaps wait for
+  // job:tables, so taking them the other way round deadlocks with it until the compaction gives up
+  // (two minutes with the tables job held off, every hour).
   return await withLease(
     deps.control,
-    "job:tables",
+    "job:compact",
     () =>
       withLease(
         deps.control,
-        "job:compact",
+        "job:tables",
         async () => {
           const expired = expiredPartitions(deps.paths, cutoff);
           const rows = { envelopes: 0, resolutions: 0 };

@@ -10,7 +10,13 @@ import { generateLake } from "../../devkit/generate";
 import { readPointer } from "../../src/analytics/serving/pointer";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { ConfigError, loadConfig } from "../../src/config";
-import { commitResolutionBatch, createAccountKey, recordResolutionBatch, withLease } from "../../src/control";
+import {
+  commitResolutionBatch,
+  createAccountKey,
+  recordResolutionBatch,
+  whenLeaseFree,
+  withLease,
+} from "../../src/control";
 import { jobByName, schedule } from "../../src/jobs/registry";
 import { retentionJob } from "../../src/jobs/retention";
 import { runJob } from "../../src/jobs/run";
@@ -205,6 +211,26 @@ test("waits for a running tables build (its job lease) before removing anything"
   await build;
   expect(await retention).toMatchObject({ cutoffDay: cutoff });
   expect(days(ctx, "envelopes").some((day) => day < cutoff)).toBe(false);
+}, 60_000);
+
+test("retention and a compaction waiting to swap never wait on each other (the leases in one order)", async () => {
+  const { ctx } = await world();
+  // A compaction run as src/jobs/compact.ts makes it: its job lease held, its swaps waiting for the
+  // tables lease. Retention, started meanwhile, must let those swaps through, then run itself.
+  let swapped = false;
+  let leaseTaken!: () => void;
+  const taken = new Promise<void>((resolve) => (leaseTaken = resolve));
+  const compaction = withLease(ctx.control, "job:compact", async () => {
+    leaseTaken();
+    await Bun.sleep(100); // merging, while retention starts
+    const swap = await whenLeaseFree(ctx.control, "job:tables", () => (swapped = true), { waitMs: 3_000, pollMs: 20 });
+    return swap.ran;
+  });
+  await taken;
+  const retention = applyRetention(ctx, { days: 7 });
+  expect(await compaction).toBe(true);
+  expect(swapped).toBe(true);
+  expect(await retention).toMatchObject({ cutoffDay: cutoffDay(END_MS, 7) });
 }, 60_000);
 
 test("unset is 90 days, `off` keeps everything; the job is registered and scheduled hourly", async () => {
