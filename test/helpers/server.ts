@@ -1,5 +1,7 @@
 // A real txray server on a free loopback port over a temp data dir, plus helpers to call it.
+
 import { createAccountKey, type KeyScope } from "../../src/control";
+import { readLakeSql } from "../../src/lake/schema";
 import { type RunningServer, startServer } from "../../src/server";
 import { testContext } from "./context";
 
@@ -37,6 +39,6 @@ export type TestServer = Awaited<ReturnType<typeof testServer>>;
 /** Rows in the envelopes dataset, read with DuckDB exactly as a data team would. */
 export async function lakeRows(ctx: TestServer["ctx"], columns = "*", where = "true") {
   return ctx.duck.all(
-    `SELECT ${columns} FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}', hive_partitioning = true) WHERE ${where}`,
+    `SELECT ${columns} FROM ${readLakeSql("envelopes", `'${ctx.paths.datasetGlob("envelopes")}'`, "hive_partitioning = true")} WHERE ${where}`,
   );
 }

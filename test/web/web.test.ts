@@ -122,7 +122,7 @@ describe("search and stories", () => {
     await page.waitForSelector(".story");
     expect(await page.locator(".story h2").textContent()).toContain("failed on chain");
     expect(await page.locator(".err-name").textContent()).toBe(story.errName);
-    expect(await page.locator(".facts").textContent()).toContain(story.instruction);
+    expect(await page.locator(".story .facts").textContent()).toContain(story.instruction);
     // ixPath is the runtime's failing top-level index (Compute Budget instructions count).
     expect(story.ixPath).toBe(
       String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]),

@@ -73,59 +73,75 @@ function overview(tx: TxRecord): HTMLElement {
   );
 }
 
+/**
+ * A table that turns into cards at phone width, like every other table of the app (common.ts): each
+ * cell labelled with its column's name, so nothing scrolls sideways.
+ */
+function asCards(wrap: HTMLElement): HTMLElement {
+  wrap.classList.add("cards");
+  const heads = [...wrap.querySelectorAll("thead th")].map((th) => th.textContent ?? "");
+  for (const row of wrap.querySelectorAll("tbody tr"))
+    [...row.children].forEach((cell, i) => {
+      cell.setAttribute("data-label", heads[i] ?? "");
+    });
+  return wrap;
+}
+
 function accountsTable(tx: TxRecord): HTMLElement {
-  return h(
-    "div",
-    { class: "table-wrap" },
+  return asCards(
     h(
-      "table",
-      { class: "tx-accounts" },
+      "div",
+      { class: "table-wrap" },
       h(
-        "thead",
-        {},
+        "table",
+        { class: "tx-accounts" },
         h(
-          "tr",
+          "thead",
           {},
-          h("th", {}, "#"),
-          h("th", {}, "Address"),
-          h("th", {}, "Flags"),
-          h("th", { class: "num" }, "Change (SOL)"),
-          h("th", { class: "num" }, "Post balance (SOL)"),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        tx.accounts.map((account) =>
           h(
             "tr",
-            { "data-account": account.address },
-            h("td", { class: "num" }, String(account.index + 1)),
+            {},
+            h("th", {}, "#"),
+            h("th", {}, "Address"),
+            h("th", {}, "Flags"),
+            h("th", { class: "num" }, "Change (SOL)"),
+            h("th", { class: "num" }, "Post balance (SOL)"),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          tx.accounts.map((account) =>
             h(
-              "td",
-              {},
-              address(account.address),
-              programName(account.address) ? ` ${programName(account.address)}` : null,
+              "tr",
+              { "data-account": account.address },
+              h("td", { class: "num" }, String(account.index + 1)),
+              h(
+                "td",
+                {},
+                address(account.address),
+                programName(account.address) ? ` ${programName(account.address)}` : null,
+              ),
+              h(
+                "td",
+                { class: "flags" },
+                account.signer ? badge("signer", "good") : null,
+                account.writable ? badge("writable", "warn") : badge("readonly", "muted"),
+                account.source === "lookupTable"
+                  ? h(
+                      "span",
+                      { class: "badge", title: account.lookupTable ?? "" },
+                      `lookup table ${short(account.lookupTable, 4)}`,
+                    )
+                  : null,
+              ),
+              changeCell(
+                sol(account.changeLamports, true),
+                account.changeLamports === 0,
+                (account.changeLamports ?? 0) < 0,
+              ),
+              h("td", { class: "num" }, sol(account.postLamports)),
             ),
-            h(
-              "td",
-              { class: "flags" },
-              account.signer ? badge("signer", "good") : null,
-              account.writable ? badge("writable", "warn") : badge("readonly", "muted"),
-              account.source === "lookupTable"
-                ? h(
-                    "span",
-                    { class: "badge", title: account.lookupTable ?? "" },
-                    `lookup table ${short(account.lookupTable, 4)}`,
-                  )
-                : null,
-            ),
-            changeCell(
-              sol(account.changeLamports, true),
-              account.changeLamports === 0,
-              (account.changeLamports ?? 0) < 0,
-            ),
-            h("td", { class: "num" }, sol(account.postLamports)),
           ),
         ),
       ),
@@ -135,45 +151,47 @@ function accountsTable(tx: TxRecord): HTMLElement {
 
 function tokenTable(tx: TxRecord): HTMLElement {
   if (tx.tokenBalances.length === 0) return h("p", { class: "dim" }, "No token balances recorded.");
-  return h(
-    "div",
-    { class: "table-wrap" },
+  return asCards(
     h(
-      "table",
-      { class: "tx-tokens" },
+      "div",
+      { class: "table-wrap" },
       h(
-        "thead",
-        {},
+        "table",
+        { class: "tx-tokens" },
         h(
-          "tr",
+          "thead",
           {},
-          h("th", {}, "Account"),
-          h("th", {}, "Owner"),
-          h("th", {}, "Mint"),
-          h("th", { class: "num" }, "Change"),
-          h("th", { class: "num" }, "Decimals"),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        tx.tokenBalances.map((token) =>
           h(
             "tr",
-            { "data-token-account": token.account ?? "" },
-            h("td", {}, address(token.account)),
-            h("td", {}, address(token.owner)),
-            h("td", {}, address(token.mint)),
-            changeCell(
-              token.change.startsWith("-")
-                ? token.uiChange.replace("-", "−")
-                : token.change === "0"
-                  ? "0"
-                  : `+${token.uiChange}`,
-              token.change === "0",
-              token.change.startsWith("-"),
+            {},
+            h("th", {}, "Account"),
+            h("th", {}, "Owner"),
+            h("th", {}, "Mint"),
+            h("th", { class: "num" }, "Change"),
+            h("th", { class: "num" }, "Decimals"),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          tx.tokenBalances.map((token) =>
+            h(
+              "tr",
+              { "data-token-account": token.account ?? "" },
+              h("td", {}, address(token.account)),
+              h("td", {}, address(token.owner)),
+              h("td", {}, address(token.mint)),
+              changeCell(
+                token.change.startsWith("-")
+                  ? token.uiChange.replace("-", "−")
+                  : token.change === "0"
+                    ? "0"
+                    : `+${token.uiChange}`,
+                token.change === "0",
+                token.change.startsWith("-"),
+              ),
+              h("td", { class: "num" }, String(token.decimals)),
             ),
-            h("td", { class: "num" }, String(token.decimals)),
           ),
         ),
       ),
