@@ -351,6 +351,8 @@ const loadLoop = (async () => {
 })();
 
 // --- reads: every route, ~10 per second; MCP tools when /mcp exists ---
+/** Until the first sends are noted: a well-formed signature (64 zero bytes) of no attempt, which reads answer 404. */
+const UNKNOWN_SIGNATURE = "1".repeat(64);
 const READ_ROUTES = [
   () => ["/v1/status"],
   () => ["/v1/programs", readKey],
@@ -361,8 +363,8 @@ const READ_ROUTES = [
   (p: string) => [`/v1/release-diff/${p}`],
   (p: string) => [`/v1/baseline/${p}?scope=account`, readKey],
   (p: string) => [`/v1/wallet/${p}/${payers[Math.floor(Math.random() * 50)]}?window=1d`],
-  () => [`/v1/why/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
-  () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
+  () => [`/v1/why/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? UNKNOWN_SIGNATURE}`],
+  () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? UNKNOWN_SIGNATURE}`],
 ] as ((p: string) => [string, string?])[];
 
 /** MCP tool calls, in turn (the tools are the routes' twins; scope=account reads the read key's account). */
@@ -373,7 +375,7 @@ const MCP_CALLS: ((p: string) => [string, Record<string, unknown>])[] = [
   (p) => ["provider_report", { program: p }],
   (p) => ["baseline", { program: p, scope: "account" }],
   () => ["status", {}],
-  () => ["why", { sig: recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88) }],
+  () => ["why", { sig: recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? UNKNOWN_SIGNATURE }],
 ];
 
 const mcpAvailable = await (async () => {
