@@ -4,15 +4,19 @@
 // mainnet (recorded real transactions for the attempts that land), ingests R envelopes/s (default
 // 20,000) in batches, queries every read route (and MCP tools when /mcp exists) meanwhile, and
 // prints one JSON line per minute: resident memory of the server, spool backlog, resolver backlog,
-// ingest and read latency percentiles (and the slowest routes), errors, job runs. The last line is a JSON summary.
+// ingest and read latency percentiles (and the slowest routes), errors, job runs, failed job runs by job (from the
+// control database's job_runs, read every 10 s since it keeps only each job's latest runs), and the data directory's
+// sizes (the control database and its WAL, lake, spool, tables, index, resolver). The last line is a JSON summary,
+// with the control database's and the data directory's growth an hour (a line fitted to the last 20 minutes).
 // Bounded: it stops itself after M minutes (default 10), stops the server and removes its data. With
 // --history N the lake starts with N envelopes of the last 7 days (see below). With --split, txray
 // runs as two processes over the same data directory, one for ingest and reads and one job runner
 // (docs/scaling.md): the jobs then run in another process than ingest and reads (the resolver has a
 // thread of its own in either shape, RESOLVE_THREAD). Memory is then the sum of both.
 
+import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -164,6 +168,71 @@ async function startSoakServers(): Promise<string> {
   return servers[0].url;
 }
 const url = await startSoakServers();
+console.error(`soak: data directory ${dataDir}`);
+
+// --- failed job runs: job_runs keeps each job's latest runs only, so it is read often enough to see every one ---
+const paths = dataPaths(dataDir);
+const controlReader = new Database(paths.controlDb);
+controlReader.exec("PRAGMA busy_timeout = 5000");
+const failedRuns = new Map<string, number>();
+const failedRunSamples: string[] = [];
+let lastFailedRunId = 0;
+function readFailedRuns(): void {
+  try {
+    const rows = controlReader
+      .query<{ id: number; job: string; error: string | null }, [number]>(
+        "SELECT id, job, error FROM job_runs WHERE ok = 0 AND id > ? ORDER BY id",
+      )
+      .all(lastFailedRunId);
+    for (const row of rows) {
+      lastFailedRunId = row.id;
+      failedRuns.set(row.job, (failedRuns.get(row.job) ?? 0) + 1);
+      if (failedRunSamples.length < 10) failedRunSamples.push(`${row.job}: ${(row.error ?? "").slice(0, 300)}`);
+    }
+  } catch (error) {
+    noteError(`job_runs: ${(error as Error).message}`);
+  }
+}
+const failedRunsReader = setInterval(readFailedRuns, 10_000);
+
+/** Bytes of the files under `path` (0 when it does not exist): what `du -b` counts, without directories. */
+function bytesUnder(path: string): number {
+  let total = 0;
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  }
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(child);
+    else
+      try {
+        total += statSync(child).size;
+      } catch {} // removed meanwhile (a compaction's replaced part)
+  }
+  return total;
+}
+const diskBytes = () => {
+  const controlDb = bytesUnder(paths.controlDb);
+  const controlWal = bytesUnder(`${paths.controlDb}-wal`);
+  return {
+    controlDb,
+    controlWal,
+    controlTotal: controlDb + controlWal + bytesUnder(`${paths.controlDb}-shm`),
+    lake: bytesUnder(paths.lake),
+    spool: bytesUnder(paths.spoolRoot),
+    tables: bytesUnder(paths.tables),
+    signatureIndex: bytesUnder(paths.signatureIndex),
+    resolver: bytesUnder(paths.resolver),
+    dataDir: bytesUnder(dataDir),
+  };
+};
 
 // --- load: envelopes at a steady rate, in batches ---
 const payers = Array.from({ length: 2000 }, () => encodeBase58(randomBytes(32)));
@@ -282,6 +351,8 @@ const loadLoop = (async () => {
 })();
 
 // --- reads: every route, ~10 per second; MCP tools when /mcp exists ---
+/** Until the first sends are noted: a well-formed signature (64 zero bytes) of no attempt, which reads answer 404. */
+const UNKNOWN_SIGNATURE = "1".repeat(64);
 const READ_ROUTES = [
   () => ["/v1/status"],
   () => ["/v1/programs", readKey],
@@ -292,8 +363,8 @@ const READ_ROUTES = [
   (p: string) => [`/v1/release-diff/${p}`],
   (p: string) => [`/v1/baseline/${p}?scope=account`, readKey],
   (p: string) => [`/v1/wallet/${p}/${payers[Math.floor(Math.random() * 50)]}?window=1d`],
-  () => [`/v1/why/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
-  () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88)}`],
+  () => [`/v1/why/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? UNKNOWN_SIGNATURE}`],
+  () => [`/v1/diagnose-drop/${recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? UNKNOWN_SIGNATURE}`],
 ] as ((p: string) => [string, string?])[];
 
 /** MCP tool calls, in turn (the tools are the routes' twins; scope=account reads the read key's account). */
@@ -304,7 +375,7 @@ const MCP_CALLS: ((p: string) => [string, Record<string, unknown>])[] = [
   (p) => ["provider_report", { program: p }],
   (p) => ["baseline", { program: p, scope: "account" }],
   () => ["status", {}],
-  () => ["why", { sig: recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? "1".repeat(88) }],
+  () => ["why", { sig: recentSigs[Math.floor(Math.random() * recentSigs.length)] ?? UNKNOWN_SIGNATURE }],
 ];
 
 const mcpAvailable = await (async () => {
@@ -422,6 +493,7 @@ const rssSampler = setInterval(() => {
 }, 2_000);
 type Minute = Record<string, unknown> & { rssMB: number | null; spoolBacklogBytes: number | null; errors: number };
 const reports: Minute[] = [];
+let acknowledgedTotal = 0;
 let lastJobs: Record<string, { lastRunAt: number; ok: boolean | null }> = {};
 let logCursor = 0;
 
@@ -443,6 +515,8 @@ async function report(minute: number): Promise<void> {
       ran[name] = run.ok === false ? "failed" : run.ok === null ? "running" : "ok";
   lastJobs = jobs;
   if (jobs.tables?.ok) tablesBuilt = true;
+  readFailedRuns();
+  acknowledgedTotal += w.acknowledged;
   const newLogs = serverLog.slice(logCursor);
   logCursor = serverLog.length;
   const errorLogs = newLogs.filter((line) => /"level":"error"/.test(line));
@@ -502,6 +576,9 @@ async function report(minute: number): Promise<void> {
     notReady: w.notReady,
     jobsRan: ran,
     diskBytesPerAttempt: status?.disk?.bytesPerAttempt ?? null,
+    envelopesAcknowledged: acknowledgedTotal,
+    disk: diskBytes(),
+    failedJobRuns: Object.fromEntries(failedRuns),
   };
   reports.push(entry);
   console.log(JSON.stringify(entry));
@@ -517,6 +594,7 @@ for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
 }
 running = false;
 clearInterval(rssSampler);
+clearInterval(failedRunsReader);
 await Promise.all([loadLoop, readLoop]);
 while (inFlight > 0) await Bun.sleep(10);
 
@@ -530,6 +608,8 @@ for (const server of servers) {
   exits.push(code);
 }
 const exited = exits.every((code) => code === 0) ? 0 : (exits.find((code) => code !== 0) ?? null);
+readFailedRuns();
+controlReader.close();
 chain.stop();
 if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
 clearTimeout(hardStop);
@@ -565,6 +645,38 @@ function halves(minutesAfterWarmup: Minute[]) {
 const warm = afterWarmup?.rssPeakMB as number | null;
 const end = last?.rssPeakMB as number | null;
 const backlogs = reports.map((r) => r.spoolBacklogBytes ?? 0);
+type Disk = ReturnType<typeof diskBytes>;
+/** Bytes an hour of `size` by least squares over the last 20 minutes (all of a shorter run after the first). */
+function growthPerHour(size: (disk: Disk) => number): number | null {
+  const points = reports.slice(-Math.min(20, Math.max(2, reports.length - 1)));
+  if (points.length < 2) return null;
+  const xs = points.map((r) => r.minute as number);
+  const ys = points.map((r) => size(r.disk as Disk));
+  const meanX = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const meanY = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let numerator = 0;
+  let denominator = 0;
+  for (let i = 0; i < xs.length; i++) {
+    numerator += (xs[i] - meanX) * (ys[i] - meanY);
+    denominator += (xs[i] - meanX) ** 2;
+  }
+  return Math.round((numerator / denominator) * 60);
+}
+/** The median of the per-minute medians over `part`, in MB. */
+const rssMedianOf = (part: Minute[]) =>
+  percentile(
+    part.map((r) => (r.rssMedianMB as number | null) ?? 0),
+    50,
+  );
+const lastDisk = last?.disk as Disk | undefined;
+const envelopesPerHour =
+  reports.length >= 2
+    ? (((last.envelopesAcknowledged as number) -
+        (reports[reports.length - Math.min(21, reports.length)].envelopesAcknowledged as number)) /
+        Math.min(20, reports.length - 1)) *
+      60
+    : null;
+const dataDirPerHour = growthPerHour((d) => d.dataDir);
 const summary = {
   minutes,
   targetRate: rate,
@@ -596,6 +708,21 @@ const summary = {
     max: Math.max(...reports.map((r) => (r.resolverLagMs as number | null) ?? 0)),
   },
   errors: reports.reduce((sum, r) => sum + r.errors, 0),
+  failedJobRuns: Object.fromEntries(failedRuns),
+  failedJobRunSamples: failedRunSamples,
+  // Which jobs ran at all (the retention job, which prunes the control database, runs at start and then hourly).
+  jobsThatRan: [...new Set(reports.flatMap((r) => Object.keys(r.jobsRan as Record<string, string>)))].sort(),
+  rssFirstVsLast5MinMedianMB:
+    reports.length >= 10 ? { first: rssMedianOf(reports.slice(0, 5)), last: rssMedianOf(reports.slice(-5)) } : null,
+  disk: {
+    end: lastDisk ?? null,
+    controlDbBytesPerHour: growthPerHour((d) => d.controlTotal),
+    lakeBytesPerHour: growthPerHour((d) => d.lake),
+    dataDirBytesPerHour: dataDirPerHour,
+    envelopesPerHour: envelopesPerHour === null ? null : Math.round(envelopesPerHour),
+    dataDirBytesPerEnvelope:
+      dataDirPerHour !== null && envelopesPerHour ? Math.round((dataDirPerHour / envelopesPerHour) * 10) / 10 : null,
+  },
   mcp:
     mcpAvailable === null
       ? "skipped: /mcp answers 404"

@@ -54,7 +54,9 @@ export function resolverBacklog(
   return {
     pendingAttempts: progress?.openAttempts ?? 0,
     awaitingIntake: Number(awaiting?.n ?? 0),
-    lagMs: Math.max(0, ...waits),
+    // Whole milliseconds, as the status contract says: a look-up planned from the estimated block time is due at a
+    // fractional one.
+    lagMs: Math.round(Math.max(0, ...waits)),
   };
 }
 
