@@ -1,7 +1,8 @@
 // docs/reading-the-lake.md's recipes, run as written (read out of the page) on a small lake holding
 // parts of both writers (DuckDB's: the generator, as flush's fallback, the resolver and the deploys
 // job write; the native flush writer's): every instant column is a timestamp to DuckDB and a Date to
-// hyparquet, with the numbers txray itself reads. And a lake of layout version 4 (bare INT64
+// hyparquet, a UTC Timestamp to Apache Arrow through parquet-wasm (a third, independent Parquet
+// reader: Rust's parquet crate in WebAssembly), with the numbers txray itself reads. And a lake of layout version 4 (bare INT64
 // instants) is upgraded in place when a context opens it: same rows, same order, timestamps.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +34,8 @@ let work: string;
 let lake: string;
 let duck: Duck;
 let nativeWritten = false;
+/** The native writer's part, when it is built. */
+let nativePart: string | null = null;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "txray-reading-"));
@@ -50,6 +53,7 @@ beforeAll(async () => {
     writeFileSync(file, encodeSpoolBatch("acc_native", END_MS - 1_000, Bun.randomUUIDv7(), envelopes));
     const written = await native.write([{ file, name: segmentNameOf(file) }], join(lake, "envelopes"), "native1");
     nativeWritten = written !== null;
+    nativePart = written?.parts[0]?.path ?? null;
   }
   duck = await openDuck();
 }, HOOK_MS);
@@ -218,5 +222,59 @@ test("a lake of layout version 4 is rewritten in place when a context opens it: 
     expect(stillIntegers).toEqual([]);
   } finally {
     ctx.dispose();
+  }
+});
+
+test("the Arrow recipe (parquet-wasm) reads every instant of both writers' parts as a Timestamp in UTC", async () => {
+  const [recipe] = blocks("JavaScript (parquet-wasm and Apache Arrow)", "js");
+  expect(recipe).toContain("export function readPart");
+  const module = join(import.meta.dir, `.reading-arrow-recipe-${process.pid}.mjs`);
+  writeFileSync(module, recipe);
+  try {
+    const { readPart } = (await import(module)) as {
+      readPart(path: string): {
+        schema: { fields: { name: string; type: { typeId: number; unit: number; timezone: string | null } }[] };
+        getChild(name: string): { toArray(): Iterable<number | bigint> } | null;
+      };
+    };
+    const { TimeUnit, Type } = await import("apache-arrow");
+    const instantTypes = (path: string, dataset: DatasetName) =>
+      readPart(path)
+        .schema.fields.filter((field) => instantColumns(dataset).includes(field.name))
+        .map(({ name, type }) => ({ name, type: type.typeId, timezone: type.timezone, unit: TimeUnit[type.unit] }));
+    // One part DuckDB's writer wrote (the generator's) of every dataset: microseconds.
+    for (const dataset of DATASET_NAMES) {
+      const part = readdirSync(join(lake, dataset), { recursive: true })
+        .map((name) => join(lake, dataset, String(name)))
+        .find((path) => path.endsWith(".parquet") && path !== nativePart);
+      expect(part).toBeDefined();
+      expect({ dataset, instants: instantTypes(part as string, dataset) }).toEqual({
+        dataset,
+        instants: instantColumns(dataset).map((name) => ({
+          name,
+          type: Type.Timestamp,
+          timezone: "UTC",
+          unit: "MICROSECOND",
+        })),
+      });
+    }
+    // The native writer's flush part: milliseconds, and txray's numbers.
+    expect(nativePart !== null || buildNativeFlushWriter() !== null).toBe(true);
+    if (nativePart) {
+      expect(instantTypes(nativePart, "envelopes")).toEqual(
+        instantColumns("envelopes").map((name) => ({
+          name,
+          type: Type.Timestamp,
+          timezone: "UTC",
+          unit: "MILLISECOND",
+        })),
+      );
+      const sentAt = readPart(nativePart).getChild("sent_at");
+      expect([...(sentAt?.toArray() ?? [])].map(Number).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => END_MS - 5_000 + i),
+      );
+    }
+  } finally {
+    rmSync(module, { force: true });
   }
 });
