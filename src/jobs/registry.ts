@@ -77,6 +77,9 @@ export type JobSchedule = {
   runsIn?: { setting: PlacementSetting; where: Exclude<RunsIn, "in-process"> };
 };
 
+/** The shortest time between two tables refreshes that new issues start (their alerts wait at most this much more). */
+export const NEW_ISSUE_WAKE_GAP_MS = 5_000;
+
 export const SCHEDULES: readonly JobSchedule[] = [
   { job: flushJob, every: { setting: "FLUSH_INTERVAL_MS" } },
   {
@@ -99,7 +102,9 @@ export const SCHEDULES: readonly JobSchedule[] = [
     job: tablesJob,
     every: { setting: "TABLES_INTERVAL_MS" },
     after: [
-      { job: resolveJob.name, when: (details) => Number(details.newIssues ?? 0) > 0 },
+      // At most every 5 s: a preflight failure's error comes from the envelope, so a client could
+      // mint new issues at will and keep the tables job refreshing back to back.
+      { job: resolveJob.name, when: (details) => Number(details.newIssues ?? 0) > 0, minGapMs: NEW_ISSUE_WAKE_GAP_MS },
       { job: deploysJob.name, when: (details) => Number(details.recorded ?? 0) > 0 },
     ],
     runsIn: { setting: "TABLES_PROCESS", where: "child-process" },

@@ -31,7 +31,12 @@ const BACKLOG_DELAY_MS = 200;
  * Run this entry's job as soon as a run of `job` (by name) succeeds with details for which `when` holds (always,
  * without one).
  */
-export type RunAfter = { job: string; when?: (details: Record<string, unknown>) => boolean };
+/**
+ * `when`: the condition on the run's details (none: every successful run). `minGapMs`: a wake never
+ * starts the job sooner than this after its previous start (it is planned for then instead), so what
+ * wakes it often (data a client controls) cannot keep it running back to back.
+ */
+export type RunAfter = { job: string; when?: (details: Record<string, unknown>) => boolean; minGapMs?: number };
 
 export type ScheduledJob =
   | { job: Job; intervalMs: number; after?: readonly RunAfter[] }
@@ -146,16 +151,22 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
         let busy = false;
         let again = false;
         let timer: TimerHandle | null = null;
+        /** When the planned run starts (null: none planned), and when the latest run started. */
+        let plannedAt: number | null = null;
+        let startedAt = Number.NEGATIVE_INFINITY;
         const plan = (delayMs: number) => {
           if (timer !== null) cancel(timer);
+          plannedAt = ctx.clock() + delayMs;
           timer = later(() => {
             timer = null;
+            plannedAt = null;
             tick();
           }, delayMs);
         };
         const tick = () => {
           busy = true;
           again = false;
+          startedAt = ctx.clock();
           start(job, (outcome) => {
             busy = false;
             if (outcome && !outcome.skipped && !outcome.stopped) {
@@ -176,17 +187,26 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
                 : retryDelayMs(intervalMs, failures, outcome?.error);
             if (details && typeof details.nextRunInMs === "number")
               delay = Math.min(delay, Math.max(MIN_DELAY_MS, details.nextRunInMs));
-            if (again && failures === 0) delay = MIN_DELAY_MS;
+            if (again && failures === 0)
+              delay = Math.min(delay, Math.max(MIN_DELAY_MS, startedAt + againGapMs - ctx.clock()));
             plan(delay);
           });
         };
-        const trigger = () => {
-          if (busy) again = true;
-          else if (failures === 0) plan(MIN_DELAY_MS); // a failing job keeps its backoff
+        /** After its run, how soon a wake may start the job again (the smallest gap of the wakes since it started). */
+        let againGapMs = 0;
+        const trigger = (minGapMs: number) => {
+          if (busy) {
+            againGapMs = again ? Math.min(againGapMs, minGapMs) : minGapMs;
+            again = true;
+            return;
+          }
+          if (failures > 0) return; // a failing job keeps its backoff
+          const delay = Math.max(MIN_DELAY_MS, startedAt + minGapMs - ctx.clock());
+          if (plannedAt === null || ctx.clock() + delay < plannedAt) plan(delay);
         };
         for (const after of entry.after ?? []) {
           const follow = (details: Record<string, unknown>) => {
-            if (after.when === undefined || after.when(details)) trigger();
+            if (after.when === undefined || after.when(details)) trigger(after.minGapMs ?? 0);
           };
           followers.set(after.job, [...(followers.get(after.job) ?? []), follow]);
         }

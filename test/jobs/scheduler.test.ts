@@ -231,6 +231,37 @@ test("a run that reports new data wakes the job it feeds, whatever that job's in
   expect(consumerRuns).toBeGreaterThanOrEqual(3); // only wakes run it more than once within its hour
 });
 
+test("a wake with minGapMs starts the job at most that often, however often it comes", async () => {
+  const time = manualTime();
+  const ctx = await testContext({}, time);
+  dispose = ctx.dispose;
+  const starts: number[] = [];
+  // The producer (like resolve seeing new issues) wakes its consumer every 100 ms; the consumer (like
+  // tables) may be woken at most every second, and has an hour-long interval.
+  const producer: Job = { name: "producer", run: async () => ({ newIssues: 1 }) };
+  const consumer: Job = {
+    name: "consumer",
+    run: async () => {
+      starts.push(ctx.clock());
+      return {};
+    },
+  };
+  const scheduler = startScheduler(
+    ctx,
+    [
+      { job: producer, intervalMs: 100 },
+      { job: consumer, intervalMs: 3_600_000, after: [{ job: "producer", minGapMs: 1_000 }] },
+    ],
+    {},
+  );
+  await time.advance(5_500);
+  await scheduler.stop();
+  const gaps = starts.slice(1).map((at, i) => at - starts[i]);
+  expect(starts.length).toBeGreaterThanOrEqual(4); // woken, not waiting for its hour
+  expect(starts.length).toBeLessThanOrEqual(6);
+  for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1_000);
+});
+
 test("a run's nextRunInMs brings the job's next run forward", async () => {
   const time = manualTime();
   const ctx = await testContext({}, time);
