@@ -171,6 +171,14 @@ function startChild(args: string[], env: Record<string, string>): Child {
  * A synthetic envelope: a signature nobody sent (resolves as dropped: long expired, its first look-up decides it) or a
  * preflight failure (decoded from its own logs).
  */
+/**
+ * How long a round waits for its armed moment. The tables and compaction jobs run in child processes
+ * at a lower CPU priority: on a busy two-core machine (the test suite's two workers beside a soak)
+ * their next pass through a moment can take tens of seconds, and a round that gives up kills at
+ * random instead.
+ */
+const MOMENT_WAIT_MS = 45_000;
+
 function syntheticEnvelope(random: () => number, program: string): Envelope {
   const sig = encodeBase58(randomBytes(64));
   const base: Envelope = {
@@ -349,7 +357,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         const stopLoad = startLoad(url, key, next, acknowledged);
         let moment: string;
         if (armed) {
-          const reached = await server.waitFor(/"message":"fault point reached"/, 15_000);
+          const reached = await server.waitFor(/"message":"fault point reached"/, MOMENT_WAIT_MS);
           moment = reached ? `server ${scenario.point}` : `server random (${scenario.point} not reached)`;
         } else {
           await Bun.sleep(150 + Math.floor(random() * 900));
@@ -369,7 +377,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           ...env,
           TXRAY_FAULT_POINT: armed!,
         });
-        const reached = await runner.waitFor(/"message":"fault point reached"/, 20_000);
+        const reached = await runner.waitFor(/"message":"fault point reached"/, MOMENT_WAIT_MS);
         if (reached && (await runner.kill())) await afterKill(`runner ${scenario.job} ${scenario.point}`);
         else {
           await runner.kill();
