@@ -50,6 +50,7 @@ afterAll(async () => {
 test("junk program ids from a flood never appear in the public list or its figures", async () => {
   const answer = await ecosystem(t.ctx, { window: "1d", limit: "500" });
   expect(answer.programs.map((p) => p.program)).toEqual([realProgram]);
+  expect(answer.programs[0].name).toBe("Jupiter v6"); // its display name, for the dashboard's list
   expect(answer.rates).toMatchObject({ attempts: 1, failedOnchain: 1, dropped: 0 });
   // The drops are in the lake all the same: only the public list leaves them out.
   const dropped = await t.ctx.duck.all<{ n: bigint }>(
