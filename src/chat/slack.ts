@@ -14,6 +14,7 @@ import { accountIdByName } from "../control";
 import { readBoundedBody } from "../shared/bounded-body";
 import { TxrayError } from "../shared/errors";
 import { describeError } from "../shared/logger";
+import { escapeMrkdwn } from "../shared/mrkdwn";
 import { answerMessage, errorMessage, helpMessage, type SlackMessage } from "./blocks";
 
 /** Slack's replay window. */
@@ -131,7 +132,8 @@ async function triage(
     const { state } = answer.state;
     return {
       response_type: "in_channel",
-      text: `\`${answer.fingerprint}\` is now *${state}*${state === answer.state.stored ? "" : ` (set: ${answer.state.stored})`}, by ${actor}`,
+      // Every text from data is escaped for mrkdwn, as in every other answer (src/chat/blocks.ts).
+      text: `\`${escapeMrkdwn(answer.fingerprint)}\` is now *${state}*${state === answer.state.stored ? "" : ` (set: ${answer.state.stored})`}, by ${escapeMrkdwn(actor)}`,
     };
   } catch (error) {
     if (!(error instanceof TxrayError))
