@@ -23,20 +23,13 @@ import {
   windowRange,
 } from "./common";
 import { deriveIssueState, HIDDEN_STATES, ISSUE_STATES, type IssueState, programIssueStates } from "./issue-state";
+import type { IssueIdentity } from "./top-issues";
 
 export const ISSUE_SORTS = ["events", "wallets"] as const;
 /** `open` (default): every state but the hidden ones; `all`: every issue; else that one state. */
 export const ISSUE_STATE_FILTERS = ["open", "all", ...ISSUE_STATES] as const;
 
-export type IssueListItem = {
-  fingerprint: string;
-  title: string;
-  outcome: string;
-  failingProgram: string | null;
-  instruction: string | null;
-  errCode: number | null;
-  errName: string | null;
-  dropClass: string | null;
+export type IssueListItem = IssueIdentity & {
   /** Events in the window. */
   count: number;
   /** Distinct fee payers the issue hit in the window. */

@@ -32,7 +32,8 @@ import { HIDDEN_STATES, programIssueStates } from "./issue-state";
 export const SEGMENTS = ["human", "mixed", "bot"] as const;
 export type Segment = (typeof SEGMENTS)[number];
 
-export type Issue = {
+/** What makes an issue (its fingerprint's parts) and its title: shared by every answer that lists issues. */
+export type IssueIdentity = {
   fingerprint: string;
   /** docs/api.md#issue-titles: the same wording on every surface. */
   title: string;
@@ -42,6 +43,9 @@ export type Issue = {
   errCode: number | null;
   errName: string | null;
   dropClass: string | null;
+};
+
+export type Issue = IssueIdentity & {
   count: number;
   count7d: number;
   share: number;
