@@ -324,16 +324,21 @@ export const ReleaseDiffSchema = z
   })
   .meta({ id: "ReleaseDiff" });
 
+/** What makes an issue (its fingerprint's parts) and its title, in every answer that lists issues. */
+const issueIdentity = {
+  fingerprint: z.string(),
+  title,
+  outcome: z.string(),
+  failingProgram: z.string().nullable(),
+  instruction: z.string().nullable(),
+  errCode: z.number().int().nullable(),
+  errName: z.string().nullable(),
+  dropClass: z.string().nullable(),
+};
+
 export const IssueSchema = z
   .looseObject({
-    fingerprint: z.string(),
-    title,
-    outcome: z.string(),
-    failingProgram: z.string().nullable(),
-    instruction: z.string().nullable(),
-    errCode: z.number().int().nullable(),
-    errName: z.string().nullable(),
-    dropClass: z.string().nullable(),
+    ...issueIdentity,
     count,
     count7d: count,
     share,
@@ -677,14 +682,7 @@ export const IssueListSchema = z
     sort: z.enum(["events", "wallets"]),
     items: z.array(
       z.looseObject({
-        fingerprint: z.string(),
-        title,
-        outcome: z.string(),
-        failingProgram: z.string().nullable(),
-        instruction: z.string().nullable(),
-        errCode: z.number().int().nullable(),
-        errName: z.string().nullable(),
-        dropClass: z.string().nullable(),
+        ...issueIdentity,
         count: count.describe("events in the window"),
         wallets: count.describe("distinct payers hit in the window"),
         botShare: share,
