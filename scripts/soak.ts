@@ -497,6 +497,36 @@ let acknowledgedTotal = 0;
 let lastJobs: Record<string, { lastRunAt: number; ok: boolean | null }> = {};
 let logCursor = 0;
 
+// The first server's own memory, apart from its job children: resident (VmRSS, RssAnon) from /proc,
+// its main thread's JavaScript heap and its DuckDB instance from /metrics. Tells JavaScript growth from native.
+async function serverMemory(): Promise<Record<string, number | null>> {
+  const server = servers[0];
+  const mb = (bytes: number | null) => (bytes === null ? null : Math.round(bytes / 1048576));
+  let status = "";
+  try {
+    status = readFileSync(`/proc/${server.process.pid}/status`, "utf8");
+  } catch {}
+  const field = (name: string) => {
+    const kb = new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1];
+    return kb === undefined ? null : Math.round(Number(kb) / 1024);
+  };
+  const metrics = await fetch(`${url}/metrics`)
+    .then((r) => (r.ok ? r.text() : ""))
+    .catch(() => "");
+  const metric = (name: string) => {
+    const value = new RegExp(`^${name} (\\S+)$`, "m").exec(metrics)?.[1];
+    return value === undefined ? null : Number(value);
+  };
+  return {
+    rssMB: field("VmRSS"),
+    anonymousMB: field("RssAnon"),
+    heapUsedMB: mb(metric("nodejs_heap_size_used_bytes")),
+    heapTotalMB: mb(metric("nodejs_heap_size_total_bytes")),
+    externalMB: mb(metric("nodejs_external_memory_bytes")),
+    duckdbMB: mb(metric("txray_duckdb_memory_bytes")),
+  };
+}
+
 async function report(minute: number): Promise<void> {
   const w = window;
   window = freshWindow();
@@ -527,6 +557,7 @@ async function report(minute: number): Promise<void> {
     rssMedianMB: percentile(w.rss, 50),
     rssAnonymousPeakMB: w.rssAnonymous.length ? Math.max(...w.rssAnonymous) : null,
     rssFilePeakMB: w.rssFile.length ? Math.max(...w.rssFile) : null,
+    server: await serverMemory(),
     spoolBacklogBytes: status?.lake?.spoolBacklog ?? null,
     lakeEnvelopes: status?.lake?.envelopes ?? null,
     resolverPending: status?.resolver?.pendingAttempts ?? jobs.resolve?.details?.stillPending ?? null,

@@ -223,6 +223,9 @@ export class ServerMetrics {
 
 export const SERVER_METRICS: OwnedPart<ServerMetrics> = { name: "server metrics", make: () => new ServerMetrics() };
 
+/** What the scrape reads of process.memoryUsage(); only `rss` is required of an injected one. */
+type MemoryUsage = { rss: number; heapUsed?: number; heapTotal?: number; external?: number };
+
 /**
  * The scrape: this process's counts, then the figures /v1/status computes. `spool`: this process's
  * spool (null without the ingest role: no backlog figure).
@@ -230,9 +233,9 @@ export const SERVER_METRICS: OwnedPart<ServerMetrics> = { name: "server metrics"
 export function metricsText(
   ctx: Context,
   spool: Pick<Spool, "backlogBytes"> | null,
-  measured: { duckdbBytes?: number | null; memory?: () => { rss: number } } = {},
+  measured: { duckdbBytes?: number | null; memory?: () => MemoryUsage } = {},
 ): string {
-  const memory = measured.memory ?? (() => process.memoryUsage());
+  const memory = (measured.memory ?? (() => process.memoryUsage()))();
   const counted = ctx.own(SERVER_METRICS);
   const status = counted.statusFor("status", ctx.clock(), () => serviceStatus(ctx, spool), lakeRowCount(ctx.control));
   const gauge = (name: string, help: string, value: number | null, labels: Labels = {}) => {
@@ -309,7 +312,24 @@ export function metricsText(
   const diskBytes = new Gauge("txray_disk_bytes", "Bytes on disk by part of the data directory.", ["part"]);
   for (const part of ["lake", "spool", "tables", "control", "idl", "retired", "staging"] as const)
     diskBytes.set(status.disk[`${part}Bytes`], { part });
-  const resident = gauge("process_resident_memory_bytes", "Resident memory of this process, in bytes.", memory().rss);
+  const resident = gauge("process_resident_memory_bytes", "Resident memory of this process, in bytes.", memory.rss);
+  // The JavaScript heap apart from the rest of resident memory (DuckDB, SQLite, mapped files): a growing
+  // resident figure with a flat heap points at native memory, and the other way round.
+  const heapUsed = gauge(
+    "nodejs_heap_size_used_bytes",
+    "JavaScript heap in use on the main thread, in bytes (process.memoryUsage().heapUsed).",
+    memory.heapUsed ?? null,
+  );
+  const heapTotal = gauge(
+    "nodejs_heap_size_total_bytes",
+    "JavaScript heap reserved on the main thread, in bytes (process.memoryUsage().heapTotal).",
+    memory.heapTotal ?? null,
+  );
+  const external = gauge(
+    "nodejs_external_memory_bytes",
+    "Memory outside the JavaScript heap that JavaScript objects hold (buffers), in bytes.",
+    memory.external ?? null,
+  );
   const duckdbMemory = gauge(
     "txray_duckdb_memory_bytes",
     "Memory this process's DuckDB instance holds (duckdb_memory()), in bytes; absent when it did not answer in time.",
@@ -359,6 +379,9 @@ export function metricsText(
     jobFailures,
     diskBytes,
     resident,
+    heapUsed,
+    heapTotal,
+    external,
     duckdbMemory,
     flushAge,
     rpcRequests,

@@ -21,6 +21,20 @@ export function forgetTransactionsFetchedBefore(db: ControlDb, cutoffMs: number)
   return db.query("DELETE FROM rpc_transactions WHERE fetched_at < ?").run(cutoffMs).changes;
 }
 
+/**
+ * Keeps only the `kept` most recently fetched transactions (ties at the boundary kept), so that a
+ * client asking `why` of many signatures bounds the table by rows, not only by age.
+ */
+export function forgetTransactionsBeyond(db: ControlDb, kept: number): number {
+  const boundary = db
+    .query<{ fetched_at: number }, [number]>(
+      "SELECT fetched_at FROM rpc_transactions ORDER BY fetched_at DESC LIMIT 1 OFFSET ?",
+    )
+    .get(kept);
+  if (!boundary) return 0;
+  return db.query("DELETE FROM rpc_transactions WHERE fetched_at <= ?").run(boundary.fetched_at).changes;
+}
+
 /** Records the chain's block height at `now` and lets observations older than a day go. */
 export function recordBlockHeight(db: ControlDb, now: number, height: number): void {
   db.query("INSERT OR REPLACE INTO block_heights (observed_at, height) VALUES (?, ?)").run(now, height);

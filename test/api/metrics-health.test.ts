@@ -111,6 +111,9 @@ describe("GET /metrics", () => {
       txray_job_consecutive_failures: "gauge",
       txray_disk_bytes: "gauge",
       process_resident_memory_bytes: "gauge",
+      nodejs_heap_size_used_bytes: "gauge",
+      nodejs_heap_size_total_bytes: "gauge",
+      nodejs_external_memory_bytes: "gauge",
       txray_duckdb_memory_bytes: "gauge",
       txray_rpc_requests_total: "counter",
       txray_alert_deliveries_last24h: "gauge",
@@ -131,6 +134,9 @@ describe("GET /metrics", () => {
     expect(value(rejected, { status: "400" })).toBe(1);
     expect(value(after.families.get("txray_spool_backlog_bytes"))).toBeGreaterThan(0);
     expect(value(after.families.get("process_resident_memory_bytes"))).toBeGreaterThan(1e6);
+    const heapUsed = value(after.families.get("nodejs_heap_size_used_bytes"));
+    expect(heapUsed).toBeGreaterThan(1e6);
+    expect(value(after.families.get("nodejs_heap_size_total_bytes"))).toBeGreaterThanOrEqual(heapUsed);
     // An idle DuckDB holds nothing (0): the figure is there, answered in time.
     expect(after.families.get("txray_duckdb_memory_bytes")!.samples).toHaveLength(1);
     const rpc = after.families.get("txray_rpc_requests_total");

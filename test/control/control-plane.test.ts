@@ -13,11 +13,14 @@ import {
   alertStates,
   authenticate,
   type ControlDb,
+  cachedTransaction,
+  cacheTransaction,
   commitAlertChanges,
   controlDialect,
   createAccountKey,
   deliveryLog,
   firingCounts,
+  forgetTransactionsBeyond,
   ifLeaseFree,
   insertAlertRule,
   isSegmentCommitted,
@@ -298,6 +301,20 @@ for (const backend of backends) {
       expect(a.query("SELECT fetched_at, body FROM rpc_transactions WHERE sig = ?").all("s1")).toEqual([
         { fetched_at: 2, body: "new" },
       ]);
+    });
+
+    test("fetched transactions are kept up to a count, the most recently fetched first", () => {
+      a.query("DELETE FROM rpc_transactions").run();
+      for (let i = 1; i <= 5; i++) cacheTransaction(a, `cap${i}`, { i }, 1000 + i);
+      expect(forgetTransactionsBeyond(a, 10)).toBe(0);
+      expect(forgetTransactionsBeyond(b, 3)).toBe(2);
+      expect(a.query("SELECT sig FROM rpc_transactions ORDER BY sig").all()).toEqual([
+        { sig: "cap3" },
+        { sig: "cap4" },
+        { sig: "cap5" },
+      ]);
+      expect(cachedTransaction(b, "cap5")).toEqual({ i: 5 });
+      expect(cachedTransaction(b, "cap1")).toBeNull();
     });
 
     test("a transaction that throws leaves nothing behind", () => {

@@ -30,6 +30,7 @@ import type { Context } from "../../context";
 import {
   blockHeightObservations,
   forgetResolvedHoursBefore,
+  forgetTransactionsBeyond,
   forgetTransactionsFetchedBefore,
   recordBlockHeight,
   recordResolverProgress,
@@ -157,6 +158,8 @@ const MAX_PENDING_MS = 24 * 3600_000;
 const INDEX_RETENTION_MS = 30 * 86_400_000;
 /** How long why's answers for signatures txray never ingested are kept (the control database's transaction cache). */
 const TRANSACTION_CACHE_MS = 7 * 86_400_000;
+/** At most this many fetched transactions are kept (a few KB each: ~150 MB), whatever the rate of `why`. */
+const MAX_CACHED_TRANSACTIONS = 50_000;
 /** diagnose-drop reads 7 days of provider hours and why 7 days of issue hours; a day more is kept. */
 const HOURS_RETENTION_MS = 8 * 86_400_000;
 /** Block height observations (for the height at a past send time) at most this often. */
@@ -604,6 +607,7 @@ async function upkeep(ctx: Context, state: ResolverState, now: number): Promise<
   if (hour !== state.trimmedHour) {
     forgetResolvedHoursBefore(ctx.control, Math.floor((now - HOURS_RETENTION_MS) / 3_600_000));
     forgetTransactionsFetchedBefore(ctx.control, now - TRANSACTION_CACHE_MS);
+    forgetTransactionsBeyond(ctx.control, MAX_CACHED_TRANSACTIONS);
     state.trimmedHour = hour;
   }
 }
