@@ -558,6 +558,13 @@ async function report(minute: number): Promise<void> {
     rssAnonymousPeakMB: w.rssAnonymous.length ? Math.max(...w.rssAnonymous) : null,
     rssFilePeakMB: w.rssFile.length ? Math.max(...w.rssFile) : null,
     server: await serverMemory(),
+    // The JavaScript heaps of the jobs hosted apart (the resolver's thread, the tables and compaction children).
+    hostHeapMB: Object.fromEntries(
+      Object.entries(jobs).flatMap(([name, run]) => {
+        const bytes = (run.ok === null ? run.lastFinished?.details : run.details)?.hostHeapUsedBytes;
+        return typeof bytes === "number" ? [[name, Math.round(bytes / 1048576)]] : [];
+      }),
+    ),
     spoolBacklogBytes: status?.lake?.spoolBacklog ?? null,
     lakeEnvelopes: status?.lake?.envelopes ?? null,
     resolverPending: status?.resolver?.pendingAttempts ?? jobs.resolve?.details?.stillPending ?? null,

@@ -35,7 +35,8 @@ export function jobHost(reply: (message: HostReply) => void): { receive(message:
         if (!job) throw new Error(`no job named ${message.job}`);
         context ??= createContext(message.config);
         const details = await job.run(await context, { signal: controller.signal });
-        reply({ id: message.id, details });
+        // The host's own JavaScript heap (a thread's or a child's), which the server's /metrics cannot see.
+        reply({ id: message.id, details: { ...details, hostHeapUsedBytes: process.memoryUsage().heapUsed } });
       } catch (error) {
         reply({ id: message.id, error: describeError(error), stopped: error instanceof Stopped });
       } finally {

@@ -66,6 +66,8 @@ test("a run on the thread goes on while the calling thread is busy, and reports 
       .get()!;
     expect(recorded.ok).toBe(1);
     expect(JSON.parse(recorded.details).resolved.preflight).toBe(2);
+    // The thread's own heap, which the server's /metrics cannot see.
+    expect(JSON.parse(recorded.details).hostHeapUsedBytes).toBeGreaterThan(1e6);
   } finally {
     await job.close();
   }
