@@ -154,6 +154,8 @@ test("why/: a hook rejecting Execute is the failing program, not Token-2022", as
     program: TOKEN_2022,
     instruction: "TransferChecked",
     failingProgram: MEMO,
+    failingInstruction: "Execute", // the interface's discriminator, from the inner instruction's data
+    ixPath: "0.0",
     cpiDepth: 1,
     errCode: null,
     errName: "MissingRequiredSignature",
@@ -167,6 +169,7 @@ test("why/: a hook's custom code is named from the hook program's table", async 
     program: TOKEN_2022,
     instruction: "TransferChecked",
     failingProgram: PROGRAMS.token,
+    failingInstruction: "Execute",
     cpiDepth: 1,
     errCode: 12,
     errName: "InvalidInstruction",
@@ -179,6 +182,7 @@ test("why/: Token-2022 failing before the CPI (an unreadable validation account)
   expect(story).toMatchObject({
     outcome: "failed_onchain",
     failingProgram: TOKEN_2022,
+    failingInstruction: "TransferChecked",
     cpiDepth: 0,
     errName: "InvalidAccountData",
   });
