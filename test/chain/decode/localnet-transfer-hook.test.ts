@@ -4,7 +4,10 @@
 // rejects it, so the transaction fails inside the hook. With no validation account
 // (["extra-account-metas", mint] under the hook program) among the transfer's accounts, Token-2022's
 // `invoke_execute` calls the hook with the four transfer accounts only (spl-transfer-hook-interface
-// `onchain.rs`). The envelopes go through ingest, the resolver against the chain's JSON-RPC, and why/.
+// `onchain.rs`). Token-2022's own failures on such a mint stay its own: an unreadable validation
+// account, and a transfer that leaves the hook program out of its accounts (the runtime refuses the
+// CPI: MissingAccount). The envelopes go through ingest, the resolver against the chain's JSON-RPC,
+// and why/.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
@@ -110,6 +113,7 @@ const validationAccount = (mint: PublicKey, hook: PublicKey) =>
 let memoHook: ReturnType<typeof hookedTransfer>;
 let tokenHook: ReturnType<typeof hookedTransfer>;
 let badValidation: ReturnType<typeof hookedTransfer>;
+let hookOmitted: ReturnType<typeof hookedTransfer>;
 
 beforeAll(async () => {
   localnet = await startLocalnet({ blockTimeMs: 0 });
@@ -123,10 +127,12 @@ beforeAll(async () => {
   tokenHook = hookedTransfer(tokenMint.mint, tokenMint.recipient, [token]);
   // A validation account that holds no ExtraAccountMetaList: Token-2022 fails reading it, before any CPI.
   badValidation = hookedTransfer(memoMint.mint, memoMint.recipient, [validationAccount(memoMint.mint, memo), memo]);
+  // A client that does not resolve the hook's accounts: the hook program is not among them.
+  hookOmitted = hookedTransfer(memoMint.mint, memoMint.recipient, []);
   const { lastValidBlockHeight, blockhash } = localnet.chain.latestBlockhash();
   await ingestAndFlush(
     t,
-    [memoHook, tokenHook, badValidation].map(({ sig }) =>
+    [memoHook, tokenHook, badValidation, hookOmitted].map(({ sig }) =>
       makeEnvelope({ sig, program: TOKEN_2022, blockhash, lastValidBlockHeight, sentAt: Date.now() }),
     ),
   );
@@ -185,5 +191,19 @@ test("why/: Token-2022 failing before the CPI (an unreadable validation account)
     failingInstruction: "TransferChecked",
     cpiDepth: 0,
     errName: "InvalidAccountData",
+  });
+});
+
+test("why/: a transfer without the hook program among its accounts fails in Token-2022, MissingAccount", async () => {
+  expect(hookOmitted.result.logs).toContain(`Unknown program ${MEMO}`); // the runtime's line for the CPI it refused
+  const story = (await t.get(`/v1/why/${hookOmitted.sig}`)).body;
+  expect(story).toMatchObject({
+    outcome: "failed_onchain",
+    failingProgram: TOKEN_2022,
+    failingInstruction: "TransferChecked",
+    cpiDepth: 0,
+    errCode: null,
+    errName: "MissingAccount",
+    errMessage: "An account required by the instruction is missing",
   });
 });
