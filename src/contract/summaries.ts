@@ -117,6 +117,11 @@ function callStackLines(frames: NonNullable<WhyBody["callStack"]>, limit = 12): 
 function releaseDiff(a: ReleaseDiffBody): Summary {
   const lines = [
     `Deploy at slot ${a.deploy.slot} (${when(a.deploy.deployedAt ?? a.deploy.effectiveAt)}).`,
+    ...(a.deploy.source
+      ? [
+          `Built from commit ${a.deploy.source.commit} of ${a.deploy.source.repository}${a.compareUrl ? `; changes since the previous deploy: ${a.compareUrl}` : ""}.`,
+        ]
+      : []),
     `Before: failed ${pct(a.pre.failureRate)}, dropped ${pct(a.pre.dropRate)} of ${num(a.pre.attempts)}; after: failed ${pct(a.post.failureRate)}, dropped ${pct(a.post.dropRate)} of ${num(a.post.attempts)}.`,
   ];
   const notable = a.issues.filter((i) => i.status === "new" || i.status === "regressed").slice(0, 5);

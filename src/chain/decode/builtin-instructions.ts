@@ -108,6 +108,21 @@ export function isAnchorEventCpi(data: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * The transfer-hook interface's `Execute`, which Token-2022 invokes on a mint's hook program during a
+ * transfer: its data starts with sha256("spl-transfer-hook-interface:execute")[..8]
+ * (spl-transfer-hook-interface `instruction.rs`), whatever program implements the hook.
+ */
+const TRANSFER_HOOK_EXECUTE_TAG = Uint8Array.from([105, 37, 101, 197, 75, 251, 102, 26]);
+export const TRANSFER_HOOK_EXECUTE_NAME = "Execute";
+
+/** True when `data` is a transfer-hook interface `Execute` (tag, then the u64 amount). */
+export function isTransferHookExecute(data: Uint8Array): boolean {
+  if (data.length !== TRANSFER_HOOK_EXECUTE_TAG.length + 8) return false;
+  for (let i = 0; i < TRANSFER_HOOK_EXECUTE_TAG.length; i++) if (data[i] !== TRANSFER_HOOK_EXECUTE_TAG[i]) return false;
+  return true;
+}
+
 /** jsonParsed `parsed.type` values whose UpperCamel spelling differs from the instruction name. */
 const PARSED_TYPE_ALIASES: Readonly<Record<string, string>> = {
   advanceNonce: "AdvanceNonceAccount",

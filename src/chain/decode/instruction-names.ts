@@ -4,7 +4,8 @@
 // 2. an IDL discriminator match on the instruction data (top level: the message; inner: the matching
 //    entry of `meta.innerInstructions`);
 // 3. the built-in decoders of System, SPL Token, Token-2022, ATA and Compute Budget (raw data or the
-//    jsonParsed `parsed.type`), and Anchor's event self-CPI (`emit_cpi!`), named "AnchorEventCpi".
+//    jsonParsed `parsed.type`), Anchor's event self-CPI (`emit_cpi!`), named "AnchorEventCpi", and the
+//    transfer-hook interface's "Execute" (the call Token-2022 makes into a mint's hook program).
 // Names are UpperCamelCase whatever named them (IDL names are converted as Anchor logs them).
 
 import type { IdlRegistry } from "../idl";
@@ -13,7 +14,9 @@ import {
   ASSOCIATED_TOKEN_LOGGED_NAMES,
   builtinInstructionName,
   isAnchorEventCpi,
+  isTransferHookExecute,
   parsedTypeName,
+  TRANSFER_HOOK_EXECUTE_NAME,
 } from "./builtin-instructions";
 import type { LogFrame } from "./logs";
 import { ASSOCIATED_TOKEN_PROGRAM } from "./program-ids";
@@ -44,6 +47,7 @@ export function decodedInstructionName(ix: NormalizedInstruction | null, idls: I
     const builtin = builtinInstructionName(ix.programId, data);
     if (builtin) return builtin;
     if (isAnchorEventCpi(data)) return ANCHOR_EVENT_CPI_NAME;
+    if (isTransferHookExecute(data)) return TRANSFER_HOOK_EXECUTE_NAME;
   }
   return ix.parsedType !== null ? parsedTypeName(ix.parsedType) : null;
 }

@@ -1,12 +1,14 @@
 // The source of a deploy, from its verified-build record: the OtterSec verify program
 // (verifycLy8mB96wd9wqq3WDXQwM4oU6r42Th37Db9fC), written by `solana-verify` after a deploy, keeps one
 // PDA per (signer, program) at seeds ["otter_verify", signer, program] holding the repository URL and
-// commit the deployed executable was built from. Account layout (Anchor account, Borsh; as read by
+// commit the deployed executable was built from. Account layout (the program's Anchor account
+// `BuildParams`, Borsh: github.com/otter-sec/otter-verify, programs/otter-verify/src/lib.rs; as read by
 // github.com/otter-sec/solana-verified-programs-api and written by
 // github.com/Ellipsis-Labs/solana-verifiable-build, src/solana_program.rs):
 //   [0..8) discriminator, address: Pubkey (the program), signer: Pubkey, version: String,
-//   git_url: String, commit: String, args: Vec<String>, deployed_slot: u64, bump: u8
-// (String = u32 LE length + UTF-8 bytes; Vec = u32 LE count + items).
+//   git_url: String, commit: String, args: Vec<String>, deploy_slot: u64, bump: u8
+// (String = u32 LE length + UTF-8 bytes; Vec = u32 LE count + items). Records written before the
+// program gained `deploy_slot` end at `bump`: too short here, so they name no deploy.
 //
 // Anyone may write a record for any program under their own signer, so only two signers are
 // believed: the program's upgrade authority (who can deploy it) and the OtterSec API's signers,

@@ -1,11 +1,13 @@
 // A failure inside a Token-2022 transfer hook: Token-2022's Execute CPI into the hook program fails,
 // and the failure is the hook program's, named from the transfer-hook interface's error codes
 // (spl-transfer-hook-interface `error.rs`, from 2_110_272_652). No recorded mainnet failure of this
-// kind is in test/fixtures: the logs below are constructed in the runtime's stable log format.
+// kind is in test/fixtures: the logs below are constructed in the runtime's stable log format (the real
+// logs of hooks that fail on the LiteSVM local chain are in localnet-transfer-hook.test.ts).
 
 import { describe, expect, test } from "bun:test";
 import { decodeSimulation } from "../../../src/chain/decode";
 import { TRANSFER_HOOK_ERRORS } from "../../../src/chain/decode/builtin-errors";
+import { isTransferHookExecute } from "../../../src/chain/decode/builtin-instructions";
 
 const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const HOOK = "HookXyz1111111111111111111111111111111111111";
@@ -55,6 +57,13 @@ describe("Token-2022 transfer hooks", () => {
     const story = hookFailure(2_110_272_652, "SomeOtherProgram1111111111111111111111111111");
     expect(story.failingProgram).toBe(HOOK);
     expect(story.errName).toBeNull();
+  });
+
+  test("Execute is known by its 8-byte interface tag followed by the u64 amount, nothing else", () => {
+    const tag = [105, 37, 101, 197, 75, 251, 102, 26]; // sha256("spl-transfer-hook-interface:execute")[..8]
+    expect(isTransferHookExecute(Uint8Array.from([...tag, 5, 0, 0, 0, 0, 0, 0, 0]))).toBe(true);
+    expect(isTransferHookExecute(Uint8Array.from(tag))).toBe(false);
+    expect(isTransferHookExecute(Uint8Array.from([...tag.slice(0, 7), 0, 5, 0, 0, 0, 0, 0, 0, 0]))).toBe(false);
   });
 
   test("Token-2022's own errors keep their names", () => {

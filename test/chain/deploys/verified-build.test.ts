@@ -52,6 +52,9 @@ test("a record decodes; truncated or hostile data is no record", () => {
     deployedSlot: 42,
   });
   for (let cut = 0; cut < data.length - 1; cut += 7) expect(decodeVerificationRecord(data.subarray(0, cut))).toBeNull();
+  // A record from before the program stored `deploy_slot`: the args, then the bump.
+  const withoutSlot = Buffer.concat([data.subarray(0, data.length - 9), data.subarray(data.length - 1)]);
+  expect(decodeVerificationRecord(withoutSlot)).toBeNull();
   const huge = data.slice();
   new DataView(huge.buffer).setUint32(72, 0xffffffff, true); // version length far past the data
   expect(decodeVerificationRecord(huge)).toBeNull();
