@@ -1,18 +1,19 @@
 // An instruction's place as people read it, in every text that leaves the server (MCP, Slack) and,
 // through its copy in src/web/format.ts, on the pages: Solana Explorer's numbering, the one users
-// compare against. "#3" is the third top-level instruction of the message (Compute Budget ones
-// included); "#3.2" the second instruction it invoked, counted in invoke order at any depth, as
-// Explorer and the transaction record (GET /v1/tx) number inner instructions. The machine fields
-// (`ixPath`, a frame's `path`) stay 0-based and per level (docs/api.md): "2.1.0" is the first call
-// made by the second call of top-level instruction 2, which Explorer numbers by its position in
-// the whole call tree of #3, so the inner number comes from the call stack, not from the path.
+// compare against. A hash sign, then 3 for the third top-level instruction of the message (Compute
+// Budget ones included) and 3.2 for the second instruction it invoked, counted in invoke order at
+// any depth, as Explorer and the transaction record (GET /v1/tx) number inner instructions. The
+// machine fields (`ixPath`, a frame's `path`) stay 0-based and per call level (docs/api.md): path
+// 2.1.0 is the first call made by the second call of the third top-level instruction, and Explorer
+// numbers it by its position in that instruction's whole call tree, so the inner number comes from
+// the call stack, not from the path.
 
 /** What numbering needs of a call-stack frame (docs/api.md#the-call-stack). */
 export type PlacedFrame = { index: number; parent: number | null; depth: number; path: string | null };
 
 const topNumberOf = (path: string) => Number(path.split(".")[0]) + 1;
 
-/** A frame's Explorer number ("#3", "#3.2"); null when the logs cannot place it. */
+/** A frame's Explorer number (3 or 3.2 after the hash sign); null when the logs cannot place it. */
 export function frameNumber(frame: PlacedFrame, stack: readonly PlacedFrame[]): string | null {
   if (frame.path === null) return null;
   let outermost = frame;
@@ -31,7 +32,7 @@ export function frameNumber(frame: PlacedFrame, stack: readonly PlacedFrame[]): 
 
 /**
  * The Explorer number of the instruction at `ixPath`: from its frame when the call stack has it;
- * from the path alone for a top-level instruction or a chain of first calls ("2.0.0" is #3.2);
+ * from the path alone for a top-level instruction or a chain of first calls (path 2.0.0 is 3.2);
  * null when only the enclosing top-level instruction is known.
  */
 export function instructionNumber(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
@@ -45,8 +46,8 @@ export function instructionNumber(ixPath: string | null, stack?: readonly Placed
 }
 
 /**
- * Where an instruction is, in words: "instruction #3", "instruction #3.2", or "a call inside
- * instruction #3" when the call stack cannot say which of #3's calls it is; null without a path.
+ * Where an instruction is, in words: "instruction", then its number, or "a call inside instruction",
+ * then the top-level number, when the call stack cannot say which of its calls it is; null without a path.
  */
 export function instructionPlace(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
   if (ixPath === null) return null;

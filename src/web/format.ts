@@ -73,8 +73,8 @@ export const frameName = (frame: CallFrame) =>
   frame.programName ?? programName(frame.program) ?? short(frame.program, 4);
 
 /**
- * An instruction's place as people read it: Solana Explorer's numbering, "#3" for the third
- * top-level instruction and "#3.2" for the second one it invoked (in invoke order, at any depth), as
+ * An instruction's place as people read it: Solana Explorer's numbering, a hash sign, then 3 for the
+ * third top-level instruction and 3.2 for the second one it invoked (in invoke order, at any depth), as
  * the chain record numbers them. The web app's copy of src/shared/instruction-number.ts (it imports
  * nothing of the server; test/web/instruction-number.test.ts checks the two agree). `ixPath` and a
  * frame's `path` count from 0 per level (docs/api.md): machine fields, never shown as they are.
@@ -83,7 +83,7 @@ type PlacedFrame = Pick<CallFrame, "index" | "parent" | "depth" | "path">;
 
 const topNumberOf = (path: string) => Number(path.split(".")[0]) + 1;
 
-/** A frame's Explorer number ("#3", "#3.2"); null when the logs cannot place it. */
+/** A frame's Explorer number (3 or 3.2 after the hash sign); null when the logs cannot place it. */
 export function frameNumber(frame: PlacedFrame, stack: readonly PlacedFrame[]): string | null {
   if (frame.path === null) return null;
   let outermost = frame;
@@ -102,7 +102,7 @@ export function frameNumber(frame: PlacedFrame, stack: readonly PlacedFrame[]): 
 
 /**
  * The Explorer number of the instruction at `ixPath`: from its frame when the call stack has it;
- * from the path alone for a top-level instruction or a chain of first calls ("2.0.0" is #3.2);
+ * from the path alone for a top-level instruction or a chain of first calls (path 2.0.0 is 3.2);
  * null when only the enclosing top-level instruction is known.
  */
 export function instructionNumber(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
@@ -116,8 +116,8 @@ export function instructionNumber(ixPath: string | null, stack?: readonly Placed
 }
 
 /**
- * Where an instruction is, in words: "instruction #3", "instruction #3.2", or "a call inside
- * instruction #3" when the call stack cannot say which of #3's calls it is; null without a path.
+ * Where an instruction is, in words: "instruction", then its number, or "a call inside instruction",
+ * then the top-level number, when the call stack cannot say which of its calls it is; null without a path.
  */
 export function instructionPlace(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
   if (ixPath === null) return null;
@@ -128,7 +128,7 @@ export function instructionPlace(ixPath: string | null, stack?: readonly PlacedF
 /**
  * Where a failure happened, in plain words (docs/api.md#the-call-stack): the instruction as Solana
  * Explorer numbers it and, for a failure inside a CPI, the chain of programs that called down to
- * it: "instruction #3.2, inside a call from Jupiter v6 to Raydium CLMM".
+ * it: "instruction <3.2>, inside a call from Jupiter v6 to Raydium CLMM" (the number as above).
  */
 export function failurePlace(ixPath: string | null, stack: CallFrame[] | null | undefined): string | null {
   const place = instructionPlace(ixPath, stack);
