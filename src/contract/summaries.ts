@@ -16,6 +16,7 @@ import type {
   WalletHistoryBody,
   WhyBody,
 } from "../analytics/queries";
+import { frameNumber, instructionPlace } from "../shared/instruction-number";
 import { countOf, formatPValue } from "../shared/wording";
 
 export type Summary = { title: string; lines: string[] };
@@ -42,8 +43,9 @@ function why(a: WhyBody): Summary {
     );
   else {
     const failing = a.failingInstruction ?? a.instruction;
+    const place = instructionPlace(a.ixPath, a.callStack);
     lines.push(
-      `Failed in ${failing ?? "an instruction"}${a.ixPath ? ` (ix ${a.ixPath}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`,
+      `Failed in ${failing ?? "an instruction"}${place ? ` (${place}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`,
     );
     lines.push(errorLine(a));
     if (a.cuUsed !== null)
@@ -108,7 +110,8 @@ function callStackLines(frames: NonNullable<WhyBody["callStack"]>, limit = 12): 
   const lines = frames.slice(0, limit).map((f) => {
     const name = f.programName ?? short(f.program);
     const cu = f.computeUnits !== null ? `, ${num(f.computeUnits)} CU` : "";
-    return `${"  ".repeat(f.depth - 1)}${f.failing ? "✗" : f.result === "failed" ? "↑" : "·"} ${name}${f.instruction ? ` ${f.instruction}` : ""}${f.path ? ` [${f.path}]` : ""}${cu}${f.failing && f.error ? ` — ${f.error}` : ""}`;
+    const number = frameNumber(f, frames);
+    return `${"  ".repeat(f.depth - 1)}${f.failing ? "✗" : f.result === "failed" ? "↑" : "·"} ${name}${f.instruction ? ` ${f.instruction}` : ""}${number ? ` [${number}]` : ""}${cu}${f.failing && f.error ? ` — ${f.error}` : ""}`;
   });
   if (frames.length > limit) lines.push(`… ${frames.length - limit} more frame(s)`);
   return ["Call stack:", ...lines];

@@ -2,16 +2,19 @@
 // with address lookup tables, a failed Raydium AMM v4 swap) served by a recorded RPC on loopback: the
 // page shows the same fee, accounts (signer, writable, lookup table), SOL and token balance changes
 // as the recorded `meta`, instructions numbered as Solana Explorer numbers them with IDL-decoded
-// arguments, and the raw JSON. Screenshots go to test/artifacts/. Also: GET /v1/tx/{sig}'s bad and
-// unknown input.
+// arguments, and the raw JSON; the story, the call stack and the chain record give a failing
+// instruction the same Explorer number, as do the MCP and Slack texts. Screenshots go to
+// test/artifacts/. Also: GET /v1/tx/{sig}'s bad and unknown input.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { answerMessage } from "../../src/chat/blocks";
 import { run } from "../../src/cli/commands";
+import { summarize, summaryText } from "../../src/contract";
 import { encodeBase58 } from "../../src/shared/base58";
-import { startRecordedRpc } from "../helpers/recorded-rpc";
+import { recordedTransaction, startRecordedRpc } from "../helpers/recorded-rpc";
 import { type TestServer, testServer } from "../helpers/server";
 import { ARTIFACTS, launchBrowser } from "./support";
 
@@ -23,12 +26,14 @@ function recordedWire(file: string): { sig: string; result: any } {
 }
 const jupiter = recordedWire("09_sava_getTransaction_jupiter_route_success.json"); // v0, an address lookup table
 const raydium = recordedWire("11_sava_getTransaction_failed_raydium_amm_v4_custom30_slippage.json"); // custom 30
+// pump.fun buy (top-level index 4) whose second call, a System transfer, fails: Explorer's #5.2.
+const pumpfun = recordedTransaction("27_");
 let rpc: ReturnType<typeof startRecordedRpc>;
 let t: TestServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 beforeAll(async () => {
-  rpc = startRecordedRpc([jupiter, raydium]);
+  rpc = startRecordedRpc([jupiter, raydium, pumpfun]);
   [t, browser] = await Promise.all([testServer({ SOLANA_RPC_URL: rpc.url }), launchBrowser()]);
   const quiet = { stdout: () => {}, stderr: () => {}, env: { TXRAY_DATA_DIR: t.ctx.config.dataDir } };
   for (const [program, file] of [
@@ -157,9 +162,56 @@ test("a failed Raydium swap: the error, the failing instruction #3 with its IDL 
   expect(await page.locator(".tx-record .facts").first().textContent()).toContain(
     '{"InstructionError":[2,{"Custom":30}]}',
   );
+  // The story and the call stack number the failing instruction as the record does.
+  await page.waitForSelector("li.frame.failing");
+  expect(await failureNumbers(page)).toEqual({ where: "#3", stack: "#3", failedTopLevel: "#3" });
   expect(page.errors).toEqual([]);
   await page.screenshot({ path: join(ARTIFACTS, "tx-record-raydium-failed.png"), fullPage: true });
   await page.close();
+});
+
+/** The one number a failure's place carries on the page: the story's, the call stack's, the record's. */
+async function failureNumbers(page: Page) {
+  const where = (await page.locator(".story .ix-path").textContent())!;
+  return {
+    where: /^instruction (#[\d.]+)/.exec(where)?.[1] ?? where,
+    stack: await page.locator("li.frame.failing .frame-number").textContent(),
+    failedTopLevel: `#${await page.locator(".tx-ix.failed").getAttribute("data-ix")}`,
+  };
+}
+
+test("a failure inside a call: story, call stack, chain record, MCP and Slack all say #5.2", async () => {
+  const page = await openRecord(pumpfun.sig);
+  await page.waitForSelector("li.frame.failing");
+  expect(pumpfun.result.meta.err).toEqual({ InstructionError: [4, { Custom: 1 }] });
+  expect(await failureNumbers(page)).toEqual({ where: "#5.2", stack: "#5.2", failedTopLevel: "#5" });
+  expect(await page.locator(".story .ix-path").textContent()).toBe(
+    "instruction #5.2, inside a call from pump.fun to System Program",
+  );
+  // The record's #5.2 is that System transfer.
+  const inner = page.locator('.tx-inner [data-ix="5.2"] .ix-head').first();
+  expect(await inner.textContent()).toContain("System Program");
+  // Every frame of the stack carries the number the record gives the instruction of its program.
+  const frames = await page
+    .locator("li.frame")
+    .evaluateAll((rows) =>
+      rows.map((row) => [row.querySelector(".frame-number")!.textContent, row.querySelector("a")!.textContent]),
+    );
+  for (const [number, program] of frames)
+    expect(await page.locator(`[data-ix="${number!.slice(1)}"] > .ix-head`).textContent()).toContain(program!);
+  expect(page.errors).toEqual([]);
+  await page.close();
+
+  // The texts MCP and Slack send name it the same way.
+  const why = (await t.get(`/v1/why/${pumpfun.sig}`)).body;
+  expect(why.ixPath).toBe("4.1"); // the machine field stays 0-based, per call level
+  const text = summaryText(summarize("why", why));
+  expect(text).toContain("(instruction #5.2, CPI depth 1)");
+  expect(text).toMatch(/✗ System Program .*\[#5\.2\]/);
+  expect(text).not.toMatch(/\[4(\.\d)?\]|ix 4/);
+  const slack = JSON.stringify(answerMessage("why", why));
+  expect(slack).toContain("instruction #5.2, CPI depth 1");
+  expect(slack).toContain("[#5.2]");
 });
 
 test("GET /v1/tx/{sig}: a malformed signature is 400, one the chain does not know is 404", async () => {

@@ -127,8 +127,9 @@ describe("search and stories", () => {
     expect(story.ixPath).toBe(
       String((failed.truth.err as { InstructionError: [number, unknown] }).InstructionError[0]),
     );
+    // The page numbers it as Solana Explorer does, from 1.
     expect(await page.locator(".ix-path").textContent()).toBe(
-      `instruction ${story.ixPath}, in ${story.failingProgram === TOKEN ? "SPL Token" : "System Program"} itself`,
+      `instruction #${Number(story.ixPath) + 1}, in ${story.failingProgram === TOKEN ? "SPL Token" : "System Program"} itself`,
     );
     expect(await page.locator(".issue-box").textContent()).toContain(story.issue.fingerprint);
     expect(await page.locator(".issue-box a").getAttribute("href")).toBe(
@@ -304,7 +305,7 @@ describe("tx page evidence", () => {
       `https://solscan.io/tx/${failed.envelope.sig}`,
     );
     expect(await page.locator(".ix-path").textContent()).toBe(
-      `instruction ${story.ixPath}, in ${story.callStack.find((f: any) => f.failing).programName ?? `${world.appProgram.slice(0, 4)}…${world.appProgram.slice(-4)}`} itself`,
+      `instruction #${Number(story.ixPath) + 1}, in ${story.callStack.find((f: any) => f.failing).programName ?? `${world.appProgram.slice(0, 4)}…${world.appProgram.slice(-4)}`} itself`,
     );
     expect((page as any).errors).toEqual([]);
     await shot(page, "tx-failed-stack");

@@ -1,11 +1,12 @@
 // The call stack and the program logs of one failed attempt (docs/api.md#the-call-stack), as the tx
-// page and the issue page show them: frames indented by depth with their instruction, path and
-// compute units, the failing frame highlighted and its error spelled out; the logs numbered, the
-// failing frame's lines highlighted, in a fold the reader opens (open at once on the issue page).
+// page and the issue page show them: frames indented by depth with their number (Solana Explorer's,
+// as the chain record and the story's "Where" give it), instruction and compute units, the failing
+// frame highlighted and its error spelled out; the logs numbered, the failing frame's lines
+// highlighted, in a fold the reader opens (open at once on the issue page).
 
 import { enc } from "../api";
 import { h, link } from "../dom";
-import { frameName, num } from "../format";
+import { frameName, frameNumber, num } from "../format";
 import type { CallFrame } from "../types";
 
 export function callStackView(stack: CallFrame[]): HTMLElement {
@@ -19,7 +20,7 @@ export function callStackView(stack: CallFrame[]): HTMLElement {
           class: `frame ${frame.failing ? "failing" : frame.result === "failed" ? "passed-on" : ""}`,
           style: `--depth:${frame.depth - 1}`,
         },
-        h("span", { class: "frame-path mono" }, frame.path ?? "?"),
+        h("span", { class: "frame-number mono" }, frameNumber(frame, stack) ?? "?"),
         " ",
         link(`/p/${enc(frame.program)}`, frameName(frame)),
         frame.instruction ? h("strong", { class: "frame-ix" }, ` ${frame.instruction}`) : null,
