@@ -70,7 +70,12 @@ export const CallFrameSchema = z
     programName: z.string().nullable().describe("display name of a well-known program"),
     instruction: z.string().nullable().describe("instruction name when the logs or the stored story name it"),
     depth: z.number().int().min(1).describe("invoke depth: 1 = top level, +1 per CPI"),
-    path: z.string().nullable().describe('instruction path as why\'s ixPath ("2", "2.1")'),
+    path: z
+      .string()
+      .nullable()
+      .describe(
+        'instruction path as why\'s ixPath, 0-based at each call level ("2", "2.1"); pages show Solana Explorer\'s 1-based #N.M',
+      ),
     computeUnits: count.nullable().describe("`consumed N of M`: N"),
     computeLimit: count.nullable().describe("`consumed N of M`: M"),
     result: z.enum(["success", "failed", "unfinished"]),
