@@ -134,3 +134,19 @@ test("chain look-ups are limited per client: 429 for a signature txray never saw
   expect(pending.status).toBe(404);
   expect(pending.body.error.code).toBe("pending");
 });
+
+test("a held attempt the chain has not confirmed is pending, and the answer says what it waits for", async () => {
+  const blockhash = makeEnvelope({ sig: randomSignature(), program: SYSTEM });
+  const durable = makeEnvelope({ sig: randomSignature(), program: SYSTEM, nonce: true });
+  expect((await t.ingest({ apiKey: t.key("acme"), envelopes: [blockhash, durable] })).status).toBe(202);
+  const waiting = await why(blockhash.sig!, "10.7.0.1");
+  expect([waiting.status, waiting.body.error.code]).toEqual([404, "pending"]);
+  expect(waiting.body.error.message).toContain("its blockhash has not expired");
+  // A durable-nonce send has no blockhash expiry: it waits for its nonce account.
+  const nonce = await why(durable.sig!, "10.7.0.2");
+  expect([nonce.status, nonce.body.error.code]).toEqual([404, "pending"]);
+  expect(nonce.body.error.message).toContain("its nonce account has not advanced");
+  expect(nonce.body.error.message).not.toContain("blockhash has not expired");
+  const diagnosis = await t.get(`/v1/diagnose-drop/${durable.sig}`);
+  expect(diagnosis.body.error.message).toContain("its nonce account has not advanced");
+});

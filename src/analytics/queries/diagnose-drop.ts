@@ -33,7 +33,8 @@ export async function diagnoseDrop(ctx: Context, params: { sig: string }): Promi
   if (!stored) {
     // Only the resolver decides a drop (a look-up at least 2 s after expiry): a held attempt is pending, not asked of
     // the chain.
-    if (await unresolvedAttempt(ctx, sig, attempts)) throw pendingError(ctx);
+    const held = await unresolvedAttempt(ctx, sig, attempts);
+    if (held) throw pendingError(ctx, held);
     throw notFound("txray has no attempt with this signature");
   }
   const provider = await providerSends7d(ctx, stored.rpcHash);

@@ -44,14 +44,20 @@ export async function unresolvedAttempt(ctx: Context, sig: string, indexed: Inde
 
 /**
  * 404 `pending`: txray holds the attempt and has not resolved it (and the chain has not confirmed
- * it either), saying why: waiting for the chain (it has not landed and its blockhash has not
- * expired), or the chain out of reach, since when and with what error (the resolve job's failing runs).
+ * it either), saying why: waiting for the chain (it has not landed, and neither its blockhash has
+ * expired nor, for a durable-nonce send, its nonce account advanced), waiting for the resolver's
+ * next run (a preflight failure, decoded from its own logs), or the chain out of reach, since when
+ * and with what error (the resolve job's failing runs).
  */
-export function pendingError(ctx: Context): TxrayError {
+export function pendingError(ctx: Context, attempt: Pick<Attempt, "kind" | "nonce"> | null = null): TxrayError {
   const failing = failingSince(ctx.control, "resolve");
   const message = failing
     ? `not resolved yet: txray has not been able to resolve attempts against the chain since ${new Date(failing.since).toISOString().replace(".000Z", "Z")} (${scrubUrls(failing.error ?? "the resolve job fails")}); it is retried with backoff`
-    : "not resolved yet: it has not landed and its blockhash has not expired";
+    : attempt?.kind === "preflight"
+      ? "not resolved yet: its preflight failure is decoded at the resolver's next run, within seconds"
+      : attempt?.nonce
+        ? "not resolved yet: it has not landed and its nonce account has not advanced past it (a durable-nonce send has no blockhash expiry)"
+        : "not resolved yet: it has not landed and its blockhash has not expired";
   return new TxrayError("pending", message, { retryAfterSeconds: PENDING_RETRY_AFTER_SECONDS });
 }
 

@@ -315,10 +315,10 @@ async function answerHeld(
   attempt: Attempt & { sig: string },
   client: string,
 ): Promise<WhyAnswer> {
-  if (attempt.kind === "preflight") throw pendingError(ctx); // decoded from its own logs by the next resolve run (seconds)
+  if (attempt.kind === "preflight") throw pendingError(ctx, attempt); // decoded from its own logs by the next resolve run (seconds)
   let cached = deps.recentAnswers?.get(sig, ctx.clock());
   if (!cached) {
-    askChain(deps, client, () => pendingError(ctx));
+    askChain(deps, client, () => pendingError(ctx, attempt));
     let value: Resolution | null;
     try {
       value = await resolveOnDemand(deps.rpc, deps.idls, attempt, ctx.clock(), deps.sampleRate);
@@ -326,12 +326,12 @@ async function answerHeld(
       // The chain cannot be asked now: txray holds the attempt, which the resolver decides later.
       ctx.logger.warn("on-demand chain look-up failed", { error: describeError(error) });
       // The resolve job failing too says since when (pendingError); else what the look-up met.
-      throw failingSince(ctx.control, "resolve") ? pendingError(ctx) : chainUnreachablePending(deps);
+      throw failingSince(ctx.control, "resolve") ? pendingError(ctx, attempt) : chainUnreachablePending(deps);
     }
     deps.recentAnswers?.set(sig, value, ctx.clock());
     cached = { value };
   }
-  if (cached.value === null) throw pendingError(ctx);
+  if (cached.value === null) throw pendingError(ctx, attempt);
   return answerResolved(ctx, deps, sig, resolvedValue(cached.value), cached.value.logMessages ?? []);
 }
 
