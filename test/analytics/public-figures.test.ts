@@ -1,18 +1,28 @@
 // Public figures that one account cannot move (docs/serving.md#public-figures): an account reports
-// 200 drops of a program that the chain never saw (random signatures) and no send of it the chain
-// confirmed there. The program's public baseline, provider report, diagnose-drop's provider figure
-// and Landing Score row stay where the other accounts' real traffic puts them; the forging account's
-// own view shows its drops. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
+// 200 drops of a program that the chain never saw (random signatures), 40 more that make an issue of
+// their own, 30 sends still pending, and no send of it the chain confirmed there. The program's
+// public baseline (its pending count included), provider report, diagnose-drop's provider figure,
+// top issues, ecosystem row and program total, and its Landing Score row stay where the other
+// accounts' real traffic puts them; the forging account's own view shows everything it sent. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
 // a wallet page the serving version has not answered yet reads the lake and takes that many
 // requests of the client's budget; the same page again, from the version's cache, takes one.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { generateLake } from "../../devkit/generate";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
-import { baseline, providerReport } from "../../src/analytics/queries";
+import {
+  answerSlot,
+  baseline,
+  baselineAnswers,
+  ecosystem,
+  providerReport,
+  topIssues,
+} from "../../src/analytics/queries";
 import { providerSends7d } from "../../src/analytics/queries/diagnose-drop";
-import { freshServingTables } from "../../src/analytics/serving/reader";
+import { freshServingTables, servingTables } from "../../src/analytics/serving/reader";
 import { buildServingTables } from "../../src/analytics/tables/build";
+import { buildRowSource } from "../../src/analytics/tables/precompute-answers";
 import { accountWeights, shareCeiling } from "../../src/analytics/tables/public-weights";
 import { createAccountKey } from "../../src/control";
 import { instantSql } from "../../src/lake/schema";
@@ -22,6 +32,11 @@ import { END_MS } from "./support";
 
 const DATE = "2025-11-20";
 const FORGED = 200;
+/** Forged drops of an issue no other account has (a fingerprint of their own). */
+const FORGED_ISSUE = 40;
+const FORGED_FINGERPRINT = "v1:f0f0f0f0f0f0f0f0";
+/** Forged sends left pending (no resolution), sent after every real one. */
+const FORGED_PENDING = 30;
 let ctx: ScoreContext;
 let program: string;
 let forger: string;
@@ -33,6 +48,12 @@ const publicViews = async () => ({
   baseline: await baseline(ctx, { program, window: "1d", accountId: null }),
   providerReport: await providerReport(ctx, { program, window: "1d", accountId: null }),
   diagnoseDropProvider: await providerSends7d(ctx, helius),
+  topIssues: await topIssues(ctx, { program, window: "1d", accountId: null, limit: 500 }),
+  ecosystem: (await ecosystem(ctx, { window: "1d" })).programs.find((row) => row.program === program),
+  programTotal: await (await servingTables(ctx)).all<{ attempts: number; last_seen: number }>(
+    "SELECT attempts, last_seen FROM programs WHERE scope = '*' AND program = $1",
+    [program],
+  ),
 });
 const landingRow = async () => {
   await runLandingScore(ctx, { date: DATE, minimumSends: 10 });
@@ -66,16 +87,17 @@ beforeAll(async () => {
   );
   before = await publicViews();
   landingBefore = await landingRow();
-  // The forged sends: real envelope and resolution rows of the program made the forger's, sent
-  // through helius on the snapshot's date, each declared dropped (as an unknown signature is).
+  // The forged sends: real envelope and resolution rows of the program made the forger's, from payers
+  // of its own, sent through helius on the snapshot's date, each declared dropped (as an unknown
+  // signature is).
   const sentAt = Date.UTC(2025, 10, 20, 12);
-  const copy = (dataset: string, select: string) =>
+  const copy = (dataset: string, select: string, name = "forged") =>
     ctx.duck.run(
-      `COPY (${select}) TO '${lake}/${dataset}' (FORMAT parquet, PARTITION_BY (program, day), FILENAME_PATTERN 'part-forged-{i}', OVERWRITE_OR_IGNORE)`,
+      `COPY (${select}) TO '${lake}/${dataset}' (FORMAT parquet, PARTITION_BY (program, day), FILENAME_PATTERN 'part-${name}-{i}', OVERWRITE_OR_IGNORE)`,
     );
   await copy(
     "envelopes",
-    `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig,
+    `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig, 'ForgedPayer' || (k % 20) AS payer,
        'send' AS kind, 'helius' AS rpc_label, '${helius}' AS rpc_hash, ${instantSql(`${sentAt} + k`)} AS received_at,
        ${instantSql(`${sentAt} + k`)} AS sent_at,
        '2025-11-20' AS day)
@@ -86,6 +108,28 @@ beforeAll(async () => {
     `SELECT t.* REPLACE ('forged-' || r.k AS attempt_id, '${forger}' AS account_id, ${instantSql(`${sentAt} + 90000 + r.k`)} AS resolved_at,
        '${program}' AS program, '2025-11-20' AS day)
      FROM (SELECT * FROM ${parquet("resolutions")} WHERE outcome = 'dropped' LIMIT 1) t, range(1, ${FORGED + 1}) r(k)`,
+  );
+  // Its drops of an issue of their own (the first ones' envelopes, resolved with another fingerprint),
+  // and sends the resolver has not decided yet, the newest of the program.
+  await copy(
+    "envelopes",
+    `SELECT * EXCLUDE (k) REPLACE ('forged-issue-' || k AS attempt_id, 'forged-issue-sig-' || k AS sig)
+     FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE account_id = '${forger}' LIMIT ${FORGED_ISSUE})`,
+    "forged-issue",
+  );
+  await copy(
+    "resolutions",
+    `SELECT t.* REPLACE ('forged-issue-' || r.k AS attempt_id, '${FORGED_FINGERPRINT}' AS fingerprint)
+     FROM (SELECT * FROM ${parquet("resolutions")} WHERE account_id = '${forger}' LIMIT 1) t, range(1, ${FORGED_ISSUE + 1}) r(k)`,
+    "forged-issue",
+  );
+  const pendingAt = END_MS - 60_000;
+  await copy(
+    "envelopes",
+    `SELECT * EXCLUDE (k) REPLACE ('forged-pending-' || k AS attempt_id, 'forged-pending-sig-' || k AS sig,
+       ${instantSql(`${pendingAt} + k`)} AS received_at, ${instantSql(`${pendingAt} + k`)} AS sent_at, '2025-11-21' AS day)
+     FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE account_id = '${forger}' LIMIT ${FORGED_PENDING})`,
+    "forged-pending",
   );
   await buildServingTables(ctx);
   await freshServingTables(ctx);
@@ -131,12 +175,31 @@ test("its Landing Score row stays where the other accounts put it", async () => 
   expect(row).toEqual(landingBefore);
 });
 
+test("its drops make no public issue, and its pending sends and last send are not the program's", async () => {
+  const after = await publicViews();
+  const listed = Object.values(after.topIssues.segments).flat();
+  expect(listed.length).toBeGreaterThan(0);
+  expect(listed.some((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toBe(false);
+  expect(after.topIssues).toEqual(before.topIssues);
+  expect(after.baseline.pending).toBe(before.baseline.pending);
+  expect(after.ecosystem).toEqual(before.ecosystem);
+  expect(after.programTotal).toEqual(before.programTotal);
+});
+
 test("the forging account's own view shows every drop it sent", async () => {
   const own = await baseline(ctx, { program, window: "1d", accountId: forger });
-  expect(own.rates).toMatchObject({ attempts: FORGED, dropped: FORGED, landed: 0 });
+  expect(own.rates).toMatchObject({ attempts: FORGED + FORGED_ISSUE, dropped: FORGED + FORGED_ISSUE, landed: 0 });
+  expect(own.pending).toBe(FORGED_PENDING);
   expect(own.accounts).toBe(1);
+  const issues = Object.values((await topIssues(ctx, { program, window: "1d", accountId: forger })).segments).flat();
+  const countOf = (fingerprint: string) =>
+    issues.filter((issue) => issue.fingerprint === fingerprint).reduce((sum, issue) => sum + issue.count, 0);
+  expect(countOf(FORGED_FINGERPRINT)).toBe(FORGED_ISSUE);
+  expect(issues.reduce((sum, issue) => sum + issue.count, 0)).toBe(FORGED + FORGED_ISSUE);
   const report = await providerReport(ctx, { program, window: "1d", accountId: forger });
-  expect(report.providers).toMatchObject([{ rpcLabel: "helius", attempts: FORGED, dropped: FORGED }]);
+  expect(report.providers).toMatchObject([
+    { rpcLabel: "helius", attempts: FORGED + FORGED_ISSUE, dropped: FORGED + FORGED_ISSUE },
+  ]);
 });
 
 test("weights: unconfirmable outcomes limited by confirmed ones, then the share cap where enough accounts report", () => {
@@ -171,4 +234,27 @@ test("weights: unconfirmable outcomes limited by confirmed ones, then the share 
   expect(flood.unconfirmed).toBeCloseTo(0.2, 12);
   expect(shareCeiling([100, 20, 20], 0.5)).toBe(40);
   expect(shareCeiling([10, 10, 10], 0.5)).toBe(10);
+});
+
+test("baseline's ecosystem counts only programs seen on chain, as the ecosystem overview does", async () => {
+  // With PUBLIC_UNCONFIRMED_PER_CONFIRMED off, a made-up program's drops stay in its public rates; the
+  // ecosystem figure next to every program's baseline still leaves them out.
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  try {
+    await connection.run(`
+      CREATE TABLE rates AS SELECT * FROM (VALUES
+        ('real', '*', '1d', 'helius', 'h1', 90, 5, 10, 0, 0, 2), ('made-up', '*', '1d', 'helius', 'h1', 0, 0, 500, 0, 0, 1)
+      ) t(program, scope, win, rpc_label, rpc_hash, landed, failed_onchain, dropped, preflight, pending, accounts);
+      CREATE TABLE rate_accounts AS SELECT * FROM (VALUES ('real', '*', '1d', 2), ('*', '*', '1d', 3)) t(program, scope, win, accounts)`);
+    const answers = await baselineAnswers(buildRowSource(connection, END_MS), {
+      scope: "*",
+      programs: ["real"],
+      windows: ["1d"],
+    });
+    expect(answers.get(answerSlot("real", "1d"))?.ecosystem).toMatchObject({ attempts: 105, landed: 90, dropped: 10 });
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 });

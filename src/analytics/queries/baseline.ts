@@ -19,6 +19,7 @@ import {
   programFilter,
   type RowSource,
   requireKnownProgram,
+  SEEN_ON_CHAIN_PROGRAMS,
   SUM_COUNTS,
   scopeKey,
   type WindowRange,
@@ -52,7 +53,8 @@ const PROVIDER_COUNTS_SQL = `
   SELECT program, win, rpc_label, rpc_hash, ${SUM_COUNTS}, coalesce(sum(pending), 0) AS pending, coalesce(sum(accounts), 0) AS accounts FROM rates
   WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
   GROUP BY program, win, rpc_label, rpc_hash`;
-const ECOSYSTEM_SQL = `SELECT win, ${SUM_COUNTS} FROM rates WHERE scope = '*' GROUP BY win`;
+/** The ecosystem's public rates: the same figure as the ecosystem overview's (ecosystem.ts). */
+const ECOSYSTEM_SQL = `SELECT win, ${SUM_COUNTS} FROM rates WHERE scope = '*' AND program IN (${SEEN_ON_CHAIN_PROGRAMS}) GROUP BY win`;
 const ACCOUNTS_SQL = `
   SELECT program, win, accounts FROM rate_accounts
   WHERE ((scope = $1 AND ($2::VARCHAR IS NULL OR program = $2)) OR (scope = '*' AND program = '*'))

@@ -98,5 +98,13 @@ export function countsOf(row: CountRow | undefined): OutcomeCounts {
 export const SUM_COUNTS =
   "coalesce(sum(landed), 0) AS landed, coalesce(sum(failed_onchain), 0) AS failed_onchain, coalesce(sum(dropped), 0) AS dropped, coalesce(sum(preflight), 0) AS preflight";
 
+/**
+ * The programs txray has seen on the chain (an attempt of them landed or failed on chain in some
+ * window, in public): the ones the ecosystem's figures count. A made-up program id only ever drops or
+ * fails preflight, so its attempts never reach them.
+ */
+export const SEEN_ON_CHAIN_PROGRAMS =
+  "SELECT program FROM rates WHERE scope = '*' GROUP BY program HAVING sum(landed + failed_onchain) > 0";
+
 /** A stable memo key for an answer. */
 export const answerKey = (question: string, params: unknown) => `${question}:${JSON.stringify(params)}`;

@@ -15,6 +15,7 @@ import {
   type CountRow,
   countsOf,
   parseParams,
+  SEEN_ON_CHAIN_PROGRAMS,
   SUM_COUNTS,
   type WindowRange,
   windowName,
@@ -43,7 +44,7 @@ const PROGRAM_RATES_SQL = `
   SELECT r.program, ${SUM_COUNTS}, max(p.last_seen) AS last_seen
   FROM rates r LEFT JOIN programs p ON p.program = r.program AND p.scope = '*'
   WHERE r.scope = '*' AND r.win = $1
-    AND r.program IN (SELECT program FROM rates WHERE scope = '*' GROUP BY program HAVING sum(landed + failed_onchain) > 0)
+    AND r.program IN (${SEEN_ON_CHAIN_PROGRAMS})
   GROUP BY r.program`;
 
 export async function ecosystem(ctx: Context, input: EcosystemParams): Promise<EcosystemResponse> {

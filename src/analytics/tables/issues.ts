@@ -100,16 +100,69 @@ export function applyIssueDeparturesSql(bounds: WindowBounds): string {
     ${mergeSql("issue_payers_departed", true)}`;
 }
 
+/** Issues of outcomes the chain cannot confirm: their public figures weight each account (public-weights.ts). */
+const UNCONFIRMABLE_ISSUE = "outcome IN ('dropped', 'preflight')";
+/** A window's failures counted in issue_payers row `r` (`win`: the window's column or name). */
+const windowCount = (r: string, win: string) =>
+  `CASE ${win} WHEN '1d' THEN ${r}.c1d WHEN '7d' THEN ${r}.c7d ELSE ${r}.c30d END`;
+
+/**
+ * Whether row `r` (program, account_id, fingerprint) is an unconfirmable failure of an account whose
+ * unconfirmable outcomes of the program count for nothing in public over `win` (issue_weights).
+ */
+export const countsNothing = (r: string, win: string) => `EXISTS (
+    SELECT 1 FROM issue_weights w JOIN issue_identity i ON i.program = w.program
+    WHERE w.program = ${r}.program AND w.account_id = ${r}.account_id AND w.win = ${win} AND w.w = 0
+      AND i.fingerprint = ${r}.fingerprint AND i.${UNCONFIRMABLE_ISSUE})`;
+
+/**
+ * The public rows (scope '*') of unconfirmable issues an account with a weight below 1 took part in
+ * (issue_weights: program, win, account_id, w), again with each account's failures weighted: the
+ * count rounded to whole failures, a wallet only where its weighted failures count, the newest
+ * failure and sample signature only of those. An issue whose weighted count rounds to 0 leaves the
+ * public lists.
+ */
+function weightPublicIssuesSql(windows: string): string {
+  return `
+    CREATE OR REPLACE TEMP TABLE issue_groups_weighted AS
+      SELECT DISTINCT ip.program, ip.fingerprint, w.win
+      FROM issue_payers ip JOIN issue_weights w ON w.program = ip.program AND w.account_id = ip.account_id
+      JOIN issue_identity i ON i.program = ip.program AND i.fingerprint = ip.fingerprint
+      WHERE i.${UNCONFIRMABLE_ISSUE} AND w.win IN ('1d', '7d', '30d') AND ${windowCount("ip", "w.win")} > 0;
+    CREATE OR REPLACE TEMP TABLE issue_payers_weighted AS
+      SELECT ip.program, ip.fingerprint, ip.payer, g.win, ip.last_at, ip.last_sig_at, ip.last_sig,
+        ${windowCount("ip", "g.win")} * coalesce(w.w, 1) AS n
+      FROM issue_payers ip JOIN issue_groups_weighted g ON g.program = ip.program AND g.fingerprint = ip.fingerprint
+      LEFT JOIN issue_weights w ON w.program = ip.program AND w.win = g.win AND w.account_id = ip.account_id;
+    CREATE OR REPLACE TEMP TABLE issue_segments_weighted AS
+      SELECT p.program, '*' AS scope, p.win, p.segment, p.fingerprint, round(sum(p.n))::BIGINT AS count,
+        count(*) FILTER (WHERE p.n > 0) AS wallets, max(p.last_at) AS last_in_window,
+        CASE WHEN max(p.last_sig_at) >= any_value(d.since) THEN arg_max(p.last_sig, p.last_sig_at) END AS sample_sig
+      FROM (
+        SELECT program, fingerprint, payer, win, coalesce(any_value(s.segment), 'human') AS segment, sum(n) AS n,
+          max(last_at) FILTER (WHERE n > 0) AS last_at, max(last_sig_at) FILTER (WHERE n > 0) AS last_sig_at,
+          arg_max(last_sig, last_sig_at) FILTER (WHERE n > 0) AS last_sig
+        FROM issue_payers_weighted LEFT JOIN payer_scores s USING (payer)
+        GROUP BY program, fingerprint, payer, win
+      ) p JOIN ${windows} d USING (win)
+      GROUP BY p.program, p.win, p.segment, p.fingerprint;
+    DELETE FROM issue_segments WHERE scope = '*' AND (program, fingerprint, win) IN (SELECT program, fingerprint, win FROM issue_groups_weighted);
+    INSERT INTO issue_segments BY NAME SELECT * FROM issue_segments_weighted WHERE count > 0;
+    DROP TABLE issue_groups_weighted; DROP TABLE issue_payers_weighted; DROP TABLE issue_segments_weighted`;
+}
+
 /**
  * The serving version's issue tables (the shapes the query layer reads): `issues` per program ×
  * scope × window × payer segment × issue (from issue_windows, issue-windows.ts), `issue_totals`
- * across segments, `issue_lifetimes`.
+ * across segments, `issue_lifetimes`; the public rows of unconfirmable issues weighted by the
+ * temp table `issue_weights` (program, win, account_id, w: the accounts whose weight is below 1).
  * `issue_window_bounds` (program, scope, win, fingerprint, first_in_window) comes from the
  * issues rollup merged over each window (windows.ts).
  */
 export function issueServingTablesSql(target: string): string {
   return `
     ${issueSegmentsSql(`${target}.windows`)};
+    ${weightPublicIssuesSql(`${target}.windows`)};
     CREATE TABLE ${target}.issues AS
     SELECT g.program, g.scope, g.win, g.segment, g.fingerprint, i.outcome, i.failing_program, i.instruction, i.err_code, i.err_name, i.drop_class,
       g.count, g.wallets, coalesce(b.first_in_window, g.last_in_window) AS first_in_window, g.last_in_window, g.sample_sig,
@@ -123,6 +176,8 @@ export function issueServingTablesSql(target: string): string {
     CREATE TABLE ${target}.issue_lifetimes AS
     SELECT program, account_id AS scope, fingerprint, first_seen, last_seen FROM issue_lifetimes
     UNION ALL
-    SELECT program, '*', fingerprint, min(first_seen), max(last_seen) FROM issue_lifetimes GROUP BY program, fingerprint;
+    SELECT l.program, '*', l.fingerprint, min(l.first_seen), max(l.last_seen) FROM issue_lifetimes l
+    WHERE NOT ${countsNothing("l", "'all'")}
+    GROUP BY l.program, l.fingerprint;
     DROP TABLE issue_segments`;
 }

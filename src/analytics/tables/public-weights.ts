@@ -4,7 +4,9 @@
 // account): the account's outcomes the chain cannot confirm (dropped, preflight) count at most
 // `unconfirmedPerConfirmed` times its outcomes the chain confirmed (landed, failed on chain) for the
 // program, scaled down together; then, where more accounts contribute than the share cap needs to be
-// satisfiable, no account carries more than `maxAccountShare` of the program's public sample.
+// satisfiable, no account carries more than `maxAccountShare` of the program's public sample. Its
+// pending attempts (not resolved yet: a made-up signature stays pending until its blockhash expires)
+// are limited by its confirmed outcomes the same way, apart from its drops, and cut by the same share.
 // A deployment whose data holds one account has nobody to be protected from: its public figures
 // are its own, unweighted. Account-scoped rows are never weighted.
 
@@ -20,7 +22,14 @@ export type PublicTrust = {
 /** No weighting at all: what a deployment with one account gets, and what tests of other things use. */
 export const UNWEIGHTED: PublicTrust = { maxAccountShare: 1, unconfirmedPerConfirmed: Number.POSITIVE_INFINITY };
 
-type AccountCounts = { range: number; program: string; account_id: string; confirmed: number; unconfirmed: number };
+type AccountCounts = {
+  range: number;
+  program: string;
+  account_id: string;
+  confirmed: number;
+  unconfirmed: number;
+  pending: number;
+};
 export type AccountWeight = { confirmed: number; unconfirmed: number };
 
 /**
@@ -45,6 +54,12 @@ export function shareCeiling(counts: number[], share: number): number {
   return 0;
 }
 
+/** The weight of `count` outcomes the chain cannot confirm (yet) next to `confirmed` ones: at most `perConfirmed` each. */
+export function unconfirmedWeight(confirmed: number, count: number, perConfirmed: number): number {
+  if (count === 0 || !Number.isFinite(perConfirmed)) return 1;
+  return Math.min(1, (perConfirmed * confirmed) / count);
+}
+
 /**
  * Each account's weights in one range of one program: first its unconfirmable outcomes are limited by
  * its confirmed ones, then the share cap applies when more than 1 / share accounts contribute (with
@@ -55,11 +70,8 @@ export function accountWeights(
   trust: PublicTrust,
 ): AccountWeight[] {
   const limited = accounts.map(({ confirmed, unconfirmed }) => {
-    const unconfirmedWeight =
-      unconfirmed === 0 || !Number.isFinite(trust.unconfirmedPerConfirmed)
-        ? 1
-        : Math.min(1, (trust.unconfirmedPerConfirmed * confirmed) / unconfirmed);
-    return { unconfirmedWeight, counted: confirmed + unconfirmed * unconfirmedWeight };
+    const weight = unconfirmedWeight(confirmed, unconfirmed, trust.unconfirmedPerConfirmed);
+    return { limit: weight, counted: confirmed + unconfirmed * weight };
   });
   const contributing = limited.filter((a) => a.counted > 0).length;
   const capped = trust.maxAccountShare < 1 && contributing * trust.maxAccountShare > 1;
@@ -69,15 +81,16 @@ export function accountWeights(
         trust.maxAccountShare,
       )
     : Number.POSITIVE_INFINITY;
-  return limited.map(({ unconfirmedWeight, counted }) => {
+  return limited.map(({ limit, counted }) => {
     const cut = counted > ceiling ? ceiling / counted : 1;
-    return { confirmed: cut, unconfirmed: cut * unconfirmedWeight };
+    return { confirmed: cut, unconfirmed: cut * limit };
   });
 }
 
 /**
- * The temp table `public_weights` (range, program, account_id, w_confirmed, w_unconfirmed) over the
- * merged outcome ranges (r_outcomes) of the windows and release periods; returns how many accounts
+ * The temp table `public_weights` (range, program, account_id, w_confirmed, w_unconfirmed, w_pending)
+ * over the merged outcome ranges (r_outcomes) of the windows, release periods and whole retention
+ * (`all`: the programs' totals and the issues' lifetimes); only accounts with a weight below 1. Returns how many accounts
  * the state's data holds and whether the weights apply.
  */
 export async function writePublicWeights(
@@ -90,12 +103,13 @@ export async function writePublicWeights(
   const weighted =
     Number(accounts) > 1 && (trust.maxAccountShare < 1 || Number.isFinite(trust.unconfirmedPerConfirmed));
   await state.run(
-    "CREATE OR REPLACE TEMP TABLE public_weights (range INTEGER, program VARCHAR, account_id VARCHAR, w_confirmed DOUBLE, w_unconfirmed DOUBLE)",
+    "CREATE OR REPLACE TEMP TABLE public_weights (range INTEGER, program VARCHAR, account_id VARCHAR, w_confirmed DOUBLE, w_unconfirmed DOUBLE, w_pending DOUBLE)",
   );
   if (!weighted) return { accounts: Number(accounts), weighted };
   const rows = await state.all<AccountCounts>(
-    `SELECT range, program, account_id, sum(landed + failed_onchain)::DOUBLE AS confirmed, sum(dropped + preflight)::DOUBLE AS unconfirmed
-     FROM r_outcomes WHERE kind IN ('window', 'release') GROUP BY ALL ORDER BY ALL`,
+    `SELECT range, program, account_id, sum(landed + failed_onchain)::DOUBLE AS confirmed, sum(dropped + preflight)::DOUBLE AS unconfirmed,
+       sum(pending)::DOUBLE AS pending
+     FROM r_outcomes WHERE kind IN ('window', 'release', 'all') GROUP BY ALL ORDER BY ALL`,
   );
   const groups = new Map<string, AccountCounts[]>();
   for (const row of rows) {
@@ -112,9 +126,11 @@ export async function writePublicWeights(
     );
     group.forEach((row, k) => {
       const { confirmed, unconfirmed } = weights[k];
-      if (confirmed === 1 && unconfirmed === 1) return;
+      const pending =
+        confirmed * unconfirmedWeight(Number(row.confirmed), Number(row.pending), trust.unconfirmedPerConfirmed);
+      if (confirmed === 1 && unconfirmed === 1 && pending === 1) return;
       values.push(
-        `(${Number(row.range)}, '${row.program.replaceAll("'", "''")}', '${row.account_id.replaceAll("'", "''")}', ${confirmed}, ${unconfirmed})`,
+        `(${Number(row.range)}, '${row.program.replaceAll("'", "''")}', '${row.account_id.replaceAll("'", "''")}', ${confirmed}, ${unconfirmed}, ${pending})`,
       );
     });
   }

@@ -5,7 +5,7 @@
 
 import { sketchQuantilesSql } from "../serving/sketch";
 import { sqlFile } from "../sql";
-import { issueServingTablesSql } from "./issues";
+import { countsNothing, issueServingTablesSql } from "./issues";
 import { type PublicTrust, writePublicWeights } from "./public-weights";
 import { mergeRangesSql } from "./ranges";
 import { recentServingTablesSql } from "./recent";
@@ -26,6 +26,9 @@ const PUBLIC_OUTCOMES = `round(sum(landed * w_confirmed))::BIGINT AS landed, rou
 const WEIGHTED_SENDS = "((sends - sends_dropped) * w_confirmed + sends_dropped * w_unconfirmed)";
 const PUBLIC_SENDS = `round(sum(${WEIGHTED_SENDS}))::BIGINT AS attempts, round(sum(sends_dropped * w_unconfirmed))::BIGINT AS dropped,
   round(sum(expired * w_unconfirmed))::BIGINT AS expired`;
+/** Every attempt weighted: its outcome's weight, or the pending weight while it has none. */
+const WEIGHTED_ATTEMPTS =
+  "((landed + failed_onchain) * w_confirmed + (dropped + preflight) * w_unconfirmed + pending * w_pending)";
 /** Group sets of one scope per account and the public '*'. */
 const scoped = (keys: string[]) =>
   `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
@@ -92,7 +95,8 @@ export async function writeServingTables(
   await state.run(`
     CREATE TABLE ${t}.windows AS SELECT win, since, until, length_ms FROM windows_def;
     CREATE OR REPLACE TEMP TABLE r_outcomes_weighted AS
-      SELECT o.*, coalesce(w.w_confirmed, 1) AS w_confirmed, coalesce(w.w_unconfirmed, 1) AS w_unconfirmed
+      SELECT o.*, coalesce(w.w_confirmed, 1) AS w_confirmed, coalesce(w.w_unconfirmed, 1) AS w_unconfirmed,
+        coalesce(w.w_pending, 1) AS w_pending
       FROM r_outcomes o LEFT JOIN public_weights w USING (range, program, account_id);
     CREATE TABLE ${t}.rates AS
       SELECT program, account_id AS scope, win, rpc_label, rpc_hash, sum(landed)::BIGINT AS landed, sum(failed_onchain)::BIGINT AS failed_onchain,
@@ -100,7 +104,7 @@ export async function writeServingTables(
         ${COUNTED_ACCOUNTS("1", "1")} AS accounts
       FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, account_id, win, rpc_label, rpc_hash
       UNION ALL
-      SELECT program, '*', win, rpc_label, rpc_hash, ${PUBLIC_OUTCOMES}, sum(pending)::BIGINT,
+      SELECT program, '*', win, rpc_label, rpc_hash, ${PUBLIC_OUTCOMES}, round(sum(pending * w_pending))::BIGINT,
         ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
       FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win, rpc_label, rpc_hash;
     -- How many accounts a figure counts (the providers' rows cannot be summed for it): per program and
@@ -168,10 +172,25 @@ export async function writeServingTables(
       WHERE c.kind = 'window' AND c.samples > 0;
     CREATE TABLE ${t}.cu_trend AS
       SELECT program, scope, instruction, day, p95 AS cu_p95 FROM cu_used_quantiles WHERE kind = 'trend' AND p95 IS NOT NULL;
+    -- A program's attempts in retention and its newest; in public, weighted, and the newest only of
+    -- accounts whose weighted attempts count (the row stays: the program's data is known by its id).
     CREATE TABLE ${t}.programs AS
-      SELECT program, ${SCOPE}, sum(attempts)::BIGINT AS attempts, max(last_seen) AS last_seen FROM r_outcomes WHERE kind = 'all' ${scoped(["program"])};
+      SELECT program, account_id AS scope, sum(attempts)::BIGINT AS attempts, max(last_seen) AS last_seen
+      FROM r_outcomes_weighted WHERE kind = 'all' GROUP BY program, account_id
+      UNION ALL
+      SELECT program, '*', round(sum(${WEIGHTED_ATTEMPTS}))::BIGINT, max(last_seen) FILTER (WHERE ${WEIGHTED_ATTEMPTS} > 0)
+      FROM r_outcomes_weighted WHERE kind = 'all' GROUP BY program;
+    -- Each account's weight of unconfirmable outcomes per program and window ('all': retention), where
+    -- below 1: what its drop and preflight issues count in public (issues.ts).
+    CREATE OR REPLACE TEMP TABLE issue_weights AS
+      SELECT g.program, CASE g.kind WHEN 'all' THEN 'all' ELSE g.win END AS win, w.account_id, w.w_unconfirmed AS w
+      FROM public_weights w JOIN ranges g USING (range, program) WHERE g.kind IN ('window', 'all') AND w.w_unconfirmed < 1;
     CREATE OR REPLACE TEMP TABLE issue_window_bounds AS
-      SELECT program, ${SCOPE}, win, fingerprint, min(first_at) AS first_in_window FROM r_issues WHERE kind = 'window' ${scoped(["program", "win", "fingerprint"])};
+      SELECT program, account_id AS scope, win, fingerprint, min(first_at) AS first_in_window FROM r_issues WHERE kind = 'window'
+      GROUP BY program, account_id, win, fingerprint
+      UNION ALL
+      SELECT r.program, '*', r.win, r.fingerprint, min(r.first_at) FILTER (WHERE NOT ${countsNothing("r", "r.win")})
+      FROM r_issues r WHERE r.kind = 'window' GROUP BY r.program, r.win, r.fingerprint;
     CREATE TABLE ${t}.payer_scores AS SELECT * FROM payer_scores;
     CREATE TABLE ${t}.deploys AS SELECT * FROM deploys;
     CREATE TABLE ${t}.release_periods AS SELECT * FROM release_periods;
@@ -237,6 +256,7 @@ export async function writeServingTables(
     "issue_window_bounds",
     "r_outcomes_weighted",
     "public_weights",
+    "issue_weights",
   ]) {
     await state.run(`DROP TABLE IF EXISTS ${table}`);
   }

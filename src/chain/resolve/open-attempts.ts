@@ -1,6 +1,6 @@
 // The resolver's open attempts (docs/operations.md, "How resolving works"): every attempt taken in
 // from the lake and not resolved yet, held in this process's memory, ordered by when it is next
-// looked up (a binary heap of entries pointing at their attempts; a rescheduled or removed attempt
+// looked up (a binary heap per account of entries pointing at their attempts; a rescheduled or removed attempt
 // leaves a stale heap entry behind, older than its version, skipped when popped). Nothing per attempt goes to the
 // control database: the set is checkpointed to a file
 // (checkpoint.ts), and what happened since the checkpoint is replayed from the lake after a restart.
@@ -35,7 +35,8 @@ type HeapEntry = { at: number; seq: number; attempt: OpenAttempt; version: numbe
 
 export class OpenAttempts {
   private readonly byId = new Map<string, OpenAttempt>();
-  private readonly heap: HeapEntry[] = [];
+  /** Each account's own heap: a run takes due attempts across accounts in turn (takeDue). */
+  private readonly heaps = new Map<string, HeapEntry[]>();
   private pushed = 0;
 
   get size(): number {
@@ -69,17 +70,43 @@ export class OpenAttempts {
     this.byId.delete(attemptId);
   }
 
-  /** Takes up to `limit` attempts due at `now`, earliest first; the caller reschedules or removes each. */
+  /**
+   * Takes up to `limit` attempts due at `now`, the caller reschedules or removes each. Accounts take
+   * turns, one attempt each per turn, each account's earliest first (the accounts of a turn in the
+   * order their earliest came due): an account with more due attempts than a run takes leaves every
+   * other account its share of the run, so its backlog delays nobody else's by more than one run.
+   */
   takeDue(now: number, limit: number): OpenAttempt[] {
     const due: OpenAttempt[] = [];
-    while (due.length < limit && this.heap.length > 0 && this.heap[0].at <= now) {
-      const top = this.pop();
-      const attempt = top.attempt;
-      if (attempt.version === top.version) {
-        attempt.version++; // taken: no live heap entry until rescheduled
-        due.push(attempt);
+    const turns: { heap: HeapEntry[]; head: HeapEntry }[] = [];
+    for (const heap of this.heaps.values()) {
+      const head = liveHead(heap);
+      if (head && head.at <= now) turns.push({ heap, head });
+    }
+    turns.sort((a, b) => (before(a.head, b.head) ? -1 : 1));
+    let accounts = turns.map((turn) => turn.heap);
+    while (due.length < limit && accounts.length > 1) {
+      const still: HeapEntry[][] = [];
+      for (const heap of accounts) {
+        if (due.length === limit) break;
+        const head = liveHead(heap);
+        if (!head || head.at > now) continue;
+        pop(heap);
+        head.attempt.version++; // taken: no live heap entry until rescheduled
+        due.push(head.attempt);
+        still.push(heap);
+      }
+      accounts = still;
+    }
+    // One account left: the rest of its due attempts in order, without turns.
+    for (const heap of accounts) {
+      for (let head = liveHead(heap); due.length < limit && head && head.at <= now; head = liveHead(heap)) {
+        pop(heap);
+        head.attempt.version++;
+        due.push(head.attempt);
       }
     }
+    for (const [account, heap] of this.heaps) if (heap.length === 0) this.heaps.delete(account);
     return due;
   }
 
@@ -93,49 +120,65 @@ export class OpenAttempts {
 
   /** When the next attempt is due (Infinity when none is open). */
   nextDueAt(): number {
-    while (this.heap.length > 0) {
-      const top = this.heap[0];
-      if (top.attempt.version === top.version) return top.at;
-      this.pop();
+    let next = Infinity;
+    for (const [account, heap] of this.heaps) {
+      const head = liveHead(heap);
+      if (head) next = Math.min(next, head.at);
+      else this.heaps.delete(account);
     }
-    return Infinity;
+    return next;
   }
 
-  // Sifts move a hole instead of swapping pairs (a swap by destructuring builds an array per step):
-  // a run pops and pushes ~200,000 entries of a heap of ~500,000 at 20,000 envelopes/s.
   private push(entry: HeapEntry): void {
-    const heap = this.heap;
-    let i = heap.length;
-    heap.push(entry);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(entry, heap[parent])) break;
-      heap[i] = heap[parent];
-      i = parent;
-    }
-    heap[i] = entry;
+    const account = entry.attempt.accountId;
+    let heap = this.heaps.get(account);
+    if (!heap) this.heaps.set(account, (heap = []));
+    push(heap, entry);
   }
+}
 
-  private pop(): HeapEntry {
-    const heap = this.heap;
+/** The heap's earliest live entry, its stale ones above it popped; undefined when none is left. */
+function liveHead(heap: HeapEntry[]): HeapEntry | undefined {
+  while (heap.length > 0) {
     const top = heap[0];
-    const last = heap.pop()!;
-    const n = heap.length;
-    if (n > 0) {
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= n) break;
-        const right = left + 1;
-        const child = right < n && before(heap[right], heap[left]) ? right : left;
-        if (!before(heap[child], last)) break;
-        heap[i] = heap[child];
-        i = child;
-      }
-      heap[i] = last;
-    }
-    return top;
+    if (top.attempt.version === top.version) return top;
+    pop(heap);
   }
+  return undefined;
+}
+
+// Sifts move a hole instead of swapping pairs (a swap by destructuring builds an array per step):
+// a run pops and pushes ~200,000 entries of heaps of ~500,000 at 20,000 envelopes/s.
+function push(heap: HeapEntry[], entry: HeapEntry): void {
+  let i = heap.length;
+  heap.push(entry);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(entry, heap[parent])) break;
+    heap[i] = heap[parent];
+    i = parent;
+  }
+  heap[i] = entry;
+}
+
+function pop(heap: HeapEntry[]): HeapEntry {
+  const top = heap[0];
+  const last = heap.pop()!;
+  const n = heap.length;
+  if (n > 0) {
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && before(heap[right], heap[left]) ? right : left;
+      if (!before(heap[child], last)) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = last;
+  }
+  return top;
 }
 
 /** Earlier first; at equal times, first come first (taken in or rescheduled first, looked up first). */

@@ -137,7 +137,8 @@ export const DEFAULT_SAMPLE_RATE = 1 / 32;
  * Due attempts looked up per run: twice an intake's worth (everything a run takes in is due at once,
  * beside the open attempts due again), so an attempt is normally looked up by the run that took it
  * in and, when it is decided then, never needs an open entry in the signature index; a backlog
- * beyond it waits for the next run (`backlog`: moments later).
+ * beyond it waits for the next run (`backlog`: moments later). Accounts take turns within it
+ * (open-attempts.ts takeDue), so one account's backlog leaves the others their share of every run.
  */
 const MAX_ATTEMPTS_PER_RUN = 200_000;
 /**
