@@ -558,11 +558,14 @@ async function report(minute: number): Promise<void> {
     rssAnonymousPeakMB: w.rssAnonymous.length ? Math.max(...w.rssAnonymous) : null,
     rssFilePeakMB: w.rssFile.length ? Math.max(...w.rssFile) : null,
     server: await serverMemory(),
-    // The JavaScript heaps of the jobs hosted apart (the resolver's thread, the tables and compaction children).
+    // The JavaScript heaps and DuckDB memory of the jobs hosted apart (the resolver's thread, the tables and compaction children).
     hostHeapMB: Object.fromEntries(
       Object.entries(jobs).flatMap(([name, run]) => {
-        const bytes = (run.ok === null ? run.lastFinished?.details : run.details)?.hostHeapUsedBytes;
-        return typeof bytes === "number" ? [[name, Math.round(bytes / 1048576)]] : [];
+        const details = run.ok === null ? run.lastFinished?.details : run.details;
+        const mb = (bytes: unknown) => (typeof bytes === "number" ? Math.round(bytes / 1048576) : null);
+        return typeof details?.hostHeapUsedBytes === "number"
+          ? [[name, { heap: mb(details.hostHeapUsedBytes), duckdb: mb(details.hostDuckdbBytes) }]]
+          : [];
       }),
     ),
     spoolBacklogBytes: status?.lake?.spoolBacklog ?? null,

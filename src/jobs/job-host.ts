@@ -34,9 +34,11 @@ export function jobHost(reply: (message: HostReply) => void): { receive(message:
         const job = jobByName(message.job);
         if (!job) throw new Error(`no job named ${message.job}`);
         context ??= createContext(message.config);
-        const details = await job.run(await context, { signal: controller.signal });
-        // The host's own JavaScript heap (a thread's or a child's), which the server's /metrics cannot see.
-        reply({ id: message.id, details: { ...details, hostHeapUsedBytes: process.memoryUsage().heapUsed } });
+        const ctx = await context;
+        const details = await job.run(ctx, { signal: controller.signal });
+        // The host's own JavaScript heap and DuckDB instance (a thread's or a child's), which the server's /metrics
+        // cannot see.
+        reply({ id: message.id, details: { ...details, ...(await hostMemory(ctx)) } });
       } catch (error) {
         reply({ id: message.id, error: describeError(error), stopped: error instanceof Stopped });
       } finally {
@@ -44,4 +46,12 @@ export function jobHost(reply: (message: HostReply) => void): { receive(message:
       }
     },
   };
+}
+
+async function hostMemory(ctx: Context): Promise<{ hostHeapUsedBytes: number; hostDuckdbBytes: number | null }> {
+  const duckdb = await ctx.duck
+    .all<{ bytes: bigint | number | null }>("SELECT sum(memory_usage_bytes)::BIGINT AS bytes FROM duckdb_memory()")
+    .then((rows) => (rows[0]?.bytes === null || rows[0]?.bytes === undefined ? null : Number(rows[0].bytes)))
+    .catch(() => null);
+  return { hostHeapUsedBytes: process.memoryUsage().heapUsed, hostDuckdbBytes: duckdb };
 }

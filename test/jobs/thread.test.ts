@@ -68,6 +68,7 @@ test("a run on the thread goes on while the calling thread is busy, and reports 
     expect(JSON.parse(recorded.details).resolved.preflight).toBe(2);
     // The thread's own heap, which the server's /metrics cannot see.
     expect(JSON.parse(recorded.details).hostHeapUsedBytes).toBeGreaterThan(1e6);
+    expect(JSON.parse(recorded.details).hostDuckdbBytes).toBeGreaterThanOrEqual(0);
   } finally {
     await job.close();
   }
