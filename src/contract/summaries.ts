@@ -195,10 +195,18 @@ function walletHistory(a: WalletHistoryBody): Summary {
   return { title: `wallet ${short(a.wallet)} at ${short(a.program)} (${a.window.name})`, lines };
 }
 
+/** Time to land p50 in ms and in slots, each said unknown where it is (slots: where no client sent the slot it saw). */
+function timeToLand(p: ProviderReportBody["providers"][number]): string {
+  const p50 = p.timeToLandSlots.p50;
+  const slots = p50 === null ? "slots unknown" : `${num(p50)} ${p50 === 1 ? "slot" : "slots"}`;
+  if (p.timeToLandMs.p50 !== null) return `time to land p50 ${num(p.timeToLandMs.p50)} ms · ${slots}`;
+  return p.timeToLandSlots.p50 === null ? "time to land unknown" : `time to land unknown in ms · p50 ${slots}`;
+}
+
 function providerReport(a: ProviderReportBody): Summary {
   const lines = a.providers.map(
     (p) =>
-      `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); ${p.timeToLandMs.p50 === null ? "time to land unknown" : `time to land p50 ${num(p.timeToLandMs.p50)} ms`}`,
+      `• ${p.rpcLabel}: dropped ${num(p.dropped)} of ${num(p.attempts)} = ${pct(p.dropRate)} (95% CI ${pct(p.ci95[0])}–${pct(p.ci95[1])}); ${timeToLand(p)}`,
   );
   if (lines.length === 0) lines.push("No resolved sends in this window.");
   return { title: `providers ${short(a.program)} (${a.window.name})`, lines };

@@ -34,6 +34,10 @@ function kitPreflightText(error: unknown): { text: string; logs: unknown } | nul
 /** RPCs this module returned, so instrumenting one twice does not report every attempt twice. */
 const instrumented = new WeakSet<object>();
 
+/** The commitment a kit request asks for: kit's RPC fills in "confirmed" (its DEFAULT_RPC_CONFIG) when the call names none. */
+const commitmentOf = (config: unknown) =>
+  isObject(config) && config.commitment !== undefined ? config.commitment : "confirmed";
+
 export function instrumentKitRpc<R extends object>(
   rpc: R,
   recorder: Recorder,
@@ -50,10 +54,13 @@ export function instrumentKitRpc<R extends object>(
       if (method === "getLatestBlockhash") {
         const value = isObject(answer) ? answer.value : null;
         if (isObject(value)) recorder.rememberBlockhash(value.blockhash, value.lastValidBlockHeight);
+        if (isObject(answer)) recorder.rememberSlot(getSource(), answer.context, commitmentOf(params[0]));
         return;
       }
       const wire = params[0];
       const config = (isObject(params[1]) ? params[1] : {}) as Json;
+      if (method === "simulateTransaction" && isObject(answer))
+        recorder.rememberSlot(getSource(), answer.context, commitmentOf(config));
       if (typeof wire !== "string" || config.encoding !== "base64") return;
       if (method === "simulateTransaction") {
         const value = isObject(answer) ? answer.value : null;

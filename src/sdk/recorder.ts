@@ -3,7 +3,8 @@
 // later task; parsing, hashing and encoding happen here. It also remembers what getLatestBlockhash
 // returned, so each envelope carries its blockhash's true lastValidBlockHeight; when the blockhash
 // was obtained elsewhere (a wallet, another connection), it uses the RPC's current block height
-// + 150 (the runtime's validity window), an upper bound, and says so in docs/sdk.md.
+// + 150 (the runtime's validity window), an upper bound, and says so in docs/sdk.md. And it remembers
+// the slots the RPC reported in answers it watched, so each send carries the slot seen right before it.
 
 import type { Envelope } from "../shared/envelope-fields";
 import { CU_LIMIT_MAX, ENVELOPE_LIMITS, MAX_RETRIES_MAX } from "../shared/envelope-limits";
@@ -15,6 +16,15 @@ import { base64Bytes, instructionPrefix, parseTransaction, targetProgram } from 
 /** The blocks a blockhash stays valid after the block that produced it. */
 export const BLOCKHASH_VALIDITY = 150;
 const MEMORY = 1024;
+/**
+ * How long before a send a slot the RPC reported still stands for the send's slot: older, and the
+ * slots that passed meanwhile would count as the send's time to land (docs/sdk.md, `sentSlot`).
+ */
+export const SENT_SLOT_MAX_AGE_MS = 2000;
+/** Commitments whose answers carry a slot at (processed) or near (confirmed) the tip; finalized trails it by dozens. */
+const TIP_COMMITMENTS = new Set(["processed", "confirmed"]);
+/** Slots remembered per source: enough to find the newest one before a send answered after later reads. */
+const SLOTS_KEPT = 8;
 
 /** One RPC endpoint the dapp sends through. */
 export interface Source {
@@ -55,6 +65,7 @@ export class Recorder {
   private blockhashes = new Map<string, number>();
   private payers = new Map<string, string>();
   private heights = new Map<Source, { at: number; value: Promise<number> }>();
+  private slots = new WeakMap<Source, { slot: number; at: number }[]>();
   /** Signatures reported from failed simulations, so a later send of the same transaction replaces them. */
   private simulated = new Set<string>();
   /** Observations that could not become an envelope (unparsable bytes, no block height). */
@@ -89,6 +100,30 @@ export class Recorder {
     this.blockhashes.delete(blockhash);
     this.blockhashes.set(blockhash, height);
     if (this.blockhashes.size > MEMORY) this.blockhashes.delete(this.blockhashes.keys().next().value!);
+  }
+
+  /**
+   * Remembers the slot an answer's context reported (`context.slot`), when its request asked for a
+   * commitment at or near the tip; the answer arrived now.
+   */
+  rememberSlot(source: Source, context: unknown, commitment: unknown): void {
+    if (typeof commitment !== "string" || !TIP_COMMITMENTS.has(commitment)) return;
+    if (typeof context !== "object" || context === null) return;
+    const slot = Number((context as { slot?: unknown }).slot);
+    if (!Number.isSafeInteger(slot) || slot < 0) return;
+    const seen = this.slots.get(source) ?? [];
+    seen.push({ slot, at: Date.now() });
+    if (seen.length > SLOTS_KEPT) seen.shift();
+    this.slots.set(source, seen);
+  }
+
+  /** The newest slot the source reported at most SENT_SLOT_MAX_AGE_MS before `sentAt`. */
+  private slotBefore(source: Source, sentAt: number): number | undefined {
+    let found: { slot: number; at: number } | undefined;
+    for (const seen of this.slots.get(source) ?? [])
+      if (seen.at <= sentAt && sentAt - seen.at <= SENT_SLOT_MAX_AGE_MS && (!found || seen.slot > found.slot))
+        found = seen;
+    return found?.slot;
   }
 
   /** Builds every pending observation it can without waiting; returns the rest to the queue. */
@@ -211,6 +246,10 @@ export class Recorder {
       envelope.nonceAccount = tx.nonceAccount;
     const prefix = instructionPrefix(tx, program);
     if (prefix !== undefined) envelope.ixPrefix = prefix;
+    if (o.kind === "send") {
+      const sentSlot = this.slotBefore(o.source, o.sentAt);
+      if (sentSlot !== undefined) envelope.sentSlot = sentSlot;
+    }
 
     const known = tx.nonce ? undefined : this.blockhashes.get(tx.blockhash);
     if (known !== undefined) {

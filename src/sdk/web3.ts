@@ -40,13 +40,16 @@ export function instrumentConnection<C extends Web3ConnectionLike>(
 
   const observed = (method: string, args: unknown[], sentAt: number, answer: unknown, thrown: unknown) => {
     try {
+      const result = isObject(answer) && isObject(answer.result) ? answer.result : null;
       if (method === "getLatestBlockhash") {
-        const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;
+        const value = result?.value;
         if (isObject(value)) recorder.rememberBlockhash(value.blockhash, value.lastValidBlockHeight);
+        recorder.rememberSlot(getSource(), result?.context, isObject(args[0]) ? args[0].commitment : undefined);
         return;
       }
       const wire = args[0];
       const config = (isObject(args[1]) ? args[1] : {}) as Json;
+      if (method === "simulateTransaction") recorder.rememberSlot(getSource(), result?.context, config.commitment);
       if (typeof wire !== "string" || (config.encoding !== undefined && config.encoding !== "base64")) return;
       if (method === "simulateTransaction") {
         const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;

@@ -313,6 +313,23 @@ export const ENVELOPE_FIELDS = [
     },
     example: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
   },
+  {
+    // The slot the client saw its RPC at right before the send (docs/api.md#time-to-land): time to land
+    // in slots is the landed slot minus it. A client writes it, so the figure checks it against the
+    // landed slot (src/analytics/tables/rollups.ts SLOTS_TO_LAND) rather than trusting it.
+    name: "sentSlot",
+    kind: "integer",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    required: false,
+    nullable: false,
+    lake: {
+      column: "sent_slot",
+      type: "BIGINT",
+      doc: "Slot the client last saw its RPC report (`context.slot`) right before the send, when the SDK had one.",
+    },
+    example: 289_000_000,
+  },
 ] as const satisfies readonly EnvelopeField[];
 
 export type EnvelopeFieldName = (typeof ENVELOPE_FIELDS)[number]["name"];

@@ -77,6 +77,7 @@ export type ProviderReport = {
     ci95: Interval;
     expiredShare: number;
     timeToLandMs: { p50: number | null; p95: number | null };
+    timeToLandSlots: { p50: number | null; p95: number | null; measured: number };
   }[];
 };
 export type Deploy = {

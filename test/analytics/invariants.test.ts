@@ -10,12 +10,13 @@ import { readdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type GenerateResult, generateLake } from "../../devkit/generate";
 import { buildServingTables } from "../../src/analytics/tables/build";
+import { MAX_SLOTS_TO_LAND } from "../../src/analytics/tables/rollups";
 import { WINDOW_NAMES } from "../../src/analytics/windows";
 import type { Context } from "../../src/context";
 import { summarize, summaryText } from "../../src/contract";
 import { createAccountKey } from "../../src/control";
 import { testContext } from "../helpers/context";
-import { END_MS, serveRoutes } from "./support";
+import { END_MS, readLakeRows, serveRoutes } from "./support";
 
 type WorldSpec = { name: string; seed: number; envelopes: number; programs: number; clientAheadMs: number };
 
@@ -119,6 +120,7 @@ const COUNT_FIELDS = new Set([
   "count7d",
   "wallets",
   "samples",
+  "measured",
   "exceeded",
   "preCount",
   "postCount",
@@ -142,6 +144,8 @@ export function violations(value: unknown, path = "$"): string[] {
       if (!isNumber(node)) return;
       if (isRateName(name) && (node < 0 || node > 1)) found.push(`${at}: rate ${node} outside [0, 1]`);
       if (name.endsWith("Ms") && node < 0) found.push(`${at}: duration ${node} is negative`);
+      if (name.endsWith("Slots") && (node < 0 || !Number.isInteger(node) || node > MAX_SLOTS_TO_LAND))
+        found.push(`${at}: slots ${node} is not a whole number in [0, ${MAX_SLOTS_TO_LAND}]`);
       if (COUNT_FIELDS.has(name) && (node < 0 || !Number.isInteger(node)))
         found.push(`${at}: count ${node} is not a whole number ≥ 0`);
       return;
@@ -151,7 +155,7 @@ export function violations(value: unknown, path = "$"): string[] {
     checkCounts(record, at);
     for (const [key, child] of Object.entries(record)) {
       // A duration's quantiles are durations too.
-      const childName = name.endsWith("Ms") && /^(p\d+|max|min)$/.test(key) ? name : key;
+      const childName = /(Ms|Slots)$/.test(name) && /^(p\d+|max|min)$/.test(key) ? name : key;
       visit(child, `${at}.${key}`, childName);
     }
   };
@@ -363,4 +367,57 @@ describe("time to land", () => {
     }
     expect(known).toBeGreaterThan(0);
   }, 60_000);
+
+  test("in slots: within the data's valid slots, known where the client's clock hides the ms, null where no slot was sent", async () => {
+    const world = worlds[SPECS.findIndex((s) => s.clientAheadMs > 0)];
+    const rows = await readLakeRows(world.ctx);
+    let compared = 0;
+    let wrongSlots = 0;
+    for (const program of world.generated.programs) {
+      const body = await answer(world, `/v1/provider-report/${program}?window=30d`, false);
+      for (const provider of body.providers) {
+        const landed = rows.filter(
+          (r) =>
+            r.program === program &&
+            r.rpc_label === provider.rpcLabel &&
+            r.kind === "send" &&
+            (r.outcome === "landed" || r.outcome === "failed_onchain"),
+        );
+        wrongSlots += landed.filter((r) => r.sent_slot !== null && r.slot !== null && r.sent_slot > r.slot).length;
+        const valid = landed
+          .filter((r) => r.sent_slot !== null && r.slot !== null)
+          .map((r) => r.slot! - r.sent_slot!)
+          .filter((slots) => slots >= 0 && slots <= MAX_SLOTS_TO_LAND);
+        const { p50, p95, measured } = provider.timeToLandSlots;
+        expect(measured).toBe(valid.length);
+        if (valid.length === 0) {
+          expect({ p50, p95 }).toEqual({ p50: null, p95: null });
+          continue;
+        }
+        compared++;
+        expect(p50).toBeGreaterThanOrEqual(Math.min(...valid));
+        expect(p95).toBeLessThanOrEqual(Math.max(...valid));
+        expect(p95).toBeGreaterThanOrEqual(p50);
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+    // The generated world sends some slots after their landing: they count nowhere.
+    expect(wrongSlots).toBeGreaterThan(0);
+    const unknownMs = await answer(world, `/v1/provider-report/${world.generated.programs.at(-1)}?window=30d`, false);
+    expect(unknownMs.providers.some((p: any) => p.timeToLandMs.p50 === null && p.timeToLandSlots.p50 !== null)).toBe(
+      true,
+    );
+  }, 60_000);
+
+  test("the checker refuses slots that are negative, fractional or beyond any landing", () => {
+    const provider = (p50: number, p95: number, measured = 1) => ({
+      providers: [{ attempts: 1, dropped: 0, timeToLandSlots: { p50, p95, measured } }],
+    });
+    expect(violations(provider(2, 5))).toEqual([]);
+    expect(violations(provider(-1, 5)).join()).toContain("not a whole number");
+    expect(violations(provider(1.5, 5)).join()).toContain("not a whole number");
+    expect(violations(provider(1, 1e18)).join()).toContain("not a whole number");
+    expect(violations(provider(5, 2)).join()).toContain("out of order");
+    expect(violations(provider(1, 2, -3)).join()).toContain("count -3 is not a whole number");
+  });
 });

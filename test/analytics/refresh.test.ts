@@ -401,3 +401,37 @@ test(
   },
   HEAVY_MS,
 );
+
+test(
+  "a state of schema 11 is upgraded in place with the attempts' slots and the slots-to-land units, then refreshed, not rebuilt",
+  async () => {
+    await refresh();
+    const state = await openState(ctx.paths.tables, ctx.duckOptions("test"));
+    // What schema 11 had: no slot columns, no slots-to-land units.
+    for (const table of ["unresolved", "late_resolutions", "edge_rows"])
+      await state.run(`ALTER TABLE ${table} DROP COLUMN sent_slot; ALTER TABLE ${table} DROP COLUMN slot`);
+    await state.run(
+      "ALTER TABLE early_resolutions DROP COLUMN slot; DROP TABLE u_land_slots_h; DROP TABLE u_land_slots_d",
+    );
+    await state.setMeta({ schema: 11 });
+    expect(await upgradeState(state, STATE_SCHEMA)).toBe(true);
+    expect(await state.meta("schema")).toBe(String(STATE_SCHEMA));
+    const columns = await state.all<{ name: string }>(
+      `SELECT table_name || '.' || column_name AS name FROM duckdb_columns()
+       WHERE column_name IN ('sent_slot', 'slot') AND table_name IN ('unresolved', 'late_resolutions', 'edge_rows', 'early_resolutions')
+       ORDER BY name`,
+    );
+    expect(columns.map((c) => c.name)).toEqual([
+      "early_resolutions.slot",
+      "edge_rows.sent_slot",
+      "edge_rows.slot",
+      "late_resolutions.sent_slot",
+      "late_resolutions.slot",
+      "unresolved.sent_slot",
+      "unresolved.slot",
+    ]);
+    state.close();
+    expect(await refresh()).toMatchObject({ full: false });
+  },
+  HEAVY_MS,
+);

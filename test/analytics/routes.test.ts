@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { syntheticAddress } from "../../devkit/generate";
 import { issueSummary, payerBotScore } from "../../src/analytics/queries";
+import { MAX_SLOTS_TO_LAND } from "../../src/analytics/tables/rollups";
 import { OTTERSEC_SIGNERS, refreshDeploySources, verificationRecordAddress } from "../../src/chain/deploys";
 import { wilson } from "../../src/shared/stats";
 import { accountsRpc, verificationRecord } from "../chain/deploys/verified-records";
@@ -103,6 +104,15 @@ describe("provider-report", () => {
       // Quantiles come from the per-unit sketch: within its documented relative error.
       expectNearQuantile(provider.timeToLandMs.p50, nearestRank(landTimes, 0.5));
       expectNearQuantile(provider.timeToLandMs.p95, nearestRank(landTimes, 0.95));
+      // In slots: landed slot − the slot its client saw, where the client sent one and it is not after the landing.
+      const landSlots = mine
+        .filter((r) => r.slot !== null && r.sent_slot !== null && r.outcome !== "dropped")
+        .map((r) => r.slot! - r.sent_slot!)
+        .filter((slots) => slots >= 0 && slots <= MAX_SLOTS_TO_LAND);
+      expect(provider.timeToLandSlots.measured).toBe(landSlots.length);
+      expect(landSlots.length).toBeLessThan(mine.filter((r) => r.outcome !== "dropped").length);
+      expectNearQuantile(provider.timeToLandSlots.p50, nearestRank(landSlots, 0.5));
+      expectNearQuantile(provider.timeToLandSlots.p95, nearestRank(landSlots, 0.95));
     }
     const publicRpc = body.providers.find((p: any) => p.rpcLabel === "public");
     const helius = body.providers.find((p: any) => p.rpcLabel === "helius");

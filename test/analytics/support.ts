@@ -39,6 +39,9 @@ export type Row = {
   compute_exceeded: boolean | null;
   block_time: number | null;
   resolved_at: number | null;
+  /** The slot the client saw before sending (envelope), and the slot the attempt landed in (resolution). */
+  sent_slot: number | null;
+  slot: number | null;
   /** How many attempts a decoded row stands for (lake version 2: 1 / rate for a sampled success, 1 for a failure). */
   sample_weight: number | null;
 };
@@ -112,6 +115,8 @@ export async function readLakeRows(ctx: Context): Promise<Row[]> {
       compute_exceeded: (r?.compute_exceeded as boolean) ?? null,
       block_time: (r?.block_time as number) ?? null,
       resolved_at: (r?.resolved_at as number) ?? null,
+      sent_slot: e.sent_slot === null || e.sent_slot === undefined ? null : Number(e.sent_slot),
+      slot: r?.slot === null || r?.slot === undefined ? null : Number(r.slot),
       sample_weight: (r?.sample_weight as number) ?? null,
     } as Row;
   });

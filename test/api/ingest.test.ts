@@ -116,6 +116,10 @@ for (const [workers, native] of [
         ["sig null on a send", { sig: null }, "envelopes[0].sig"],
         ["preflightError on a send", { preflightError: "boom" }, "envelopes[0].preflightError"],
         ["missing field", { walletAdapter: undefined }, "envelopes[0].walletAdapter"],
+        ["negative sentSlot", { sentSlot: -1 }, "envelopes[0].sentSlot"],
+        ["sentSlot beyond a safe integer", { sentSlot: 1e18 }, "envelopes[0].sentSlot"],
+        ["fractional sentSlot", { sentSlot: 289_000_000.5 }, "envelopes[0].sentSlot"],
+        ["sentSlot as text", { sentSlot: "289000000" }, "envelopes[0].sentSlot"],
       ])("400 for a bad %s", async (_name, override, path) => {
         const envelope = JSON.parse(JSON.stringify({ ...makeEnvelope(), ...override }));
         expectError(await t.ingest({ apiKey: key, envelopes: [envelope] }), 400, "schema_violation", path);

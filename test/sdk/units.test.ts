@@ -21,6 +21,8 @@ import { userConfigPath as cliConfigPath } from "../../src/cli/user-config";
 import { createTxray, rpcHash, rpcLabel } from "../../src/sdk";
 import { userConfigPath } from "../../src/sdk/config";
 import { transactionErrorFromKit } from "../../src/sdk/kit-errors";
+import { Recorder, SENT_SLOT_MAX_AGE_MS } from "../../src/sdk/recorder";
+import type { Transport } from "../../src/sdk/transport";
 import { COMPUTE_BUDGET, instructionPrefix, parseTransaction, targetProgram } from "../../src/sdk/wire";
 import { encodeBase58 } from "../../src/shared/base58";
 import { envelopeSchema } from "../../src/shared/envelope";
@@ -284,6 +286,80 @@ describe("envelopes built from what a connection saw", () => {
     await txray.flush();
     expect(envelopeSchema.safeParse(recorder.envelopes()[0]).success).toBe(true);
     await txray.close();
+  });
+});
+
+describe("sentSlot: the slot the RPC reported right before the send", () => {
+  /** The envelopes of one send after the given reads, through an instrumented web3.js connection. */
+  async function sentAfter(reads: [string, unknown[], number][], privacy: "plain" | "hash" = "plain") {
+    const recorder = recordingFetch(async () => new Response('{"accepted":1}', { status: 202 }));
+    const txray = createTxray({ apiKey: "txr_live_x", privacy, salt: "pepper", fetch: recorder.fetch });
+    const bytes = legacy([transfer]);
+    let slot = 0;
+    const connection = txray.instrument(
+      fakeConnection({
+        getLatestBlockhash: () => ({
+          result: { context: { slot }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 1234 } },
+        }),
+        simulateTransaction: () => ({ result: { context: { slot }, value: { err: null, logs: [] } } }),
+        sendTransaction: () => ({ result: encodeBase58(Transaction.from(bytes).signature!) }),
+      }),
+    ) as any;
+    for (const [method, args, answeredSlot] of reads) {
+      slot = answeredSlot;
+      await connection._rpcRequest(method, args);
+    }
+    await connection._rpcRequest("sendTransaction", [Buffer.from(bytes).toString("base64"), { encoding: "base64" }]);
+    await txray.flush();
+    const envelopes = recorder.envelopes();
+    await txray.close();
+    for (const envelope of envelopes) expect(envelopeSchema.safeParse(envelope).success).toBe(true);
+    return envelopes;
+  }
+  const wire = () => Buffer.from(legacy([transfer])).toString("base64");
+
+  test("the newest slot a processed or confirmed answer reported, under either privacy", async () => {
+    const reads: [string, unknown[], number][] = [
+      ["getLatestBlockhash", [{ commitment: "confirmed" }], 300_000_000],
+      ["simulateTransaction", [wire(), { encoding: "base64", commitment: "processed" }], 300_000_002],
+    ];
+    expect((await sentAfter(reads))[0].sentSlot).toBe(300_000_002);
+    expect((await sentAfter(reads, "hash"))[0].sentSlot).toBe(300_000_002);
+  });
+
+  test("none from a finalized answer (the default commitment), which trails the tip by dozens of slots", async () => {
+    expect((await sentAfter([["getLatestBlockhash", [], 300_000_000]]))[0].sentSlot).toBeUndefined();
+    const finalized = await sentAfter([["getLatestBlockhash", [{ commitment: "finalized" }], 300_000_000]]);
+    expect(finalized[0].sentSlot).toBeUndefined();
+  });
+
+  test("none from a slot seen after the send began or too long before it, nor for a refused send", async () => {
+    const queued: any[] = [];
+    const transport = { enqueue: (envelope: unknown) => queued.push(envelope), discard: () => {}, stats: {} };
+    const recorder = new Recorder(
+      { programs: null, privacy: "plain", salt: "", walletAdapter: () => "", maxPending: 10 },
+      transport as unknown as Transport,
+    );
+    const source = { rpcHash: "a1b2c3d4e5f60718", rpcLabel: "localhost", blockHeight: async () => 1_000 };
+    recorder.rememberSlot(source, { slot: 7 }, "confirmed");
+    const seenAt = Date.now();
+    for (const [sentAt, kind] of [
+      [seenAt - 50, "send"], // the slot arrived after this send began
+      [seenAt + SENT_SLOT_MAX_AGE_MS + 1_000, "send"], // too old by then
+      [seenAt + 10, "preflight"], // never reached the chain
+      [seenAt + 10, "send"],
+    ] as const)
+      recorder.observe({
+        source,
+        sentAt,
+        wire: wire(),
+        kind,
+        preflightError: kind === "preflight" ? "x" : null,
+        logs: [],
+      });
+    await Bun.sleep(0);
+    await recorder.settle();
+    expect(queued.map((envelope) => envelope.sentSlot)).toEqual([undefined, undefined, undefined, 7]);
   });
 });
 

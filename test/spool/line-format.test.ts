@@ -27,6 +27,7 @@ test("every field survives the spool, including escaped free text, logs and opti
       nonce: true,
       ixPrefix: "e517cb977ae3ad2a",
       nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
+      sentSlot: 289_000_000,
     }),
     makeEnvelope({ ixPrefix: "" }),
     makePreflightEnvelope({
@@ -82,6 +83,7 @@ test("every field survives the spool, including escaped free text, logs and opti
       nonce: e.nonce ?? null,
       ix_prefix: e.ixPrefix ?? null,
       nonce_account: e.nonceAccount ?? null,
+      sent_slot: e.sentSlot ?? null,
       program: e.program,
       day: "2025-11-21",
     });
@@ -134,36 +136,35 @@ function withoutLastFields(lines: string, drop: number): string {
     .join("\n");
 }
 
-test("lines written before ix_prefix and nonce_account existed (22 and 23 fields) are still read, as null", async () => {
+test("lines written before ix_prefix, nonce_account and sent_slot existed (22, 23 and 24 fields) are still read, as null", async () => {
   const envelopes = [
-    makeEnvelope({ ixPrefix: "02000000", nonce: true, nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku" }),
+    makeEnvelope({
+      ixPrefix: "02000000",
+      nonce: true,
+      nonceAccount: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku",
+      sentSlot: 289_000_000,
+    }),
     makeEnvelope(),
   ];
   const current = new TextDecoder().decode(encodeSpoolBatch("acc_1", 1_763_700_000_123, "0195-batch", envelopes));
-  const oldest = join(dir, "node-0000000000003-abcdef.sealed");
-  writeFileSync(oldest, withoutLastFields(current, 2));
-  const older = join(dir, "node-0000000000004-abcdef.sealed");
-  writeFileSync(older, withoutLastFields(current.replaceAll("0195-batch", "0196-batch"), 1));
+  const files = [3, 2, 1].map((drop, i) => {
+    const file = join(dir, `node-000000000000${3 + i}-abcdef.sealed`);
+    writeFileSync(file, withoutLastFields(current.replaceAll("0195-batch", `019${5 + i}-batch`), drop));
+    return file;
+  });
   const duck = await openDuck();
   const rows = await duck.all<Record<string, unknown>>(
-    `SELECT sig, nonce, ix_prefix, nonce_account FROM (${spoolRowsSql({ tsv: [oldest, older], ndjson: [] })}) ORDER BY attempt_id`,
+    `SELECT sig, nonce, ix_prefix, nonce_account, sent_slot FROM (${spoolRowsSql({ tsv: files, ndjson: [] })}) ORDER BY attempt_id`,
   );
   duck.close();
-  expect(rows).toEqual([
-    ...envelopes.map((e) => ({ sig: e.sig, nonce: e.nonce ?? null, ix_prefix: null, nonce_account: null })),
-    ...envelopes.map((e) => ({
-      sig: e.sig,
-      nonce: e.nonce ?? null,
-      ix_prefix: e.ixPrefix ?? null,
-      nonce_account: null,
-    })),
-  ]);
-  for (const drop of [1, 2]) {
-    const [line] = withoutLastFields(current, drop).split("\n");
-    expect(decodeSpoolLine(line)).toMatchObject({ sig: envelopes[0].sig, nonce: "true", nonce_account: null });
-  }
-  const [tooShort] = withoutLastFields(current, 3).split("\n");
-  expect(decodeSpoolLine(tooShort)).toBeNull();
+  const row = (e: (typeof envelopes)[number], kept: number) => ({
+    sig: e.sig,
+    nonce: e.nonce ?? null,
+    ix_prefix: kept > 0 ? (e.ixPrefix ?? null) : null,
+    nonce_account: kept > 1 ? (e.nonceAccount ?? null) : null,
+    sent_slot: null,
+  });
+  expect(rows).toEqual([0, 1, 2].flatMap((kept) => envelopes.map((e) => row(e, kept))));
 });
 
 test("a line read back from the spool gives its fields (why reads envelopes not flushed yet)", () => {

@@ -280,14 +280,18 @@ function instrumentConnection(connection, recorder, source, simulationFailures) 
   const getSource = () => origin ??= source(connection.rpcEndpoint, blockHeight);
   const observed = (method, args, sentAt, answer, thrown) => {
     try {
+      const result = isObject(answer) && isObject(answer.result) ? answer.result : null;
       if (method === "getLatestBlockhash") {
-        const value = isObject(answer) && isObject(answer.result) ? answer.result.value : null;
+        const value = result?.value;
         if (isObject(value))
           recorder.rememberBlockhash(value.blockhash, value.lastValidBlockHeight);
+        recorder.rememberSlot(getSource(), result?.context, isObject(args[0]) ? args[0].commitment : undefined);
         return;
       }
       const wire = args[0];
       const config = isObject(args[1]) ? args[1] : {};
+      if (method === "simulateTransaction")
+        recorder.rememberSlot(getSource(), result?.context, config.commitment);
       if (typeof wire !== "string" || config.encoding !== undefined && config.encoding !== "base64")
         return;
       if (method === "simulateTransaction") {
@@ -378,6 +382,7 @@ function kitPreflightText(error) {
   return { text: simulationText(err, context.unitsConsumed), logs: context.logs };
 }
 var instrumented = new WeakSet;
+var commitmentOf = (config) => isObject2(config) && config.commitment !== undefined ? config.commitment : "confirmed";
 function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
   if (instrumented.has(rpc))
     return rpc;
@@ -390,10 +395,14 @@ function instrumentKitRpc(rpc, recorder, source, simulationFailures) {
         const value = isObject2(answer) ? answer.value : null;
         if (isObject2(value))
           recorder.rememberBlockhash(value.blockhash, value.lastValidBlockHeight);
+        if (isObject2(answer))
+          recorder.rememberSlot(getSource(), answer.context, commitmentOf(params[0]));
         return;
       }
       const wire = params[0];
       const config = isObject2(params[1]) ? params[1] : {};
+      if (method === "simulateTransaction" && isObject2(answer))
+        recorder.rememberSlot(getSource(), answer.context, commitmentOf(config));
       if (typeof wire !== "string" || config.encoding !== "base64")
         return;
       if (method === "simulateTransaction") {
@@ -926,6 +935,9 @@ function instructionPrefix(tx, program) {
 // src/sdk/recorder.ts
 var BLOCKHASH_VALIDITY = 150;
 var MEMORY = 1024;
+var SENT_SLOT_MAX_AGE_MS = 2000;
+var TIP_COMMITMENTS = new Set(["processed", "confirmed"]);
+var SLOTS_KEPT = 8;
 var truncate = (text, max) => text.length > max ? text.slice(0, max) : text;
 
 class Recorder {
@@ -937,6 +949,7 @@ class Recorder {
   blockhashes = new Map;
   payers = new Map;
   heights = new Map;
+  slots = new WeakMap;
   simulated = new Set;
   skipped = 0;
   lastError = null;
@@ -968,6 +981,27 @@ class Recorder {
     this.blockhashes.set(blockhash, height);
     if (this.blockhashes.size > MEMORY)
       this.blockhashes.delete(this.blockhashes.keys().next().value);
+  }
+  rememberSlot(source, context, commitment) {
+    if (typeof commitment !== "string" || !TIP_COMMITMENTS.has(commitment))
+      return;
+    if (typeof context !== "object" || context === null)
+      return;
+    const slot = Number(context.slot);
+    if (!Number.isSafeInteger(slot) || slot < 0)
+      return;
+    const seen = this.slots.get(source) ?? [];
+    seen.push({ slot, at: Date.now() });
+    if (seen.length > SLOTS_KEPT)
+      seen.shift();
+    this.slots.set(source, seen);
+  }
+  slotBefore(source, sentAt) {
+    let found;
+    for (const seen of this.slots.get(source) ?? [])
+      if (seen.at <= sentAt && sentAt - seen.at <= SENT_SLOT_MAX_AGE_MS && (!found || seen.slot > found.slot))
+        found = seen;
+    return found?.slot;
   }
   process(sync = false) {
     this.scheduled = false;
@@ -1081,6 +1115,11 @@ class Recorder {
     const prefix = instructionPrefix(tx, program);
     if (prefix !== undefined)
       envelope.ixPrefix = prefix;
+    if (o.kind === "send") {
+      const sentSlot = this.slotBefore(o.source, o.sentAt);
+      if (sentSlot !== undefined)
+        envelope.sentSlot = sentSlot;
+    }
     const known = tx.nonce ? undefined : this.blockhashes.get(tx.blockhash);
     if (known !== undefined) {
       envelope.lastValidBlockHeight = known;

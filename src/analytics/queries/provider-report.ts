@@ -1,7 +1,7 @@
 // provider-report/{program}: measured drop rate per RPC provider over resolved sends (preflight
 // failures never reached a provider), with a 95% Wilson interval, the share of drops that were
-// blockhash expiry, and time to land p50/p95 (tables/rollups.ts TIME_TO_LAND; null where no send's
-// time can be known). Public answers are precomputed by the tables job (providerReportAnswers);
+// blockhash expiry, and time to land p50/p95 in milliseconds and in slots (tables/rollups.ts TIME_TO_LAND and
+// SLOTS_TO_LAND; null where no send's time can be known). Public answers are precomputed by the tables job (providerReportAnswers);
 // account-scoped ones are computed on request by the same function and cached per serving version.
 
 import type { Context } from "../../context";
@@ -33,6 +33,11 @@ export type ProviderRow = {
   ci95: Interval;
   expiredShare: number;
   timeToLandMs: { p50: number | null; p95: number | null };
+  /**
+   * Time to land in slots (docs/api.md#time-to-land), over the `measured` sends whose client sent the slot it saw
+   * before sending; null quantiles when none did. Slot times change, so latencies read in slots as well as in ms.
+   */
+  timeToLandSlots: { p50: number | null; p95: number | null; measured: number };
   /** How many accounts the provider's sends count (public: weighted, docs/serving.md#public-figures). */
   accounts: number;
 };
@@ -47,11 +52,14 @@ type ProviderCountRow = {
   dropped: number;
   expired: number;
   land_quantiles: number[] | null;
+  land_slot_quantiles: number[] | null;
+  land_slot_sends: number;
   accounts: number;
 };
 
 const PROVIDERS_SQL = `
-  SELECT program, win, rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles, accounts FROM providers
+  SELECT program, win, rpc_label, rpc_hash, attempts, dropped, expired, land_quantiles, land_slot_quantiles, land_slot_sends, accounts
+  FROM providers
   WHERE scope = $1 AND ($2::VARCHAR IS NULL OR program = $2) AND ($3::VARCHAR IS NULL OR win = $3)
   ORDER BY program, win, attempts DESC, rpc_label`;
 
@@ -99,6 +107,11 @@ export async function providerReportAnswers(
           ci95: wilson(row.dropped, row.attempts),
           expiredShare: ratio(row.expired, row.dropped),
           timeToLandMs: { p50: row.land_quantiles?.[0] ?? null, p95: row.land_quantiles?.[1] ?? null },
+          timeToLandSlots: {
+            p50: row.land_slot_quantiles?.[0] ?? null,
+            p95: row.land_slot_quantiles?.[1] ?? null,
+            measured: Number(row.land_slot_sends),
+          },
           accounts: Number(row.accounts),
         })),
       });

@@ -419,6 +419,11 @@ export const ProviderReportSchema = z
         ci95: interval,
         expiredShare: share,
         timeToLandMs: z.looseObject({ p50: z.number().nullable(), p95: z.number().nullable() }),
+        timeToLandSlots: z
+          .looseObject({ p50: count.nullable(), p95: count.nullable(), measured: count })
+          .describe(
+            "time to land in slots (landed slot − the slot the client saw before sending), over the `measured` sends whose client sent that slot; null quantiles when none did",
+          ),
         accounts: count,
       }),
     ),

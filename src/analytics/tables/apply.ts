@@ -67,7 +67,7 @@ export async function applyResolutions(
 ): Promise<number> {
   const resolved = `u.attempt_key, u.program, u.account_id, u.received_at, u.sent_at, u.sig, u.payer, u.rpc_label, u.rpc_hash,
     u.wallet_adapter, u.kind, r.outcome, r.drop_class, r.instruction, r.err_code, r.err_name, r.failing_program, r.fingerprint,
-    r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at`;
+    r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at, u.sent_slot, r.slot`;
   await state.run(`CREATE OR REPLACE TEMP TABLE changes AS
       SELECT -1 AS sign, u.*, false AS arrived FROM unresolved u SEMI JOIN ${source} r ON u.attempt_key = r.attempt_key
       UNION ALL

@@ -12,7 +12,7 @@
 import { anyFileHasColumn } from "../../lake/column-presence";
 import { sqlString } from "../../lake/duckdb";
 import { readLakeSql } from "../../lake/schema";
-import type { LakeDisagreement, TakenInLake } from "./intake";
+import { envelopesReadSql, type LakeDisagreement, type TakenInLake } from "./intake";
 import { loadPayerHoursSql } from "./payers";
 import { keptHoursFrom, ROLLUPS, unitsOfRowsSql, unitTable } from "./rollups";
 import { ATTEMPT_NAMES, type StateDb } from "./state";
@@ -225,17 +225,18 @@ async function loadDaySql(
           .map(
             (read) => `
     SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
-      cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
+      cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at, slot
     FROM ${readLakeSql("resolutions", `[${read.files.map(sqlString).join(", ")}]`, `${HIVE}, union_by_name = true`)} ${read.where}`,
           )
           .join(" UNION ALL BY NAME ");
   const late = `SELECT attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
-      cu_requested, compute_exceeded, block_time, cu_weight, resolved_at FROM late_resolutions WHERE received_at // ${DAY_MS} = ${day}`;
+      cu_requested, compute_exceeded, block_time, cu_weight, resolved_at, slot FROM late_resolutions WHERE received_at // ${DAY_MS} = ${day}`;
   const envelopeRows = envelopeReads
     .map(
       (read) => `
-      SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind
-      FROM ${readLakeSql("envelopes", `[${read.files.map(sqlString).join(", ")}]`, HIVE)} ${read.where}`,
+      SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind,
+        sent_slot
+      FROM ${envelopesReadSql(read.files)} ${read.where}`,
     )
     .join(" UNION ALL ");
   await state.run(`CREATE OR REPLACE TEMP TABLE day_rows AS
@@ -245,7 +246,8 @@ async function loadDaySql(
     )
     SELECT e.attempt_key, e.program, e.account_id, e.received_at, e.sent_at, e.sig, e.payer, e.rpc_label, e.rpc_hash, e.wallet_adapter, e.kind,
       coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
-      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at
+      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at,
+      e.sent_slot, r.slot
     FROM e LEFT JOIN r USING (attempt_key)`);
   return repaired;
 }

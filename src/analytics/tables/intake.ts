@@ -383,6 +383,16 @@ export async function newestReceivedAt(state: StateDb, files: string[]): Promise
 
 const HIVE = "hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'}";
 
+/**
+ * A read of envelope files as a subquery with every column the tables job takes from them, those appended to the
+ * contract after the first files were written (sent_slot) null where a file predates them: union_by_name fills them
+ * in a list that mixes old and new files, the empty union in a list of old files only.
+ */
+export function envelopesReadSql(files: string[], options = HIVE): string {
+  return `(SELECT * FROM ${readLakeSql("envelopes", `[${files.map(sqlString).join(", ")}]`, `${options}, union_by_name = true`)}
+    UNION ALL BY NAME SELECT NULL::BIGINT AS sent_slot WHERE false)`;
+}
+
 /** Envelope rows of files as attempt rows (not resolved yet), into `target`. */
 export function envelopeRowsSql(target: string, files: string[], skipSegments: string[] | null): string {
   const skip =
@@ -394,8 +404,9 @@ export function envelopeRowsSql(target: string, files: string[], skipSegments: s
       wallet_adapter, kind, CASE WHEN kind = 'preflight' THEN 'preflight' END AS outcome, NULL::VARCHAR AS drop_class,
       NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code, NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program,
       NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested, NULL::BOOLEAN AS compute_exceeded,
-      NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at, spool_segment, filename
-    FROM ${readLakeSql("envelopes", `[${files.map(sqlString).join(", ")}]`, `${HIVE}, filename = true`)} ${skip}`;
+      NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at, sent_slot, NULL::BIGINT AS slot,
+      spool_segment, filename
+    FROM ${envelopesReadSql(files, `${HIVE}, filename = true`)} ${skip}`;
 }
 
 /**
@@ -408,7 +419,7 @@ export function resolutionRowsSql(target: string, files: string[], weighted: boo
   return `CREATE OR REPLACE TEMP TABLE ${target} AS
     SELECT DISTINCT ON (attempt_key) * FROM (
       SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint,
-        cu_used, cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
+        cu_used, cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at, slot
       FROM ${readLakeSql("resolutions", `[${files.map(sqlString).join(", ")}]`, `${HIVE}, union_by_name = true`)})`;
 }
 
@@ -440,18 +451,21 @@ export function fullDayRowsSql(envelopeFiles: string[], resolutionFiles: string[
     resolutionFiles.length === 0
       ? `SELECT NULL::UBIGINT AS attempt_key, NULL::VARCHAR AS outcome, NULL::VARCHAR AS drop_class, NULL::VARCHAR AS instruction, NULL::BIGINT AS err_code,
         NULL::VARCHAR AS err_name, NULL::VARCHAR AS failing_program, NULL::VARCHAR AS fingerprint, NULL::BIGINT AS cu_used, NULL::BIGINT AS cu_requested,
-        NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at WHERE false`
+        NULL::BOOLEAN AS compute_exceeded, NULL::BIGINT AS block_time, NULL::DOUBLE AS cu_weight, NULL::BIGINT AS resolved_at,
+        NULL::BIGINT AS slot WHERE false`
       : `SELECT hash(attempt_id) AS attempt_key, outcome, drop_class, instruction, err_code, err_name, failing_program, fingerprint, cu_used,
-        cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at
+        cu_requested, compute_exceeded, block_time, ${weight}::DOUBLE AS cu_weight, resolved_at, slot
       FROM ${readLakeSql("resolutions", `[${resolutionFiles.map(sqlString).join(", ")}]`, `${HIVE}, union_by_name = true`)}`;
   return `CREATE OR REPLACE TEMP TABLE day_rows AS
     WITH e AS (
-      SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind
-      FROM ${readLakeSql("envelopes", `[${envelopeFiles.map(sqlString).join(", ")}]`, HIVE)}
+      SELECT hash(attempt_id) AS attempt_key, program::VARCHAR AS program, account_id, received_at, sent_at, sig, payer, rpc_label, rpc_hash, wallet_adapter, kind,
+        sent_slot
+      FROM ${envelopesReadSql(envelopeFiles)}
     ), r AS (SELECT DISTINCT ON (attempt_key) * FROM (${resolutions}) WHERE attempt_key IN (SELECT attempt_key FROM e))
     SELECT e.attempt_key, e.program, e.account_id, e.received_at, e.sent_at, e.sig, e.payer, e.rpc_label, e.rpc_hash, e.wallet_adapter, e.kind,
       coalesce(r.outcome, CASE WHEN e.kind = 'preflight' THEN 'preflight' END) AS outcome, r.drop_class, r.instruction, r.err_code, r.err_name,
-      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at
+      r.failing_program, r.fingerprint, r.cu_used, r.cu_requested, r.compute_exceeded, r.block_time, r.cu_weight, r.resolved_at,
+      e.sent_slot, r.slot
     FROM e LEFT JOIN r USING (attempt_key)`;
 }
 

@@ -44,6 +44,22 @@ const bucket = (value: string): Dim => ({ name: "bucket", type: "INTEGER", of: `
  */
 export const TIME_TO_LAND = "(block_time + 1000 - least(sent_at, received_at))";
 
+/**
+ * Slots an attempt's time to land spans beyond which the send slot is taken for a wrong one: far more than a
+ * blockhash lives (150 blocks, a few more slots where leaders skip theirs), so only a durable-nonce send could
+ * honestly reach it, and one that waited that long was stuck, not slow. A bound in slots, not in time: slot times
+ * change (docs/solana.md#slot-time).
+ */
+export const MAX_SLOTS_TO_LAND = 10_000;
+
+/**
+ * Time to land, in slots, of an attempt that landed (docs/api.md#time-to-land): the slot it landed in minus the slot
+ * its client last saw before sending (the envelope's `sentSlot`). The client writes that slot, so where the difference
+ * is negative (a slot after the landing) or above MAX_SLOTS_TO_LAND (a slot from long before, or none at all: 0)
+ * the time is unknown and the attempt left out, never clamped.
+ */
+export const SLOTS_TO_LAND = "(slot - sent_slot)";
+
 /** Resolved attempts that landed or failed on chain with a named instruction: the compute-unit figures' rows. */
 const ON_CHAIN = "outcome IN ('landed', 'failed_onchain') AND instruction IS NOT NULL";
 
@@ -74,6 +90,13 @@ export const ROLLUPS: Rollup[] = [
     name: "land",
     where: `kind = 'send' AND outcome IN ('landed', 'failed_onchain') AND block_time IS NOT NULL AND ${TIME_TO_LAND} > 0`,
     dims: [text("rpc_label"), text("rpc_hash"), bucket(TIME_TO_LAND)],
+    measures: [count("n")],
+  },
+  {
+    // Time to land in slots of the same sends, where the client sent the slot it saw (SLOTS_TO_LAND).
+    name: "land_slots",
+    where: `kind = 'send' AND outcome IN ('landed', 'failed_onchain') AND ${SLOTS_TO_LAND} BETWEEN 0 AND ${MAX_SLOTS_TO_LAND}`,
+    dims: [text("rpc_label"), text("rpc_hash"), bucket(SLOTS_TO_LAND)],
     measures: [count("n")],
   },
   {

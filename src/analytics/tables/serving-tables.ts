@@ -58,6 +58,7 @@ async function mergeRanges(state: StateDb): Promise<void> {
   const uses: [string, RangeKind[]][] = [
     ["outcomes", ["window", "all", "release"]],
     ["land", ["window"]],
+    ["land_slots", ["window"]],
     ["cu", ["window", "release"]],
     ["cu_used", ["window", "trend", "release"]],
     ["cu_requested", ["window"]],
@@ -128,8 +129,19 @@ export async function writeServingTables(
         { q: 0.95, as: "p95" },
       ],
     )};
+    CREATE OR REPLACE TEMP TABLE land_slots_scoped AS
+      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land_slots ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
+    CREATE OR REPLACE TEMP TABLE land_slots_quantiles AS ${sketchQuantilesSql(
+      "land_slots_scoped",
+      ["program", "scope", "win", "rpc_label", "rpc_hash"],
+      [
+        { q: 0.5, as: "p50" },
+        { q: 0.95, as: "p95" },
+      ],
+    )};
     CREATE TABLE ${t}.providers AS
-      SELECT o.*, CASE WHEN q.p50 IS NOT NULL THEN [q.p50, q.p95] END AS land_quantiles
+      SELECT o.*, CASE WHEN q.p50 IS NOT NULL THEN [q.p50, q.p95] END AS land_quantiles,
+        CASE WHEN s.p50 IS NOT NULL THEN [s.p50, s.p95] END AS land_slot_quantiles, coalesce(s.total, 0)::BIGINT AS land_slot_sends
       FROM (SELECT program, account_id AS scope, win, rpc_label, rpc_hash, sum(sends)::BIGINT AS attempts, sum(sends_dropped)::BIGINT AS dropped,
               sum(expired)::BIGINT AS expired, count(DISTINCT account_id) FILTER (WHERE sends > 0) AS accounts
             FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, account_id, win, rpc_label, rpc_hash
@@ -137,6 +149,7 @@ export async function writeServingTables(
             SELECT program, '*', win, rpc_label, rpc_hash, ${PUBLIC_SENDS}, count(DISTINCT account_id) FILTER (WHERE ${WEIGHTED_SENDS} > 0)
             FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win, rpc_label, rpc_hash) o
       LEFT JOIN land_quantiles q USING (program, scope, win, rpc_label, rpc_hash)
+      LEFT JOIN land_slots_quantiles s USING (program, scope, win, rpc_label, rpc_hash)
       WHERE o.attempts > 0;
     -- A provider's public sends over every program (diagnose-drop's provider figure).
     CREATE TABLE ${t}.provider_totals AS
@@ -248,6 +261,8 @@ export async function writeServingTables(
   for (const table of [
     "land_scoped",
     "land_quantiles",
+    "land_slots_scoped",
+    "land_slots_quantiles",
     "cu_used_scoped",
     "cu_used_quantiles",
     "cu_requested_scoped",
@@ -263,6 +278,7 @@ export async function writeServingTables(
   for (const name of [
     "outcomes",
     "land",
+    "land_slots",
     "cu",
     "cu_used",
     "cu_requested",

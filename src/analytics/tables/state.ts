@@ -20,12 +20,12 @@ import { STATE_SCHEMA } from "./versions";
 export const ATTEMPT_COLUMNS = `attempt_key UBIGINT, program VARCHAR, account_id VARCHAR, received_at BIGINT, sent_at BIGINT, sig VARCHAR,
   payer VARCHAR, rpc_label VARCHAR, rpc_hash VARCHAR, wallet_adapter VARCHAR, kind VARCHAR, outcome VARCHAR, drop_class VARCHAR,
   instruction VARCHAR, err_code BIGINT, err_name VARCHAR, failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT,
-  cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE, resolved_at BIGINT`;
+  cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE, resolved_at BIGINT, sent_slot BIGINT, slot BIGINT`;
 export const ATTEMPT_NAMES = ATTEMPT_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
 /** What a resolution part gives an attempt (intake.ts resolutionRowsSql), keyed by attempt_key. */
 export const RESOLUTION_STATE_COLUMNS = `attempt_key UBIGINT, outcome VARCHAR, drop_class VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR,
   failing_program VARCHAR, fingerprint VARCHAR, cu_used BIGINT, cu_requested BIGINT, compute_exceeded BOOLEAN, block_time BIGINT, cu_weight DOUBLE,
-  resolved_at BIGINT`;
+  resolved_at BIGINT, slot BIGINT`;
 export const RESOLUTION_NAMES = RESOLUTION_STATE_COLUMNS.split(",").map((column) => column.trim().split(/\s+/)[0]);
 
 const SCHEMA = [

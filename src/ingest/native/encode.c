@@ -151,14 +151,14 @@ static int key_is_n(Text key, const char *name, size_t n) { return (size_t)key.n
 
 enum {
   F_SIG, F_PROGRAM, F_BLOCKHASH, F_LVBH, F_SENT_AT, F_RPC_HASH, F_RPC_LABEL, F_WALLET, F_KIND, F_PREFLIGHT_ERROR,
-  F_LOGS, F_PAYER, F_SDK, F_CU_LIMIT, F_CU_PRICE, F_MAX_RETRIES, F_SKIP_PREFLIGHT, F_SEND_PATH, F_NONCE, F_IX_PREFIX, F_NONCE_ACCOUNT, F_COUNT
+  F_LOGS, F_PAYER, F_SDK, F_CU_LIMIT, F_CU_PRICE, F_MAX_RETRIES, F_SKIP_PREFLIGHT, F_SEND_PATH, F_NONCE, F_IX_PREFIX, F_NONCE_ACCOUNT, F_SENT_SLOT, F_COUNT
 };
 #define NAME(literal) {literal, sizeof(literal) - 1}
 static const struct { const char *text; size_t length; } FIELD_NAMES[F_COUNT] = {
   NAME("sig"), NAME("program"), NAME("blockhash"), NAME("lastValidBlockHeight"), NAME("sentAt"), NAME("rpcHash"),
   NAME("rpcLabel"), NAME("walletAdapter"), NAME("kind"), NAME("preflightError"), NAME("simulationLogs"), NAME("payer"),
   NAME("sdkVersion"), NAME("cuLimit"), NAME("cuPriceMicroLamports"), NAME("maxRetries"), NAME("skipPreflight"),
-  NAME("sendPath"), NAME("nonce"), NAME("ixPrefix"), NAME("nonceAccount"),
+  NAME("sendPath"), NAME("nonce"), NAME("ixPrefix"), NAME("nonceAccount"), NAME("sentSlot"),
 };
 #define REQUIRED ((1u << F_SIG) | (1u << F_PROGRAM) | (1u << F_BLOCKHASH) | (1u << F_LVBH) | (1u << F_SENT_AT) | \
                   (1u << F_RPC_HASH) | (1u << F_RPC_LABEL) | (1u << F_WALLET) | (1u << F_KIND) | \
@@ -216,7 +216,7 @@ static int parse_envelope(Cursor *c, Envelope *e) {
         if (null_value(c)) e->preflight_error_null = 1;
         else if (!plain_string(c, &e->text[field])) return 0;
         break;
-      case F_LVBH: case F_SENT_AT: case F_CU_LIMIT: case F_CU_PRICE: case F_MAX_RETRIES:
+      case F_LVBH: case F_SENT_AT: case F_CU_LIMIT: case F_CU_PRICE: case F_MAX_RETRIES: case F_SENT_SLOT:
         if (!plain_integer(c, &e->number[field], &e->text[field])) return 0;
         break;
       case F_SKIP_PREFLIGHT: case F_NONCE:
@@ -337,6 +337,7 @@ static int write_line(Writer *w, const uint8_t *prefix, int32_t prefix_length, i
          PUT(w, "\t") && put_optional_flag(w, e, F_NONCE) &&
          PUT(w, "\t") && ((e->seen & (1u << F_IX_PREFIX)) ? put_text(w, e->text[F_IX_PREFIX]) : PUT(w, "\\N")) &&
          PUT(w, "\t") && ((e->seen & (1u << F_NONCE_ACCOUNT)) ? put_text(w, e->text[F_NONCE_ACCOUNT]) : PUT(w, "\\N")) &&
+         PUT(w, "\t") && put_optional_number(w, e, F_SENT_SLOT) &&
          PUT(w, "\n");
 }
 

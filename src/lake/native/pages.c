@@ -37,7 +37,7 @@
 #include <emmintrin.h>
 #endif
 
-#define SPOOL_FIELDS 24
+#define SPOOL_FIELDS 25
 /* A line written before the table's last fields (src/spool/line-format.ts) is that much shorter:
  * its missing fields are null. 22 is the first spool line of version 2. */
 #define SPOOL_OLDEST_FIELDS 22

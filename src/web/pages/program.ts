@@ -175,8 +175,8 @@ function renderProviders(data: ProviderReport) {
           num(p.attempts),
           num(p.dropped),
           pct(p.expiredShare, 0),
-          ms(p.timeToLandMs.p50),
-          ms(p.timeToLandMs.p95),
+          landTime(p.timeToLandMs.p50, p.timeToLandSlots.p50),
+          landTime(p.timeToLandMs.p95, p.timeToLandSlots.p95),
         ]),
         { numeric: [1, 2, 3, 4, 5] },
       ),
@@ -185,7 +185,8 @@ function renderProviders(data: ProviderReport) {
         { class: "count dim" },
         "Drops expired: of the provider's dropped sends, the share txray can explain only by the blockhash expiring " +
           "(classes expired_blockhash and stale_blockhash_at_send); the rest have a stronger cause. " +
-          "Land: from the send to the block's time.",
+          "Land: from the send to the block's time, and in slots from the slot the client saw before sending " +
+          "to the slot it landed in (slot times change; slots unknown where no client sent its slot).",
       ),
     ),
   );
@@ -194,6 +195,10 @@ function renderProviders(data: ProviderReport) {
 /** Time to land = block time (whole seconds) − client send time, so under a second reads "< 1 s". */
 const ms = (value: number | null) =>
   value === null ? "–" : Math.abs(value) < 1000 ? "< 1 s" : `${(value / 1000).toFixed(1)} s`;
+
+/** A time to land in ms and in slots: "1.2 s · 3 slots", "1.2 s · slots unknown". */
+const landTime = (value: number | null, slots: number | null) =>
+  `${ms(value)} · ${slots === null ? "slots unknown" : `${num(slots)} ${slots === 1 ? "slot" : "slots"}`}`;
 
 function renderCu(data: CuHeadroom) {
   if (data.instructions.length === 0) return empty("No decoded instructions in this window.");

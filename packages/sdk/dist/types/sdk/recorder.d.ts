@@ -1,6 +1,11 @@
 import { type Transport } from "./transport.js";
 /** The blocks a blockhash stays valid after the block that produced it. */
 export declare const BLOCKHASH_VALIDITY = 150;
+/**
+ * How long before a send a slot the RPC reported still stands for the send's slot: older, and the
+ * slots that passed meanwhile would count as the send's time to land (docs/sdk.md, `sentSlot`).
+ */
+export declare const SENT_SLOT_MAX_AGE_MS = 2000;
 /** One RPC endpoint the dapp sends through. */
 export interface Source {
     rpcHash: string;
@@ -37,6 +42,7 @@ export declare class Recorder {
     private blockhashes;
     private payers;
     private heights;
+    private slots;
     /** Signatures reported from failed simulations, so a later send of the same transaction replaces them. */
     private simulated;
     /** Observations that could not become an envelope (unparsable bytes, no block height). */
@@ -48,6 +54,13 @@ export declare class Recorder {
     observe(observation: Observation): void;
     /** Remembers a blockhash's expiry as getLatestBlockhash reported it. */
     rememberBlockhash(blockhash: unknown, lastValidBlockHeight: unknown): void;
+    /**
+     * Remembers the slot an answer's context reported (`context.slot`), when its request asked for a
+     * commitment at or near the tip; the answer arrived now.
+     */
+    rememberSlot(source: Source, context: unknown, commitment: unknown): void;
+    /** The newest slot the source reported at most SENT_SLOT_MAX_AGE_MS before `sentAt`. */
+    private slotBefore;
     /** Builds every pending observation it can without waiting; returns the rest to the queue. */
     private process;
     /**

@@ -359,6 +359,19 @@ export declare const ENVELOPE_FIELDS: readonly [{
         readonly doc: "Nonce account of a durable-nonce transaction (base58), when the SDK sent it.";
     };
     readonly example: "Bnqf7Do8xpxv7bCbwxkuRLbGQVGvPd67NhqHcY2wG9Ku";
+}, {
+    readonly name: "sentSlot";
+    readonly kind: "integer";
+    readonly min: 0;
+    readonly max: number;
+    readonly required: false;
+    readonly nullable: false;
+    readonly lake: {
+        readonly column: "sent_slot";
+        readonly type: "BIGINT";
+        readonly doc: "Slot the client last saw its RPC report (`context.slot`) right before the send, when the SDK had one.";
+    };
+    readonly example: 289000000;
 }];
 export type EnvelopeFieldName = (typeof ENVELOPE_FIELDS)[number]["name"];
 /** The table's entry of a field by name. */
