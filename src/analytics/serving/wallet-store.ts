@@ -45,7 +45,7 @@ export function walletStoreBaseOf(tablesDir: string, version: number): number | 
 }
 
 export const WALLET_STORE_SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+  "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
   "CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
   // payer: the payer's key (serving/payer-key.ts) and attempt: DuckDB's hash(attempt_id), both UBIGINT
   // stored minus 2^63 (a signed integer of the same order).
@@ -148,7 +148,7 @@ export class WalletStoreReader {
       `SELECT outcome, count(*) AS n FROM attempts WHERE ${where} GROUP BY outcome`,
     );
     this.nameId = this.db.query<{ id: bigint }, [string]>("SELECT id FROM names WHERE name = ?");
-    this.collected = this.db.query<{ value: bigint }, []>("SELECT value FROM meta WHERE key = 'collected_through'");
+    this.collected = this.db.query<{ value: bigint }, []>("SELECT value FROM store_meta WHERE key = 'collected_through'");
     this.namesSince = this.db.query<{ id: bigint; name: string }, [number]>("SELECT id, name FROM names WHERE id > ?");
   }
 

@@ -133,7 +133,7 @@ export class WalletStoreWriter {
   forget(today: number, removedDays: number[]): void {
     const cutoff = today - KEPT_DAYS;
     const forgotten = Number(
-      this.db.query<{ value: bigint }, []>("SELECT value FROM meta WHERE key = 'forgotten_before'").get()?.value ??
+      this.db.query<{ value: bigint }, []>("SELECT value FROM store_meta WHERE key = 'forgotten_before'").get()?.value ??
         Number.NEGATIVE_INFINITY,
     );
     const ranges = [
@@ -164,7 +164,7 @@ export class WalletStoreWriter {
   }
 
   private setMeta(key: string, value: number): void {
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
+    this.db.prepare("INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)").run(key, value);
   }
 
   private idOf(name: string | null): number | null {
