@@ -148,7 +148,9 @@ export class WalletStoreReader {
       `SELECT outcome, count(*) AS n FROM attempts WHERE ${where} GROUP BY outcome`,
     );
     this.nameId = this.db.query<{ id: bigint }, [string]>("SELECT id FROM names WHERE name = ?");
-    this.collected = this.db.query<{ value: bigint }, []>("SELECT value FROM store_meta WHERE key = 'collected_through'");
+    this.collected = this.db.query<{ value: bigint }, []>(
+      "SELECT value FROM store_meta WHERE key = 'collected_through'",
+    );
     this.namesSince = this.db.query<{ id: bigint; name: string }, [number]>("SELECT id, name FROM names WHERE id > ?");
   }
 

@@ -133,8 +133,8 @@ export class WalletStoreWriter {
   forget(today: number, removedDays: number[]): void {
     const cutoff = today - KEPT_DAYS;
     const forgotten = Number(
-      this.db.query<{ value: bigint }, []>("SELECT value FROM store_meta WHERE key = 'forgotten_before'").get()?.value ??
-        Number.NEGATIVE_INFINITY,
+      this.db.query<{ value: bigint }, []>("SELECT value FROM store_meta WHERE key = 'forgotten_before'").get()
+        ?.value ?? Number.NEGATIVE_INFINITY,
     );
     const ranges = [
       ...(cutoff > forgotten ? [[Number.MIN_SAFE_INTEGER, cutoff * DAY_MS]] : []),
