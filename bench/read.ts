@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readPointer } from "../src/analytics/serving/pointer";
 import { servingTables } from "../src/analytics/serving/reader";
+import { walletStoreBaseOf } from "../src/analytics/serving/wallet-store";
 import { buildServingTables } from "../src/analytics/tables/build";
 import { createApp } from "../src/api/app";
 import { loadConfig } from "../src/config";
@@ -120,10 +121,16 @@ async function p99AtRate(base: string, urls: string[], rps: number): Promise<num
 async function main(): Promise<void> {
   const envelopes = benchEnvelopes();
   const { ctx, generated } = await benchLake(envelopes);
-  if (!readPointer(ctx.paths) || !existsSync(join(ctx.paths.tables, readPointer(ctx.paths)!.file)))
+  const pointer = readPointer(ctx.paths);
+  // A version without its wallet-page store (built before there was one) is built again.
+  if (
+    !pointer ||
+    !existsSync(join(ctx.paths.tables, pointer.file)) ||
+    walletStoreBaseOf(ctx.paths.tables, pointer.version) === null
+  )
     await buildServingTables(ctx);
   const tables = await servingTables(ctx);
-  // 500 (program, payer) pairs active in the last 7 days, spread by hash (from the lake: wallet pages read it).
+  // 500 (program, payer) pairs active in the last 7 days, spread by hash.
   const wallets = await ctx.duck.all<{ program: string; payer: string }>(
     `SELECT program, payer FROM (
        SELECT DISTINCT program::VARCHAR AS program, payer FROM read_parquet('${ctx.paths.dataset("envelopes")}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})
