@@ -139,8 +139,9 @@ const WALLET_PATH = /^\/v1\/wallet\/([^/]+)\/([^/]+)$/;
 
 /**
  * Tokens of the public rate limit a request takes (PUBLIC_LAKE_READ_COST, docs/api.md#limits): a
- * public wallet page the serving version has not answered yet reads the lake (a DuckDB scan of the
- * payer's window, ~100–300 ms of CPU), so it takes `lakeReadCost`; an account-scoped page too (its
+ * public wallet page the serving version has not answered yet takes `lakeReadCost` (it may read the
+ * lake, a DuckDB scan of the payer's window, ~100–300 ms of CPU, when the version has no wallet-page
+ * store or is too old for it; the store answers in microseconds); an account-scoped page too (its
  * account is known only once its key is checked); every other request, and a cached page, 1. A
  * request the route will refuse (a malformed address or window) takes 1: it reads nothing.
  */
