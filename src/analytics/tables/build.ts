@@ -292,6 +292,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       writeVersionAnswers(state, clock, answersFile(ctx.paths.tables, version)),
     );
     await step("checkpoint", () => closeServing(state));
+    steps.wallets = Math.round(wallets.ms); // within intake: the wallet-page store's writes
     result = {
       version,
       full: plan.full,

@@ -47,6 +47,8 @@ const CHANGED_ROWS_SQL = `SELECT (md5_number_lower(payer)::HUGEINT - 92233720368
   FROM changes WHERE sign > 0 ORDER BY payer, program, sent_at, attempt`;
 
 export class WalletStoreWriter {
+  /** Milliseconds this refresh spent writing the store (a run's `wallets` step; also part of `intake`'s). */
+  ms = 0;
   private readonly names = new Map<string, number>();
   private readonly db: Database;
   private readonly close_: Statement;
@@ -98,6 +100,7 @@ export class WalletStoreWriter {
 
   /** Writes the +1 rows of the state's `changes` (arrivals, and resolutions replacing their pending rows). */
   async take(state: StateDb): Promise<void> {
+    const started = performance.now();
     const rows = (await state.connection.runAndReadAll(CHANGED_ROWS_SQL)).getRowObjectsJS() as ChangeRow[];
     if (rows.length === 0) return;
     this.db.transaction(() => {
@@ -124,6 +127,7 @@ export class WalletStoreWriter {
         });
       }
     })();
+    this.ms += performance.now() - started;
   }
 
   /**
