@@ -13,13 +13,13 @@
 // goes once no kept version reads it.
 //
 // Size: keys are integers (the payer's 8-byte key, the attempt key), low-cardinality strings
-// (program, account, outcome, drop class, instruction, error, provider) are ids of `names`, and a
-// signature is its 64 bytes: ~150 bytes an attempt on disk (bench/README.md, "wallet").
+// (program, account, outcome, drop class, instruction, error, provider) are ids of `names`. A
+// signature stays text: as its 64 bytes it saved 24 bytes an attempt but cost ~23 µs of base58
+// encoding an item on every page and ~36 µs an attempt written (bench/README.md, "wallet").
 
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBase58, encodeBase58 } from "../../shared/base58";
 
 const STORE_FILE = /^wallets-(\d+)\.sqlite$/;
 
@@ -51,7 +51,7 @@ export const WALLET_STORE_SCHEMA = [
   // stored minus 2^63 (a signed integer of the same order).
   `CREATE TABLE IF NOT EXISTS attempts (
     payer INTEGER NOT NULL, program INTEGER NOT NULL, sent_at INTEGER NOT NULL, attempt INTEGER NOT NULL,
-    valid_from INTEGER NOT NULL, valid_to INTEGER, account INTEGER, received_at INTEGER NOT NULL, sig ANY,
+    valid_from INTEGER NOT NULL, valid_to INTEGER, account INTEGER, received_at INTEGER NOT NULL, sig TEXT,
     outcome INTEGER, drop_class INTEGER, instruction INTEGER, err_name INTEGER, rpc_label INTEGER,
     PRIMARY KEY (payer, program, sent_at, attempt, valid_from)
   ) WITHOUT ROWID`,
@@ -64,16 +64,6 @@ const SIGNED_OFFSET = 1n << 63n;
 export const storedKey = (key: bigint | string): bigint => BigInt(key) - SIGNED_OFFSET;
 /** The decimal UBIGINT of a stored key (the cursor's attempt key). */
 export const keyOfStored = (stored: bigint): string => (stored + SIGNED_OFFSET).toString();
-
-/** A signature as stored: its 64 bytes when it is canonical base58 of 64 bytes, else the text. */
-export function storedSignature(sig: string | null): Uint8Array | string | null {
-  if (sig === null) return null;
-  const bytes = decodeBase58(sig);
-  return bytes !== null && bytes.length === 64 && encodeBase58(bytes) === sig ? bytes : sig;
-}
-
-const signatureOf = (stored: unknown): string | null =>
-  stored === null || stored === undefined ? null : stored instanceof Uint8Array ? encodeBase58(stored) : String(stored);
 
 export type WalletStoreItem = {
   sig: string | null;
@@ -107,7 +97,7 @@ type AttemptRow = {
   sent_at: bigint;
   attempt: bigint;
   received_at: bigint;
-  sig: unknown;
+  sig: string | null;
   outcome: bigint | null;
   drop_class: bigint | null;
   instruction: bigint | null;
@@ -203,7 +193,7 @@ export class WalletStoreReader {
       return {
         counts,
         items: rows.map((row) => ({
-          sig: signatureOf(row.sig),
+          sig: row.sig,
           sentAt: Number(row.sent_at),
           receivedAt: Number(row.received_at),
           outcome: this.nameOf(row.outcome),

@@ -11,13 +11,7 @@
 
 import { Database, type Statement } from "bun:sqlite";
 import { existsSync, rmSync } from "node:fs";
-import {
-  storedSignature,
-  WALLET_STORE_SCHEMA,
-  walletStoreBaseOf,
-  walletStoreBases,
-  walletStoreFile,
-} from "../serving/wallet-store";
+import { WALLET_STORE_SCHEMA, walletStoreBaseOf, walletStoreBases, walletStoreFile } from "../serving/wallet-store";
 import { WINDOWS } from "../windows";
 import type { StateDb } from "./state";
 import { DAY_MS } from "./window-bounds";
@@ -118,7 +112,7 @@ export class WalletStoreWriter {
           ...key,
           $account: this.idOf(row.account_id),
           $received_at: row.received_at,
-          $sig: storedSignature(row.sig),
+          $sig: row.sig,
           $outcome: this.idOf(row.outcome),
           $drop_class: this.idOf(row.drop_class),
           $instruction: this.idOf(row.instruction),
