@@ -15,7 +15,8 @@
 // Size: keys are integers (the payer's 8-byte key, the attempt key), low-cardinality strings
 // (program, account, outcome, drop class, instruction, error, provider) are ids of `names`. A
 // signature stays text: as its 64 bytes it saved 24 bytes an attempt but cost ~23 µs of base58
-// encoding an item on every page and ~36 µs an attempt written (bench/README.md, "wallet").
+// encoding an item on every page and half of what writing the store cost a refresh (bench/README.md,
+// "wallet" and "refresh"). ~156 bytes an attempt on disk.
 
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync } from "node:fs";
@@ -81,7 +82,7 @@ export type WalletStoreCounts = { landed: number; failedOnchain: number; dropped
 export type WalletStorePage = { items: WalletStoreItem[]; counts: WalletStoreCounts };
 
 export type WalletStoreQuery = {
-  /** The payer's key (decimal UBIGINT or bigint). */
+  /** The payer's key (serving/payer-key.ts). */
   payer: bigint;
   program: string;
   accountId: string | null;
