@@ -5,12 +5,17 @@
 // Per route: max requests/s (closed loop, 32 concurrent), then p99 latency at half that rate
 // (open loop). Last line: { ceiling: { rps }, routes: { <route>: { rps, p99Ms, ratio } } }.
 // TXRAY_BENCH_ROUTES=wallet,top-issues measures only those routes; TXRAY_BENCH_SECONDS per phase.
+// `wallet` cycles through 500 wallet pages (answers cached per serving version after the first);
+// `wallet-distinct` asks each page once: every (program, payer) active in the last 7 days in each
+// window, the max-rate and p99 phases on disjoint pages (`distinct` and `repeated` say whether the
+// pages ran out and some were asked again).
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readPointer } from "../src/analytics/serving/pointer";
 import { servingTables } from "../src/analytics/serving/reader";
+import { walletStoreBaseOf } from "../src/analytics/serving/wallet-store";
 import { buildServingTables } from "../src/analytics/tables/build";
 import { createApp } from "../src/api/app";
 import { loadConfig } from "../src/config";
@@ -120,15 +125,25 @@ async function p99AtRate(base: string, urls: string[], rps: number): Promise<num
 async function main(): Promise<void> {
   const envelopes = benchEnvelopes();
   const { ctx, generated } = await benchLake(envelopes);
-  if (!readPointer(ctx.paths) || !existsSync(join(ctx.paths.tables, readPointer(ctx.paths)!.file)))
+  const pointer = readPointer(ctx.paths);
+  // A version without its wallet-page store (built before there was one) is built again.
+  if (
+    !pointer ||
+    !existsSync(join(ctx.paths.tables, pointer.file)) ||
+    walletStoreBaseOf(ctx.paths.tables, pointer.version) === null
+  )
     await buildServingTables(ctx);
   const tables = await servingTables(ctx);
-  // 500 (program, payer) pairs active in the last 7 days, spread by hash (from the lake: wallet pages read it).
+  // 500 (program, payer) pairs active in the last 7 days, spread by hash.
   const wallets = await ctx.duck.all<{ program: string; payer: string }>(
     `SELECT program, payer FROM (
        SELECT DISTINCT program::VARCHAR AS program, payer FROM read_parquet('${ctx.paths.dataset("envelopes")}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})
        WHERE epoch_ms(received_at) BETWEEN ${tables.clock - 7 * 86_400_000} AND ${tables.clock}
      ) ORDER BY hash(payer), program LIMIT 500`,
+  );
+  const activeWallets = await ctx.duck.all<{ program: string; payer: string }>(
+    `SELECT DISTINCT program::VARCHAR AS program, payer FROM read_parquet('${ctx.paths.dataset("envelopes")}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})
+     WHERE epoch_ms(received_at) BETWEEN ${tables.clock - 7 * 86_400_000} AND ${tables.clock} ORDER BY hash(payer, program)`,
   );
   const programs = generated.programs;
   const windows = ["1d", "7d", "30d"];
@@ -139,6 +154,9 @@ async function main(): Promise<void> {
     "top-issues": each((p, w) => `/v1/top-issues/${p}?window=${w}&limit=20`),
     "cu-headroom": each((p, w) => `/v1/cu-headroom/${p}?window=${w}`),
     wallet: wallets.map((w, i) => `/v1/wallet/${w.program}/${w.payer}?window=${windows[i % 3]}&limit=50`),
+    "wallet-distinct": activeWallets.flatMap((w) =>
+      windows.map((window) => `/v1/wallet/${w.program}/${w.payer}?window=${window}&limit=50`),
+    ),
     "provider-report": each((p, w) => `/v1/provider-report/${p}?window=${w}`),
   };
   ctx.close();
@@ -168,9 +186,21 @@ async function main(): Promise<void> {
     const only = process.env.TXRAY_BENCH_ROUTES?.split(",");
     for (const [name, urls] of Object.entries(routeUrls)) {
       if (only && !only.includes(name)) continue;
+      // Distinct pages: the warm-up, the max rate and the p99 phase each on pages not asked before.
+      const distinct = name === "wallet-distinct";
+      const half = Math.floor((urls.length + 50) / 2);
       await maxRate(base, urls.slice(0, 50)); // warm-up (opens the serving file, fills caches)
-      const max = await maxRate(base, urls);
-      const p99Ms = await p99AtRate(base, urls, max.rps / 2);
+      const max = await maxRate(base, distinct ? urls.slice(50, half) : urls);
+      const p99Ms = await p99AtRate(base, distinct ? urls.slice(half) : urls, max.rps / 2);
+      if (distinct)
+        console.error(
+          JSON.stringify({
+            route: name,
+            distinct: urls.length,
+            asked: Math.round(max.rps * SECONDS),
+            repeated: max.rps * SECONDS > half - 50 || (max.rps / 2) * SECONDS > urls.length - half,
+          }),
+        );
       const bytes = max.bytes.sort((a, b) => a - b)[Math.floor(max.bytes.length / 2)];
       // The route's own ceiling: a constant body of its median size, measured right after it.
       const ceilingRps = (await maxRate(base, [`/ceiling/${bytes}`])).rps;

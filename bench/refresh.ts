@@ -95,6 +95,7 @@ export function workingCopy(from: string, to: string): void {
       if (entry.isDirectory()) walk(s, t);
       else if (
         s.includes(`${join("tables", "state")}`) ||
+        entry.name.startsWith("wallets-") ||
         entry.name === "control.sqlite" ||
         entry.name.endsWith(".json")
       ) {

@@ -5,8 +5,10 @@
 // from the whole lake at the same clock. Every answer of every route, scope and window is equal,
 // wallet pages and bot scores included. Each incremental run reads only what it had not read.
 // Days the retention job removes are forgotten without a rebuild when no window covers them; a
-// state of the previous schema is upgraded in place.
+// state of the previous schema is upgraded in place. Along the way, wallet pages from the wallet-page store
+// equal those read from the lake (pending attempts, their resolution, a rebuild, retention).
 
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +27,11 @@ import {
   topIssues,
   walletHistory,
 } from "../../src/analytics/queries";
+import { windowRange } from "../../src/analytics/queries/common";
+import { storedWalletPage } from "../../src/analytics/queries/wallet-history";
 import { payerKey } from "../../src/analytics/serving/payer-key";
+import { servingTables } from "../../src/analytics/serving/reader";
+import { WalletStoreReader, walletStoreBases, walletStoreFile } from "../../src/analytics/serving/wallet-store";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { openState } from "../../src/analytics/tables/state";
 import { PAYER_TABLES, upgradeState } from "../../src/analytics/tables/upgrade";
@@ -37,6 +43,7 @@ import { sqlString } from "../../src/lake/duckdb";
 import { applyRetention } from "../../src/ops/retention";
 import { testContext } from "../helpers/context";
 import { END_MS, untilVersion } from "./support";
+import { expectStoreEqualsLake, walletsOf } from "./wallet-store-support";
 
 /** The newest schema an older state reaches by upgrades in place (upgrade.ts); from it, a rebuild. */
 const LAST_UPGRADABLE_SCHEMA = 10;
@@ -231,6 +238,9 @@ test(
     expect(arrived).toMatchObject({ full: false, attempts: 3_000, resolutions: 0 });
     const pending = await baseline(ctx, { program, window: "1d", accountId: null });
     expect(pending.pending).toBeGreaterThan(before.pending);
+    const storeOptions = { programs: [program], accountId: accounts[0] };
+    const pendingItems = await expectStoreEqualsLake(ctx, await servingTables(ctx), storeOptions);
+    expect(pendingItems.some((item) => item.pending)).toBe(true);
 
     a.moveIn("resolutions");
     // Compaction of a partition of today: once over parts all taken in, once with a part not taken in yet.
@@ -246,6 +256,25 @@ test(
     expect(resolved.resolutions).toBeGreaterThan(2_000);
     const after = await baseline(ctx, { program, window: "1d", accountId: null });
     expect(after.rates.attempts).toBeGreaterThan(pending.rates.attempts);
+    // A resolution replaces the pending row; the version read before keeps its own rows.
+    const resolvedTables = await servingTables(ctx);
+    await expectStoreEqualsLake(ctx, resolvedTables, storeOptions);
+    const previousStore = WalletStoreReader.open(ctx.paths.tables, arrived.version);
+    try {
+      const pendingIn = (walletStore: WalletStoreReader | null, wallet: string) =>
+        storedWalletPage(
+          ctx,
+          { walletStore },
+          { program, wallet, window: windowRange(resolvedTables, "1d"), accountId: null, limit: 500, position: null },
+        )!.items.filter((item) => item.pending).length;
+      const wallets = await walletsOf(ctx, program, END_MS - 30 * 24 * HOUR);
+      const sum = (counts: number[]) => counts.reduce((a, b) => a + b, 0);
+      expect(sum(wallets.map((wallet) => pendingIn(previousStore, wallet)))).toBeGreaterThan(
+        sum(wallets.map((wallet) => pendingIn(resolvedTables.walletStore, wallet))),
+      );
+    } finally {
+      previousStore?.close();
+    }
 
     // A burst larger than one refresh takes in (maxRows): three 5-minute slices published one after
     // another, taken in over several refreshes in the order they were published, each refresh
@@ -330,8 +359,33 @@ test(
 
     const forgotten = await refresh();
     expect(forgotten).toMatchObject({ full: false, partsRead: 0 });
+    // The store forgot what is before its kept days, and only the store the kept versions read is left.
+    await expectStoreEqualsLake(ctx, await servingTables(ctx), {
+      programs: world.programs.slice(0, 1),
+      accountId: accounts[0],
+      windows: ["30d"],
+    });
+    const stores = walletStoreBases(ctx.paths.tables);
+    expect(stores).toHaveLength(1);
+    const store = new Database(walletStoreFile(ctx.paths.tables, stores[0]), { readonly: true });
+    try {
+      const count = store.query<{ n: number }, [number]>("SELECT count(*) AS n FROM attempts WHERE received_at < ?");
+      expect(count.get(Number.MAX_SAFE_INTEGER)?.n).toBeGreaterThan(0);
+      expect(count.get((Math.floor(clock / (24 * HOUR)) - 31) * 24 * HOUR)?.n).toBe(0);
+    } finally {
+      store.close();
+    }
     const incremental = await everything();
-    expect(await refresh({ full: true })).toMatchObject({ full: true });
+    const [storeBefore] = walletStoreBases(ctx.paths.tables);
+    const rebuiltRun = await refresh({ full: true });
+    expect(rebuiltRun).toMatchObject({ full: true });
+    // A rebuild writes a new store; the previous version still reads the one before.
+    expect(walletStoreBases(ctx.paths.tables)).toEqual([storeBefore, rebuiltRun.version]);
+    await expectStoreEqualsLake(ctx, await servingTables(ctx), {
+      programs: world.programs.slice(0, 1),
+      accountId: accounts[0],
+      windows: ["30d"],
+    });
     const rebuilt = await everything();
     for (const key of Object.keys(rebuilt))
       expect({ key, answer: incremental[key] }).toEqual({ key, answer: rebuilt[key] });

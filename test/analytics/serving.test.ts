@@ -18,6 +18,7 @@ import { readPointer } from "../../src/analytics/serving/pointer";
 import { PRECOMPUTED_ROUTES, type PrecomputedRoute } from "../../src/analytics/serving/precomputed-answers";
 import { ServingTables } from "../../src/analytics/serving/reader";
 import { answerJson, shareAnswer } from "../../src/analytics/serving/shared-answer-text";
+import { walletStoreBases } from "../../src/analytics/serving/wallet-store";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { WINDOW_NAMES, WINDOWS, type WindowName } from "../../src/analytics/windows";
 import { dataPaths } from "../../src/lake/paths";
@@ -297,7 +298,7 @@ describe("wallet pages", () => {
     }
   }, 60_000);
 
-  test("a version's side files go with it; no wallet store is written", async () => {
+  test("a version's side files go with it; one wallet-page store, none of the old layout", async () => {
     const before = readPointer(world.ctx.paths)!.version;
     await buildServingTables(world.ctx);
     await buildServingTables(world.ctx);
@@ -309,6 +310,7 @@ describe("wallet pages", () => {
     expect(files).toEqual([...versionFiles(current - 1), ...versionFiles(current)].sort());
     expect(current).toBeGreaterThan(before);
     expect(existsSync(join(world.ctx.paths.tables, "wallets"))).toBe(false);
+    expect(walletStoreBases(world.ctx.paths.tables)).toHaveLength(1);
     tables = await untilVersion(world.ctx, current);
   }, 30_000);
 });

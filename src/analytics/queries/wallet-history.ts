@@ -1,11 +1,13 @@
 // wallet/{program}/{wallet}: one payer's attempts on a program in the window, newest first, keyset
-// paginated (opaque signed cursor), with a Rates summary of the whole window. Read from the lake at
-// query time (docs/serving.md#wallet-pages): the program's envelope partitions of the window's days,
-// filtered on the payer, joined on attempt_id with the resolutions of those days and the few after
-// (an attempt resolves on its receipt day or soon after), read only where the payer's bucket can be
-// (resolutions.payer_bucket, lake version 4). The serving version keeps no per-attempt
-// copy for it: such a copy cost ~115 bytes per attempt on disk and most of a refresh's CPU.
-// Cached per serving version (the window ends at its clock).
+// paginated (opaque signed cursor: sent_at, then the attempt key), with a Rates summary of the whole
+// window. Read from the wallet-page store the tables job keeps (docs/serving.md#wallet-pages): one
+// index range of the payer's rows on the program as the serving version has them, so a page is two
+// prepared SQLite statements (the page, the window's counts), tens of microseconds. A version built
+// before the store, or one whose replaced rows were already collected (a reader that has not switched
+// to a newer version), reads the lake instead (walletPage below): the program's envelope partitions
+// of the window's days, filtered on the payer, joined on attempt_id with the resolutions of those
+// days and the few after, ~100–300 ms of CPU. Both answer the same items, order, cursor and counts
+// for what the version took in. Cached per serving version (the window ends at its clock).
 
 import { z } from "zod";
 import type { Context } from "../../context";
@@ -16,7 +18,8 @@ import { utcDay } from "../../lake/paths";
 import { payerBucketSql, readLakeSql } from "../../lake/schema";
 import { parseLimit } from "../../shared/pagination";
 import { type Rates, rates } from "../../shared/stats";
-import { servingTables } from "../serving/reader";
+import { payerKeyOf } from "../serving/payer-key";
+import { type ServingTables, servingTables } from "../serving/reader";
 import { RESOLUTION_LAG_DAYS } from "./attempt-evidence";
 import {
   address,
@@ -75,16 +78,58 @@ export async function walletHistory(ctx: Context, input: WalletHistoryParams): P
   const tables = await servingTables(ctx);
   requireKnownProgram(tables, params.program);
   const window = windowRange(tables, params.window);
-  return tables.cached(walletAnswerKey(params, limit), () =>
-    walletPage(ctx, {
+  return tables.cached(walletAnswerKey(params, limit), async () => {
+    const query = {
       program: params.program,
       wallet: params.wallet,
       window,
       accountId: params.accountId,
       limit,
       position,
-    }),
-  );
+    };
+    return storedWalletPage(ctx, tables, query) ?? (await walletPage(ctx, query));
+  });
+}
+
+/** The page from the version's wallet-page store; null when it cannot answer it (the lake then). */
+export function storedWalletPage(
+  ctx: Pick<Context, "cursors">,
+  tables: Pick<ServingTables, "walletStore">,
+  query: WalletPageQuery,
+): WalletHistoryResponse | null {
+  const page = tables.walletStore?.page({
+    payer: payerKeyOf(query.wallet),
+    program: query.program,
+    accountId: query.accountId,
+    since: query.window.since,
+    until: query.window.until,
+    after: query.position === null ? null : { sentAt: query.position.s, attemptKey: query.position.k },
+    rows: query.limit + 1,
+  });
+  if (!page) return null;
+  const shown = page.items.slice(0, query.limit);
+  const last = shown.at(-1);
+  return {
+    program: query.program,
+    wallet: query.wallet,
+    window: query.window,
+    summary: rates(page.counts),
+    items: shown.map((item) => ({
+      sig: item.sig,
+      sentAt: item.sentAt,
+      receivedAt: item.receivedAt,
+      outcome: item.outcome,
+      pending: item.outcome === null,
+      dropClass: item.dropClass,
+      instruction: item.instruction,
+      errName: item.errName,
+      rpcLabel: item.rpcLabel,
+    })),
+    nextCursor:
+      page.items.length > query.limit && last
+        ? ctx.cursors.encode({ s: last.sentAt, k: last.attemptKey } satisfies Position)
+        : null,
+  };
 }
 
 const walletAnswerKey = (params: z.output<typeof walletParams>, limit: number) =>
@@ -94,8 +139,9 @@ const WALLET_PATH = /^\/v1\/wallet\/([^/]+)\/([^/]+)$/;
 
 /**
  * Tokens of the public rate limit a request takes (PUBLIC_LAKE_READ_COST, docs/api.md#limits): a
- * public wallet page the serving version has not answered yet reads the lake (a DuckDB scan of the
- * payer's window, ~100–300 ms of CPU), so it takes `lakeReadCost`; an account-scoped page too (its
+ * public wallet page the serving version has not answered yet takes `lakeReadCost` (it may read the
+ * lake, a DuckDB scan of the payer's window, ~100–300 ms of CPU, when the version has no wallet-page
+ * store or is too old for it; the store answers in microseconds); an account-scoped page too (its
  * account is known only once its key is checked); every other request, and a cached page, 1. A
  * request the route will refuse (a malformed address or window) takes 1: it reads nothing.
  */

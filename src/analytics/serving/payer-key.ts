@@ -7,3 +7,9 @@
 
 /** SQL for the key of the payer address in `address` (a column, a parameter or a literal). */
 export const payerKey = (address: string) => `md5_number_lower(${address})`;
+
+/** The same key computed here (DuckDB's md5_number_lower: bytes 8–15 of the md5, little-endian). */
+export function payerKeyOf(address: string): bigint {
+  const digest = new Bun.CryptoHasher("md5").update(address).digest();
+  return new DataView(digest.buffer, digest.byteOffset, digest.byteLength).getBigUint64(8, true);
+}

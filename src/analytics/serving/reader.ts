@@ -6,7 +6,8 @@
 // within a version), so a hot question costs a map lookup.
 //
 // Opening a version also loads what makes requests skip DuckDB entirely: the known programs (the
-// 404 decision) and the precomputed public answers (serving/precomputed-answers.ts).
+// 404 decision), the precomputed public answers (serving/precomputed-answers.ts) and the wallet-page
+// store the version reads (serving/wallet-store.ts).
 
 import { join } from "node:path";
 import {
@@ -23,6 +24,7 @@ import type { WindowName } from "../windows";
 import { answersFile, readPointer, type ServingPointer } from "./pointer";
 import { PrecomputedAnswers, type PrecomputedRoute } from "./precomputed-answers";
 import { shareAnswer } from "./shared-answer-text";
+import { WalletStoreReader } from "./wallet-store";
 
 const POINTER_CHECK_MS = 250;
 const POOL_SIZE = 4;
@@ -41,6 +43,7 @@ export class ServingTables {
   private closed = false;
   private programs = new Set<string>();
   private answersByRoute = PrecomputedAnswers.none();
+  private wallets: WalletStoreReader | null = null;
 
   private constructor(
     readonly pointer: ServingPointer,
@@ -76,6 +79,12 @@ export class ServingTables {
     const known = await this.all<{ program: string }>(sqlFile("known_programs"));
     this.programs = new Set(known.map((row) => row.program));
     this.answersByRoute = await PrecomputedAnswers.read(answersFile(tablesDir, this.version));
+    this.wallets = WalletStoreReader.open(tablesDir, this.version);
+  }
+
+  /** The wallet-page store this version reads; null for a version built before it (pages then read the lake). */
+  get walletStore(): WalletStoreReader | null {
+    return this.wallets;
   }
 
   /** Whether txray has any data for the program (attempts in retention or a deploy). */
@@ -178,6 +187,7 @@ export class ServingTables {
       connection.closeSync();
     }
     this.instance.closeSync();
+    this.wallets?.close();
   }
 }
 

@@ -3,20 +3,24 @@
 // version, −1 the version it replaces), so every additive state takes the batch as a delta and its
 // cost follows the batch, not the history. What each state is: rollups.ts (units), issues.ts (the
 // issues' payers), payers.ts (the bot score's units); this module turns arrivals into changes and
-// hands them on.
+// hands them on, and writes them into the wallet-page store (wallet-store.ts).
 
 import { applyIssueArrivalsSql } from "./issues";
 import { PAYER_CHANGE_COLUMNS, refreshPayerUnitsSql } from "./payers";
 import { firstRecentMinute, MINUTE_MS, MINUTE_ROLLUPS } from "./recent";
 import { applyDeltaSql, keptHoursFrom, ROLLUPS } from "./rollups";
 import { ATTEMPT_NAMES, RESOLUTION_NAMES, type StateDb } from "./state";
+import type { WalletStoreWriter } from "./wallet-store";
 import type { WindowBounds } from "./window-bounds";
 import { DAY_MS, HOUR_MS } from "./window-bounds";
 
 const COLUMNS = ATTEMPT_NAMES.join(", ");
 
-/** `full`: a rebuild (the issues' per-segment figures are aggregated once at its end, not logged per change). */
-export type ApplyContext = { bounds: WindowBounds; full: boolean };
+/**
+ * `full`: a rebuild (the issues' per-segment figures are aggregated once at its end, not logged per change).
+ * `wallets`: the wallet-page store the changes are written into.
+ */
+export type ApplyContext = { bounds: WindowBounds; full: boolean; wallets?: WalletStoreWriter };
 
 /** Applies the payer changes gathered since the last call (payers.ts). */
 export async function applyPayerChanges(state: StateDb): Promise<void> {
@@ -117,6 +121,7 @@ function changesInKeptHoursSql(keptFrom: number, hourDays: number[]): string {
 async function applyChanges(state: StateDb, context: ApplyContext): Promise<number> {
   const [{ n }] = await state.all<{ n: number }>("SELECT count(*) FILTER (WHERE sign > 0) AS n FROM changes");
   if (Number(n) === 0) return 0;
+  await context.wallets?.take(state);
   const today = Math.floor(context.bounds.clock / 86_400_000);
   // Hour and minute units are kept for few days: only the changes in those go into their deltas.
   const keptFrom = Math.min(...ROLLUPS.map((r) => keptHoursFrom(r, today) ?? Number.POSITIVE_INFINITY));

@@ -5,8 +5,8 @@
 // the units the ranges need, the intake of what arrived as deltas of per-unit rollups (rollups.ts,
 // apply.ts), the payers, the bookkeeping of parts taken, the commit, then the version (a small
 // DuckDB file of every window's, deploy's and day's figures merged from units, and the public
-// answers) and the pointer's switch. Wallet pages are read from the lake at query time
-// (queries/wallet-history.ts). A run's cost follows what arrived and the number of units a figure
+// answers) and the pointer's switch. The changes also go into the wallet-page store
+// (wallet-store.ts), which a version reads with its own version number. A run's cost follows what arrived and the number of units a figure
 // merges, not the history. A rebuild (`full`, or a state that is missing, of another schema, or
 // behind a retention removal) reads the whole lake, day by day, with the same code and answers.
 //
@@ -20,7 +20,7 @@ import { recordLakeTakenBefore, withLease } from "../../control";
 import { byteSize } from "../../lake/duckdb";
 import { fault } from "../../shared/fault";
 import { checkStop } from "../../shared/stop";
-import { answersFile, nextVersion, servingFile } from "../serving/pointer";
+import { answersFile, nextVersion, readPointer, servingFile } from "../serving/pointer";
 import type { ApplyContext } from "./apply";
 import type { Repair } from "./edges";
 import { deployFiles, type LakePart, listLakeParts, newestReceivedAt, partsToCount, takenInLake } from "./intake";
@@ -52,6 +52,7 @@ import {
   writeVersionAnswers,
 } from "./steps";
 import { STATE_SCHEMA } from "./versions";
+import { removeUnreadWalletStores, WalletStoreWriter } from "./wallet-store";
 
 export type BuildOptions = {
   /** Rebuild the state from the whole lake. */
@@ -182,11 +183,18 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   const maxRows = options.maxRows ?? memoryRows;
 
   let state = await openState(ctx.paths.tables, ctx.duckOptions("tables"));
-  const stateFacts = await readStateFacts(state);
+  // A state without its wallet store (removed, or kept before there was one) is rebuilt like a missing state: the
+  // store holds what the state took in.
+  const readFacts = await readStateFacts(state);
+  const stateFacts = (await WalletStoreWriter.kept(state, ctx.paths.tables))
+    ? readFacts
+    : { ...readFacts, clock: null };
   const full = options.full === true;
   const continuable = stateRebuildReason(full, stateFacts) === null;
   if (!continuable) state = await startFresh(state, ctx);
   const version = nextVersion(ctx.paths);
+  const previousVersion = readPointer(ctx.paths)?.version ?? null;
+  let wallets: WalletStoreWriter | null = null;
   let result: BuildResult;
   try {
     // What arrived: listed under the lake lease, so no publish or compaction is half seen.
@@ -208,6 +216,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     // the state's own old days; anything else (a day a window still covers, part of a day) starts over.
     const rebuild = rebuildReason({ full, state: stateFacts, listed, taken, now });
     if (continuable && rebuild !== null) state = await startFresh(state, ctx);
+    wallets = await WalletStoreWriter.open(state, ctx.paths.tables, version);
     const plan = await step("plan", async () => {
       const rows = await countRows(state, partsToCount(listed, rebuild === null ? (taken ?? []) : []));
       return planRefresh({ full, state: stateFacts, listed, taken, rows, now, chunkRows, maxRows });
@@ -252,7 +261,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
         repaired,
       });
 
-    const context: ApplyContext = { bounds: ranges.bounds, full: plan.full };
+    const context: ApplyContext = { bounds: ranges.bounds, full: plan.full, wallets };
     const segments = new Map<string, string[]>();
     const intake = await step("intake", () =>
       plan.intakeStep === "rebuild"
@@ -263,10 +272,11 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
     await step("payers", async () => {
       await mergePayerChanges(state, plan.rescore);
       await forgetExpired(state, { today: ranges.today, removedDays: plan.forgetDays, clock });
+      wallets?.forget(ranges.today, plan.forgetDays);
       await scoreChangedPayers(state, ranges.bounds, plan.rescore);
     });
     await step("bookkeeping", () => recordParts(state, plan.intake.parts, plan.intake.rows, segments));
-    await state.setMeta({ schema: STATE_SCHEMA, clock, version });
+    await state.setMeta({ schema: STATE_SCHEMA, clock, version, wallet_store: wallets.base });
     await step("commit", () => state.run("COMMIT"));
     // Everything published before the listing is taken in, or (some left for the next refresh)
     // before the first part left: compaction may merge it. A refresh that is behind under steady
@@ -282,6 +292,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       writeVersionAnswers(state, clock, answersFile(ctx.paths.tables, version)),
     );
     await step("checkpoint", () => closeServing(state));
+    steps.wallets = Math.round(wallets.ms); // within intake: the wallet-page store's writes
     result = {
       version,
       full: plan.full,
@@ -300,6 +311,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   } catch (error) {
     await state.run("ROLLBACK").catch(() => undefined); // the open transaction, if any
     state.close();
+    wallets?.close();
     removeVersionFiles(ctx.paths, version);
     throw error;
   }
@@ -307,6 +319,16 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
   rmSync(`${servingFile(ctx.paths, version)}.wal`, { force: true });
   fault("tables:after-build");
   publishVersion(ctx.paths, { version, clock: result.clock, builtAt: Date.now() });
+  if (wallets) {
+    // The versions kept on disk are this one and the previous: rows replaced before the previous are read by neither.
+    try {
+      if (previousVersion !== null) wallets.collect(previousVersion);
+    } finally {
+      wallets.close();
+    }
+    const kept = previousVersion === null ? [version] : [version, previousVersion];
+    removeUnreadWalletStores(ctx.paths.tables, kept, wallets.base);
+  }
   return { ...result, seconds: (performance.now() - started) / 1000 };
 }
 
