@@ -17,6 +17,7 @@ import {
   baselineAnswers,
   ecosystem,
   providerReport,
+  releaseDiff,
   topIssues,
 } from "../../src/analytics/queries";
 import { providerSends7d } from "../../src/analytics/queries/diagnose-drop";
@@ -35,6 +36,11 @@ const FORGED = 200;
 /** Forged drops of an issue no other account has (a fingerprint of their own). */
 const FORGED_ISSUE = 40;
 const FORGED_FINGERPRINT = "v1:f0f0f0f0f0f0f0f0";
+/** When the forged issue's drops are sent: after the program's latest deploy (END_MS − 12 h), so its drop class is new there. */
+const FORGED_ISSUE_AT = Date.UTC(2025, 10, 20, 18);
+/** Drops of a program nobody ever saw on chain, from an account that reports nothing else. */
+const MADE_UP_DROPS = 20;
+const MADE_UP_PROGRAM = "MadeUp1111111111111111111111111111111111111";
 /** Forged sends left pending (no resolution), sent after every real one. */
 const FORGED_PENDING = 30;
 let ctx: ScoreContext;
@@ -49,6 +55,7 @@ const publicViews = async () => ({
   providerReport: await providerReport(ctx, { program, window: "1d", accountId: null }),
   diagnoseDropProvider: await providerSends7d(ctx, helius),
   topIssues: await topIssues(ctx, { program, window: "1d", accountId: null, limit: 500 }),
+  releaseDiff: await releaseDiff(ctx, { program, window: "1d", accountId: null }),
   ecosystem: (await ecosystem(ctx, { window: "1d" })).programs.find((row) => row.program === program),
   programTotal: await (await servingTables(ctx)).all<{ attempts: number; last_seen: number }>(
     "SELECT attempts, last_seen FROM programs WHERE scope = '*' AND program = $1",
@@ -62,7 +69,7 @@ const landingRow = async () => {
 
 beforeAll(async () => {
   ctx = await scoreContext(END_MS, { PUBLIC_RATE_PER_MINUTE: "20", PUBLIC_LAKE_READ_COST: "10" });
-  const accounts = ["team-a", "team-b", "forger"].map(
+  const accounts = ["team-a", "team-b", "forger", "made-up"].map(
     (name) => createAccountKey(ctx.control, name, "ingest", END_MS).record.accountId,
   );
   forger = accounts[2];
@@ -110,18 +117,34 @@ beforeAll(async () => {
      FROM (SELECT * FROM ${parquet("resolutions")} WHERE outcome = 'dropped' LIMIT 1) t, range(1, ${FORGED + 1}) r(k)`,
   );
   // Its drops of an issue of their own (the first ones' envelopes, resolved with another fingerprint),
-  // and sends the resolver has not decided yet, the newest of the program.
+  // sent after the deploy, and sends the resolver has not decided yet, the newest of the program.
   await copy(
     "envelopes",
-    `SELECT * EXCLUDE (k) REPLACE ('forged-issue-' || k AS attempt_id, 'forged-issue-sig-' || k AS sig)
+    `SELECT * EXCLUDE (k) REPLACE ('forged-issue-' || k AS attempt_id, 'forged-issue-sig-' || k AS sig,
+       ${instantSql(`${FORGED_ISSUE_AT} + k`)} AS received_at, ${instantSql(`${FORGED_ISSUE_AT} + k`)} AS sent_at)
      FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE account_id = '${forger}' LIMIT ${FORGED_ISSUE})`,
     "forged-issue",
   );
   await copy(
     "resolutions",
-    `SELECT t.* REPLACE ('forged-issue-' || r.k AS attempt_id, '${FORGED_FINGERPRINT}' AS fingerprint)
+    `SELECT t.* REPLACE ('forged-issue-' || r.k AS attempt_id, '${FORGED_FINGERPRINT}' AS fingerprint,
+       ${instantSql(`${FORGED_ISSUE_AT} + 90000 + r.k`)} AS resolved_at)
      FROM (SELECT * FROM ${parquet("resolutions")} WHERE account_id = '${forger}' LIMIT 1) t, range(1, ${FORGED_ISSUE + 1}) r(k)`,
     "forged-issue",
+  );
+  // Another account's drops of a made-up program (the forger's first ones, moved there).
+  await copy(
+    "envelopes",
+    `SELECT * EXCLUDE (k) REPLACE ('made-up-' || k AS attempt_id, 'made-up-sig-' || k AS sig, '${accounts[3]}' AS account_id,
+       '${MADE_UP_PROGRAM}' AS program)
+     FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE account_id = '${forger}' LIMIT ${MADE_UP_DROPS})`,
+    "made-up",
+  );
+  await copy(
+    "resolutions",
+    `SELECT t.* REPLACE ('made-up-' || r.k AS attempt_id, '${accounts[3]}' AS account_id, '${MADE_UP_PROGRAM}' AS program)
+     FROM (SELECT * FROM ${parquet("resolutions")} WHERE account_id = '${forger}' LIMIT 1) t, range(1, ${MADE_UP_DROPS + 1}) r(k)`,
+    "made-up",
   );
   const pendingAt = END_MS - 60_000;
   await copy(
@@ -256,5 +279,37 @@ test("baseline's ecosystem counts only programs seen on chain, as the ecosystem 
   } finally {
     connection.closeSync();
     instance.closeSync();
+  }
+});
+
+test("its drops make no drop class look new after a deploy", async () => {
+  const after = await publicViews();
+  expect(after.releaseDiff.deploy.effectiveAt).toBeLessThan(FORGED_ISSUE_AT);
+  expect(after.releaseDiff.issues.some((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toBe(false);
+  expect(after.releaseDiff).toEqual(before.releaseDiff);
+  // Its own view shows the class as new after the deploy.
+  const own = await releaseDiff(ctx, { program, window: "1d", accountId: forger });
+  expect(own.issues.find((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toMatchObject({
+    preCount: 0,
+    postCount: FORGED_ISSUE,
+  });
+});
+
+test("baseline's ecosystem accounts: only accounts that count, on programs seen on chain", async () => {
+  expect((await baseline(ctx, { program, window: "1d", accountId: null })).ecosystemAccounts).toBe(2);
+  // Unweighted, every account's drops count; the made-up program's account is still not the ecosystem's.
+  const config = ctx.config as { PUBLIC_UNCONFIRMED_PER_CONFIRMED: number };
+  const limit = config.PUBLIC_UNCONFIRMED_PER_CONFIRMED;
+  config.PUBLIC_UNCONFIRMED_PER_CONFIRMED = Number.POSITIVE_INFINITY;
+  try {
+    await buildServingTables(ctx);
+    await freshServingTables(ctx);
+    const unweighted = await baseline(ctx, { program, window: "1d", accountId: null });
+    expect(unweighted.accounts).toBe(3);
+    expect(unweighted.ecosystemAccounts).toBe(3);
+  } finally {
+    config.PUBLIC_UNCONFIRMED_PER_CONFIRMED = limit;
+    await buildServingTables(ctx);
+    await freshServingTables(ctx);
   }
 });
