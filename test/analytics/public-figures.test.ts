@@ -16,12 +16,14 @@ import {
   baseline,
   baselineAnswers,
   ecosystem,
+  payerBotScore,
   providerReport,
   releaseDiff,
   topIssues,
 } from "../../src/analytics/queries";
 import { providerSends7d } from "../../src/analytics/queries/diagnose-drop";
 import { freshServingTables, servingTables } from "../../src/analytics/serving/reader";
+import { sqlLiteral } from "../../src/analytics/sql";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { buildRowSource } from "../../src/analytics/tables/precompute-answers";
 import { accountWeights, shareCeiling } from "../../src/analytics/tables/public-weights";
@@ -47,6 +49,8 @@ let ctx: ScoreContext;
 let program: string;
 let forger: string;
 let helius: string;
+/** Payers of the other accounts' failures, which the forged sends name, from a script. */
+let namedPayers: string[];
 let before: Awaited<ReturnType<typeof publicViews>>;
 let landingBefore: Awaited<ReturnType<typeof landingRow>>;
 
@@ -61,6 +65,7 @@ const publicViews = async () => ({
     "SELECT attempts, last_seen FROM programs WHERE scope = '*' AND program = $1",
     [program],
   ),
+  botScores: await Promise.all(namedPayers.map((payer) => payerBotScore(ctx, payer))),
 });
 const landingRow = async () => {
   await runLandingScore(ctx, { date: DATE, minimumSends: 10 });
@@ -92,11 +97,17 @@ beforeAll(async () => {
   [{ helius }] = await ctx.duck.all<{ helius: string }>(
     `SELECT any_value(rpc_hash) AS helius FROM ${parquet("envelopes")} WHERE rpc_label = 'helius'`,
   );
+  namedPayers = (
+    await ctx.duck.all<{ payer: string }>(
+      `SELECT DISTINCT e.payer FROM ${parquet("envelopes")} e JOIN ${parquet("resolutions")} r USING (attempt_id)
+       WHERE r.outcome <> 'landed' ORDER BY e.payer LIMIT 20`,
+    )
+  ).map((row) => row.payer);
   before = await publicViews();
   landingBefore = await landingRow();
-  // The forged sends: real envelope and resolution rows of the program made the forger's, from payers
-  // of its own, sent through helius on the snapshot's date, each declared dropped (as an unknown
-  // signature is).
+  // The forged sends: real envelope and resolution rows of the program made the forger's, naming the
+  // other accounts' payers as sent by a script (a payer's bot score reads its adapter and timing),
+  // sent through helius on the snapshot's date, each declared dropped (as an unknown signature is).
   const sentAt = Date.UTC(2025, 10, 20, 12);
   const copy = (dataset: string, select: string, name = "forged") =>
     ctx.duck.run(
@@ -104,7 +115,8 @@ beforeAll(async () => {
     );
   await copy(
     "envelopes",
-    `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig, 'ForgedPayer' || (k % 20) AS payer,
+    `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig,
+       ${sqlLiteral(namedPayers)}[1 + k % ${namedPayers.length}] AS payer, 'script' AS wallet_adapter,
        'send' AS kind, 'helius' AS rpc_label, '${helius}' AS rpc_hash, ${instantSql(`${sentAt} + k`)} AS received_at,
        ${instantSql(`${sentAt} + k`)} AS sent_at,
        '2025-11-20' AS day)
@@ -200,6 +212,9 @@ test("its Landing Score row stays where the other accounts put it", async () => 
 
 test("its drops make no public issue, and its pending sends and last send are not the program's", async () => {
   const after = await publicViews();
+  // The payers it names keep their bot scores, and top-issues' segments with them.
+  expect(after.botScores).toEqual(before.botScores);
+  expect(after.botScores.filter((score) => score !== null).length).toBe(namedPayers.length);
   const listed = Object.values(after.topIssues.segments).flat();
   expect(listed.length).toBeGreaterThan(0);
   expect(listed.some((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toBe(false);
@@ -312,4 +327,25 @@ test("baseline's ecosystem accounts: only accounts that count, on programs seen 
     await buildServingTables(ctx);
     await freshServingTables(ctx);
   }
+});
+
+test("once the chain confirmed a send of the program for it, its units count in the payers' bot scores", async () => {
+  // One landed send of the program, from a payer of its own: the payers it named change no units, and
+  // are scored again because it counts now.
+  const lake = ctx.paths.lake;
+  const parquet = (dataset: string) =>
+    `read_parquet('${lake}/${dataset}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})`;
+  const [landed] = await ctx.duck.all<{ attempt_id: string }>(
+    `SELECT attempt_id FROM ${parquet("resolutions")} WHERE outcome = 'landed' AND program = '${program}' ORDER BY attempt_id LIMIT 1`,
+  );
+  for (const dataset of ["envelopes", "resolutions"])
+    await ctx.duck.run(
+      `COPY (SELECT * REPLACE ('forged-landed' AS attempt_id, '${forger}' AS account_id${dataset === "envelopes" ? ", 'ForgersOwnPayer' AS payer" : ""})
+         FROM ${parquet(dataset)} WHERE attempt_id = '${landed.attempt_id}')
+       TO '${lake}/${dataset}' (FORMAT parquet, PARTITION_BY (program, day), FILENAME_PATTERN 'part-forged-landed-{i}', OVERWRITE_OR_IGNORE)`,
+    );
+  await buildServingTables(ctx);
+  await freshServingTables(ctx);
+  const scores = await Promise.all(namedPayers.map((payer) => payerBotScore(ctx, payer)));
+  expect(scores.some((score, k) => score !== before.botScores[k])).toBe(true);
 });

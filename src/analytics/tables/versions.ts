@@ -2,7 +2,7 @@
 // shape bumps one of these, and every reader and writer compares against the same constant.
 
 /** The state's tables (state.ts): a state of another schema is upgraded (upgrade.ts) or rebuilt from the lake. */
-export const STATE_SCHEMA = 11;
+export const STATE_SCHEMA = 12;
 
 /** The serving tables of a version (serving-tables.ts), recorded in the version and its pointer; readers check it. */
 export const SERVING_SCHEMA = 8;
