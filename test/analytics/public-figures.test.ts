@@ -1,9 +1,11 @@
 // Public figures that one account cannot move (docs/serving.md#public-figures): an account reports
-// 200 drops of a program that the chain never saw (random signatures), 40 more that make an issue of
-// their own, 30 sends still pending, and no send of it the chain confirmed there. The program's
-// public baseline (its pending count included), provider report, diagnose-drop's provider figure,
-// top issues, ecosystem row and program total, and its Landing Score row stay where the other
-// accounts' real traffic puts them; the forging account's own view shows everything it sent. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
+// 200 drops of a program that the chain never saw (random signatures) naming the other accounts'
+// payers as a script, 40 more that make an issue of their own after the program's deploy, 30 sends
+// still pending, and no send of it the chain confirmed there. The program's public baseline (its
+// pending count included), provider report, diagnose-drop's provider figure, top issues and the
+// named payers' bot scores, release diff, ecosystem row and program total, and its Landing Score row
+// stay where the other accounts' real traffic puts them; the forging account's own view shows
+// everything it sent. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
 // a wallet page the serving version has not answered yet reads the lake and takes that many
 // requests of the client's budget; the same page again, from the version's cache, takes one.
 
