@@ -1,9 +1,11 @@
 // Public figures that one account cannot move (docs/serving.md#public-figures): an account reports
-// 200 drops of a program that the chain never saw (random signatures), 40 more that make an issue of
-// their own, 30 sends still pending, and no send of it the chain confirmed there. The program's
-// public baseline (its pending count included), provider report, diagnose-drop's provider figure,
-// top issues, ecosystem row and program total, and its Landing Score row stay where the other
-// accounts' real traffic puts them; the forging account's own view shows everything it sent. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
+// 200 drops of a program that the chain never saw (random signatures) naming the other accounts'
+// payers as a script, 40 more that make an issue of their own after the program's deploy, 30 sends
+// still pending, and no send of it the chain confirmed there. The program's public baseline (its
+// pending count included), provider report, diagnose-drop's provider figure, top issues and the
+// named payers' bot scores, release diff, ecosystem row and program total, and its Landing Score row
+// stay where the other accounts' real traffic puts them; the forging account's own view shows
+// everything it sent. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
 // a wallet page the serving version has not answered yet reads the lake and takes that many
 // requests of the client's budget; the same page again, from the version's cache, takes one.
 
@@ -16,11 +18,14 @@ import {
   baseline,
   baselineAnswers,
   ecosystem,
+  payerBotScore,
   providerReport,
+  releaseDiff,
   topIssues,
 } from "../../src/analytics/queries";
 import { providerSends7d } from "../../src/analytics/queries/diagnose-drop";
 import { freshServingTables, servingTables } from "../../src/analytics/serving/reader";
+import { sqlLiteral } from "../../src/analytics/sql";
 import { buildServingTables } from "../../src/analytics/tables/build";
 import { buildRowSource } from "../../src/analytics/tables/precompute-answers";
 import { accountWeights, shareCeiling } from "../../src/analytics/tables/public-weights";
@@ -35,12 +40,19 @@ const FORGED = 200;
 /** Forged drops of an issue no other account has (a fingerprint of their own). */
 const FORGED_ISSUE = 40;
 const FORGED_FINGERPRINT = "v1:f0f0f0f0f0f0f0f0";
+/** When the forged issue's drops are sent: after the program's latest deploy (END_MS − 12 h), so its drop class is new there. */
+const FORGED_ISSUE_AT = Date.UTC(2025, 10, 20, 18);
+/** Drops of a program nobody ever saw on chain, from an account that reports nothing else. */
+const MADE_UP_DROPS = 20;
+const MADE_UP_PROGRAM = "MadeUp1111111111111111111111111111111111111";
 /** Forged sends left pending (no resolution), sent after every real one. */
 const FORGED_PENDING = 30;
 let ctx: ScoreContext;
 let program: string;
 let forger: string;
 let helius: string;
+/** Payers of the other accounts' failures, which the forged sends name, from a script. */
+let namedPayers: string[];
 let before: Awaited<ReturnType<typeof publicViews>>;
 let landingBefore: Awaited<ReturnType<typeof landingRow>>;
 
@@ -49,11 +61,13 @@ const publicViews = async () => ({
   providerReport: await providerReport(ctx, { program, window: "1d", accountId: null }),
   diagnoseDropProvider: await providerSends7d(ctx, helius),
   topIssues: await topIssues(ctx, { program, window: "1d", accountId: null, limit: 500 }),
+  releaseDiff: await releaseDiff(ctx, { program, window: "1d", accountId: null }),
   ecosystem: (await ecosystem(ctx, { window: "1d" })).programs.find((row) => row.program === program),
   programTotal: await (await servingTables(ctx)).all<{ attempts: number; last_seen: number }>(
     "SELECT attempts, last_seen FROM programs WHERE scope = '*' AND program = $1",
     [program],
   ),
+  botScores: await Promise.all(namedPayers.map((payer) => payerBotScore(ctx, payer))),
 });
 const landingRow = async () => {
   await runLandingScore(ctx, { date: DATE, minimumSends: 10 });
@@ -62,7 +76,7 @@ const landingRow = async () => {
 
 beforeAll(async () => {
   ctx = await scoreContext(END_MS, { PUBLIC_RATE_PER_MINUTE: "20", PUBLIC_LAKE_READ_COST: "10" });
-  const accounts = ["team-a", "team-b", "forger"].map(
+  const accounts = ["team-a", "team-b", "forger", "made-up"].map(
     (name) => createAccountKey(ctx.control, name, "ingest", END_MS).record.accountId,
   );
   forger = accounts[2];
@@ -85,11 +99,17 @@ beforeAll(async () => {
   [{ helius }] = await ctx.duck.all<{ helius: string }>(
     `SELECT any_value(rpc_hash) AS helius FROM ${parquet("envelopes")} WHERE rpc_label = 'helius'`,
   );
+  namedPayers = (
+    await ctx.duck.all<{ payer: string }>(
+      `SELECT DISTINCT e.payer FROM ${parquet("envelopes")} e JOIN ${parquet("resolutions")} r USING (attempt_id)
+       WHERE r.outcome <> 'landed' ORDER BY e.payer LIMIT 20`,
+    )
+  ).map((row) => row.payer);
   before = await publicViews();
   landingBefore = await landingRow();
-  // The forged sends: real envelope and resolution rows of the program made the forger's, from payers
-  // of its own, sent through helius on the snapshot's date, each declared dropped (as an unknown
-  // signature is).
+  // The forged sends: real envelope and resolution rows of the program made the forger's, naming the
+  // other accounts' payers as sent by a script (a payer's bot score reads its adapter and timing),
+  // sent through helius on the snapshot's date, each declared dropped (as an unknown signature is).
   const sentAt = Date.UTC(2025, 10, 20, 12);
   const copy = (dataset: string, select: string, name = "forged") =>
     ctx.duck.run(
@@ -97,7 +117,8 @@ beforeAll(async () => {
     );
   await copy(
     "envelopes",
-    `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig, 'ForgedPayer' || (k % 20) AS payer,
+    `SELECT * EXCLUDE (k) REPLACE ('forged-' || k AS attempt_id, '${forger}' AS account_id, 'forged-sig-' || k AS sig,
+       ${sqlLiteral(namedPayers)}[1 + k % ${namedPayers.length}] AS payer, 'script' AS wallet_adapter,
        'send' AS kind, 'helius' AS rpc_label, '${helius}' AS rpc_hash, ${instantSql(`${sentAt} + k`)} AS received_at,
        ${instantSql(`${sentAt} + k`)} AS sent_at,
        '2025-11-20' AS day)
@@ -110,18 +131,34 @@ beforeAll(async () => {
      FROM (SELECT * FROM ${parquet("resolutions")} WHERE outcome = 'dropped' LIMIT 1) t, range(1, ${FORGED + 1}) r(k)`,
   );
   // Its drops of an issue of their own (the first ones' envelopes, resolved with another fingerprint),
-  // and sends the resolver has not decided yet, the newest of the program.
+  // sent after the deploy, and sends the resolver has not decided yet, the newest of the program.
   await copy(
     "envelopes",
-    `SELECT * EXCLUDE (k) REPLACE ('forged-issue-' || k AS attempt_id, 'forged-issue-sig-' || k AS sig)
+    `SELECT * EXCLUDE (k) REPLACE ('forged-issue-' || k AS attempt_id, 'forged-issue-sig-' || k AS sig,
+       ${instantSql(`${FORGED_ISSUE_AT} + k`)} AS received_at, ${instantSql(`${FORGED_ISSUE_AT} + k`)} AS sent_at)
      FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE account_id = '${forger}' LIMIT ${FORGED_ISSUE})`,
     "forged-issue",
   );
   await copy(
     "resolutions",
-    `SELECT t.* REPLACE ('forged-issue-' || r.k AS attempt_id, '${FORGED_FINGERPRINT}' AS fingerprint)
+    `SELECT t.* REPLACE ('forged-issue-' || r.k AS attempt_id, '${FORGED_FINGERPRINT}' AS fingerprint,
+       ${instantSql(`${FORGED_ISSUE_AT} + 90000 + r.k`)} AS resolved_at)
      FROM (SELECT * FROM ${parquet("resolutions")} WHERE account_id = '${forger}' LIMIT 1) t, range(1, ${FORGED_ISSUE + 1}) r(k)`,
     "forged-issue",
+  );
+  // Another account's drops of a made-up program (the forger's first ones, moved there).
+  await copy(
+    "envelopes",
+    `SELECT * EXCLUDE (k) REPLACE ('made-up-' || k AS attempt_id, 'made-up-sig-' || k AS sig, '${accounts[3]}' AS account_id,
+       '${MADE_UP_PROGRAM}' AS program)
+     FROM (SELECT *, row_number() OVER () AS k FROM ${parquet("envelopes")} WHERE account_id = '${forger}' LIMIT ${MADE_UP_DROPS})`,
+    "made-up",
+  );
+  await copy(
+    "resolutions",
+    `SELECT t.* REPLACE ('made-up-' || r.k AS attempt_id, '${accounts[3]}' AS account_id, '${MADE_UP_PROGRAM}' AS program)
+     FROM (SELECT * FROM ${parquet("resolutions")} WHERE account_id = '${forger}' LIMIT 1) t, range(1, ${MADE_UP_DROPS + 1}) r(k)`,
+    "made-up",
   );
   const pendingAt = END_MS - 60_000;
   await copy(
@@ -177,6 +214,9 @@ test("its Landing Score row stays where the other accounts put it", async () => 
 
 test("its drops make no public issue, and its pending sends and last send are not the program's", async () => {
   const after = await publicViews();
+  // The payers it names keep their bot scores, and top-issues' segments with them.
+  expect(after.botScores).toEqual(before.botScores);
+  expect(after.botScores.filter((score) => score !== null).length).toBe(namedPayers.length);
   const listed = Object.values(after.topIssues.segments).flat();
   expect(listed.length).toBeGreaterThan(0);
   expect(listed.some((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toBe(false);
@@ -257,4 +297,57 @@ test("baseline's ecosystem counts only programs seen on chain, as the ecosystem 
     connection.closeSync();
     instance.closeSync();
   }
+});
+
+test("its drops make no drop class look new after a deploy", async () => {
+  const after = await publicViews();
+  expect(after.releaseDiff.deploy.effectiveAt).toBeLessThan(FORGED_ISSUE_AT);
+  expect(after.releaseDiff.issues.some((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toBe(false);
+  expect(after.releaseDiff).toEqual(before.releaseDiff);
+  // Its own view shows the class as new after the deploy.
+  const own = await releaseDiff(ctx, { program, window: "1d", accountId: forger });
+  expect(own.issues.find((issue) => issue.fingerprint === FORGED_FINGERPRINT)).toMatchObject({
+    preCount: 0,
+    postCount: FORGED_ISSUE,
+  });
+});
+
+test("baseline's ecosystem accounts: only accounts that count, on programs seen on chain", async () => {
+  expect((await baseline(ctx, { program, window: "1d", accountId: null })).ecosystemAccounts).toBe(2);
+  // Unweighted, every account's drops count; the made-up program's account is still not the ecosystem's.
+  const config = ctx.config as { PUBLIC_UNCONFIRMED_PER_CONFIRMED: number };
+  const limit = config.PUBLIC_UNCONFIRMED_PER_CONFIRMED;
+  config.PUBLIC_UNCONFIRMED_PER_CONFIRMED = Number.POSITIVE_INFINITY;
+  try {
+    await buildServingTables(ctx);
+    await freshServingTables(ctx);
+    const unweighted = await baseline(ctx, { program, window: "1d", accountId: null });
+    expect(unweighted.accounts).toBe(3);
+    expect(unweighted.ecosystemAccounts).toBe(3);
+  } finally {
+    config.PUBLIC_UNCONFIRMED_PER_CONFIRMED = limit;
+    await buildServingTables(ctx);
+    await freshServingTables(ctx);
+  }
+});
+
+test("once the chain confirmed a send of the program for it, its units count in the payers' bot scores", async () => {
+  // One landed send of the program, from a payer of its own: the payers it named change no units, and
+  // are scored again because it counts now.
+  const lake = ctx.paths.lake;
+  const parquet = (dataset: string) =>
+    `read_parquet('${lake}/${dataset}/**/*.parquet', hive_partitioning = true, hive_types = {'program': 'VARCHAR', 'day': 'VARCHAR'})`;
+  const [landed] = await ctx.duck.all<{ attempt_id: string }>(
+    `SELECT attempt_id FROM ${parquet("resolutions")} WHERE outcome = 'landed' AND program = '${program}' ORDER BY attempt_id LIMIT 1`,
+  );
+  for (const dataset of ["envelopes", "resolutions"])
+    await ctx.duck.run(
+      `COPY (SELECT * REPLACE ('forged-landed' AS attempt_id, '${forger}' AS account_id${dataset === "envelopes" ? ", 'ForgersOwnPayer' AS payer" : ""})
+         FROM ${parquet(dataset)} WHERE attempt_id = '${landed.attempt_id}')
+       TO '${lake}/${dataset}' (FORMAT parquet, PARTITION_BY (program, day), FILENAME_PATTERN 'part-forged-landed-{i}', OVERWRITE_OR_IGNORE)`,
+    );
+  await buildServingTables(ctx);
+  await freshServingTables(ctx);
+  const scores = await Promise.all(namedPayers.map((payer) => payerBotScore(ctx, payer)));
+  expect(scores.some((score, k) => score !== before.botScores[k])).toBe(true);
 });

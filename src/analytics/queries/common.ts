@@ -103,8 +103,10 @@ export const SUM_COUNTS =
  * window, in public): the ones the ecosystem's figures count. A made-up program id only ever drops or
  * fails preflight, so its attempts never reach them.
  */
-export const SEEN_ON_CHAIN_PROGRAMS =
-  "SELECT program FROM rates WHERE scope = '*' GROUP BY program HAVING sum(landed + failed_onchain) > 0";
+export const seenOnChainProgramsSql = (rates: string) =>
+  `SELECT program FROM ${rates} WHERE scope = '*' GROUP BY program HAVING sum(landed + failed_onchain) > 0`;
+/** The same over a serving version's `rates` (the tables job reads it from the version it writes). */
+export const SEEN_ON_CHAIN_PROGRAMS = seenOnChainProgramsSql("rates");
 
 /** A stable memo key for an answer. */
 export const answerKey = (question: string, params: unknown) => `${question}:${JSON.stringify(params)}`;

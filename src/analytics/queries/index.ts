@@ -2,7 +2,7 @@
 export { type BaselineResponse, baseline, baselineAnswers } from "./baseline";
 export { type PayerFeatures, payerBotScore, payerFeatures } from "./bot-score";
 export type { BaseParams } from "./common";
-export { type AnswerScope, answerSlot, type RowSource } from "./common";
+export { type AnswerScope, answerSlot, type RowSource, seenOnChainProgramsSql } from "./common";
 export { type CuHeadroomResponse, cuHeadroom, cuHeadroomAnswers } from "./cu-headroom";
 export { type DiagnoseDropAnswer, diagnoseDrop } from "./diagnose-drop";
 export { type EcosystemParams, type EcosystemProgram, type EcosystemResponse, ecosystem } from "./ecosystem";

@@ -1,5 +1,6 @@
 -- payerBotScore, version bot-v2 (docs/api.md): per payer over the 30-day window, across
--- all programs and accounts (a payer's behaviour is not account data). Five features, each mapped
+-- all programs and the accounts that count in public (tables/payers.ts; a payer's behaviour is not
+-- account data). Five features, each mapped
 -- to a sub-score in [0,1], combined with fixed weights:
 --   rate        attempts per active hour: log-scaled, 6/h → 0 … 360/h → 1            (weight 0.10)
 --   regularity  quartile dispersion of inter-arrival gaps, (Q3 − Q1) / (Q3 + Q1): ≥ 0.5 → 0

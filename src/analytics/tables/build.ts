@@ -273,7 +273,7 @@ async function refreshOnce(ctx: Context, options: BuildOptions): Promise<BuildRe
       await mergePayerChanges(state, plan.rescore);
       await forgetExpired(state, { today: ranges.today, removedDays: plan.forgetDays, clock });
       wallets?.forget(ranges.today, plan.forgetDays);
-      await scoreChangedPayers(state, ranges.bounds, plan.rescore);
+      await scoreChangedPayers(state, ranges.bounds, plan.rescore, publicTrust(ctx.config));
     });
     await step("bookkeeping", () => recordParts(state, plan.intake.parts, plan.intake.rows, segments));
     await state.setMeta({ schema: STATE_SCHEMA, clock, version, wallet_store: wallets.base });

@@ -3,6 +3,7 @@
 // (ranges.ts), plus the issue tables (issues.ts) and the payers' scores. Written into the new
 // version's database file, attached to the state's connection as `target`.
 
+import { seenOnChainProgramsSql } from "../queries";
 import { sketchQuantilesSql } from "../serving/sketch";
 import { sqlFile } from "../sql";
 import { countsNothing, issueServingTablesSql } from "./issues";
@@ -29,6 +30,13 @@ const PUBLIC_SENDS = `round(sum(${WEIGHTED_SENDS}))::BIGINT AS attempts, round(s
 /** Every attempt weighted: its outcome's weight, or the pending weight while it has none. */
 const WEIGHTED_ATTEMPTS =
   "((landed + failed_onchain) * w_confirmed + (dropped + preflight) * w_unconfirmed + pending * w_pending)";
+/**
+ * What one failure of an issue counts in a release period's public figures (r_issues ⋈ issue_identity `i` ⋈
+ * public_weights `w`): a drop or preflight failure its account's weight of unconfirmable outcomes, as in
+ * top-issues (issues.ts); a failure on chain, confirmed, one.
+ */
+const RELEASE_ISSUE_WEIGHT =
+  "CASE WHEN i.outcome IN ('dropped', 'preflight') THEN coalesce(w.w_unconfirmed, 1) ELSE 1 END";
 /** Group sets of one scope per account and the public '*'. */
 const scoped = (keys: string[]) =>
   `GROUP BY GROUPING SETS ((${[...keys, "account_id"].join(", ")}), (${keys.join(", ")}))`;
@@ -109,7 +117,7 @@ export async function writeServingTables(
         ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
       FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win, rpc_label, rpc_hash;
     -- How many accounts a figure counts (the providers' rows cannot be summed for it): per program and
-    -- window, and for the whole ecosystem (program '*').
+    -- window, and for the whole ecosystem (program '*': of the programs its figures count, those seen on chain).
     CREATE TABLE ${t}.rate_accounts AS
       SELECT program, account_id AS scope, win, ${COUNTED_ACCOUNTS("1", "1")} AS accounts
       FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, account_id, win
@@ -118,7 +126,7 @@ export async function writeServingTables(
       FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY program, win
       UNION ALL
       SELECT '*', '*', win, ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
-      FROM r_outcomes_weighted WHERE kind = 'window' GROUP BY win;
+      FROM r_outcomes_weighted WHERE kind = 'window' AND program IN (${seenOnChainProgramsSql(`${t}.rates`)}) GROUP BY win;
     CREATE OR REPLACE TEMP TABLE land_scoped AS
       SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
     CREATE OR REPLACE TEMP TABLE land_quantiles AS ${sketchQuantilesSql(
@@ -219,9 +227,19 @@ export async function writeServingTables(
     CREATE TABLE ${t}.release_issues AS
       SELECT r.program, r.slot, r.win, r.scope, r.fingerprint, i.instruction, i.err_name, i.outcome, i.failing_program, i.err_code, i.drop_class,
         r.pre_count, r.post_count
-      FROM (SELECT program, slot, win, ${SCOPE}, fingerprint, coalesce(sum(n) FILTER (WHERE period = 'pre'), 0)::BIGINT AS pre_count,
+      FROM (SELECT program, slot, win, account_id AS scope, fingerprint, coalesce(sum(n) FILTER (WHERE period = 'pre'), 0)::BIGINT AS pre_count,
               coalesce(sum(n) FILTER (WHERE period = 'post'), 0)::BIGINT AS post_count
-            FROM r_issues WHERE kind = 'release' ${scoped(["program", "slot", "win", "fingerprint"])}) r
+            FROM r_issues WHERE kind = 'release' GROUP BY program, slot, win, account_id, fingerprint
+            UNION ALL
+            -- In public, each account's drop and preflight failures weighted as its outcomes of the period
+            -- are (public-weights.ts); an issue no counted failure is left of, before or after, is not listed.
+            SELECT * FROM (
+              SELECT r.program, r.slot, r.win, '*', r.fingerprint,
+                round(coalesce(sum(r.n * ${RELEASE_ISSUE_WEIGHT}) FILTER (WHERE r.period = 'pre'), 0))::BIGINT AS pre_count,
+                round(coalesce(sum(r.n * ${RELEASE_ISSUE_WEIGHT}) FILTER (WHERE r.period = 'post'), 0))::BIGINT AS post_count
+              FROM r_issues r JOIN issue_identity i USING (program, fingerprint) LEFT JOIN public_weights w USING (range, program, account_id)
+              WHERE r.kind = 'release' GROUP BY r.program, r.slot, r.win, r.fingerprint
+            ) WHERE pre_count + post_count > 0) r
       JOIN issue_identity i USING (program, fingerprint);
     CREATE TABLE ${t}.release_instructions AS
       SELECT c.program, c.slot, c.win, c.scope, c.instruction,

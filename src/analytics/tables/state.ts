@@ -63,25 +63,30 @@ const SCHEMA = [
   // Each issue's newest failures per account (the issue page's examples and representative event).
   `CREATE TABLE IF NOT EXISTS issue_examples (program VARCHAR, account_id VARCHAR, fingerprint VARCHAR, sig VARCHAR, sent_at BIGINT, received_at BIGINT,
      payer VARCHAR, rpc_label VARCHAR, outcome VARCHAR, failing_program VARCHAR, instruction VARCHAR, err_code BIGINT, err_name VARCHAR, drop_class VARCHAR)`,
-  // The payers' units (bot score): additive counts plus the send-time sequence's first, last and gaps.
-  // In these and in issue_payers, `payer` is the payer's key, not its address (payers.ts: payerKey).
+  // The payers' units (bot score) per account: additive counts, the day's active hours as a mask, plus
+  // the send-time sequence's first, last and gaps. In these and in issue_payers, `payer` is the payer's
+  // key, not its address (payers.ts: payerKey).
   `CREATE TABLE IF NOT EXISTS payer_h (${PAYER_UNIT_COLUMNS("hour")})`,
   `CREATE TABLE IF NOT EXISTS payer_d (${PAYER_UNIT_COLUMNS("day")})`,
-  "CREATE TABLE IF NOT EXISTS payer_gaps_h (payer UBIGINT, hour INTEGER, k INTEGER, n BIGINT)",
-  "CREATE TABLE IF NOT EXISTS payer_gaps_d (payer UBIGINT, day INTEGER, k INTEGER, n BIGINT)",
-  "CREATE TABLE IF NOT EXISTS payer_programs (payer UBIGINT, program VARCHAR, last_seen BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_gaps_h (payer UBIGINT, account_id VARCHAR, hour INTEGER, k INTEGER, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_gaps_d (payer UBIGINT, account_id VARCHAR, day INTEGER, k INTEGER, n BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_programs (payer UBIGINT, account_id VARCHAR, program VARCHAR, last_seen BIGINT)",
+  // Which accounts count for a payer's score: each account's newest send and newest confirmed send per
+  // program, and the (account, program) pairs that counted when payers were last scored (payers.ts).
+  "CREATE TABLE IF NOT EXISTS account_program_times (account_id VARCHAR, program VARCHAR, last_seen BIGINT, last_confirmed BIGINT)",
+  "CREATE TABLE IF NOT EXISTS payer_counted (account_id VARCHAR, program VARCHAR)",
   "CREATE TABLE IF NOT EXISTS payer_hour_days (day INTEGER)",
   `CREATE TABLE IF NOT EXISTS payer_scores (payer UBIGINT, attempts BIGINT, active_hours BIGINT, attempts_per_active_hour DOUBLE, gaps BIGINT,
      gap_dispersion DOUBLE, scripted_adapter_share DOUBLE, failure_share DOUBLE, programs BIGINT, score DOUBLE, segment VARCHAR)`,
   // What a refresh gathers over its steps for its end: the payers' changes (payers.ts), kept until
   // the end's transaction commits.
-  `CREATE TABLE IF NOT EXISTS payer_changes (sign INTEGER, arrived BOOLEAN, payer UBIGINT, program VARCHAR, received_at BIGINT, sent_at BIGINT,
+  `CREATE TABLE IF NOT EXISTS payer_changes (sign INTEGER, arrived BOOLEAN, payer UBIGINT, account_id VARCHAR, program VARCHAR, received_at BIGINT, sent_at BIGINT,
      attempt_key UBIGINT, wallet_adapter VARCHAR, outcome VARCHAR)`,
 ];
 
 function PAYER_UNIT_COLUMNS(unit: "hour" | "day"): string {
-  return `payer UBIGINT, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
-    first_sent BIGINT, last_sent BIGINT, gaps BIGINT`;
+  return `payer UBIGINT, account_id VARCHAR, ${unit} INTEGER, n BIGINT, scripted BIGINT, failures BIGINT, resolved BIGINT, hours BIGINT,
+    hour_mask INTEGER, first_sent BIGINT, last_sent BIGINT, gaps BIGINT`;
 }
 
 export type ColumnKind = "integer" | "bigint" | "varchar";

@@ -378,6 +378,7 @@ export function forgetSql(today: number, days: number[] = []): string {
     `DELETE FROM payer_d WHERE ${onDay("day")}`,
     `DELETE FROM payer_gaps_d WHERE ${onDay("day")}`,
     `DELETE FROM payer_programs WHERE ${onTime("last_seen")}`,
+    `DELETE FROM account_program_times WHERE ${onTime("last_seen")}`,
     `DELETE FROM unresolved WHERE ${onTime("received_at")}`,
     `DELETE FROM late_resolutions WHERE ${onTime("received_at")}`,
     // Held resolutions whose envelope never came (it left with retention, or it was applied before: apply.ts).
@@ -391,8 +392,9 @@ export async function scoreChangedPayers(
   state: StateDb,
   bounds: WindowBounds,
   rescore: "changed" | "all",
+  trust: PublicTrust,
 ): Promise<void> {
-  await scorePayers(state, bounds, rescore === "all");
+  await scorePayers(state, bounds, rescore === "all", trust);
   await refreshIssueWindows(state, "payer_segments_before", rescore === "all");
   await state.run("DROP TABLE payer_segments_before");
 }

@@ -3,7 +3,6 @@
 
 import { payerKey } from "../serving/payer-key";
 import { aggregateIssueWindowsSql } from "./issue-windows";
-import { createUnitTableSql, rollup } from "./rollups";
 import { RESOLUTION_STATE_COLUMNS, type StateDb } from "./state";
 
 /** Per schema, the SQL that brings a state of it to the next. */
@@ -15,21 +14,7 @@ const UPGRADES: Record<number, () => string> = {
       (table) => `ALTER TABLE ${table} ALTER COLUMN payer SET DATA TYPE UBIGINT USING ${payerKey("payer")}`,
     ).join(";\n"), // 9: payers by key
   9: () => `CREATE TABLE IF NOT EXISTS early_resolutions (${RESOLUTION_STATE_COLUMNS})`, // 10: resolutions held until their envelope arrives
-  // 11: an attempt's send slot and landed slot, and time to land in slots. No envelope held a send slot before,
-  // so the new rollup's units start empty and stay exact.
-  11: () =>
-    [
-      ...ATTEMPT_TABLES.map(
-        (table) => `ALTER TABLE ${table} ADD COLUMN sent_slot BIGINT; ALTER TABLE ${table} ADD COLUMN slot BIGINT`,
-      ),
-      "ALTER TABLE early_resolutions ADD COLUMN slot BIGINT",
-      createUnitTableSql(rollup("land_slots"), "h"),
-      createUnitTableSql(rollup("land_slots"), "d"),
-    ].join(";\n"),
 };
-
-/** The tables of attempt rows (state.ts ATTEMPT_COLUMNS). */
-const ATTEMPT_TABLES = ["unresolved", "late_resolutions", "edge_rows"];
 
 /** The tables whose `payer` became the payer's key in schema 9. */
 export const PAYER_TABLES = [
