@@ -107,7 +107,7 @@ export const SETTINGS = {
   },
   PUBLIC_LAKE_READ_COST: {
     schema: positiveInt.default(10),
-    doc: "Requests of the public limit (`PUBLIC_RATE_PER_MINUTE`) that one wallet page reading the lake counts for (one the serving version has not answered yet; an account-scoped one always); a cached page and every other request count 1.",
+    doc: "Requests of the public limit (`PUBLIC_RATE_PER_MINUTE`) that one wallet page that may read the lake counts for (a serving version without a wallet-page store, and a page it has not answered yet or an account-scoped one); a page read from the store, a cached page and every other request count 1.",
   },
   PUBLIC_MAX_ACCOUNT_SHARE: {
     schema: z.coerce.number().gt(0).max(1).default(0.5),

@@ -5,9 +5,9 @@
 // pending count included), provider report, diagnose-drop's provider figure, top issues and the
 // named payers' bot scores, release diff, ecosystem row and program total, and its Landing Score row
 // stay where the other accounts' real traffic puts them; the forging account's own view shows
-// everything it sent. And the public limit weighs a request by its cost (PUBLIC_LAKE_READ_COST):
-// a wallet page the serving version has not answered yet reads the lake and takes that many
-// requests of the client's budget; the same page again, from the version's cache, takes one.
+// everything it sent. And the public limit weighs a request by its cost: a wallet page is one
+// indexed read of the version's wallet-page store and takes one request; only where it may read the
+// lake (a version without a store, a page not cached yet) does it take PUBLIC_LAKE_READ_COST.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -24,6 +24,7 @@ import {
   topIssues,
 } from "../../src/analytics/queries";
 import { providerSends7d } from "../../src/analytics/queries/diagnose-drop";
+import { walletPageCost } from "../../src/analytics/queries/wallet-history";
 import { freshServingTables, servingTables } from "../../src/analytics/serving/reader";
 import { sqlLiteral } from "../../src/analytics/sql";
 import { buildServingTables } from "../../src/analytics/tables/build";
@@ -173,7 +174,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => ctx.dispose());
 
-test("a wallet page read from the lake costs PUBLIC_LAKE_READ_COST requests, the cached page one", async () => {
+test("a wallet page costs one request with the wallet-page store, PUBLIC_LAKE_READ_COST where it may read the lake", async () => {
   const server = await startServer(ctx, { port: 0, hostname: "127.0.0.1", scheduler: false });
   try {
     const get = async (path: string) => {
@@ -185,16 +186,24 @@ test("a wallet page read from the lake costs PUBLIC_LAKE_READ_COST requests, the
       `SELECT DISTINCT payer FROM read_parquet('${ctx.paths.datasetGlob("envelopes")}') ORDER BY payer LIMIT 2`,
     );
     const [page, other] = payers.map(({ payer }) => `/v1/wallet/${program}/${payer}?window=1d`);
-    expect(await get(page)).toEqual({ status: 200, remaining: "10" });
-    expect(await get(page)).toEqual({ status: 200, remaining: "9" });
-    // Another wallet reads the lake: 10 requests, and 9 are left.
-    expect((await get(other)).status).toBe(429);
-    expect(await get("/v1/status")).toEqual({ status: 200, remaining: "8" });
+    expect((await freshServingTables(ctx)).walletStore).not.toBeNull();
+    // The store answers every page with one indexed read: each costs one request, cached or not.
+    expect(await get(page)).toEqual({ status: 200, remaining: "19" });
+    expect(await get(page)).toEqual({ status: 200, remaining: "18" });
+    expect(await get(other)).toEqual({ status: 200, remaining: "17" });
+    expect(await get(`${other}&scope=account`)).toEqual({ status: 401, remaining: "16" });
     // A malformed page reads nothing and costs one.
-    expect(await get("/v1/wallet/abc/def")).toEqual({ status: 400, remaining: "7" });
+    expect(await get("/v1/wallet/abc/def")).toEqual({ status: 400, remaining: "15" });
   } finally {
     await server.stop();
   }
+  // A version without a store (built before it) may read the lake: an unanswered page costs PUBLIC_LAKE_READ_COST.
+  const noStore = { walletStore: null, hasAnswer: (key: string) => key === "cached" };
+  expect(walletPageCost(noStore, "uncached", 10)).toBe(10);
+  expect(walletPageCost(noStore, "cached", 10)).toBe(1);
+  expect(walletPageCost(noStore, null, 10)).toBe(10); // account-scoped: not known before the key
+  const withStore = { walletStore: (await freshServingTables(ctx)).walletStore, hasAnswer: () => false };
+  expect(walletPageCost(withStore, null, 10)).toBe(1);
 });
 
 test("an account with no chain-confirmed send for the program moves none of its public figures", async () => {

@@ -139,16 +139,14 @@ const WALLET_PATH = /^\/v1\/wallet\/([^/]+)\/([^/]+)$/;
 
 /**
  * Tokens of the public rate limit a request takes (PUBLIC_LAKE_READ_COST, docs/api.md#limits): a
- * public wallet page the serving version has not answered yet takes `lakeReadCost` (it may read the
- * lake, a DuckDB scan of the payer's window, ~100–300 ms of CPU, when the version has no wallet-page
- * store or is too old for it; the store answers in microseconds); an account-scoped page too (its
- * account is known only once its key is checked); every other request, and a cached page, 1. A
- * request the route will refuse (a malformed address or window) takes 1: it reads nothing.
+ * wallet page that may read the lake takes `lakeReadCost` (a DuckDB scan of the payer's window,
+ * ~100–300 ms of CPU); every other request, and every page of a version with a wallet-page store
+ * (one indexed read, tens of microseconds), 1. A request the route will refuse (a malformed address
+ * or window) takes 1: it reads nothing.
  */
 export async function publicRequestCost(ctx: Context, url: URL, lakeReadCost: number): Promise<number> {
   const match = WALLET_PATH.exec(url.pathname);
   if (!match || lakeReadCost <= 1) return 1;
-  if (url.searchParams.get("scope") === "account") return lakeReadCost;
   let params: z.output<typeof walletParams>;
   let limit: number;
   try {
@@ -170,7 +168,21 @@ export async function publicRequestCost(ctx: Context, url: URL, lakeReadCost: nu
   } catch {
     return 1; // no version yet: the route answers 503 without reading
   }
-  return tables.hasAnswer(walletAnswerKey(params, limit)) ? 1 : lakeReadCost;
+  const accountScoped = url.searchParams.get("scope") === "account";
+  return walletPageCost(tables, accountScoped ? null : walletAnswerKey(params, limit), lakeReadCost);
+}
+
+/**
+ * What one wallet page costs the public limit: 1 with a wallet-page store or a cached answer; else
+ * `lakeReadCost`. `answerKey` null: an account-scoped page, whose answer is known only once its key is checked.
+ */
+export function walletPageCost(
+  tables: Pick<ServingTables, "walletStore" | "hasAnswer">,
+  answerKey: string | null,
+  lakeReadCost: number,
+): number {
+  if (tables.walletStore !== null) return 1;
+  return answerKey !== null && tables.hasAnswer(answerKey) ? 1 : lakeReadCost;
 }
 
 export type WalletPageQuery = {
