@@ -11,7 +11,7 @@ export const VERSION: string = pkg.version;
 /** The checkout's commit (12 hex digits), or "unknown" when this copy is not a git checkout. */
 export const BUILD: string = gitCommit(resolve(import.meta.dir, "../.."));
 
-/** `txray 0.3.0 (build 1a2b3c4d5e6f)`: what --version prints and the start-up line names. */
+/** `txray 0.4.0 (build 1a2b3c4d5e6f)`: what --version prints and the start-up line names. */
 export const VERSION_LINE = `txray ${VERSION} (build ${BUILD})`;
 
 /**

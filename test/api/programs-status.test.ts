@@ -84,7 +84,7 @@ describe("GET /v1/status", () => {
   test("public: version, lake row count, spool backlog and the last run of each job", async () => {
     const response = await t.get("/v1/status");
     expect(response.status).toBe(200);
-    expect(response.body.version).toBe("0.3.0");
+    expect(response.body.version).toBe("0.4.0");
     expect(response.body.build).toMatch(/^([0-9a-f]{12}|unknown)$/);
     expect(response.body.lake.envelopes).toBe(7);
     expect(response.body.lake.spoolBacklog).toBe(0);

@@ -745,7 +745,7 @@ function race(promise, deadline) {
 }
 
 // src/sdk/version.ts
-var SDK_VERSION = "txray-js/0.3.0";
+var SDK_VERSION = "txray-js/0.4.0";
 
 // src/shared/base58-encode.ts
 var ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

@@ -1,1 +1,1 @@
-export declare const SDK_VERSION = "txray-js/0.3.0";
+export declare const SDK_VERSION = "txray-js/0.4.0";
