@@ -5,11 +5,9 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deflateSync } from "node:zlib";
 import { decodeTransaction } from "../../../src/chain/decode";
 import {
   anchorIdlAddress,
-  IDL_ACCOUNT_DISCRIMINATOR,
   IdlRegistry,
   loadIdls,
   parseIdl,
@@ -22,6 +20,7 @@ import { createRpcClient } from "../../../src/chain/rpc";
 import { run } from "../../../src/cli/commands";
 import { randomAddress } from "../../helpers/envelopes";
 import { startRecordedRpc } from "../../helpers/recorded-rpc";
+import { idlAccountData } from "./support";
 
 const PROGRAM = randomAddress();
 const PAYER = randomAddress();
@@ -162,7 +161,7 @@ test("idl add --from-slot stores a dated version; a bad slot is refused", async 
 });
 
 test("a changed on-chain IDL after a deploy applies from the deploy slot; an unchanged one writes nothing", async () => {
-  const accounts: Record<string, Uint8Array> = { [anchorIdlAddress(PROGRAM)]: idlAccount(idlV1) };
+  const accounts: Record<string, Uint8Array> = { [anchorIdlAddress(PROGRAM)]: idlAccountData(idlV1) };
   const rpc = startRecordedRpc([], { accounts });
   try {
     const dir = dataDir();
@@ -171,7 +170,7 @@ test("a changed on-chain IDL after a deploy applies from the deploy slot; an unc
     expect(storedIdlSlots(dir, PROGRAM)).toEqual([0]);
     await refreshOnchainIdls(dir, client, [PROGRAM], new Map([[PROGRAM, RELEASE_SLOT - 5]]));
     expect(storedIdlSlots(dir, PROGRAM)).toEqual([0]); // same IDL after the deploy: no new version
-    accounts[anchorIdlAddress(PROGRAM)] = idlAccount(idlV2);
+    accounts[anchorIdlAddress(PROGRAM)] = idlAccountData(idlV2);
     await refreshOnchainIdls(dir, client, [PROGRAM], new Map([[PROGRAM, RELEASE_SLOT]]));
     expect(storedIdlSlots(dir, PROGRAM)).toEqual([0, RELEASE_SLOT]);
     const idls = loadIdls(dir);
@@ -182,12 +181,3 @@ test("a changed on-chain IDL after a deploy applies from the deploy slot; an unc
     rpc.stop();
   }
 });
-
-function idlAccount(json: unknown): Uint8Array {
-  const payload = deflateSync(Buffer.from(JSON.stringify(json)));
-  const data = new Uint8Array(44 + payload.length);
-  data.set(IDL_ACCOUNT_DISCRIMINATOR, 0);
-  new DataView(data.buffer).setUint32(40, payload.length, true);
-  data.set(payload, 44);
-  return data;
-}

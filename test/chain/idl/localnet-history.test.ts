@@ -5,18 +5,18 @@
 // its own slot: the release that renamed the error does not rename the failure before it.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { deflateSync } from "node:zlib";
 import { Connection, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { type Localnet, startLocalnet } from "../../../devkit/localnet";
 import { createMintInstructions, MINT_SIZE } from "../../../devkit/simulate/spl";
 import { latestRecordedSlot } from "../../../src/chain/deploys";
-import { anchorIdlAddress, IDL_ACCOUNT_DISCRIMINATOR, loadIdls, storedIdlSlots } from "../../../src/chain/idl";
+import { anchorIdlAddress, loadIdls, storedIdlSlots } from "../../../src/chain/idl";
 import { resolveFromTransaction } from "../../../src/chain/resolve/outcomes";
 import { addProgramCounts } from "../../../src/control";
 import { deploysJob } from "../../../src/jobs/deploys";
 import { runJob } from "../../../src/jobs/run";
 import { funded, signed } from "../../devkit/localnet/support";
 import { testContext } from "../../helpers/context";
+import { idlAccountData } from "./support";
 
 /** SPL Token's custom error 6 (AlreadyInUse), under the names two releases of the "vault" give it. */
 const idlV1 = {
@@ -40,16 +40,6 @@ beforeAll(async () => {
   connection = new Connection(localnet.url, "confirmed");
 });
 afterAll(async () => await localnet.stop());
-
-/** The Anchor IDL account's bytes: discriminator, authority, length, zlib-deflated JSON. */
-function idlAccountData(json: unknown): Uint8Array {
-  const payload = deflateSync(Buffer.from(JSON.stringify(json)));
-  const data = new Uint8Array(44 + payload.length);
-  data.set(IDL_ACCOUNT_DISCRIMINATOR, 0);
-  new DataView(data.buffer).setUint32(40, payload.length, true);
-  data.set(payload, 44);
-  return data;
-}
 
 function publishIdl(program: string, json: unknown): void {
   const data = idlAccountData(json);
