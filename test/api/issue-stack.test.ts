@@ -245,7 +245,7 @@ test("the MCP tool `issue` answers the route's object", async () => {
         (await t.get(`/v1/issue/${why.issue.fingerprint}?window=${window}`)).body,
       );
       expect((result.content as { text: string }[])[0].text).toContain("ResultWithNegativeLamports in Buy");
-      expect((result.content as { text: string }[])[0].text).toContain("✗ System Program Transfer [4.1]");
+      expect((result.content as { text: string }[])[0].text).toContain("✗ System Program Transfer [#5.2]");
     }
     const bad = await client.callTool({ name: "issue", arguments: { fingerprint: "nope" } });
     expect(bad.isError).toBe(true);
