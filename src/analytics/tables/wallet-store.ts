@@ -157,8 +157,18 @@ export class WalletStoreWriter {
     })();
   }
 
+  /**
+   * Checkpoints the write-ahead log into the store and truncates it, then closes. Inserts land on
+   * pages all over the B-tree (rows are keyed by payer), so a refresh rewrites up to the whole store
+   * into the log; left to SQLite the log's file keeps its largest size, as big as the store on a
+   * small one. A reader mid-page makes the truncation wait for the next refresh.
+   */
   close(): void {
-    this.db.close();
+    try {
+      this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.db.close();
+    }
   }
 
   private setMeta(key: string, value: number): void {
