@@ -322,7 +322,7 @@ export function metricsText(
   );
   const heapTotal = gauge(
     "nodejs_heap_size_total_bytes",
-    "JavaScript heap reserved on the main thread, in bytes (process.memoryUsage().heapTotal).",
+    "JavaScript heap size on the main thread as the runtime reports it, in bytes (process.memoryUsage().heapTotal; Bun's can be below heapUsed).",
     memory.heapTotal ?? null,
   );
   const external = gauge(

@@ -22,8 +22,9 @@ export function forgetTransactionsFetchedBefore(db: ControlDb, cutoffMs: number)
 }
 
 /**
- * Keeps only the `kept` most recently fetched transactions (ties at the boundary kept), so that a
- * client asking `why` of many signatures bounds the table by rows, not only by age.
+ * Keeps at most the `kept` most recently fetched transactions (those fetched in the same
+ * millisecond as the first one let go go with it), so that a client asking `why` of many
+ * signatures bounds the table by rows, not only by age.
  */
 export function forgetTransactionsBeyond(db: ControlDb, kept: number): number {
   const boundary = db

@@ -76,7 +76,7 @@ export const frameName = (frame: CallFrame) =>
  * An instruction's place as people read it: Solana Explorer's numbering, a hash sign, then 3 for the
  * third top-level instruction and 3.2 for the second one it invoked (in invoke order, at any depth), as
  * the chain record numbers them. The web app's copy of src/shared/instruction-number.ts (it imports
- * nothing of the server; test/web/instruction-number.test.ts checks the two agree). `ixPath` and a
+ * nothing of the server; test/shared/instruction-number.test.ts checks the two agree). `ixPath` and a
  * frame's `path` count from 0 per level (docs/api.md): machine fields, never shown as they are.
  */
 type PlacedFrame = Pick<CallFrame, "index" | "parent" | "depth" | "path">;

@@ -504,8 +504,8 @@ export async function closeServing(state: StateDb): Promise<void> {
 
 /**
  * Switches readers to the version (the pointer, written and renamed), then removes what no reader
- * needs: versions before the previous one (a reader may not have switched yet), and the wallet
- * store of state schemas before 8 (wallet pages read the lake).
+ * needs: versions before the previous one (a reader may not have switched yet), and the first
+ * wallet store, of state schemas before 8 (`wallets/`; today's store is wallet-store.ts's file).
  */
 export function publishVersion(paths: DataPaths, version: { version: number; clock: number; builtAt: number }): void {
   const previous = readPointer(paths);
