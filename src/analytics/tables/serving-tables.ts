@@ -17,6 +17,19 @@ import type { StateDb } from "./state";
 export type RangeKind = "window" | "trend" | "all" | "release";
 
 const SCOPE = "CASE WHEN grouping(account_id) = 1 THEN '*' ELSE account_id END AS scope";
+
+/** A provider's time-to-land sketch per scope (`<name>_scoped`) and its p50 and p95 (`<name>_quantiles`). */
+const providerQuantilesSql = (name: string, rollup: string) => `
+    CREATE OR REPLACE TEMP TABLE ${name}_scoped AS
+      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM ${rollup} ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
+    CREATE OR REPLACE TEMP TABLE ${name}_quantiles AS ${sketchQuantilesSql(
+      `${name}_scoped`,
+      ["program", "scope", "win", "rpc_label", "rpc_hash"],
+      [
+        { q: 0.5, as: "p50" },
+        { q: 0.95, as: "p95" },
+      ],
+    )}`;
 /** Accounts whose weighted outcomes count in a group (w: the weights of confirmed and unconfirmable outcomes). */
 const COUNTED_ACCOUNTS = (confirmed: string, unconfirmed: string) =>
   `count(DISTINCT account_id) FILTER (WHERE (landed + failed_onchain) * ${confirmed} + (dropped + preflight) * ${unconfirmed} > 0)`;
@@ -127,26 +140,8 @@ export async function writeServingTables(
       UNION ALL
       SELECT '*', '*', win, ${COUNTED_ACCOUNTS("w_confirmed", "w_unconfirmed")}
       FROM r_outcomes_weighted WHERE kind = 'window' AND program IN (${seenOnChainProgramsSql(`${t}.rates`)}) GROUP BY win;
-    CREATE OR REPLACE TEMP TABLE land_scoped AS
-      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
-    CREATE OR REPLACE TEMP TABLE land_quantiles AS ${sketchQuantilesSql(
-      "land_scoped",
-      ["program", "scope", "win", "rpc_label", "rpc_hash"],
-      [
-        { q: 0.5, as: "p50" },
-        { q: 0.95, as: "p95" },
-      ],
-    )};
-    CREATE OR REPLACE TEMP TABLE land_slots_scoped AS
-      SELECT program, ${SCOPE}, win, rpc_label, rpc_hash, bucket, sum(n) AS n FROM r_land_slots ${scoped(["program", "win", "rpc_label", "rpc_hash", "bucket"])};
-    CREATE OR REPLACE TEMP TABLE land_slots_quantiles AS ${sketchQuantilesSql(
-      "land_slots_scoped",
-      ["program", "scope", "win", "rpc_label", "rpc_hash"],
-      [
-        { q: 0.5, as: "p50" },
-        { q: 0.95, as: "p95" },
-      ],
-    )};
+    ${providerQuantilesSql("land", "r_land")};
+    ${providerQuantilesSql("land_slots", "r_land_slots")};
     CREATE TABLE ${t}.providers AS
       SELECT o.*, CASE WHEN q.p50 IS NOT NULL THEN [q.p50, q.p95] END AS land_quantiles,
         CASE WHEN s.p50 IS NOT NULL THEN [s.p50, s.p95] END AS land_slot_quantiles, coalesce(s.total, 0)::BIGINT AS land_slot_sends
