@@ -147,6 +147,14 @@ const WALLET_PATH = /^\/v1\/wallet\/([^/]+)\/([^/]+)$/;
 export async function publicRequestCost(ctx: Context, url: URL, lakeReadCost: number): Promise<number> {
   const match = WALLET_PATH.exec(url.pathname);
   if (!match || lakeReadCost <= 1) return 1;
+  let tables: Awaited<ReturnType<typeof servingTables>>;
+  try {
+    tables = await servingTables(ctx);
+  } catch {
+    return 1; // no version yet: the route answers 503 without reading
+  }
+  // With a store every page costs 1: the request's parameters need not be read here.
+  if (tables.walletStore !== null) return 1;
   let params: z.output<typeof walletParams>;
   let limit: number;
   try {
@@ -161,12 +169,6 @@ export async function publicRequestCost(ctx: Context, url: URL, lakeReadCost: nu
     limit = typeof params.limit === "number" ? params.limit : parseLimit(params.limit);
   } catch {
     return 1;
-  }
-  let tables: Awaited<ReturnType<typeof servingTables>>;
-  try {
-    tables = await servingTables(ctx);
-  } catch {
-    return 1; // no version yet: the route answers 503 without reading
   }
   const accountScoped = url.searchParams.get("scope") === "account";
   return walletPageCost(tables, accountScoped ? null : walletAnswerKey(params, limit), lakeReadCost);

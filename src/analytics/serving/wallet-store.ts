@@ -156,56 +156,71 @@ export class WalletStoreReader {
     }
   }
 
-  /** One page and the window's counts as this version has them; null when the store cannot answer it (lake then). */
+  /**
+   * One page and the window's counts as this version has them; null when the store cannot answer it
+   * (lake then). No transaction: each statement reads its own snapshot, and rows of other versions
+   * are invisible to this one, so the snapshots agree on what this version sees; only collection
+   * deletes rows this version may see, and it moves `collected_through` past the version in the
+   * same commit, so a page checked after its reads is whole.
+   */
   page(query: WalletStoreQuery): WalletStorePage | null {
-    return this.db.transaction(() => {
-      const collected = this.collected.get()?.value ?? 0n;
-      if (BigInt(this.version) < collected) return null;
-      const program = this.idOf(query.program);
-      const account = query.accountId === null ? null : this.idOf(query.accountId);
-      const empty = { items: [], counts: { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 } };
-      if (program === null || (query.accountId !== null && account === null)) return empty;
-      const params = {
-        $payer: storedKey(query.payer),
-        $program: program,
-        $version: this.version,
-        $since: query.since,
-        $until: query.until,
-        $account: account,
-        $rows: query.rows,
-      };
-      const rows =
-        query.after === null
-          ? this.firstPage.all(params)
-          : this.nextPage.all({
-              ...params,
-              $sent_at: query.after.sentAt,
-              $attempt: storedKey(query.after.attemptKey),
-            });
-      const counts = { ...empty.counts };
-      for (const row of this.counts.all(params)) {
-        const outcome = row.outcome === null ? null : this.nameOf(row.outcome);
-        const n = Number(row.n);
-        if (outcome === "landed") counts.landed += n;
-        else if (outcome === "failed_onchain") counts.failedOnchain += n;
-        else if (outcome === "dropped") counts.dropped += n;
-        else if (outcome === "preflight") counts.preflight += n;
-      }
-      return {
-        counts,
-        items: rows.map((row) => ({
-          sig: row.sig,
-          sentAt: Number(row.sent_at),
-          receivedAt: Number(row.received_at),
-          outcome: this.nameOf(row.outcome),
-          dropClass: this.nameOf(row.drop_class),
-          instruction: this.nameOf(row.instruction),
-          errName: this.nameOf(row.err_name),
-          rpcLabel: this.nameOf(row.rpc_label) ?? "",
-          attemptKey: keyOfStored(row.attempt),
-        })),
-      };
-    })();
+    const program = this.idOf(query.program);
+    const account = query.accountId === null ? null : this.idOf(query.accountId);
+    if (program === null || (query.accountId !== null && account === null)) {
+      return this.whole() ? { items: [], counts: { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 } } : null;
+    }
+    const params = {
+      $payer: storedKey(query.payer),
+      $program: program,
+      $version: this.version,
+      $since: query.since,
+      $until: query.until,
+      $account: account,
+      $rows: query.rows,
+    };
+    const rows =
+      query.after === null
+        ? this.firstPage.all(params)
+        : this.nextPage.all({
+            ...params,
+            $sent_at: query.after.sentAt,
+            $attempt: storedKey(query.after.attemptKey),
+          });
+    // A first page that did not fill holds the whole window: its rows are the counts (most wallets
+    // have a few attempts a window, so most pages are one statement).
+    const counted =
+      query.after === null && rows.length < query.rows
+        ? rows.map((row) => ({ outcome: row.outcome, n: 1n }))
+        : this.counts.all(params);
+    if (!this.whole()) return null;
+    const counts = { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 };
+    for (const row of counted) {
+      const outcome = row.outcome === null ? null : this.nameOf(row.outcome);
+      const n = Number(row.n);
+      if (outcome === "landed") counts.landed += n;
+      else if (outcome === "failed_onchain") counts.failedOnchain += n;
+      else if (outcome === "dropped") counts.dropped += n;
+      else if (outcome === "preflight") counts.preflight += n;
+    }
+    return {
+      counts,
+      items: rows.map((row) => ({
+        sig: row.sig,
+        sentAt: Number(row.sent_at),
+        receivedAt: Number(row.received_at),
+        outcome: this.nameOf(row.outcome),
+        dropClass: this.nameOf(row.drop_class),
+        instruction: this.nameOf(row.instruction),
+        errName: this.nameOf(row.err_name),
+        rpcLabel: this.nameOf(row.rpc_label) ?? "",
+        attemptKey: keyOfStored(row.attempt),
+      })),
+    };
+  }
+
+  /** Whether this version's rows are all still in the store (none collected). */
+  private whole(): boolean {
+    return BigInt(this.version) >= (this.collected.get()?.value ?? 0n);
   }
 
   close(): void {
