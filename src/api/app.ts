@@ -26,6 +26,7 @@ import { tooLarge } from "../shared/bounded-body";
 import { TxrayError } from "../shared/errors";
 import { clientIdOf, forwardedClient } from "../shared/ip-address";
 import { TokenBuckets } from "../shared/token-buckets";
+import { metered, type WorkMeter } from "../shared/work-meter";
 import type { Spool } from "../spool";
 import { ingestPreflight, withIngestCors } from "./cors";
 import { errorResponse, json } from "./http";
@@ -122,12 +123,16 @@ export function createApp({ ctx, spool, ingestWorkers, native, chat: chatOptions
           ctx.logger,
           rate.headers,
         );
+      // Work found out only once done (a bot's wallet page) is charged after it: later requests wait.
+      const meter: WorkMeter = { ms: 0 };
       try {
-        const response = await handler(request, params ?? {}, client);
+        const response = await metered(meter, () => handler(request, params ?? {}, client));
         for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
         return response;
       } catch (error) {
         return errorResponse(error, ctx.logger, rate.headers);
+      } finally {
+        publicBuckets.charge(client, Math.floor(meter.ms / config.PUBLIC_WORK_MS));
       }
     };
   /** A JSON read route: rate limited, path segments checked, the answer as JSON. */

@@ -109,6 +109,10 @@ export const SETTINGS = {
     schema: positiveInt.default(10),
     doc: "Requests of the public limit (`PUBLIC_RATE_PER_MINUTE`) that one wallet page that may read the lake counts for (a serving version without a wallet-page store, and a page it has not answered yet or an account-scoped one); a page read from the store, a cached page and every other request count 1.",
   },
+  PUBLIC_WORK_MS: {
+    schema: positiveInt.default(1),
+    doc: "Milliseconds of a public request's measured work (a wallet page read from the store: a bot's scans its rows) that count for one request more of the public limit, charged once the page is done; most pages take well under one.",
+  },
   PUBLIC_MAX_ACCOUNT_SHARE: {
     schema: z.coerce.number().gt(0).max(1).default(0.5),
     doc: "Public figures: largest share of a program's public sample one account may carry, where more than 1 ÷ this many accounts report it (docs/serving.md#public-figures); `1` = no cap. A deployment whose data holds one account is never weighted.",

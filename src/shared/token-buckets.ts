@@ -48,11 +48,23 @@ export class TokenBuckets {
       retryAfterSeconds,
       headers: {
         "ratelimit-limit": String(this.capacity),
-        "ratelimit-remaining": String(Math.floor(bucket.tokens)),
+        "ratelimit-remaining": String(Math.max(0, Math.floor(bucket.tokens))),
         "ratelimit-reset": String(resetSeconds),
         ...(allowed ? {} : { "retry-after": String(retryAfterSeconds) }),
       },
     };
+  }
+
+  /**
+   * Takes tokens for work found out only once done (a request's measured cost beyond its price):
+   * the bucket may go into debt, down to minus its capacity, and later requests wait for it.
+   */
+  charge(id: string, cost: number): void {
+    const now = this.clock();
+    const bucket = this.buckets.get(id) ?? this.overflow;
+    if (!bucket || !(cost > 0)) return;
+    bucket.tokens = Math.max(-this.capacity, this.refilled(bucket, now) - cost);
+    bucket.updatedAt = now;
   }
 
   /** Gives back tokens a take spent on work that did not happen (never above the capacity). */

@@ -9,7 +9,7 @@
 // indexed read of the version's wallet-page store and takes one request; only where it may read the
 // lake (a version without a store, a page not cached yet) does it take PUBLIC_LAKE_READ_COST.
 
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { generateLake } from "../../devkit/generate";
 import { runLandingScore, type Snapshot } from "../../src/analytics/landing-score";
@@ -194,6 +194,18 @@ test("a wallet page costs one request with the wallet-page store, PUBLIC_LAKE_RE
     expect(await get(`${other}&scope=account`)).toEqual({ status: 401, remaining: "16" });
     // A malformed page reads nothing and costs one.
     expect(await get("/v1/wallet/abc/def")).toEqual({ status: 400, remaining: "15" });
+    // A page's measured work is charged once it is done, a request more per PUBLIC_WORK_MS (1): a
+    // read of 5 ms (a bot's page scans its rows) costs 5 more, seen by the next request. A cached
+    // page reads nothing and is charged nothing more.
+    let fakeMs = 0;
+    const clock = spyOn(performance, "now").mockImplementation(() => (fakeMs += 5));
+    try {
+      expect(await get(`/v1/wallet/${program}/${payers[0].payer}?window=7d`)).toEqual({ status: 200, remaining: "14" });
+      expect(await get(page)).toEqual({ status: 200, remaining: "8" });
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await get(page)).toEqual({ status: 200, remaining: "7" });
   } finally {
     await server.stop();
   }

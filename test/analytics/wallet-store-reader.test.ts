@@ -16,6 +16,7 @@ import {
   WalletStoreReader,
   walletStoreFile,
 } from "../../src/analytics/serving/wallet-store";
+import { metered } from "../../src/shared/work-meter";
 
 const dir = mkdtempSync(join(tmpdir(), "txray-wallet-store-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,6 +71,25 @@ describe("wallet store reader", () => {
       expect(next.items.map((item) => item.sig)).toEqual(["sig5", "sig4", "sig3", "sig2", "sig1", "sig0"]);
       expect(next.counts).toEqual(whole);
       expect(reader.page({ ...query(11), program: "11111111111111111111111111111111" })!.counts.landed).toBe(0);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
+  test("a page's time is recorded as the metered request's work", async () => {
+    const writer = writeStore(3);
+    let now = 0;
+    const reader = WalletStoreReader.open(dir, 1, () => (now += 7))!;
+    try {
+      const meter = { ms: 0 };
+      await metered(meter, async () => {
+        await Bun.sleep(1); // across an await, as in a request
+        reader.page(query(4));
+      });
+      expect(meter.ms).toBe(7);
+      reader.page(query(4)); // outside a request: recorded nowhere
+      expect(meter.ms).toBe(7);
     } finally {
       reader.close();
       writer.close();

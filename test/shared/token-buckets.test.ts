@@ -38,3 +38,21 @@ test("a refilled entry is evicted before one still draining, whatever their age"
   expect(buckets.take("busy").allowed).toBe(true);
   expect(buckets.take("busy").allowed).toBe(false); // still remembered as draining
 });
+
+test("a charge after the work puts the bucket in debt, down to minus its capacity", () => {
+  let now = 0;
+  const buckets = new TokenBuckets(10, 1, () => now);
+  expect(buckets.take("client").allowed).toBe(true); // 9 left
+  buckets.charge("client", 14); // -5
+  const refused = buckets.take("client");
+  expect(refused.allowed).toBe(false);
+  expect(refused.headers["ratelimit-remaining"]).toBe("0");
+  expect(refused.retryAfterSeconds).toBe(6); // back to one token at -5 + 6
+  now += 6_000;
+  expect(buckets.take("client").allowed).toBe(true);
+  buckets.charge("client", 1_000); // floored at -10: a minute's refill is the most one charge costs
+  now += 20_000;
+  expect(buckets.take("client").allowed).toBe(true);
+  buckets.charge("unknown", 5); // an id never seen has no bucket to charge: nothing happens
+  expect(buckets.size).toBe(1);
+});

@@ -21,6 +21,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { recordWork } from "../../shared/work-meter";
 
 const STORE_FILE = /^wallets-(\d+)\.sqlite$/;
 
@@ -126,6 +127,8 @@ export class WalletStoreReader {
   private constructor(
     file: string,
     readonly version: number,
+    /** Milliseconds for the page's work (recordWork): performance.now, a fake in tests. */
+    private readonly now: () => number,
   ) {
     this.db = new Database(file, { readonly: true, safeIntegers: true });
     const columns = "sent_at, attempt, received_at, sig, outcome, drop_class, instruction, err_name, rpc_label";
@@ -146,11 +149,11 @@ export class WalletStoreReader {
   }
 
   /** The store of a serving version, or null when it has none (built before the store, or its file is gone). */
-  static open(tablesDir: string, version: number): WalletStoreReader | null {
+  static open(tablesDir: string, version: number, now = () => performance.now()): WalletStoreReader | null {
     const base = walletStoreBaseOf(tablesDir, version);
     if (base === null) return null;
     try {
-      return new WalletStoreReader(walletStoreFile(tablesDir, base), version);
+      return new WalletStoreReader(walletStoreFile(tablesDir, base), version, now);
     } catch {
       return null;
     }
@@ -161,9 +164,19 @@ export class WalletStoreReader {
    * (lake then). No transaction: each statement reads its own snapshot, and rows of other versions
    * are invisible to this one, so the snapshots agree on what this version sees; only collection
    * deletes rows this version may see, and it moves `collected_through` past the version in the
-   * same commit, so a page checked after its reads is whole.
+   * same commit, so a page checked after its reads is whole. Its time is recorded as the request's
+   * work (shared/work-meter.ts): a bot's page scans its rows and the public limit charges for it.
    */
   page(query: WalletStoreQuery): WalletStorePage | null {
+    const started = this.now();
+    try {
+      return this.read(query);
+    } finally {
+      recordWork(this.now() - started);
+    }
+  }
+
+  private read(query: WalletStoreQuery): WalletStorePage | null {
     const program = this.idOf(query.program);
     const account = query.accountId === null ? null : this.idOf(query.accountId);
     if (program === null || (query.accountId !== null && account === null)) {
