@@ -1,7 +1,7 @@
 // The wallet-page store's reader (src/analytics/serving/wallet-store.ts) on a store written here:
 // a page's counts whether read from its own rows or counted by the store, versions seeing their own
-// rows, and a version whose rows were collected answering null (the lake then), even when the
-// collection commits between a page's statements.
+// rows, and a version whose rows were collected answering null (the lake then), while a page
+// that was reading when the collection committed answers from its own snapshot.
 
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
@@ -96,23 +96,27 @@ describe("wallet store reader", () => {
     }
   });
 
-  test("a version whose rows were collected answers null, also when collected between its statements", () => {
+  test("a version whose rows were collected answers null; a page reads one snapshot", () => {
     const writer = writeStore(6);
     const reader = WalletStoreReader.open(dir, 1)!;
     try {
       expect(reader.page(query(3))!.items).toHaveLength(3);
-      // The collection commits while the page reads (after its first statement): the page is not whole.
+      // The collection commits while a page reads (after its first page statement): the page's
+      // snapshot was taken before, so it answers its version's rows, counts included.
       const internals = reader as unknown as { firstPage: { all: (params: unknown) => unknown[] } };
       const firstPage = internals.firstPage;
       const read = firstPage.all.bind(firstPage);
       internals.firstPage = {
         all: (params) => {
           const rows = read(params);
+          writer.run("DELETE FROM attempts WHERE sent_at < 1003");
           writer.run("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('collected_through', 2)");
           return rows;
         },
       };
-      expect(reader.page(query(3))).toBeNull();
+      const during = reader.page(query(3))!;
+      expect(during.items).toHaveLength(3);
+      expect(during.counts).toEqual({ landed: 2, failedOnchain: 2, dropped: 1, preflight: 1 });
       internals.firstPage = firstPage;
       expect(reader.page(query(3))).toBeNull();
       expect(reader.page({ ...query(3), program: "11111111111111111111111111111111" })).toBeNull();

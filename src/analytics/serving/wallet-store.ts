@@ -115,12 +115,13 @@ const IN_WINDOW = "received_at BETWEEN $since AND $until AND ($account IS NULL O
 /** A serving version's reader of the store: read-only, prepared statements, names cached. */
 export class WalletStoreReader {
   private readonly names = new Map<number, string>();
+  private readonly ids = new Map<string, number>();
   private highestName = 0;
   private readonly db: Database;
   private readonly firstPage;
   private readonly nextPage;
   private readonly counts;
-  private readonly nameId;
+  private readonly readPage: (query: WalletStoreQuery) => WalletStorePage | null;
   private readonly collected;
   private readonly namesSince;
 
@@ -141,7 +142,7 @@ export class WalletStoreReader {
     this.counts = this.db.query<{ outcome: bigint | null; n: bigint }, Params>(
       `SELECT outcome, count(*) AS n FROM attempts WHERE ${where} GROUP BY outcome`,
     );
-    this.nameId = this.db.query<{ id: bigint }, [string]>("SELECT id FROM names WHERE name = ?");
+    this.readPage = this.db.transaction((query: WalletStoreQuery) => this.read(query));
     this.collected = this.db.query<{ value: bigint }, []>(
       "SELECT value FROM store_meta WHERE key = 'collected_through'",
     );
@@ -161,27 +162,27 @@ export class WalletStoreReader {
 
   /**
    * One page and the window's counts as this version has them; null when the store cannot answer it
-   * (lake then). No transaction: each statement reads its own snapshot, and rows of other versions
-   * are invisible to this one, so the snapshots agree on what this version sees; only collection
-   * deletes rows this version may see, and it moves `collected_through` past the version in the
-   * same commit, so a page checked after its reads is whole. Its time is recorded as the request's
-   * work (shared/work-meter.ts): a bot's page scans its rows and the public limit charges for it.
+   * (lake then). Its statements run in one read transaction: one snapshot, and one acquisition of
+   * the write-ahead log's read lock instead of one per statement. Its time is recorded as the
+   * request's work (shared/work-meter.ts): a bot's page scans its rows and the public limit charges
+   * for it.
    */
   page(query: WalletStoreQuery): WalletStorePage | null {
     const started = this.now();
     try {
-      return this.read(query);
+      return this.readPage(query);
     } finally {
       recordWork(this.now() - started);
     }
   }
 
   private read(query: WalletStoreQuery): WalletStorePage | null {
+    // Collection deletes rows a version older than `collected_through` may see: that one reads the lake.
+    if (BigInt(this.version) < (this.collected.get()?.value ?? 0n)) return null;
     const program = this.idOf(query.program);
     const account = query.accountId === null ? null : this.idOf(query.accountId);
-    if (program === null || (query.accountId !== null && account === null)) {
-      return this.whole() ? { items: [], counts: { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 } } : null;
-    }
+    if (program === null || (query.accountId !== null && account === null))
+      return { items: [], counts: { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 } };
     const params = {
       $payer: storedKey(query.payer),
       $program: program,
@@ -205,7 +206,6 @@ export class WalletStoreReader {
       query.after === null && rows.length < query.rows
         ? rows.map((row) => ({ outcome: row.outcome, n: 1n }))
         : this.counts.all(params);
-    if (!this.whole()) return null;
     const counts = { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 };
     for (const row of counted) {
       const outcome = row.outcome === null ? null : this.nameOf(row.outcome);
@@ -231,33 +231,30 @@ export class WalletStoreReader {
     };
   }
 
-  /** Whether this version's rows are all still in the store (none collected). */
-  private whole(): boolean {
-    return BigInt(this.version) >= (this.collected.get()?.value ?? 0n);
-  }
-
   close(): void {
     this.db.close();
   }
 
   private idOf(name: string): number | null {
-    const row = this.nameId.get(name);
-    return row ? Number(row.id) : null;
+    if (!this.ids.has(name)) this.readNewNames();
+    return this.ids.get(name) ?? null;
   }
 
   private nameOf(id: bigint | null): string | null {
     if (id === null) return null;
     const key = Number(id);
-    let name = this.names.get(key);
-    if (name === undefined) {
-      // Names only grow: read those added since the highest one known.
-      for (const row of this.namesSince.all(this.highestName)) {
-        this.names.set(Number(row.id), row.name);
-        this.highestName = Math.max(this.highestName, Number(row.id));
-      }
-      name = this.names.get(key);
-    }
+    if (!this.names.has(key)) this.readNewNames();
+    const name = this.names.get(key);
     if (name === undefined) throw new Error(`wallet store: name ${key} missing`);
     return name;
+  }
+
+  /** Names only grow: reads those added since the highest one known. */
+  private readNewNames(): void {
+    for (const row of this.namesSince.all(this.highestName)) {
+      this.names.set(Number(row.id), row.name);
+      this.ids.set(row.name, Number(row.id));
+      this.highestName = Math.max(this.highestName, Number(row.id));
+    }
   }
 }
