@@ -33,6 +33,7 @@ import {
 import { callStack } from "../chain/decode";
 import type { Context } from "../context";
 import type { ErrorCode } from "../shared/errors";
+import { instructionNumber } from "../shared/instruction-number";
 import type { chainAccess } from "./chain-access";
 import { serviceStatus } from "./status";
 
@@ -173,6 +174,7 @@ export const QUESTIONS: Question[] = [
       program: "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4",
       instruction: "Route",
       ixPath: "2",
+      ixNumber: instructionNumber("2", EXAMPLE_STACK),
       cpiDepth: 0,
       errCode: 6001,
       errName: "SlippageToleranceExceeded",
@@ -368,6 +370,7 @@ export const QUESTIONS: Question[] = [
         slot: 289000001,
         blockTime: 1763699990000,
         ixPath: "2",
+        ixNumber: instructionNumber("2", EXAMPLE_STACK),
         cpiDepth: 0,
         failingInstruction: "Route",
         cuUsed: 104305,

@@ -16,7 +16,7 @@ import type {
   WalletHistoryBody,
   WhyBody,
 } from "../analytics/queries";
-import { frameNumber, instructionPlace } from "../shared/instruction-number";
+import { instructionPlace } from "../shared/instruction-number";
 import { countOf, formatPValue } from "../shared/wording";
 
 export type Summary = { title: string; lines: string[] };
@@ -110,7 +110,7 @@ function callStackLines(frames: NonNullable<WhyBody["callStack"]>, limit = 12): 
   const lines = frames.slice(0, limit).map((f) => {
     const name = f.programName ?? short(f.program);
     const cu = f.computeUnits !== null ? `, ${num(f.computeUnits)} CU` : "";
-    const number = frameNumber(f, frames);
+    const number = f.number;
     return `${"  ".repeat(f.depth - 1)}${f.failing ? "✗" : f.result === "failed" ? "↑" : "·"} ${name}${f.instruction ? ` ${f.instruction}` : ""}${number ? ` [${number}]` : ""}${cu}${f.failing && f.error ? ` — ${f.error}` : ""}`;
   });
   if (frames.length > limit) lines.push(`… ${frames.length - limit} more frame(s)`);

@@ -73,56 +73,14 @@ export const frameName = (frame: CallFrame) =>
   frame.programName ?? programName(frame.program) ?? short(frame.program, 4);
 
 /**
- * An instruction's place as people read it: Solana Explorer's numbering, a hash sign, then 3 for the
- * third top-level instruction and 3.2 for the second one it invoked (in invoke order, at any depth), as
- * the chain record numbers them. The web app's copy of src/shared/instruction-number.ts (it imports
- * nothing of the server; test/shared/instruction-number.test.ts checks the two agree). `ixPath` and a
- * frame's `path` count from 0 per level (docs/api.md): machine fields, never shown as they are.
+ * Where an instruction is, in words: "instruction", then Solana Explorer's number the server gives
+ * (`ixNumber`, a frame's `number`: docs/api.md), or "a call inside instruction", then the top-level
+ * number, when the call stack cannot say which of its calls it is; null without a path. `ixPath`
+ * counts from 0 per level: a machine field, never shown as it is.
  */
-type PlacedFrame = Pick<CallFrame, "index" | "parent" | "depth" | "path">;
-
-const topNumberOf = (path: string) => Number(path.split(".")[0]) + 1;
-
-/** A frame's Explorer number (3 or 3.2 after the hash sign); null when the logs cannot place it. */
-export function frameNumber(frame: PlacedFrame, stack: readonly PlacedFrame[]): string | null {
-  if (frame.path === null) return null;
-  let outermost = frame;
-  for (let parent = outermost.parent; parent !== null; parent = outermost.parent) {
-    const caller = stack.find((candidate) => candidate.index === parent);
-    if (!caller) return null;
-    outermost = caller;
-  }
-  if (outermost.depth !== 1) return null;
-  // Frames are in invocation order and a top-level instruction's calls follow it without a gap, so
-  // the distance from it is the position among everything it invoked.
-  return outermost === frame
-    ? `#${topNumberOf(frame.path)}`
-    : `#${topNumberOf(frame.path)}.${frame.index - outermost.index}`;
-}
-
-/**
- * The Explorer number of the instruction at `ixPath`: from its frame when the call stack has it;
- * from the path alone for a top-level instruction or a chain of first calls (path 2.0.0 is 3.2);
- * null when only the enclosing top-level instruction is known.
- */
-export function instructionNumber(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
+export function instructionPlace(ixPath: string | null, ixNumber: string | null | undefined): string | null {
   if (ixPath === null) return null;
-  const frame = stack?.find((candidate) => candidate.path === ixPath);
-  const numbered = frame && stack ? frameNumber(frame, stack) : null;
-  if (numbered) return numbered;
-  const inner = ixPath.split(".").slice(1);
-  if (!inner.every((position) => position === "0")) return null;
-  return inner.length === 0 ? `#${topNumberOf(ixPath)}` : `#${topNumberOf(ixPath)}.${inner.length}`;
-}
-
-/**
- * Where an instruction is, in words: "instruction", then its number, or "a call inside instruction",
- * then the top-level number, when the call stack cannot say which of its calls it is; null without a path.
- */
-export function instructionPlace(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
-  if (ixPath === null) return null;
-  const number = instructionNumber(ixPath, stack);
-  return number ? `instruction ${number}` : `a call inside instruction #${topNumberOf(ixPath)}`;
+  return ixNumber ? `instruction ${ixNumber}` : `a call inside instruction #${Number(ixPath.split(".")[0]) + 1}`;
 }
 
 /**
@@ -130,8 +88,12 @@ export function instructionPlace(ixPath: string | null, stack?: readonly PlacedF
  * Explorer numbers it and, for a failure inside a CPI, the chain of programs that called down to
  * it: "instruction <3.2>, inside a call from Jupiter v6 to Raydium CLMM" (the number as above).
  */
-export function failurePlace(ixPath: string | null, stack: CallFrame[] | null | undefined): string | null {
-  const place = instructionPlace(ixPath, stack);
+export function failurePlace(
+  ixPath: string | null,
+  ixNumber: string | null | undefined,
+  stack: CallFrame[] | null | undefined,
+): string | null {
+  const place = instructionPlace(ixPath, ixNumber);
   if (place === null) return null;
   const failing = stack?.find((frame) => frame.failing);
   if (!stack || !failing) return place;

@@ -132,6 +132,8 @@ export type CallFrame = {
   instruction: string | null;
   depth: number;
   path: string | null;
+  /** Solana Explorer's number (a hash sign, then 3.2); older servers send none. */
+  number?: string | null;
   computeUnits: number | null;
   computeLimit: number | null;
   result: "success" | "failed" | "unfinished";
@@ -145,6 +147,7 @@ export type Why = {
   program: string | null;
   instruction: string | null;
   ixPath: string | null;
+  ixNumber?: string | null;
   cpiDepth: number | null;
   errCode: number | null;
   errName: string | null;
@@ -265,6 +268,7 @@ export type IssueDetail = {
     slot: number | null;
     blockTime: number | null;
     ixPath: string | null;
+    ixNumber?: string | null;
     cpiDepth: number | null;
     failingInstruction: string | null;
     cuUsed: number | null;

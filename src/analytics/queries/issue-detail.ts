@@ -16,6 +16,7 @@ import { compareUrl, type DeploySource, deploySource } from "../../chain/deploys
 import type { IdlRegistry } from "../../chain/idl";
 import type { Context } from "../../context";
 import { notFound } from "../../shared/errors";
+import { instructionNumber } from "../../shared/instruction-number";
 import { issueTitle } from "../../shared/issue-title";
 import { ratio } from "../../shared/stats";
 import { type ServingTables, servingTables } from "../serving/reader";
@@ -47,6 +48,8 @@ export type RepresentativeEvent = {
   slot: number | null;
   blockTime: number | null;
   ixPath: string | null;
+  /** Explorer's number of ixPath (a hash sign, then 3.2); null without one or where the call stack cannot place it. */
+  ixNumber: string | null;
   cpiDepth: number | null;
   failingInstruction: string | null;
   cuUsed: number | null;
@@ -296,6 +299,14 @@ function slices(facts: FactRow[], kind: string): Slice[] {
 /** The newest event, with its logs and call stack when the lake keeps them. */
 function representativeEvent(event: EventRow, evidence: AttemptEvidence | null): RepresentativeEvent {
   const logs = evidence && evidence.logs.length > 0 ? evidence.logs : null;
+  const stack = logs
+    ? callStack(logs, {
+        program: event.program,
+        instruction: evidence!.instruction,
+        failingInstruction: evidence!.failingInstruction,
+        ixPath: evidence!.ixPath,
+      })
+    : null;
   return {
     sig: event.sig,
     sentAt: event.sent_at,
@@ -306,20 +317,14 @@ function representativeEvent(event: EventRow, evidence: AttemptEvidence | null):
     slot: evidence?.slot ?? null,
     blockTime: evidence?.blockTime ?? null,
     ixPath: evidence?.ixPath ?? null,
+    ixNumber: instructionNumber(evidence?.ixPath ?? null, stack),
     cpiDepth: evidence?.cpiDepth ?? null,
     failingInstruction: evidence?.failingInstruction ?? null,
     cuUsed: evidence?.cuUsed ?? null,
     cuRequested: evidence?.cuRequested ?? null,
     logTruncated: logs?.includes("Log truncated") ?? false,
     logs,
-    callStack: logs
-      ? callStack(logs, {
-          program: event.program,
-          instruction: evidence!.instruction,
-          failingInstruction: evidence!.failingInstruction,
-          ixPath: evidence!.ixPath,
-        })
-      : null,
+    callStack: stack,
   };
 }
 

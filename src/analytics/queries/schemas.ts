@@ -62,6 +62,14 @@ const IssueRefSchema = z.looseObject({
   title,
 });
 
+/** The failing instruction as people read it (docs/api.md): Explorer's number of `ixPath`. */
+const ixNumber = z
+  .string()
+  .nullable()
+  .describe(
+    'Solana Explorer\'s number of ixPath ("#3", "#3.2"), as pages and texts show it; null without an ixPath, or for a call the call stack cannot place',
+  );
+
 export const CallFrameSchema = z
   .looseObject({
     index: count.describe("position in invocation order"),
@@ -75,6 +83,12 @@ export const CallFrameSchema = z
       .nullable()
       .describe(
         'instruction path as why\'s ixPath, 0-based at each call level ("2", "2.1"); pages show Solana Explorer\'s 1-based #N.M',
+      ),
+    number: z
+      .string()
+      .nullable()
+      .describe(
+        'Solana Explorer\'s number of the frame, as pages and texts show it ("#3", "#3.2": 1-based, inner instructions counted in invoke order at any depth); null when the logs cannot place the frame',
       ),
     computeUnits: count.nullable().describe("`consumed N of M`: N"),
     computeLimit: count.nullable().describe("`consumed N of M`: M"),
@@ -92,6 +106,7 @@ export const WhySchema = z
     program: z.string().nullable(),
     instruction: z.string().nullable(),
     ixPath: z.string().nullable(),
+    ixNumber: ixNumber,
     cpiDepth: z.number().int().nullable(),
     errCode: z.number().int().nullable(),
     errName: z.string().nullable(),
@@ -646,6 +661,7 @@ export const IssueDetailSchema = z
         slot: count.nullable(),
         blockTime: ms.nullable(),
         ixPath: z.string().nullable(),
+        ixNumber: ixNumber,
         cpiDepth: z.number().int().nullable(),
         failingInstruction: z.string().nullable(),
         cuUsed: count.nullable(),

@@ -33,6 +33,7 @@ import { failingSince, issueCounts } from "../../control";
 import { isBase58Signature } from "../../shared/base58";
 import { badRequest, notFound, TxrayError } from "../../shared/errors";
 import type { ExplorerLinks } from "../../shared/explorer-links";
+import { instructionNumber } from "../../shared/instruction-number";
 import { issueTitle } from "../../shared/issue-title";
 import { describeError } from "../../shared/logger";
 import { evidenceByAttempt } from "./attempt-evidence";
@@ -84,6 +85,8 @@ export type WhyAnswer = {
   program: string | null;
   instruction: string | null;
   ixPath: string | null;
+  /** Explorer's number of ixPath (a hash sign, then 3.2); null without one or where the call stack cannot place it. */
+  ixNumber: string | null;
   cpiDepth: number | null;
   errCode: number | null;
   errName: string | null;
@@ -362,12 +365,21 @@ function answer(
     dropClass: extra.dropClass,
     instruction: story.instruction,
   });
+  const stack = extra.logs
+    ? callStack(extra.logs, {
+        program: extra.program,
+        instruction: story.instruction,
+        failingInstruction,
+        ixPath: story.ixPath,
+      })
+    : null;
   return {
     sig,
     outcome,
     program: extra.program,
     instruction: story.instruction,
     ixPath: story.ixPath,
+    ixNumber: instructionNumber(story.ixPath, stack),
     cpiDepth: story.cpiDepth,
     errCode: story.errCode,
     errName: story.errName,
@@ -388,14 +400,7 @@ function answer(
     rpcLabel: extra.rpcLabel,
     source: extra.source,
     logs: extra.logs,
-    callStack: extra.logs
-      ? callStack(extra.logs, {
-          program: extra.program,
-          instruction: story.instruction,
-          failingInstruction,
-          ixPath: story.ixPath,
-        })
-      : null,
+    callStack: stack,
     links: extra.links,
   };
 }

@@ -4,6 +4,7 @@
 // failing frame is marked. Stored stories keep only the failing frame's names, so the story's fields
 // are passed in as hints; nothing is stored per frame (the lake keeps the logs, docs/lake.md).
 
+import { frameNumber } from "../../shared/instruction-number";
 import { loggedInstructionName } from "./instruction-names";
 import { innerPath, type LogFrame, parseLogs, topFrameOf } from "./logs";
 import { programName } from "./program-ids";
@@ -20,6 +21,8 @@ export type CallFrame = {
   depth: number;
   /** Instruction path as in why's ixPath ("2", "2.1"); null when the logs cannot place the frame. */
   path: string | null;
+  /** Solana Explorer's number of the frame (a hash sign, then 3 or 3.2), as people read it; null when the logs cannot place it. */
+  number: string | null;
   /** `consumed N of M compute units`: N and M (builtin programs print none). */
   computeUnits: number | null;
   computeLimit: number | null;
@@ -56,7 +59,7 @@ export function callStack(logs: readonly string[], hints: CallStackHints = {}): 
   const named = namedByHints(trace.failed, hints, trace.topFrames);
   const last = logs.length - 1;
 
-  return frames.map((frame, i) => {
+  const stack: CallFrame[] = frames.map((frame, i) => {
     const top = topFrameOf(frame);
     const inner = innerPath(frame);
     // The stored path counts every message instruction (some log nothing); log order counts what logged.
@@ -75,6 +78,7 @@ export function callStack(logs: readonly string[], hints: CallStackHints = {}): 
       instruction: loggedInstructionName(frame) ?? named.get(frame) ?? null,
       depth: frame.depth,
       path,
+      number: null,
       computeUnits: finite(frame.consumed),
       computeLimit: finite(frame.available),
       result: frame.failure !== null ? "failed" : frame.closeLine >= 0 ? "success" : "unfinished",
@@ -83,6 +87,8 @@ export function callStack(logs: readonly string[], hints: CallStackHints = {}): 
       lines: [frame.openLine >= 0 ? frame.openLine : frame.closeLine, frame.closeLine >= 0 ? frame.closeLine : last],
     };
   });
+  for (const frame of stack) frame.number = frameNumber(frame, stack);
+  return stack;
 }
 
 const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);

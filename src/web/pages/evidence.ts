@@ -6,7 +6,7 @@
 
 import { enc } from "../api";
 import { h, link } from "../dom";
-import { frameName, frameNumber, num } from "../format";
+import { frameName, num } from "../format";
 import type { CallFrame } from "../types";
 
 export function callStackView(stack: CallFrame[]): HTMLElement {
@@ -20,7 +20,7 @@ export function callStackView(stack: CallFrame[]): HTMLElement {
           class: `frame ${frame.failing ? "failing" : frame.result === "failed" ? "passed-on" : ""}`,
           style: `--depth:${frame.depth - 1}`,
         },
-        h("span", { class: "frame-number mono" }, frameNumber(frame, stack) ?? "?"),
+        h("span", { class: "frame-number mono" }, frame.number ?? "?"),
         " ",
         link(`/p/${enc(frame.program)}`, frameName(frame)),
         frame.instruction ? h("strong", { class: "frame-ix" }, ` ${frame.instruction}`) : null,

@@ -115,7 +115,7 @@ function story(why: Why): HTMLElement {
         )
       : null;
   const failingElsewhere = why.failingProgram && why.failingProgram !== program;
-  const place = failed ? failurePlace(why.ixPath, why.callStack) : null;
+  const place = failed ? failurePlace(why.ixPath, why.ixNumber, why.callStack) : null;
   const stack = why.callStack && why.callStack.length > 0 ? why.callStack : null;
   return h(
     "article",
