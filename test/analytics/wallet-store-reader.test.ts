@@ -77,6 +77,39 @@ describe("wallet store reader", () => {
     }
   });
 
+  test("a window that fills more than a page is counted once, whatever the page's size or cursor", () => {
+    const writer = writeStore(10);
+    const reader = WalletStoreReader.open(dir, 1)!;
+    try {
+      const internals = reader as unknown as { counts: { all: (params: unknown) => unknown[] } };
+      const statement = internals.counts;
+      let counted = 0;
+      internals.counts = {
+        all: (params) => {
+          counted++;
+          return statement.all(params);
+        },
+      };
+      const whole = { landed: 3, failedOnchain: 3, dropped: 2, preflight: 2 };
+      const first = reader.page(query(4))!;
+      const last = first.items[2];
+      expect(reader.page(query(3))!.counts).toEqual(whole);
+      expect(reader.page(query(4, { sentAt: last.sentAt, attemptKey: last.attemptKey }))!.counts).toEqual(whole);
+      expect(counted).toBe(1);
+      // Another window is counted on its own.
+      expect(reader.page({ ...query(3), since: 1_005 })!.counts).toEqual({
+        landed: 1,
+        failedOnchain: 2,
+        dropped: 1,
+        preflight: 1,
+      });
+      expect(counted).toBe(2);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
   test("a page's time is recorded as the metered request's work", async () => {
     const writer = writeStore(3);
     let now = 0;

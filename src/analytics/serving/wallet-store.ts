@@ -112,10 +112,15 @@ type Params = Record<string, string | bigint | number | null>;
 const VISIBLE = "valid_from <= $version AND (valid_to IS NULL OR valid_to > $version)";
 const IN_WINDOW = "received_at BETWEEN $since AND $until AND ($account IS NULL OR account = $account)";
 
+/** Windows whose counts a reader keeps (a few hundred bytes each). */
+const WINDOW_COUNTS_KEPT = 2_000;
+
 /** A serving version's reader of the store: read-only, prepared statements, names cached. */
 export class WalletStoreReader {
   private readonly names = new Map<number, string>();
   private readonly ids = new Map<string, number>();
+  /** Counts of windows that fill more than a page, by payer, program, window and account (least recently used go first). */
+  private readonly windowCounts = new Map<string, WalletStoreCounts>();
   private highestName = 0;
   private readonly db: Database;
   private readonly firstPage;
@@ -201,19 +206,19 @@ export class WalletStoreReader {
             $attempt: storedKey(query.after.attemptKey),
           });
     // A first page that did not fill holds the whole window: its rows are the counts (most wallets
-    // have a few attempts a window, so most pages are one statement).
-    const counted =
-      query.after === null && rows.length < query.rows
-        ? rows.map((row) => ({ outcome: row.outcome, n: 1n }))
-        : this.counts.all(params);
-    const counts = { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 };
-    for (const row of counted) {
-      const outcome = row.outcome === null ? null : this.nameOf(row.outcome);
-      const n = Number(row.n);
-      if (outcome === "landed") counts.landed += n;
-      else if (outcome === "failed_onchain") counts.failedOnchain += n;
-      else if (outcome === "dropped") counts.dropped += n;
-      else if (outcome === "preflight") counts.preflight += n;
+    // have a few attempts a window, so most pages are one statement). Otherwise the window is
+    // counted once per version: the counts depend on neither the cursor nor the page's size, and a
+    // bot's take a scan of its rows (tens of milliseconds) that paging through it would repeat.
+    let counts: WalletStoreCounts;
+    if (query.after === null && rows.length < query.rows)
+      counts = this.countsOf(rows.map((row) => ({ outcome: row.outcome, n: 1n })));
+    else {
+      const key = `${params.$payer} ${program} ${query.since} ${query.until} ${account}`;
+      const known = this.windowCounts.get(key);
+      counts = known ?? this.countsOf(this.counts.all(params));
+      this.windowCounts.delete(key);
+      this.windowCounts.set(key, counts);
+      if (this.windowCounts.size > WINDOW_COUNTS_KEPT) this.windowCounts.delete(this.windowCounts.keys().next().value!);
     }
     return {
       counts,
@@ -233,6 +238,19 @@ export class WalletStoreReader {
 
   close(): void {
     this.db.close();
+  }
+
+  private countsOf(counted: { outcome: bigint | null; n: bigint }[]): WalletStoreCounts {
+    const counts = { landed: 0, failedOnchain: 0, dropped: 0, preflight: 0 };
+    for (const row of counted) {
+      const outcome = row.outcome === null ? null : this.nameOf(row.outcome);
+      const n = Number(row.n);
+      if (outcome === "landed") counts.landed += n;
+      else if (outcome === "failed_onchain") counts.failedOnchain += n;
+      else if (outcome === "dropped") counts.dropped += n;
+      else if (outcome === "preflight") counts.preflight += n;
+    }
+    return counts;
   }
 
   private idOf(name: string): number | null {
