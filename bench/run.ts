@@ -7,7 +7,7 @@ const name = process.argv[2];
 const file = name ? join(import.meta.dir, `${name}.ts`) : "";
 if (!name || !/^[a-z][a-z0-9-]*$/.test(name) || !existsSync(file)) {
   console.error(
-    "usage: bun run bench <wallet|ingest|ingest-nodes|flush|resolve|signatures|freshness|refresh|burst|tables|read|sdk|landing-score|web|drops|alerts|compact|flood>",
+    "usage: bun run bench <memory|wallet|ingest|ingest-nodes|flush|resolve|signatures|freshness|refresh|burst|tables|read|sdk|landing-score|web|drops|alerts|compact|flood>",
   );
   process.exit(2);
 }

@@ -126,10 +126,11 @@ const servers: Txray[] = [];
 const serverLog: string[] = [];
 /** A txray process, once it says where it listens; its log lines then go to serverLog. */
 async function startTxray(env: Record<string, string>): Promise<Txray> {
-  // As `bun run start` starts it: Bun's thread pool at 16 unless the environment says otherwise (docs/operations.md).
+  // As `bun run start` starts it: Bun's thread pool at 16 and two glibc malloc arenas unless the environment says
+  // otherwise (docs/operations.md).
   const child = spawn(["bun", "src/bin/server.ts"], {
     cwd: ROOT,
-    env: { UV_THREADPOOL_SIZE: "16", ...process.env, ...env },
+    env: { UV_THREADPOOL_SIZE: "16", MALLOC_ARENA_MAX: "2", ...process.env, ...env },
     stdout: "ignore",
     stderr: "pipe",
   });
@@ -281,6 +282,8 @@ type Window = {
   rss: number[];
   rssAnonymous: number[];
   rssFile: number[];
+  /** The first server process alone (VmRSS), without its job children. */
+  serverRss: number[];
 };
 const freshWindow = (): Window => ({
   ingestLatencies: [],
@@ -296,6 +299,7 @@ const freshWindow = (): Window => ({
   rss: [],
   rssAnonymous: [],
   rssFile: [],
+  serverRss: [],
 });
 /**
  * Set once the first serving tables exist: before that an analytical route's 503 `unavailable` is the documented
@@ -490,7 +494,20 @@ const rssSampler = setInterval(() => {
   window.rss.push(resident.total);
   window.rssAnonymous.push(resident.anonymous);
   window.rssFile.push(resident.file);
+  const server = servers[0] ? statusMb(servers[0].process.pid, "VmRSS") : null;
+  if (server !== null) window.serverRss.push(server);
 }, 2_000);
+/** A field of /proc/<pid>/status in MB; null when the process is gone. */
+function statusMb(pid: number, name: string): number | null {
+  try {
+    const kb = new RegExp(`${name}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? null : Math.round(Number(kb) / 1024);
+  } catch {
+    return null;
+  }
+}
+/** Each minute's samples of the server process's resident memory, for the summary's medians of each five minutes. */
+const serverRssByMinute: number[][] = [];
 type Minute = Record<string, unknown> & { rssMB: number | null; spoolBacklogBytes: number | null; errors: number };
 const reports: Minute[] = [];
 let acknowledgedTotal = 0;
@@ -530,6 +547,7 @@ async function serverMemory(): Promise<Record<string, number | null>> {
 async function report(minute: number): Promise<void> {
   const w = window;
   window = freshWindow();
+  serverRssByMinute.push(w.serverRss);
   const status = (await fetch(`${url}/v1/status`)
     .then((r) => r.json())
     .catch(() => null)) as any;
@@ -753,6 +771,11 @@ const summary = {
   failedJobRunSamples: failedRunSamples,
   // Which jobs ran at all (the retention job, which prunes the control database, runs at start and then hourly).
   jobsThatRan: [...new Set(reports.flatMap((r) => Object.keys(r.jobsRan as Record<string, string>)))].sort(),
+  // The server process alone (its job children apart), the median of its samples (every 2 s) in each five minutes:
+  // whether its memory levels off once the resolver's window of held sends has filled (docs/operations.md, "Memory").
+  serverRssMedianMBEach5Min: Array.from({ length: Math.ceil(serverRssByMinute.length / 5) }, (_, i) =>
+    percentile(serverRssByMinute.slice(i * 5, i * 5 + 5).flat(), 50),
+  ),
   rssFirstVsLast5MinMedianMB:
     reports.length >= 10 ? { first: rssMedianOf(reports.slice(0, 5)), last: rssMedianOf(reports.slice(-5)) } : null,
   disk: {
