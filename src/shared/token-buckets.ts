@@ -60,9 +60,10 @@ export class TokenBuckets {
    * the bucket may go into debt, down to minus its capacity, and later requests wait for it.
    */
   charge(id: string, cost: number): void {
-    const now = this.clock();
+    if (!(cost > 0)) return; // most requests: nothing measured beyond their price
     const bucket = this.buckets.get(id) ?? this.overflow;
-    if (!bucket || !(cost > 0)) return;
+    if (!bucket) return;
+    const now = this.clock();
     bucket.tokens = Math.max(-this.capacity, this.refilled(bucket, now) - cost);
     bucket.updatedAt = now;
   }
