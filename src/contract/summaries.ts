@@ -43,7 +43,7 @@ function why(a: WhyBody): Summary {
     );
   else {
     const failing = a.failingInstruction ?? a.instruction;
-    const place = instructionPlace(a.ixPath, a.callStack);
+    const place = instructionPlace(a.ixPath, a.ixNumber);
     lines.push(
       `Failed in ${failing ?? "an instruction"}${place ? ` (${place}, CPI depth ${a.cpiDepth ?? 0})` : ""} of ${short(a.failingProgram ?? a.program)}.`,
     );

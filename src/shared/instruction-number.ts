@@ -46,11 +46,11 @@ export function instructionNumber(ixPath: string | null, stack?: readonly Placed
 }
 
 /**
- * Where an instruction is, in words: "instruction", then its number, or "a call inside instruction",
- * then the top-level number, when the call stack cannot say which of its calls it is; null without a path.
+ * Where an instruction is, in words: "instruction", then its number as the answer serves it
+ * (`ixNumber`, from instructionNumber), or "a call inside instruction", then the top-level number,
+ * when the call stack cannot say which of its calls it is; null without a path.
  */
-export function instructionPlace(ixPath: string | null, stack?: readonly PlacedFrame[] | null): string | null {
+export function instructionPlace(ixPath: string | null, ixNumber: string | null | undefined): string | null {
   if (ixPath === null) return null;
-  const number = instructionNumber(ixPath, stack);
-  return number ? `instruction ${number}` : `a call inside instruction #${topNumberOf(ixPath)}`;
+  return ixNumber ? `instruction ${ixNumber}` : `a call inside instruction #${topNumberOf(ixPath)}`;
 }

@@ -52,7 +52,7 @@ describe("a frame's number is the chain record's number of that instruction", ()
     expect(dlmm.path).toBe("2.2");
     expect(frameNumber(dlmm, stack)).toBe("#3.5");
     expect(instructionNumber("2.2", stack)).toBe("#3.5");
-    expect(instructionPlace("2.2.2", stack)).toBe("instruction #3.8");
+    expect(instructionPlace("2.2.2", instructionNumber("2.2.2", stack))).toBe("instruction #3.8");
   });
 });
 
@@ -68,7 +68,7 @@ describe("from the path alone", () => {
   ];
   for (const [path, number, place] of cases)
     test(`${path}`, () => {
-      expect([instructionNumber(path), instructionPlace(path)]).toEqual([number, place]);
+      expect([instructionNumber(path), instructionPlace(path, instructionNumber(path))]).toEqual([number, place]);
       // The web app words the number the answer gives (`ixNumber`, instructionNumber's) the same.
       expect(web.instructionPlace(path, instructionNumber(path))).toEqual(place);
     });
