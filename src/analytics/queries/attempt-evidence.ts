@@ -9,6 +9,7 @@ import { readAgainAfterSwap, sqlString } from "../../lake/duckdb";
 import { addDays, partitionFiles } from "../../lake/partitions";
 import { utcDay } from "../../lake/paths";
 import { readLakeSql } from "../../lake/schema";
+import { LruMap } from "../../shared/lru-map";
 
 /**
  * Days after an attempt's receipt day in which its resolution is looked for (most resolve within minutes; the wallet
@@ -88,14 +89,16 @@ export async function evidenceByAttempt(
   // A resolution never changes: the stories people open again (a tx page reloaded, a why asked twice) skip the lake.
   if (evidence) {
     recent.set(key, evidence);
-    if (recent.size > RECENT_ENTRIES) recent.delete(recent.keys().next().value!);
   }
   return evidence;
 }
 
 const RECENT_ENTRIES = 1000;
 /** The evidence last read, by attempt id (least recently added goes first), kept per context. */
-const RECENT_EVIDENCE: OwnedPart<Map<string, AttemptEvidence>> = { name: "recent evidence", make: () => new Map() };
+const RECENT_EVIDENCE: OwnedPart<LruMap<string, AttemptEvidence>> = {
+  name: "recent evidence",
+  make: () => new LruMap(RECENT_ENTRIES),
+};
 
 /**
  * `condition`: the row's WHERE clause, made at each read (its files are listed again after a swap); null when nothing

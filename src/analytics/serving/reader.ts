@@ -19,6 +19,7 @@ import {
 import type { Component, Context, OwnedPart } from "../../context";
 import { plainRow } from "../../lake/duckdb";
 import { TxrayError } from "../../shared/errors";
+import { LruMap } from "../../shared/lru-map";
 import { sqlFile } from "../sql";
 import type { WindowName } from "../windows";
 import { answersFile, readPointer, type ServingPointer } from "./pointer";
@@ -37,7 +38,7 @@ export class ServingTables {
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   private readonly statements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
-  private readonly answers = new Map<string, Promise<unknown>>();
+  private readonly answers = new LruMap<string, Promise<unknown>>(ANSWER_CACHE_ENTRIES);
   private inFlight = 0;
   private retired = false;
   private closed = false;
@@ -124,22 +125,18 @@ export class ServingTables {
     }
   }
 
-  /**
-   * Memoises an answer for this version (bounded; least recently used goes first); the answer is shared, never to be
-   * mutated.
-   */
   /** Whether the answer to `key` is cached in this version (asking it costs a map lookup, not a query). */
   hasAnswer(key: string): boolean {
     return this.answers.has(key);
   }
 
+  /**
+   * Memoises an answer for this version (bounded; least recently used goes first); the answer is shared, never to be
+   * mutated.
+   */
   cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.answers.get(key);
-    if (hit) {
-      this.answers.delete(key);
-      this.answers.set(key, hit);
-      return hit as Promise<T>;
-    }
+    if (hit) return hit as Promise<T>;
     // Cached answers are shared by every request asking the same question (serving/shared-answer-text.ts).
     // The version stays open until the answer is made: a question of several queries must not
     // lose its version between two of them when the tables job switches (retire) meanwhile.
@@ -153,7 +150,6 @@ export class ServingTables {
       });
     this.answers.set(key, answer);
     answer.catch(() => this.answers.delete(key));
-    if (this.answers.size > ANSWER_CACHE_ENTRIES) this.answers.delete(this.answers.keys().next().value!);
     return answer;
   }
 

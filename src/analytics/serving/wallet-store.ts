@@ -21,6 +21,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { LruMap } from "../../shared/lru-map";
 import { recordWork } from "../../shared/work-meter";
 
 const STORE_FILE = /^wallets-(\d+)\.sqlite$/;
@@ -120,7 +121,7 @@ export class WalletStoreReader {
   private readonly names = new Map<number, string>();
   private readonly ids = new Map<string, number>();
   /** Counts of windows that fill more than a page, by payer, program, window and account (least recently used go first). */
-  private readonly windowCounts = new Map<string, WalletStoreCounts>();
+  private readonly windowCounts = new LruMap<string, WalletStoreCounts>(WINDOW_COUNTS_KEPT);
   private highestName = 0;
   private readonly db: Database;
   private readonly firstPage;
@@ -214,11 +215,8 @@ export class WalletStoreReader {
       counts = this.countsOf(rows.map((row) => ({ outcome: row.outcome, n: 1n })));
     else {
       const key = `${params.$payer} ${program} ${query.since} ${query.until} ${account}`;
-      const known = this.windowCounts.get(key);
-      counts = known ?? this.countsOf(this.counts.all(params));
-      this.windowCounts.delete(key);
+      counts = this.windowCounts.get(key) ?? this.countsOf(this.counts.all(params));
       this.windowCounts.set(key, counts);
-      if (this.windowCounts.size > WINDOW_COUNTS_KEPT) this.windowCounts.delete(this.windowCounts.keys().next().value!);
     }
     return {
       counts,

@@ -3,6 +3,7 @@
 // attempts land in each slot of a busy instance (400 ms), so this costs a call per slot, not per
 // attempt.
 
+import { LruMap } from "../../shared/lru-map";
 import type { RpcClient } from "../rpc";
 import { blockTimes } from "./chain-reads";
 
@@ -10,7 +11,7 @@ import { blockTimes } from "./chain-reads";
 const MAX_SLOTS = 20_000;
 
 export class SlotTimes {
-  private readonly known = new Map<number, number | null>();
+  private readonly known = new LruMap<number, number | null>(MAX_SLOTS);
 
   /** Unix ms of each slot (null where the node has no time for it), asking the chain for slots not known yet. */
   async of(rpc: RpcClient, slots: Iterable<number>, perRequest: number): Promise<Map<number, number | null>> {
@@ -25,7 +26,6 @@ export class SlotTimes {
 
   /** A slot's time learned elsewhere (a fetched transaction carries its block time). */
   remember(slot: number, ms: number | null): void {
-    if (this.known.size >= MAX_SLOTS) this.known.delete(this.known.keys().next().value!); // the oldest first (insertion order)
     this.known.set(slot, ms);
   }
 }
