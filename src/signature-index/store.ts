@@ -203,19 +203,31 @@ export class SignatureIndex {
     this.open.clear();
   }
 
-  /** The newest FANOUT runs of one tier when they follow each other (and may be merged), else null. */
+  /**
+   * The next runs to merge, adjacent and oldest first, else null: the oldest FANOUT runs of one tier
+   * (lowest tiers first) with the runs of lower tiers among and before them, back to the nearest run
+   * of a higher tier. Runs left out are the newest of their stretch, which the next runs written
+   * join. A run of a lower tier between larger ones (an upkeep that found more than FANOUT runs of a
+   * tier once merged the newest of them, leaving the older ones stranded) goes into the next merge
+   * of the tier above it instead of keeping that tier from ever merging: stranded runs made the
+   * number of runs, and so a look-up's reads and the open files, grow with time.
+   */
   private fullTier(mergeable: (footer: RunFooter) => boolean): Listed[] | null {
     const all = this.current().sort((a, b) => a.lo - b.lo);
     // Runs after one that may not be merged yet wait with it (merged runs must stay adjacent).
     const blocked = all.findIndex((run) => !mergeable(this.reader(run).footer));
     const runs = blocked < 0 ? all : all.slice(0, blocked);
-    const tier = (run: Listed) => Math.floor(Math.log(this.reader(run).footer.weight) / Math.log(FANOUT) + 1e-9);
-    for (let end = runs.length; end >= FANOUT; ) {
-      const t = tier(runs[end - 1]);
-      let start = end - 1;
-      while (start > 0 && tier(runs[start - 1]) === t) start--;
-      if (end - start >= FANOUT) return runs.slice(end - FANOUT, end);
-      end = start;
+    const tiers = runs.map((run) => Math.floor(Math.log(this.reader(run).footer.weight) / Math.log(FANOUT) + 1e-9));
+    const highest = Math.max(-1, ...tiers);
+    for (let t = 0; t <= highest; t++) {
+      let start = 0;
+      let count = 0;
+      for (let i = 0; i < runs.length; i++) {
+        if (tiers[i] > t) {
+          start = i + 1;
+          count = 0;
+        } else if (tiers[i] === t && ++count === FANOUT) return runs.slice(start, i + 1);
+      }
     }
     return null;
   }

@@ -103,6 +103,53 @@ test("full tiers merge; every attempt is found once with its newest entry, and a
   }
 });
 
+test("with several runs written between upkeeps, no run is stranded: the runs stay few and every attempt is found", async () => {
+  // The resolver writes a run every few seconds and the upkeep runs every minute or so, so an upkeep
+  // finds more than FANOUT runs of a tier; merging the newest of them stranded the older ones
+  // between larger runs, and the number of runs grew with time (440 after 107 minutes of a soak).
+  const idx = index();
+  const written = new Map<string, { attemptId: string; round: number }>();
+  let round = 0;
+  for (let upkeep = 0; upkeep < 60; upkeep++) {
+    for (let k = 0; k < 9 + (upkeep % 5); k++, round++) {
+      const entries = Array.from({ length: 3 }, () => {
+        const sig = randomSignature();
+        return { sig, attemptId: `att-${sig.slice(0, 6)}`, value: { at: round, round } };
+      });
+      await idx.append(entries, at);
+      for (const e of entries) written.set(e.sig, { attemptId: e.attemptId, round });
+    }
+    await idx.maintain(0, noPause);
+  }
+  // 660 runs written: at most FANOUT - 1 runs of each tier are left unmerged, and nothing else.
+  expect(round).toBe(660);
+  expect(idx.stats().runs).toBeLessThanOrEqual(3 * (FANOUT - 1) + 1);
+  for (const [sig, { attemptId, round }] of written)
+    expect(idx.lookup(sig)).toEqual([{ sig, attemptId, value: { at: round, round } }]);
+});
+
+test("runs stranded by the old rule are absorbed by the next merge of the tier above them", async () => {
+  // What an index written under the old rule holds: a run of tier 0 between runs of tier 1.
+  const idx = index();
+  const sigs: string[] = [];
+  const write = async (round: number) => {
+    const sig = randomSignature();
+    sigs.push(sig);
+    await idx.append([{ sig, attemptId: `att-${round}`, value: { at: round, round } }], at);
+  };
+  let round = 0;
+  for (let group = 0; group < FANOUT; group++) {
+    await write(round++); // left alone: the next FANOUT are merged without it
+    for (let k = 0; k < FANOUT; k++) await write(round++);
+    await idx.maintain(0, noPause);
+  }
+  // The old rule left FANOUT + 1 runs of the first group's stretch; this one merges them all.
+  await idx.maintain(0, noPause);
+  expect(idx.stats().runs).toBeLessThanOrEqual(2);
+  for (const sig of sigs) expect(idx.lookup(sig)).toHaveLength(1);
+  expect(sigs).toHaveLength(FANOUT * (FANOUT + 1));
+});
+
 test("a merge interrupted before it removed its inputs is repaired: nothing counts twice", async () => {
   const idx = index();
   const sig = randomSignature();
