@@ -13,8 +13,8 @@ export function bloomBlocks(keys: number): number {
   return Math.max(1, Math.ceil((keys * BITS_PER_KEY) / BLOCK_BITS));
 }
 
-/** The two hashes a key's bits come from (what a writer keeps per key until it sizes the filter). */
-export function bloomHashes(key: string): [h1: number, h2: number] {
+/** The two hashes a key's bits come from. */
+function bloomHashes(key: string): [h1: number, h2: number] {
   return [Bun.hash.xxHash32(key, 0x7a11), Bun.hash.xxHash32(key, 0x51d3) | 1];
 }
 
@@ -32,21 +32,28 @@ function bitOf(h1: number, h2: number, i: number): number {
 }
 
 /**
- * A filter holding every key, from the keys' bloomHashes flattened (h1, h2, h1, h2, …): `bloomBlocks(keys)` blocks of
- * BLOOM_BLOCK_BYTES.
+ * A filter filled as keys come, sized up front for at most `keys` of them: a writer holds its
+ * filter's bits (1.25 bytes a key), not every key's hashes until it knows how many there are
+ * (16 bytes or more a key, which a merge of millions of entries held in its thread's heap). More
+ * keys than it was sized for make it answer "may hold" more often, never "not" for a key it holds.
  */
-export function buildBloomFromHashes(hashes: ArrayLike<number>, blocks: number): Uint8Array {
-  const bytes = new Uint8Array(blocks * BLOOM_BLOCK_BYTES);
-  for (let k = 0; k < hashes.length; k += 2) {
-    const h1 = hashes[k];
-    const h2 = hashes[k + 1];
-    const base = blockOf(h1, blocks) * BLOOM_BLOCK_BYTES;
+export class BloomFilter {
+  readonly blocks: number;
+  readonly bytes: Uint8Array;
+
+  constructor(keys: number) {
+    this.blocks = bloomBlocks(keys);
+    this.bytes = new Uint8Array(this.blocks * BLOOM_BLOCK_BYTES);
+  }
+
+  add(key: string): void {
+    const { block, h1, h2 } = probe(key, this.blocks);
+    const base = block * BLOOM_BLOCK_BYTES;
     for (let i = 0; i < PROBES; i++) {
       const bit = bitOf(h1, h2, i) % BLOCK_BITS;
-      bytes[base + (bit >>> 3)] |= 1 << (bit & 7);
+      this.bytes[base + (bit >>> 3)] |= 1 << (bit & 7);
     }
   }
-  return bytes;
 }
 
 /** Which block of a filter of `blocks` blocks decides about `key`. */

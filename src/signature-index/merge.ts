@@ -22,7 +22,11 @@ export async function mergeRuns(
   stopped: () => boolean = () => false,
 ): Promise<RunFooter> {
   const readers = inputs.map((input) => RunReader.open(input.path));
-  const writer = new RunWriter(output);
+  // An attempt in several inputs is written once: the sum is the most the merge writes.
+  const writer = new RunWriter(
+    output,
+    readers.reduce((sum, reader) => sum + reader.footer.entries, 0),
+  );
   try {
     const heads = readers.map((reader, i) => ({
       lines: reader.lines(),

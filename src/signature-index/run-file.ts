@@ -12,14 +12,7 @@ import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, write
 import { dirname } from "node:path";
 import { syncDirectory } from "../shared/durable-files";
 import { detachedString } from "../shared/intern";
-import {
-  BLOOM_BLOCK_BYTES,
-  bloomBlockMayHold,
-  bloomBlockOf,
-  bloomBlocks,
-  bloomHashes,
-  buildBloomFromHashes,
-} from "./bloom";
+import { BLOOM_BLOCK_BYTES, BloomFilter, bloomBlockMayHold, bloomBlockOf } from "./bloom";
 
 export type IndexEntry = { sig: string; attemptId: string; value: unknown };
 
@@ -59,20 +52,25 @@ export type FooterFields = Pick<RunFooter, "lo" | "hi" | "weight" | "batch" | "m
 
 /**
  * Writes a run line by line (lines in signature, then attempt id, order; `sig\tattemptId\tjson`)
- * to `path + ".tmp"`, and `finish` fsyncs it and renames it to `path`.
+ * to `path + ".tmp"`, and `finish` fsyncs it and renames it to `path`. `maxEntries` sizes its Bloom
+ * filter, which it fills as lines come: the lines of a write, the sum of a merge's inputs.
  */
 export class RunWriter {
   private readonly temporary: string;
   private readonly fd: number;
   private offset = 0;
   private readonly index: [string, number, number][] = [];
-  /** Each entry's bloomHashes, flattened: a signature sliced from a merge's input block would keep the block alive. */
-  private readonly hashes: number[] = [];
+  private readonly bloom: BloomFilter;
+  private entries = 0;
   private block: string[] = [];
   private blockBytes = 0;
   private first = "";
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    maxEntries: number,
+  ) {
+    this.bloom = new BloomFilter(maxEntries);
     this.temporary = `${path}.tmp`;
     this.fd = openSync(this.temporary, "w");
   }
@@ -86,8 +84,8 @@ export class RunWriter {
     if (this.block.length === 0) this.first = sig;
     this.block.push(text);
     this.blockBytes += text.length;
-    const [h1, h2] = bloomHashes(sig);
-    this.hashes.push(h1, h2);
+    this.bloom.add(sig);
+    this.entries++;
     if (this.block.length >= BLOCK_ENTRIES || this.blockBytes >= BLOCK_RAW_BYTES) this.flushBlock();
   }
 
@@ -97,11 +95,9 @@ export class RunWriter {
       const indexBytes = Bun.zstdCompressSync(encoder.encode(JSON.stringify(this.index)), { level: 1 });
       const blocksIndex = { offset: this.offset, length: indexBytes.length };
       this.write(indexBytes);
-      const entries = this.hashes.length / 2;
-      const blocks = bloomBlocks(entries);
-      const bloom = { offset: this.offset, blocks };
-      this.write(buildBloomFromHashes(this.hashes, blocks));
-      const full: RunFooter = { format: 1, entries, ...footer, blocksIndex, bloom };
+      const bloom = { offset: this.offset, blocks: this.bloom.blocks };
+      this.write(this.bloom.bytes);
+      const full: RunFooter = { format: 1, entries: this.entries, ...footer, blocksIndex, bloom };
       const footerBytes = encoder.encode(JSON.stringify(full));
       this.write(footerBytes);
       const tail = new Uint8Array(TAIL_BYTES);
@@ -149,7 +145,7 @@ export class RunWriter {
 /** Writes entry lines (`entryLine`, any order) as a run: sorted by signature, then attempt id. */
 export function writeRunLines(path: string, lines: string[], footer: FooterFields): RunFooter {
   const keyed = sortLines(lines);
-  const writer = new RunWriter(path);
+  const writer = new RunWriter(path, keyed.length);
   for (const { key, text } of keyed) writer.add(key.sig, text);
   return writer.finish(footer);
 }
