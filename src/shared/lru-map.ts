@@ -1,6 +1,6 @@
-// A Map that keeps at most `capacity` entries, least recently used going first: the one bound every
-// in-memory cache of the server shares (answers of a serving version, a wallet window's counts,
-// recent evidence, slot times), so that none grows with what a client chooses to ask.
+// A Map that keeps at most `capacity` entries, least recently used going first: the bound the
+// server's least-recently-used caches share (answers of a serving version, a wallet window's
+// counts, recent evidence, slot times), so that none grows with what a client chooses to ask.
 
 export class LruMap<K, V> {
   private readonly entries = new Map<K, V>();

@@ -104,8 +104,9 @@ test("full tiers merge; every attempt is found once with its newest entry, and a
 });
 
 test("with several runs written between upkeeps, no run is stranded: the runs stay few and every attempt is found", async () => {
-  // The resolver writes a run every few seconds and the upkeep runs every minute or so, so an upkeep
-  // finds more than FANOUT runs of a tier; merging the newest of them stranded the older ones
+  // The resolver writes a run every few seconds, and an upkeep busy with a merge of larger runs (or
+  // held back by a batch not yet committed) lets several pile up, so an upkeep finds more than
+  // FANOUT runs of a tier; merging the newest of them stranded the older ones
   // between larger runs, and the number of runs grew with time (440 after 107 minutes of a soak).
   const idx = index();
   const written = new Map<string, { attemptId: string; round: number }>();

@@ -87,14 +87,12 @@ export async function evidenceByAttempt(
     () => `attempt_id = ${sqlString(where.attemptId)}`,
   );
   // A resolution never changes: the stories people open again (a tx page reloaded, a why asked twice) skip the lake.
-  if (evidence) {
-    recent.set(key, evidence);
-  }
+  if (evidence) recent.set(key, evidence);
   return evidence;
 }
 
 const RECENT_ENTRIES = 1000;
-/** The evidence last read, by attempt id (least recently added goes first), kept per context. */
+/** The evidence last read, by attempt id (least recently used goes first), kept per context. */
 const RECENT_EVIDENCE: OwnedPart<LruMap<string, AttemptEvidence>> = {
   name: "recent evidence",
   make: () => new LruMap(RECENT_ENTRIES),
