@@ -705,22 +705,32 @@ const warm = afterWarmup?.rssPeakMB as number | null;
 const end = last?.rssPeakMB as number | null;
 const backlogs = reports.map((r) => r.spoolBacklogBytes ?? 0);
 type Disk = ReturnType<typeof diskBytes>;
-/** Bytes an hour of `size` by least squares over the last 20 minutes (all of a shorter run after the first). */
-function growthPerHour(size: (disk: Disk) => number): number | null {
-  const points = reports.slice(-Math.min(20, Math.max(2, reports.length - 1)));
+/** The slope of `points` ([minute, value]) by least squares, an hour; null with fewer than two. */
+function slopePerHour(points: [number, number][]): number | null {
   if (points.length < 2) return null;
-  const xs = points.map((r) => r.minute as number);
-  const ys = points.map((r) => size(r.disk as Disk));
-  const meanX = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const meanY = ys.reduce((a, b) => a + b, 0) / ys.length;
+  const meanX = points.reduce((sum, [x]) => sum + x, 0) / points.length;
+  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
   let numerator = 0;
   let denominator = 0;
-  for (let i = 0; i < xs.length; i++) {
-    numerator += (xs[i] - meanX) * (ys[i] - meanY);
-    denominator += (xs[i] - meanX) ** 2;
+  for (const [x, y] of points) {
+    numerator += (x - meanX) * (y - meanY);
+    denominator += (x - meanX) ** 2;
   }
-  return Math.round((numerator / denominator) * 60);
+  return (numerator / denominator) * 60;
 }
+/** Bytes an hour of `size` over the last 20 minutes (all of a shorter run after the first). */
+function growthPerHour(size: (disk: Disk) => number): number | null {
+  const points = reports.slice(-Math.min(20, Math.max(2, reports.length - 1)));
+  const slope = slopePerHour(points.map((r) => [r.minute as number, size(r.disk as Disk)]));
+  return slope === null ? null : Math.round(slope);
+}
+// After the resolver's 20-minute window of held sends has filled, with room to spare: the server's
+// memory an hour from there on, fitted to the median of each minute's samples (docs/operations.md, "Memory").
+const SETTLED_FROM_MINUTE = 40;
+const serverRssSettled = serverRssByMinute
+  .map((samples, i): [number, number | null] => [i + 1, percentile(samples, 50)])
+  .filter((point): point is [number, number] => point[0] >= SETTLED_FROM_MINUTE && point[1] !== null);
+const serverRssSlope = slopePerHour(serverRssSettled);
 /** The median of the per-minute medians over `part`, in MB. */
 const rssMedianOf = (part: Minute[]) =>
   percentile(
@@ -776,6 +786,9 @@ const summary = {
   serverRssMedianMBEach5Min: Array.from({ length: Math.ceil(serverRssByMinute.length / 5) }, (_, i) =>
     percentile(serverRssByMinute.slice(i * 5, i * 5 + 5).flat(), 50),
   ),
+  // null for a run shorter than 45 minutes: too few settled minutes to tell a slope from the collections' swings.
+  serverRssMBPerHourFromMinute40:
+    serverRssSettled.length >= 5 && serverRssSlope !== null ? Math.round(serverRssSlope * 10) / 10 : null,
   rssFirstVsLast5MinMedianMB:
     reports.length >= 10 ? { first: rssMedianOf(reports.slice(0, 5)), last: rssMedianOf(reports.slice(-5)) } : null,
   disk: {
