@@ -139,6 +139,16 @@ export const SETTINGS = {
     schema: z.string().min(16).optional(),
     doc: "Bearer token `GET /metrics` requires (`authorization: Bearer …`); unset, the route is open on the listener.",
   },
+  READY_CHAIN_UNREACHABLE_MS: {
+    // Unset means 10 minutes; `off` reads as undefined: the chain never makes a node unready.
+    schema: z.preprocess(
+      (value) => (value === undefined ? 600_000 : value),
+      z.union([z.literal("off").transform(() => undefined), milliseconds], {
+        error: "milliseconds (10 or more), or `off`",
+      }),
+    ),
+    doc: "`GET /readyz` answers 503 `chain_unreachable` on a node with the read or jobs role once no Solana RPC request has succeeded for this long (a node that only ingests never needs the chain); `off`: the chain never makes a node unready.",
+  },
   SPOOL_SEAL_MS: {
     schema: milliseconds.default(1000),
     doc: "Age after which the active spool segment is sealed and becomes flushable.",
