@@ -148,6 +148,8 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
       if ("intervalMs" in entry) {
         const { job, intervalMs } = entry;
         let failures = 0;
+        /** When the first of the failed runs since the job's last success started (for the recovery line). */
+        let failingSince = "";
         let busy = false;
         let again = false;
         let timer: TimerHandle | null = null;
@@ -170,6 +172,9 @@ function createScheduler(ctx: Context, schedule: ScheduledJob[], runtime: JobRun
           start(job, (outcome) => {
             busy = false;
             if (outcome && !outcome.skipped && !outcome.stopped) {
+              if (outcome.ok && failures > 0)
+                ctx.logger.info("job recovered", { job: job.name, failedRuns: failures, failingSince });
+              if (!outcome.ok && failures === 0) failingSince = new Date(startedAt).toISOString();
               failures = outcome.ok ? 0 : failures + 1;
               if (failures > 0)
                 ctx.logger.warn("job failed; retrying with backoff", {

@@ -4,6 +4,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { lastJobRuns } from "../../src/control";
 import { type Job, runJob, startScheduler } from "../../src/jobs/scheduler";
+import type { Logger } from "../../src/shared/logger";
 import { manualTime } from "../helpers/clock";
 import { testContext } from "../helpers/context";
 
@@ -75,11 +76,30 @@ test("a failing job is retried after twice its interval, doubling, and is back o
       return {};
     },
   };
+  const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+  const keep = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    lines.push({ level, message, fields });
+  (ctx as { logger: Logger }).logger = {
+    debug: () => {},
+    info: keep("info"),
+    warn: keep("warn"),
+    error: keep("error"),
+  };
   const scheduler = startScheduler(ctx, [{ job: flaky, intervalMs: 1_000 }], {});
   await time.advance(40_000);
   await scheduler.stop();
   const waits = ranAt.slice(1).map((at, i) => at - ranAt[i]);
   expect(waits.slice(0, 6)).toEqual([2_000, 4_000, 8_000, 16_000, 1_000, 1_000]);
+  // Each failure says when it retries; the first success after them says the job recovered, once.
+  expect(lines.filter((l) => l.message === "job failed; retrying with backoff")).toHaveLength(4);
+  const recovered = lines.filter((l) => l.message === "job recovered");
+  expect(recovered).toEqual([
+    {
+      level: "info",
+      message: "job recovered",
+      fields: { job: "flaky", failedRuns: 4, failingSince: new Date(ranAt[0]).toISOString() },
+    },
+  ]);
 });
 
 test("a run is skipped while another one of the same job holds its lease", async () => {
