@@ -309,6 +309,28 @@ export function metricsText(
     }
     jobFailures.set(run.consecutiveFailures, { job });
   }
+  // The resolver's call budget as its latest finished run left it (the run reports it: the budget lives on the
+  // resolver's thread); `rate(txray_rpc_requests_total{source="resolve"}[5m])` over the rate is the share used.
+  const resolveRun = status.jobs.resolve;
+  const callBudget = (resolveRun?.ok === null ? resolveRun.lastFinished?.details : resolveRun?.details) as
+    | { callBudget?: { callsPerSecond: number; availableCalls: number; deferredSends: number } | null }
+    | null
+    | undefined;
+  const budgetRate = gauge(
+    "txray_resolver_rpc_budget_calls_per_second",
+    "RESOLVE_RPC_CALLS_PER_SECOND: JSON-RPC calls a second the resolver may make on average (absent without a limit).",
+    ctx.config.RESOLVE_RPC_CALLS_PER_SECOND === 0 ? null : ctx.config.RESOLVE_RPC_CALLS_PER_SECOND,
+  );
+  const budgetAvailable = gauge(
+    "txray_resolver_rpc_budget_available_calls",
+    "Calls the resolver's budget held at the end of its latest finished run (at most 10 s of the rate; negative after a round that overspent).",
+    callBudget?.callBudget?.availableCalls ?? null,
+  );
+  const budgetDeferred = gauge(
+    "txray_resolver_sends_deferred_by_budget",
+    "Sends the resolver's latest finished run left for later because its call budget could not pay for their look-up.",
+    callBudget?.callBudget?.deferredSends ?? null,
+  );
   const diskBytes = new Gauge("txray_disk_bytes", "Bytes on disk by part of the data directory.", ["part"]);
   for (const part of ["lake", "spool", "tables", "control", "idl", "retired", "staging"] as const)
     diskBytes.set(status.disk[`${part}Bytes`], { part });
@@ -377,6 +399,9 @@ export function metricsText(
     jobLastSuccess,
     jobDuration,
     jobFailures,
+    budgetRate,
+    budgetAvailable,
+    budgetDeferred,
     diskBytes,
     resident,
     heapUsed,

@@ -130,6 +130,11 @@ export type ResolveSummary = {
   rounds: number;
   /** Issues (fingerprints) the run counted attempts of for the first time: the tables job refreshes at once for them. */
   newIssues: number;
+  /**
+   * The call budget (RESOLVE_RPC_CALLS_PER_SECOND) at the run's end: calls it holds (negative after a round that
+   * overspent) and the sends its rounds left for later because it could not pay for them; null without a limit.
+   */
+  callBudget: { callsPerSecond: number; availableCalls: number; deferredSends: number } | null;
 };
 
 export const DEFAULT_SAMPLE_RATE = 1 / 32;
@@ -210,6 +215,8 @@ async function run(
   /** Where the recordings' time went (record.ts), beside the steps: they overlap the next round's. */
   const recordingMs: Record<string, number> = {};
   const newIssues = { count: 0 };
+  let budgetDeferredSends = 0;
+  let budgetAvailable: number | null = null;
   let recordingSegments = new Set<string>();
   const recorded = async () => {
     const pending = recording;
@@ -244,6 +251,7 @@ async function run(
       // Sends the budget cannot pay for are due again once it can pay for a round's look-up: no run spins meanwhile.
       const affordableAt = budget ? now + Math.max(1, budget.msUntil(CALLS_PER_ROUND_WITH_SENDS, now)) : now;
       for (const attempt of unaffordable) state.open.reschedule(attempt, affordableAt);
+      budgetDeferredSends += unaffordable.length;
       const callsBefore = options.rpc.stats().calls;
       const callsLeft = budget
         ? () => budget.available(now) - (options.rpc.stats().calls - callsBefore)
@@ -253,6 +261,7 @@ async function run(
         resolutions = await resolveDue(ctx, options, state, due, now, lap, steps, callsLeft);
       } finally {
         budget?.spend(options.rpc.stats().calls - callsBefore);
+        if (budget) budgetAvailable = budget.available(now);
       }
       checkStop(options.signal);
       if (resolutions.length > 0) fault("resolve:after-read");
@@ -318,6 +327,14 @@ async function run(
         recordingMs,
         rounds,
         newIssues: newIssues.count,
+        callBudget:
+          budgetAvailable === null
+            ? null
+            : {
+                callsPerSecond: ctx.config.RESOLVE_RPC_CALLS_PER_SECOND,
+                availableCalls: Math.floor(budgetAvailable),
+                deferredSends: budgetDeferredSends,
+              },
       };
     }
   } catch (error) {

@@ -7,9 +7,12 @@ import { loadIdls } from "../../../src/chain/idl";
 import { resolvePending } from "../../../src/chain/resolve";
 import { createRpcClient } from "../../../src/chain/rpc";
 import { createAccountKey } from "../../../src/control";
+import { resolveJob } from "../../../src/jobs/resolve";
+import { runJob } from "../../../src/jobs/run";
 import { flushSpool } from "../../../src/lake/flush-spool";
 import { advancingClock } from "../../helpers/clock";
 import { makeEnvelope } from "../../helpers/envelopes";
+import { parsePrometheusText } from "../../helpers/prometheus-text";
 import { type TestServer, testServer } from "../../helpers/server";
 
 const HEIGHT = 300_000_000;
@@ -64,6 +67,8 @@ test("a round's calls stay within the budget, and another account's sends are lo
   const asked = statusCalls.flat();
   expect(asked.length).toBe(2 * 256);
   for (const sig of honestSigs) expect(asked).toContain(sig);
+  // The run says what the budget held at its end and how many sends it could not pay for.
+  expect(first.callBudget).toEqual({ callsPerSecond: 0.3, availableCalls: 0, deferredSends: FLOOD + 5 - 2 * 256 });
 
   // The budget is spent: the next run asks nothing, and says when the sends are due again.
   const second = await resolvePending(t.ctx, options);
@@ -76,4 +81,17 @@ test("a round's calls stay within the budget, and another account's sends are lo
   const third = await resolvePending(t.ctx, options);
   expect(rpc.stats().calls).toBe(6);
   expect(third.stillPending).toBe(FLOOD + 5);
+});
+
+test("/metrics shows the budget as the resolve job's latest run left it", async () => {
+  clock.advance(10_000);
+  const outcome = await runJob(t.ctx, resolveJob);
+  expect(outcome.ok).toBe(true);
+  const details = outcome.details as { callBudget: { availableCalls: number; deferredSends: number } };
+  const families = parsePrometheusText(await (await fetch(`${t.url}/metrics`)).text());
+  const gauge = (name: string) => families.get(name)?.samples[0]?.value;
+  expect(gauge("txray_resolver_rpc_budget_calls_per_second")).toBe(0.3);
+  expect(gauge("txray_resolver_rpc_budget_available_calls")).toBe(details.callBudget.availableCalls);
+  expect(gauge("txray_resolver_sends_deferred_by_budget")).toBe(details.callBudget.deferredSends);
+  expect(details.callBudget.deferredSends).toBeGreaterThan(0);
 });
