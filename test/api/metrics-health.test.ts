@@ -118,6 +118,7 @@ describe("GET /metrics", () => {
       nodejs_heap_size_total_bytes: "gauge",
       nodejs_external_memory_bytes: "gauge",
       txray_duckdb_memory_bytes: "gauge",
+      txray_lake_last_flush_age_seconds: "gauge",
       txray_rpc_requests_total: "counter",
       txray_alert_deliveries_last24h: "gauge",
       txray_alert_deliveries_pending: "gauge",
