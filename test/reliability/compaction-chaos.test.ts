@@ -23,8 +23,15 @@ import { testContext } from "../helpers/context";
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
-/** Wall time the publishing, compaction and refreshes go on for. */
-const CHAOS_MS = 25_000;
+/**
+ * Wall time the publishing, compaction and refreshes go on for; TXRAY_CHAOS_MS runs it longer by hand
+ * (`TXRAY_CHAOS_MS=300000 bun test test/reliability/compaction-chaos.test.ts`).
+ */
+const CHAOS_MS = Number(process.env.TXRAY_CHAOS_MS ?? 25_000);
+/** Rounds take about a second: a bound that only a loop that never ends reaches. */
+const MAX_ROUNDS = Math.max(200, CHAOS_MS / 100);
+/** The chaos, then the comparison with a full rebuild. */
+const TEST_TIMEOUT_MS = Math.max(120_000, 2 * CHAOS_MS + 60_000);
 
 let ctx: Awaited<ReturnType<typeof testContext>>;
 let clock = 0;
@@ -109,96 +116,100 @@ async function answers(programs: string[], slots: number[]) {
   return out;
 }
 
-test("compaction in a loop beside refreshes, a deploy, midnight and retention: no failed run, answers of a rebuild", async () => {
-  // The clock starts 40 minutes before a UTC midnight and moves 4 minutes per round.
-  const midnight = (Math.floor(END_MS / DAY) + 1) * DAY;
-  clock = midnight - 40 * MINUTE;
-  const world = await generateLake({
-    dataDir: ctx.config.dataDir,
-    envelopes: 5_000,
-    programs: 2,
-    days: 34,
-    seed: 11,
-    endMs: clock - 5 * MINUTE,
-    threads: 1,
-    chunkRows: 1_700,
-  });
-  markCommitted();
-  const first = await runJob(ctx, tablesJob);
-  expect(first).toMatchObject({ ok: true });
+test(
+  "compaction in a loop beside refreshes, a deploy, midnight and retention: no failed run, answers of a rebuild",
+  async () => {
+    // The clock starts 40 minutes before a UTC midnight and moves 4 minutes per round.
+    const midnight = (Math.floor(END_MS / DAY) + 1) * DAY;
+    clock = midnight - 40 * MINUTE;
+    const world = await generateLake({
+      dataDir: ctx.config.dataDir,
+      envelopes: 5_000,
+      programs: 2,
+      days: 34,
+      seed: 11,
+      endMs: clock - 5 * MINUTE,
+      threads: 1,
+      chunkRows: 1_700,
+    });
+    markCommitted();
+    const first = await runJob(ctx, tablesJob);
+    expect(first).toMatchObject({ ok: true });
 
-  let compacting = true;
-  let compactions = 0;
-  let partsMerged = 0;
-  const compactionErrors: string[] = [];
-  const compaction = (async () => {
-    while (compacting) {
-      try {
-        const result = await compactLake(ctx, {
-          minParts: 2,
-          now: Date.now(),
-          swapsWaitFor: { lease: "job:tables", waitMs: 5_000 },
-        });
-        partsMerged += result.partsMerged;
-      } catch (error) {
-        compactionErrors.push(String(error));
+    let compacting = true;
+    let compactions = 0;
+    let partsMerged = 0;
+    const compactionErrors: string[] = [];
+    const compaction = (async () => {
+      while (compacting) {
+        try {
+          const result = await compactLake(ctx, {
+            minParts: 2,
+            now: Date.now(),
+            swapsWaitFor: { lease: "job:tables", waitMs: 5_000 },
+          });
+          partsMerged += result.partsMerged;
+        } catch (error) {
+          compactionErrors.push(String(error));
+        }
+        compactions++;
+        await Bun.sleep(150);
       }
-      compactions++;
-      await Bun.sleep(150);
-    }
-  })();
+    })();
 
-  const failed: string[] = [];
-  const repaired: unknown[] = [];
-  let runs = 0;
-  const program = world.programs[0];
-  const deploySlot = Math.max(...world.deploys.map((d) => d.slot)) + 1_000_000;
-  let deployed = false;
-  let retained = false;
-  const started = Date.now();
-  for (let round = 1; Date.now() - started < CHAOS_MS || !deployed || !retained || clock < midnight; round++) {
-    clock += 4 * MINUTE;
-    await publish(round, clock - 30_000);
-    if (!deployed && round >= 3) {
-      // A deploy detected 7 s after it happened.
-      await recordDeploy(ctx.paths, ctx.duck, {
-        program,
-        slot: deploySlot,
-        deployedAt: clock - 7_000,
-        detectedAt: clock,
-        authority: null,
-      });
-      deployed = true;
+    const failed: string[] = [];
+    const repaired: unknown[] = [];
+    let runs = 0;
+    const program = world.programs[0];
+    const deploySlot = Math.max(...world.deploys.map((d) => d.slot)) + 1_000_000;
+    let deployed = false;
+    let retained = false;
+    const started = Date.now();
+    for (let round = 1; Date.now() - started < CHAOS_MS || !deployed || !retained || clock < midnight; round++) {
+      clock += 4 * MINUTE;
+      await publish(round, clock - 30_000);
+      if (!deployed && round >= 3) {
+        // A deploy detected 7 s after it happened.
+        await recordDeploy(ctx.paths, ctx.duck, {
+          program,
+          slot: deploySlot,
+          deployedAt: clock - 7_000,
+          detectedAt: clock,
+          authority: null,
+        });
+        deployed = true;
+      }
+      if (!retained && clock > midnight) {
+        // Retention removes the days before the 30-day window's first day and the day before it.
+        const result = await applyRetention(ctx, { days: 32, leaseWaitMs: 60_000 });
+        expect(result).not.toHaveProperty("skipped");
+        retained = true;
+      }
+      const outcome = await runJob(ctx, tablesJob, {}, { waitForLeaseMs: 60_000 });
+      runs++;
+      if (!outcome.ok) failed.push(String(outcome.error));
+      repaired.push(...((outcome.details as { repaired?: unknown[] } | undefined)?.repaired ?? []));
+      expect(round).toBeLessThan(MAX_ROUNDS);
     }
-    if (!retained && clock > midnight) {
-      // Retention removes the days before the 30-day window's first day and the day before it.
-      const result = await applyRetention(ctx, { days: 32, leaseWaitMs: 60_000 });
-      expect(result).not.toHaveProperty("skipped");
-      retained = true;
-    }
-    const outcome = await runJob(ctx, tablesJob, {}, { waitForLeaseMs: 60_000 });
-    runs++;
-    if (!outcome.ok) failed.push(String(outcome.error));
-    repaired.push(...((outcome.details as { repaired?: unknown[] } | undefined)?.repaired ?? []));
-    expect(round).toBeLessThan(200);
-  }
-  compacting = false;
-  await compaction;
+    compacting = false;
+    await compaction;
 
-  expect(failed).toEqual([]);
-  expect(compactionErrors).toEqual([]);
-  expect(runs).toBeGreaterThan(10);
-  expect(compactions).toBeGreaterThan(3);
-  expect(partsMerged).toBeGreaterThan(0);
-  // Compaction merged only parts the job had taken in: nothing to repair.
-  expect(repaired).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(compactionErrors).toEqual([]);
+    expect(runs).toBeGreaterThan(10);
+    expect(compactions).toBeGreaterThan(3);
+    expect(partsMerged).toBeGreaterThan(0);
+    // Compaction merged only parts the job had taken in: nothing to repair.
+    expect(repaired).toEqual([]);
 
-  const last = await buildServingTables(ctx);
-  await untilVersion(ctx, last.version);
-  const slots = [...world.deploys.map((d) => d.slot), deploySlot];
-  const incremental = await answers(world.programs, slots);
-  const full = await buildServingTables(ctx, { full: true });
-  expect(full.clock).toBe(last.clock);
-  await untilVersion(ctx, full.version);
-  expect(incremental).toEqual(await answers(world.programs, slots));
-}, 120_000);
+    const last = await buildServingTables(ctx);
+    await untilVersion(ctx, last.version);
+    const slots = [...world.deploys.map((d) => d.slot), deploySlot];
+    const incremental = await answers(world.programs, slots);
+    const full = await buildServingTables(ctx, { full: true });
+    expect(full.clock).toBe(last.clock);
+    await untilVersion(ctx, full.version);
+    expect(incremental).toEqual(await answers(world.programs, slots));
+  },
+  TEST_TIMEOUT_MS,
+);
