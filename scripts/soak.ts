@@ -26,6 +26,7 @@ import { randomSignatures, soakEnvelope, startStandInChain } from "../devkit/sta
 import { createAccountKey, openControlDb } from "../src/control";
 import { dataPaths } from "../src/lake/paths";
 import { encodeBase58 } from "../src/shared/base58";
+import { Stopped } from "../src/shared/stop";
 import { processTree } from "./process-tree";
 
 const { values } = parseArgs({
@@ -177,6 +178,9 @@ const controlReader = new Database(paths.controlDb);
 controlReader.exec("PRAGMA busy_timeout = 5000");
 const failedRuns = new Map<string, number>();
 const failedRunSamples: string[] = [];
+/** Runs the server's own shutdown stopped at a safe point (the soak's end): not failures, counted apart. */
+const stoppedRuns = new Map<string, number>();
+const STOPPED_MESSAGE = new Stopped().message;
 let lastFailedRunId = 0;
 function readFailedRuns(): void {
   try {
@@ -187,6 +191,10 @@ function readFailedRuns(): void {
       .all(lastFailedRunId);
     for (const row of rows) {
       lastFailedRunId = row.id;
+      if (row.error === STOPPED_MESSAGE) {
+        stoppedRuns.set(row.job, (stoppedRuns.get(row.job) ?? 0) + 1);
+        continue;
+      }
       failedRuns.set(row.job, (failedRuns.get(row.job) ?? 0) + 1);
       if (failedRunSamples.length < 10) failedRunSamples.push(`${row.job}: ${(row.error ?? "").slice(0, 300)}`);
     }
@@ -779,6 +787,7 @@ const summary = {
   errors: reports.reduce((sum, r) => sum + r.errors, 0),
   failedJobRuns: Object.fromEntries(failedRuns),
   failedJobRunSamples: failedRunSamples,
+  jobRunsStoppedByShutdown: Object.fromEntries(stoppedRuns),
   // Which jobs ran at all (the retention job, which prunes the control database, runs at start and then hourly).
   jobsThatRan: [...new Set(reports.flatMap((r) => Object.keys(r.jobsRan as Record<string, string>)))].sort(),
   // The server process alone (its job children apart), the median of its samples (every 2 s) in each five minutes:
