@@ -194,6 +194,9 @@ test(
     compacting = false;
     await compaction;
 
+    // A run by hand says what it went through.
+    if (process.env.TXRAY_CHAOS_MS)
+      console.log(JSON.stringify({ runs, compactions, partsMerged, failed: failed.length }));
     expect(failed).toEqual([]);
     expect(compactionErrors).toEqual([]);
     expect(runs).toBeGreaterThan(10);
