@@ -147,7 +147,7 @@ export const SETTINGS = {
         error: "milliseconds (10 or more), or `off`",
       }),
     ),
-    doc: "`GET /readyz` answers 503 `chain_unreachable` on a node with the read or jobs role once no Solana RPC request has succeeded for this long (a node that only ingests never needs the chain); `off`: the chain never makes a node unready.",
+    doc: "`GET /readyz` answers 503 `chain_unreachable` on a node with the jobs role once no Solana RPC request has succeeded for this long (ingest and read nodes keep answering without the chain); `off`: the chain never makes a node unready.",
   },
   SPOOL_SEAL_MS: {
     schema: milliseconds.default(1000),

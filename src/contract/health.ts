@@ -2,9 +2,10 @@
 // but that the process answers; readiness names every reason this node should not get traffic yet:
 // its spool directory is not writable (ingest role), the control plane does not answer, or the
 // lake has data and the serving tables were never built (read role: the analytical routes could
-// answer nothing), or no Solana RPC request has succeeded for READY_CHAIN_UNREACHABLE_MS (read and
-// jobs roles: `why` and the resolver need the chain; ingest alone never does, so an outage of the
-// RPC provider never takes an ingest-only node out of a load balancer and loses envelopes). Stale
+// answer nothing), or no Solana RPC request has succeeded for READY_CHAIN_UNREACHABLE_MS (jobs role:
+// the resolver and the deploys job cannot work without the chain; ingest never needs it, and a read
+// node answers every route but `why`'s on-demand look-ups from what it holds, so an outage of the
+// RPC provider takes neither out of a load balancer). Stale
 // but built serving tables keep a node ready: it answers from the last good
 // version, and /v1/status says how old it is. The route is unauthenticated: a reason is a short
 // phrase and a stable code, never a path or an error's text; those go to the log, once per change.
@@ -49,7 +50,7 @@ export function readiness(ctx: Context): Readiness {
   else if (roles.allows("read") && readPointer(ctx.paths) === null && lakeRowCount(ctx.control) > 0)
     found.push({ code: "serving_tables_missing", detail: "no serving version; the lake has data" });
   const chainLimitMs = ctx.config.READY_CHAIN_UNREACHABLE_MS;
-  if (chainLimitMs !== undefined && (roles.allows("read") || roles.allows("jobs"))) {
+  if (chainLimitMs !== undefined && roles.allows("jobs")) {
     const chain = chainReading(ctx);
     if (chain.reachable === false && chain.since !== null && ctx.clock() - chain.since >= chainLimitMs)
       found.push({
@@ -122,7 +123,7 @@ export const OPERATOR_OPERATIONS: OperatorOperation[] = [
     operationId: "readyz",
     summary: "Readiness",
     description:
-      "200 when this node can take traffic; 503 (with Retry-After) naming each reason it cannot, as a short phrase and a stable code in parentheses: `spool_not_writable` (ingest role), `control_plane_unavailable`, `serving_tables_missing` (the lake has data and the serving tables were never built; read role), `chain_unreachable` (no Solana RPC request has succeeded for READY_CHAIN_UNREACHABLE_MS; read and jobs roles). Paths and error texts go to the server's log, not to the answer. Not rate limited.",
+      "200 when this node can take traffic; 503 (with Retry-After) naming each reason it cannot, as a short phrase and a stable code in parentheses: `spool_not_writable` (ingest role), `control_plane_unavailable`, `serving_tables_missing` (the lake has data and the serving tables were never built; read role), `chain_unreachable` (no Solana RPC request has succeeded for READY_CHAIN_UNREACHABLE_MS; jobs role). Paths and error texts go to the server's log, not to the answer. Not rate limited.",
     tags: ["Service"],
     responses: {
       "200": {

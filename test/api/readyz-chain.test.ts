@@ -1,6 +1,6 @@
-// GET /readyz and the chain: a node that reads or runs jobs is not ready once no Solana RPC request
-// has succeeded for READY_CHAIN_UNREACHABLE_MS, and ready again at the first answer; an ingest-only
-// node, which never needs the chain, stays ready; `off` never lets the chain make a node unready.
+// GET /readyz and the chain: a node that runs jobs is not ready once no Solana RPC request has
+// succeeded for READY_CHAIN_UNREACHABLE_MS, and ready again at the first answer; ingest and read
+// nodes, which answer without the chain, stay ready; `off` never lets the chain make a node unready.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chainHealth } from "../../src/chain/rpc";
 import { advancingClock, instantSleeps } from "../helpers/clock";
@@ -43,7 +43,7 @@ afterAll(async () => {
   await rpc.stop(true);
 });
 
-test("a reading node: ready through a short outage, 503 chain_unreachable after the setting, ready at the first answer", async () => {
+test("a node with every role: ready through a short outage, 503 chain_unreachable after the setting, ready at the first answer", async () => {
   // `why` of a signature txray never took in asks the chain, which refuses.
   expect((await t.get(`/v1/why/${randomSignature()}`)).status).toBe(503);
   expect((await t.get("/v1/status")).body.chain.reachable).toBe(false);
@@ -70,8 +70,13 @@ test("a reading node: ready through a short outage, 503 chain_unreachable after 
   }
 });
 
-test("an ingest-only node stays ready however long the chain is out; `off` ignores the chain", async () => {
-  const nodes: Record<string, string>[] = [{ TXRAY_ROLES: "ingest" }, { READY_CHAIN_UNREACHABLE_MS: "off" }];
+test("ingest and read nodes stay ready however long the chain is out; `off` ignores the chain", async () => {
+  const nodes: Record<string, string>[] = [
+    { TXRAY_ROLES: "ingest" },
+    { TXRAY_ROLES: "read" },
+    { TXRAY_ROLES: "ingest,read" },
+    { READY_CHAIN_UNREACHABLE_MS: "off" },
+  ];
   for (const env of nodes) {
     const node = await start(env);
     // The resolver's record of a refused request, as its RPC client writes it.
