@@ -5,10 +5,10 @@
 // answer nothing), or no Solana RPC request has succeeded for READY_CHAIN_UNREACHABLE_MS (jobs role:
 // the resolver and the deploys job cannot work without the chain; ingest never needs it, and a read
 // node answers every route but `why`'s on-demand look-ups from what it holds, so an outage of the
-// RPC provider takes neither out of a load balancer). Stale
-// but built serving tables keep a node ready: it answers from the last good
-// version, and /v1/status says how old it is. The route is unauthenticated: a reason is a short
-// phrase and a stable code, never a path or an error's text; those go to the log, once per change.
+// RPC provider takes neither out of a load balancer). Stale but built serving tables keep a node
+// ready: it answers from the last good version, and /v1/status says how old it is. The route is
+// unauthenticated: a reason is a short phrase and a stable code, never a path or an error's text;
+// those go to the log, once per change.
 
 import { accessSync, constants } from "node:fs";
 import { readPointer } from "../analytics/serving/pointer";

@@ -7,6 +7,7 @@
 // Label values are route patterns, job names and status codes: never a path, a signature or a key.
 
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { ResolveSummary } from "../chain/resolve";
 import { chainRequestCounts } from "../chain/rpc";
 import type { Context, OwnedPart, TimerHandle } from "../context";
 import { lakeRowCount } from "../control";
@@ -310,12 +311,15 @@ export function metricsText(
     jobFailures.set(run.consecutiveFailures, { job });
   }
   // The resolver's call budget as its latest finished run left it (the run reports it: the budget lives on the
-  // resolver's thread); `rate(txray_rpc_requests_total{source="resolve"}[5m])` over the rate is the share used.
+  // resolver's thread). Not txray_rpc_requests_total over the rate: that counts HTTP requests, the budget each call
+  // of a JSON-RPC batch.
   const resolveRun = status.jobs.resolve;
-  const callBudget = (resolveRun?.ok === null ? resolveRun.lastFinished?.details : resolveRun?.details) as
-    | { callBudget?: { callsPerSecond: number; availableCalls: number; deferredSends: number } | null }
-    | null
-    | undefined;
+  const callBudget = (
+    (resolveRun?.ok === null ? resolveRun.lastFinished?.details : resolveRun?.details) as
+      | Partial<Pick<ResolveSummary, "callBudget">>
+      | null
+      | undefined
+  )?.callBudget;
   const budgetRate = gauge(
     "txray_resolver_rpc_budget_calls_per_second",
     "RESOLVE_RPC_CALLS_PER_SECOND: JSON-RPC calls a second the resolver may make on average (absent without a limit).",
@@ -324,12 +328,12 @@ export function metricsText(
   const budgetAvailable = gauge(
     "txray_resolver_rpc_budget_available_calls",
     "Calls the resolver's budget held at the end of its latest finished run (at most 10 s of the rate; negative after a round that overspent).",
-    callBudget?.callBudget?.availableCalls ?? null,
+    callBudget?.availableCalls ?? null,
   );
   const budgetDeferred = gauge(
     "txray_resolver_sends_deferred_by_budget",
     "Sends the resolver's latest finished run left for later because its call budget could not pay for their look-up.",
-    callBudget?.callBudget?.deferredSends ?? null,
+    callBudget?.deferredSends ?? null,
   );
   const diskBytes = new Gauge("txray_disk_bytes", "Bytes on disk by part of the data directory.", ["part"]);
   for (const part of ["lake", "spool", "tables", "control", "idl", "retired", "staging"] as const)

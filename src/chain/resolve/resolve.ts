@@ -215,7 +215,8 @@ async function run(
   /** Where the recordings' time went (record.ts), beside the steps: they overlap the next round's. */
   const recordingMs: Record<string, number> = {};
   const newIssues = { count: 0 };
-  let budgetDeferredSends = 0;
+  /** Sends a round of this run left for later for want of budget (a send deferred by two rounds counts once). */
+  const budgetDeferred = new Set<string>();
   let budgetAvailable: number | null = null;
   let recordingSegments = new Set<string>();
   const recorded = async () => {
@@ -251,7 +252,7 @@ async function run(
       // Sends the budget cannot pay for are due again once it can pay for a round's look-up: no run spins meanwhile.
       const affordableAt = budget ? now + Math.max(1, budget.msUntil(CALLS_PER_ROUND_WITH_SENDS, now)) : now;
       for (const attempt of unaffordable) state.open.reschedule(attempt, affordableAt);
-      budgetDeferredSends += unaffordable.length;
+      for (const attempt of unaffordable) budgetDeferred.add(attempt.attemptId);
       const callsBefore = options.rpc.stats().calls;
       const callsLeft = budget
         ? () => budget.available(now) - (options.rpc.stats().calls - callsBefore)
@@ -333,7 +334,7 @@ async function run(
             : {
                 callsPerSecond: ctx.config.RESOLVE_RPC_CALLS_PER_SECOND,
                 availableCalls: Math.floor(budgetAvailable),
-                deferredSends: budgetDeferredSends,
+                deferredSends: budgetDeferred.size,
               },
       };
     }
